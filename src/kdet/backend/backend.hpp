@@ -1,0 +1,89 @@
+//===- backend/backend.hpp - how kdet drives a compiler ---------------------===//
+//
+// A Backend turns input bytes plus options into artifacts. Backends run only
+// inside worker processes (engine/worker_main.cpp): the driver never loads a
+// compiler. Each backend has an Identity that says which compiler it is.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kdet::backend {
+
+// What makes two compilers "the same": file, content hash, reported version.
+struct Identity {
+  std::string backend;      // nvvm, nvrtc, nvjitlink, exec
+  std::string path;         // library or program path, resolved
+  std::string content_hash; // XXH3-128 of that file
+  std::string version;      // what the compiler reports ("libNVVM 2.0, NVVM IR 2.0")
+};
+
+// One output file of a compile.
+struct Artifact {
+  std::string name; // "ptx", "cubin", "output"...; stable across runs
+  std::string data;
+};
+
+// How one compile ended. Only `ok` carries artifacts that count as output.
+enum class Status {
+  ok,            // the compiler succeeded
+  compile_error, // the compiler reported an error (API result or non-zero exit)
+  crashed,       // killed by a signal (the worker, or the exec'ed program)
+  timed_out,     // ran past --timeout and was killed
+  infra_error,   // kdet could not run it (worker failed to start, protocol broke)
+};
+
+const char* to_string(Status s);
+bool parse_status(const std::string& s, Status& out);
+
+struct CompileResult {
+  Status status = Status::infra_error;
+  int code = 0;         // API result code or exit code
+  int signal = 0;       // for crashed
+  std::string log;      // compiler log / stderr (capped)
+  std::string detail;   // kdet's one-line description ("nvvmCompileProgram: NVVM_ERROR_COMPILATION")
+  std::vector<Artifact> artifacts;
+};
+
+struct CompileRequest {
+  std::string input;               // input bytes
+  std::string input_path;          // where the input lives (exec templates, module names)
+  std::string input_name;          // base name given to the compiler as module/program name
+  std::vector<std::string> options;
+  std::string workdir;             // a private folder for this run (exec)
+  std::chrono::milliseconds timeout{0};
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual const Identity& identity() const = 0;
+  virtual CompileResult compile(const CompileRequest& request) = 0;
+};
+
+// Settings that choose and configure a backend; passed to workers on their command line.
+struct BackendConfig {
+  std::string kind;          // nvvm | nvrtc | nvjitlink | exec
+  std::string lib;           // library path (empty: default search)
+  std::string command;       // exec template
+  std::string output_ext;    // exec: extension of {output}
+};
+
+// Loads a backend in this process; throws Error with a clear message on failure.
+std::unique_ptr<Backend> load_backend(const BackendConfig& config);
+
+// Picks a backend from an input's extension: .ll/.bc/.nvvm -> nvvm,
+// .cu/.cuh -> nvrtc, .ptx/.ltoir -> nvjitlink. Throws Error when unknown.
+std::string backend_for_extension(const std::string& path);
+
+// Library lookup: $CUDA_HOME then /usr/local/cuda (lib64, lib, nvvm/lib64).
+std::string default_library_path(const std::string& kind);
+
+// Content hash of a file, cached per path for the process lifetime.
+std::string cached_file_hash(const std::string& path);
+
+} // namespace kdet::backend

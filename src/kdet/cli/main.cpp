@@ -1,0 +1,112 @@
+#include "kdet/cli/main.hpp"
+
+#include "kdet/engine/worker_main.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/strings.hpp"
+#include "kdet/version.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <unistd.h>
+
+namespace kdet::cli {
+
+namespace {
+
+std::string g_invocation;
+
+constexpr const char* k_footer = R"(Exit codes:
+  0    deterministic: every run gave the same output (or nothing unexpected)
+  1    nondeterminism found: more than one distinct outcome
+  2    usage or input error (the message names the option, file or line)
+  3    the compiler failed (error, crash or timeout) on every run
+  130  interrupted; what was recorded so far is kept
+  70   internal error in kdet itself (a bug: please report it)
+
+Run `kdet COMMAND --help` for a command's options.)";
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// ninja-style: an unknown command gets the closest known name.
+void check_command_name(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  std::string name = argv[1];
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& c : command_table()) {
+    if (name == c.name) return;
+    size_t d = edit_distance(name, c.name);
+    if (d < best_d) {
+      best_d = d;
+      best = c.name;
+    }
+  }
+  if (!best.empty()) throw Error::format("unknown command '{}'; did you mean '{}'?", name, best);
+  std::string names;
+  for (const auto& c : command_table()) names += std::string(names.empty() ? "" : ", ") + c.name;
+  throw Error::format("unknown command '{}'; commands are: {}", name, names);
+}
+
+} // namespace
+
+const std::string& invocation() { return g_invocation; }
+
+int kdet_main(int argc, char** argv) {
+  // Workers take a fast path: no option parsing library, no extra allocations
+  // before the compile call, so fresh workers all reach it in the same state.
+  if (argc >= 2 && std::strcmp(argv[1], engine::k_worker_command) == 0)
+    return engine::worker_main(argc, argv);
+
+  std::signal(SIGPIPE, SIG_IGN);
+  g_invocation = shell_join(std::vector<std::string>(argv, argv + argc));
+
+  CLI::App app{"kdet: finds, measures, explains and contains nondeterminism in GPU kernel "
+               "compilers.",
+               "kdet"};
+  app.set_version_flag("--version", std::string("kdet ") + k_version);
+  app.require_subcommand(1);
+  app.footer(k_footer);
+  Action action;
+  for (const auto& c : command_table()) c.add(app, action);
+
+  try {
+    check_command_name(argc, argv);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      throw Error(e.what());
+    }
+    if (!action) throw Error("no command given; try `kdet --help`");
+    return action();
+  } catch (const Interrupted&) {
+    fmt::print(stderr, "kdet: interrupted\n");
+    return k_exit_interrupted;
+  } catch (const Error& e) {
+    fmt::print(stderr, "kdet: error: {}\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "kdet: internal error: {}\n", e.what());
+    return 70;
+  }
+}
+
+} // namespace kdet::cli

@@ -1,0 +1,43 @@
+//===- util/hash.hpp - content hashes (XXH3-128) ---------------------------===//
+//
+// Every variant, artifact and compiler identity is named by a 128-bit XXH3
+// hash written as 32 lower-case hex digits. XXH3 is not cryptographic: kdet
+// names content with it, it does not defend against forged inputs.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kdet {
+
+// Hex digest of `data`.
+std::string hash_bytes(std::string_view data);
+
+// Hex digest of a file's content, streamed; throws Error if unreadable.
+std::string hash_file(const std::string& path);
+
+// Incremental hasher for content made of several parts. Each part is
+// length-prefixed, so ("ab","c") and ("a","bc") hash differently.
+class Hasher {
+public:
+  Hasher();
+  ~Hasher();
+  Hasher(const Hasher&) = delete;
+  Hasher& operator=(const Hasher&) = delete;
+
+  Hasher& add(std::string_view part);
+  Hasher& add_u64(uint64_t value);
+  std::string hex() const;
+
+private:
+  void* m_state;
+};
+
+// A 64-bit mix of a seed and an index (splitmix64); used to derive per-run
+// seeds from the master seed so that any run can be replayed alone.
+uint64_t mix_seed(uint64_t seed, uint64_t index);
+
+} // namespace kdet
