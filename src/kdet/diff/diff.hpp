@@ -1,0 +1,140 @@
+//===- diff/diff.hpp - format-aware comparison of two compiler outputs -----===//
+//
+// `kdet diff` and `kdet run` both call compare(): it detects the format
+// (PTX, CUDA ELF cubin, other text, other binary), compares the two inputs
+// in the way that names the real change (register renumbering, instruction
+// order, .reg counts, constants, .nv.info attributes, ...) and returns a
+// Report that the renderers turn into text, JSON (schema "kdet.diff/1")
+// or an HTML fragment.
+//
+// Classification rules are documented in docs/diff.md and at the top of
+// ptx_compare.cpp and cubin_compare.cpp.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kdet::diff {
+
+enum class Format { ptx, cubin, text, binary };
+
+// Detects the format from content: PTX (".version" and ".target" directives),
+// cubin (ELF with e_machine EM_CUDA), other text (no NUL, mostly printable), or binary.
+Format detect_format(std::string_view data);
+
+// "ptx", "cubin", "text", "binary".
+const char* to_string(Format format);
+
+// Parses "ptx", "cubin", "text", "binary"; nullopt for anything else.
+std::optional<Format> parse_format(std::string_view name);
+
+// What kind of difference one function, kernel or section has, least severe first.
+enum class Change {
+  identical,  // byte-for-byte the same
+  trivia,     // differs only in comments or whitespace
+  metadata,   // cubin: only debug/note sections differ
+  renamed,    // same after canonical renaming of registers and labels
+  reordered,  // same instructions in another order (`moved` says how many)
+  reg_decls,  // PTX .reg declarations differ, code otherwise the same up to order
+  attributes, // cubin: .nv.info attributes / register count / stack / shared memory / constants, .text same
+  code,       // instructions or immediates differ
+  removed,    // present only in A
+  added,      // present only in B
+};
+
+// "identical", "trivia", "metadata", "renamed", "reordered", "reg_decls", "attributes",
+// "code", "removed", "added" (the JSON spelling).
+const char* to_string(Change change);
+
+// Ordering used for the overall class: the most severe entry wins.
+int severity(Change change);
+
+// One line of a diff hunk. Line numbers are 1-based original line numbers; 0 = not on that side.
+struct DiffLine {
+  char op = ' ';  // ' ' context, '-' only in A, '+' only in B
+  std::string text;
+  size_t line_a = 0;
+  size_t line_b = 0;
+};
+
+// A run of changed lines with context, like one @@ block of a unified diff.
+struct Hunk {
+  size_t start_a = 0, count_a = 0;  // 1-based first line and count in A
+  size_t start_b = 0, count_b = 0;
+  std::vector<DiffLine> lines;
+};
+
+// A named value that differs (cubin attribute, .reg declaration, section size, ...).
+struct ValueChange {
+  std::string name;  // "register count", ".reg .b64 %rd", "EIATTR_MAX_STACK_SIZE"
+  std::string a;     // value in A ("" = absent)
+  std::string b;
+};
+
+// A byte range that differs between two binaries (offsets into A and B coincide).
+struct ByteRange {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+// One compared unit: a PTX function, the PTX module-level part, a cubin kernel,
+// the cubin's module-level sections, or its debug/note sections.
+struct Entry {
+  std::string name;                  // "saxpy", "(module)", "(debug and notes)"
+  std::string kind;                  // "entry", "func", "module", "kernel", "sections", "metadata"
+  Change change = Change::identical;
+  std::vector<std::string> aspects;  // what differs, machine-readable: "order", "names", "reg_decls",
+                                     // "code", "immediates", "signature", "text", "register_count",
+                                     // "stack", "shared_memory", "constants", "attributes", "symbol",
+                                     // "sections"
+  size_t count_a = 0, count_b = 0;   // instructions (PTX statements, SASS 16-byte words)
+  size_t moved = 0;                  // instructions not on a longest common subsequence
+  std::vector<ValueChange> values;   // named values that differ
+  std::vector<std::string> notes;    // human-readable facts ("3 of 120 instructions moved")
+  std::vector<Hunk> hunks;           // smallest diff of canonical forms, original line numbers
+};
+
+// The result of compare().
+struct Report {
+  Format format = Format::binary;
+  Change overall = Change::identical;
+  uint64_t size_a = 0, size_b = 0;
+  std::vector<Entry> entries;          // PTX functions / cubin kernels, in A's order then B-only ones
+  std::vector<std::string> notes;      // report-wide facts ("SASS compared as bytes: nvdisasm not found")
+  std::vector<Hunk> hunks;             // text format: the unified diff
+  std::vector<ByteRange> byte_ranges;  // binary format (and cubin fallback): differing ranges
+  uint64_t bytes_differing = 0;        // binary: total bytes in byte_ranges
+  bool approximate = false;            // a diff hit its size cap; hunks are coarser than minimal
+};
+
+// Compares a with b. `force` overrides detection (both inputs are read as that
+// format); throws kdet::Error when a forced format cannot be read from an input.
+Report compare(std::string_view a, std::string_view b, std::optional<Format> force = std::nullopt);
+
+// True when the inputs were byte-for-byte the same.
+bool identical(const Report& report);
+
+// One short phrase: "identical", "same after register renaming",
+// "differ by instruction order in 1 of 4 functions", "register count changed in 1 of 2 kernels".
+std::string summary_line(const Report& report);
+
+// Versioned JSON ("schema": "kdet.diff/1").
+nlohmann::json to_json(const Report& report);
+
+// Human-readable report; `color` adds ANSI colours. Names label the two sides.
+std::string to_text(const Report& report, bool color, const std::string& name_a,
+                    const std::string& name_b);
+
+// A self-contained, escaped HTML fragment (no <html>): a <div class="kdet-diff"> with
+// one class per Change kind ("kdet-diff-reordered", ...) for the reports to style.
+std::string to_html(const Report& report);
+
+} // namespace kdet::diff
