@@ -1,0 +1,306 @@
+/* fake_cc.c: an exec-style fake compiler for kdet's exec backend tests.
+ *
+ * Usage: fake_cc MODE INPUT OUTPUT
+ * Writes "// fake PTX\n" then each INPUT line as "N: line\n" to OUTPUT, and
+ * injects, by MODE, one behaviour real compilers rarely show on demand:
+ *   echo       just that (deterministic)
+ *   heaporder  the lines ordered by a 16-bucket table keyed on the heap
+ *              addresses of per-line nodes (as libfakenvvm's heaporder)
+ *   fail       exit 1 with "fake_cc: compilation failed (requested)" on stderr
+ *   crash      raise(SIGSEGV)     abort  abort()     hang  pause() forever
+ *   garbage    1..4096 random bytes to OUTPUT and 1..4096 to stdout, exit 0
+ *   time       adds "// time: <time(NULL)>" after the header
+ *   path       adds "// input: <INPUT as given>"
+ *   env        adds "// FAKE_CC_ENV: <value or (unset)>"
+ *   pid        adds "// pid: <getpid()>"
+ *   cwd        adds "// cwd: <getcwd()>"
+ * Exit status: 0 success, 1 fail mode, 2 usage or I/O error (message on stderr).
+ * Apart from the injected behaviour everything here is deterministic.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { k_buckets = 16 };
+
+static const char k_usage[] =
+    "usage: fake_cc MODE INPUT OUTPUT\n"
+    "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd\n";
+
+/* A growable byte buffer; any allocation failure exits with status 2. */
+typedef struct {
+  char* data;
+  size_t size;
+  size_t capacity;
+} Buffer;
+
+static void die(const char* what, const char* detail) {
+  fprintf(stderr, "fake_cc: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+  exit(2);
+}
+
+static void buffer_append(Buffer* b, const void* bytes, size_t n) {
+  if (b->size + n > b->capacity) {
+    size_t cap = b->capacity ? b->capacity : 256;
+    while (cap < b->size + n) {
+      cap *= 2;
+    }
+    char* grown = realloc(b->data, cap);
+    if (!grown) {
+      die("out of memory", NULL);
+    }
+    b->data = grown;
+    b->capacity = cap;
+  }
+  memcpy(b->data + b->size, bytes, n);
+  b->size += n;
+}
+
+static void buffer_append_str(Buffer* b, const char* s) { buffer_append(b, s, strlen(s)); }
+
+static void buffer_append_line(Buffer* b, unsigned number, const char* line, size_t len) {
+  char prefix[32];
+  int n = snprintf(prefix, sizeof prefix, "%u: ", number);
+  buffer_append(b, prefix, (size_t)n);
+  buffer_append(b, line, len);
+  buffer_append(b, "\n", 1);
+}
+
+/* Reads a whole file; exits with status 2 when it cannot. */
+static char* read_file(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    die(path, strerror(errno));
+  }
+  Buffer b = {0};
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    buffer_append(&b, chunk, n);
+  }
+  if (ferror(f)) {
+    die(path, "read error");
+  }
+  fclose(f);
+  *size = b.size;
+  return b.data;
+}
+
+static void write_file(const char* path, const char* data, size_t size) {
+  FILE* f = fopen(path, "wb");
+  if (!f) {
+    die(path, strerror(errno));
+  }
+  if ((size > 0 && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
+    die(path, "write error");
+  }
+}
+
+/* Calls fn(ctx, number, line, len) for each line of text (1-based). */
+typedef void (*LineFn)(void* ctx, unsigned number, const char* line, size_t len);
+
+static void for_each_line(const char* text, size_t size, LineFn fn, void* ctx) {
+  size_t start = 0;
+  unsigned number = 1;
+  for (size_t i = 0; i <= size; ++i) {
+    if (i == size || text[i] == '\n') {
+      if (i > start || i < size) {
+        fn(ctx, number++, text + start, i - start);
+      }
+      start = i + 1;
+    }
+  }
+}
+
+static void echo_line(void* ctx, unsigned number, const char* line, size_t len) {
+  buffer_append_line((Buffer*)ctx, number, line, len);
+}
+
+/* One input line in the address-keyed table; allocated with a size of
+ * 24..200 bytes that varies with the line's length. */
+typedef struct Node {
+  struct Node* next;
+  const char* line;
+  unsigned number;
+  unsigned len;
+} Node;
+
+typedef struct {
+  Node* head[k_buckets];
+  Node* tail[k_buckets];
+} Table;
+
+static void heap_insert(void* ctx, unsigned number, const char* line, size_t len) {
+  Table* t = ctx;
+  size_t bytes = 24 + len % 177; /* 24..200 */
+  Node* node = malloc(bytes < sizeof(Node) ? sizeof(Node) : bytes);
+  if (!node) {
+    die("out of memory", NULL);
+  }
+  node->next = NULL;
+  node->line = line;
+  node->number = number;
+  node->len = (unsigned)len;
+  uintptr_t p = (uintptr_t)node;
+  unsigned bucket = (unsigned)(((p >> 4) ^ (p >> 12)) % k_buckets);
+  if (t->tail[bucket]) {
+    t->tail[bucket]->next = node;
+  } else {
+    t->head[bucket] = node;
+  }
+  t->tail[bucket] = node;
+}
+
+/* Appends the lines in the order a pointer-keyed hash map would visit them. */
+static void heaporder_lines(const char* text, size_t size, Buffer* out) {
+  Table table;
+  memset(&table, 0, sizeof table);
+  for_each_line(text, size, heap_insert, &table);
+  for (int b = 0; b < k_buckets; ++b) {
+    for (Node* n = table.head[b]; n; n = n->next) {
+      buffer_append_line(out, n->number, n->line, n->len);
+    }
+  }
+  for (int b = 0; b < k_buckets; ++b) {
+    Node* n = table.head[b];
+    while (n) {
+      Node* next = n->next;
+      free(n);
+      n = next;
+    }
+  }
+}
+
+/* Fills a fresh buffer with 1..4096 bytes from /dev/urandom, at least one
+ * NUL and (when longer than one byte) one 0xFF, never valid UTF-8. */
+static unsigned char* random_bytes(size_t* size) {
+  unsigned char header[2];
+  FILE* f = fopen("/dev/urandom", "rb");
+  if (!f || fread(header, 1, sizeof header, f) != sizeof header) {
+    die("/dev/urandom", "cannot read");
+  }
+  size_t n = 1 + (((size_t)header[0] << 8 | header[1]) % 4096);
+  unsigned char* data = malloc(n);
+  if (!data || fread(data, 1, n, f) != n) {
+    die("/dev/urandom", "cannot read");
+  }
+  fclose(f);
+  data[header[0] % n] = 0x00;
+  if (n > 1) {
+    size_t at = (header[1] + 1u) % n;
+    if (at == header[0] % n) {
+      at = (at + 1) % n;
+    }
+    data[at] = 0xFF;
+  }
+  *size = n;
+  return data;
+}
+
+static int run_garbage(const char* output) {
+  size_t n;
+  unsigned char* data = random_bytes(&n);
+  write_file(output, (const char*)data, n);
+  free(data);
+  data = random_bytes(&n);
+  fwrite(data, 1, n, stdout);
+  fflush(stdout);
+  free(data);
+  return 0;
+}
+
+/* Returns the extra "// ..." line a leak mode embeds, or NULL for none. */
+static const char* leak_line(const char* mode, const char* input, char* scratch, size_t cap) {
+  if (strcmp(mode, "time") == 0) {
+    snprintf(scratch, cap, "// time: %lld\n", (long long)time(NULL));
+  } else if (strcmp(mode, "path") == 0) {
+    snprintf(scratch, cap, "// input: %s\n", input);
+  } else if (strcmp(mode, "env") == 0) {
+    const char* v = getenv("FAKE_CC_ENV");
+    snprintf(scratch, cap, "// FAKE_CC_ENV: %s\n", v ? v : "(unset)");
+  } else if (strcmp(mode, "pid") == 0) {
+    snprintf(scratch, cap, "// pid: %ld\n", (long)getpid());
+  } else if (strcmp(mode, "cwd") == 0) {
+    char dir[PATH_MAX];
+    if (!getcwd(dir, sizeof dir)) {
+      die("getcwd", strerror(errno));
+    }
+    snprintf(scratch, cap, "// cwd: %s\n", dir);
+  } else {
+    return NULL;
+  }
+  return scratch;
+}
+
+static int is_mode(const char* mode) {
+  static const char* const k_modes[] = {"echo", "heaporder", "fail", "crash", "abort", "hang",
+                                        "garbage", "time", "path", "env", "pid", "cwd"};
+  for (size_t i = 0; i < sizeof k_modes / sizeof k_modes[0]; ++i) {
+    if (strcmp(mode, k_modes[i]) == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 4 || !is_mode(argv[1])) {
+    fputs(k_usage, stderr);
+    return 2;
+  }
+  const char* mode = argv[1];
+  const char* input = argv[2];
+  const char* output = argv[3];
+  if (strcmp(mode, "fail") == 0) {
+    fputs("fake_cc: compilation failed (requested)\n", stderr);
+    return 1;
+  }
+  if (strcmp(mode, "crash") == 0) {
+    raise(SIGSEGV);
+  }
+  if (strcmp(mode, "abort") == 0) {
+    abort();
+  }
+  if (strcmp(mode, "hang") == 0) {
+    for (;;) {
+      pause();
+    }
+  }
+  if (strcmp(mode, "garbage") == 0) {
+    return run_garbage(output);
+  }
+  size_t size;
+  char* text = read_file(input, &size);
+  Buffer out = {0};
+  if (strcmp(mode, "heaporder") == 0) {
+    /* Order the lines before the output buffer exists so that only the
+     * nodes' addresses decide the order. */
+    Buffer lines = {0};
+    heaporder_lines(text, size, &lines);
+    buffer_append_str(&out, "// fake PTX\n");
+    if (lines.size > 0) {
+      buffer_append(&out, lines.data, lines.size);
+    }
+    free(lines.data);
+  } else {
+    char scratch[PATH_MAX + 64];
+    const char* extra = leak_line(mode, input, scratch, sizeof scratch);
+    buffer_append_str(&out, "// fake PTX\n");
+    if (extra) {
+      buffer_append_str(&out, extra);
+    }
+    for_each_line(text, size, echo_line, &out);
+  }
+  write_file(output, out.data, out.size);
+  free(out.data);
+  free(text);
+  return 0;
+}
