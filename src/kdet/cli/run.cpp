@@ -1,7 +1,118 @@
+//===- cli/run.cpp - `kdet run`: recompile one input N times ------------------===//
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/run_options.hpp"
+#include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/runner.hpp"
+#include "kdet/engine/verdict.hpp"
+#include "kdet/report/run_report.hpp"
+#include "kdet/stats/stats.hpp"
+#include "kdet/store/run_dir.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+#include <unistd.h>
+
 namespace kdet::cli {
+
+namespace {
+
+struct RunArgs {
+  CompileArgs compile;
+  FactorArgs factors;
+  uint64_t runs = 0;
+  double max_rate = 0;
+  int jobs = 1;
+  std::string out_dir;
+  std::string json_path;
+  std::string color = "auto";
+  bool quiet = false;
+};
+
+constexpr uint64_t k_default_runs = 32;
+
+int do_run(RunArgs args) {
+  engine::RunPlan plan;
+  resolve_compile_args(args.compile, plan);
+  resolve_factor_args(args.factors, plan);
+
+  if (args.runs > 0 && args.max_rate > 0)
+    throw Error("--runs and --max-rate both choose the number of runs; give one of them");
+  if (args.max_rate < 0 || args.max_rate >= 1)
+    throw Error::format("--max-rate {}: must be a fraction between 0 and 1, e.g. 0.01 for 1%", args.max_rate);
+  plan.runs = args.max_rate > 0 ? stats::runs_to_bound(args.max_rate) : (args.runs ? args.runs : k_default_runs);
+  if (args.jobs < 1 || args.jobs > 1024) throw Error::format("--jobs {}: must be between 1 and 1024", args.jobs);
+  plan.jobs = args.jobs;
+
+  bool json_to_stdout = args.json_path == "-";
+  if (!args.out_dir.empty()) store::prepare_run_dir(args.out_dir);
+  std::string input_hash = hash_bytes(read_file(plan.input_path));
+
+  engine::install_interrupt_handler();
+  bool tty = ::isatty(2) && !args.quiet;
+  auto t0 = std::chrono::steady_clock::now();
+  engine::ProgressFn progress;
+  if (tty) {
+    progress = [t0](uint64_t done, uint64_t total, size_t variants) {
+      double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      double left = done ? el / static_cast<double>(done) * static_cast<double>(total - done) : 0;
+      fmt::print(stderr, "\r\033[K[{}/{}] {} outcome{}, {:.0f} s left", done, total, variants,
+                 variants == 1 ? "" : "s", left);
+    };
+  }
+  engine::RunOutput out = engine::execute(plan, progress);
+  if (tty) fmt::print(stderr, "\r\033[K");
+  out.warnings.insert(out.warnings.begin(), args.factors.warnings.begin(), args.factors.warnings.end());
+  annotate_differences(out);
+
+  engine::Assessment a = engine::assess(out);
+  nlohmann::json result = report::run_to_json(out, a, input_hash, true);
+  if (!args.out_dir.empty()) store::write_run_dir(args.out_dir, out, result);
+  if (!args.json_path.empty()) {
+    if (json_to_stdout) fmt::print("{}\n", result.dump(2));
+    else write_file_atomic(args.json_path, result.dump(2) + "\n");
+  }
+  if (!args.quiet) {
+    bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
+    std::string text = report::run_to_text(out, a, color, args.compile.input);
+    if (!args.out_dir.empty()) text += fmt::format("saved     {}\n", args.out_dir);
+    fmt::print(json_to_stdout ? stderr : stdout, "{}", text);
+  }
+  return a.exit_code;
+}
+
+} // namespace
+
 void add_run(CLI::App& root, Action& action) {
-  auto* cmd = root.add_subcommand("run", "Recompile one input N times under controlled perturbation");
-  cmd->callback([&action] { action = [] { return 0; }; });
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = root.add_subcommand("run", "Recompile one input N times under controlled perturbation; "
+                                         "report variants, rate and bound");
+  cmd->footer(
+      "Examples:\n"
+      "  kdet run kernel.ll -- -arch=compute_90a -opt=3\n"
+      "  kdet run kernel.ll --process fresh --aslr off --heap none -- -arch=compute_90a\n"
+      "  kdet run kernel.cu --max-rate 0.01 --jobs 2 -- -arch=sm_90\n"
+      "  kdet run kernel.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}'\n"
+      "Defaults: library backends run like the reporter's repro (--process same --heap churn);\n"
+      "exec starts a fresh process for every run. With --process fresh --aslr off --heap none\n"
+      "--threads 0 every worker reaches the compile call in the same state.");
+  add_compile_options(cmd, args->compile);
+  add_factor_options(cmd, args->factors);
+  cmd->add_option("--runs,-n", args->runs, "Number of compiles (default 32)");
+  cmd->add_option("--max-rate", args->max_rate,
+                  "Pick the number of runs that bounds the per-run variance rate below this fraction at 95% "
+                  "confidence when no run differs (0.01 -> 299 runs)");
+  cmd->add_option("--jobs,-j", args->jobs, "Parallel workers (default 1)");
+  cmd->add_option("--out,-o", args->out_dir, "Keep one file per variant and the record of every run in DIR");
+  cmd->add_option("--json", args->json_path, "Write the result as JSON (schema kdet.run/1) to FILE, or - for stdout");
+  cmd->add_option("--color", args->color, "Colour: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_flag("--quiet,-q", args->quiet, "No summary or progress; the exit code (and --json/--out) only");
+  cmd->callback([args, &action] { action = [args] { return do_run(*args); }; });
 }
-}
+
+} // namespace kdet::cli

@@ -1,4 +1,106 @@
+//===- engine/worker_main.cpp - the worker process ---------------------------===//
+//
+// Started by the driver as `kdet __worker --backend K [--lib PATH] [--cmd T]
+// [--ext E] [--threads N --thread-seed S]` with requests on fd 3 and answers
+// on fd 4. The arguments and environment are the same for every worker of a
+// session, so fresh workers reach the compile call in the same state.
+//
+//===----------------------------------------------------------------------===//
 #include "kdet/engine/worker_main.hpp"
+
+#include "kdet/engine/protocol.hpp"
+#include "kdet/perturb/churn.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <string>
+
 namespace kdet::engine {
-int worker_main(int, char**) { return 2; }
+
+namespace {
+
+constexpr int k_request_fd = 3;
+constexpr int k_reply_fd = 4;
+
+struct WorkerArgs {
+  backend::BackendConfig backend;
+  int threads = 0;
+  uint64_t thread_seed = 0;
+};
+
+bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
+  for (int i = 2; i < argc; ++i) {
+    std::string k = argv[i];
+    if (i + 1 >= argc) {
+      error = "missing value for " + k;
+      return false;
+    }
+    std::string v = argv[++i];
+    if (k == "--backend") a.backend.kind = v;
+    else if (k == "--lib") a.backend.lib = v;
+    else if (k == "--cmd") a.backend.command = v;
+    else if (k == "--ext") a.backend.output_ext = v;
+    else if (k == "--threads") a.threads = static_cast<int>(parse_u64(v).value_or(0));
+    else if (k == "--thread-seed") a.thread_seed = parse_u64(v).value_or(0);
+    else {
+      error = "unknown worker option " + k;
+      return false;
+    }
+  }
+  return true;
 }
+
+} // namespace
+
+int worker_main(int argc, char** argv) {
+  WorkerArgs args;
+  HelloMessage hello;
+  std::string error;
+  if (!parse_args(argc, argv, args, error)) {
+    hello.error = error;
+    write_frame(k_reply_fd, MessageType::hello, encode(hello));
+    return 2;
+  }
+  if (args.threads > 0) perturb::start_allocating_threads(args.threads, args.thread_seed);
+
+  std::unique_ptr<backend::Backend> be;
+  try {
+    be = backend::load_backend(args.backend);
+    hello.ok = true;
+    hello.identity = be->identity();
+  } catch (const std::exception& e) {
+    hello.error = e.what();
+  }
+  if (!write_frame(k_reply_fd, MessageType::hello, encode(hello)) || !hello.ok) return 2;
+
+  std::string payload;
+  CompileMessage msg;
+  for (;;) {
+    MessageType type;
+    ReadStatus s = read_frame(k_request_fd, type, payload, std::nullopt);
+    if (s != ReadStatus::ok || type == MessageType::quit) return s == ReadStatus::eof || s == ReadStatus::ok ? 0 : 2;
+    if (type != MessageType::compile || !decode(payload, msg)) return 2;
+
+    ResultMessage reply;
+    using clock = std::chrono::steady_clock;
+    if (msg.churn) {
+      auto t0 = clock::now();
+      perturb::heap_churn(msg.seed);
+      reply.churn_ns = static_cast<uint64_t>((clock::now() - t0).count());
+    }
+    auto t0 = clock::now();
+    try {
+      reply.result = be->compile(msg.request);
+    } catch (const std::exception& e) {
+      reply.result = backend::CompileResult{};
+      reply.result.status = backend::Status::infra_error;
+      reply.result.detail = e.what();
+    }
+    reply.compile_ns = static_cast<uint64_t>((clock::now() - t0).count());
+    if (!write_frame(k_reply_fd, MessageType::result, encode(reply))) return 2;
+  }
+}
+
+} // namespace kdet::engine

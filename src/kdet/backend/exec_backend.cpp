@@ -1,0 +1,114 @@
+//===- backend/exec_backend.cpp - any command from a template ----------------===//
+//
+// `--cmd 'ptxas -arch=sm_90a {input} -o {output}'`: split into argv without a
+// shell, placeholders substituted per run, run in a fresh process each time.
+// The artifact is the {output} file when the template names one, else stdout.
+// Exit status, signal and stderr are part of the outcome.
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/backend/backend.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kdet::backend {
+
+namespace {
+
+constexpr size_t k_max_log = 64 << 10;
+
+class ExecBackend final : public Backend {
+public:
+  explicit ExecBackend(const BackendConfig& config)
+      : m_template(split_command(config.command)), m_ext(config.output_ext) {
+    if (m_template.empty()) throw Error("--cmd is empty: give a command template such as "
+                                        "'ptxas -arch=sm_90a {input} -o {output}'");
+    m_program = find_program(m_template[0]);
+    if (m_program.empty() || ::access(m_program.c_str(), X_OK) != 0)
+      throw Error::format("--cmd: program '{}' not found or not executable", m_template[0]);
+    for (const auto& a : m_template)
+      if (a.find("{output}") != std::string::npos) m_has_output = true;
+    m_identity.backend = "exec";
+    m_identity.path = absolute_path(m_program);
+    SpawnOptions v;
+    v.argv = {m_program, "--version"};
+    auto out = run_captured(v, std::chrono::seconds(10), 4096);
+    std::string line = first_line(out.out.empty() ? out.err : out.out);
+    m_identity.version = out.status.ok() && !line.empty() ? line : "unknown (--version gave nothing)";
+  }
+
+  const Identity& identity() const override { return m_identity; }
+
+  CompileResult compile(const CompileRequest& req) override {
+    CompileResult r;
+    std::string output = req.workdir + "/output" + (m_ext.empty() ? "" : "." + m_ext);
+    ::unlink(output.c_str());
+    std::map<std::string, std::string> values = {
+        {"input", req.input_path}, {"output", output}, {"workdir", req.workdir}};
+    SpawnOptions opt;
+    for (const auto& a : m_template) opt.argv.push_back(substitute(a, values));
+    opt.argv[0] = m_program;
+    // Options after `--` are appended to the command.
+    for (const auto& o : req.options) opt.argv.push_back(o);
+    auto run = run_captured(opt, req.timeout, m_has_output ? k_max_log : (256u << 20));
+    r.log = run.err.size() > k_max_log ? run.err.substr(0, k_max_log) : run.err;
+    switch (run.status.kind) {
+    case ExitStatus::Kind::not_started:
+      r.status = Status::infra_error;
+      r.detail = run.status.describe();
+      return r;
+    case ExitStatus::Kind::timed_out:
+      r.status = Status::timed_out;
+      r.detail = fmt::format("{} ran past the timeout and was killed", m_template[0]);
+      return r;
+    case ExitStatus::Kind::signaled:
+      r.status = Status::crashed;
+      r.signal = run.status.signal;
+      r.detail = fmt::format("{} {}", m_template[0], run.status.describe());
+      return r;
+    case ExitStatus::Kind::exited:
+      break;
+    }
+    r.code = run.status.code;
+    if (run.status.code != 0) {
+      r.status = Status::compile_error;
+      r.detail = fmt::format("{} {}", m_template[0], run.status.describe());
+      return r;
+    }
+    if (m_has_output) {
+      struct stat st {};
+      if (::stat(output.c_str(), &st) != 0) {
+        r.status = Status::compile_error;
+        r.detail = fmt::format("{} exited 0 but wrote no {{output}} file", m_template[0]);
+        return r;
+      }
+      r.artifacts.push_back({"output", read_file(output)});
+      ::unlink(output.c_str());
+    } else {
+      r.artifacts.push_back({"stdout", std::move(run.out)});
+    }
+    r.status = Status::ok;
+    return r;
+  }
+
+private:
+  std::vector<std::string> m_template;
+  std::string m_ext;
+  std::string m_program;
+  bool m_has_output = false;
+  Identity m_identity;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> make_exec_backend(const BackendConfig& config) {
+  return std::make_unique<ExecBackend>(config);
+}
+
+} // namespace kdet::backend

@@ -1,0 +1,108 @@
+#include "kdet/cli/run_options.hpp"
+
+#include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <random>
+#include <unistd.h>
+
+namespace kdet::cli {
+
+void add_compile_options(CLI::App* cmd, CompileArgs& a) {
+  cmd->add_option("input", a.input, "The input: NVVM IR (.ll/.bc), CUDA C++ (.cu), PTX (.ptx), or anything "
+                                    "for --backend exec")
+      ->required();
+  cmd->add_option("compiler_options", a.options, "Options after -- go to the compiler (e.g. -arch=compute_90a -opt=3)");
+  cmd->add_option("--backend,-b", a.backend, "nvvm, nvrtc, nvjitlink or exec (default: from the input's extension)")
+      ->check(CLI::IsMember({"nvvm", "nvrtc", "nvjitlink", "exec"}));
+  cmd->add_option("--lib", a.lib, "Compiler library for nvvm/nvrtc/nvjitlink (default: under $CUDA_HOME, then "
+                                  "/usr/local/cuda)");
+  cmd->add_option("--cmd", a.command, "exec: command template with {input}, {output}, {workdir}; split into argv "
+                                      "without a shell");
+  cmd->add_option("--output-ext", a.output_ext, "exec: extension given to {output} (e.g. cubin, o, ptx)");
+  cmd->add_option("--timeout", a.timeout_seconds, "Seconds before a compile counts as hung and is killed "
+                                                  "(default 300; 0 = never)");
+}
+
+void add_factor_options(CLI::App* cmd, FactorArgs& a) {
+  cmd->add_option("--process", a.process, "same: all runs in one worker (like the repro); fresh: a new worker "
+                                          "per run");
+  cmd->add_option("--heap", a.heap, "none, or churn: before each run malloc blocks of seeded random sizes and "
+                                    "free every other one");
+  cmd->add_option("--aslr", a.aslr, "on, or off: workers run with personality(ADDR_NO_RANDOMIZE)");
+  cmd->add_option("--threads", a.threads, "Extra threads in each worker that allocate and stay alive");
+  cmd->add_option("--env", a.env, "Set K=V in the compiler's environment (repeatable)");
+  cmd->add_option("--seed", a.seed, "Master seed (decimal or 0x hex); every run's perturbation derives from it "
+                                    "(default: random, printed)");
+}
+
+void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
+  if (::access(a.input.c_str(), R_OK) != 0)
+    throw Error::format("input {}: {}", a.input, std::strerror(errno));
+  plan.input_path = absolute_path(a.input);
+  auto& b = plan.backend;
+  b.kind = !a.backend.empty() ? a.backend : (!a.command.empty() ? "exec" : backend::backend_for_extension(a.input));
+  b.lib = a.lib.empty() ? "" : absolute_path(a.lib);
+  b.command = a.command;
+  b.output_ext = a.output_ext;
+  if (b.kind == "exec") {
+    if (a.command.empty())
+      throw Error("--backend exec needs --cmd, e.g. --cmd 'ptxas -arch=sm_90a {input} -o {output}'");
+    if (!a.lib.empty()) throw Error("--lib is for the nvvm, nvrtc and nvjitlink backends; exec takes --cmd");
+    auto argv = split_command(a.command);
+    if (argv.empty()) throw Error("--cmd is empty");
+    if (find_program(argv[0]).empty()) throw Error::format("--cmd: program '{}' not found in PATH", argv[0]);
+  } else {
+    if (!a.command.empty()) throw Error::format("--cmd is for --backend exec, not {}", b.kind);
+    if (!a.lib.empty() && ::access(a.lib.c_str(), R_OK) != 0)
+      throw Error::format("--lib {}: {}", a.lib, std::strerror(errno));
+  }
+  plan.options = a.options;
+  if (a.timeout_seconds < 0) throw Error::format("--timeout {}: must be >= 0", a.timeout_seconds);
+  plan.timeout = std::chrono::milliseconds(static_cast<long long>(a.timeout_seconds * 1000));
+}
+
+void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {
+  auto& s = plan.setting;
+  bool exec = plan.backend.kind == "exec";
+  if (exec) {
+    if (a.process == "same")
+      throw Error("--process same: exec runs a fresh compiler process for every run by nature; use a library "
+                  "backend (nvvm, nvrtc, nvjitlink) to repeat compiles in one process");
+    if (a.heap == "churn")
+      throw Error("--heap churn: churn happens inside the worker process, which an exec compiler does not share; "
+                  "use --heap none with exec");
+    if (a.threads > 0)
+      throw Error("--threads: extra threads live in the worker process, which an exec compiler does not share");
+  }
+  s.process = perturb::parse_process(a.process.empty() ? (exec ? "fresh" : "same") : a.process, "--process");
+  s.heap = perturb::parse_heap(a.heap.empty() ? (exec ? "none" : "churn") : a.heap, "--heap");
+  s.aslr = perturb::parse_aslr(a.aslr, "--aslr");
+  if (a.threads < 0 || a.threads > 256) throw Error::format("--threads {}: must be between 0 and 256", a.threads);
+  s.threads = a.threads;
+  for (const auto& kv : a.env) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error::format("--env {}: expected KEY=VALUE", kv);
+  }
+  s.env = a.env;
+  if (a.seed.empty()) {
+    std::random_device rd;
+    s.seed = (static_cast<uint64_t>(rd()) << 32) | rd();
+  } else {
+    auto v = parse_seed(a.seed);
+    if (!v) throw Error::format("--seed {}: expected a decimal or 0x-hex number", a.seed);
+    s.seed = *v;
+  }
+  if (s.aslr && !system_aslr_enabled())
+    a.warnings.push_back("ASLR is off system-wide (/proc/sys/kernel/randomize_va_space = 0): aslr=on cannot "
+                         "vary addresses here");
+}
+
+void annotate_differences(engine::RunOutput&) {}
+
+} // namespace kdet::cli

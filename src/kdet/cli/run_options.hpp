@@ -1,0 +1,49 @@
+//===- cli/run_options.hpp - options shared by run, explain, scan, cache -----===//
+//
+// The input/backend options and the perturbation-factor options appear in
+// several commands; they are registered and resolved here once.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/engine/runner.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kdet::cli {
+
+struct CompileArgs {
+  std::string input;
+  std::string backend;           // empty: from the input's extension
+  std::string lib;
+  std::string command;
+  std::string output_ext;
+  double timeout_seconds = 300;
+  std::vector<std::string> options; // after --
+};
+
+struct FactorArgs {
+  std::string process;   // empty: the backend's default
+  std::string heap;
+  std::string aslr = "on";
+  int threads = 0;
+  std::vector<std::string> env;
+  std::string seed;      // empty: random
+  std::vector<std::string> warnings; // filled by resolve_factor_args
+};
+
+void add_compile_options(CLI::App* cmd, CompileArgs& args);
+void add_factor_options(CLI::App* cmd, FactorArgs& args);
+
+// Fill the plan's input, backend, options and timeout; throws Error naming the option at fault.
+void resolve_compile_args(const CompileArgs& args, engine::RunPlan& plan);
+// Fill the plan's setting (after resolve_compile_args: defaults depend on the backend).
+void resolve_factor_args(FactorArgs& args, engine::RunPlan& plan);
+
+// Fills each non-modal variant's `difference` with kdet diff's one-line summary.
+void annotate_differences(engine::RunOutput& out);
+
+} // namespace kdet::cli

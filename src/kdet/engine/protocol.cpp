@@ -1,0 +1,214 @@
+#include "kdet/engine/protocol.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <poll.h>
+#include <unistd.h>
+
+namespace kdet::engine {
+
+namespace {
+constexpr uint32_t k_magic = 0x4b444554; // "KDET"
+constexpr uint64_t k_max_frame = 1ULL << 32;
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+} // namespace
+
+Writer& Writer::u32(uint32_t v) {
+  m_buf.append(reinterpret_cast<const char*>(&v), sizeof v);
+  return *this;
+}
+Writer& Writer::u64(uint64_t v) {
+  m_buf.append(reinterpret_cast<const char*>(&v), sizeof v);
+  return *this;
+}
+Writer& Writer::str(std::string_view v) {
+  u64(v.size());
+  m_buf.append(v);
+  return *this;
+}
+
+uint32_t Reader::u32() {
+  uint32_t v = 0;
+  if (m_failed || m_data.size() - m_pos < sizeof v) {
+    m_failed = true;
+    return 0;
+  }
+  std::memcpy(&v, m_data.data() + m_pos, sizeof v);
+  m_pos += sizeof v;
+  return v;
+}
+uint64_t Reader::u64() {
+  uint64_t v = 0;
+  if (m_failed || m_data.size() - m_pos < sizeof v) {
+    m_failed = true;
+    return 0;
+  }
+  std::memcpy(&v, m_data.data() + m_pos, sizeof v);
+  m_pos += sizeof v;
+  return v;
+}
+std::string Reader::str() {
+  uint64_t n = u64();
+  if (m_failed || m_data.size() - m_pos < n) {
+    m_failed = true;
+    return {};
+  }
+  std::string s(m_data.substr(m_pos, n));
+  m_pos += n;
+  return s;
+}
+
+bool write_frame(int fd, MessageType type, std::string_view payload) {
+  char header[16];
+  uint32_t magic = k_magic, t = static_cast<uint32_t>(type);
+  uint64_t len = payload.size();
+  std::memcpy(header, &magic, 4);
+  std::memcpy(header + 4, &t, 4);
+  std::memcpy(header + 8, &len, 8);
+  return write_all(fd, header, sizeof header) && write_all(fd, payload.data(), payload.size());
+}
+
+namespace {
+
+// Reads exactly n bytes, honouring the deadline and the interrupt fd.
+ReadStatus read_exact(int fd, char* p, size_t n,
+                      std::optional<std::chrono::steady_clock::time_point> deadline,
+                      int interrupt_fd, bool at_start) {
+  using namespace std::chrono;
+  size_t got = 0;
+  while (got < n) {
+    int wait_ms = -1;
+    if (deadline) {
+      auto left = duration_cast<milliseconds>(*deadline - steady_clock::now()).count();
+      if (left <= 0) return ReadStatus::timed_out;
+      wait_ms = static_cast<int>(std::min<long long>(left + 1, 1 << 30));
+    }
+    pollfd pfd[2] = {{fd, POLLIN, 0}, {interrupt_fd, POLLIN, 0}};
+    int r = ::poll(pfd, interrupt_fd >= 0 ? 2 : 1, wait_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return ReadStatus::error;
+    if (r == 0) continue; // loop re-checks the deadline
+    if (interrupt_fd >= 0 && (pfd[1].revents & POLLIN)) return ReadStatus::interrupted;
+    if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    ssize_t k = ::read(fd, p + got, n - got);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return ReadStatus::error;
+    if (k == 0) return (got == 0 && at_start) ? ReadStatus::eof : ReadStatus::bad_frame;
+    got += static_cast<size_t>(k);
+  }
+  return ReadStatus::ok;
+}
+
+} // namespace
+
+ReadStatus read_frame(int fd, MessageType& type, std::string& payload,
+                      std::optional<std::chrono::steady_clock::time_point> deadline,
+                      int interrupt_fd) {
+  char header[16];
+  ReadStatus s = read_exact(fd, header, sizeof header, deadline, interrupt_fd, true);
+  if (s != ReadStatus::ok) return s;
+  uint32_t magic, t;
+  uint64_t len;
+  std::memcpy(&magic, header, 4);
+  std::memcpy(&t, header + 4, 4);
+  std::memcpy(&len, header + 8, 8);
+  if (magic != k_magic || t < 1 || t > 4 || len > k_max_frame) return ReadStatus::bad_frame;
+  type = static_cast<MessageType>(t);
+  payload.resize(len);
+  s = read_exact(fd, payload.data(), len, deadline, interrupt_fd, false);
+  if (s == ReadStatus::eof) return ReadStatus::bad_frame;
+  return s;
+}
+
+std::string encode(const CompileMessage& m) {
+  Writer w;
+  w.u64(m.run_index).u64(m.seed).u32(m.churn);
+  const auto& r = m.request;
+  w.str(r.input).str(r.input_path).str(r.input_name).str(r.workdir);
+  w.u64(static_cast<uint64_t>(r.timeout.count()));
+  w.u32(static_cast<uint32_t>(r.options.size()));
+  for (const auto& o : r.options) w.str(o);
+  return std::move(w.buffer());
+}
+
+bool decode(std::string_view payload, CompileMessage& m) {
+  Reader rd(payload);
+  m.run_index = rd.u64();
+  m.seed = rd.u64();
+  m.churn = rd.u32();
+  auto& r = m.request;
+  r.input = rd.str();
+  r.input_path = rd.str();
+  r.input_name = rd.str();
+  r.workdir = rd.str();
+  r.timeout = std::chrono::milliseconds(rd.u64());
+  uint32_t n = rd.u32();
+  if (rd.failed() || n > 100000) return false;
+  r.options.clear();
+  for (uint32_t i = 0; i < n && !rd.failed(); ++i) r.options.push_back(rd.str());
+  return !rd.failed() && rd.at_end();
+}
+
+std::string encode(const ResultMessage& m) {
+  Writer w;
+  const auto& r = m.result;
+  w.u32(static_cast<uint32_t>(r.status)).u32(static_cast<uint32_t>(r.code));
+  w.u32(static_cast<uint32_t>(r.signal)).str(r.log).str(r.detail);
+  w.u32(static_cast<uint32_t>(r.artifacts.size()));
+  for (const auto& a : r.artifacts) w.str(a.name).str(a.data);
+  w.u64(m.compile_ns).u64(m.churn_ns);
+  return std::move(w.buffer());
+}
+
+bool decode(std::string_view payload, ResultMessage& m) {
+  Reader rd(payload);
+  auto& r = m.result;
+  uint32_t st = rd.u32();
+  if (st > static_cast<uint32_t>(backend::Status::infra_error)) return false;
+  r.status = static_cast<backend::Status>(st);
+  r.code = static_cast<int>(rd.u32());
+  r.signal = static_cast<int>(rd.u32());
+  r.log = rd.str();
+  r.detail = rd.str();
+  uint32_t n = rd.u32();
+  if (rd.failed() || n > 4096) return false;
+  r.artifacts.clear();
+  for (uint32_t i = 0; i < n && !rd.failed(); ++i) {
+    backend::Artifact a;
+    a.name = rd.str();
+    a.data = rd.str();
+    r.artifacts.push_back(std::move(a));
+  }
+  m.compile_ns = rd.u64();
+  m.churn_ns = rd.u64();
+  return !rd.failed() && rd.at_end();
+}
+
+std::string encode(const HelloMessage& m) {
+  Writer w;
+  w.u32(m.ok ? 1 : 0).str(m.error);
+  w.str(m.identity.backend).str(m.identity.path).str(m.identity.version);
+  return std::move(w.buffer());
+}
+
+bool decode(std::string_view payload, HelloMessage& m) {
+  Reader rd(payload);
+  m.ok = rd.u32() == 1;
+  m.error = rd.str();
+  m.identity.backend = rd.str();
+  m.identity.path = rd.str();
+  m.identity.version = rd.str();
+  return !rd.failed() && rd.at_end();
+}
+
+} // namespace kdet::engine

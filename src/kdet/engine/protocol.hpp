@@ -1,0 +1,93 @@
+//===- engine/protocol.hpp - driver <-> worker messages ---------------------===//
+//
+// Frames on a pipe: u32 magic, u32 type, u64 length, payload. Payloads are a
+// flat binary encoding (Writer/Reader), so a worker's allocations while
+// reading a request do not depend on run numbers or seeds' digit counts.
+// A frame that fails any check is a protocol error, never undefined behaviour.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/backend/backend.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kdet::engine {
+
+enum class MessageType : uint32_t { hello = 1, compile = 2, result = 3, quit = 4 };
+
+// Serializes integers and length-prefixed strings.
+class Writer {
+public:
+  Writer& u32(uint32_t v);
+  Writer& u64(uint64_t v);
+  Writer& str(std::string_view v);
+  std::string& buffer() { return m_buf; }
+
+private:
+  std::string m_buf;
+};
+
+// Reads what Writer wrote; any overrun sets failed() instead of reading past the end.
+class Reader {
+public:
+  explicit Reader(std::string_view data) : m_data(data) {}
+  uint32_t u32();
+  uint64_t u64();
+  std::string str();
+  bool failed() const { return m_failed; }
+  bool at_end() const { return m_pos == m_data.size(); }
+
+private:
+  std::string_view m_data;
+  size_t m_pos = 0;
+  bool m_failed = false;
+};
+
+// Writes one frame; false on a broken pipe or other write error.
+bool write_frame(int fd, MessageType type, std::string_view payload);
+
+enum class ReadStatus { ok, eof, bad_frame, timed_out, interrupted, error };
+
+// Reads one frame. With a deadline, gives up when it passes. `interrupt_fd`,
+// when >= 0, is polled too: readable means the user asked kdet to stop.
+ReadStatus read_frame(int fd, MessageType& type, std::string& payload,
+                      std::optional<std::chrono::steady_clock::time_point> deadline,
+                      int interrupt_fd = -1);
+
+// The compile request the driver sends for one run.
+struct CompileMessage {
+  uint64_t run_index = 0;
+  uint64_t seed = 0;       // this run's seed (heap churn)
+  uint32_t churn = 0;      // 1: churn the heap before compiling
+  backend::CompileRequest request;
+};
+
+std::string encode(const CompileMessage& m);
+bool decode(std::string_view payload, CompileMessage& m);
+
+// The worker's answer for one run.
+struct ResultMessage {
+  backend::CompileResult result;
+  uint64_t compile_ns = 0;  // time inside the backend call
+  uint64_t churn_ns = 0;    // time spent churning the heap first
+};
+
+std::string encode(const ResultMessage& m);
+bool decode(std::string_view payload, ResultMessage& m);
+
+// The worker's first message: the loaded compiler, or why it could not load.
+struct HelloMessage {
+  bool ok = false;
+  std::string error;
+  backend::Identity identity;
+};
+
+std::string encode(const HelloMessage& m);
+bool decode(std::string_view payload, HelloMessage& m);
+
+} // namespace kdet::engine

@@ -1,0 +1,213 @@
+#include "kdet/engine/runner.hpp"
+
+#include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/worker.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+extern char** environ;
+
+namespace kdet::engine {
+
+using namespace std::chrono;
+
+namespace {
+
+constexpr size_t k_max_log_kept = 16 << 10;
+// exec workers enforce the timeout themselves; the driver waits this much longer.
+constexpr milliseconds k_exec_grace{10000};
+
+std::vector<std::string> build_env(const std::vector<std::string>& overrides) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  for (const auto& kv : overrides) {
+    auto eq = kv.find('=');
+    std::string key = kv.substr(0, eq);
+    env.erase(std::remove_if(env.begin(), env.end(),
+                             [&](const std::string& x) { return x.compare(0, key.size() + 1, key + "=") == 0; }),
+              env.end());
+    env.push_back(kv);
+  }
+  return env;
+}
+
+std::string iso_now() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(system_clock::to_time_t(system_clock::now())));
+}
+
+std::string base_name(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace
+
+std::string outcome_id(const backend::CompileResult& r) {
+  Hasher h;
+  h.add(backend::to_string(r.status));
+  if (r.status == backend::Status::ok) {
+    for (const auto& a : r.artifacts) h.add(a.name).add(a.data);
+  } else {
+    h.add_u64(static_cast<uint64_t>(r.code)).add_u64(static_cast<uint64_t>(r.signal));
+  }
+  return h.hex();
+}
+
+RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
+  RunOutput out;
+  out.plan = plan;
+  out.started_at = iso_now();
+  out.records.resize(plan.runs);
+  auto t_start = steady_clock::now();
+
+  const std::string input = read_file(plan.input_path);
+  const std::string session_dir = make_temp_dir("kdet");
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { remove_tree(dir); }
+  } cleanup{session_dir};
+
+  WorkerLaunch launch;
+  launch.exe = self_exe();
+  launch.backend = plan.backend;
+  launch.aslr = plan.setting.aslr;
+  launch.threads = plan.setting.threads;
+  launch.thread_seed = mix_seed(plan.setting.seed, ~0ULL);
+  launch.env = build_env(plan.setting.env);
+  const bool is_exec = plan.backend.kind == "exec";
+  const bool fresh = plan.setting.process == perturb::ProcessMode::fresh;
+
+  // Load the compiler once up front: a bad --lib or --cmd is a usage error, not N failed runs.
+  HelloMessage hello;
+  {
+    WorkerProcess probe;
+    launch.log_path = session_dir + "/probe.log";
+    std::string error;
+    auto t_probe = steady_clock::now();
+    if (!probe.start(launch, hello, error))
+      throw Error::format("cannot load the {} compiler: {}", plan.backend.kind, error);
+    out.worker_start_seconds = duration<double>(steady_clock::now() - t_probe).count();
+    probe.stop();
+  }
+  out.identity = hello.identity;
+  out.identity.content_hash = backend::cached_file_hash(out.identity.path);
+
+  std::atomic<uint64_t> next{0};
+  std::atomic<int> workers_started{0};
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::map<std::string, Variant> variants;
+  uint64_t completed = 0;
+
+  auto slot_main = [&](int slot) {
+    WorkerProcess worker;
+    WorkerLaunch my = launch;
+    my.log_path = fmt::format("{}/worker{}.log", session_dir, slot);
+    std::string workdir = fmt::format("{}/s{}", session_dir, slot);
+    make_dirs(workdir);
+    int worker_serial = 0, nth = 0;
+    for (;;) {
+      if (stop.load() || interrupted()) break;
+      uint64_t idx = next.fetch_add(1);
+      if (idx >= plan.runs) break;
+      RunRecord rec;
+      rec.index = idx;
+      rec.seed = mix_seed(plan.setting.seed, idx);
+      rec.slot = slot;
+      auto t0 = steady_clock::now();
+      backend::CompileResult result;
+      WorkerReply reply;
+      if (!worker.alive()) {
+        HelloMessage h;
+        std::string error;
+        if (worker.start(my, h, error)) {
+          worker_serial = workers_started.fetch_add(1) + 1;
+          nth = 0;
+        } else {
+          result.status = backend::Status::infra_error;
+          result.detail = "could not start a worker: " + error;
+        }
+      }
+      if (worker.alive()) {
+        CompileMessage msg;
+        msg.run_index = idx;
+        msg.seed = rec.seed;
+        msg.churn = plan.setting.heap == perturb::HeapMode::churn ? 1 : 0;
+        msg.request.input = input;
+        msg.request.input_path = plan.input_path;
+        msg.request.input_name = base_name(plan.input_path);
+        msg.request.options = plan.options;
+        msg.request.workdir = workdir;
+        msg.request.timeout = plan.timeout;
+        rec.worker_pid = worker.pid();
+        rec.worker = worker_serial;
+        rec.nth_in_worker = ++nth;
+        auto driver_timeout = plan.timeout.count() > 0 && is_exec ? plan.timeout + k_exec_grace : plan.timeout;
+        reply = worker.compile(msg, driver_timeout, interrupt_fd());
+        if (reply.interrupted) {
+          stop.store(true);
+          break;
+        }
+        result = std::move(reply.message.result);
+        rec.compile_seconds = static_cast<double>(reply.message.compile_ns) * 1e-9;
+        rec.churn_seconds = static_cast<double>(reply.message.churn_ns) * 1e-9;
+        if (fresh && worker.alive()) worker.stop();
+      }
+      rec.seconds = duration<double>(steady_clock::now() - t0).count();
+      rec.status = result.status;
+      rec.code = result.code;
+      rec.signal = result.signal;
+      rec.detail = result.detail;
+      rec.log_hash = hash_bytes(result.log);
+      rec.log = result.log.size() > k_max_log_kept ? result.log.substr(0, k_max_log_kept) : result.log;
+      if (result.status == backend::Status::ok) {
+        for (const auto& a : result.artifacts) rec.artifacts.push_back({a.name, hash_bytes(a.data), a.data.size()});
+      }
+      rec.variant = outcome_id(result);
+      rec.done = true;
+
+      std::lock_guard<std::mutex> lock(mu);
+      auto [it, inserted] = variants.try_emplace(rec.variant);
+      Variant& v = it->second;
+      if (inserted || idx < v.first_run) {
+        v.id = rec.variant;
+        v.first_run = idx;
+        v.status = result.status;
+        v.detail = result.detail;
+        if (result.status == backend::Status::ok) v.artifacts = std::move(result.artifacts);
+      }
+      ++v.count;
+      out.records[idx] = std::move(rec);
+      ++completed;
+      if (progress) progress(completed, plan.runs, variants.size());
+    }
+    worker.stop();
+  };
+
+  int jobs = std::max(1, std::min<int>(plan.jobs, static_cast<int>(plan.runs)));
+  std::vector<std::thread> threads;
+  for (int s = 1; s < jobs; ++s) threads.emplace_back(slot_main, s);
+  slot_main(0);
+  for (auto& t : threads) t.join();
+
+  out.completed = completed;
+  out.workers_started = workers_started.load();
+  out.interrupted = interrupted() || stop.load();
+  for (auto& [id, v] : variants) out.variants.push_back(std::move(v));
+  std::sort(out.variants.begin(), out.variants.end(), [](const Variant& a, const Variant& b) {
+    return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
+  });
+  out.wall_seconds = duration<double>(steady_clock::now() - t_start).count();
+  return out;
+}
+
+} // namespace kdet::engine

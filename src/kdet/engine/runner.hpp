@@ -1,0 +1,89 @@
+//===- engine/runner.hpp - plan runs, drive workers, collect outcomes -------===//
+#pragma once
+
+#include "kdet/backend/backend.hpp"
+#include "kdet/perturb/setting.hpp"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kdet::engine {
+
+// What to run: one input, one compiler, one setting, N times.
+struct RunPlan {
+  backend::BackendConfig backend;
+  perturb::Setting setting;
+  std::string input_path;            // absolute
+  std::vector<std::string> options;  // passed to the compiler
+  uint64_t runs = 32;
+  int jobs = 1;
+  std::chrono::milliseconds timeout{0};
+};
+
+struct ArtifactInfo {
+  std::string name;
+  std::string hash;
+  uint64_t size = 0;
+};
+
+// One compile, as recorded.
+struct RunRecord {
+  uint64_t index = 0;           // 0-based run number
+  uint64_t seed = 0;            // this run's seed
+  int slot = 0;                 // which parallel slot ran it
+  int worker = 0;               // serial number of the worker process (same-process runs share it)
+  int worker_pid = 0;
+  int nth_in_worker = 0;        // 1 = first compile in that worker
+  backend::Status status = backend::Status::infra_error;
+  int code = 0;
+  int signal = 0;
+  std::string detail;
+  std::string log;              // compiler log / stderr, capped
+  std::string log_hash;
+  std::vector<ArtifactInfo> artifacts;
+  std::string variant;          // outcome id (hash)
+  double seconds = 0;           // wall time as the driver saw it
+  double compile_seconds = 0;   // inside the backend call
+  double churn_seconds = 0;
+  bool done = false;            // false for runs not reached (interrupted)
+};
+
+// A distinct outcome.
+struct Variant {
+  std::string id;
+  uint64_t count = 0;
+  uint64_t first_run = 0;
+  backend::Status status = backend::Status::ok;
+  std::string detail;           // for failures: how it failed
+  std::vector<backend::Artifact> artifacts; // content of the first occurrence
+  std::string difference;       // against the most common variant (kdet diff's summary)
+};
+
+struct RunOutput {
+  RunPlan plan;
+  backend::Identity identity;   // with content_hash filled in
+  std::vector<RunRecord> records;  // indexed by run number; `done` says which ran
+  std::vector<Variant> variants;   // most common first
+  uint64_t completed = 0;
+  int workers_started = 0;
+  bool interrupted = false;
+  double wall_seconds = 0;
+  double worker_start_seconds = 0; // one worker's start + compiler load (the probe)
+  std::string started_at;       // ISO 8601 UTC
+  std::vector<std::string> warnings;
+};
+
+// Called after each run with (runs done, runs planned, distinct outcomes so far).
+using ProgressFn = std::function<void(uint64_t, uint64_t, size_t)>;
+
+// Runs the plan. Throws Error (exit 2) when the compiler cannot be loaded at
+// all (bad --lib, bad --cmd); anything that goes wrong in a run is recorded.
+RunOutput execute(const RunPlan& plan, const ProgressFn& progress = {});
+
+// The outcome id of a compile result: status plus, for successes, every artifact.
+std::string outcome_id(const backend::CompileResult& r);
+
+} // namespace kdet::engine

@@ -1,0 +1,182 @@
+#include "kdet/engine/worker.hpp"
+
+#include "kdet/engine/worker_main.hpp"
+#include "kdet/util/exec.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <csignal>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace kdet::engine {
+
+using namespace std::chrono;
+
+WorkerProcess::~WorkerProcess() { stop(); }
+
+bool WorkerProcess::start(const WorkerLaunch& launch, HelloMessage& hello, std::string& error) {
+  int req[2], rep[2];
+  if (::pipe2(req, O_CLOEXEC) != 0 || ::pipe2(rep, O_CLOEXEC) != 0) {
+    error = fmt::format("pipe: {}", std::strerror(errno));
+    return false;
+  }
+  int log_fd = ::open(launch.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  m_log_path = launch.log_path;
+  struct stat st {};
+  m_log_offset = (log_fd >= 0 && ::fstat(log_fd, &st) == 0) ? st.st_size : 0;
+
+  SpawnOptions opt;
+  opt.argv = {launch.exe, k_worker_command, "--backend", launch.backend.kind};
+  if (!launch.backend.lib.empty()) opt.argv.insert(opt.argv.end(), {"--lib", launch.backend.lib});
+  if (!launch.backend.command.empty())
+    opt.argv.insert(opt.argv.end(), {"--cmd", launch.backend.command});
+  if (!launch.backend.output_ext.empty())
+    opt.argv.insert(opt.argv.end(), {"--ext", launch.backend.output_ext});
+  if (launch.threads > 0) {
+    opt.argv.insert(opt.argv.end(), {"--threads", std::to_string(launch.threads), "--thread-seed",
+                                     std::to_string(launch.thread_seed)});
+  }
+  opt.env = launch.env;
+  opt.disable_aslr = !launch.aslr;
+  opt.fds = {{0, -1}, {1, log_fd}, {2, log_fd}, {3, req[0]}, {4, rep[1]}};
+  ExitStatus status;
+  m_pid = spawn(opt, status);
+  ::close(req[0]);
+  ::close(rep[1]);
+  if (log_fd >= 0) ::close(log_fd);
+  m_request_fd = req[1];
+  m_reply_fd = rep[0];
+  if (m_pid < 0) {
+    error = status.describe();
+    ::close(m_request_fd);
+    ::close(m_reply_fd);
+    m_request_fd = m_reply_fd = -1;
+    return false;
+  }
+  MessageType type;
+  std::string payload;
+  ReadStatus rs = read_frame(m_reply_fd, type, payload, steady_clock::now() + launch.start_timeout);
+  if (rs != ReadStatus::ok || type != MessageType::hello || !decode(payload, hello)) {
+    std::string tail = log_tail(2048);
+    lose();
+    error = rs == ReadStatus::timed_out ? "the worker did not start in time (loading the compiler hung?)"
+                                        : "the worker died while loading the compiler";
+    if (!tail.empty()) error += ": " + tail;
+    return false;
+  }
+  if (!hello.ok) {
+    error = hello.error;
+    stop();
+    return false;
+  }
+  return true;
+}
+
+WorkerReply WorkerProcess::compile(const CompileMessage& message, milliseconds timeout,
+                                   int interrupt_fd) {
+  WorkerReply reply;
+  auto& r = reply.message.result;
+  if (!write_frame(m_request_fd, MessageType::compile, encode(message))) {
+    // The worker is gone before we could ask: find out how it ended.
+    r.status = backend::Status::infra_error;
+    r.detail = "the worker was gone before the compile request";
+    lose();
+    reply.worker_lost = true;
+    return reply;
+  }
+  std::optional<steady_clock::time_point> deadline;
+  if (timeout.count() > 0) deadline = steady_clock::now() + timeout;
+  MessageType type;
+  std::string payload;
+  ReadStatus rs = read_frame(m_reply_fd, type, payload, deadline, interrupt_fd);
+  if (rs == ReadStatus::ok && type == MessageType::result && decode(payload, reply.message))
+    return reply;
+
+  reply.worker_lost = true;
+  r = backend::CompileResult{};
+  switch (rs) {
+  case ReadStatus::timed_out:
+    r.status = backend::Status::timed_out;
+    r.detail = fmt::format("no result after {} (killed)",
+                           timeout.count() % 1000 ? fmt::format("{} ms", timeout.count())
+                                                  : fmt::format("{} s", timeout.count() / 1000));
+    lose();
+    break;
+  case ReadStatus::interrupted:
+    reply.interrupted = true;
+    r.status = backend::Status::infra_error;
+    r.detail = "interrupted";
+    lose();
+    break;
+  case ReadStatus::eof: {
+    // The worker died mid-compile: the compiler crashed or called exit().
+    ::close(m_request_fd);
+    ::close(m_reply_fd);
+    m_request_fd = m_reply_fd = -1;
+    ExitStatus st = wait_child(m_pid, steady_clock::now() + seconds(10));
+    m_pid = -1;
+    r.log = log_tail(4096);
+    if (st.kind == ExitStatus::Kind::signaled) {
+      r.status = backend::Status::crashed;
+      r.signal = st.signal;
+      r.detail = fmt::format("compiler {}", st.describe());
+    } else {
+      r.status = backend::Status::crashed;
+      r.code = st.code;
+      r.detail = fmt::format("the process {} during the compile (the compiler called exit?)",
+                             st.describe());
+    }
+    break;
+  }
+  default:
+    r.status = backend::Status::infra_error;
+    r.detail = "garbled reply from the worker (the compiler wrote into kdet's pipe?)";
+    r.log = log_tail(4096);
+    lose();
+    break;
+  }
+  return reply;
+}
+
+void WorkerProcess::lose() {
+  if (m_request_fd >= 0) ::close(m_request_fd);
+  if (m_reply_fd >= 0) ::close(m_reply_fd);
+  m_request_fd = m_reply_fd = -1;
+  if (m_pid > 0) kill_and_reap(m_pid);
+  m_pid = -1;
+}
+
+void WorkerProcess::stop() {
+  if (m_pid <= 0) return;
+  write_frame(m_request_fd, MessageType::quit, {});
+  ::close(m_request_fd);
+  m_request_fd = -1;
+  ExitStatus st = wait_child(m_pid, steady_clock::now() + seconds(5));
+  (void)st;
+  if (m_reply_fd >= 0) ::close(m_reply_fd);
+  m_reply_fd = -1;
+  m_pid = -1;
+}
+
+std::string WorkerProcess::log_tail(size_t max_bytes) const {
+  int fd = ::open(m_log_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  struct stat st {};
+  ::fstat(fd, &st);
+  long long start = std::max<long long>(m_log_offset, st.st_size - static_cast<long long>(max_bytes));
+  std::string out;
+  if (st.st_size > start) {
+    out.resize(static_cast<size_t>(st.st_size - start));
+    ssize_t n = ::pread(fd, out.data(), out.size(), start);
+    out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  }
+  ::close(fd);
+  return out;
+}
+
+} // namespace kdet::engine

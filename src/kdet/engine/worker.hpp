@@ -1,0 +1,67 @@
+//===- engine/worker.hpp - the driver's handle on one worker process ---------===//
+#pragma once
+
+#include "kdet/backend/backend.hpp"
+#include "kdet/engine/protocol.hpp"
+
+#include <chrono>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace kdet::engine {
+
+// How to start a worker. Everything here is the same for every worker of a
+// session, so that with all factors fixed each one starts in the same state.
+struct WorkerLaunch {
+  std::string exe;                      // the kdet binary
+  backend::BackendConfig backend;
+  bool aslr = true;                     // false: ADDR_NO_RANDOMIZE
+  int threads = 0;
+  uint64_t thread_seed = 0;
+  std::vector<std::string> env;         // the worker's whole environment
+  std::string log_path;                 // worker stdout+stderr (the compiler's own output)
+  std::chrono::milliseconds start_timeout{60000};
+};
+
+// The outcome of one compile as the driver saw it.
+struct WorkerReply {
+  ResultMessage message;
+  bool worker_lost = false;   // the worker died or was killed; start another
+  bool interrupted = false;   // the user interrupted kdet while waiting
+};
+
+class WorkerProcess {
+public:
+  WorkerProcess() = default;
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  // Starts the worker and waits for its hello. On failure returns false and
+  // fills `error` (the worker's own message when it sent one).
+  bool start(const WorkerLaunch& launch, HelloMessage& hello, std::string& error);
+
+  // Runs one compile. A crash, a hang past `timeout` (0 = none), an early exit
+  // or a garbled reply becomes a result with that status; the worker is then gone.
+  WorkerReply compile(const CompileMessage& message, std::chrono::milliseconds timeout,
+                      int interrupt_fd);
+
+  // Asks the worker to quit and reaps it (kills it if it does not go).
+  void stop();
+
+  bool alive() const { return m_pid > 0; }
+  pid_t pid() const { return m_pid; }
+
+private:
+  void lose(); // kill and reap after a failure
+  std::string log_tail(size_t max_bytes) const;
+
+  pid_t m_pid = -1;
+  int m_request_fd = -1;
+  int m_reply_fd = -1;
+  std::string m_log_path;
+  long long m_log_offset = 0;
+};
+
+} // namespace kdet::engine

@@ -1,0 +1,208 @@
+#include "kdet/report/run_report.hpp"
+
+#include "kdet/cli/main.hpp"
+#include "kdet/stats/stats.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
+#include "kdet/util/sysinfo.hpp"
+#include "kdet/version.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace kdet::report {
+
+using engine::Assessment;
+using engine::RunOutput;
+using engine::Verdict;
+
+namespace {
+
+std::string short_id(const std::string& id) { return id.substr(0, 12); }
+
+double median_compile(const RunOutput& out) {
+  std::vector<double> v;
+  for (const auto& r : out.records)
+    if (r.done && r.status == backend::Status::ok) v.push_back(r.compile_seconds);
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+std::string artifacts_brief(const engine::Variant& v) {
+  if (v.status != backend::Status::ok) return v.detail.empty() ? backend::to_string(v.status) : v.detail;
+  std::string s;
+  for (const auto& a : v.artifacts) {
+    if (!s.empty()) s += ", ";
+    s += fmt::format("{} {}", a.name, human_bytes(a.data.size()));
+  }
+  return s.empty() ? "no artifacts" : s;
+}
+
+// "32 crashed (killed by signal 11 (SIGSEGV))" for the failed verdict.
+std::string failure_breakdown(const RunOutput& out) {
+  std::string s;
+  for (const auto& v : out.variants) {
+    if (!s.empty()) s += "; ";
+    s += fmt::format("{} {}", v.count, backend::to_string(v.status));
+    if (!v.detail.empty()) s += ": " + v.detail;
+  }
+  return s;
+}
+
+} // namespace
+
+std::string bound_sentence(double upper_bound, double confidence) {
+  return fmt::format("fewer than {} of runs would differ, at {:.0f}% confidence", percent(upper_bound),
+                     confidence * 100);
+}
+
+nlohmann::json record_to_json(const engine::RunRecord& r) {
+  nlohmann::json arts = nlohmann::json::array();
+  for (const auto& a : r.artifacts) arts.push_back({{"name", a.name}, {"hash", a.hash}, {"size", a.size}});
+  nlohmann::json j = {
+      {"run", r.index + 1},
+      {"seed", fmt::format("{:#x}", r.seed)},
+      {"slot", r.slot},
+      {"worker", r.worker},
+      {"worker_pid", r.worker_pid},
+      {"nth_in_worker", r.nth_in_worker},
+      {"status", backend::to_string(r.status)},
+      {"variant", r.variant},
+      {"artifacts", arts},
+      {"seconds", r.seconds},
+      {"compile_seconds", r.compile_seconds},
+      {"churn_seconds", r.churn_seconds},
+      {"log_hash", r.log_hash},
+  };
+  if (r.status != backend::Status::ok) {
+    j["code"] = r.code;
+    j["signal"] = r.signal;
+    j["detail"] = r.detail;
+  }
+  if (!r.log.empty()) j["log"] = r.log;
+  return j;
+}
+
+nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std::string& input_hash,
+                           bool with_records) {
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& v : out.variants) {
+    nlohmann::json arts = nlohmann::json::array();
+    for (const auto& art : v.artifacts)
+      arts.push_back({{"name", art.name}, {"size", art.data.size()}, {"hash", hash_bytes(art.data)}});
+    nlohmann::json jv = {{"id", v.id},
+                         {"count", v.count},
+                         {"first_run", v.first_run + 1},
+                         {"status", backend::to_string(v.status)},
+                         {"artifacts", arts}};
+    if (!v.detail.empty()) jv["detail"] = v.detail;
+    if (!v.difference.empty()) jv["difference"] = v.difference;
+    variants.push_back(std::move(jv));
+  }
+  uint64_t need_1pct = stats::runs_to_bound(0.01, a.confidence);
+  nlohmann::json j = {
+      {"schema", k_run_schema},
+      {"kdet", {{"version", k_version}, {"command_line", cli::invocation()}}},
+      {"started_at", out.started_at},
+      {"input", {{"path", out.plan.input_path}, {"hash", input_hash}}},
+      {"compiler",
+       {{"backend", out.identity.backend},
+        {"path", out.identity.path},
+        {"content_hash", out.identity.content_hash},
+        {"version", out.identity.version},
+        {"options", out.plan.options}}},
+      {"setting", perturb::to_json(out.plan.setting)},
+      {"environment", system_info()},
+      {"verdict", engine::to_string(a.verdict)},
+      {"exit_code", a.exit_code},
+      {"interrupted", out.interrupted},
+      {"runs",
+       {{"planned", out.plan.runs},
+        {"completed", a.runs},
+        {"ok", a.ok_runs},
+        {"jobs", out.plan.jobs},
+        {"timeout_seconds", static_cast<double>(out.plan.timeout.count()) / 1000},
+        {"workers_started", out.workers_started}}},
+      {"rate",
+       {{"differing_runs", a.differing},
+        {"observed", a.rate},
+        {"confidence", a.confidence},
+        {"interval", {a.interval.low, a.interval.high}},
+        {"upper_bound", a.upper_bound},
+        {"runs_for_1pct_bound", need_1pct}}},
+      {"variants", variants},
+      {"timing",
+       {{"wall_seconds", out.wall_seconds},
+        {"median_compile_seconds", median_compile(out)},
+        {"worker_start_seconds", out.worker_start_seconds}}},
+      {"warnings", out.warnings},
+  };
+  if (with_records) {
+    nlohmann::json recs = nlohmann::json::array();
+    for (const auto& r : out.records)
+      if (r.done) recs.push_back(record_to_json(r));
+    j["records"] = std::move(recs);
+  }
+  return j;
+}
+
+std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
+                        const std::string& input_display) {
+  auto paint = [&](const std::string& s, const char* code) {
+    return color ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
+  };
+  std::string s;
+  s += fmt::format("input     {}\n", input_display);
+  s += fmt::format("compiler  {}: {} ({}, {})\n", out.identity.backend, out.identity.version,
+                   out.identity.path, out.identity.content_hash.substr(0, 12));
+  if (!out.plan.options.empty()) s += fmt::format("options   {}\n", shell_join(out.plan.options));
+  s += fmt::format("setting   {}\n", perturb::describe(out.plan.setting));
+  std::string runs_note =
+      out.interrupted ? fmt::format(" (interrupted: {} of {} planned runs done)", a.runs, out.plan.runs) : "";
+  switch (a.verdict) {
+  case Verdict::deterministic:
+    s += fmt::format("verdict   {}: all {} runs gave the same output{}\n", paint("DETERMINISTIC", "1;32"),
+                     a.runs, runs_note);
+    s += fmt::format("bound     {}", bound_sentence(a.upper_bound, a.confidence));
+    if (a.upper_bound > 0.01)
+      s += fmt::format(" ({} runs would bound it below 1%: --max-rate 0.01)",
+                       stats::runs_to_bound(0.01, a.confidence));
+    s += "\n";
+    break;
+  case Verdict::nondeterministic:
+    s += fmt::format("verdict   {}: {} distinct outcomes in {} runs{}\n", paint("NONDETERMINISTIC", "1;31"),
+                     out.variants.size(), a.runs, runs_note);
+    s += fmt::format("rate      {} of runs ({} of {}) differ from the most common outcome (95% CI {} to {})\n",
+                     percent(a.rate), a.differing, a.runs, percent(a.interval.low), percent(a.interval.high));
+    break;
+  case Verdict::failed:
+    s += fmt::format("verdict   {}: the compiler failed on every run ({}){}\n", paint("FAILED", "1;33"),
+                     failure_breakdown(out), runs_note);
+    break;
+  case Verdict::no_runs:
+    s += fmt::format("verdict   no run completed{}\n", runs_note);
+    break;
+  }
+  if (a.verdict != Verdict::no_runs) {
+    s += fmt::format("variants  {}\n", out.variants.size());
+    size_t shown = 0;
+    for (const auto& v : out.variants) {
+      if (++shown > 20) {
+        s += fmt::format("  ... {} more (see --out or --json)\n", out.variants.size() - 20);
+        break;
+      }
+      s += fmt::format("  {}  {:>5} run{}  first run {:<5} {}", short_id(v.id), v.count, v.count == 1 ? " " : "s",
+                       v.first_run + 1, artifacts_brief(v));
+      if (!v.difference.empty()) s += "  differs: " + v.difference;
+      s += "\n";
+    }
+  }
+  s += fmt::format("time      {} (median compile {}, worker start + load {})\n", human_seconds(out.wall_seconds),
+                   human_seconds(median_compile(out)), human_seconds(out.worker_start_seconds));
+  for (const auto& w : out.warnings) s += fmt::format("warning   {}\n", w);
+  return s;
+}
+
+} // namespace kdet::report
