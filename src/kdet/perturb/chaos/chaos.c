@@ -244,6 +244,25 @@ __attribute__((constructor(101))) static void chaos_init(void) {
   }
 }
 
+/* With KDET_CHAOS_VERBOSE=1, one line of counters at exit (proof that a tool ran under it). */
+__attribute__((destructor)) static void chaos_report(void) {
+  const char* verbose = env_value("KDET_CHAOS_VERBOSE");
+  if (!verbose || strcmp(verbose, "1") != 0) return;
+  write_str("kdet-chaos: exit pid=");
+  write_u64((uint64_t)getpid());
+  write_str(" chaos_blocks=");
+  write_u64(atomic_load(&g_allocations));
+  write_str(" frees=");
+  write_u64(atomic_load(&g_frees));
+  write_str(" foreign_frees=");
+  write_u64(atomic_load(&g_foreign_frees));
+  write_str(" decoys_live=");
+  write_u64(atomic_load(&g_decoys_live));
+  write_str(" threads=");
+  write_u64(atomic_load(&g_thread_counter));
+  write_str("\n");
+}
+
 static inline int chaos_active(void) {
   if (__builtin_expect(atomic_load_explicit(&g_config_state, memory_order_acquire) != 2, 0))
     configure();
