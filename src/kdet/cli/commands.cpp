@@ -4,10 +4,24 @@
 namespace kdet::cli {
 
 void add_run(CLI::App& root, Action& action);
+void add_diff(CLI::App& root, Action& action);    // cli/diff.cpp
+void add_scan(CLI::App& root, Action& action);    // cli/scan.cpp
+void add_merge(CLI::App& root, Action& action);   // cli/scan.cpp
+void add_compare(CLI::App& root, Action& action); // cli/scan.cpp
+void add_corpus(CLI::App& root, Action& action);  // cli/corpus.cpp
+void add_cache(CLI::App& root, Action& action);   // cli/cache.cpp
+void add_cc(CLI::App& root, Action& action);      // cli/cache.cpp
 
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> table = {
       {"run", add_run},
+      {"diff", add_diff},
+      {"scan", add_scan},
+      {"merge", add_merge},
+      {"compare", add_compare},
+      {"corpus", add_corpus},
+      {"cache", add_cache},
+      {"cc", add_cc},
   };
   return table;
 }

@@ -188,6 +188,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
       ++v.count;
       out.records[idx] = std::move(rec);
       ++completed;
+      if (plan.stop_at_outcomes > 0 && variants.size() >= plan.stop_at_outcomes) stop.store(true);
       if (progress) progress(completed, plan.runs, variants.size());
     }
     worker.stop();
@@ -201,7 +202,8 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
 
   out.completed = completed;
   out.workers_started = workers_started.load();
-  out.interrupted = interrupted() || stop.load();
+  out.interrupted = interrupted();
+  out.stopped_early = !out.interrupted && completed < plan.runs;
   for (auto& [id, v] : variants) out.variants.push_back(std::move(v));
   std::sort(out.variants.begin(), out.variants.end(), [](const Variant& a, const Variant& b) {
     return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;

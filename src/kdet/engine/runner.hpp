@@ -21,6 +21,9 @@ struct RunPlan {
   uint64_t runs = 32;
   int jobs = 1;
   std::chrono::milliseconds timeout{0};
+  // Stop early once this many distinct outcomes were seen (0 = run them all;
+  // 2 = stop at the first sign of nondeterminism, as scan's adaptive budget does).
+  size_t stop_at_outcomes = 0;
 };
 
 struct ArtifactInfo {
@@ -70,6 +73,7 @@ struct RunOutput {
   uint64_t completed = 0;
   int workers_started = 0;
   bool interrupted = false;
+  bool stopped_early = false;   // stop_at_outcomes reached before all runs
   double wall_seconds = 0;
   double worker_start_seconds = 0; // one worker's start + compiler load (the probe)
   std::string started_at;       // ISO 8601 UTC
