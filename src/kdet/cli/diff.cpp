@@ -1,0 +1,207 @@
+//===- cli/diff.cpp - `kdet diff`: name the real change between two outputs -===//
+//
+//   kdet diff A B                       two files, or two folders (same-named files)
+//   kdet diff DIR VARIANT_A VARIANT_B   two variants of a `kdet run --out DIR` folder
+//   kdet diff --run-dir DIR [A B]       the same; without A B, the two most common
+// Exit 0 identical, 1 different, 2 unreadable input or bad options.
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/cli/main.hpp"
+#include "kdet/diff/diff.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <unistd.h>
+
+namespace kdet::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct DiffArgs {
+  std::vector<std::string> paths;
+  std::string run_dir;
+  std::string format;
+  std::string json_path;
+  std::string html_path;
+  std::string color = "auto";
+};
+
+// One pair of files to compare; a side may be missing (path empty).
+struct Pair {
+  std::string name;  // artifact name, or "" for a plain two-file diff
+  std::string a, b;
+};
+
+bool is_dir(const std::string& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+// The variant folder in DIR/variants named by `id` (exact, or either one a prefix of the other).
+std::string resolve_variant(const std::string& dir, const std::string& id) {
+  std::string vdir = dir + "/variants";
+  if (!is_dir(vdir)) throw Error::format("{}: not a kdet run folder (no variants/ inside)", dir);
+  std::vector<std::string> hits;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(vdir, ec)) {
+    std::string name = e.path().filename().string();
+    if (!e.is_directory()) continue;
+    if (name == id) return e.path().string();
+    if (name.rfind(id, 0) == 0 || id.rfind(name, 0) == 0) hits.push_back(e.path().string());
+  }
+  if (hits.size() == 1) return hits[0];
+  if (hits.empty()) throw Error::format("{}: no variant matching '{}' in {}", dir, id, vdir);
+  throw Error::format("{}: variant id '{}' is ambiguous ({} matches); give more digits", dir, id, hits.size());
+}
+
+// The two most common variants from DIR/result.json ("variants" is most common first).
+std::pair<std::string, std::string> two_most_common(const std::string& dir) {
+  std::string path = dir + "/result.json";
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error::format("{}: not valid JSON: {}", path, e.what());
+  }
+  if (!j.contains("variants") || !j["variants"].is_array())
+    throw Error::format("{}: has no \"variants\" array", path);
+  std::vector<std::pair<int64_t, std::string>> v;
+  for (const auto& x : j["variants"])
+    if (x.contains("id") && x["id"].is_string())
+      v.emplace_back(x.value("count", int64_t{0}), x["id"].get<std::string>());
+  std::stable_sort(v.begin(), v.end(), [](const auto& l, const auto& r) { return l.first > r.first; });
+  if (v.size() < 2)
+    throw Error::format("{}: {} variant{}, nothing to compare", path, v.size(), v.size() == 1 ? "" : "s");
+  return {v[0].second, v[1].second};
+}
+
+// Same-named regular files of two folders (union, sorted).
+std::vector<Pair> folder_pairs(const std::string& a, const std::string& b) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& dir : {a, b})
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.is_regular_file()) names.insert(e.path().filename().string());
+  std::vector<Pair> out;
+  for (const auto& n : names) {
+    Pair p{n, a + "/" + n, b + "/" + n};
+    if (!fs::exists(p.a, ec)) p.a.clear();
+    if (!fs::exists(p.b, ec)) p.b.clear();
+    out.push_back(std::move(p));
+  }
+  if (out.empty()) throw Error::format("{} and {}: no files to compare", a, b);
+  return out;
+}
+
+int do_diff(const DiffArgs& args) {
+  std::optional<diff::Format> force;
+  if (!args.format.empty()) force = diff::parse_format(args.format);
+
+  std::string label_a, label_b;
+  std::vector<Pair> pairs;
+  auto from_run_dir = [&](const std::string& dir, std::vector<std::string> ids) {
+    if (ids.empty()) {
+      auto [x, y] = two_most_common(dir);
+      ids = {x, y};
+    }
+    std::string da = resolve_variant(dir, ids[0]), db = resolve_variant(dir, ids[1]);
+    label_a = fs::path(da).filename().string();
+    label_b = fs::path(db).filename().string();
+    pairs = folder_pairs(da, db);
+  };
+  const auto& p = args.paths;
+  if (!args.run_dir.empty()) {
+    if (p.size() != 0 && p.size() != 2)
+      throw Error("--run-dir takes no variant or two variants (VARIANT_A VARIANT_B)");
+    from_run_dir(args.run_dir, p);
+  } else if (p.size() == 3) {
+    from_run_dir(p[0], {p[1], p[2]});
+  } else if (p.size() == 1 && is_dir(p[0])) {
+    from_run_dir(p[0], {});
+  } else if (p.size() == 2) {
+    label_a = p[0];
+    label_b = p[1];
+    if (is_dir(p[0]) && is_dir(p[1])) pairs = folder_pairs(p[0], p[1]);
+    else pairs.push_back({"", p[0], p[1]});
+  } else {
+    throw Error("give two files (A B), a run folder and two variants (DIR A B), or --run-dir DIR");
+  }
+
+  bool json_stdout = args.json_path == "-";
+  bool color = args.color == "always" ||
+               (args.color == "auto" && !json_stdout && ::isatty(1) && !std::getenv("NO_COLOR"));
+  bool all_identical = true;
+  std::string text, html;
+  nlohmann::json artifacts = nlohmann::json::array();
+  nlohmann::json single;
+  for (const auto& pr : pairs) {
+    std::string na = pr.name.empty() ? label_a : label_a + "/" + pr.name;
+    std::string nb = pr.name.empty() ? label_b : label_b + "/" + pr.name;
+    if (pr.a.empty() || pr.b.empty()) {
+      all_identical = false;
+      std::string side = pr.a.empty() ? "B" : "A";
+      text += fmt::format("{}: only in {}\n", pr.name, side);
+      html += fmt::format("<p class=\"kdet-diff-only\">{}: only in {}</p>\n", pr.name, side);
+      artifacts.push_back({{"name", pr.name}, {"only_in", side}});
+      continue;
+    }
+    std::string da = read_file(pr.a), db = read_file(pr.b);
+    diff::Report r;
+    try {
+      r = diff::compare(da, db, force);
+    } catch (const Error& e) {
+      throw Error::format("{} vs {}: {}", pr.a, pr.b, e.what());
+    }
+    all_identical &= diff::identical(r);
+    text += diff::to_text(r, color, na, nb);
+    html += pr.name.empty() ? diff::to_html(r)
+                            : fmt::format("<section class=\"kdet-diff-artifact\"><h3>{}</h3>\n{}</section>\n",
+                                          pr.name, diff::to_html(r));
+    nlohmann::json j = diff::to_json(r);
+    j["a"] = pr.a;
+    j["b"] = pr.b;
+    if (pr.name.empty()) single = j;
+    artifacts.push_back({{"name", pr.name}, {"report", std::move(j)}});
+  }
+
+  nlohmann::json out = single;
+  if (single.is_null())
+    out = {{"schema", "kdet.diff-set/1"}, {"a", label_a}, {"b", label_b},
+           {"identical", all_identical}, {"artifacts", std::move(artifacts)}};
+  if (!args.json_path.empty()) {
+    if (json_stdout) fmt::print("{}\n", out.dump(2));
+    else write_file_atomic(args.json_path, out.dump(2) + "\n");
+  }
+  if (!args.html_path.empty()) write_file_atomic(args.html_path, html);
+  if (!json_stdout) fmt::print("{}", text);
+  return all_identical ? k_exit_deterministic : k_exit_nondeterministic;
+}
+
+} // namespace
+
+void add_diff(CLI::App& root, Action& action) {
+  auto args = std::make_shared<DiffArgs>();
+  auto* cmd = root.add_subcommand(
+      "diff", "Compare two compiler outputs and name the real change (PTX, cubin, text, binary)");
+  cmd->footer("Exit codes: 0 identical, 1 different, 2 unreadable input or bad options.");
+  cmd->add_option("paths", args->paths, "A B (files or folders), or DIR VARIANT_A VARIANT_B");
+  cmd->add_option("--run-dir", args->run_dir,
+                  "A `kdet run --out` folder; compares VARIANT_A VARIANT_B, or the two most common");
+  cmd->add_option("--format", args->format, "Read both inputs as this format instead of detecting it")
+      ->check(CLI::IsMember({"ptx", "cubin", "text", "binary"}));
+  cmd->add_option("--json", args->json_path, "Write the kdet.diff/1 JSON report to FILE (- = stdout)");
+  cmd->add_option("--html", args->html_path, "Write an HTML fragment (for embedding in reports) to FILE");
+  cmd->add_option("--color", args->color, "Colour the text report: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->callback([args, &action] { action = [args] { return do_diff(*args); }; });
+}
+
+} // namespace kdet::cli

@@ -1,0 +1,31 @@
+//===- diff/internal.hpp - per-format comparers behind compare() -----------===//
+#pragma once
+
+#include "kdet/diff/diff.hpp"
+
+#include <string_view>
+
+namespace kdet::diff::detail {
+
+// PTX: per .entry/.func and the module-level part (ptx_compare.cpp).
+Report compare_ptx(std::string_view a, std::string_view b);
+
+// CUDA ELF: per kernel, module sections, debug/notes (cubin_compare.cpp).
+// Throws kdet::Error naming the side when an input is not a readable ELF.
+Report compare_cubin(std::string_view a, std::string_view b);
+
+// Unified line diff (text_diff.cpp).
+Report compare_text(std::string_view a, std::string_view b);
+
+// Differing byte ranges (text_diff.cpp).
+Report compare_binary(std::string_view a, std::string_view b);
+
+// Differing ranges of two byte strings (offsets coincide), merged when closer
+// than `gap`; at most `max_ranges` listed, `total` counts every differing byte.
+std::vector<ByteRange> byte_ranges(std::string_view a, std::string_view b, uint64_t& total,
+                                   size_t max_ranges = 64, size_t gap = 8);
+
+// Sets report.overall to the most severe entry's change (identical when none).
+void set_overall(Report& report);
+
+} // namespace kdet::diff::detail

@@ -1,0 +1,162 @@
+//===- diff/line_diff.cpp - Myers diff of token sequences, with a cap -------===//
+//
+// Myers, "An O(ND) Difference Algorithm and Its Variations" (1986), greedy
+// forward search keeping one snapshot of the furthest-reaching paths per
+// edit distance d (memory O(D^2), D capped), then a backtrack.
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/diff/line_diff.hpp"
+
+#include <algorithm>
+
+namespace kdet::diff::detail {
+
+uint32_t Interner::id(std::string_view s) {
+  auto it = m_ids.find(std::string(s));
+  if (it != m_ids.end()) return it->second;
+  uint32_t n = static_cast<uint32_t>(m_ids.size());
+  m_ids.emplace(std::string(s), n);
+  return n;
+}
+
+namespace {
+
+// Myers on a[a0..a1) vs b[b0..b1); appends edits; false when the cap was hit.
+bool myers(const std::vector<uint32_t>& a, size_t a0, size_t a1, const std::vector<uint32_t>& b,
+           size_t b0, size_t b1, size_t max_d, std::vector<Edit>& out) {
+  const int n = static_cast<int>(a1 - a0);
+  const int m = static_cast<int>(b1 - b0);
+  const int limit = static_cast<int>(std::min<size_t>(static_cast<size_t>(n + m), max_d));
+  // v[k + off] = furthest x on diagonal k.
+  const int off = limit + 1;
+  std::vector<int> v(2 * static_cast<size_t>(limit) + 3, 0);
+  std::vector<std::vector<int>> trace;  // trace[d][k + d + 1] = v before round d
+  int found = -1;
+  for (int d = 0; d <= limit && found < 0; ++d) {
+    trace.emplace_back(v.begin() + (off - d - 1), v.begin() + (off + d + 2));
+    for (int k = -d; k <= d; k += 2) {
+      int x = (k == -d || (k != d && v[off + k - 1] < v[off + k + 1])) ? v[off + k + 1]
+                                                                     : v[off + k - 1] + 1;
+      int y = x - k;
+      while (x < n && y < m && a[a0 + x] == b[b0 + y]) ++x, ++y;
+      v[off + k] = x;
+      if (x >= n && y >= m) {
+        found = d;
+        break;
+      }
+    }
+  }
+  if (found < 0) return false;
+  std::vector<Edit> rev;
+  int x = n, y = m;
+  for (int d = found; d >= 0; --d) {
+    const auto& t = trace[static_cast<size_t>(d)];
+    auto at = [&](int k) { return t[static_cast<size_t>(k + d + 1)]; };
+    int k = x - y;
+    int prev_k = (k == -d || (k != d && at(k - 1) < at(k + 1))) ? k + 1 : k - 1;
+    int prev_x = at(prev_k);
+    int prev_y = prev_x - prev_k;
+    while (x > prev_x && y > prev_y) {
+      --x, --y;
+      rev.push_back({Edit::Op::keep, static_cast<uint32_t>(a0 + x), static_cast<uint32_t>(b0 + y)});
+    }
+    if (d > 0) {
+      if (x == prev_x)
+        rev.push_back({Edit::Op::ins, static_cast<uint32_t>(a0 + x), static_cast<uint32_t>(b0 + prev_y)});
+      else
+        rev.push_back({Edit::Op::del, static_cast<uint32_t>(a0 + prev_x), static_cast<uint32_t>(b0 + y)});
+    }
+    x = prev_x;
+    y = prev_y;
+  }
+  out.insert(out.end(), rev.rbegin(), rev.rend());
+  return true;
+}
+
+} // namespace
+
+EditScript diff_sequences(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
+                          size_t max_d) {
+  EditScript s;
+  size_t pre = 0;
+  while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) ++pre;
+  size_t suf = 0;
+  while (suf < a.size() - pre && suf < b.size() - pre &&
+         a[a.size() - 1 - suf] == b[b.size() - 1 - suf])
+    ++suf;
+  for (size_t i = 0; i < pre; ++i)
+    s.edits.push_back({Edit::Op::keep, static_cast<uint32_t>(i), static_cast<uint32_t>(i)});
+  const size_t a1 = a.size() - suf, b1 = b.size() - suf;
+  if (!myers(a, pre, a1, b, pre, b1, max_d, s.edits)) {
+    s.approximate = true;
+    for (size_t i = pre; i < a1; ++i)
+      s.edits.push_back({Edit::Op::del, static_cast<uint32_t>(i), static_cast<uint32_t>(pre)});
+    for (size_t j = pre; j < b1; ++j)
+      s.edits.push_back({Edit::Op::ins, static_cast<uint32_t>(a1), static_cast<uint32_t>(j)});
+  }
+  for (size_t t = 0; t < suf; ++t)
+    s.edits.push_back({Edit::Op::keep, static_cast<uint32_t>(a1 + t), static_cast<uint32_t>(b1 + t)});
+  for (const auto& e : s.edits) s.kept += e.op == Edit::Op::keep;
+  return s;
+}
+
+std::vector<Hunk> make_hunks(const EditScript& script, const std::vector<std::string>& text_a,
+                             const std::vector<std::string>& text_b,
+                             const std::vector<size_t>& line_a, const std::vector<size_t>& line_b,
+                             size_t context) {
+  std::vector<Hunk> hunks;
+  const auto& e = script.edits;
+  size_t idx = 0;
+  while (idx < e.size()) {
+    while (idx < e.size() && e[idx].op == Edit::Op::keep) ++idx;
+    if (idx == e.size()) break;
+    // [first, last] changed, extended while the next change is within 2*context.
+    size_t first = idx, last = idx;
+    size_t scan = idx + 1;
+    while (scan < e.size()) {
+      if (e[scan].op != Edit::Op::keep) {
+        last = scan++;
+        continue;
+      }
+      size_t run = scan;
+      while (run < e.size() && e[run].op == Edit::Op::keep) ++run;
+      if (run < e.size() && run - scan <= 2 * context) {
+        scan = run;
+        continue;
+      }
+      break;
+    }
+    size_t begin = first >= context ? first - context : 0;
+    size_t end = std::min(e.size(), last + 1 + context);
+    Hunk h;
+    for (size_t t = begin; t < end; ++t) {
+      DiffLine l;
+      if (e[t].op == Edit::Op::keep) {
+        l.op = ' ';
+        l.text = text_a[e[t].i];
+        l.line_a = line_a[e[t].i];
+        l.line_b = line_b[e[t].j];
+      } else if (e[t].op == Edit::Op::del) {
+        l.op = '-';
+        l.text = text_a[e[t].i];
+        l.line_a = line_a[e[t].i];
+      } else {
+        l.op = '+';
+        l.text = text_b[e[t].j];
+        l.line_b = line_b[e[t].j];
+      }
+      if (l.op != '+') {
+        if (h.count_a++ == 0) h.start_a = l.line_a;
+      }
+      if (l.op != '-') {
+        if (h.count_b++ == 0) h.start_b = l.line_b;
+      }
+      h.lines.push_back(std::move(l));
+    }
+    hunks.push_back(std::move(h));
+    idx = end;
+  }
+  return hunks;
+}
+
+} // namespace kdet::diff::detail
