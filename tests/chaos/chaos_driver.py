@@ -7,7 +7,8 @@ nvJitLink (*.ptx -> cubin), each input --repeat times in this one process, and
 writes every result to OUTDIR/<library>.<input>.<options>.<repeat>.<ext>.
 When the chaos library is loaded it calls kdet_chaos_reseed(seed + repeat)
 before each repeat (the in-process hook of `--process same`) and writes the
-number of chaos blocks to OUTDIR/chaos_allocations.txt.
+number of chaos blocks to OUTDIR/chaos_allocations.txt. The seconds spent inside
+the compiler libraries (all repeats) go to OUTDIR/compile_seconds.txt.
 
 Usage: chaos_driver.py OUTDIR --cuda-home DIR [--repeat N] [--seed S]
                        [--nvvm F.ll:ARCH ...] [--nvrtc F.cu:ARCH ...] [--nvjitlink F.ptx:ARCH ...]
@@ -17,6 +18,7 @@ import argparse
 import ctypes
 import os
 import sys
+import time
 
 NVJITLINK_INPUT_PTX = 2  # nvJitLinkInputType in nvJitLink.h
 
@@ -125,6 +127,7 @@ def main():
         lib = load(args.cuda_home, "libnvJitLink.so")
         jobs += [("nvjitlink", nvjitlink, lib, j) for j in args.nvjitlink]
     failed = 0
+    busy = 0.0
     for rep in range(args.repeat):
         if reseed is not None:
             reseed(args.seed + rep)
@@ -134,7 +137,9 @@ def main():
             with open(path, "rb") as f:
                 text = f.read()
             try:
+                start = time.perf_counter()
                 results = compile_fn(lib, text, os.path.basename(path), opts)
+                busy += time.perf_counter() - start
             except RuntimeError as e:
                 print("chaos_driver: %s %s %s: %s" % (tag, path, arch, e), file=sys.stderr)
                 failed += 1
@@ -143,6 +148,8 @@ def main():
                 name = "%s.%s.%s.%d.%s" % (tag, os.path.basename(path), arch, rep, ext)
                 with open(os.path.join(args.outdir, name), "wb") as f:
                     f.write(data)
+    with open(os.path.join(args.outdir, "compile_seconds.txt"), "w") as f:
+        f.write("%.6f\n" % busy)
     if reseed is not None:
         count = this.kdet_chaos_allocations
         count.restype = ctypes.c_ulonglong

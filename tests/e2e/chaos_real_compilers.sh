@@ -64,6 +64,9 @@ compile_all() {
   env "$@" "$python" "$driver" "$out" --cuda-home "$cuda" --repeat 2 --seed 11 \
     --nvvm "${nvvm_jobs[@]}" --nvrtc "${nvrtc_jobs[@]}" --nvjitlink "${jit_jobs[@]}" \
     2>"$out.log/driver"
+  # counters, not compiler output
+  mv "$out/compile_seconds.txt" "$out.log/"
+  [[ ! -f $out/chaos_allocations.txt ]] || mv "$out/chaos_allocations.txt" "$out.log/"
 }
 
 SECONDS=0
@@ -108,12 +111,11 @@ check_run() {
     failures=$((failures + 1))
   fi
   local blocks
-  blocks=$(cat "$dir/chaos_allocations.txt" 2>/dev/null || echo 0)
+  blocks=$(cat "$dir.log/chaos_allocations.txt" 2>/dev/null || echo 0)
   if (( blocks == 0 )); then
     echo "chaos_real_compilers: FAIL: $name: the driver process saw no chaos blocks"
     failures=$((failures + 1))
   fi
-  rm -f "$dir/chaos_allocations.txt"
   echo "chaos_real_compilers: $name: $compared outputs compared; library in $loaded compiler processes; $blocks chaos blocks in the library driver"
 }
 
