@@ -1,4 +1,405 @@
+//===- diff/cubin_compare.cpp - per-kernel comparison of two cubins --------===//
+//
+// A kernel is a `.text.<name>` section; it owns `.nv.info.<name>`,
+// `.nv.constant<N>.<name>`, `.nv.shared.<name>`, `.rela.text.<name>`, the
+// module-wide .nv.info records of symbols defined in its .text, and those
+// symbols. Per kernel:
+//  - .text is compared as 16-byte SASS words (Myers over interned words):
+//    same multiset in another order -> reordered (moved = words off the LCS),
+//    otherwise code (aspect "text").
+//  - attributes: REGCOUNT -> "register_count"; FRAME_SIZE, MIN/MAX_STACK_SIZE,
+//    CRS_STACK_SIZE -> "stack"; other EIATTR records -> "attributes";
+//    .nv.shared size -> "shared_memory"; constant banks -> "constants";
+//    symbol value/size/binding -> "symbol" (only when .text is the same,
+//    since sizes follow the code).
+//  - class: code if .text changed, else attributes if any attribute-like
+//    aspect changed, else reordered if .text was only reordered.
+// Sections owned by no kernel form "(module sections)" (class code when they
+// differ); .debug*, .nv_debug*, .note* and SHT_NOTE form "(debug and notes)"
+// (class metadata), so a cubin whose only change is there reads "metadata only".
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/diff/cubin_reader.hpp"
 #include "kdet/diff/internal.hpp"
+#include "kdet/diff/line_diff.hpp"
+#include "kdet/util/error.hpp"
+
+#include <elf.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
 namespace kdet::diff::detail {
-Report compare_cubin(std::string_view a, std::string_view b) { return compare_binary(a, b); }
+
+namespace {
+
+constexpr size_t k_word = 16;  // SASS instruction size on sm_70 and later
+
+struct AttrVal {
+  std::string value;
+  std::string aspect;
+};
+
+struct Kernel {
+  size_t text = 0;                               // section index of .text.<name>
+  std::map<std::string, size_t> owned;           // ".nv.constant0" / ".nv.shared" / ".rela.text" / ".nv.info" -> section
+  std::map<std::string, AttrVal> attrs;          // display name -> value
+  std::map<std::string, std::string> symbols;    // symbol name -> "value size bind other"
+};
+
+struct Model {
+  const CudaElf* elf = nullptr;
+  std::map<std::string, Kernel> kernels;
+  std::vector<std::string> kernel_order;
+  std::map<std::string, size_t> module_sections;  // name -> index
+  std::map<std::string, size_t> meta_sections;
+  std::map<std::string, std::string> module_symbols;
+};
+
+bool starts(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+
+std::string hex(std::string_view v) {
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < 64; ++i) out += fmt::format("{:02x}", static_cast<unsigned char>(v[i]));
+  if (v.size() > 64) out += fmt::format("...({} bytes)", v.size());
+  return out;
 }
+
+std::string render_value(const NvInfoAttr& a) {
+  if (a.format != 4 || a.value.size() == 2) {
+    unsigned v = a.value.size() >= 2 ? static_cast<unsigned char>(a.value[0]) | (static_cast<unsigned char>(a.value[1]) << 8) : 0;
+    return std::to_string(v);
+  }
+  if (a.value.size() % 4 == 0 && a.value.size() <= 64) {
+    std::string out;
+    for (size_t i = 0; i < a.value.size(); i += 4) out += (i ? ", " : "") + std::to_string(read_u32(a.value, i));
+    return out;
+  }
+  return hex(a.value);
+}
+
+std::string aspect_of(uint8_t code) {
+  switch (code) {
+  case 0x2f: return "register_count";
+  case 0x11:
+  case 0x12:
+  case 0x1e:
+  case 0x23: return "stack";
+  default: return "attributes";
+  }
+}
+
+std::string display_name(uint8_t code) { return code == 0x2f ? "register count" : eiattr_name(code); }
+
+// ".nv.constant0.foo" -> {".nv.constant0", "foo"}; "" when `name` is not kernel-owned.
+std::pair<std::string, std::string> owner_of(const std::string& name) {
+  for (std::string_view p : {".nv.info.", ".nv.shared.", ".rela.text.", ".rel.text.", ".nv.local."})
+    if (starts(name, p) && name.size() > p.size())
+      return {std::string(p.substr(0, p.size() - 1)), name.substr(p.size())};
+  if (starts(name, ".nv.constant")) {
+    size_t i = 12;
+    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) ++i;
+    if (i > 12 && i + 1 < name.size() && name[i] == '.') return {name.substr(0, i), name.substr(i + 1)};
+  }
+  return {"", ""};
+}
+
+bool is_metadata(const ElfSection& s) {
+  return s.type == SHT_NOTE || starts(s.name, ".debug") || starts(s.name, ".nv_debug") ||
+         starts(s.name, ".note") || starts(s.name, ".rela.debug") || starts(s.name, ".rel.debug") ||
+         starts(s.name, ".rela.nv_debug") || starts(s.name, ".rel.nv_debug");
+}
+
+Model build_model(const CudaElf& elf) {
+  Model m;
+  m.elf = &elf;
+  std::map<size_t, std::string> text_owner;
+  for (size_t i = 0; i < elf.sections.size(); ++i) {
+    const auto& s = elf.sections[i];
+    if (starts(s.name, ".text.") && s.name.size() > 6) {
+      std::string k = s.name.substr(6);
+      if (m.kernels.count(k)) continue;
+      m.kernels[k].text = i;
+      m.kernel_order.push_back(k);
+      text_owner[i] = k;
+    }
+  }
+  for (size_t i = 0; i < elf.sections.size(); ++i) {
+    const auto& s = elf.sections[i];
+    if (s.type == SHT_NULL || s.name == ".shstrtab" || s.name == ".strtab" || s.name == ".symtab" ||
+        s.name == ".nv.info" || (starts(s.name, ".text.") && text_owner.count(i)))
+      continue;
+    if (is_metadata(s)) {
+      m.meta_sections.emplace(s.name, i);
+      continue;
+    }
+    auto [kind, owner] = owner_of(s.name);
+    auto it = m.kernels.find(owner);
+    if (!kind.empty() && it != m.kernels.end()) it->second.owned[kind] = i;
+    else m.module_sections.emplace(s.name, i);
+  }
+  // Symbols: those in a kernel's .text belong to it; others are module-level.
+  for (const auto& sym : elf.symbols) {
+    if (sym.name.empty() || sym.type == STT_SECTION) continue;
+    std::string desc = fmt::format("value {:#x} size {} bind {} other {:#x}", sym.value, sym.size, sym.bind, sym.other);
+    auto it = text_owner.find(sym.shndx);
+    if (it != text_owner.end()) {
+      m.kernels[it->second].symbols[sym.name] = desc;
+    } else {
+      std::string where = sym.shndx < elf.sections.size() ? elf.sections[sym.shndx].name : std::to_string(sym.shndx);
+      m.module_symbols[sym.name] = desc + " in " + where;
+    }
+  }
+  // Attributes: per-kernel .nv.info.<name>, and module .nv.info records keyed by symbol.
+  for (auto& [name, k] : m.kernels) {
+    auto it = k.owned.find(".nv.info");
+    if (it == k.owned.end()) continue;
+    std::map<std::string, int> seen;
+    for (const auto& a : parse_nv_info(elf.sections[it->second].data)) {
+      std::string key = display_name(a.code);
+      int n = seen[key]++;
+      if (n) key += fmt::format("[{}]", n);
+      k.attrs[key] = {render_value(a), aspect_of(a.code)};
+    }
+  }
+  for (const auto& s : elf.sections) {
+    if (s.name != ".nv.info") continue;
+    for (const auto& a : parse_nv_info(s.data)) {
+      if (a.format != 4 || a.value.size() < 8) continue;
+      uint32_t idx = read_u32(a.value, 0);
+      if (idx >= elf.symbols.size()) continue;
+      const auto& sym = elf.symbols[idx];
+      auto owner = text_owner.find(sym.shndx);
+      if (owner == text_owner.end()) continue;
+      std::string key = display_name(a.code);
+      if (sym.name != owner->second) key += " (" + sym.name + ")";
+      std::string value = a.value.size() == 8 ? std::to_string(read_u32(a.value, 4)) : hex(a.value.substr(4));
+      m.kernels[owner->second].attrs[key] = {value, aspect_of(a.code)};
+    }
+  }
+  return m;
+}
+
+void add_aspect(Entry& e, const std::string& a) {
+  if (std::find(e.aspects.begin(), e.aspects.end(), a) == e.aspects.end()) e.aspects.push_back(a);
+}
+
+// Compares two .text sections as 16-byte words; returns the change it shows.
+Change compare_text(std::string_view a, std::string_view b, Entry& e, bool& approximate) {
+  auto words = [](std::string_view t) {
+    std::vector<std::string> w;
+    for (size_t i = 0; i < t.size(); i += k_word) w.emplace_back(t.substr(i, k_word));
+    return w;
+  };
+  auto wa = words(a), wb = words(b);
+  e.count_a = wa.size();
+  e.count_b = wb.size();
+  if (a == b) return Change::identical;
+  Interner in;
+  std::vector<uint32_t> ia, ib;
+  for (const auto& w : wa) ia.push_back(in.id(w));
+  for (const auto& w : wb) ib.push_back(in.id(w));
+  EditScript s = diff_sequences(ia, ib);
+  approximate |= s.approximate;
+  add_aspect(e, "text");
+  auto sa = wa, sb = wb;
+  std::sort(sa.begin(), sa.end());
+  std::sort(sb.begin(), sb.end());
+  if (sa == sb) {
+    e.moved = wa.size() - s.kept;
+    e.notes.push_back(fmt::format(".text: same SASS words in another order, {} of {} moved", e.moved, wa.size()));
+    return Change::reordered;
+  }
+  e.notes.push_back(fmt::format(".text: {} and {} instruction words, {} in common{}", wa.size(), wb.size(),
+                                s.kept, a.size() != b.size() ? fmt::format(" (size {} -> {} bytes)", a.size(), b.size()) : ""));
+  return Change::code;
+}
+
+Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka, const Model& mb,
+                     const Kernel& kb, bool& approximate) {
+  Entry e;
+  e.name = name;
+  e.kind = "kernel";
+  const auto& sa = ma.elf->sections;
+  const auto& sb = mb.elf->sections;
+  Change text = compare_text(sa[ka.text].data, sb[kb.text].data, e, approximate);
+
+  std::set<std::string> kinds;
+  for (const auto& [k, i] : ka.owned) kinds.insert(k);
+  for (const auto& [k, i] : kb.owned) kinds.insert(k);
+  for (const auto& kind : kinds) {
+    if (kind == ".nv.info") continue;  // compared attribute by attribute below
+    auto ia = ka.owned.find(kind), ib = kb.owned.find(kind);
+    const ElfSection* xa = ia == ka.owned.end() ? nullptr : &sa[ia->second];
+    const ElfSection* xb = ib == kb.owned.end() ? nullptr : &sb[ib->second];
+    auto size = [](const ElfSection* s) { return s ? fmt::format("{} bytes", s->size) : std::string(); };
+    if (xa && xb && xa->size == xb->size && xa->data == xb->data) continue;
+    if (kind == ".nv.shared") {
+      if (xa && xb && xa->size == xb->size) continue;
+      add_aspect(e, "shared_memory");
+      e.values.push_back({"shared memory", size(xa), size(xb)});
+    } else if (starts(kind, ".nv.constant")) {
+      add_aspect(e, "constants");
+      std::string bank = "constant bank " + kind.substr(12);
+      if (xa && xb && xa->size == xb->size) {
+        uint64_t total = 0;
+        byte_ranges(xa->data, xb->data, total);
+        e.values.push_back({bank, size(xa), fmt::format("{} bytes differ", total)});
+      } else {
+        e.values.push_back({bank, size(xa), size(xb)});
+      }
+    } else if (kind == ".rela.text" || kind == ".rel.text") {
+      add_aspect(e, "text");
+      e.values.push_back({"relocations", size(xa), size(xb) + (xa && xb && xa->size == xb->size ? " (content differs)" : "")});
+      if (text == Change::identical) text = Change::code;
+    } else {
+      add_aspect(e, "attributes");
+      e.values.push_back({kind, size(xa), size(xb)});
+    }
+  }
+
+  std::set<std::string> keys;
+  for (const auto& [k, v] : ka.attrs) keys.insert(k);
+  for (const auto& [k, v] : kb.attrs) keys.insert(k);
+  for (const auto& k : keys) {
+    auto ia = ka.attrs.find(k), ib = kb.attrs.find(k);
+    std::string va = ia == ka.attrs.end() ? "" : ia->second.value;
+    std::string vb = ib == kb.attrs.end() ? "" : ib->second.value;
+    if (va == vb) continue;
+    add_aspect(e, (ia != ka.attrs.end() ? ia->second : ib->second).aspect);
+    e.values.push_back({k, va, vb});
+  }
+
+  if (text == Change::identical) {
+    std::set<std::string> names;
+    for (const auto& [n, d] : ka.symbols) names.insert(n);
+    for (const auto& [n, d] : kb.symbols) names.insert(n);
+    for (const auto& n : names) {
+      auto ia = ka.symbols.find(n), ib = kb.symbols.find(n);
+      std::string va = ia == ka.symbols.end() ? "" : ia->second;
+      std::string vb = ib == kb.symbols.end() ? "" : ib->second;
+      if (va == vb) continue;
+      add_aspect(e, "symbol");
+      e.values.push_back({"symbol " + n, va, vb});
+    }
+  }
+
+  bool attr_like = false;
+  for (const auto& a : e.aspects) attr_like |= a != "text";
+  if (text == Change::code) e.change = Change::code;
+  else if (attr_like) e.change = Change::attributes;
+  else e.change = text;
+  return e;
+}
+
+// Compares name -> section maps; records differing ones as values of `e`.
+void compare_sections(const std::map<std::string, size_t>& a, const CudaElf& ea,
+                      const std::map<std::string, size_t>& b, const CudaElf& eb, Entry& e) {
+  std::set<std::string> names;
+  for (const auto& [n, i] : a) names.insert(n);
+  for (const auto& [n, i] : b) names.insert(n);
+  for (const auto& n : names) {
+    auto ia = a.find(n), ib = b.find(n);
+    const ElfSection* xa = ia == a.end() ? nullptr : &ea.sections[ia->second];
+    const ElfSection* xb = ib == b.end() ? nullptr : &eb.sections[ib->second];
+    if (xa && xb && xa->size == xb->size && xa->data == xb->data) continue;
+    auto size = [](const ElfSection* s) { return s ? fmt::format("{} bytes", s->size) : std::string(); };
+    std::string vb = size(xb);
+    if (xa && xb && xa->size == xb->size) {
+      uint64_t total = 0;
+      byte_ranges(xa->data, xb->data, total);
+      vb += fmt::format(", {} differ", total);
+    }
+    e.values.push_back({n, size(xa), vb});
+  }
+  e.count_a = a.size();
+  e.count_b = b.size();
+}
+
+CudaElf read_or_throw(std::string_view data, const char* side) {
+  CudaElf elf;
+  std::string error;
+  if (!read_elf(data, elf, error)) throw Error::format("{} is not a readable CUDA ELF: {}", side, error);
+  return elf;
+}
+
+} // namespace
+
+Report compare_cubin(std::string_view a, std::string_view b) {
+  CudaElf ea = read_or_throw(a, "A"), eb = read_or_throw(b, "B");
+  Report r;
+  r.format = Format::cubin;
+  r.size_a = a.size();
+  r.size_b = b.size();
+  Model ma = build_model(ea), mb = build_model(eb);
+
+  bool text_differs = false;
+  for (const auto& name : ma.kernel_order) {
+    auto it = mb.kernels.find(name);
+    if (it == mb.kernels.end()) {
+      Entry e;
+      e.name = name;
+      e.kind = "kernel";
+      e.change = Change::removed;
+      e.notes.push_back("only in A");
+      r.entries.push_back(std::move(e));
+      continue;
+    }
+    Entry e = compare_kernel(name, ma, ma.kernels.at(name), mb, it->second, r.approximate);
+    text_differs |= std::find(e.aspects.begin(), e.aspects.end(), "text") != e.aspects.end();
+    r.entries.push_back(std::move(e));
+  }
+  for (const auto& name : mb.kernel_order) {
+    if (ma.kernels.count(name)) continue;
+    Entry e;
+    e.name = name;
+    e.kind = "kernel";
+    e.change = Change::added;
+    e.notes.push_back("only in B");
+    r.entries.push_back(std::move(e));
+  }
+
+  Entry mod;
+  mod.name = "(module sections)";
+  mod.kind = "sections";
+  compare_sections(ma.module_sections, ea, mb.module_sections, eb, mod);
+  if (ea.flags != eb.flags) mod.values.push_back({"ELF e_flags (target architecture)", fmt::format("{:#x}", ea.flags), fmt::format("{:#x}", eb.flags)});
+  if (ea.elf_class != eb.elf_class) mod.values.push_back({"ELF class", std::to_string(ea.elf_class), std::to_string(eb.elf_class)});
+  std::set<std::string> syms;
+  for (const auto& [n, d] : ma.module_symbols) syms.insert(n);
+  for (const auto& [n, d] : mb.module_symbols) syms.insert(n);
+  for (const auto& n : syms) {
+    auto ia = ma.module_symbols.find(n), ib = mb.module_symbols.find(n);
+    std::string va = ia == ma.module_symbols.end() ? "" : ia->second;
+    std::string vb = ib == mb.module_symbols.end() ? "" : ib->second;
+    if (va != vb) mod.values.push_back({"symbol " + n, va, vb});
+  }
+  if (!mod.values.empty()) {
+    mod.change = Change::code;
+    mod.aspects.push_back("sections");
+  }
+  r.entries.push_back(std::move(mod));
+
+  Entry meta;
+  meta.name = "(debug and notes)";
+  meta.kind = "metadata";
+  compare_sections(ma.meta_sections, ea, mb.meta_sections, eb, meta);
+  if (!meta.values.empty()) {
+    meta.change = Change::metadata;
+    meta.aspects.push_back("sections");
+  }
+  r.entries.push_back(std::move(meta));
+
+  set_overall(r);
+  if (r.overall == Change::identical && a != b) {
+    r.overall = Change::metadata;
+    r.notes.push_back("the files differ only in layout (section order, padding or headers)");
+  }
+  if (text_differs) r.notes.push_back("SASS compared as 16-byte instruction words (nvdisasm not used)");
+  if (r.approximate) r.notes.push_back("a diff hit its size cap; counts are approximate");
+  return r;
+}
+
+} // namespace kdet::diff::detail

@@ -118,7 +118,16 @@ Report compare(std::string_view a, std::string_view b, std::optional<Format> for
   Report r;
   switch (f) {
   case Format::ptx: r = detail::compare_ptx(a, b); break;
-  case Format::cubin: r = detail::compare_cubin(a, b); break;
+  case Format::cubin:
+    try {
+      r = detail::compare_cubin(a, b);
+    } catch (const Error& e) {
+      if (force) throw;
+      // Detected by its header but unreadable further on: still say where the bytes differ.
+      r = detail::compare_binary(a, b);
+      r.notes.push_back(std::string("read as binary: ") + e.what());
+    }
+    break;
   case Format::text: r = detail::compare_text(a, b); break;
   case Format::binary: r = detail::compare_binary(a, b); break;
   }

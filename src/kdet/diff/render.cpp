@@ -116,9 +116,14 @@ std::string to_text(const Report& r, bool color, const std::string& name_a, cons
                      summary_line(r), p.reset);
   for (const auto& n : r.notes) out += fmt::format("  note: {}\n", n);
   if (identical(r)) return out;
+  size_t same = 0;
   for (const auto& e : r.entries) {
-    const char* c = e.change == Change::identical ? "" : p.yellow;
-    out += fmt::format("  {}{:<10}{} {:<8} {}", c, to_string(e.change), *c ? p.reset : "", e.kind, e.name);
+    if (e.change == Change::identical) {
+      ++same;
+      continue;
+    }
+    const char* c = p.yellow;
+    out += fmt::format("  {}{:<10}{} {:<8} {}", c, to_string(e.change), p.reset, e.kind, e.name);
     if (!e.notes.empty()) out += ": " + join(e.notes, "; ");
     out += '\n';
     for (const auto& v : e.values)
@@ -126,6 +131,7 @@ std::string to_text(const Report& r, bool color, const std::string& name_a, cons
         out += fmt::format("      {}: {} -> {}\n", v.name, v.a.empty() ? "(none)" : v.a,
                            v.b.empty() ? "(none)" : v.b);
   }
+  if (same) out += fmt::format("  ({} identical part{} not listed)\n", same, same == 1 ? "" : "s");
   for (const auto& e : r.entries) {
     if (e.hunks.empty()) continue;
     out += fmt::format("{}--- {}:{}\n+++ {}:{}{}\n", p.bold, name_a, e.name, name_b, e.name, p.reset);
