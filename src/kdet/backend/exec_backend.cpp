@@ -23,6 +23,21 @@ namespace {
 
 constexpr size_t k_max_log = 64 << 10;
 
+// The most informative line of `--version` output: the first that names a
+// version or release with a digit in it (ptxas and nvcc print a banner first),
+// else the first line.
+std::string version_line(const std::string& text) {
+  for (const auto& raw : split(text, '\n')) {
+    std::string line = trim(raw);
+    std::string lower = line;
+    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool digit = line.find_first_of("0123456789") != std::string::npos;
+    if (digit && (lower.find("version") != std::string::npos || lower.find("release") != std::string::npos))
+      return line;
+  }
+  return first_line(text);
+}
+
 class ExecBackend final : public Backend {
 public:
   explicit ExecBackend(const BackendConfig& config)
@@ -39,8 +54,8 @@ public:
     SpawnOptions v;
     v.argv = {m_program, "--version"};
     auto out = run_captured(v, std::chrono::seconds(10), 4096);
-    std::string line = first_line(out.out.empty() ? out.err : out.out);
-    m_identity.version = out.status.ok() && !line.empty() ? line : "unknown (--version gave nothing)";
+    m_identity.version = out.status.ok() ? version_line(out.out.empty() ? out.err : out.out) : "";
+    if (m_identity.version.empty()) m_identity.version = "unknown (--version gave nothing)";
   }
 
   const Identity& identity() const override { return m_identity; }

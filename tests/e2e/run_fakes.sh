@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# kdet run against fake compilers that inject what real ones rarely do on
+# demand: address-dependent output, crashes, hangs, failures, garbage.
+source "$(dirname "$0")/lib/common.bash"
+FAKE=$KDET_FAKES_DIR/libfakenvvm.so
+CC=$KDET_FAKES_DIR/fake_cc
+[[ -f $FAKE && -x $CC ]] || skip "fake compilers not built (ninja kdet_test_fakes)"
+IN=$EX/nvvm/llvm7/saxpy.ll
+
+# Output that follows heap addresses: churn in one process makes it vary ...
+expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 20 --seed 1 --json "$T/h.json" -- -fake-mode=heaporder
+expect_output 'NONDETERMINISTIC'
+[[ $(json_get "$T/h.json" '["rate"]["differing_runs"]') -ge 1 ]] || fail "differing runs"
+# ... fresh processes with ASLR on make it vary ...
+expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 20 --process fresh --heap none --aslr on -- -fake-mode=heaporder
+# ... and with every factor fixed kdet adds no variation: one variant, as under setarch -R.
+expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 32 --process fresh --heap none --aslr off --threads 0 --json "$T/f.json" -- -fake-mode=heaporder
+expect_output 'DETERMINISTIC: all 32 runs'
+expect_output 'fewer than 8\.9% of runs would differ, at 95% confidence'
+[[ $(json_get "$T/f.json" '["runs"]["workers_started"]') == 32 ]] || fail "a fresh worker per run"
+# ... also in parallel workers.
+expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 16 -j 2 --process fresh --heap none --aslr off -- -fake-mode=heaporder
+
+# A deterministic fake stays deterministic under churn and threads.
+expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 10 --threads 4 -- -fake-mode=echo
+
+# Crash: every run is recorded with its signal, exit 3, and kdet keeps going.
+expect_exit 3 "$KDET" run "$IN" --lib "$FAKE" -n 3 --out "$T/crash" -- -fake-mode=crash
+expect_output 'FAILED: the compiler failed on every run \(3 crashed: compiler killed by signal 11 \(SIGSEGV\)\)'
+grep -q 'status: crashed' "$T"/crash/variants/*/failure.txt || fail "failure.txt"
+[[ $(wc -l <"$T/crash/runs.jsonl") == 3 ]] || fail "3 run records"
+expect_exit 3 "$KDET" run "$IN" --lib "$FAKE" -n 2 -- -fake-mode=abort
+expect_output 'SIGABRT'
+
+# Hang: killed at the timeout, recorded as timed out, and kdet returns promptly.
+start=$(date +%s)
+expect_exit 3 "$KDET" run "$IN" --lib "$FAKE" -n 2 --timeout 1 -- -fake-mode=hang
+expect_output '2 timed-out'
+(( $(date +%s) - start < 20 )) || fail "hang handling took too long"
+
+# Failure: the compiler's error and log are recorded.
+expect_exit 3 "$KDET" run "$IN" --lib "$FAKE" -n 2 --out "$T/fail" -- -fake-mode=fail
+expect_output 'NVVM_ERROR_COMPILATION'
+grep -rq 'fake: compilation failed (requested)' "$T/fail/logs" || fail "compiler log kept"
+
+# Garbage: random bytes are data, each run its own variant.
+expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 5 -- -fake-mode=garbage
+expect_output '5 distinct outcomes in 5 runs'
+# Junk written to stdout/stderr by the compiler does not disturb the protocol.
+expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 5 -- -fake-mode=print
+
+# A crash in some runs only is nondeterminism (success vs crash), with the first run of each.
+expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 9 --json "$T/cr.json" -- -fake-mode=crash-rate=3
+[[ $(json_get "$T/cr.json" '["variants"][1]["status"]') == crashed ]] || fail "crash variant"
+[[ $(json_get "$T/cr.json" '["variants"][1]["first_run"]') == 3 ]] || fail "first crashing run"
+
+# exec fakes: exit status, signal and hang are outcomes too.
+expect_exit 3 "$KDET" run "$IN" --cmd "$CC fail {input} {output}" -n 2
+expect_output 'exited 1'
+expect_exit 3 "$KDET" run "$IN" --cmd "$CC crash {input} {output}" -n 2
+expect_output 'SIGSEGV'
+expect_exit 3 "$KDET" run "$IN" --cmd "$CC hang {input} {output}" -n 1 --timeout 1
+expect_output 'timed-out'
+expect_exit 1 "$KDET" run "$IN" --cmd "$CC heaporder {input} {output}" -n 20
+expect_exit 0 "$KDET" run "$IN" --cmd "$CC heaporder {input} {output}" -n 10 --aslr off
+expect_exit 0 "$KDET" run "$IN" --cmd "$CC echo {input} {output}" -n 5
+# An environment variable reaches the compiler.
+expect_exit 0 "$KDET" run "$IN" --cmd "$CC env {input} {output}" -n 2 --env FAKE_CC_ENV=hello --out "$T/env"
+grep -q 'FAKE_CC_ENV: hello' "$T"/env/variants/*/output || fail "--env did not reach the compiler"
+echo "ok: fakes"
