@@ -59,7 +59,7 @@ enum {
   k_decoy_slots = 64,
   k_decoy_max_size = 64 * 1024, /* so decoys stay below glibc's mmap threshold */
 };
-/* Top 16 bits of a check word; a glibc chunk size never reaches 2^48. */
+/* Top 20 bits of a check word; a glibc chunk size never reaches 2^44 (16 TiB). */
 static const uint64_t k_tag = 0xC4A05ULL << 44;
 static const uint64_t k_tag_mask = 0xFFFFFULL << 44;
 
