@@ -2,7 +2,8 @@
 # chaos_real_compilers.sh: the real CUDA compilers give byte-identical output with
 # and without libkdet_chaos.so preloaded (docs/CHAOS.md).
 #
-# Compilers: ptxas (PTX -> cubin), nvcc --ptx and nvcc -cubin (CUDA -> PTX / cubin;
+# Compilers: ptxas (PTX -> cubin; also --split-compile 4 on a generated 16-kernel
+# file, so that ptxas allocates from 4 worker threads), nvcc --ptx and nvcc -cubin (CUDA -> PTX / cubin;
 # nvcc -c objects are not compared: they embed temporary names), and in one
 # Python process through ctypes libNVVM (IR -> PTX), NVRTC (CUDA -> PTX + cubin)
 # and nvJitLink (PTX -> cubin), each input compiled twice with a reseed between
@@ -46,6 +47,20 @@ for f in "${cu_files[@]}"; do nvrtc_jobs+=("$f:sm_90"); done
 jit_jobs=()
 for f in "${ptx_files[@]}"; do jit_jobs+=("$f:sm_90"); done
 
+# 16 kernels in one PTX file for ptxas --split-compile (made once, without the library).
+{
+  echo 'template <int K> __device__ float poly(float x) {'
+  echo '  float a = 0.f;'
+  echo '#pragma unroll'
+  echo '  for (int i = 0; i < 40 + K; ++i) a = a * x + (float)(i * K % 7) + __sinf(a);'
+  echo '  return a; }'
+  for k in $(seq 1 16); do
+    echo "extern \"C\" __global__ void k$k(float* o, const float* in, int n) {"
+    echo "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = poly<$k>(in[i]); }"
+  done
+} >"$tmp/split.cu"
+"$cuda/bin/nvcc" --ptx -arch=sm_90 "$tmp/split.cu" -o "$tmp/split.ptx"
+
 # compile_all DIR [env assignments...]: every compile, outputs into DIR, stderr into DIR.log/.
 compile_all() {
   local out=$1
@@ -56,6 +71,8 @@ compile_all() {
     b=$(basename "$f")
     env "$@" "$cuda/bin/ptxas" -arch=sm_90a "$f" -o "$out/ptxas.$b.cubin" 2>"$out.log/ptxas.$b"
   done
+  env "$@" "$cuda/bin/ptxas" -arch=sm_90a --split-compile 4 "$tmp/split.ptx" \
+    -o "$out/ptxas-split.cubin" 2>"$out.log/ptxas.split"
   for f in "${cu_files[@]}"; do
     b=$(basename "$f")
     env "$@" "$cuda/bin/nvcc" --ptx -arch=sm_90 "$f" -o "$out/nvcc.$b.ptx" 2>"$out.log/nvcc-ptx.$b"
@@ -105,7 +122,7 @@ check_run() {
   # The library must really have been inside each compiler.
   local loaded
   loaded=$(cat "$dir.log"/ptxas.* "$dir.log"/nvcc-* | grep -c '^kdet-chaos: enabled=1' || true)
-  local expected=$(( ${#ptx_files[@]} + 2 * ${#cu_files[@]} * 2 ))  # nvcc: cicc + ptxas at least
+  local expected=$(( ${#ptx_files[@]} + 1 + 2 * ${#cu_files[@]} * 2 ))  # nvcc: cicc + ptxas at least
   if (( loaded < expected )); then
     echo "chaos_real_compilers: FAIL: $name: library seen in $loaded processes, expected >= $expected"
     failures=$((failures + 1))
@@ -116,7 +133,14 @@ check_run() {
     echo "chaos_real_compilers: FAIL: $name: the driver process saw no chaos blocks"
     failures=$((failures + 1))
   fi
-  echo "chaos_real_compilers: $name: $compared outputs compared; library in $loaded compiler processes; $blocks chaos blocks in the library driver"
+  # ptxas --split-compile 4 must have allocated from more than one thread
+  local threads
+  threads=$(sed -n 's/^kdet-chaos: exit .* threads=\([0-9]*\).*/\1/p' "$dir.log/ptxas.split")
+  if (( ${threads:-0} < 2 )); then
+    echo "chaos_real_compilers: FAIL: $name: ptxas --split-compile 4 allocated from ${threads:-0} thread(s)"
+    failures=$((failures + 1))
+  fi
+  echo "chaos_real_compilers: $name: $compared outputs compared; library in $loaded compiler processes; $blocks chaos blocks in the library driver; ptxas --split-compile used ${threads:-0} threads"
 }
 
 for seed in 1 0x2a 987654321; do
