@@ -74,7 +74,10 @@ std::string render_value(const NvInfoAttr& a) {
   }
   if (a.value.size() % 4 == 0 && a.value.size() <= 64) {
     std::string out;
-    for (size_t i = 0; i < a.value.size(); i += 4) out += (i ? ", " : "") + std::to_string(read_u32(a.value, i));
+    for (size_t i = 0; i < a.value.size(); i += 4) {
+      if (i) out += ", ";
+      out += std::to_string(read_u32(a.value, i));
+    }
     return out;
   }
   return hex(a.value);
@@ -161,7 +164,13 @@ Model build_model(const CudaElf& elf) {
       std::string key = display_name(a.code);
       int n = seen[key]++;
       if (n) key += fmt::format("[{}]", n);
-      k.attrs[key] = {render_value(a), aspect_of(a.code)};
+      std::string value = render_value(a);
+      // PARAM_CBANK starts with a section index, which moves when other sections come
+      // and go (-lineinfo); name the section instead.
+      uint32_t sec = read_u32(a.value, 0);
+      if (a.code == 0x0a && a.format == 4 && a.value.size() == 8 && sec < elf.sections.size())
+        value = fmt::format("{}, {}", elf.sections[sec].name, read_u32(a.value, 4));
+      k.attrs[key] = {value, aspect_of(a.code)};
     }
   }
   for (const auto& s : elf.sections) {
@@ -365,7 +374,7 @@ Report compare_cubin(std::string_view a, std::string_view b) {
   mod.name = "(module sections)";
   mod.kind = "sections";
   compare_sections(ma.module_sections, ea, mb.module_sections, eb, mod);
-  if (ea.flags != eb.flags) mod.values.push_back({"ELF e_flags (target architecture)", fmt::format("{:#x}", ea.flags), fmt::format("{:#x}", eb.flags)});
+  if (ea.flags != eb.flags) mod.values.push_back({"ELF e_flags", fmt::format("{:#x}", ea.flags), fmt::format("{:#x}", eb.flags)});
   if (ea.elf_class != eb.elf_class) mod.values.push_back({"ELF class", std::to_string(ea.elf_class), std::to_string(eb.elf_class)});
   std::set<std::string> syms;
   for (const auto& [n, d] : ma.module_symbols) syms.insert(n);

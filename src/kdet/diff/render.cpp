@@ -38,7 +38,10 @@ nlohmann::json hunks_json(const std::vector<Hunk>& hunks) {
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += sep;
+    out += v[i];
+  }
   return out;
 }
 

@@ -1,0 +1,275 @@
+// Unit tests for diff/ PTX classification: real libNVVM 13.0 PTX
+// (tests/data/diff/*.ptx, see make_ptx.py) transformed in known ways.
+#include "kdet/diff/diff.hpp"
+#include "kdet/util/fs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <regex>
+
+namespace kdet::diff {
+namespace {
+
+std::string data(const std::string& name) {
+  return read_file(std::string(KDET_SOURCE_DIR) + "/tests/data/diff/" + name);
+}
+
+const Entry* find(const Report& r, const std::string& name) {
+  for (const auto& e : r.entries)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    out.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+// Renumbers every virtual register: %pN -> %p(limit - N) where limit is the declared count,
+// so the result is still valid PTX with the same declarations. Labels get a 9 prepended.
+std::string renumber(const std::string& ptx) {
+  std::map<std::string, int> limit;
+  std::regex decl(R"(%(\w+?)<(\d+)>)");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), decl); it != std::sregex_iterator(); ++it)
+    limit[(*it)[1]] = std::max(limit[(*it)[1]], std::stoi((*it)[2]));
+  std::regex reg(R"(%(rd|fd|rs|r|f|p|h)(\d+)\b)");
+  std::string out;
+  auto last = ptx.cbegin();
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), reg); it != std::sregex_iterator(); ++it) {
+    out.append(last, (*it)[0].first);
+    int n = std::stoi((*it)[2]);
+    out += "%" + (*it)[1].str() + std::to_string(limit[(*it)[1]] - n);
+    last = (*it)[0].second;
+  }
+  out.append(last, ptx.cend());
+  return std::regex_replace(out, std::regex(R"(\$L__BB)"), "$$L__BB9");
+}
+
+// Index of the first line containing `needle` at or after `from`.
+size_t line_with(const std::vector<std::string>& lines, const std::string& needle, size_t from = 0) {
+  for (size_t i = from; i < lines.size(); ++i)
+    if (lines[i].find(needle) != std::string::npos) return i;
+  ADD_FAILURE() << "no line with " << needle;
+  return 0;
+}
+
+TEST(DiffPtx, DetectsPtx) {
+  EXPECT_EQ(detect_format(data("saxpy.ptx")), Format::ptx);
+  EXPECT_EQ(detect_format("hello\nworld\n"), Format::text);
+}
+
+TEST(DiffPtx, IdenticalFiles) {
+  std::string a = data("tiled_matmul.ptx");
+  Report r = compare(a, a);
+  EXPECT_TRUE(identical(r));
+  EXPECT_EQ(summary_line(r), "identical");
+  EXPECT_EQ(to_json(r)["schema"], "kdet.diff/1");
+}
+
+TEST(DiffPtx, RenumberedRegistersAreRenamed) {
+  for (const char* name : {"saxpy.ptx", "block_reduce.ptx", "tiled_matmul.ptx", "row_softmax.ptx", "two_kernels.ptx"}) {
+    std::string a = data(name), b = renumber(a);
+    ASSERT_NE(a, b) << name;
+    Report r = compare(a, b);
+    EXPECT_EQ(r.overall, Change::renamed) << name;
+    EXPECT_EQ(summary_line(r), "same after register renaming") << name;
+    for (const auto& e : r.entries) {
+      if (e.kind == "module") continue;
+      EXPECT_EQ(e.change, Change::renamed) << name << " " << e.name;
+      EXPECT_TRUE(e.hunks.empty()) << name << " " << e.name << ": renaming must not show in the diff";
+    }
+  }
+}
+
+TEST(DiffPtx, SwappedIndependentInstructionsAreReordered) {
+  auto lines = lines_of(data("block_reduce.ptx"));
+  size_t i = line_with(lines, "ld.param.u64");  // two independent parameter loads
+  ASSERT_NE(lines[i + 1].find("ld.param.u64"), std::string::npos);
+  auto swapped = lines;
+  std::swap(swapped[i], swapped[i + 1]);
+  Report r = compare(join(lines), join(swapped));
+  const Entry* e = find(r, "block_reduce");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::reordered);
+  EXPECT_EQ(e->moved, 1u);
+  EXPECT_EQ(summary_line(r), "differ by instruction order in 1 of 1 function");
+  // The smallest diff: one line out, one line in, with the original line numbers.
+  size_t minus = 0, plus = 0;
+  for (const auto& h : e->hunks)
+    for (const auto& l : h.lines) {
+      minus += l.op == '-';
+      plus += l.op == '+';
+      if (l.op == '-') EXPECT_TRUE(l.line_a == i + 1 || l.line_a == i + 2);
+    }
+  EXPECT_EQ(minus, 1u);
+  EXPECT_EQ(plus, 1u);
+}
+
+TEST(DiffPtx, ReorderThatPermutesFirstUseNamesIsStillReordered) {
+  // What a compiler does: the swapped loads also take each other's register numbers.
+  auto lines = lines_of(data("block_reduce.ptx"));
+  size_t i = line_with(lines, "ld.param.u64");
+  auto b = lines;
+  std::swap(b[i], b[i + 1]);
+  std::string text = join(b);
+  text = std::regex_replace(text, std::regex(R"(%rd2\b)"), "%rdX");
+  text = std::regex_replace(text, std::regex(R"(%rd3\b)"), "%rd2");
+  text = std::regex_replace(text, std::regex(R"(%rdX)"), "%rd3");
+  Report r = compare(join(lines), text);
+  const Entry* e = find(r, "block_reduce");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::reordered);
+  EXPECT_EQ(e->moved, 1u);
+}
+
+TEST(DiffPtx, ChangedImmediateIsCode) {
+  auto lines = lines_of(data("tiled_matmul.ptx"));
+  size_t i = line_with(lines, "shl.b32");
+  auto b = lines;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(b[i], m, std::regex(R"(, (\d+);)")));
+  b[i] = std::regex_replace(b[i], std::regex(R"(, (\d+);)"), ", " + std::to_string(std::stoi(m[1]) + 1) + ";");
+  Report r = compare(join(lines), join(b));
+  const Entry* e = find(r, "tiled_matmul");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::code);
+  EXPECT_NE(std::find(e->aspects.begin(), e->aspects.end(), "immediates"), e->aspects.end());
+  EXPECT_EQ(summary_line(r), "code changed in 1 of 1 function");
+  size_t changed = 0;
+  for (const auto& h : e->hunks)
+    for (const auto& l : h.lines) changed += l.op != ' ';
+  EXPECT_EQ(changed, 2u);
+}
+
+TEST(DiffPtx, RegCountChangeIsRegDecls) {
+  std::string a = data("row_softmax.ptx");
+  std::string b = std::regex_replace(a, std::regex(R"(%rd<(\d+)>)"), "%rd<3000>");
+  Report r = compare(a, b);
+  const Entry* e = find(r, "row_softmax");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::reg_decls);
+  ASSERT_EQ(e->values.size(), 1u);
+  EXPECT_EQ(e->values[0].b, ".reg .b64 %rd<3000>");
+  EXPECT_EQ(summary_line(r), "register declarations changed in 1 of 1 function");
+}
+
+TEST(DiffPtx, RegCountAndReorderTogether) {
+  auto lines = lines_of(data("block_reduce.ptx"));
+  size_t i = line_with(lines, "ld.param.u64");
+  auto b = lines;
+  std::swap(b[i], b[i + 1]);
+  std::string text = std::regex_replace(join(b), std::regex(R"(%rd<15>)"), "%rd<14>");
+  Report r = compare(join(lines), text);
+  const Entry* e = find(r, "block_reduce");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::reg_decls);
+  EXPECT_NE(std::find(e->aspects.begin(), e->aspects.end(), "order"), e->aspects.end());
+}
+
+TEST(DiffPtx, CommentsOnlyAreTrivia) {
+  std::string a = data("saxpy.ptx");
+  std::string b = std::regex_replace(a, std::regex("Compiler Build ID: [A-Z0-9-]+"), "Compiler Build ID: CL-0");
+  b = std::regex_replace(b, std::regex("\tret;"), "\tret;   // the end");
+  ASSERT_NE(a, b);
+  Report r = compare(a, b);
+  EXPECT_EQ(r.overall, Change::trivia);
+  EXPECT_EQ(summary_line(r), "differ only in comments or whitespace");
+}
+
+TEST(DiffPtx, OneOfThreeFunctionsChanged) {
+  // two_kernels.ptx: .func poly, .entry scale_add, .entry mix.
+  std::string a = data("two_kernels.ptx");
+  auto lines = lines_of(a);
+  size_t mix = line_with(lines, ".entry mix");
+  size_t i = line_with(lines, "ld.param.u64", mix);
+  auto b = lines;
+  std::swap(b[i], b[i + 1]);
+  Report r = compare(a, join(b));
+  ASSERT_TRUE(find(r, "poly") && find(r, "scale_add") && find(r, "mix"));
+  EXPECT_EQ(find(r, "poly")->kind, "func");
+  EXPECT_EQ(find(r, "poly")->change, Change::identical);
+  EXPECT_EQ(find(r, "scale_add")->change, Change::identical);
+  EXPECT_EQ(find(r, "mix")->change, Change::reordered);
+  EXPECT_EQ(summary_line(r), "differ by instruction order in 1 of 3 functions");
+}
+
+TEST(DiffPtx, ModuleLevelConstantChange) {
+  std::string a = data("two_kernels.ptx");
+  std::string b = std::regex_replace(a, std::regex("0, 0, 128, 63"), "0, 0, 160, 63");
+  Report r = compare(a, b);
+  const Entry* m = find(r, "(module)");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->change, Change::code);
+  EXPECT_EQ(summary_line(r), "module-level declarations changed");
+}
+
+TEST(DiffPtx, FunctionOnlyOnOneSide) {
+  std::string a = data("two_kernels.ptx");
+  auto lines = lines_of(a);
+  size_t start = line_with(lines, ".visible .entry mix");
+  std::vector<std::string> b(lines.begin(), lines.begin() + static_cast<long>(start));
+  Report r = compare(a, join(b));
+  ASSERT_TRUE(find(r, "mix"));
+  EXPECT_EQ(find(r, "mix")->change, Change::removed);
+  EXPECT_EQ(r.overall, Change::removed);
+}
+
+TEST(DiffPtx, RenderersNameTheChange) {
+  auto lines = lines_of(data("block_reduce.ptx"));
+  size_t i = line_with(lines, "ld.param.u64");
+  auto b = lines;
+  std::swap(b[i], b[i + 1]);
+  Report r = compare(join(lines), join(b));
+  std::string text = to_text(r, false, "a.ptx", "b.ptx");
+  EXPECT_NE(text.find("reordered"), std::string::npos);
+  EXPECT_NE(text.find("1 of 49 instructions moved"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\033["), std::string::npos);
+  EXPECT_NE(to_text(r, true, "a", "b").find("\033["), std::string::npos);
+  std::string html = to_html(r);
+  EXPECT_NE(html.find("kdet-diff-reordered"), std::string::npos);
+  EXPECT_EQ(html.find("<html"), std::string::npos);
+  auto j = to_json(r);
+  EXPECT_EQ(j["overall"], "reordered");
+  EXPECT_EQ(j["entries"][1]["moved"], 1);
+}
+
+// A synthetic 100k-statement function: renumbered and with one changed immediate it must
+// still be classified quickly (the Myers cap keeps the worst case bounded).
+TEST(DiffPtx, LargeFunctionStaysFast) {
+  std::string head = ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry big(\n.param .u64 p\n)\n{\n"
+                     "\t.reg .b32 \t%r<100002>;\n";
+  std::string a = head, b = head;
+  for (int i = 1; i <= 100000; ++i) {
+    a += "\tadd.s32 \t%r" + std::to_string(i) + ", %r" + std::to_string(i / 2) + ", " + std::to_string(i % 7) + ";\n";
+    int j = 100001 - i;  // same function, registers numbered backwards
+    b += "\tadd.s32 \t%r" + std::to_string(j) + ", %r" + std::to_string(100001 - i / 2) + ", " +
+         std::to_string(i == 50000 ? 99 : i % 7) + ";\n";
+  }
+  a += "\tret;\n}\n";
+  b += "\tret;\n}\n";
+  auto t0 = std::chrono::steady_clock::now();
+  Report r = compare(a, b);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const Entry* e = find(r, "big");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::code);
+  EXPECT_LT(s, 10.0) << "100k-line compare took " << s << " s";
+  RecordProperty("seconds", std::to_string(s));
+}
+
+} // namespace
+} // namespace kdet::diff
