@@ -1,0 +1,285 @@
+//===- report/scan_report.cpp - terminal, JSON and JUnit reports of a scan -----===//
+#include "kdet/report/scan_report.hpp"
+
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace kdet::report {
+
+const char* to_string(JobStatus s) {
+  switch (s) {
+  case JobStatus::deterministic: return "deterministic";
+  case JobStatus::varies: return "varies";
+  case JobStatus::varies_expected: return "varies-expected";
+  case JobStatus::no_longer_varies: return "no-longer-varies";
+  case JobStatus::failed: return "failed";
+  case JobStatus::incomplete: return "incomplete";
+  }
+  return "?";
+}
+
+JobStatus job_status(const scan::JobRow& j) {
+  if (j.varies()) return j.expected_vary ? JobStatus::varies_expected : JobStatus::varies;
+  if (!j.done) return JobStatus::incomplete;
+  if (j.verdict() == "failed") return JobStatus::failed;
+  return j.expected_vary ? JobStatus::no_longer_varies : JobStatus::deterministic;
+}
+
+std::map<std::string, Tally> tally_by(const scan::ScanResult& r, std::string scan::JobRow::*field) {
+  std::map<std::string, Tally> out;
+  for (const auto& j : r.jobs) {
+    auto& t = out[j.*field];
+    ++t.jobs;
+    if (j.varies()) ++t.varying;
+  }
+  return out;
+}
+
+std::vector<CompilerComparison> compare_compilers(const scan::ScanResult& r) {
+  std::vector<CompilerComparison> out;
+  for (size_t i = 1; i < r.compilers.size(); ++i) {
+    CompilerComparison c{r.compilers[0].name, r.compilers[i].name, {}};
+    c.pairs = scan::pair_jobs(r.jobs, c.a, r.jobs, c.b);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+ScanCounts count(const scan::ScanResult& r) {
+  ScanCounts c;
+  c.jobs = r.jobs.size();
+  for (const auto& j : r.jobs) {
+    switch (job_status(j)) {
+    case JobStatus::varies: ++c.unexpected; ++c.varying; break;
+    case JobStatus::varies_expected: ++c.expected; ++c.varying; break;
+    case JobStatus::no_longer_varies: ++c.no_longer_varies; break;
+    case JobStatus::failed: ++c.failed; break;
+    case JobStatus::incomplete: ++c.incomplete; break;
+    case JobStatus::deterministic: break;
+    }
+  }
+  return c;
+}
+
+int scan_exit_code(const ScanCounts& c) { return c.unexpected || c.no_longer_varies ? 1 : 0; }
+
+namespace {
+
+struct Paint {
+  bool on;
+  std::string operator()(const char* code, const std::string& s) const {
+    return on ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
+  }
+};
+
+std::string tally_line(const std::map<std::string, Tally>& t) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : t) parts.push_back(fmt::format("{} {}/{}", k.empty() ? "(none)" : k, v.varying, v.jobs));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+} // namespace
+
+std::string scan_to_text(const scan::ScanResult& r, bool color) {
+  Paint p{color};
+  ScanCounts c = count(r);
+  std::string s;
+  size_t inputs = tally_by(r, &scan::JobRow::input).size();
+  size_t inputs_varying = 0;
+  for (const auto& [k, t] : tally_by(r, &scan::JobRow::input)) inputs_varying += t.varying > 0;
+  std::string head = fmt::format("{} of {} jobs vary ({} of {} inputs)", c.varying, c.jobs, inputs_varying, inputs);
+  s += (c.varying ? p("1;31", head) : p("1;32", head)) + "\n";
+  auto targets = tally_by(r, &scan::JobRow::target);
+  if (targets.size() > 1 || (targets.size() == 1 && !targets.begin()->first.empty()))
+    s += fmt::format("  by target:     {}\n", tally_line(targets));
+  s += fmt::format("  by options:    {}\n", tally_line(tally_by(r, &scan::JobRow::option_set)));
+  s += fmt::format("  by compiler:   {}\n", tally_line(tally_by(r, &scan::JobRow::compiler)));
+  uint64_t runs = 0;
+  double secs = 0;
+  for (const auto& j : r.jobs) runs += j.runs, secs += j.seconds;
+  s += fmt::format("  runs:          {} in total, {} of job time\n", runs, human_seconds(secs));
+  if (c.expected) s += fmt::format("  expected:      {} known to vary (manifest [[expect]])\n", c.expected);
+  if (c.failed) s += p("33", fmt::format("  failed:        {} jobs failed on every run", c.failed)) + "\n";
+  if (c.incomplete) s += p("33", fmt::format("  incomplete:    {} jobs not finished (run kdet scan again to resume)", c.incomplete)) + "\n";
+  size_t listed = 0;
+  for (const auto& j : r.jobs) {
+    JobStatus st = job_status(j);
+    if (st != JobStatus::varies && st != JobStatus::no_longer_varies && st != JobStatus::varies_expected) continue;
+    if (listed++ == 30) {
+      s += "  ... (see --json or --report-html for all)\n";
+      break;
+    }
+    if (st == JobStatus::no_longer_varies)
+      s += p("33", fmt::format("  NO LONGER VARIES  {}  ({} runs; expected: {})", j.label(), j.runs, j.expect_reason)) + "\n";
+    else
+      s += fmt::format("  {}  {}  {} variants in {} runs{}\n", st == JobStatus::varies ? p("31", "VARIES  ") : "expected",
+                       j.label(), j.variants.size(), j.runs, st == JobStatus::varies_expected ? " (" + j.expect_reason + ")" : "");
+  }
+  for (const auto& cmp : compare_compilers(r)) {
+    auto n = scan::count_labels(cmp.pairs);
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < n.size(); ++i)
+      if (n[i]) parts.push_back(fmt::format("{} {}", n[i], scan::to_string(scan::k_all_labels[i])));
+    s += fmt::format("  {} -> {}: {}\n", cmp.a, cmp.b, fmt::join(parts, ", "));
+  }
+  return s;
+}
+
+nlohmann::json scan_to_json(const scan::ScanResult& r) {
+  using nlohmann::json;
+  ScanCounts c = count(r);
+  json out;
+  out["schema"] = k_scan_schema;
+  out["meta"] = r.meta;
+  json compilers = json::array();
+  for (const auto& x : r.compilers)
+    compilers.push_back({{"name", x.name}, {"backend", x.backend}, {"path", x.path},
+                         {"content_hash", x.content_hash}, {"version", x.version}});
+  out["compilers"] = compilers;
+  auto tallies = [&](std::string scan::JobRow::*f) {
+    json t = json::object();
+    for (const auto& [k, v] : tally_by(r, f)) t[k] = {{"jobs", v.jobs}, {"varying", v.varying}};
+    return t;
+  };
+  out["summary"] = {{"jobs", c.jobs},           {"varying", c.varying},
+                    {"unexpected", c.unexpected}, {"expected", c.expected},
+                    {"no_longer_varies", c.no_longer_varies}, {"failed", c.failed},
+                    {"incomplete", c.incomplete}, {"exit_code", scan_exit_code(c)},
+                    {"by_target", tallies(&scan::JobRow::target)},
+                    {"by_option_set", tallies(&scan::JobRow::option_set)},
+                    {"by_compiler", tallies(&scan::JobRow::compiler)}};
+  json jobs = json::array();
+  for (const auto& j : r.jobs) {
+    json vars = json::array();
+    for (const auto& v : j.variants) {
+      json arts = json::array();
+      for (const auto& a : v.artifacts) arts.push_back({{"name", a.name}, {"hash", a.hash}, {"size", a.size}});
+      vars.push_back({{"id", v.id}, {"count", v.count}, {"first_run", v.first_run}, {"status", v.status},
+                      {"detail", v.detail}, {"artifacts", arts}});
+    }
+    jobs.push_back({{"id", j.id}, {"input", j.input}, {"input_hash", j.input_hash}, {"compiler", j.compiler},
+                    {"target", j.target}, {"option_set", j.option_set}, {"options", j.options},
+                    {"status", to_string(job_status(j))}, {"verdict", j.verdict()}, {"done", j.done},
+                    {"runs", j.runs}, {"budget", j.budget}, {"ok_runs", j.ok_runs}, {"differing", j.differing()},
+                    {"upper_bound", j.upper_bound()}, {"expected_vary", j.expected_vary},
+                    {"expect_reason", j.expect_reason}, {"seconds", j.seconds}, {"variants", vars}});
+  }
+  out["jobs"] = jobs;
+  json cmps = json::array();
+  for (const auto& cmp : compare_compilers(r)) cmps.push_back(comparison_to_json(cmp));
+  out["comparisons"] = cmps;
+  return out;
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    switch (ch) {
+    case '&': out += "&amp;"; break;
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '"': out += "&quot;"; break;
+    case '\'': out += "&#39;"; break;
+    default:
+      if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += "?";
+      else out += ch;
+    }
+  }
+  return out;
+}
+
+std::string scan_to_junit(const scan::ScanResult& r) {
+  std::map<std::string, std::vector<const scan::JobRow*>> by_compiler;
+  for (const auto& j : r.jobs) by_compiler[j.compiler].push_back(&j);
+  ScanCounts all = count(r);
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  auto name_it = r.meta.find("name");
+  std::string scan_name = name_it == r.meta.end() ? "scan" : name_it->second;
+  out += fmt::format("<testsuites name=\"kdet scan {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+                     xml_escape(scan_name), all.jobs, all.unexpected + all.no_longer_varies, all.failed);
+  for (const auto& [compiler, jobs] : by_compiler) {
+    size_t fail = 0, err = 0, skip = 0;
+    double time = 0;
+    for (auto* j : jobs) {
+      JobStatus st = job_status(*j);
+      fail += st == JobStatus::varies || st == JobStatus::no_longer_varies;
+      err += st == JobStatus::failed;
+      skip += st == JobStatus::varies_expected || st == JobStatus::incomplete;
+      time += j->seconds;
+    }
+    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
+                       "time=\"{:.3f}\">\n", xml_escape(compiler), jobs.size(), fail, err, skip, time);
+    for (auto* j : jobs) {
+      std::string cls = compiler + (j->target.empty() ? "" : "." + j->target) + "." + j->option_set;
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">", xml_escape(cls),
+                         xml_escape(j->input), j->seconds);
+      switch (job_status(*j)) {
+      case JobStatus::varies:
+        out += fmt::format("<failure message=\"{} variants in {} runs ({} differ)\" type=\"nondeterministic\">"
+                           "job {}: options {}</failure>", j->variants.size(), j->runs, j->differing(), j->id,
+                           xml_escape(shell_join(j->options)));
+        break;
+      case JobStatus::no_longer_varies:
+        out += fmt::format("<failure message=\"expected to vary ({}) but gave one output in {} runs\" "
+                           "type=\"no-longer-varies\"/>", xml_escape(j->expect_reason), j->runs);
+        break;
+      case JobStatus::failed:
+        out += fmt::format("<error message=\"compiler failed on all {} runs: {}\"/>", j->runs,
+                           xml_escape(j->variants.empty() ? "" : j->variants.front().detail));
+        break;
+      case JobStatus::varies_expected:
+        out += fmt::format("<skipped message=\"known to vary: {}\"/>", xml_escape(j->expect_reason));
+        break;
+      case JobStatus::incomplete:
+        out += fmt::format("<skipped message=\"not finished: {} of {} runs\"/>", j->runs, j->budget);
+        break;
+      case JobStatus::deterministic:
+        out += fmt::format("<system-out>deterministic in {} runs; rate below {} at 95% confidence</system-out>",
+                           j->runs, percent(j->upper_bound()));
+        break;
+      }
+      out += "</testcase>\n";
+    }
+    out += "  </testsuite>\n";
+  }
+  out += "</testsuites>\n";
+  return out;
+}
+
+std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed) {
+  Paint p{color};
+  auto n = scan::count_labels(c.pairs);
+  std::string s = fmt::format("{} -> {}: {} jobs compared\n", c.a, c.b, c.pairs.size());
+  for (size_t i = 0; i < n.size(); ++i)
+    s += fmt::format("  {:<12} {}\n", scan::to_string(scan::k_all_labels[i]), n[i]);
+  size_t listed = 0;
+  for (const auto& pr : c.pairs) {
+    if (pr.label == scan::Label::identical || pr.label == scan::Label::changed) continue;
+    if (listed++ == max_listed) {
+      s += "  ...\n";
+      break;
+    }
+    const char* code = pr.label == scan::Label::regressed ? "31" : pr.label == scan::Label::fixed ? "32" : "33";
+    s += fmt::format("  {}  {}\n", p(code, fmt::format("{:<12}", scan::to_string(pr.label))), pr.key);
+  }
+  return s;
+}
+
+nlohmann::json comparison_to_json(const CompilerComparison& c) {
+  using nlohmann::json;
+  auto n = scan::count_labels(c.pairs);
+  json counts = json::object();
+  for (size_t i = 0; i < n.size(); ++i) counts[scan::to_string(scan::k_all_labels[i])] = n[i];
+  json pairs = json::array();
+  for (const auto& p : c.pairs)
+    pairs.push_back({{"key", p.key}, {"label", scan::to_string(p.label)},
+                     {"a", p.a ? json(p.a->id) : json()}, {"b", p.b ? json(p.b->id) : json()}});
+  return {{"a", c.a}, {"b", c.b}, {"counts", counts}, {"pairs", pairs}};
+}
+
+} // namespace kdet::report

@@ -1,0 +1,80 @@
+//===- report/scan_report.hpp - a scan's results for people, CI and programs ---===//
+//
+// Terminal summary (in the census's terms: "161 of 6491 jobs vary; by
+// target: ..."), JSON (schema kdet.scan/1), JUnit XML (one test case per
+// job) and a single self-contained HTML file with inline SVG charts and the
+// classified diff of each varying job's variants.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/scan/labels.hpp"
+#include "kdet/scan/result.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kdet::report {
+
+inline constexpr const char* k_scan_schema = "kdet.scan/1";
+
+// What a job's result means against the manifest's expectations.
+enum class JobStatus { deterministic, varies, varies_expected, no_longer_varies, failed, incomplete };
+
+// "deterministic", "varies", "varies-expected", "no-longer-varies", "failed", "incomplete".
+const char* to_string(JobStatus s);
+JobStatus job_status(const scan::JobRow& j);
+
+// Jobs and varying jobs per value of a field.
+struct Tally {
+  size_t jobs = 0;
+  size_t varying = 0;
+};
+std::map<std::string, Tally> tally_by(const scan::ScanResult& r, std::string scan::JobRow::*field);
+
+// A comparison between two compilers of one result (the first compiler
+// against each other one), or between two databases (kdet compare).
+struct CompilerComparison {
+  std::string a;   // "nvvm-13.3" or "old.db:nvvm"
+  std::string b;
+  std::vector<scan::Pairing> pairs;
+};
+std::vector<CompilerComparison> compare_compilers(const scan::ScanResult& r);
+
+// The counts that decide the exit code.
+struct ScanCounts {
+  size_t jobs = 0, varying = 0, unexpected = 0, expected = 0, no_longer_varies = 0, failed = 0, incomplete = 0;
+};
+ScanCounts count(const scan::ScanResult& r);
+
+// 0: nothing unexpected; 1: unexpected variance or an expected-to-vary job that no longer varies.
+int scan_exit_code(const ScanCounts& c);
+
+// The terminal summary.
+std::string scan_to_text(const scan::ScanResult& r, bool color);
+
+// JSON, schema kdet.scan/1.
+nlohmann::json scan_to_json(const scan::ScanResult& r);
+
+// JUnit XML: a testsuite per compiler, a testcase per job; varying = failure,
+// failed compiles = error, expected-to-vary and unfinished jobs = skipped.
+std::string scan_to_junit(const scan::ScanResult& r);
+
+// Loads an artifact's bytes by hash ("" when absent).
+using BlobLoader = std::function<std::string(const std::string& hash)>;
+
+// One self-contained HTML page. Diffs are shown for at most `max_diffs` varying jobs.
+std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs, size_t max_diffs = 200);
+
+// The comparison of two databases' results as text and JSON.
+std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed = 50);
+nlohmann::json comparison_to_json(const CompilerComparison& c);
+
+// Escapes text for HTML and XML.
+std::string xml_escape(std::string_view s);
+
+} // namespace kdet::report

@@ -1,0 +1,99 @@
+//===- scan/planner.cpp - jobs, ids and shards ------------------------------===//
+#include "kdet/scan/planner.hpp"
+
+#include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace kdet::scan {
+
+Shard parse_shard(const std::string& text) {
+  auto parts = split(text, '/');
+  std::optional<uint64_t> i, n;
+  if (parts.size() == 2) {
+    i = parse_u64(parts[0]);
+    n = parse_u64(parts[1]);
+  }
+  if (!i || !n || *n == 0 || *i == 0 || *i > *n)
+    throw Error::format("--shard {}: expected I/N with 1 <= I <= N, e.g. --shard 2/8", text);
+  return {*i, *n};
+}
+
+std::vector<ResolvedCompiler> resolve_compilers(const Manifest& m) {
+  std::vector<ResolvedCompiler> out;
+  std::map<std::string, std::string> hashes;
+  for (const auto& c : m.compilers) {
+    ResolvedCompiler r;
+    r.name = c.name;
+    r.config = c.config;
+    if (c.config.kind == "exec") {
+      r.path = find_program(split_command(c.config.command).at(0));
+    } else {
+      r.path = c.config.lib.empty() ? backend::default_library_path(c.config.kind) : c.config.lib;
+      if (r.path.empty() || ::access(r.path.c_str(), R_OK) != 0)
+        throw Error::format("{}:{}: compiler '{}': no {} library found (set lib = \"/path/to/lib...so\")", m.path,
+                            c.line, c.name, c.config.kind);
+    }
+    r.content_hash = backend::cached_file_hash(r.path);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler>& compilers) {
+  std::vector<Job> jobs;
+  std::string setting_text = perturb::describe([&] {
+    perturb::Setting s = m.setting;
+    s.seed = 0; // the master seed is hashed separately below
+    return s;
+  }());
+  for (const auto& in : m.inputs) {
+    std::string input_hash = backend::cached_file_hash(in.path);
+    for (size_t ci = 0; ci < m.compilers.size(); ++ci) {
+      const auto& spec = m.compilers[ci];
+      std::vector<std::string> targets = spec.targets.empty() ? m.targets : spec.targets;
+      if (targets.empty()) targets.push_back("");
+      for (const auto& target : targets) {
+        for (size_t oi = 0; oi < m.option_sets.size(); ++oi) {
+          Job j;
+          j.input = &in;
+          j.input_hash = input_hash;
+          j.compiler = ci;
+          j.target = target;
+          j.option_set = oi;
+          j.backend = spec.config;
+          std::map<std::string, std::string> vars{{"target", target}};
+          j.backend.command = substitute(spec.config.command, vars);
+          j.options = spec.options;
+          if (!target.empty() && !spec.target_option.empty())
+            j.options.push_back(substitute(spec.target_option, vars));
+          for (const auto& o : m.option_sets[oi].options) j.options.push_back(o);
+          Hasher h;
+          h.add("kdet.scan.job/1").add(in.name).add(input_hash).add(spec.name).add(spec.config.kind);
+          h.add(compilers[ci].content_hash).add(j.backend.command).add(j.backend.output_ext).add(target);
+          h.add(m.option_sets[oi].name);
+          for (const auto& o : j.options) h.add(o);
+          h.add(setting_text).add_u64(m.setting.seed);
+          j.id = h.hex();
+          j.seed = mix_seed(m.setting.seed, std::stoull(j.id.substr(0, 16), nullptr, 16));
+          j.expect = find_expectation(m, in.name, spec.name, target, m.option_sets[oi].name);
+          jobs.push_back(std::move(j));
+        }
+      }
+    }
+  }
+  return jobs;
+}
+
+bool in_shard(const std::string& job_id, const Shard& shard) {
+  uint64_t v = std::stoull(job_id.substr(0, 16), nullptr, 16);
+  return v % shard.count == shard.index - 1;
+}
+
+} // namespace kdet::scan

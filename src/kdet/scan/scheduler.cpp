@@ -1,0 +1,200 @@
+//===- scan/scheduler.cpp - adaptive rounds of each job on a thread pool -------===//
+#include "kdet/scan/scheduler.hpp"
+
+#include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/runner.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace kdet::scan {
+
+using Clock = std::chrono::steady_clock;
+
+JobRow initial_row(const Manifest& m, const Job& job) {
+  JobRow r;
+  r.id = job.id;
+  r.input = job.input->name;
+  r.input_hash = job.input_hash;
+  r.compiler = m.compilers[job.compiler].name;
+  r.target = job.target;
+  r.option_set = m.option_sets[job.option_set].name;
+  r.options = job.options;
+  r.seed = job.seed;
+  r.budget = job_budget(m);
+  r.expected_vary = job.expect != nullptr;
+  r.expect_reason = job.expect ? job.expect->reason : "";
+  return r;
+}
+
+namespace {
+
+// Folds one round's output into the job's cumulative row; returns what to store.
+store::RoundWrite fold_round(JobRow& row, const engine::RunOutput& out, uint64_t offset) {
+  store::RoundWrite w;
+  w.compiler_version = out.identity.version;
+  for (const auto& r : out.records) {
+    if (!r.done) continue;
+    store::RunRow x;
+    x.index = offset + r.index;
+    x.variant = r.variant;
+    x.status = backend::to_string(r.status);
+    x.code = r.code;
+    x.signal = r.signal;
+    x.seed = r.seed;
+    x.seconds = r.seconds;
+    x.compile_seconds = r.compile_seconds;
+    x.worker_pid = r.worker_pid;
+    x.nth_in_worker = r.nth_in_worker;
+    x.detail = r.detail;
+    if (r.status == backend::Status::ok) ++row.ok_runs;
+    w.runs.push_back(std::move(x));
+  }
+  for (const auto& v : out.variants) {
+    auto it = std::find_if(row.variants.begin(), row.variants.end(), [&](const VariantRow& x) { return x.id == v.id; });
+    if (it != row.variants.end()) {
+      it->count += v.count;
+      continue;
+    }
+    VariantRow nv;
+    nv.id = v.id;
+    nv.count = v.count;
+    nv.first_run = offset + v.first_run;
+    nv.status = backend::to_string(v.status);
+    nv.detail = v.detail;
+    for (const auto& a : v.artifacts) {
+      std::string h = hash_bytes(a.data);
+      nv.artifacts.push_back({a.name, h, a.data.size()});
+      w.blobs.emplace_back(h, a.data);
+    }
+    row.variants.push_back(std::move(nv));
+  }
+  std::sort(row.variants.begin(), row.variants.end(), [](const VariantRow& a, const VariantRow& b) {
+    return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
+  });
+  row.runs += out.completed;
+  row.rounds += 1;
+  row.seconds += out.wall_seconds;
+  row.done = !out.interrupted && (row.variants.size() >= 2 || row.runs >= row.budget);
+  w.job = row;
+  return w;
+}
+
+} // namespace
+
+ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs, std::map<std::string, JobRow>& state,
+                       store::ScanWriter& writer, const ScheduleOptions& options) {
+  ScheduleStats stats;
+  auto t0 = Clock::now();
+  std::vector<const Job*> todo;
+  size_t total = jobs.size(), already = 0;
+  std::atomic<size_t> varying{0};
+  for (const auto& j : jobs) {
+    const JobRow& r = state.at(j.id);
+    if (r.done) {
+      ++already;
+      if (r.varies()) ++varying;
+    } else todo.push_back(&j);
+  }
+  std::atomic<size_t> next{0}, finished{0};
+  std::mutex mu; // guards state, stats.errors, broken, the progress line
+  std::set<size_t> broken;   // compilers that failed to load
+  auto last_print = Clock::now() - std::chrono::seconds(1);
+
+  auto print_progress = [&](bool force) {
+    if (!options.progress) return;
+    auto now = Clock::now();
+    if (!force && now - last_print < std::chrono::milliseconds(200)) return;
+    last_print = now;
+    size_t done_now = finished.load();
+    double el = std::chrono::duration<double>(now - t0).count();
+    std::string left = done_now ? human_seconds(el / static_cast<double>(done_now) *
+                                                static_cast<double>(todo.size() - done_now))
+                                : "?";
+    fmt::print(stderr, "\r\033[K[{}/{} jobs] {} vary, {} left", already + done_now, total, varying.load(), left);
+  };
+
+  auto worker = [&] {
+    for (;;) {
+      if (engine::interrupted()) return;
+      size_t i = next.fetch_add(1);
+      if (i >= todo.size()) return;
+      const Job& job = *todo[i];
+      JobRow row;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (broken.count(job.compiler)) continue;
+        row = state.at(job.id);
+      }
+      while (!row.done && !engine::interrupted()) {
+        uint64_t offset = row.runs;
+        uint64_t round = m.first_round << std::min<uint64_t>(row.rounds, 20);
+        round = std::min(round, row.budget - std::min(row.budget, row.runs));
+        if (round == 0) {
+          row.done = true;
+          store::RoundWrite w;
+          w.job = row;
+          writer.push(std::move(w));
+          break;
+        }
+        engine::RunPlan plan;
+        plan.backend = job.backend;
+        plan.setting = m.setting;
+        plan.setting.seed = mix_seed(job.seed, offset);
+        plan.input_path = job.input->path;
+        plan.options = job.options;
+        plan.runs = round;
+        plan.jobs = 1;
+        plan.timeout = std::chrono::milliseconds(static_cast<long long>(m.timeout_seconds * 1000));
+        plan.stop_at_outcomes = 2;
+        engine::RunOutput out;
+        try {
+          out = engine::execute(plan);
+        } catch (const Error& e) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (broken.insert(job.compiler).second)
+            stats.errors.push_back(fmt::format("compiler '{}': {}", m.compilers[job.compiler].name, e.what()));
+          break;
+        }
+        if (out.completed == 0) break; // interrupted before any run finished
+        store::RoundWrite w = fold_round(row, out, offset);
+        writer.push(std::move(w));
+        std::lock_guard<std::mutex> lock(mu);
+        stats.rounds += 1;
+        stats.runs += out.completed;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      state[job.id] = row;
+      if (row.done) {
+        ++finished;
+        ++stats.jobs_finished;
+        if (row.varies()) ++varying;
+      }
+      print_progress(false);
+    }
+  };
+  int n = std::max(1, std::min<int>(options.threads, static_cast<int>(std::max<size_t>(1, todo.size()))));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  writer.flush();
+  if (options.progress) {
+    print_progress(true);
+    fmt::print(stderr, "\n");
+  }
+  stats.interrupted = engine::interrupted();
+  stats.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return stats;
+}
+
+} // namespace kdet::scan

@@ -1,0 +1,414 @@
+//===- store/scan_db.cpp - SQLite store of scan results ---------------------===//
+#include "kdet/store/scan_db.hpp"
+
+#include "kdet/util/error.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <unistd.h>
+
+namespace kdet::store {
+
+namespace {
+
+const char* const k_schema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scans(id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT, finished_at TEXT,
+  shard TEXT, invocation TEXT, host TEXT, status TEXT);
+CREATE TABLE IF NOT EXISTS compilers(name TEXT PRIMARY KEY, backend TEXT, path TEXT, content_hash TEXT,
+  version TEXT);
+CREATE TABLE IF NOT EXISTS inputs(name TEXT PRIMARY KEY, content_hash TEXT);
+CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, input TEXT, input_hash TEXT, compiler TEXT, target TEXT,
+  option_set TEXT, options TEXT, seed INTEGER, budget INTEGER, runs INTEGER, ok_runs INTEGER, rounds INTEGER,
+  done INTEGER, expected_vary INTEGER, expect_reason TEXT, seconds REAL, updated_at TEXT);
+CREATE TABLE IF NOT EXISTS runs(job_id TEXT, idx INTEGER, variant TEXT, status TEXT, code INTEGER,
+  signal INTEGER, seed INTEGER, seconds REAL, compile_seconds REAL, worker_pid INTEGER, nth_in_worker INTEGER,
+  detail TEXT, PRIMARY KEY(job_id, idx)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS variants(job_id TEXT, id TEXT, count INTEGER, first_run INTEGER, status TEXT,
+  detail TEXT, PRIMARY KEY(job_id, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS variant_artifacts(job_id TEXT, variant TEXT, name TEXT, hash TEXT, size INTEGER,
+  PRIMARY KEY(job_id, variant, name)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blobs(hash TEXT PRIMARY KEY, data BLOB) WITHOUT ROWID;
+)sql";
+
+std::string now_iso() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+}
+
+// A prepared statement; binds by position from 1.
+class Stmt {
+public:
+  Stmt(sqlite3* db, const char* sql) : m_db(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr) != SQLITE_OK)
+      throw Error::format("database: cannot prepare statement: {}", sqlite3_errmsg(db));
+  }
+  ~Stmt() { sqlite3_finalize(m_stmt); }
+  Stmt& bind(int i, const std::string& s) {
+    sqlite3_bind_text(m_stmt, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind_blob(int i, const std::string& s) {
+    sqlite3_bind_blob(m_stmt, i, s.data(), static_cast<int>(s.size()), SQLITE_STATIC);
+    return *this;
+  }
+  Stmt& bind(int i, int64_t v) {
+    sqlite3_bind_int64(m_stmt, i, v);
+    return *this;
+  }
+  Stmt& bind(int i, double v) {
+    sqlite3_bind_double(m_stmt, i, v);
+    return *this;
+  }
+  // Runs to completion (for writes).
+  void run() {
+    int rc = sqlite3_step(m_stmt);
+    sqlite3_reset(m_stmt);
+    sqlite3_clear_bindings(m_stmt);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) throw Error::format("database write failed: {}", sqlite3_errmsg(m_db));
+  }
+  bool step() {
+    int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) throw Error::format("database read failed: {}", sqlite3_errmsg(m_db));
+    return false;
+  }
+  std::string text(int c) {
+    auto p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt, c));
+    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(m_stmt, c))) : std::string();
+  }
+  std::string blob(int c) {
+    auto p = static_cast<const char*>(sqlite3_column_blob(m_stmt, c));
+    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(m_stmt, c))) : std::string();
+  }
+  int64_t i64(int c) { return sqlite3_column_int64(m_stmt, c); }
+  double dbl(int c) { return sqlite3_column_double(m_stmt, c); }
+
+private:
+  sqlite3* m_db;
+  sqlite3_stmt* m_stmt = nullptr;
+};
+
+} // namespace
+
+ScanDb::ScanDb(const std::string& path) : m_path(path) {
+  if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
+    sqlite3_close(m_db);
+    throw Error::format("database {}: cannot open: {}", path, msg);
+  }
+  sqlite3_busy_timeout(m_db, 10000);
+  try {
+    int version = 0;
+    {
+      Stmt s(m_db, "PRAGMA user_version");
+      if (s.step()) version = static_cast<int>(s.i64(0));
+    }
+    {
+      Stmt s(m_db, "SELECT count(*) FROM sqlite_master");
+      s.step();
+      if (s.i64(0) > 0 && version != k_scan_db_version)
+        throw Error::format("database {}: schema version {} is not kdet scan's ({}); use a new --db file", path,
+                            version, k_scan_db_version);
+    }
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");
+    exec("PRAGMA foreign_keys=OFF");
+    exec(k_schema);
+    exec(fmt::format("PRAGMA user_version={}", k_scan_db_version).c_str());
+  } catch (...) {
+    sqlite3_close(m_db);
+    m_db = nullptr;
+    throw;
+  }
+}
+
+ScanDb::~ScanDb() {
+  if (m_db) sqlite3_close(m_db);
+}
+
+void ScanDb::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(m_db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "?";
+    sqlite3_free(err);
+    throw Error::format("database {}: {}", m_path, msg);
+  }
+}
+
+std::map<std::string, std::string> ScanDb::meta() {
+  std::map<std::string, std::string> out;
+  Stmt s(m_db, "SELECT key, value FROM meta");
+  while (s.step()) out[s.text(0)] = s.text(1);
+  return out;
+}
+
+void ScanDb::set_meta(const std::map<std::string, std::string>& values) {
+  Stmt s(m_db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+  exec("BEGIN");
+  for (const auto& [k, v] : values) s.bind(1, k).bind(2, v).run();
+  exec("COMMIT");
+}
+
+void ScanDb::plan(const std::vector<scan::CompilerRow>& compilers, const std::vector<scan::JobRow>& jobs,
+                  const std::vector<std::pair<std::string, std::string>>& inputs) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    Stmt c(m_db, "INSERT INTO compilers(name, backend, path, content_hash, version) VALUES(?,?,?,?,'') "
+                 "ON CONFLICT(name) DO UPDATE SET backend=excluded.backend, path=excluded.path, "
+                 "content_hash=excluded.content_hash");
+    for (const auto& r : compilers) c.bind(1, r.name).bind(2, r.backend).bind(3, r.path).bind(4, r.content_hash).run();
+    Stmt in(m_db, "INSERT OR REPLACE INTO inputs(name, content_hash) VALUES(?, ?)");
+    for (const auto& [n, h] : inputs) in.bind(1, n).bind(2, h).run();
+    Stmt j(m_db, "INSERT INTO jobs(id, input, input_hash, compiler, target, option_set, options, seed, budget, runs, "
+                 "ok_runs, rounds, done, expected_vary, expect_reason, seconds, updated_at) "
+                 "VALUES(?,?,?,?,?,?,?,?,?,0,0,0,0,?,?,0,?) ON CONFLICT(id) DO UPDATE SET budget=excluded.budget, "
+                 "expected_vary=excluded.expected_vary, expect_reason=excluded.expect_reason, "
+                 "done=CASE WHEN excluded.budget > jobs.runs AND (SELECT count(*) FROM variants v WHERE "
+                 "v.job_id=jobs.id) < 2 THEN 0 ELSE jobs.done END");
+    std::string now = now_iso();
+    for (const auto& r : jobs) {
+      j.bind(1, r.id).bind(2, r.input).bind(3, r.input_hash).bind(4, r.compiler).bind(5, r.target);
+      j.bind(6, r.option_set).bind(7, nlohmann::json(r.options).dump()).bind(8, static_cast<int64_t>(r.seed));
+      j.bind(9, static_cast<int64_t>(r.budget)).bind(10, static_cast<int64_t>(r.expected_vary));
+      j.bind(11, r.expect_reason).bind(12, now).run();
+    }
+    exec("COMMIT");
+  } catch (...) {
+    exec("ROLLBACK");
+    throw;
+  }
+}
+
+int64_t ScanDb::begin_scan(const std::string& shard, const std::string& invocation) {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  Stmt s(m_db, "INSERT INTO scans(started_at, shard, invocation, host, status) VALUES(?,?,?,?,'running')");
+  s.bind(1, now_iso()).bind(2, shard).bind(3, invocation).bind(4, std::string(host)).run();
+  return sqlite3_last_insert_rowid(m_db);
+}
+
+void ScanDb::finish_scan(int64_t id, const std::string& status) {
+  Stmt s(m_db, "UPDATE scans SET finished_at=?, status=? WHERE id=?");
+  s.bind(1, now_iso()).bind(2, status).bind(3, id).run();
+}
+
+void ScanDb::write(const std::vector<RoundWrite>& rounds) {
+  if (rounds.empty()) return;
+  Stmt job(m_db, "UPDATE jobs SET runs=?, ok_runs=?, rounds=?, done=?, seconds=?, updated_at=? WHERE id=?");
+  Stmt run(m_db, "INSERT OR REPLACE INTO runs(job_id, idx, variant, status, code, signal, seed, seconds, "
+                 "compile_seconds, worker_pid, nth_in_worker, detail) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+  Stmt var(m_db, "INSERT INTO variants(job_id, id, count, first_run, status, detail) VALUES(?,?,?,?,?,?) "
+                 "ON CONFLICT(job_id, id) DO UPDATE SET count=excluded.count, first_run=excluded.first_run");
+  Stmt art(m_db, "INSERT OR IGNORE INTO variant_artifacts(job_id, variant, name, hash, size) VALUES(?,?,?,?,?)");
+  Stmt blob(m_db, "INSERT OR IGNORE INTO blobs(hash, data) VALUES(?, ?)");
+  Stmt ver(m_db, "UPDATE compilers SET version=? WHERE name=? AND version=''");
+  std::string now = now_iso();
+  exec("BEGIN IMMEDIATE");
+  try {
+    for (const auto& r : rounds) {
+      const auto& j = r.job;
+      job.bind(1, static_cast<int64_t>(j.runs)).bind(2, static_cast<int64_t>(j.ok_runs));
+      job.bind(3, static_cast<int64_t>(j.rounds)).bind(4, static_cast<int64_t>(j.done)).bind(5, j.seconds);
+      job.bind(6, now).bind(7, j.id).run();
+      for (const auto& x : r.runs) {
+        run.bind(1, j.id).bind(2, static_cast<int64_t>(x.index)).bind(3, x.variant).bind(4, x.status);
+        run.bind(5, static_cast<int64_t>(x.code)).bind(6, static_cast<int64_t>(x.signal));
+        run.bind(7, static_cast<int64_t>(x.seed)).bind(8, x.seconds).bind(9, x.compile_seconds);
+        run.bind(10, static_cast<int64_t>(x.worker_pid)).bind(11, static_cast<int64_t>(x.nth_in_worker));
+        run.bind(12, x.detail).run();
+      }
+      for (const auto& v : j.variants) {
+        var.bind(1, j.id).bind(2, v.id).bind(3, static_cast<int64_t>(v.count));
+        var.bind(4, static_cast<int64_t>(v.first_run)).bind(5, v.status).bind(6, v.detail).run();
+        for (const auto& a : v.artifacts)
+          art.bind(1, j.id).bind(2, v.id).bind(3, a.name).bind(4, a.hash).bind(5, static_cast<int64_t>(a.size)).run();
+      }
+      for (const auto& [h, data] : r.blobs) blob.bind(1, h).bind_blob(2, data).run();
+      if (!r.compiler_version.empty()) ver.bind(1, r.compiler_version).bind(2, j.compiler).run();
+    }
+    exec("COMMIT");
+  } catch (...) {
+    exec("ROLLBACK");
+    throw;
+  }
+}
+
+scan::ScanResult ScanDb::load() {
+  scan::ScanResult out;
+  out.meta = meta();
+  {
+    Stmt s(m_db, "SELECT name, backend, path, content_hash, version FROM compilers ORDER BY rowid");
+    while (s.step()) out.compilers.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)});
+  }
+  std::map<std::string, size_t> index;
+  {
+    Stmt s(m_db, "SELECT id, input, input_hash, compiler, target, option_set, options, seed, budget, runs, ok_runs, "
+                 "rounds, done, expected_vary, expect_reason, seconds FROM jobs "
+                 "ORDER BY input, compiler, target, option_set, id");
+    while (s.step()) {
+      scan::JobRow j;
+      j.id = s.text(0);
+      j.input = s.text(1);
+      j.input_hash = s.text(2);
+      j.compiler = s.text(3);
+      j.target = s.text(4);
+      j.option_set = s.text(5);
+      j.options = nlohmann::json::parse(s.text(6), nullptr, false).get<std::vector<std::string>>();
+      j.seed = static_cast<uint64_t>(s.i64(7));
+      j.budget = static_cast<uint64_t>(s.i64(8));
+      j.runs = static_cast<uint64_t>(s.i64(9));
+      j.ok_runs = static_cast<uint64_t>(s.i64(10));
+      j.rounds = static_cast<uint64_t>(s.i64(11));
+      j.done = s.i64(12) != 0;
+      j.expected_vary = s.i64(13) != 0;
+      j.expect_reason = s.text(14);
+      j.seconds = s.dbl(15);
+      index[j.id] = out.jobs.size();
+      out.jobs.push_back(std::move(j));
+    }
+  }
+  {
+    Stmt s(m_db, "SELECT job_id, id, count, first_run, status, detail FROM variants "
+                 "ORDER BY job_id, count DESC, first_run");
+    while (s.step()) {
+      auto it = index.find(s.text(0));
+      if (it == index.end()) continue;
+      out.jobs[it->second].variants.push_back(
+          {s.text(1), static_cast<uint64_t>(s.i64(2)), static_cast<uint64_t>(s.i64(3)), s.text(4), s.text(5), {}});
+    }
+  }
+  {
+    Stmt s(m_db, "SELECT job_id, variant, name, hash, size FROM variant_artifacts ORDER BY job_id, variant, name");
+    while (s.step()) {
+      auto it = index.find(s.text(0));
+      if (it == index.end()) continue;
+      std::string vid = s.text(1);
+      for (auto& v : out.jobs[it->second].variants)
+        if (v.id == vid) v.artifacts.push_back({s.text(2), s.text(3), static_cast<uint64_t>(s.i64(4))});
+    }
+  }
+  return out;
+}
+
+std::string ScanDb::blob(const std::string& hash) {
+  Stmt s(m_db, "SELECT data FROM blobs WHERE hash=?");
+  s.bind(1, hash);
+  return s.step() ? s.blob(0) : std::string();
+}
+
+uint64_t ScanDb::run_count() {
+  Stmt s(m_db, "SELECT count(*) FROM runs");
+  s.step();
+  return static_cast<uint64_t>(s.i64(0));
+}
+
+void ScanDb::merge_from(const std::string& other_path) {
+  if (::access(other_path.c_str(), R_OK) != 0)
+    throw Error::format("merge: {}: {}", other_path, std::strerror(errno));
+  {
+    ScanDb other(other_path); // checks the schema version
+    auto mine = meta(), theirs = other.meta();
+    if (theirs.empty()) throw Error::format("merge: {} holds no scan", other_path);
+    if (mine.empty()) {
+      set_meta(theirs);
+    } else if (mine["manifest_hash"] != theirs["manifest_hash"]) {
+      throw Error::format("merge: {} was scanned from another manifest ({} {}) than {} ({} {}); merge only shards "
+                          "of one manifest", other_path, theirs["manifest"], theirs["manifest_hash"].substr(0, 12),
+                          m_path, mine["manifest"], mine["manifest_hash"].substr(0, 12));
+    }
+  }
+  Stmt att(m_db, "ATTACH DATABASE ? AS o");
+  att.bind(1, other_path).run();
+  try {
+    exec("BEGIN IMMEDIATE");
+    exec(R"sql(
+CREATE TEMP TABLE take AS SELECT t.id FROM o.jobs t LEFT JOIN main.jobs m ON m.id = t.id
+  WHERE m.id IS NULL OR (t.done > m.done) OR (t.done = m.done AND t.runs > m.runs);
+DELETE FROM main.runs WHERE job_id IN (SELECT id FROM take);
+DELETE FROM main.variants WHERE job_id IN (SELECT id FROM take);
+DELETE FROM main.variant_artifacts WHERE job_id IN (SELECT id FROM take);
+INSERT OR REPLACE INTO main.jobs SELECT * FROM o.jobs WHERE id IN (SELECT id FROM take);
+INSERT INTO main.runs SELECT * FROM o.runs WHERE job_id IN (SELECT id FROM take);
+INSERT INTO main.variants SELECT * FROM o.variants WHERE job_id IN (SELECT id FROM take);
+INSERT INTO main.variant_artifacts SELECT * FROM o.variant_artifacts WHERE job_id IN (SELECT id FROM take);
+INSERT OR IGNORE INTO main.blobs SELECT * FROM o.blobs;
+INSERT OR IGNORE INTO main.compilers SELECT * FROM o.compilers;
+UPDATE main.compilers SET version = (SELECT c.version FROM o.compilers c WHERE c.name = main.compilers.name)
+  WHERE version = '' AND EXISTS (SELECT 1 FROM o.compilers c WHERE c.name = main.compilers.name AND c.version != '');
+INSERT OR IGNORE INTO main.inputs SELECT * FROM o.inputs;
+INSERT INTO main.scans(started_at, finished_at, shard, invocation, host, status)
+  SELECT started_at, finished_at, shard, invocation, host, status FROM o.scans;
+DROP TABLE take;
+COMMIT;
+)sql");
+  } catch (...) {
+    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_exec(m_db, "DETACH DATABASE o", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec("DETACH DATABASE o");
+}
+
+// ---- ScanWriter -------------------------------------------------------------
+
+ScanWriter::ScanWriter(ScanDb& db) : m_db(db), m_thread([this] { loop(); }) {}
+
+ScanWriter::~ScanWriter() {
+  {
+    std::lock_guard<std::mutex> lock(m_mu);
+    m_stop = true;
+  }
+  m_cv.notify_all();
+  m_thread.join();
+}
+
+void ScanWriter::push(RoundWrite round) {
+  {
+    std::lock_guard<std::mutex> lock(m_mu);
+    if (!m_error.empty()) throw Error(m_error);
+    m_queue.push_back(std::move(round));
+    ++m_pushed;
+  }
+  m_cv.notify_all();
+}
+
+void ScanWriter::flush() {
+  std::unique_lock<std::mutex> lock(m_mu);
+  m_done_cv.wait(lock, [&] { return m_committed == m_pushed || !m_error.empty(); });
+  if (!m_error.empty()) throw Error(m_error);
+}
+
+void ScanWriter::loop() {
+  for (;;) {
+    std::vector<RoundWrite> batch;
+    {
+      std::unique_lock<std::mutex> lock(m_mu);
+      m_cv.wait(lock, [&] { return m_stop || !m_queue.empty(); });
+      if (m_queue.empty() && m_stop) return;
+      while (!m_queue.empty()) {
+        batch.push_back(std::move(m_queue.front()));
+        m_queue.pop_front();
+      }
+    }
+    std::string error;
+    try {
+      m_db.write(batch);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    {
+      std::lock_guard<std::mutex> lock(m_mu);
+      m_committed += batch.size();
+      if (!error.empty() && m_error.empty()) m_error = error;
+    }
+    m_done_cv.notify_all();
+  }
+}
+
+} // namespace kdet::store

@@ -1,0 +1,121 @@
+//===- store/scan_db.hpp - the SQLite database of a scan --------------------===//
+//
+// One file per scan (or shard). WAL journal, one writer: ScanWriter owns a
+// thread that drains a queue of job rounds and commits each batch in one
+// transaction with prepared statements. A committed round survives a SIGKILL
+// of kdet (WAL, synchronous=NORMAL: durable against process death; a power
+// loss may lose the last commits). Schema version is PRAGMA user_version.
+// Tables: meta, scans, compilers, inputs, jobs, runs, variants,
+// variant_artifacts, blobs (artifact bytes stored once by content hash).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/scan/result.hpp"
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+struct sqlite3;
+
+namespace kdet::store {
+
+inline constexpr int k_scan_db_version = 1;
+
+// One compile as stored.
+struct RunRow {
+  uint64_t index = 0;
+  std::string variant;
+  std::string status;
+  int code = 0;
+  int signal = 0;
+  uint64_t seed = 0;
+  double seconds = 0;
+  double compile_seconds = 0;
+  int worker_pid = 0;
+  int nth_in_worker = 0;
+  std::string detail;
+};
+
+// What one finished round of a job adds: the job's cumulative state (its
+// variants with their counts so far), the round's runs, new artifact bytes.
+struct RoundWrite {
+  scan::JobRow job;
+  std::vector<RunRow> runs;
+  std::vector<std::pair<std::string, std::string>> blobs; // hash -> bytes
+  std::string compiler_version;
+};
+
+class ScanDb {
+public:
+  // Opens or creates the database; throws Error naming the file on failure
+  // or when its schema version is not this kdet's.
+  explicit ScanDb(const std::string& path);
+  ~ScanDb();
+  ScanDb(const ScanDb&) = delete;
+  ScanDb& operator=(const ScanDb&) = delete;
+
+  const std::string& path() const { return m_path; }
+
+  std::map<std::string, std::string> meta();
+  void set_meta(const std::map<std::string, std::string>& values);
+  // Records the compilers and the planned jobs (existing jobs keep their state).
+  void plan(const std::vector<scan::CompilerRow>& compilers, const std::vector<scan::JobRow>& jobs,
+            const std::vector<std::pair<std::string, std::string>>& inputs /* name, hash */);
+  // Starts a row in `scans`; returns its id. finish_scan() closes it.
+  int64_t begin_scan(const std::string& shard, const std::string& invocation);
+  void finish_scan(int64_t id, const std::string& status);
+
+  // Commits the rounds in one transaction.
+  void write(const std::vector<RoundWrite>& rounds);
+
+  // Everything, jobs ordered by (input, compiler, target, option_set).
+  scan::ScanResult load();
+  // Artifact bytes by hash ("" when absent).
+  std::string blob(const std::string& hash);
+  uint64_t run_count();
+
+  // Joins another scan database of the same manifest into this one: a job
+  // present in both keeps the copy with more runs (a finished one wins).
+  // Throws Error when the manifests differ.
+  void merge_from(const std::string& other_path);
+
+  sqlite3* handle() { return m_db; }
+
+private:
+  void exec(const char* sql);
+  std::string m_path;
+  sqlite3* m_db = nullptr;
+};
+
+// The single writer: rounds pushed from any thread are committed in batches.
+class ScanWriter {
+public:
+  explicit ScanWriter(ScanDb& db);
+  ~ScanWriter(); // flushes, then stops the thread
+  void push(RoundWrite round);
+  // Blocks until everything pushed so far is committed.
+  void flush();
+  uint64_t committed_rounds() const { return m_committed; }
+
+private:
+  void loop();
+  ScanDb& m_db;
+  std::mutex m_mu;
+  std::condition_variable m_cv;
+  std::condition_variable m_done_cv;
+  std::deque<RoundWrite> m_queue;
+  uint64_t m_pushed = 0;
+  uint64_t m_committed = 0;
+  bool m_stop = false;
+  std::string m_error;
+  std::thread m_thread;
+};
+
+} // namespace kdet::store
