@@ -52,6 +52,11 @@ bool read_elf(std::string_view image, CudaElf& out, std::string& error) {
     error = fmt::format("bad ELF header: {}", elf_errmsg(-1));
     return false;
   }
+  uint64_t table = static_cast<uint64_t>(eh.e_shnum) * eh.e_shentsize;
+  if (eh.e_shoff == 0 || eh.e_shoff > image.size() || table > image.size() - eh.e_shoff) {
+    error = eh.e_shoff == 0 ? "no section table" : "the section table lies outside the file (truncated?)";
+    return false;
+  }
   out.machine = eh.e_machine;
   out.flags = static_cast<uint32_t>(eh.e_flags);
   out.elf_class = static_cast<uint8_t>(gelf_getclass(elf.get()));

@@ -1,0 +1,204 @@
+// Unit tests for diff/ cubin comparison: real ptxas output of the committed PTX
+// (tests/data/diff/*.ptx) under different options, and byte-level edits of it.
+#include "kdet/diff/cubin_reader.hpp"
+#include "kdet/diff/diff.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
+#include "kdet/util/fs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace kdet::diff {
+namespace {
+
+std::string ptxas_path() {
+  std::string p = std::string(KDET_DEFAULT_CUDA_HOME) + "/bin/ptxas";
+  if (::access(p.c_str(), X_OK) == 0) return p;
+  return find_program("ptxas");
+}
+
+class DiffCubin : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_ptxas = ptxas_path();
+    if (m_ptxas.empty()) GTEST_SKIP() << "ptxas not found (looked in " KDET_DEFAULT_CUDA_HOME "/bin and PATH)";
+    m_dir = make_temp_dir("kdet-diff-cubin");
+  }
+  void TearDown() override {
+    if (!m_dir.empty()) remove_tree(m_dir);
+  }
+  // Compiles tests/data/diff/<ptx> with ptxas -arch=sm_90a and extra options; returns the cubin.
+  std::string cubin(const std::string& ptx, std::vector<std::string> options) {
+    std::string out = m_dir + "/" + std::to_string(m_count++) + ".cubin";
+    SpawnOptions so;
+    so.argv = {m_ptxas, "-arch=sm_90a"};
+    so.argv.insert(so.argv.end(), options.begin(), options.end());
+    so.argv.push_back(std::string(KDET_SOURCE_DIR) + "/tests/data/diff/" + ptx);
+    so.argv.push_back("-o");
+    so.argv.push_back(out);
+    CapturedRun run = run_captured(so, std::chrono::seconds(120));
+    EXPECT_TRUE(run.status.ok()) << run.status.describe() << "\n" << run.err;
+    return read_file(out);
+  }
+  std::string m_ptxas, m_dir;
+  int m_count = 0;
+};
+
+const Entry* find(const Report& r, const std::string& name) {
+  for (const auto& e : r.entries)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+const ValueChange* value(const Entry& e, const std::string& name) {
+  for (const auto& v : e.values)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+// Section bytes' offset in the file, found through the reader.
+size_t section_offset(const std::string& image, const std::string& name) {
+  detail::CudaElf elf;
+  std::string error;
+  EXPECT_TRUE(detail::read_elf(image, elf, error)) << error;
+  for (const auto& s : elf.sections)
+    if (s.name == name && !s.data.empty()) {
+      size_t at = image.find(s.data);
+      EXPECT_NE(at, std::string::npos);
+      return at;
+    }
+  ADD_FAILURE() << "no section " << name;
+  return 0;
+}
+
+TEST_F(DiffCubin, SameOptionsAreIdentical) {
+  std::string a = cubin("two_kernels.ptx", {"-O3"}), b = cubin("two_kernels.ptx", {"-O3"});
+  EXPECT_EQ(detect_format(a), Format::cubin);
+  Report r = compare(a, b);
+  EXPECT_TRUE(identical(r));
+}
+
+TEST_F(DiffCubin, O0VersusO3NamesRegisterCountAndText) {
+  Report r = compare(cubin("two_kernels.ptx", {"-O3"}), cubin("two_kernels.ptx", {"-O0"}));
+  EXPECT_EQ(r.format, Format::cubin);
+  for (const char* k : {"mix", "scale_add"}) {
+    const Entry* e = find(r, k);
+    ASSERT_TRUE(e) << k;
+    EXPECT_EQ(e->kind, "kernel");
+    EXPECT_EQ(e->change, Change::code);
+    EXPECT_TRUE(has(e->aspects, "text")) << k;
+    EXPECT_TRUE(has(e->aspects, "register_count")) << k;
+    const ValueChange* v = value(*e, "register count");
+    ASSERT_TRUE(v);
+    EXPECT_NE(v->a, v->b);
+    EXPECT_LT(e->count_a, e->count_b) << "-O0 code is longer";
+  }
+  EXPECT_NE(summary_line(r).find("register count changed in 2 of 2 kernels"), std::string::npos) << summary_line(r);
+  bool said_bytes = false;
+  for (const auto& n : r.notes) said_bytes |= n.find("16-byte instruction words") != std::string::npos;
+  EXPECT_TRUE(said_bytes);
+}
+
+TEST_F(DiffCubin, MaxRegCountLowersRegisterCount) {
+  Report r = compare(cubin("row_softmax.ptx", {"-O3"}), cubin("row_softmax.ptx", {"-O3", "--maxrregcount", "24"}));
+  const Entry* e = find(r, "row_softmax");
+  ASSERT_TRUE(e);
+  const ValueChange* v = value(*e, "register count");
+  ASSERT_TRUE(v) << to_text(r, false, "a", "b");
+  EXPECT_EQ(v->b, "24");
+  EXPECT_GT(std::stoi(v->a), 24);
+  ASSERT_TRUE(value(*e, "MAXREG_COUNT"));
+}
+
+TEST_F(DiffCubin, LineInfoIsNotACodeChange) {
+  Report r = compare(cubin("row_softmax.ptx", {"-O3"}), cubin("row_softmax.ptx", {"-O3", "-lineinfo"}));
+  const Entry* e = find(r, "row_softmax");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::identical) << to_text(r, false, "a", "b");
+  const Entry* meta = find(r, "(debug and notes)");
+  ASSERT_TRUE(meta);
+  EXPECT_EQ(meta->change, Change::metadata);
+  EXPECT_TRUE(value(*meta, ".nv_debug_line_sass"));
+}
+
+TEST_F(DiffCubin, MaxRegCountAboveNeedChangesOnlyAttributes) {
+  // The kernel needs few registers: code stays, MAXREG_COUNT and the options note change.
+  Report r = compare(cubin("saxpy.ptx", {"-O3"}), cubin("saxpy.ptx", {"-O3", "--maxrregcount", "200"}));
+  const Entry* e = find(r, "saxpy");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::attributes) << to_text(r, false, "a", "b");
+  ASSERT_TRUE(value(*e, "MAXREG_COUNT"));
+  EXPECT_EQ(value(*e, "MAXREG_COUNT")->b, "200");
+  EXPECT_FALSE(value(*e, "register count"));
+}
+
+TEST_F(DiffCubin, NoteEditAloneIsMetadataOnly) {
+  std::string a = cubin("saxpy.ptx", {"-O3"});
+  size_t at = section_offset(a, ".note.nv.tkinfo");
+  std::string b = a;
+  b[at + 40] = static_cast<char>(b[at + 40] ^ 1);
+  Report r = compare(a, b);
+  EXPECT_EQ(r.overall, Change::metadata) << to_text(r, false, "a", "b");
+  EXPECT_EQ(summary_line(r), "metadata only (debug or note sections differ)");
+}
+
+TEST_F(DiffCubin, SwappedSassWordsAreReordered) {
+  std::string a = cubin("tiled_matmul.ptx", {"-O3"});
+  size_t text = section_offset(a, ".text.tiled_matmul");
+  std::string b = a;
+  // Swap instruction words 3 and 4 (distinct in any real kernel).
+  ASSERT_NE(a.substr(text + 48, 16), a.substr(text + 64, 16));
+  std::swap_ranges(b.begin() + static_cast<long>(text + 48), b.begin() + static_cast<long>(text + 64),
+                   b.begin() + static_cast<long>(text + 64));
+  Report r = compare(a, b);
+  const Entry* e = find(r, "tiled_matmul");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::reordered);
+  EXPECT_EQ(e->moved, 1u);
+  EXPECT_NE(summary_line(r).find("SASS instruction order changed in 1 of 1 kernel"), std::string::npos) << summary_line(r);
+}
+
+TEST_F(DiffCubin, ConstantBankEditIsAttributes) {
+  std::string a = cubin("two_kernels.ptx", {"-O3"});
+  size_t at = section_offset(a, ".nv.constant0.mix");
+  std::string b = a;
+  b[at + 3] = static_cast<char>(b[at + 3] ^ 0x5a);
+  Report r = compare(a, b);
+  const Entry* e = find(r, "mix");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::attributes);
+  EXPECT_TRUE(has(e->aspects, "constants"));
+  EXPECT_EQ(find(r, "scale_add")->change, Change::identical);
+  EXPECT_EQ(summary_line(r), "constant bank changed in 1 of 2 kernels");
+}
+
+TEST_F(DiffCubin, TruncatedCubinFallsBackOrFails) {
+  std::string a = cubin("saxpy.ptx", {"-O3"});
+  std::string b = a.substr(0, 200);
+  Report r = compare(a, b);  // detected as cubin, unreadable: compared as bytes, with a note
+  EXPECT_EQ(r.format, Format::binary);
+  EXPECT_FALSE(identical(r));
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_THROW(compare(a, b, Format::cubin), Error);
+}
+
+TEST(DiffCubinReader, NvInfoRecords) {
+  // REGCOUNT (SVAL: symbol 5, value 40), MAXREG_COUNT (HVAL 255), then a truncated record.
+  std::string d("\x04\x2f\x08\x00\x05\x00\x00\x00\x28\x00\x00\x00\x03\x1b\xff\x00\x04\x17\x10\x00\x01", 21);
+  auto attrs = detail::parse_nv_info(d);
+  ASSERT_EQ(attrs.size(), 2u);
+  EXPECT_EQ(detail::eiattr_name(attrs[0].code), "REGCOUNT");
+  EXPECT_EQ(detail::read_u32(attrs[0].value, 4), 40u);
+  EXPECT_EQ(attrs[1].format, 3);
+  EXPECT_EQ(static_cast<unsigned char>(attrs[1].value[0]), 0xffu);
+  EXPECT_EQ(detail::eiattr_name(0x99), "EIATTR_0x99");
+}
+
+} // namespace
+} // namespace kdet::diff
