@@ -1,0 +1,131 @@
+//===- cache/store.hpp - the content-addressed cache folder -------------------===//
+//
+// Layout (docs/CACHE.md):
+//   DIR/v1/entries/<key[0:2]>/<key>/key.json        what the key covers (informational)
+//                                  /input           the input bytes (for `kdet cache verify`)
+//                                  /log             append-only JSON lines: variants, verifications
+//                                  /variants/<id>/meta.json, a0, a1, ...   one folder per variant
+//   DIR/v1/tmp/       staging: a variant is written and fsynced here, then rename()d into place
+//   DIR/v1/damaged/   variants whose bytes failed their hash check, moved aside as evidence
+//   DIR/v1/identity/  memo of compiler identities (cache/identity.hpp)
+// A variant folder is never overwritten and never deleted except by gc; every
+// read checks each artifact's hash and treats a damaged variant as a miss.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/backend/backend.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kdet::cache {
+
+// How a variant came to be stored, recorded in its meta.json.
+struct Origin {
+  std::string how = "fill";      // fill (a miss), verify (a sampled hit recompiled), verify-all (kdet cache verify)
+  std::string command;           // the command line that produced it
+  nlohmann::json extra;          // anything else worth keeping (compiler identity, run timing)
+};
+
+struct ArtifactMeta {
+  std::string name;
+  std::string file;   // a0, a1, ... inside the variant folder
+  std::string hash;
+  uint64_t size = 0;
+};
+
+// One variant as recorded.
+struct VariantMeta {
+  std::string id;
+  std::string created_at;        // ISO 8601 UTC
+  int64_t created_ns = 0;        // CLOCK_REALTIME, for ordering variants missing from the log
+  std::string how;
+  std::string host;
+  int pid = 0;
+  std::string kdet_version;
+  std::string command;
+  nlohmann::json extra;
+  std::vector<ArtifactMeta> artifacts;
+};
+
+struct LoadedVariant {
+  VariantMeta meta;
+  std::vector<backend::Artifact> artifacts;
+};
+
+// The result of a lookup.
+struct Lookup {
+  bool hit = false;
+  LoadedVariant first;                // the variant served (the earliest stored)
+  std::vector<std::string> variants;  // ids, earliest first (first.meta.id is variants[0])
+  std::vector<std::string> warnings;  // damaged variants moved aside, ...
+};
+
+// The result of a store.
+struct PutResult {
+  std::string variant;    // its id
+  bool added = false;     // this call created the variant folder
+  size_t variants = 0;    // variants under the key afterwards
+  std::string first;      // id of the earliest variant under the key afterwards
+};
+
+// The variant id of a set of artifacts (names and contents).
+std::string variant_id(const std::vector<backend::Artifact>& artifacts);
+
+class Store {
+public:
+  // Opens (does not yet create) the cache at `dir` (its v1/ subfolder holds everything).
+  explicit Store(const std::string& dir);
+
+  const std::string& dir() const { return m_dir; }
+  const std::string& root() const { return m_root; }
+
+  // The key's entry folder.
+  std::string entry_dir(const std::string& key) const;
+
+  // Looks `key` up: reads the earliest variant and checks every artifact's hash.
+  // A damaged variant is moved to damaged/ with a warning and the lookup is a miss.
+  // `touch` records the use for gc's least-recently-used order.
+  Lookup lookup(const std::string& key, bool touch = true);
+
+  // Stores a variant under `key` (atomically; never overwrites). `key_json` and
+  // `input` are written once per key (input may be empty: not recompilable).
+  PutResult put(const std::string& key, const nlohmann::json& key_json, std::string_view input,
+                const std::vector<backend::Artifact>& artifacts, const Origin& origin);
+
+  // Appends one event (a JSON object, one line) to the key's log.
+  void log_event(const std::string& key, nlohmann::json event);
+
+  // Variant ids under `key`, earliest first (log order, then creation time).
+  std::vector<std::string> variant_order(const std::string& key) const;
+
+  // Reads one variant with hash checks; false (and `why`) when missing or damaged.
+  bool load_variant(const std::string& key, const std::string& id, LoadedVariant& out, std::string& why) const;
+
+  // Moves a variant aside to damaged/; returns the new path ("" when it was already gone).
+  std::string quarantine(const std::string& key, const std::string& id, const std::string& why);
+
+  // Every key in the cache (unordered).
+  std::vector<std::string> keys() const;
+
+  // The key's log events, in order (unparsable lines skipped).
+  std::vector<nlohmann::json> events(const std::string& key) const;
+
+  // key.json and input of an entry; false when absent or (input) not matching its hash.
+  bool read_key_json(const std::string& key, nlohmann::json& out) const;
+  bool read_input(const std::string& key, const std::string& expected_hash, std::string& out) const;
+
+  // A fresh staging folder under tmp/.
+  std::string make_staging() const;
+
+private:
+  std::string m_dir;
+  std::string m_root;
+};
+
+} // namespace kdet::cache
