@@ -110,7 +110,7 @@ struct BadCase {
 TEST_F(ManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
   std::string comp = "[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\nlib = \"libfake.so\"\n";
   std::vector<BadCase> cases = {
-      {"not TOML", "inputs = [\"a.ll\"\n", "m.toml:2: not valid TOML"},
+      {"not TOML", "inputs = [\"a.ll\"\n", "m.toml:1: not valid TOML"},
       {"unknown top-level key", "inputs = [\"a.ll\"]\nbogus = 1\n" + comp, "m.toml:2: unknown key 'bogus'"},
       {"no inputs", comp, "no 'inputs'"},
       {"input matches nothing", "inputs = [\n  \"a.ll\",\n  \"zz*.cu\"]\n" + comp, "m.toml:3: input 'zz*.cu' matches no file"},
@@ -131,16 +131,16 @@ TEST_F(ManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
        "lib = \"libfake.so\"\ntarget_option = \"-arch=sm_90\"\n", "m.toml:3: compiler 'c' has 2 targets but neither"},
       {"target not a string", "inputs = [\"a.ll\"]\ntargets = [80]\n" + comp, "m.toml:2: manifest.targets must hold strings only"},
       {"bad option set", "inputs = [\"a.ll\"]\n" + comp + "[option_sets]\nO3 = \"-opt=3\"\n", "m.toml:7: option set 'O3' must be an array"},
-      {"bad process", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nprocess = \"forked\"\n", "m.toml:6: [setting] process: 'forked' is not valid; use same or fresh"},
-      {"bad aslr", "inputs = [\"a.ll\"]\n" + comp + "[setting]\naslr = \"maybe\"\n", "m.toml:6: [setting] aslr must be"},
+      {"bad process", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nprocess = \"forked\"\n", "m.toml:7: [setting] process: 'forked' is not valid; use same or fresh"},
+      {"bad aslr", "inputs = [\"a.ll\"]\n" + comp + "[setting]\naslr = \"maybe\"\n", "m.toml:7: [setting] aslr must be"},
       {"bad env", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nenv = [\"NOEQUALS\"]\n", "expected \"KEY=VALUE\""},
-      {"bad rate", "inputs = [\"a.ll\"]\n" + comp + "[budget]\ntarget_rate = 2\n", "m.toml:6: budget.target_rate = 2: a fraction"},
-      {"bad budget key", "inputs = [\"a.ll\"]\n" + comp + "[budget]\nruns = 2\n", "m.toml:6: unknown key 'runs' in [budget]"},
+      {"bad rate", "inputs = [\"a.ll\"]\n" + comp + "[budget]\ntarget_rate = 2\n", "m.toml:7: budget.target_rate = 2: a fraction"},
+      {"bad budget key", "inputs = [\"a.ll\"]\n" + comp + "[budget]\nruns = 2\n", "m.toml:7: unknown key 'runs' in [budget]"},
       {"expect unknown compiler", "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"a.ll\"\ncompiler = \"zz\"\nreason = \"r\"\n",
-       "m.toml:5: [[expect]] compiler 'zz' is not a [[compiler]] name"},
-      {"expect without reason", "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"a.ll\"\n", "m.toml:5: [[expect]] needs 'reason'"},
+       "m.toml:6: [[expect]] compiler 'zz' is not a [[compiler]] name"},
+      {"expect without reason", "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"a.ll\"\n", "m.toml:6: [[expect]] needs 'reason'"},
       {"expect matches no input", "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"q*.ll\"\nreason = \"r\"\n",
-       "m.toml:5: [[expect]] input 'q*.ll' matches none"},
+       "m.toml:6: [[expect]] input 'q*.ll' matches none"},
   };
   for (const auto& c : cases) {
     std::string msg = error_of(c.text);

@@ -1,0 +1,200 @@
+// Unit tests for store/scan_db and scan/labels: rounds round-trip, resume
+// state, merge keeps the fuller copy, schema version check, compare labels.
+#include "kdet/report/scan_report.hpp"
+#include "kdet/scan/labels.hpp"
+#include "kdet/store/scan_db.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+using namespace kdet;
+
+namespace {
+
+scan::JobRow job(const std::string& id, const std::string& compiler, const std::string& input = "a.ll") {
+  scan::JobRow j;
+  j.id = id;
+  j.input = input;
+  j.compiler = compiler;
+  j.target = "90a";
+  j.option_set = "O3";
+  j.options = {"-opt=3"};
+  j.budget = 10;
+  return j;
+}
+
+// A round that took the job to `runs` runs with the given variant counts.
+store::RoundWrite round(scan::JobRow j, std::vector<std::pair<std::string, uint64_t>> variants, uint64_t from) {
+  store::RoundWrite w;
+  j.variants.clear();
+  uint64_t total = 0;
+  for (const auto& [id, n] : variants) {
+    j.variants.push_back({id, n, total, "ok", "", {{"ptx", "h-" + id, 3}}});
+    total += n;
+  }
+  j.runs = total;
+  j.ok_runs = total;
+  j.rounds += 1;
+  j.done = variants.size() > 1 || total >= j.budget;
+  for (uint64_t i = from; i < total; ++i) w.runs.push_back({i, variants.back().first, "ok", 0, 0, i, 0.01, 0.01, 1, 1, ""});
+  for (const auto& [id, n] : variants) w.blobs.emplace_back("h-" + id, "ptx " + id);
+  w.job = j;
+  w.compiler_version = "fake 1.0";
+  return w;
+}
+
+class StoreTest : public ::testing::Test {
+protected:
+  void SetUp() override { m_dir = make_temp_dir("kdet-store-test"); }
+  void TearDown() override { remove_tree(m_dir); }
+  std::string m_dir;
+};
+
+TEST_F(StoreTest, RoundsRoundTripAndResumeState) {
+  std::string path = m_dir + "/s.db";
+  {
+    store::ScanDb db(path);
+    db.set_meta({{"manifest_hash", "M"}, {"name", "t"}});
+    db.plan({{"c1", "nvvm", "/lib.so", "H", ""}}, {job("j1", "c1"), job("j2", "c1")}, {{"a.ll", "IH"}});
+    store::ScanWriter w(db);
+    w.push(round(job("j1", "c1"), {{"v1", 4}}, 0));
+    w.push(round(job("j1", "c1"), {{"v1", 6}, {"v2", 1}}, 4));
+    w.flush();
+    EXPECT_EQ(w.committed_rounds(), 2u);
+  }
+  store::ScanDb db(path); // reopen: as a resumed scan would
+  auto r = db.load();
+  ASSERT_EQ(r.jobs.size(), 2u);
+  const auto& j1 = r.jobs[0].id == "j1" ? r.jobs[0] : r.jobs[1];
+  const auto& j2 = r.jobs[0].id == "j1" ? r.jobs[1] : r.jobs[0];
+  EXPECT_EQ(j1.runs, 7u);
+  EXPECT_TRUE(j1.done);
+  EXPECT_TRUE(j1.varies());
+  ASSERT_EQ(j1.variants.size(), 2u);
+  EXPECT_EQ(j1.variants[0].id, "v1");
+  EXPECT_EQ(j1.variants[0].count, 6u);
+  EXPECT_EQ(j1.variants[0].artifacts.at(0).hash, "h-v1");
+  EXPECT_EQ(j1.differing(), 1u);
+  EXPECT_EQ(j2.runs, 0u);
+  EXPECT_FALSE(j2.done);
+  EXPECT_EQ(j2.verdict(), "no-runs");
+  EXPECT_EQ(db.run_count(), 7u);
+  EXPECT_EQ(db.blob("h-v2"), "ptx v2");
+  EXPECT_EQ(db.blob("absent"), "");
+  EXPECT_EQ(r.compilers.at(0).version, "fake 1.0");
+  EXPECT_EQ(r.meta.at("manifest_hash"), "M");
+  // Planning again (a resumed scan) keeps the state.
+  db.plan({{"c1", "nvvm", "/lib.so", "H", ""}}, {job("j1", "c1"), job("j2", "c1")}, {});
+  EXPECT_EQ(db.load().jobs[0].runs + db.load().jobs[1].runs, 7u);
+}
+
+TEST_F(StoreTest, MergeKeepsTheFullerCopyAndRefusesOtherManifests) {
+  std::string a = m_dir + "/a.db", b = m_dir + "/b.db", c = m_dir + "/c.db", out = m_dir + "/out.db";
+  for (const auto* p : {&a, &b}) {
+    store::ScanDb db(*p);
+    db.set_meta({{"manifest_hash", "M"}});
+    db.plan({{"c1", "nvvm", "/lib.so", "H", ""}}, {job("j1", "c1"), job("j2", "c1", "b.ll")}, {});
+  }
+  {
+    store::ScanDb db(a);
+    db.write({round(job("j1", "c1"), {{"v1", 10}}, 0), round(job("j2", "c1", "b.ll"), {{"w", 3}}, 0)});
+  }
+  {
+    store::ScanDb db(b);
+    db.write({round(job("j2", "c1", "b.ll"), {{"w", 5}, {"x", 1}}, 0)});
+  }
+  {
+    store::ScanDb db(c);
+    db.set_meta({{"manifest_hash", "OTHER"}});
+  }
+  store::ScanDb db(out);
+  db.merge_from(a);
+  db.merge_from(b);
+  auto r = db.load();
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_EQ(r.jobs[0].runs, 10u);      // j1 from a
+  EXPECT_EQ(r.jobs[1].runs, 6u);       // j2: b's finished copy beats a's partial one
+  EXPECT_TRUE(r.jobs[1].varies());
+  EXPECT_EQ(db.run_count(), 16u);
+  EXPECT_EQ(db.blob("h-x"), "ptx x");
+  EXPECT_THROW(db.merge_from(c), Error);
+  EXPECT_THROW(db.merge_from(m_dir + "/absent.db"), Error);
+}
+
+TEST_F(StoreTest, RefusesAnotherSchemaVersion) {
+  std::string path = m_dir + "/old.db";
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_exec(raw, "CREATE TABLE x(a); PRAGMA user_version=99;", nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  try {
+    store::ScanDb db(path);
+    FAIL() << "opened a version-99 database";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
+  }
+}
+
+scan::JobRow verdict_job(const std::string& compiler, const std::string& input, std::vector<std::string> variants,
+                         bool ok = true) {
+  scan::JobRow j = job(compiler + input, compiler, input);
+  for (const auto& v : variants) j.variants.push_back({v, 5, 0, ok ? "ok" : "compile_error", "", {}});
+  j.runs = 5 * variants.size();
+  j.ok_runs = ok ? j.runs : 0;
+  j.done = true;
+  return j;
+}
+
+TEST(ScanLabels, EachLabel) {
+  std::vector<scan::JobRow> jobs = {
+      verdict_job("a", "same.ll", {"X"}),     verdict_job("b", "same.ll", {"X"}),
+      verdict_job("a", "chg.ll", {"X"}),      verdict_job("b", "chg.ll", {"Y"}),
+      verdict_job("a", "fix.ll", {"X", "Y"}), verdict_job("b", "fix.ll", {"Z"}),
+      verdict_job("a", "reg.ll", {"X"}),      verdict_job("b", "reg.ll", {"X", "Y"}),
+      verdict_job("a", "both.ll", {"X", "Y"}), verdict_job("b", "both.ll", {"Z", "W"}),
+      verdict_job("a", "fail.ll", {"E"}, false), verdict_job("b", "fail.ll", {"X"}),
+      verdict_job("a", "only.ll", {"X"}),
+  };
+  auto pairs = scan::pair_jobs(jobs, "a", jobs, "b");
+  std::map<std::string, std::string> got;
+  for (const auto& p : pairs) got[p.key.substr(0, p.key.find(' '))] = scan::to_string(p.label);
+  EXPECT_EQ(got["same.ll"], "identical");
+  EXPECT_EQ(got["chg.ll"], "changed");
+  EXPECT_EQ(got["fix.ll"], "fixed");
+  EXPECT_EQ(got["reg.ll"], "regressed");
+  EXPECT_EQ(got["both.ll"], "varies-both");
+  EXPECT_EQ(got["fail.ll"], "failed");
+  EXPECT_EQ(got["only.ll"], "missing");
+  auto n = scan::count_labels(pairs);
+  for (size_t i = 0; i < n.size(); ++i) EXPECT_EQ(n[i], 1u) << scan::to_string(scan::k_all_labels[i]);
+  EXPECT_EQ(scan::compare_exit_code(pairs), 1);
+}
+
+TEST(ScanReport, StatusesAndExitCode) {
+  scan::ScanResult r;
+  r.jobs.push_back(verdict_job("a", "det.ll", {"X"}));
+  EXPECT_EQ(report::scan_exit_code(report::count(r)), 0);
+  auto expected = verdict_job("a", "exp.ll", {"X", "Y"});
+  expected.expected_vary = true;
+  expected.expect_reason = "known";
+  r.jobs.push_back(expected);
+  EXPECT_EQ(report::job_status(r.jobs.back()), report::JobStatus::varies_expected);
+  EXPECT_EQ(report::scan_exit_code(report::count(r)), 0);
+  auto gone = verdict_job("a", "gone.ll", {"X"});
+  gone.expected_vary = true;
+  r.jobs.push_back(gone);
+  EXPECT_EQ(report::job_status(r.jobs.back()), report::JobStatus::no_longer_varies);
+  EXPECT_EQ(report::scan_exit_code(report::count(r)), 1);
+  std::string junit = report::scan_to_junit(r);
+  EXPECT_NE(junit.find("<skipped message=\"known to vary: known\"/>"), std::string::npos);
+  EXPECT_NE(junit.find("type=\"no-longer-varies\""), std::string::npos);
+  std::string text = report::scan_to_text(r, false);
+  EXPECT_NE(text.find("1 of 3 jobs vary"), std::string::npos) << text;
+  std::string html = report::scan_to_html(r, [](const std::string&) { return std::string(); });
+  EXPECT_NE(html.find("<svg id=\"chart-target\""), std::string::npos);
+  EXPECT_NE(html.find("exp.ll"), std::string::npos);
+}
+
+} // namespace
