@@ -56,6 +56,12 @@ struct CompileRequest {
   std::vector<std::string> options;
   std::string workdir;             // a private folder for this run (exec)
   std::chrono::milliseconds timeout{0};
+  // This run's perturbation (perturb/factors.hpp). Library backends get them
+  // applied to the worker process before compile(); exec passes them to the child.
+  std::vector<std::string> env;    // "K=V" sets, "K" unsets
+  std::string cwd;                 // empty: unchanged
+  int umask = -1;                  // -1: unchanged
+  bool pid_namespace = false;      // exec: run the compiler as pid 2 of a fresh PID namespace
 };
 
 class Backend {

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+extern char** environ;
+
 namespace kdet::backend {
 
 namespace {
@@ -38,6 +40,18 @@ std::string version_line(const std::string& text) {
   return first_line(text);
 }
 
+// This process's environment with "K=V" set and "K" removed.
+std::vector<std::string> apply_env(const std::vector<std::string>& changes) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  for (const auto& c : changes) {
+    std::string key = c.substr(0, c.find('='));
+    std::erase_if(env, [&](const std::string& x) { return x.compare(0, key.size() + 1, key + "=") == 0; });
+    if (c.find('=') != std::string::npos) env.push_back(c);
+  }
+  return env;
+}
+
 class ExecBackend final : public Backend {
 public:
   explicit ExecBackend(const BackendConfig& config)
@@ -45,6 +59,7 @@ public:
     if (m_template.empty()) throw Error("--cmd is empty: give a command template such as "
                                         "'ptxas -arch=sm_90a {input} -o {output}'");
     m_program = find_program(m_template[0]);
+    if (!m_program.empty()) m_program = absolute_path(m_program); // --cwd vary must not lose it
     if (m_program.empty() || ::access(m_program.c_str(), X_OK) != 0)
       throw Error::format("--cmd: program '{}' not found or not executable", m_template[0]);
     for (const auto& a : m_template)
@@ -71,6 +86,10 @@ public:
     opt.argv[0] = m_program;
     // Options after `--` are appended to the command.
     for (const auto& o : req.options) opt.argv.push_back(o);
+    if (!req.env.empty()) opt.env = apply_env(req.env);
+    opt.cwd = req.cwd;
+    if (req.umask >= 0) opt.umask = static_cast<unsigned>(req.umask);
+    opt.new_pid_namespace = req.pid_namespace;
     auto run = run_captured(opt, req.timeout, m_has_output ? k_max_log : (256u << 20));
     r.log = run.err.size() > k_max_log ? run.err.substr(0, k_max_log) : run.err;
     switch (run.status.kind) {

@@ -31,11 +31,25 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
 void add_factor_options(CLI::App* cmd, FactorArgs& a) {
   cmd->add_option("--process", a.process, "same: all runs in one worker (like the repro); fresh: a new worker "
                                           "per run");
-  cmd->add_option("--heap", a.heap, "none, or churn: before each run malloc blocks of seeded random sizes and "
-                                    "free every other one");
+  cmd->add_option("--heap", a.heap, "none; churn: before each run malloc blocks of seeded random sizes and "
+                                    "free every other one; chaos: the libkdet_chaos.so allocator moves every "
+                                    "block by a seeded random amount");
   cmd->add_option("--aslr", a.aslr, "on, or off: workers run with personality(ADDR_NO_RANDOMIZE)");
   cmd->add_option("--threads", a.threads, "Extra threads in each worker that allocate and stay alive");
   cmd->add_option("--env", a.env, "Set K=V in the compiler's environment (repeatable)");
+  static const std::map<std::string, const char*> level_help = {
+      {"path", "fixed, or vary: the input under a random folder and file name each run"},
+      {"cwd", "fixed, or vary: a fresh random working directory each run"},
+      {"tmpdir", "fixed, or vary: a fresh random TMPDIR each run"},
+      {"time", "real, fixed (libfaketime at 2020-01-01), or vary (libfaketime, a random offset each run)"},
+      {"locale", "inherit, fixed (LC_ALL=C), or vary (a random installed locale each run)"},
+      {"umask", "inherit, fixed (022), or vary (a random umask each run)"},
+      {"pid", "vary (natural pids), or fixed (a fresh PID namespace: the compiler is pid 2)"},
+      {"threadvars", "inherit, fixed (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, ... = 1), or vary (random 1..cores)"},
+  };
+  for (const auto& f : perturb::level_factor_names())
+    cmd->add_option("--" + f, a.levels[f], level_help.at(f));
+  cmd->add_option("--env-vary", a.env_vary, "NAME=V1,V2,...: each run sets NAME to one of the values (repeatable)");
   cmd->add_option("--seed", a.seed, "Master seed (decimal or 0x hex); every run's perturbation derives from it "
                                     "(default: random, printed)");
 }
@@ -75,7 +89,7 @@ void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {
                   "backend (nvvm, nvrtc, nvjitlink) to repeat compiles in one process");
     if (a.heap == "churn")
       throw Error("--heap churn: churn happens inside the worker process, which an exec compiler does not share; "
-                  "use --heap none with exec");
+                  "use --heap chaos (preloaded into the compiler) or none with exec");
     if (a.threads > 0)
       throw Error("--threads: extra threads live in the worker process, which an exec compiler does not share");
   }
@@ -90,6 +104,9 @@ void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {
       throw Error::format("--env {}: expected KEY=VALUE", kv);
   }
   s.env = a.env;
+  for (const auto& [factor, value] : a.levels)
+    if (!value.empty()) perturb::level_of(s, factor) = perturb::parse_level(factor, value, "--" + factor);
+  for (const auto& ev : a.env_vary) s.env_vary.push_back(perturb::parse_env_vary(ev));
   if (a.seed.empty()) {
     std::random_device rd;
     s.seed = (static_cast<uint64_t>(rd()) << 32) | rd();

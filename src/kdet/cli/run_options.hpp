@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct FactorArgs {
   std::string aslr = "on";
   int threads = 0;
   std::vector<std::string> env;
+  std::vector<std::string> env_vary;   // NAME=V1,V2,...
+  std::map<std::string, std::string> levels; // path, cwd, tmpdir, time, locale, umask, pid, threadvars
   std::string seed;      // empty: random
   std::vector<std::string> warnings; // filled by resolve_factor_args
 };

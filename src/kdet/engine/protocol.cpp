@@ -132,12 +132,15 @@ ReadStatus read_frame(int fd, MessageType& type, std::string& payload,
 
 std::string encode(const CompileMessage& m) {
   Writer w;
-  w.u64(m.run_index).u64(m.seed).u32(m.churn);
+  w.u64(m.run_index).u64(m.seed).u32(m.churn).u32(m.chaos_reseed).u64(m.chaos_seed);
   const auto& r = m.request;
   w.str(r.input).str(r.input_path).str(r.input_name).str(r.workdir);
   w.u64(static_cast<uint64_t>(r.timeout.count()));
   w.u32(static_cast<uint32_t>(r.options.size()));
   for (const auto& o : r.options) w.str(o);
+  w.u32(static_cast<uint32_t>(r.env.size()));
+  for (const auto& e : r.env) w.str(e);
+  w.str(r.cwd).u32(static_cast<uint32_t>(r.umask)).u32(r.pid_namespace ? 1 : 0);
   return std::move(w.buffer());
 }
 
@@ -146,6 +149,8 @@ bool decode(std::string_view payload, CompileMessage& m) {
   m.run_index = rd.u64();
   m.seed = rd.u64();
   m.churn = rd.u32();
+  m.chaos_reseed = rd.u32();
+  m.chaos_seed = rd.u64();
   auto& r = m.request;
   r.input = rd.str();
   r.input_path = rd.str();
@@ -156,6 +161,13 @@ bool decode(std::string_view payload, CompileMessage& m) {
   if (rd.failed() || n > 100000) return false;
   r.options.clear();
   for (uint32_t i = 0; i < n && !rd.failed(); ++i) r.options.push_back(rd.str());
+  uint32_t ne = rd.u32();
+  if (rd.failed() || ne > 100000) return false;
+  r.env.clear();
+  for (uint32_t i = 0; i < ne && !rd.failed(); ++i) r.env.push_back(rd.str());
+  r.cwd = rd.str();
+  r.umask = static_cast<int>(rd.u32());
+  r.pid_namespace = rd.u32() == 1;
   return !rd.failed() && rd.at_end();
 }
 

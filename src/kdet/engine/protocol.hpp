@@ -64,6 +64,8 @@ struct CompileMessage {
   uint64_t run_index = 0;
   uint64_t seed = 0;       // this run's seed (heap churn)
   uint32_t churn = 0;      // 1: churn the heap before compiling
+  uint32_t chaos_reseed = 0; // 1: reseed libkdet_chaos with `chaos_seed` before compiling
+  uint64_t chaos_seed = 0;
   backend::CompileRequest request;
 };
 

@@ -2,6 +2,7 @@
 
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/worker.hpp"
+#include "kdet/perturb/factors.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -44,11 +46,6 @@ std::string iso_now() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(system_clock::to_time_t(system_clock::now())));
 }
 
-std::string base_name(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 } // namespace
 
 std::string outcome_id(const backend::CompileResult& r) {
@@ -76,14 +73,26 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
     ~Cleanup() { remove_tree(dir); }
   } cleanup{session_dir};
 
+  const bool is_exec = plan.backend.kind == "exec";
+  perturb::Context ctx;
+  ctx.session_dir = session_dir;
+  ctx.input_path = plan.input_path;
+  ctx.base_cwd = std::filesystem::current_path().string();
+  ctx.exec_backend = is_exec;
+  perturb::find_preload_libraries(ctx);
+  perturb::check_available(plan.setting, ctx);
+  perturb::Launch factors = perturb::plan_launch(plan.setting, ctx);
+
   WorkerLaunch launch;
   launch.exe = self_exe();
   launch.backend = plan.backend;
-  launch.aslr = plan.setting.aslr;
-  launch.threads = plan.setting.threads;
+  launch.aslr = !factors.disable_aslr;
+  launch.pid_namespace = factors.pid_namespace;
+  launch.threads = factors.threads;
   launch.thread_seed = mix_seed(plan.setting.seed, ~0ULL);
-  launch.env = build_env(plan.setting.env);
-  const bool is_exec = plan.backend.kind == "exec";
+  std::vector<std::string> env_overrides = factors.env;
+  env_overrides.insert(env_overrides.end(), plan.setting.env.begin(), plan.setting.env.end());
+  launch.env = build_env(env_overrides);
   const bool fresh = plan.setting.process == perturb::ProcessMode::fresh;
 
   // Load the compiler once up front: a bad --lib or --cmd is a usage error, not N failed runs.
@@ -143,8 +152,17 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
         msg.seed = rec.seed;
         msg.churn = plan.setting.heap == perturb::HeapMode::churn ? 1 : 0;
         msg.request.input = input;
-        msg.request.input_path = plan.input_path;
-        msg.request.input_name = base_name(plan.input_path);
+        perturb::RunPerturbation pert = perturb::plan_run(plan.setting, ctx, idx, rec.seed);
+        for (const auto& d : pert.make_dirs) make_dirs(d);
+        if (pert.copy_input) write_file_atomic(pert.input_path, input);
+        msg.chaos_reseed = pert.chaos_reseed ? 1 : 0;
+        msg.chaos_seed = pert.chaos_seed;
+        msg.request.input_path = pert.input_path;
+        msg.request.input_name = pert.input_name;
+        msg.request.env = pert.env;
+        msg.request.cwd = pert.cwd;
+        msg.request.umask = pert.umask;
+        msg.request.pid_namespace = pert.pid_namespace;
         msg.request.options = plan.options;
         msg.request.workdir = workdir;
         msg.request.timeout = plan.timeout;
@@ -158,6 +176,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
           break;
         }
         result = std::move(reply.message.result);
+        for (const auto& d : pert.make_dirs) remove_tree(d);
         rec.compile_seconds = static_cast<double>(reply.message.compile_ns) * 1e-9;
         rec.churn_seconds = static_cast<double>(reply.message.churn_ns) * 1e-9;
         if (fresh && worker.alive()) worker.stop();

@@ -43,6 +43,7 @@ bool WorkerProcess::start(const WorkerLaunch& launch, HelloMessage& hello, std::
   }
   opt.env = launch.env;
   opt.disable_aslr = !launch.aslr;
+  opt.new_pid_namespace = launch.pid_namespace;
   opt.fds = {{0, -1}, {1, log_fd}, {2, log_fd}, {3, req[0]}, {4, rep[1]}};
   ExitStatus status;
   m_pid = spawn(opt, status);

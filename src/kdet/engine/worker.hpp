@@ -17,6 +17,7 @@ struct WorkerLaunch {
   std::string exe;                      // the kdet binary
   backend::BackendConfig backend;
   bool aslr = true;                     // false: ADDR_NO_RANDOMIZE
+  bool pid_namespace = false;           // run as pid 2 of a fresh PID namespace
   int threads = 0;
   uint64_t thread_seed = 0;
   std::vector<std::string> env;         // the worker's whole environment

@@ -14,6 +14,10 @@
 #include "kdet/util/strings.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cstring>
 #include <string>
 
@@ -52,6 +56,25 @@ bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
   return true;
 }
 
+// Library compilers live in this process: give them this run's environment,
+// working folder, umask and allocator seed. (Exec compilers get them as a child.)
+void apply_run_perturbation(const CompileMessage& msg) {
+  for (const auto& e : msg.request.env) {
+    auto eq = e.find('=');
+    if (eq == std::string::npos) ::unsetenv(e.c_str());
+    else ::setenv(e.substr(0, eq).c_str(), e.c_str() + eq + 1, 1);
+  }
+  if (!msg.request.cwd.empty() && ::chdir(msg.request.cwd.c_str()) != 0) {
+    // The driver created the folder; a failure here shows in the compiler's behaviour, not as a kdet crash.
+  }
+  if (msg.request.umask >= 0) ::umask(static_cast<mode_t>(msg.request.umask));
+  if (msg.chaos_reseed) {
+    using Reseed = void (*)(unsigned long long);
+    static auto reseed = reinterpret_cast<Reseed>(::dlsym(RTLD_DEFAULT, "kdet_chaos_reseed"));
+    if (reseed) reseed(msg.chaos_seed);
+  }
+}
+
 } // namespace
 
 int worker_main(int argc, char** argv) {
@@ -85,6 +108,7 @@ int worker_main(int argc, char** argv) {
 
     ResultMessage reply;
     using clock = std::chrono::steady_clock;
+    if (args.backend.kind != "exec") apply_run_perturbation(msg);
     if (msg.churn) {
       auto t0 = clock::now();
       perturb::heap_churn(msg.seed);

@@ -1,8 +1,10 @@
 //===- perturb/setting.hpp - the perturbation factors of a run ---------------===//
 //
-// A Setting gives each factor a value. The driver turns it into how workers
-// are launched (environment, personality, process reuse); the worker applies
-// the in-process part (heap churn before each compile, extra threads).
+// A Setting gives each factor a value. perturb/factors.hpp turns it into how
+// workers are launched (environment, preloads, personality, PID namespace)
+// and into each run's own perturbation (environment changes, working folder,
+// umask, input path, allocator seed), which the worker applies just before
+// the compile call.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -11,12 +13,16 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kdet::perturb {
 
 enum class ProcessMode { same, fresh };
-enum class HeapMode { none, churn };
+enum class HeapMode { none, churn, chaos };
+// For the environment-like factors: leave as inherited, hold at one value, or
+// change every run (seeded).
+enum class Level { inherit, fixed, vary };
 
 struct Setting {
   ProcessMode process = ProcessMode::same;
@@ -25,21 +31,45 @@ struct Setting {
   int threads = 0;                   // extra allocating threads in each worker
   std::vector<std::string> env;      // K=V set for the worker (and so the compiler)
   uint64_t seed = 0;                 // master seed; run i uses mix_seed(seed, i)
+
+  Level path = Level::fixed;         // input path and file name (vary: random folder and name per run)
+  Level cwd = Level::fixed;          // working directory of the compiler
+  Level tmpdir = Level::fixed;       // TMPDIR
+  Level time = Level::inherit;       // inherit = the real clock; fixed/vary through libfaketime
+  Level locale = Level::inherit;     // LC_ALL
+  Level umask = Level::inherit;
+  Level pid = Level::vary;           // vary = natural pids; fixed = a fresh PID namespace (pid 2)
+  Level threadvars = Level::inherit; // OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, ...
+  // User-declared variables to vary: each run takes one of the values.
+  std::vector<std::pair<std::string, std::vector<std::string>>> env_vary;
 };
 
 const char* to_string(ProcessMode m);
 const char* to_string(HeapMode m);
+// Factor-specific spelling of a level (time: real|fixed|vary, pid: vary|fixed, ...).
+std::string level_name(const std::string& factor, Level level);
+
 // Parse a factor value; throws Error naming `option` and the valid values.
 ProcessMode parse_process(const std::string& value, const std::string& option);
 HeapMode parse_heap(const std::string& value, const std::string& option);
 bool parse_aslr(const std::string& value, const std::string& option);
+Level parse_level(const std::string& factor, const std::string& value, const std::string& option);
+// "NAME=V1,V2,..." for --env-vary.
+std::pair<std::string, std::vector<std::string>> parse_env_vary(const std::string& value);
 
-// "process=same heap=churn aslr=on threads=0 seed=0x..."
+// "process=same heap=churn aslr=on threads=0 ... seed=0x..."; only non-default extras are listed.
 std::string describe(const Setting& s);
 nlohmann::json to_json(const Setting& s);
 
-// True when every factor kdet controls is held fixed: fresh process, no
-// churn, ASLR off, no threads. Under it kdet itself adds no variation.
+// True when no factor kdet controls changes between runs (fresh process, no
+// churn or chaos, ASLR off, no threads, nothing set to vary); pids still
+// differ unless pid=fixed. Under it kdet itself adds no variation.
 bool all_fixed(const Setting& s);
+
+// The names of the environment-like factors, in the order they are reported.
+const std::vector<std::string>& level_factor_names();
+// Access a level factor by name (path, cwd, tmpdir, time, locale, umask, pid, threadvars).
+Level& level_of(Setting& s, const std::string& factor);
+Level level_of(const Setting& s, const std::string& factor);
 
 } // namespace kdet::perturb

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <poll.h>
+#include <sched.h>
 #include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -76,6 +77,58 @@ struct Prepared {
   ssize_t ignored = ::write(err_fd, &err, sizeof err);
   (void)ignored;
   ::_exit(127);
+}
+
+// In the forked child: unshare the PID namespace and fork twice, so that the
+// program runs as pid 2 under a reaper (pid 1 of a namespace ignores signals it
+// has no handler for, which would hide crashes). This process (outside the
+// namespace) waits and ends the same way the program did. Async-signal-safe only.
+[[noreturn]] void run_in_pid_namespace(const Prepared& p, char** envp, int ef) {
+  if (::unshare(CLONE_NEWPID) != 0) child_fail(ef, errno);
+  int relay[2];
+  if (::pipe(relay) != 0) child_fail(ef, errno);
+  pid_t reaper = ::fork();
+  if (reaper < 0) child_fail(ef, errno);
+  if (reaper == 0) {
+    pid_t prog = ::fork();
+    if (prog < 0) child_fail(ef, errno);
+    if (prog == 0) {
+      ::close(relay[0]);
+      ::close(relay[1]);
+      ::execve(p.program.c_str(), p.argv.data(), envp);
+      child_fail(ef, errno);
+    }
+    // The reaper keeps only the relay pipe; the program's fds stay the program's.
+    for (int fd = 0; fd < 1024; ++fd)
+      if (fd != relay[1]) ::close(fd);
+    int st = 0;
+    for (;;) {
+      pid_t r = ::waitpid(-1, &st, 0);
+      if (r == prog) break;
+      if (r < 0 && errno != EINTR) break;
+    }
+    ssize_t ignored = ::write(relay[1], &st, sizeof st);
+    (void)ignored;
+    ::_exit(0);
+  }
+  for (int fd = 0; fd < 1024; ++fd)
+    if (fd != relay[0]) ::close(fd);
+  int st = 0;
+  ssize_t n;
+  do {
+    n = ::read(relay[0], &st, sizeof st);
+  } while (n < 0 && errno == EINTR);
+  int ignored_status;
+  while (::waitpid(reaper, &ignored_status, 0) < 0 && errno == EINTR) {
+  }
+  if (n != sizeof st) ::_exit(125);
+  if (WIFSIGNALED(st)) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(WTERMSIG(st), &dfl, nullptr);
+    ::kill(::getpid(), WTERMSIG(st));
+  }
+  ::_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 125);
 }
 
 } // namespace
@@ -163,6 +216,7 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
         ::personality(static_cast<unsigned long>(pers));
       }
     }
+    if (options.new_pid_namespace) run_in_pid_namespace(p, envp, ef);
     ::execve(p.program.c_str(), p.argv.data(), envp);
     child_fail(ef, errno);
   }

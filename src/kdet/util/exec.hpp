@@ -25,6 +25,9 @@ struct SpawnOptions {
   std::optional<bool> disable_aslr;              // personality(ADDR_NO_RANDOMIZE) on/off; nullopt = inherit
   std::optional<unsigned> umask;                 // nullopt = inherit
   bool new_process_group = true;                 // so a timeout can kill the whole tree
+  // Run the program as pid 2 of a fresh PID namespace (pid 1 is a small reaper;
+  // the process kdet waits for relays the program's exit status or signal).
+  bool new_pid_namespace = false;
   // Child fd <- parent fd. A parent fd of -1 means /dev/null. Child fds 0-2
   // not listed here are connected to /dev/null; every other fd is closed.
   std::vector<std::pair<int, int>> fds;

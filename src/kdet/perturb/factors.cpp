@@ -1,0 +1,206 @@
+#include "kdet/perturb/factors.hpp"
+
+#include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+
+#include <fmt/format.h>
+
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+namespace kdet::perturb {
+
+namespace {
+
+// Independent seeded choices per factor from one run seed.
+uint64_t pick(uint64_t run_seed, uint64_t salt) { return mix_seed(run_seed, salt); }
+
+std::string random_name(uint64_t r, size_t len) {
+  static constexpr char k_chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string s;
+  for (size_t i = 0; i < len; ++i) {
+    s += k_chars[r % 36];
+    r = r / 36 + 0x9e3779b97f4a7c15ULL * (i + 1);
+  }
+  return s;
+}
+
+std::string join_preload(const std::vector<std::string>& libs) {
+  std::string v;
+  for (const auto& l : libs) v += (v.empty() ? "" : ":") + l;
+  if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing) v += std::string(":") + existing;
+  return v;
+}
+
+constexpr const char* k_fixed_time = "@2020-01-01 00:00:00";
+const char* const k_locales[] = {"C", "C.UTF-8", "POSIX"};
+const unsigned k_umasks[] = {0022, 0002, 0027, 0077};
+
+} // namespace
+
+const std::vector<std::string>& thread_count_variables() {
+  static const std::vector<std::string> v = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",   "MKL_NUM_THREADS",
+                                             "GOTO_NUM_THREADS",     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                                             "TBB_NUM_THREADS",      "NPROC"};
+  return v;
+}
+
+bool pid_namespace_available(std::string* why) {
+  static std::once_flag once;
+  static bool ok = false;
+  static std::string reason;
+  std::call_once(once, [] {
+    SpawnOptions o;
+    o.argv = {"/bin/true"};
+    o.new_pid_namespace = true;
+    auto r = run_captured(o, std::chrono::seconds(10));
+    ok = r.status.ok();
+    reason = ok ? "" : r.status.describe();
+  });
+  if (why) *why = reason;
+  return ok;
+}
+
+void find_preload_libraries(Context& ctx) {
+  std::string dir = self_exe();
+  dir = dir.substr(0, dir.find_last_of('/'));
+  for (const std::string cand : {dir + "/libkdet_chaos.so", dir + "/../lib/libkdet_chaos.so"}) {
+    if (::access(cand.c_str(), R_OK) == 0) {
+      ctx.chaos_lib = absolute_path(cand);
+      break;
+    }
+  }
+  for (const char* cand : {"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+                           "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+                           "/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1"}) {
+    if (::access(cand, R_OK) == 0) {
+      ctx.faketime_lib = cand;
+      break;
+    }
+  }
+}
+
+void check_available(const Setting& s, const Context& ctx) {
+  if (s.heap == HeapMode::chaos && ctx.chaos_lib.empty())
+    throw Error("--heap chaos: libkdet_chaos.so was not found beside the kdet binary (build the kdet_chaos target)");
+  if (s.time != Level::inherit && ctx.faketime_lib.empty())
+    throw Error("--time fixed|vary needs libfaketime (Debian package faketime), which is not installed");
+  std::string why;
+  if (s.pid == Level::fixed && !pid_namespace_available(&why))
+    throw Error::format("--pid fixed: this machine does not let kdet create a PID namespace ({}); the pid "
+                        "cannot be held fixed here",
+                        why);
+}
+
+Launch plan_launch(const Setting& s, const Context& ctx) {
+  Launch l;
+  l.disable_aslr = !s.aslr;
+  l.threads = s.threads;
+  // Exec compilers are separate processes: preloads and namespaces go to them per run, not to the worker.
+  if (!ctx.exec_backend) {
+    l.pid_namespace = s.pid == Level::fixed;
+    std::vector<std::string> preload;
+    if (s.heap == HeapMode::chaos) {
+      preload.push_back(ctx.chaos_lib);
+      l.env.push_back(fmt::format("KDET_CHAOS_SEED={:#x}", s.seed));
+    }
+    if (s.time != Level::inherit) {
+      preload.push_back(ctx.faketime_lib);
+      l.env.push_back(std::string("FAKETIME=") + k_fixed_time);
+      l.env.push_back("FAKETIME_NO_CACHE=1");
+      l.env.push_back("DONT_FAKE_MONOTONIC=1");
+    }
+    if (!preload.empty()) l.env.push_back("LD_PRELOAD=" + join_preload(preload));
+  }
+  return l;
+}
+
+RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_index, uint64_t run_seed) {
+  RunPerturbation p;
+  auto slash = ctx.input_path.find_last_of('/');
+  std::string base = ctx.input_path.substr(slash + 1);
+  auto dot = base.find_last_of('.');
+  std::string ext = dot == std::string::npos ? "" : base.substr(dot);
+  p.input_path = ctx.input_path;
+  p.input_name = base;
+  if (s.path == Level::vary) {
+    std::string dir = fmt::format("{}/p{}-{}", ctx.session_dir, run_index, random_name(pick(run_seed, 1), 6));
+    p.input_name = random_name(pick(run_seed, 2), 4 + pick(run_seed, 3) % 9) + ext;
+    p.input_path = dir + "/" + p.input_name;
+    p.make_dirs.push_back(dir);
+    p.copy_input = ctx.exec_backend;
+  }
+  if (s.cwd == Level::vary) {
+    p.cwd = fmt::format("{}/c{}-{}", ctx.session_dir, run_index, random_name(pick(run_seed, 4), 8));
+    p.make_dirs.push_back(p.cwd);
+  } else if (s.cwd == Level::fixed) {
+    p.cwd = ctx.base_cwd;
+  }
+  if (s.tmpdir == Level::vary) {
+    std::string t = fmt::format("{}/t{}-{}", ctx.session_dir, run_index, random_name(pick(run_seed, 5), 8));
+    p.make_dirs.push_back(t);
+    p.env.push_back("TMPDIR=" + t);
+  }
+  if (s.time != Level::inherit) {
+    // Fixed: one instant for every run. Vary: the real time shifted by a seeded offset of up to
+    // ten years either way (libfaketime's "+N"/"-N" seconds form).
+    std::string t = k_fixed_time;
+    if (s.time == Level::vary) {
+      long long offset = static_cast<long long>(pick(run_seed, 6) % (20ULL * 365 * 86400)) - 10LL * 365 * 86400;
+      t = fmt::format("{:+d}", offset);
+    }
+    p.env.push_back("FAKETIME=" + t);
+    if (ctx.exec_backend) {
+      p.env.push_back("FAKETIME_NO_CACHE=1");
+      p.env.push_back("DONT_FAKE_MONOTONIC=1");
+    }
+  }
+  if (s.locale == Level::fixed) {
+    p.env.push_back("LC_ALL=C");
+    p.env.push_back("LANG=C");
+  } else if (s.locale == Level::vary) {
+    const char* l = k_locales[pick(run_seed, 7) % std::size(k_locales)];
+    p.env.push_back(std::string("LC_ALL=") + l);
+    p.env.push_back(std::string("LANG=") + l);
+  }
+  if (s.umask == Level::fixed) p.umask = 0022;
+  else if (s.umask == Level::vary) p.umask = static_cast<int>(k_umasks[pick(run_seed, 8) % std::size(k_umasks)]);
+  if (s.threadvars != Level::inherit) {
+    unsigned hw = std::max(2u, std::thread::hardware_concurrency());
+    for (size_t i = 0; i < thread_count_variables().size(); ++i) {
+      unsigned n = s.threadvars == Level::fixed ? 1 : 1 + static_cast<unsigned>(pick(run_seed, 20 + i) % hw);
+      p.env.push_back(fmt::format("{}={}", thread_count_variables()[i], n));
+    }
+  }
+  for (size_t i = 0; i < s.env_vary.size(); ++i) {
+    const auto& [key, values] = s.env_vary[i];
+    p.env.push_back(key + "=" + values[pick(run_seed, 40 + i) % values.size()]);
+  }
+  if (s.heap == HeapMode::chaos) {
+    if (ctx.exec_backend) {
+      p.env.push_back("LD_PRELOAD=" + join_preload({ctx.chaos_lib}));
+      p.env.push_back(fmt::format("KDET_CHAOS_SEED={:#x}", run_seed));
+    } else {
+      p.chaos_reseed = true;
+      p.chaos_seed = run_seed;
+    }
+  }
+  if (ctx.exec_backend && s.time != Level::inherit) {
+    // Merge with a chaos preload if both apply.
+    std::string preload = ctx.faketime_lib;
+    for (auto& e : p.env) {
+      if (e.rfind("LD_PRELOAD=", 0) == 0) {
+        e += ":" + preload;
+        preload.clear();
+      }
+    }
+    if (!preload.empty()) p.env.push_back("LD_PRELOAD=" + join_preload({preload}));
+  }
+  p.pid_namespace = ctx.exec_backend && s.pid == Level::fixed;
+  return p;
+}
+
+} // namespace kdet::perturb

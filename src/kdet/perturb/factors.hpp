@@ -1,0 +1,61 @@
+//===- perturb/factors.hpp - from a Setting to what a worker and a run get ----===//
+#pragma once
+
+#include "kdet/perturb/setting.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kdet::perturb {
+
+// What the factors need to know about the session.
+struct Context {
+  std::string session_dir;   // private temp folder of this kdet process
+  std::string input_path;    // the input as given (absolute)
+  std::string base_cwd;      // the driver's working directory
+  bool exec_backend = false; // the compiler is a separate process started per run
+  std::string chaos_lib;     // libkdet_chaos.so (empty: not found)
+  std::string faketime_lib;  // libfaketime.so.1 (empty: not installed)
+};
+
+// How every worker of the session is started.
+struct Launch {
+  std::vector<std::string> env;   // K=V added to the worker's environment
+  bool disable_aslr = false;
+  bool pid_namespace = false;     // the worker runs as pid 2 of a fresh PID namespace
+  int threads = 0;
+};
+
+// One run's own perturbation, applied by the worker just before the compile
+// (library backends: setenv/chdir/umask in the worker; exec: the child's).
+struct RunPerturbation {
+  std::vector<std::string> env;   // "K=V" sets, "K" unsets
+  std::string cwd;                // empty: unchanged
+  int umask = -1;                 // -1: unchanged
+  std::string input_path;         // where the compiler reads the input
+  std::string input_name;         // module / program name given to library compilers
+  bool copy_input = false;        // the driver must place the input at input_path
+  std::vector<std::string> make_dirs; // folders the driver creates before the run
+  bool chaos_reseed = false;      // library backends: reseed libkdet_chaos in the worker
+  uint64_t chaos_seed = 0;
+  bool pid_namespace = false;     // exec: start the compiler in a fresh PID namespace
+};
+
+// Locates libkdet_chaos.so (beside the kdet binary) and libfaketime; fills `ctx`.
+void find_preload_libraries(Context& ctx);
+
+// Checks the setting can be honoured here; throws Error naming the option when not
+// (e.g. --heap chaos without libkdet_chaos.so, --time without libfaketime).
+void check_available(const Setting& s, const Context& ctx);
+
+Launch plan_launch(const Setting& s, const Context& ctx);
+RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_index, uint64_t run_seed);
+
+// Thread-count variables that thread pools read (OpenBLAS, OpenMP, MKL, ...).
+const std::vector<std::string>& thread_count_variables();
+
+// True when this machine lets kdet create PID namespaces (probed once).
+bool pid_namespace_available(std::string* why = nullptr);
+
+} // namespace kdet::perturb
