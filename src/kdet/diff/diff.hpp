@@ -7,8 +7,8 @@
 // Report that the renderers turn into text, JSON (schema "kdet.diff/1")
 // or an HTML fragment.
 //
-// Classification rules are documented in docs/diff.md and at the top of
-// ptx_compare.cpp and cubin_compare.cpp.
+// The exact classification rules are written at the top of ptx_compare.cpp
+// and cubin_compare.cpp.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
