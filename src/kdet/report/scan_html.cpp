@@ -64,16 +64,16 @@ std::string variants_svg(const scan::ScanResult& r) {
   std::string s = fmt::format("<svg id=\"chart-variants\" class=\"chart\" width=\"{}\" height=\"{}\" "
                               "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"variants per job\">"
                               "<text x=\"0\" y=\"16\" font-weight=\"bold\">Variants per job</text>",
-                              col * 6 + 20, plot_h + 70);
+                              col * 6 + 20, plot_h + 84);
   const char* names[] = {"none", "1", "2", "3", "4", "5+"};
   for (size_t i = 0; i < n.size(); ++i) {
     // Log-ish scale so 161 of 6491 stays visible: sqrt of the share.
     int h = n[i] ? std::max(2, static_cast<int>(plot_h * std::sqrt(static_cast<double>(n[i]) / static_cast<double>(top)))) : 0;
-    int x = 10 + static_cast<int>(i) * col, y = 30 + plot_h - h;
+    int x = 10 + static_cast<int>(i) * col, y = 44 + plot_h - h;
     s += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} jobs "
                      "with {} variants</title></rect><text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\">{}</text>",
                      x, y, col - 14, h, i >= 2 ? "#c62828" : "#2e7d32", n[i], names[i], x, y - 3, n[i], x,
-                     30 + plot_h + 16, names[i]);
+                     44 + plot_h + 16, names[i]);
   }
   return s + "</svg>\n";
 }
