@@ -1,12 +1,273 @@
-// PLACEHOLDER until the cache module lands: registers cache and cc.
+//===- cli/cache.cpp - `kdet cache ...` and `kdet cc`: a cache that checks itself -===//
+//
+// kdet cache compile INPUT [--backend/--lib/--cmd] [--out FILE|-] -- options
+// kdet cc INPUT -o OUTPUT -- <command template with {input} {output}>
+// kdet cache report | stats | gc --max-size SIZE | verify [--sample F]
+// The library is src/kdet/cache/; keys and layout are in docs/CACHE.md.
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/cache/compile.hpp"
+#include "kdet/cache/key.hpp"
+#include "kdet/cache/maintain.hpp"
+#include "kdet/cache/store.hpp"
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/run_options.hpp"
+#include "kdet/engine/interrupt.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <unistd.h>
 
 namespace kdet::cli {
-static void pending(CLI::App& root, Action& action, const char* name) {
-  auto* cmd = root.add_subcommand(name, "(not built yet)");
-  cmd->callback([&action, name] { action = [name]() -> int { throw Error::format("kdet {} is not built yet", name); }; });
+
+namespace {
+
+struct CacheOptions {
+  std::string dir;
+  std::string verify_rate = "1/32";
+  std::string on_variants = "serve-first";
+  std::vector<std::string> key_env;
+  std::string json_path;
+  bool quiet = false;
+};
+
+void add_dir_option(CLI::App* cmd, CacheOptions& o) {
+  cmd->add_option("--dir", o.dir, "Cache folder (default: $KDET_CACHE_DIR, else ~/.cache/kdet)");
 }
-void add_cache(CLI::App& root, Action& action) { pending(root, action, "cache"); }
-void add_cc(CLI::App& root, Action& action) { pending(root, action, "cc"); }
+
+void add_serving_options(CLI::App* cmd, CacheOptions& o) {
+  add_dir_option(cmd, o);
+  cmd->add_option("--verify-rate", o.verify_rate,
+                  "Fraction of hits recompiled and compared (default 1/32; 1 = always, 0 = never)");
+  cmd->add_option("--on-variants", o.on_variants,
+                  "When a key holds more than one variant: serve-first (warn, default) or fail (exit 1)");
+  cmd->add_option("--key-env", o.key_env,
+                  "An environment variable whose value decides the output; its value enters the key (repeatable)");
+  cmd->add_option("--json", o.json_path, "Write what happened (schema kdet.cache.compile/1) to FILE, or - for stdout");
+  cmd->add_flag("--quiet,-q", o.quiet, "No status line (warnings still go to stderr)");
+}
+
+void write_output(const cache::CompileOutcome& o, const std::string& out) {
+  if (out.empty() || o.artifacts.empty()) return;
+  if (o.artifacts.size() > 1)
+    fmt::print(stderr, "kdet: warning: the compile gave {} artifacts; {} gets the first ({})\n", o.artifacts.size(),
+               out, o.artifacts[0].name);
+  if (out == "-") {
+    ::fflush(stdout);
+    const std::string& d = o.artifacts[0].data;
+    size_t off = 0;
+    while (off < d.size()) {
+      ssize_t n = ::write(1, d.data() + off, d.size() - off);
+      if (n <= 0) throw Error("--out -: cannot write to stdout");
+      off += static_cast<size_t>(n);
+    }
+  } else {
+    write_file_atomic(out, o.artifacts[0].data);
+  }
+}
+
+int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::string& out) {
+  for (const auto& w : o.warnings) fmt::print(stderr, "kdet: warning: {}\n", w);
+  if (o.exit_code == 0) write_output(o, out);
+  if (!opt.quiet)
+    fmt::print(stderr, "kdet cache: {} {} (variant {}, {} variant{} under the key, {})\n", o.result, o.key,
+               o.variant.substr(0, 12), o.variants, o.variants == 1 ? "" : "s", human_seconds(o.seconds));
+  if (!opt.json_path.empty()) {
+    nlohmann::json j = {{"schema", "kdet.cache.compile/1"}, {"result", o.result},   {"key", o.key},
+                        {"variant", o.variant},              {"variants", o.variants}, {"seconds", o.seconds},
+                        {"warnings", o.warnings},            {"exit_code", o.exit_code}};
+    if (!o.error.empty()) j["error"] = o.error;
+    if (opt.json_path == "-") fmt::print("{}\n", j.dump(2));
+    else write_file_atomic(opt.json_path, j.dump(2) + "\n");
+  }
+  if (o.exit_code == 1) fmt::print(stderr, "kdet: error: {}\n", o.error);
+  if (o.exit_code == 3) fmt::print(stderr, "kdet: error: the compiler failed: {}\n", o.error);
+  return o.exit_code;
+}
+
+cache::CompileJob make_job(const CacheOptions& opt, const engine::RunPlan& plan) {
+  cache::CompileJob job;
+  job.backend = plan.backend;
+  job.input_path = plan.input_path;
+  job.options = plan.options;
+  job.timeout = plan.timeout;
+  job.key_env = opt.key_env;
+  job.verify_rate = cache::parse_verify_rate(opt.verify_rate, "--verify-rate");
+  job.policy = cache::parse_policy(opt.on_variants, "--on-variants");
+  job.command_line = invocation();
+  return job;
+}
+
+struct CompileCmd {
+  CompileArgs compile;
+  CacheOptions cache;
+  std::string out;
+};
+
+int do_compile(CompileCmd& a) {
+  engine::RunPlan plan;
+  resolve_compile_args(a.compile, plan);
+  cache::Store store(cache::resolve_cache_dir(a.cache.dir));
+  engine::install_interrupt_handler();
+  return finish(cache::cached_compile(store, make_job(a.cache, plan)), a.cache, a.out);
+}
+
+struct CcCmd {
+  std::string input;
+  std::string out;
+  std::vector<std::string> command;
+  std::string output_ext;
+  double timeout_seconds = 300;
+  CacheOptions cache;
+};
+
+int do_cc(CcCmd& a) {
+  if (a.command.empty())
+    throw Error("kdet cc needs a command template after --, e.g. kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a "
+                "{input} -o {output}");
+  CompileArgs c;
+  c.input = a.input;
+  c.backend = "exec";
+  c.command = shell_join(a.command);
+  c.output_ext = a.output_ext;
+  c.timeout_seconds = a.timeout_seconds;
+  engine::RunPlan plan;
+  resolve_compile_args(c, plan);
+  cache::Store store(cache::resolve_cache_dir(a.cache.dir));
+  engine::install_interrupt_handler();
+  return finish(cache::cached_compile(store, make_job(a.cache, plan)), a.cache, a.out);
+}
+
+int do_report(const CacheOptions& o) {
+  cache::Store store(cache::resolve_cache_dir(o.dir));
+  auto keys = cache::multi_variant_keys(store);
+  bool json_stdout = o.json_path == "-";
+  if (!o.json_path.empty()) {
+    auto j = cache::report_to_json(store, keys);
+    if (json_stdout) fmt::print("{}\n", j.dump(2));
+    else write_file_atomic(o.json_path, j.dump(2) + "\n");
+  }
+  if (!json_stdout) fmt::print("{}", cache::report_to_text(keys));
+  return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
+}
+
+int do_stats(const CacheOptions& o) {
+  cache::Store store(cache::resolve_cache_dir(o.dir));
+  auto j = cache::cache_stats(store);
+  if (o.json_path == "-") {
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  if (!o.json_path.empty()) write_file_atomic(o.json_path, j.dump(2) + "\n");
+  fmt::print("cache       {}\n", j["cache"].get<std::string>());
+  fmt::print("keys        {}\n", j["keys"].get<uint64_t>());
+  fmt::print("variants    {} ({} key{} with more than one)\n", j["variants"].get<uint64_t>(),
+             j["keys_with_variants"].get<uint64_t>(), j["keys_with_variants"].get<uint64_t>() == 1 ? "" : "s");
+  fmt::print("size        {} ({} in entries)\n", human_bytes(j["bytes"].get<uint64_t>()),
+             human_bytes(j["entry_bytes"].get<uint64_t>()));
+  fmt::print("verified    {} match, {} mismatch\n", j["verifications"]["match"].get<uint64_t>(),
+             j["verifications"]["mismatch"].get<uint64_t>());
+  fmt::print("damaged     {} set aside in damaged/\n", j["damaged"].get<uint64_t>());
+  fmt::print("staging     {} in tmp/ (stale ones are removed by gc)\n", j["staging"].get<uint64_t>());
+  return 0;
+}
+
+} // namespace
+
+void add_cache(CLI::App& root, Action& action) {
+  auto* cache = root.add_subcommand("cache", "A compiled-kernel cache that checks itself: keeps every variant, "
+                                             "recompiles a sample of hits, reports nondeterminism");
+  cache->require_subcommand(1);
+  cache->footer("Keys and layout: docs/CACHE.md. Exit codes: report exits 1 when a key holds more than one "
+                "variant; compile exits 1 when --on-variants fail refuses, 3 when the compiler failed.");
+
+  auto c = std::make_shared<CompileCmd>();
+  auto* compile = cache->add_subcommand("compile", "Compile through the cache: a hit is served, a miss compiled "
+                                                   "and stored, a sample of hits recompiled and compared");
+  add_compile_options(compile, c->compile);
+  add_serving_options(compile, c->cache);
+  compile->add_option("--out,-o", c->out, "Write the (first) artifact to FILE, or - for stdout");
+  compile->footer("Examples:\n"
+                  "  kdet cache compile saxpy.ll --out saxpy.ptx -- -arch=compute_90a -opt=3\n"
+                  "  kdet cache compile k.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}' -o k.cubin");
+  compile->callback([c, &action] { action = [c] { return do_compile(*c); }; });
+
+  auto r = std::make_shared<CacheOptions>();
+  auto* report = cache->add_subcommand("report", "List keys with more than one variant (exit 1 if any)");
+  add_dir_option(report, *r);
+  report->add_option("--json", r->json_path, "Write the report (schema kdet.cache.report/1) to FILE, or - for stdout");
+  report->callback([r, &action] { action = [r] { return do_report(*r); }; });
+
+  auto s = std::make_shared<CacheOptions>();
+  auto* stats = cache->add_subcommand("stats", "Keys, variants, size, verifications, damaged entries");
+  add_dir_option(stats, *s);
+  stats->add_option("--json", s->json_path, "Write the stats (schema kdet.cache.stats/1) to FILE, or - for stdout");
+  stats->callback([s, &action] { action = [s] { return do_stats(*s); }; });
+
+  struct GcArgs {
+    CacheOptions o;
+    std::string max_size;
+    double staging_age = 3600;
+  };
+  auto g = std::make_shared<GcArgs>();
+  auto* gc = cache->add_subcommand("gc", "Shrink the cache below --max-size: stale staging, damaged evidence, then "
+                                         "least recently used keys (multi-variant keys last)");
+  add_dir_option(gc, g->o);
+  gc->add_option("--max-size", g->max_size, "Size limit, e.g. 500M, 2G (K/M/G/T are powers of 1024)")->required();
+  gc->add_option("--staging-age", g->staging_age, "Remove staging folders older than this many seconds (default 3600)");
+  gc->callback([g, &action] {
+    action = [g] {
+      uint64_t max = cache::parse_size(g->max_size, "--max-size");
+      cache::Store store(cache::resolve_cache_dir(g->o.dir));
+      auto res = cache::gc(store, max, g->staging_age);
+      fmt::print("gc: {} -> {} (limit {}); removed {} key{}, {} damaged, {} staging\n", human_bytes(res.bytes_before),
+                 human_bytes(res.bytes_after), human_bytes(max), res.keys_removed, res.keys_removed == 1 ? "" : "s",
+                 res.damaged_removed, res.staging_removed);
+      return 0;
+    };
+  });
+
+  struct VerifyArgs {
+    CacheOptions o;
+    std::string sample = "1";
+  };
+  auto v = std::make_shared<VerifyArgs>();
+  auto* verify = cache->add_subcommand("verify", "Recompile every key (or --sample F of them) and compare with the "
+                                                 "served variant; exit 1 on a mismatch");
+  add_dir_option(verify, v->o);
+  verify->add_option("--sample", v->sample, "Fraction of keys to recompile (default 1 = all; e.g. 1/10)");
+  verify->add_flag("--quiet,-q", v->o.quiet, "Only the summary line");
+  verify->callback([v, &action] {
+    action = [v] {
+      double f = cache::parse_verify_rate(v->sample, "--sample");
+      cache::Store store(cache::resolve_cache_dir(v->o.dir));
+      engine::install_interrupt_handler();
+      auto res = cache::verify_all(store, f, invocation());
+      if (!v->o.quiet)
+        for (const auto& l : res.lines) fmt::print("{}\n", l);
+      fmt::print("verify: {} recompiled, {} match, {} mismatch, {} failed, {} skipped\n", res.checked, res.matched,
+                 res.mismatched, res.failed, res.skipped);
+      return res.mismatched > 0 ? k_exit_nondeterministic : k_exit_deterministic;
+    };
+  });
+}
+
+void add_cc(CLI::App& root, Action& action) {
+  auto a = std::make_shared<CcCmd>();
+  auto* cmd = root.add_subcommand("cc", "Wrap a command compiler with kdet's verifying cache");
+  cmd->add_option("input", a->input, "The input file ({input} in the template)")->required();
+  cmd->add_option("command", a->command, "After --: the command template with {input} and {output}");
+  cmd->add_option("--out,-o", a->out, "Where the artifact goes (the file the command would have written), or -")
+      ->required();
+  cmd->add_option("--output-ext", a->output_ext, "Extension given to {output} (e.g. cubin)");
+  cmd->add_option("--timeout", a->timeout_seconds, "Seconds before a compile counts as hung (default 300)");
+  add_serving_options(cmd, a->cache);
+  cmd->footer("Example:\n  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a {input} -o {output}");
+  cmd->callback([a, &action] { action = [a] { return do_cc(*a); }; });
+}
+
 } // namespace kdet::cli

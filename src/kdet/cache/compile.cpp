@@ -1,0 +1,232 @@
+//===- cache/compile.cpp - get-or-compile with sampled verification -------------===//
+#include "kdet/cache/compile.hpp"
+
+#include "kdet/cache/identity.hpp"
+#include "kdet/diff/diff.hpp"
+#include "kdet/engine/runner.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <random>
+
+namespace kdet::cache {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+nlohmann::json identity_json(const backend::Identity& id) {
+  return {{"backend", id.backend}, {"path", id.path}, {"content_hash", id.content_hash}, {"version", id.version}};
+}
+
+} // namespace
+
+Policy parse_policy(const std::string& text, const std::string& option) {
+  if (text == "serve-first") return Policy::serve_first;
+  if (text == "fail") return Policy::fail;
+  throw Error::format("{} {}: expected serve-first or fail", option, text);
+}
+
+Recompiled compile_once(const backend::BackendConfig& config, const std::string& input_path,
+                        const std::vector<std::string>& options, std::chrono::milliseconds timeout,
+                        const std::vector<std::string>& env) {
+  engine::RunPlan plan;
+  plan.backend = config;
+  plan.input_path = input_path;
+  plan.options = options;
+  plan.timeout = timeout;
+  plan.runs = 1;
+  plan.jobs = 1;
+  plan.setting.process = perturb::ProcessMode::fresh;
+  plan.setting.heap = perturb::HeapMode::none;
+  plan.setting.env = env;
+  plan.setting.seed = std::random_device{}();
+  engine::RunOutput out = engine::execute(plan);
+  Recompiled r;
+  r.identity = out.identity;
+  if (out.records.empty() || !out.records[0].done) {
+    r.detail = out.interrupted ? "interrupted" : "the compile did not run";
+    return r;
+  }
+  const auto& rec = out.records[0];
+  r.log = rec.log;
+  if (rec.status != backend::Status::ok) {
+    r.detail = rec.detail.empty() ? backend::to_string(rec.status) : rec.detail;
+    return r;
+  }
+  for (const auto& v : out.variants)
+    if (v.id == rec.variant) r.artifacts = v.artifacts;
+  r.ok = true;
+  return r;
+}
+
+KeyMaterial job_key_material(const Store& store, const CompileJob& job, std::string& input) {
+  input = read_file(job.input_path);
+  KeyMaterial m;
+  m.backend = job.backend.kind;
+  m.compiler = compiler_identity(store, job.backend);
+  if (job.backend.kind == "exec") {
+    auto argv = split_command(job.backend.command);
+    m.command.assign(argv.begin() + 1, argv.end());
+    m.output_ext = job.backend.output_ext;
+  }
+  m.options = job.options;
+  m.env = read_env(job.key_env, "--key-env");
+  m.input_hash = hash_bytes(input);
+  m.input_size = input.size();
+  auto slash = job.input_path.find_last_of('/');
+  m.input_name = slash == std::string::npos ? job.input_path : job.input_path.substr(slash + 1);
+  return m;
+}
+
+std::string describe_difference(const std::vector<backend::Artifact>& a, const std::vector<backend::Artifact>& b) {
+  std::vector<std::string> parts;
+  for (const auto& x : a) {
+    const backend::Artifact* y = nullptr;
+    for (const auto& c : b)
+      if (c.name == x.name) y = &c;
+    if (!y) {
+      parts.push_back(fmt::format("{}: only in the first", x.name));
+      continue;
+    }
+    if (x.data == y->data) continue;
+    try {
+      parts.push_back(fmt::format("{}: {}", x.name, diff::summary_line(diff::compare(x.data, y->data))));
+    } catch (const std::exception& e) {
+      parts.push_back(fmt::format("{}: differs ({} vs {} bytes; diff failed: {})", x.name, x.data.size(),
+                                  y->data.size(), e.what()));
+    }
+  }
+  for (const auto& y : b) {
+    bool found = false;
+    for (const auto& x : a) found = found || x.name == y.name;
+    if (!found) parts.push_back(fmt::format("{}: only in the second", y.name));
+  }
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : "; ") + p;
+  return s.empty() ? "identical" : s;
+}
+
+CompileOutcome cached_compile(Store& store, const CompileJob& job) {
+  auto t0 = std::chrono::steady_clock::now();
+  CompileOutcome o;
+  std::string input;
+  KeyMaterial km = job_key_material(store, job, input);
+  o.key = compute_key(km);
+  std::vector<std::string> env;
+  for (const auto& [k, v] : km.env)
+    if (v) env.push_back(k + "=" + *v);
+
+  auto refuse_if_variants = [&](const std::vector<std::string>& ids) {
+    o.variants = ids.size();
+    if (ids.size() <= 1) return false;
+    std::string msg = fmt::format("cache key {} holds {} variants: the compiler is nondeterministic for this input "
+                                  "(see `kdet cache report`)", o.key, ids.size());
+    if (job.policy == Policy::fail) {
+      o.result = "refused";
+      o.error = msg + "; --on-variants fail";
+      o.artifacts.clear();
+      o.exit_code = 1;
+      return true;
+    }
+    o.warnings.push_back(msg + "; serving the first stored");
+    return false;
+  };
+
+  Lookup l = store.lookup(o.key);
+  o.warnings = l.warnings;
+  Origin origin;
+  origin.command = job.command_line;
+  if (l.hit) {
+    o.result = "hit";
+    o.variant = l.first.meta.id;
+    o.artifacts = l.first.artifacts;
+    if (refuse_if_variants(l.variants)) {
+      o.seconds = seconds_since(t0);
+      return o;
+    }
+    if (sample(job.verify_rate)) {
+      Recompiled r = compile_once(job.backend, job.input_path, job.options, job.timeout, env);
+      if (!r.ok) {
+        o.warnings.push_back(fmt::format("verification compile of {} failed ({}); serving the cached variant",
+                                         o.key, r.detail));
+      } else {
+        std::string vid = variant_id(r.artifacts);
+        if (vid == o.variant) {
+          o.result = "verified";
+          store.log_event(o.key, {{"event", "verify"}, {"result", "match"}, {"variant", vid}});
+        } else {
+          o.result = "mismatch";
+          origin.how = "verify";
+          origin.extra = {{"compiler", identity_json(r.identity)}, {"verified_against", o.variant}};
+          PutResult p = store.put(o.key, to_json(km), input, r.artifacts, origin);
+          store.log_event(o.key, {{"event", "verify"}, {"result", "mismatch"}, {"served", o.variant},
+                                  {"recompiled", vid}});
+          o.warnings.push_back(fmt::format(
+              "verification MISMATCH for cache key {}: the recompile gave variant {} ({}), the cache holds {}; "
+              "both are kept ({} variants); difference: {}",
+              o.key, vid.substr(0, 12), p.added ? "new" : "already known", o.variant.substr(0, 12), p.variants,
+              describe_difference(o.artifacts, r.artifacts)));
+          o.variants = p.variants;
+          if (job.policy == Policy::fail) {
+            o.result = "refused";
+            o.error = fmt::format("cache key {}: verification found a second variant; --on-variants fail", o.key);
+            o.artifacts.clear();
+            o.exit_code = 1;
+          }
+        }
+      }
+    }
+    o.seconds = seconds_since(t0);
+    return o;
+  }
+
+  // Miss: compile, store, serve.
+  Recompiled r = compile_once(job.backend, job.input_path, job.options, job.timeout, env);
+  if (!r.ok) {
+    o.result = "failed";
+    o.error = r.detail;
+    if (!r.log.empty()) o.error += "\n" + r.log;
+    o.exit_code = 3;
+    o.seconds = seconds_since(t0);
+    return o;
+  }
+  if (r.identity.content_hash != km.compiler.content_hash) {
+    o.warnings.push_back(fmt::format("the compiler {} changed while kdet was using it; stored under its new identity",
+                                     r.identity.path));
+    km.compiler.content_hash = r.identity.content_hash;
+    km.compiler.version = r.identity.version;
+    o.key = compute_key(km);
+  }
+  origin.how = "fill";
+  origin.extra = {{"compiler", identity_json(r.identity)}};
+  PutResult p = store.put(o.key, to_json(km), input, r.artifacts, origin);
+  o.result = "miss";
+  o.variant = p.variant;
+  o.artifacts = r.artifacts;
+  o.variants = p.variants;
+  if (p.variants > 1) {
+    // Another process stored a different variant first (or a damaged one was set aside).
+    Lookup again = store.lookup(o.key);
+    if (again.hit && again.first.meta.id != p.variant) {
+      o.warnings.push_back(fmt::format("cache key {}: this compile gave variant {}, another process stored {} first",
+                                       o.key, p.variant.substr(0, 12), again.first.meta.id.substr(0, 12)));
+      if (!refuse_if_variants(again.variants)) {
+        o.variant = again.first.meta.id;
+        o.artifacts = again.first.artifacts;
+      }
+    } else {
+      refuse_if_variants(again.variants);
+    }
+  }
+  o.seconds = seconds_since(t0);
+  return o;
+}
+
+} // namespace kdet::cache

@@ -1,0 +1,109 @@
+//===- cache/identity.cpp - memoized compiler identity (hash + probed version) -===//
+#include "kdet/cache/identity.hpp"
+
+#include "kdet/engine/worker.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace kdet::cache {
+
+namespace {
+
+// What identifies one version of a file on disk without reading it.
+std::string stat_signature(const std::string& kind, const std::string& path, bool& ok) {
+  struct stat st {};
+  ok = ::stat(path.c_str(), &st) == 0;
+  if (!ok) return {};
+  Hasher h;
+  h.add("kdet.cache.identity-memo/1").add(kind).add(path);
+  h.add_u64(st.st_dev).add_u64(st.st_ino).add_u64(static_cast<uint64_t>(st.st_size));
+  h.add_u64(static_cast<uint64_t>(st.st_mtim.tv_sec)).add_u64(static_cast<uint64_t>(st.st_mtim.tv_nsec));
+  h.add_u64(static_cast<uint64_t>(st.st_ctim.tv_sec)).add_u64(static_cast<uint64_t>(st.st_ctim.tv_nsec));
+  return h.hex();
+}
+
+std::string probe_version(const backend::BackendConfig& config) {
+  engine::WorkerLaunch launch;
+  launch.exe = self_exe();
+  launch.backend = config;
+  for (char** e = environ; e && *e; ++e) launch.env.emplace_back(*e);
+  std::string tmp = make_temp_dir("kdet-probe");
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { remove_tree(dir); }
+  } cleanup{tmp};
+  launch.log_path = tmp + "/probe.log";
+  engine::WorkerProcess probe;
+  engine::HelloMessage hello;
+  std::string error;
+  if (!probe.start(launch, hello, error))
+    throw Error::format("cannot load the {} compiler: {}", config.kind, error);
+  probe.stop();
+  return hello.identity.version;
+}
+
+} // namespace
+
+std::string compiler_file(const backend::BackendConfig& config) {
+  std::string file;
+  if (config.kind == "exec") {
+    auto argv = split_command(config.command);
+    if (argv.empty()) throw Error("--cmd is empty");
+    file = find_program(argv[0]);
+    if (file.empty()) throw Error::format("--cmd: program '{}' not found in PATH", argv[0]);
+  } else {
+    file = config.lib.empty() ? backend::default_library_path(config.kind) : config.lib;
+  }
+  std::error_code ec;
+  auto real = std::filesystem::canonical(file, ec);
+  if (ec) throw Error::format("compiler {}: {}", file, ec.message());
+  return real.string();
+}
+
+backend::Identity compiler_identity(const Store& store, const backend::BackendConfig& config) {
+  backend::Identity id;
+  id.backend = config.kind;
+  id.path = compiler_file(config);
+  bool ok = false;
+  std::string sig = stat_signature(config.kind, id.path, ok);
+  if (!ok) throw Error::format("compiler {}: {}", id.path, std::strerror(errno));
+  std::string memo_dir = store.root() + "/identity";
+  std::string memo = memo_dir + "/" + sig + ".json";
+  if (::access(memo.c_str(), R_OK) == 0) {
+    auto j = nlohmann::json::parse(read_file(memo), nullptr, false);
+    if (j.is_object() && j.value("path", "") == id.path && j.contains("content_hash") && j.contains("version")) {
+      id.content_hash = j["content_hash"].get<std::string>();
+      id.version = j["version"].get<std::string>();
+      return id;
+    }
+  }
+  id.content_hash = hash_file(id.path);
+  backend::BackendConfig probe = config;
+  if (config.kind != "exec") probe.lib = id.path;
+  id.version = probe_version(probe);
+  // Memoize only when the file did not change while it was hashed and probed.
+  bool still = false;
+  if (stat_signature(config.kind, id.path, still) == sig && still) {
+    make_dirs(memo_dir);
+    nlohmann::json j = {{"path", id.path}, {"backend", id.backend}, {"content_hash", id.content_hash},
+                        {"version", id.version}};
+    write_file_atomic(memo, j.dump(2) + "\n");
+  }
+  return id;
+}
+
+} // namespace kdet::cache

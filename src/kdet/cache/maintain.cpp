@@ -1,0 +1,319 @@
+//===- cache/maintain.cpp - report, stats, gc, verify ----------------------------===//
+#include "kdet/cache/maintain.hpp"
+
+#include "kdet/cache/compile.hpp"
+#include "kdet/cache/identity.hpp"
+#include "kdet/cache/key.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kdet::cache {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+uint64_t tree_bytes(const std::string& path) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::error_code e2;
+    if (it->is_regular_file(e2)) total += it->file_size(e2);
+  }
+  return total;
+}
+
+int64_t mtime_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<int64_t>(st.st_mtim.tv_sec);
+}
+
+std::vector<std::string> list(const std::string& path) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(path, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    out.push_back(it->path().string());
+  return out;
+}
+
+// Removes a folder by first renaming it out of the live tree (readers see it whole or gone).
+void remove_atomically(const Store& store, const std::string& path) {
+  std::string dest = store.make_staging() + "/gone";
+  if (::rename(path.c_str(), dest.c_str()) == 0) remove_tree(fs::path(dest).parent_path().string());
+  else remove_tree(fs::path(dest).parent_path().string());
+}
+
+} // namespace
+
+std::vector<MultiVariantKey> multi_variant_keys(const Store& store) {
+  std::vector<MultiVariantKey> out;
+  auto keys = store.keys();
+  std::sort(keys.begin(), keys.end());
+  for (const auto& k : keys) {
+    auto order = store.variant_order(k);
+    if (order.size() <= 1) continue;
+    MultiVariantKey m;
+    m.key = k;
+    store.read_key_json(k, m.key_json);
+    std::vector<LoadedVariant> loaded;
+    for (const auto& v : order) {
+      LoadedVariant lv;
+      std::string why;
+      if (!store.load_variant(k, v, lv, why)) {
+        lv.meta.id = v;
+        lv.meta.how = "unreadable: " + why;
+      }
+      m.variants.push_back(lv.meta);
+      loaded.push_back(std::move(lv));
+    }
+    for (size_t i = 1; i < loaded.size(); ++i)
+      m.differences.push_back(loaded[0].artifacts.empty() || loaded[i].artifacts.empty()
+                                  ? "unknown (a variant is unreadable)"
+                                  : describe_difference(loaded[0].artifacts, loaded[i].artifacts));
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+nlohmann::json report_to_json(const Store& store, const std::vector<MultiVariantKey>& keys) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& m : keys) {
+    nlohmann::json vs = nlohmann::json::array();
+    for (size_t i = 0; i < m.variants.size(); ++i) {
+      const auto& v = m.variants[i];
+      uint64_t size = 0;
+      for (const auto& a : v.artifacts) size += a.size;
+      nlohmann::json j = {{"id", v.id},     {"created_at", v.created_at}, {"how", v.how},     {"host", v.host},
+                          {"pid", v.pid},   {"command", v.command},       {"bytes", size}, {"served", i == 0}};
+      if (i > 0) j["difference"] = m.differences[i - 1];
+      vs.push_back(j);
+    }
+    arr.push_back({{"key", m.key}, {"material", m.key_json}, {"variants", vs}});
+  }
+  return {{"schema", "kdet.cache.report/1"}, {"cache", store.root()}, {"keys_with_variants", keys.size()},
+          {"keys", arr}};
+}
+
+std::string report_to_text(const std::vector<MultiVariantKey>& keys) {
+  if (keys.empty()) return "no key holds more than one variant\n";
+  std::string s = fmt::format("{} key{} hold{} more than one variant:\n", keys.size(), keys.size() == 1 ? "" : "s",
+                              keys.size() == 1 ? "s" : "");
+  for (const auto& m : keys) {
+    std::string input = m.key_json.is_object() ? m.key_json["input"].value("name", "?") : "?";
+    std::string compiler = m.key_json.is_object() ? m.key_json["compiler"].value("version", "?") : "?";
+    std::string options;
+    if (m.key_json.is_object() && m.key_json.contains("options"))
+      options = shell_join(m.key_json["options"].get<std::vector<std::string>>());
+    s += fmt::format("\n{}  {}  ({}; {})\n", m.key, input, compiler, options);
+    for (size_t i = 0; i < m.variants.size(); ++i) {
+      const auto& v = m.variants[i];
+      s += fmt::format("  {} {}  {}  {} on {} pid {}{}\n", i == 0 ? "*" : " ", v.id.substr(0, 16), v.created_at,
+                       v.how, v.host, v.pid, i == 0 ? "  (served)" : "");
+      if (i > 0) s += fmt::format("      vs first: {}\n", m.differences[i - 1]);
+    }
+  }
+  return s;
+}
+
+nlohmann::json cache_stats(const Store& store) {
+  uint64_t variants = 0, multi = 0, matches = 0, mismatches = 0, damaged_events = 0;
+  auto keys = store.keys();
+  for (const auto& k : keys) {
+    auto order = store.variant_order(k);
+    variants += order.size();
+    if (order.size() > 1) ++multi;
+    for (const auto& e : store.events(k)) {
+      if (e.value("event", "") == "verify") (e.value("result", "") == "match" ? matches : mismatches)++;
+      if (e.value("event", "") == "damaged") ++damaged_events;
+    }
+  }
+  return {{"schema", "kdet.cache.stats/1"},
+          {"cache", store.root()},
+          {"keys", keys.size()},
+          {"variants", variants},
+          {"keys_with_variants", multi},
+          {"bytes", tree_bytes(store.root())},
+          {"entry_bytes", tree_bytes(store.root() + "/entries")},
+          {"damaged", list(store.root() + "/damaged").size()},
+          {"damaged_events", damaged_events},
+          {"staging", list(store.root() + "/tmp").size()},
+          {"verifications", {{"match", matches}, {"mismatch", mismatches}}}};
+}
+
+uint64_t parse_size(const std::string& text, const std::string& option) {
+  std::string t = trim(text);
+  uint64_t mult = 1;
+  if (!t.empty()) {
+    char c = static_cast<char>(std::toupper(static_cast<unsigned char>(t.back())));
+    std::string units = "KMGT";
+    auto pos = units.find(c);
+    if (pos != std::string::npos) {
+      for (size_t i = 0; i <= pos; ++i) mult *= 1024;
+      t.pop_back();
+    } else if (c == 'B') {
+      t.pop_back();
+    }
+  }
+  auto v = parse_u64(t);
+  if (!v) throw Error::format("{} {}: expected a size such as 500M, 2G, 64K or a number of bytes", option, text);
+  return *v * mult;
+}
+
+GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
+  GcResult r;
+  r.bytes_before = tree_bytes(store.root());
+  int64_t now = ::time(nullptr);
+  for (const auto& p : list(store.root() + "/tmp")) {
+    if (static_cast<double>(now - mtime_of(p)) < staging_age_s) continue;
+    remove_tree(p);
+    ++r.staging_removed;
+  }
+  uint64_t total = tree_bytes(store.root());
+  if (total > max_size) {
+    for (const auto& p : list(store.root() + "/damaged")) {
+      if (total <= max_size) break;
+      uint64_t b = fs::is_directory(p) ? tree_bytes(p) : fs::file_size(p);
+      remove_tree(p);
+      total = total > b ? total - b : 0;
+      ++r.damaged_removed;
+    }
+  }
+  if (total > max_size) {
+    struct Candidate {
+      bool evidence;
+      int64_t used;
+      std::string key;
+      uint64_t bytes;
+    };
+    std::vector<Candidate> cands;
+    for (const auto& k : store.keys()) {
+      std::string e = store.entry_dir(k);
+      int64_t used = std::max(mtime_of(e + "/log"), mtime_of(e + "/key.json"));
+      cands.push_back({store.variant_order(k).size() > 1, used, k, tree_bytes(e)});
+    }
+    std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+      return std::tie(a.evidence, a.used, a.key) < std::tie(b.evidence, b.used, b.key);
+    });
+    for (const auto& c : cands) {
+      if (total <= max_size) break;
+      remove_atomically(store, store.entry_dir(c.key));
+      total = total > c.bytes ? total - c.bytes : 0;
+      ++r.keys_removed;
+    }
+  }
+  r.bytes_after = tree_bytes(store.root());
+  return r;
+}
+
+VerifyResult verify_all(Store& store, double fraction, const std::string& command_line,
+                        const std::function<void(uint64_t, uint64_t)>& progress) {
+  VerifyResult r;
+  auto keys = store.keys();
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::string> chosen;
+  for (const auto& k : keys)
+    if (sample(fraction)) chosen.push_back(k);
+  std::string tmp = make_temp_dir("kdet-cache-verify");
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { remove_tree(dir); }
+  } cleanup{tmp};
+  uint64_t i = 0;
+  for (const auto& k : chosen) {
+    if (progress) progress(i++, chosen.size());
+    auto skip = [&](const std::string& why) {
+      ++r.skipped;
+      r.lines.push_back(fmt::format("skipped   {}  {}", k, why));
+    };
+    nlohmann::json kj;
+    if (!store.read_key_json(k, kj)) {
+      skip("key.json missing or unreadable");
+      continue;
+    }
+    KeyMaterial km;
+    try {
+      km = key_material_from_json(kj);
+    } catch (const Error& e) {
+      skip(e.what());
+      continue;
+    }
+    if (km.backend == "capi") {
+      skip("stored through the C API: only its caller can recompile it");
+      continue;
+    }
+    std::string input;
+    if (!store.read_input(k, km.input_hash, input)) {
+      skip("stored input missing or fails its hash check");
+      continue;
+    }
+    backend::BackendConfig cfg;
+    cfg.kind = km.backend;
+    if (km.backend == "exec") {
+      std::vector<std::string> argv = {km.compiler.path};
+      argv.insert(argv.end(), km.command.begin(), km.command.end());
+      cfg.command = shell_join(argv);
+      cfg.output_ext = km.output_ext;
+    } else {
+      cfg.lib = km.compiler.path;
+    }
+    backend::Identity now_id;
+    try {
+      now_id = compiler_identity(store, cfg);
+    } catch (const Error& e) {
+      skip(fmt::format("compiler unavailable: {}", e.what()));
+      continue;
+    }
+    if (now_id.content_hash != km.compiler.content_hash || now_id.version != km.compiler.version) {
+      skip(fmt::format("compiler {} changed since the entry was stored", km.compiler.path));
+      continue;
+    }
+    std::vector<std::string> env;
+    for (const auto& [name, value] : km.env)
+      if (value) env.push_back(name + "=" + *value);
+    std::string name = km.input_name.empty() ? "input" : fs::path(km.input_name).filename().string();
+    std::string dir = fmt::format("{}/{}", tmp, k);
+    make_dirs(dir);
+    std::string path = dir + "/" + name;
+    write_file_atomic(path, input);
+    Recompiled rc = compile_once(cfg, path, km.options, std::chrono::milliseconds(300000), env);
+    Lookup l = store.lookup(k, false);
+    if (!rc.ok) {
+      ++r.failed;
+      r.lines.push_back(fmt::format("failed    {}  {}  {}", k, km.input_name, rc.detail));
+      continue;
+    }
+    ++r.checked;
+    std::string vid = variant_id(rc.artifacts);
+    if (l.hit && vid == l.first.meta.id) {
+      ++r.matched;
+      store.log_event(k, {{"event", "verify"}, {"result", "match"}, {"variant", vid}});
+      r.lines.push_back(fmt::format("match     {}  {}", k, km.input_name));
+      continue;
+    }
+    ++r.mismatched;
+    Origin o;
+    o.how = "verify-all";
+    o.command = command_line;
+    PutResult p = store.put(k, kj, input, rc.artifacts, o);
+    store.log_event(k, {{"event", "verify"}, {"result", "mismatch"}, {"recompiled", vid},
+                        {"served", l.hit ? l.first.meta.id : ""}});
+    r.lines.push_back(fmt::format("MISMATCH  {}  {}  recompile gave {} ({}), {} variants; {}", k, km.input_name,
+                                  vid.substr(0, 12), p.added ? "new" : "known", p.variants,
+                                  l.hit ? describe_difference(l.first.artifacts, rc.artifacts)
+                                        : "served variant unreadable"));
+  }
+  if (progress) progress(chosen.size(), chosen.size());
+  return r;
+}
+
+} // namespace kdet::cache

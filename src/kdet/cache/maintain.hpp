@@ -1,0 +1,56 @@
+//===- cache/maintain.hpp - report, stats, gc and verify over a whole cache ----===//
+#pragma once
+
+#include "kdet/cache/store.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kdet::cache {
+
+// One key with more than one variant, for `kdet cache report`.
+struct MultiVariantKey {
+  std::string key;
+  nlohmann::json key_json;             // what the key covers (may be empty if key.json is missing)
+  std::vector<VariantMeta> variants;   // earliest first
+  std::vector<std::string> differences; // differences[i]: variant i+1 against variant 0 (kdet diff's words)
+};
+
+// Every key holding more than one variant (sorted by key).
+std::vector<MultiVariantKey> multi_variant_keys(const Store& store);
+
+// Report as JSON (schema "kdet.cache.report/1") and as text.
+nlohmann::json report_to_json(const Store& store, const std::vector<MultiVariantKey>& keys);
+std::string report_to_text(const std::vector<MultiVariantKey>& keys);
+
+// Counts and sizes, as JSON (schema "kdet.cache.stats/1").
+nlohmann::json cache_stats(const Store& store);
+
+// Parses "500M", "2G", "64K", "1234" (bytes; K/M/G/T are powers of 1024); throws Error naming `option`.
+uint64_t parse_size(const std::string& text, const std::string& option);
+
+struct GcResult {
+  uint64_t bytes_before = 0, bytes_after = 0;
+  uint64_t keys_removed = 0, damaged_removed = 0, staging_removed = 0;
+};
+
+// Removes staging folders older than `staging_age_s`, then, while the cache is over
+// `max_size`, damaged evidence, then whole keys least recently used first,
+// single-variant keys before multi-variant keys (those are evidence).
+GcResult gc(Store& store, uint64_t max_size, double staging_age_s = 3600);
+
+struct VerifyResult {
+  uint64_t checked = 0, matched = 0, mismatched = 0, skipped = 0, failed = 0;
+  std::vector<std::string> lines; // one per key checked or skipped
+};
+
+// Recompiles the inputs of a sample (`fraction` of keys, 1 = all) and compares with the
+// served variant; a new variant is stored (how = verify-all). `progress(i, n)` after each key.
+VerifyResult verify_all(Store& store, double fraction, const std::string& command_line,
+                        const std::function<void(uint64_t, uint64_t)>& progress = {});
+
+} // namespace kdet::cache
