@@ -177,8 +177,10 @@ int do_diff(const DiffArgs& args) {
     out = {{"schema", "kdet.diff-set/1"}, {"a", label_a}, {"b", label_b},
            {"identical", all_identical}, {"artifacts", std::move(artifacts)}};
   if (!args.json_path.empty()) {
-    if (json_stdout) fmt::print("{}\n", out.dump(2));
-    else write_file_atomic(args.json_path, out.dump(2) + "\n");
+    // Inputs may hold invalid UTF-8; replace it rather than fail the whole report.
+    std::string dumped = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (json_stdout) fmt::print("{}\n", dumped);
+    else write_file_atomic(args.json_path, dumped + "\n");
   }
   if (!args.html_path.empty()) write_file_atomic(args.html_path, html);
   if (!json_stdout) fmt::print("{}", text);
