@@ -137,6 +137,7 @@ nlohmann::json cache_stats(const Store& store) {
       if (e.value("event", "") == "damaged") ++damaged_events;
     }
   }
+  auto damaged = list(store.root() + "/damaged");
   return {{"schema", "kdet.cache.stats/1"},
           {"cache", store.root()},
           {"keys", keys.size()},
@@ -144,7 +145,8 @@ nlohmann::json cache_stats(const Store& store) {
           {"keys_with_variants", multi},
           {"bytes", tree_bytes(store.root())},
           {"entry_bytes", tree_bytes(store.root() + "/entries")},
-          {"damaged", list(store.root() + "/damaged").size()},
+          {"damaged", std::count_if(damaged.begin(), damaged.end(),
+                                    [](const std::string& p) { return !p.ends_with(".why"); })},
           {"damaged_events", damaged_events},
           {"staging", list(store.root() + "/tmp").size()},
           {"verifications", {{"match", matches}, {"mismatch", mismatches}}}};
