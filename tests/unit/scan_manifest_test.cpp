@@ -13,7 +13,7 @@ using namespace kdet;
 
 namespace {
 
-class ManifestTest : public ::testing::Test {
+class ScanManifestTest : public ::testing::Test {
 protected:
   void SetUp() override {
     m_dir = make_temp_dir("kdet-manifest-test");
@@ -49,7 +49,7 @@ protected:
   std::string m_dir, m_lib;
 };
 
-TEST_F(ManifestTest, ParsesAGoodManifest) {
+TEST_F(ScanManifestTest, ParsesAGoodManifest) {
   auto m = parse(good());
   ASSERT_EQ(m.inputs.size(), 2u);
   EXPECT_EQ(m.inputs[0].name, "a.ll");
@@ -65,7 +65,7 @@ TEST_F(ManifestTest, ParsesAGoodManifest) {
   EXPECT_EQ(scan::find_expectation(m, "b.ll", "old", "80", "O3"), nullptr);
 }
 
-TEST_F(ManifestTest, JobsAreStableAndShardsPartitionThem) {
+TEST_F(ScanManifestTest, JobsAreStableAndShardsPartitionThem) {
   auto m = parse(good());
   std::vector<scan::ResolvedCompiler> rc = scan::resolve_compilers(m);
   auto jobs = scan::plan_jobs(m, rc);
@@ -94,7 +94,7 @@ TEST_F(ManifestTest, JobsAreStableAndShardsPartitionThem) {
   EXPECT_NE(jobs2[0].id, jobs[0].id);
 }
 
-TEST_F(ManifestTest, ShardSyntax) {
+TEST_F(ScanManifestTest, ShardSyntax) {
   EXPECT_EQ(scan::parse_shard("2/8").index, 2u);
   EXPECT_THROW(scan::parse_shard("0/8"), Error);
   EXPECT_THROW(scan::parse_shard("9/8"), Error);
@@ -107,7 +107,7 @@ struct BadCase {
   std::string expect; // substring of the message
 };
 
-TEST_F(ManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
+TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
   std::string comp = "[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\nlib = \"libfake.so\"\n";
   std::vector<BadCase> cases = {
       {"not TOML", "inputs = [\"a.ll\"\n", "m.toml:1: not valid TOML"},

@@ -45,14 +45,14 @@ store::RoundWrite round(scan::JobRow j, std::vector<std::pair<std::string, uint6
   return w;
 }
 
-class StoreTest : public ::testing::Test {
+class ScanStoreTest : public ::testing::Test {
 protected:
   void SetUp() override { m_dir = make_temp_dir("kdet-store-test"); }
   void TearDown() override { remove_tree(m_dir); }
   std::string m_dir;
 };
 
-TEST_F(StoreTest, RoundsRoundTripAndResumeState) {
+TEST_F(ScanStoreTest, RoundsRoundTripAndResumeState) {
   std::string path = m_dir + "/s.db";
   {
     store::ScanDb db(path);
@@ -90,7 +90,7 @@ TEST_F(StoreTest, RoundsRoundTripAndResumeState) {
   EXPECT_EQ(db.load().jobs[0].runs + db.load().jobs[1].runs, 7u);
 }
 
-TEST_F(StoreTest, MergeKeepsTheFullerCopyAndRefusesOtherManifests) {
+TEST_F(ScanStoreTest, MergeKeepsTheFullerCopyAndRefusesOtherManifests) {
   std::string a = m_dir + "/a.db", b = m_dir + "/b.db", c = m_dir + "/c.db", out = m_dir + "/out.db";
   for (const auto* p : {&a, &b}) {
     store::ScanDb db(*p);
@@ -123,7 +123,7 @@ TEST_F(StoreTest, MergeKeepsTheFullerCopyAndRefusesOtherManifests) {
   EXPECT_THROW(db.merge_from(m_dir + "/absent.db"), Error);
 }
 
-TEST_F(StoreTest, RefusesAnotherSchemaVersion) {
+TEST_F(ScanStoreTest, RefusesAnotherSchemaVersion) {
   std::string path = m_dir + "/old.db";
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
