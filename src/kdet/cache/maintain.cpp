@@ -155,14 +155,12 @@ nlohmann::json cache_stats(const Store& store) {
 uint64_t parse_size(const std::string& text, const std::string& option) {
   std::string t = trim(text);
   uint64_t mult = 1;
+  if (t.size() > 1 && (t.back() == 'B' || t.back() == 'b')) t.pop_back();
   if (!t.empty()) {
     char c = static_cast<char>(std::toupper(static_cast<unsigned char>(t.back())));
-    std::string units = "KMGT";
-    auto pos = units.find(c);
+    auto pos = std::string("KMGT").find(c);
     if (pos != std::string::npos) {
       for (size_t i = 0; i <= pos; ++i) mult *= 1024;
-      t.pop_back();
-    } else if (c == 'B') {
       t.pop_back();
     }
   }

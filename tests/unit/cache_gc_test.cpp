@@ -1,0 +1,88 @@
+// Unit tests for cache/maintain: gc under a size limit, stats, size parsing.
+#include "kdet/cache/key.hpp"
+#include "kdet/cache/maintain.hpp"
+#include "kdet/cache/store.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+using namespace kdet;
+using namespace kdet::cache;
+
+namespace {
+
+struct TempDir {
+  std::string path = make_temp_dir("kdet-cache-gc");
+  ~TempDir() { remove_tree(path); }
+};
+
+std::string key_for(int i) {
+  KeyMaterial m;
+  m.backend = "capi";
+  m.compiler.content_hash = "test-compiler";
+  m.input_hash = hash_bytes("input " + std::to_string(i));
+  return compute_key(m);
+}
+
+void set_used(Store& s, const std::string& key, long t) {
+  timespec ts[2] = {{t, 0}, {t, 0}};
+  ::utimensat(AT_FDCWD, (s.entry_dir(key) + "/log").c_str(), ts, 0);
+  ::utimensat(AT_FDCWD, (s.entry_dir(key) + "/key.json").c_str(), ts, 0);
+}
+
+} // namespace
+
+TEST(CacheGc, ParseSize) {
+  EXPECT_EQ(parse_size("500", "--max-size"), 500u);
+  EXPECT_EQ(parse_size("64K", "--max-size"), 64u * 1024);
+  EXPECT_EQ(parse_size("2g", "--max-size"), 2ull << 30);
+  EXPECT_EQ(parse_size("10MB", "--max-size"), 10u << 20);
+  EXPECT_THROW(parse_size("lots", "--max-size"), Error);
+}
+
+TEST(CacheGc, ShrinksBelowLimitLeastRecentlyUsedFirstKeepingEvidence) {
+  TempDir t;
+  Store s(t.path);
+  std::vector<std::string> keys;
+  const std::string blob(20000, 'x');
+  for (int i = 0; i < 10; ++i) {
+    keys.push_back(key_for(i));
+    s.put(keys[i], {{"n", i}}, "", {{"ptx", blob + std::to_string(i)}}, Origin{});
+  }
+  // Key 0 is the oldest but holds two variants: evidence, removed last.
+  s.put(keys[0], {{"n", 0}}, "", {{"ptx", blob + "other"}}, Origin{});
+  for (int i = 0; i < 10; ++i) set_used(s, keys[i], 1000000 + i * 10);
+  set_used(s, keys[3], 2000000); // key 3 used most recently
+
+  // A stale staging folder (a writer killed mid-write) and a fresh one.
+  std::string stale = s.make_staging();
+  timespec old[2] = {{1000, 0}, {1000, 0}};
+  ::utimensat(AT_FDCWD, stale.c_str(), old, 0);
+  std::string fresh = s.make_staging();
+
+  auto before = cache_stats(s);
+  EXPECT_EQ(before["keys"], 10);
+  EXPECT_EQ(before["variants"], 11);
+  uint64_t limit = 100000;
+  GcResult r = gc(s, limit);
+  EXPECT_EQ(r.staging_removed, 1u);
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(fresh));
+  EXPECT_LE(r.bytes_after, limit);
+  EXPECT_GT(r.keys_removed, 0u);
+  EXPECT_TRUE(s.lookup(keys[0], false).hit) << "the multi-variant key (evidence) survives";
+  EXPECT_TRUE(s.lookup(keys[3], false).hit) << "the most recently used key survives";
+  EXPECT_FALSE(s.lookup(keys[1], false).hit) << "the least recently used single-variant key goes first";
+  auto after = cache_stats(s);
+  EXPECT_EQ(after["keys"].get<uint64_t>(), 10 - r.keys_removed);
+  EXPECT_EQ(after["keys_with_variants"], 1);
+
+  // A limit of zero empties the cache, evidence included.
+  gc(s, 0);
+  EXPECT_TRUE(s.keys().empty());
+}
