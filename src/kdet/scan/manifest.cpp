@@ -299,11 +299,16 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   if (const toml::node* n = root.get("budget")) {
     const toml::table* t = n->as_table();
     if (!t) c.fail(Checker::line_of(*n), "budget must be a table: [budget] target_rate = 0.05");
-    c.keys(*t, {"target_rate", "max_runs", "first_round", "timeout"}, "[budget]");
+    c.keys(*t, {"target_rate", "max_runs", "first_round", "max_round", "timeout"}, "[budget]");
     m.target_rate = c.num(*t, "target_rate", "budget", m.target_rate, 1e-6, 0.5,
                           "a fraction between 0.000001 and 0.5 (0.01 = bound the rate below 1%)");
     m.max_runs = static_cast<uint64_t>(c.num(*t, "max_runs", "budget", 0, 0, 1e7, "a whole number, 0 = from target_rate"));
     m.first_round = static_cast<uint64_t>(c.num(*t, "first_round", "budget", 8, 1, 1e6, "a whole number >= 1"));
+    double round_cap = static_cast<double>(std::max<uint64_t>(64, m.first_round));
+    m.max_round = static_cast<uint64_t>(c.num(*t, "max_round", "budget", round_cap, 1, 1e6, "a whole number >= 1"));
+    if (m.max_round < m.first_round)
+      c.fail(t->get("max_round") ? Checker::line_of(*t->get("max_round")) : Checker::line_of(*t),
+             fmt::format("budget.max_round = {} is below first_round = {}", m.max_round, m.first_round));
     m.timeout_seconds = c.num(*t, "timeout", "budget", 300, 0, 1e6, "seconds, 0 = never");
   }
   parse_expectations(c, root, m);

@@ -62,6 +62,7 @@ struct Manifest {
   double target_rate = 0.05;        // runs continue until no variance bounds the rate below this
   uint64_t max_runs = 0;            // 0: stats::runs_to_bound(target_rate)
   uint64_t first_round = 8;         // runs in a job's first round (later rounds double)
+  uint64_t max_round = 64;          // cap on a round: the most runs a SIGKILL can lose per job in flight
   double timeout_seconds = 300;
   std::vector<Expectation> expectations;
 };

@@ -117,7 +117,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs, std::map
     last_print = now;
     size_t done_now = finished.load();
     double el = std::chrono::duration<double>(now - t0).count();
-    std::string left = done_now ? human_seconds(el / static_cast<double>(done_now) *
+    std::string left = done_now == todo.size() ? "none" : done_now ? human_seconds(el / static_cast<double>(done_now) *
                                                 static_cast<double>(todo.size() - done_now))
                                 : "?";
     fmt::print(stderr, "\r\033[K[{}/{} jobs] {} vary, {} left", already + done_now, total, varying.load(), left);
@@ -137,7 +137,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs, std::map
       }
       while (!row.done && !engine::interrupted()) {
         uint64_t offset = row.runs;
-        uint64_t round = m.first_round << std::min<uint64_t>(row.rounds, 20);
+        uint64_t round = std::min(m.max_round, m.first_round << std::min<uint64_t>(row.rounds, 20));
         round = std::min(round, row.budget - std::min(row.budget, row.runs));
         if (round == 0) {
           row.done = true;
@@ -188,10 +188,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs, std::map
   worker();
   for (auto& t : pool) t.join();
   writer.flush();
-  if (options.progress) {
-    print_progress(true);
-    fmt::print(stderr, "\n");
-  }
+  if (options.progress && !todo.empty()) fmt::print(stderr, "\n");
   stats.interrupted = engine::interrupted();
   stats.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return stats;

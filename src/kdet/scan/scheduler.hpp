@@ -2,7 +2,7 @@
 //
 // Each pool thread takes the next unfinished job and runs it in rounds through
 // engine::execute (jobs = 1 inside, stop_at_outcomes = 2): the first round has
-// Manifest::first_round runs, each later one doubles, until the job shows a
+// Manifest::first_round runs, each later one doubles (up to max_round), until the job shows a
 // second variant (it varies: stop) or its budget is spent (the bound reached
 // the manifest's target rate). Every finished round goes to the ScanWriter at
 // once, so a killed scan loses at most the rounds in flight; a resumed scan
