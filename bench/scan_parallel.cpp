@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
     if (k == "--source") source = v;
-    else if (k == "--lib") lib = v;
+    else if (k == "--lib") lib = absolute_path(v);
     else if (k == "--runs") runs = std::atoi(v.c_str());
     else if (k == "--repeat") repeat = std::atoi(v.c_str());
     else if (k == "--jobs") {
