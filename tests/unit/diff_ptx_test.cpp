@@ -113,7 +113,9 @@ TEST(DiffPtx, SwappedIndependentInstructionsAreReordered) {
     for (const auto& l : h.lines) {
       minus += l.op == '-';
       plus += l.op == '+';
-      if (l.op == '-') EXPECT_TRUE(l.line_a == i + 1 || l.line_a == i + 2);
+      if (l.op == '-') {
+        EXPECT_TRUE(l.line_a == i + 1 || l.line_a == i + 2);
+      }
     }
   EXPECT_EQ(minus, 1u);
   EXPECT_EQ(plus, 1u);

@@ -35,7 +35,9 @@ TEST(DiffLines, MyersFindsAnLcsAndAValidScript) {
     for (const auto& e : s.edits) {
       if (e.op != detail::Edit::Op::ins) ra.push_back(a[e.i]);
       if (e.op != detail::Edit::Op::del) rb.push_back(b[e.j]);
-      if (e.op == detail::Edit::Op::keep) EXPECT_EQ(a[e.i], b[e.j]);
+      if (e.op == detail::Edit::Op::keep) {
+        EXPECT_EQ(a[e.i], b[e.j]);
+      }
     }
     EXPECT_EQ(ra, a);
     EXPECT_EQ(rb, b);
@@ -43,6 +45,7 @@ TEST(DiffLines, MyersFindsAnLcsAndAValidScript) {
 }
 
 TEST(DiffLines, CapMakesItApproximateButValid) {
+  // Nothing in common: past the cap, one replaced block.
   std::vector<uint32_t> a, b;
   for (uint32_t i = 0; i < 5000; ++i) a.push_back(i), b.push_back(i + 100000);
   auto s = detail::diff_sequences(a, b, 50);
@@ -51,6 +54,25 @@ TEST(DiffLines, CapMakesItApproximateButValid) {
   for (const auto& e : s.edits) del += e.op == detail::Edit::Op::del, ins += e.op == detail::Edit::Op::ins;
   EXPECT_EQ(del, 5000u);
   EXPECT_EQ(ins, 5000u);
+}
+
+TEST(DiffLines, PastTheCapUniqueAnchorsKeepTheDiffFine) {
+  // Every third element changed: far more edits than the cap, but every kept element is unique.
+  std::vector<uint32_t> a, b;
+  for (uint32_t i = 0; i < 30000; ++i) {
+    a.push_back(i);
+    b.push_back(i % 3 == 0 ? i + 1000000 : i);
+  }
+  auto s = detail::diff_sequences(a, b, 100);
+  EXPECT_TRUE(s.approximate);
+  EXPECT_EQ(s.kept, 20000u);
+  std::vector<uint32_t> ra, rb;
+  for (const auto& e : s.edits) {
+    if (e.op != detail::Edit::Op::ins) ra.push_back(a[e.i]);
+    if (e.op != detail::Edit::Op::del) rb.push_back(b[e.j]);
+  }
+  EXPECT_EQ(ra, a);
+  EXPECT_EQ(rb, b);
 }
 
 TEST(DiffFormat, Detection) {

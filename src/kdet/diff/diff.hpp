@@ -112,7 +112,7 @@ struct Report {
   std::vector<Hunk> hunks;             // text format: the unified diff
   std::vector<ByteRange> byte_ranges;  // binary format (and cubin fallback): differing ranges
   uint64_t bytes_differing = 0;        // binary: total bytes in byte_ranges
-  bool approximate = false;            // a diff hit its size cap; hunks are coarser than minimal
+  bool approximate = false;            // a diff hit its size cap; hunks and counts may not be minimal
 };
 
 // Compares a with b. `force` overrides detection (both inputs are read as that

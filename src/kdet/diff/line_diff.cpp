@@ -8,6 +8,7 @@
 #include "kdet/diff/line_diff.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace kdet::diff::detail {
 
@@ -73,6 +74,69 @@ bool myers(const std::vector<uint32_t>& a, size_t a0, size_t a1, const std::vect
   return true;
 }
 
+// Coarse edits for a[a0..a1) vs b[b0..b1): delete all, insert all.
+void replace_all(size_t a0, size_t a1, size_t b0, size_t b1, std::vector<Edit>& out) {
+  for (size_t i = a0; i < a1; ++i)
+    out.push_back({Edit::Op::del, static_cast<uint32_t>(i), static_cast<uint32_t>(b0)});
+  for (size_t j = b0; j < b1; ++j)
+    out.push_back({Edit::Op::ins, static_cast<uint32_t>(a1), static_cast<uint32_t>(j)});
+}
+
+// When Myers hits its cap: patience-style anchors (elements that occur exactly
+// once in both ranges, longest increasing run of them), then Myers again in each
+// gap, recursing a few levels; what is still too far apart is replaced whole.
+void anchored(const std::vector<uint32_t>& a, size_t a0, size_t a1, const std::vector<uint32_t>& b,
+              size_t b0, size_t b1, size_t max_d, int depth, std::vector<Edit>& out) {
+  std::unordered_map<uint32_t, std::pair<int64_t, int64_t>> pos;  // id -> (index in a or -2 if repeated, in b)
+  for (size_t i = a0; i < a1; ++i) {
+    auto [it, fresh] = pos.try_emplace(a[i], static_cast<int64_t>(i), -1);
+    if (!fresh) it->second.first = -2;
+  }
+  for (size_t j = b0; j < b1; ++j) {
+    auto it = pos.find(b[j]);
+    if (it == pos.end() || it->second.first < 0) continue;
+    it->second.second = it->second.second == -1 ? static_cast<int64_t>(j) : -2;
+  }
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (const auto& [id, p] : pos)
+    if (p.first >= 0 && p.second >= 0) pairs.emplace_back(static_cast<size_t>(p.first), static_cast<size_t>(p.second));
+  std::sort(pairs.begin(), pairs.end());
+  // Longest increasing subsequence of the b positions (patience sorting).
+  std::vector<size_t> tails, prev(pairs.size(), SIZE_MAX);
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    auto it = std::lower_bound(tails.begin(), tails.end(), pairs[k].second,
+                               [&](size_t t, size_t v) { return pairs[t].second < v; });
+    if (it != tails.begin()) prev[k] = *(it - 1);
+    if (it == tails.end()) tails.push_back(k);
+    else *it = k;
+  }
+  std::vector<std::pair<size_t, size_t>> anchors;
+  for (size_t k = tails.empty() ? SIZE_MAX : tails.back(); k != SIZE_MAX; k = prev[k]) anchors.push_back(pairs[k]);
+  std::reverse(anchors.begin(), anchors.end());
+  if (anchors.empty()) {
+    replace_all(a0, a1, b0, b1, out);
+    return;
+  }
+  auto gap = [&](size_t x0, size_t x1, size_t y0, size_t y1) {
+    if (x0 == x1 || y0 == y1) {
+      replace_all(x0, x1, y0, y1, out);
+      return;
+    }
+    std::vector<Edit> tmp;
+    if (myers(a, x0, x1, b, y0, y1, max_d, tmp)) out.insert(out.end(), tmp.begin(), tmp.end());
+    else if (depth < 3) anchored(a, x0, x1, b, y0, y1, max_d, depth + 1, out);
+    else replace_all(x0, x1, y0, y1, out);
+  };
+  size_t pa = a0, pb = b0;
+  for (const auto& [i, j] : anchors) {
+    gap(pa, i, pb, j);
+    out.push_back({Edit::Op::keep, static_cast<uint32_t>(i), static_cast<uint32_t>(j)});
+    pa = i + 1;
+    pb = j + 1;
+  }
+  gap(pa, a1, pb, b1);
+}
+
 } // namespace
 
 EditScript diff_sequences(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
@@ -89,10 +153,7 @@ EditScript diff_sequences(const std::vector<uint32_t>& a, const std::vector<uint
   const size_t a1 = a.size() - suf, b1 = b.size() - suf;
   if (!myers(a, pre, a1, b, pre, b1, max_d, s.edits)) {
     s.approximate = true;
-    for (size_t i = pre; i < a1; ++i)
-      s.edits.push_back({Edit::Op::del, static_cast<uint32_t>(i), static_cast<uint32_t>(pre)});
-    for (size_t j = pre; j < b1; ++j)
-      s.edits.push_back({Edit::Op::ins, static_cast<uint32_t>(a1), static_cast<uint32_t>(j)});
+    anchored(a, pre, a1, b, pre, b1, max_d, 0, s.edits);
   }
   for (size_t t = 0; t < suf; ++t)
     s.edits.push_back({Edit::Op::keep, static_cast<uint32_t>(a1 + t), static_cast<uint32_t>(b1 + t)});

@@ -2,9 +2,11 @@
 //
 // Internal to diff/: the shortest edit script between two sequences of
 // interned lines (Myers' O(ND) algorithm after trimming the common prefix and
-// suffix). Work is capped: past `max_d` edits the middle is reported as one
-// replaced block and the result is marked approximate, so 100k-line inputs
-// that differ everywhere stay fast.
+// suffix). Work is capped: past `max_d` edits, unique common elements are used
+// as anchors (patience diff) and Myers runs again between them; what is still
+// too far apart is reported as one replaced block. Either way the result is
+// marked approximate (valid, but maybe not minimal), and 100k-line inputs that
+// differ everywhere stay fast.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -401,7 +401,7 @@ Report compare_ptx(std::string_view a, std::string_view b) {
     r.overall = Change::reordered;
     r.notes.push_back("the same functions appear in another order");
   }
-  if (r.approximate) r.notes.push_back("a diff hit its size cap; hunks are coarser than minimal");
+  if (r.approximate) r.notes.push_back("a diff hit its size cap; the diff may not be minimal");
   return r;
 }
 

@@ -44,7 +44,7 @@ Report compare_text(std::string_view a, std::string_view b) {
     r.overall = Change::trivia;
     r.notes.push_back("only line endings differ");
   }
-  if (r.approximate) r.notes.push_back("the diff hit its size cap; hunks are coarser than minimal");
+  if (r.approximate) r.notes.push_back("the diff hit its size cap; the diff may not be minimal");
   return r;
 }
 
