@@ -42,7 +42,7 @@ protected:
            "[option_sets]\nO0 = [\"-opt=0\"]\nO3 = [\"-opt=3\"]\n"
            "[[compiler]]\nname = \"old\"\nbackend = \"nvvm\"\nlib = \"libfake.so\"\n"
            "[[compiler]]\nname = \"new\"\nbackend = \"nvvm\"\nlib = \"" + m_lib + "\"\noptions = [\"-x\"]\n"
-           "[setting]\nseed = 7\n[budget]\ntarget_rate = 0.1\n"
+           "[setting]\nseed = 7\npath = \"vary\"\nenv_vary = [\"K=1,2\"]\n[budget]\ntarget_rate = 0.1\n"
            "[[expect]]\ninput = \"a.ll\"\ncompiler = \"old\"\nreason = \"known\"\n";
   }
 
@@ -58,6 +58,9 @@ TEST_F(ScanManifestTest, ParsesAGoodManifest) {
   EXPECT_EQ(m.compilers[0].target_option, "-arch=compute_{target}");
   EXPECT_EQ(m.option_sets.size(), 2u);
   EXPECT_EQ(m.setting.seed, 7u);
+  EXPECT_EQ(m.setting.path, perturb::Level::vary);
+  ASSERT_EQ(m.setting.env_vary.size(), 1u);
+  EXPECT_EQ(m.setting.env_vary[0].second, (std::vector<std::string>{"1", "2"}));
   EXPECT_EQ(scan::job_budget(m), 29u); // ln(0.05)/ln(0.9) = 28.4
   ASSERT_EQ(m.expectations.size(), 1u);
   EXPECT_NE(scan::find_expectation(m, "a.ll", "old", "80", "O3"), nullptr);
@@ -133,6 +136,8 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
       {"bad option set", "inputs = [\"a.ll\"]\n" + comp + "[option_sets]\nO3 = \"-opt=3\"\n", "m.toml:7: option set 'O3' must be an array"},
       {"bad process", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nprocess = \"forked\"\n", "m.toml:7: [setting] process: 'forked' is not valid; use same or fresh"},
       {"bad aslr", "inputs = [\"a.ll\"]\n" + comp + "[setting]\naslr = \"maybe\"\n", "m.toml:7: [setting] aslr must be"},
+      {"bad level factor", "inputs = [\"a.ll\"]\n" + comp + "[setting]\ntime = \"sometimes\"\n", "m.toml:7: [setting] time"},
+      {"bad env_vary", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nenv_vary = [\"X=1\"]\n", "m.toml:7: [setting] env_vary"},
       {"bad env", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nenv = [\"NOEQUALS\"]\n", "expected \"KEY=VALUE\""},
       {"bad rate", "inputs = [\"a.ll\"]\n" + comp + "[budget]\ntarget_rate = 2\n", "m.toml:7: budget.target_rate = 2: a fraction"},
       {"bad budget key", "inputs = [\"a.ll\"]\n" + comp + "[budget]\nruns = 2\n", "m.toml:7: unknown key 'runs' in [budget]"},

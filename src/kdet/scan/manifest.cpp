@@ -192,7 +192,9 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
   s.heap = all_exec ? perturb::HeapMode::none : perturb::HeapMode::churn;
   s.seed = 0;
   if (!t) return;
-  c.keys(*t, {"process", "heap", "aslr", "threads", "env", "seed"}, "[setting]");
+  c.keys(*t, {"process", "heap", "aslr", "threads", "env", "seed", "env_vary", "path", "cwd", "tmpdir", "time",
+              "locale", "umask", "pid", "threadvars"},
+         "[setting]");
   auto at = [&](const char* key) { return t->get(key) ? Checker::line_of(*t->get(key)) : Checker::line_of(*t); };
   try {
     if (t->get("process")) s.process = perturb::parse_process(c.str(*t, "process", "setting", false), "process");
@@ -215,6 +217,26 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
     if (n->is_integer() && *n->value<int64_t>() >= 0) s.seed = static_cast<uint64_t>(*n->value<int64_t>());
     else if (n->is_string() && parse_seed(*n->value<std::string_view>())) s.seed = *parse_seed(*n->value<std::string_view>());
     else c.fail(Checker::line_of(*n), "[setting] seed must be a non-negative integer or a \"0x...\" string");
+  }
+  std::pair<const char*, perturb::Level perturb::Setting::*> levels[] = {
+      {"path", &perturb::Setting::path},     {"cwd", &perturb::Setting::cwd},
+      {"tmpdir", &perturb::Setting::tmpdir}, {"time", &perturb::Setting::time},
+      {"locale", &perturb::Setting::locale}, {"umask", &perturb::Setting::umask},
+      {"pid", &perturb::Setting::pid},       {"threadvars", &perturb::Setting::threadvars}};
+  for (const auto& [name, field] : levels) {
+    if (!t->get(name)) continue;
+    try {
+      s.*field = perturb::parse_level(name, c.str(*t, name, "setting", false), name);
+    } catch (const Error& e) {
+      c.fail(at(name), fmt::format("[setting] {}", e.what()));
+    }
+  }
+  for (const auto& v : c.strs(*t, "env_vary", "setting")) {
+    try {
+      s.env_vary.push_back(perturb::parse_env_vary(v));
+    } catch (const Error& e) {
+      c.fail(at("env_vary"), fmt::format("[setting] env_vary: {}", e.what()));
+    }
   }
   if (all_exec && (s.process == perturb::ProcessMode::same || s.heap == perturb::HeapMode::churn || s.threads))
     c.fail(Checker::line_of(*t), "[setting] every compiler is exec: use process = \"fresh\", heap = \"none\", "
