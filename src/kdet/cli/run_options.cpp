@@ -36,7 +36,7 @@ void add_factor_options(CLI::App* cmd, FactorArgs& a) {
                                     "block by a seeded random amount");
   cmd->add_option("--aslr", a.aslr, "on, or off: workers run with personality(ADDR_NO_RANDOMIZE)");
   cmd->add_option("--threads", a.threads, "Extra threads in each worker that allocate and stay alive");
-  cmd->add_option("--env", a.env, "Set K=V in the compiler's environment (repeatable)");
+  cmd->add_option("--env", a.env, "Set K=V in the compiler's environment (repeatable)")->allow_extra_args(false);
   static const std::map<std::string, const char*> level_help = {
       {"path", "fixed, or vary: the input under a random folder and file name each run"},
       {"cwd", "fixed, or vary: a fresh random working directory each run"},
@@ -49,7 +49,7 @@ void add_factor_options(CLI::App* cmd, FactorArgs& a) {
   };
   for (const auto& f : perturb::level_factor_names())
     cmd->add_option("--" + f, a.levels[f], level_help.at(f));
-  cmd->add_option("--env-vary", a.env_vary, "NAME=V1,V2,...: each run sets NAME to one of the values (repeatable)");
+  cmd->add_option("--env-vary", a.env_vary, "NAME=V1,V2,...: each run sets NAME to one of the values (repeatable)")->allow_extra_args(false);
   cmd->add_option("--seed", a.seed, "Master seed (decimal or 0x hex); every run's perturbation derives from it "
                                     "(default: random, printed)");
 }

@@ -34,10 +34,8 @@ std::vector<std::string> build_env(const std::vector<std::string>& overrides) {
   for (const auto& kv : overrides) {
     auto eq = kv.find('=');
     std::string key = kv.substr(0, eq);
-    env.erase(std::remove_if(env.begin(), env.end(),
-                             [&](const std::string& x) { return x.compare(0, key.size() + 1, key + "=") == 0; }),
-              env.end());
-    env.push_back(kv);
+    std::erase_if(env, [&](const std::string& x) { return x.compare(0, key.size() + 1, key + "=") == 0; });
+    if (eq != std::string::npos) env.push_back(kv); // "K" alone unsets K
   }
   return env;
 }
@@ -115,7 +113,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   std::atomic<bool> stop{false};
   std::mutex mu;
   std::map<std::string, Variant> variants;
-  uint64_t completed = 0;
+  uint64_t completed = 0, succeeded = 0;
 
   auto slot_main = [&](int slot) {
     WorkerProcess worker;
@@ -135,6 +133,17 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
       auto t0 = steady_clock::now();
       backend::CompileResult result;
       WorkerReply reply;
+      perturb::RunPerturbation pert = perturb::plan_run(plan.setting, ctx, idx, rec.seed);
+      my.env = launch.env;
+      if (fresh && !is_exec && !pert.env.empty()) {
+        // A fresh worker gets this run's variables in its initial environment
+        // rather than through setenv(), which would also move the compiler's
+        // heap: a factor must change only what it names.
+        std::vector<std::string> overrides = env_overrides;
+        overrides.insert(overrides.end(), pert.env.begin(), pert.env.end());
+        my.env = build_env(overrides);
+        pert.env.clear();
+      }
       if (!worker.alive()) {
         HelloMessage h;
         std::string error;
@@ -152,7 +161,6 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
         msg.seed = rec.seed;
         msg.churn = plan.setting.heap == perturb::HeapMode::churn ? 1 : 0;
         msg.request.input = input;
-        perturb::RunPerturbation pert = perturb::plan_run(plan.setting, ctx, idx, rec.seed);
         for (const auto& d : pert.make_dirs) make_dirs(d);
         if (pert.copy_input) write_file_atomic(pert.input_path, input);
         msg.chaos_reseed = pert.chaos_reseed ? 1 : 0;
@@ -208,6 +216,8 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
       out.records[idx] = std::move(rec);
       ++completed;
       if (plan.stop_at_outcomes > 0 && variants.size() >= plan.stop_at_outcomes) stop.store(true);
+      if (result.status == backend::Status::ok) ++succeeded;
+      if (plan.stop_after_failures > 0 && succeeded == 0 && completed >= plan.stop_after_failures) stop.store(true);
       if (progress) progress(completed, plan.runs, variants.size());
     }
     worker.stop();

@@ -1,0 +1,160 @@
+//===- cli/exec.cpp - `kdet exec --deterministic -- CMD...` -----------------===//
+//
+// Runs a command (a build step, a Python compile script) with the factors
+// that make compiles repeatable held fixed. A workaround users can put in
+// front of a build today, and a way to check what `kdet explain` concluded.
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/cli/main.hpp"
+#include "kdet/perturb/factors.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <csignal>
+#include <memory>
+#include <set>
+
+extern char** environ;
+
+namespace kdet::cli {
+
+namespace {
+
+const std::vector<std::string> k_all_fixes = {"aslr", "threads", "locale", "umask", "tz", "time", "env", "pid"};
+const std::vector<std::string> k_default_fixes = {"aslr", "threads", "locale", "umask", "tz"};
+// Kept by --fix env: what a compile needs to find its tools and nothing more.
+const std::vector<std::string> k_env_keep = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM",
+                                             "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "TMPDIR"};
+
+struct ExecArgs {
+  bool deterministic = false;
+  std::string fix;
+  std::vector<std::string> keep_env;
+  std::string time = "2020-01-01 00:00:00";
+  double timeout_seconds = 0;
+  bool print = false;
+  std::vector<std::string> command;
+};
+
+void set_var(std::vector<std::string>& env, const std::string& key, const std::string& value) {
+  std::erase_if(env, [&](const std::string& x) { return x.compare(0, key.size() + 1, key + "=") == 0; });
+  env.push_back(key + "=" + value);
+}
+
+int do_exec(const ExecArgs& a) {
+  if (!a.deterministic)
+    throw Error("kdet exec needs --deterministic (the only mode so far): kdet exec --deterministic -- CMD...");
+  if (a.command.empty()) throw Error("kdet exec: give the command after --, e.g. kdet exec --deterministic -- nvcc -c k.cu");
+  std::set<std::string> fixes;
+  std::vector<std::string> requested = a.fix.empty() ? k_default_fixes : split(a.fix, ',');
+  for (const auto& f : requested) {
+    if (f == "all") {
+      fixes.insert(k_all_fixes.begin(), k_all_fixes.end());
+      continue;
+    }
+    if (std::find(k_all_fixes.begin(), k_all_fixes.end(), f) == k_all_fixes.end())
+      throw Error::format("--fix: '{}' is not a factor kdet exec can fix; use any of aslr, threads, locale, umask, "
+                          "tz, time, env, pid, or all",
+                          f);
+    fixes.insert(f);
+  }
+
+  SpawnOptions opt;
+  opt.argv = a.command;
+  opt.new_process_group = false; // Ctrl-C in the terminal reaches the command as usual
+  opt.fds = {{0, 0}, {1, 1}, {2, 2}};
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  if (fixes.count("env")) {
+    std::vector<std::string> kept;
+    for (const auto& e : env) {
+      std::string key = e.substr(0, e.find('='));
+      if (std::find(k_env_keep.begin(), k_env_keep.end(), key) != k_env_keep.end() ||
+          std::find(a.keep_env.begin(), a.keep_env.end(), key) != a.keep_env.end())
+        kept.push_back(e);
+    }
+    env = kept;
+  }
+  if (fixes.count("threads"))
+    for (const auto& v : perturb::thread_count_variables()) set_var(env, v, "1");
+  if (fixes.count("locale")) {
+    set_var(env, "LC_ALL", "C");
+    set_var(env, "LANG", "C");
+  }
+  if (fixes.count("tz")) set_var(env, "TZ", "UTC");
+  if (fixes.count("umask")) opt.umask = 0022;
+  if (fixes.count("aslr")) opt.disable_aslr = true;
+  if (fixes.count("time")) {
+    perturb::Context ctx;
+    perturb::find_preload_libraries(ctx);
+    if (ctx.faketime_lib.empty())
+      throw Error("--fix time needs libfaketime (Debian package faketime), which is not installed");
+    std::string preload = ctx.faketime_lib;
+    if (const char* p = std::getenv("LD_PRELOAD"); p && *p) preload += std::string(":") + p;
+    set_var(env, "LD_PRELOAD", preload);
+    set_var(env, "FAKETIME", "@" + a.time);
+    set_var(env, "DONT_FAKE_MONOTONIC", "1");
+    set_var(env, "SOURCE_DATE_EPOCH", "1577836800");
+  }
+  if (fixes.count("pid")) {
+    std::string why;
+    if (!perturb::pid_namespace_available(&why))
+      throw Error::format("--fix pid: this machine does not let kdet create a PID namespace ({})", why);
+    opt.new_pid_namespace = true;
+  }
+  opt.env = env;
+  if (a.print) {
+    std::string f;
+    for (const auto& x : fixes) f += (f.empty() ? "" : ",") + x;
+    fmt::print(stderr, "kdet exec: fixing {}: {}\n", f, shell_join(a.command));
+  }
+  // The command's own signals (Ctrl-C) are its business; kdet just waits.
+  std::signal(SIGINT, SIG_IGN);
+  ExitStatus st;
+  pid_t pid = spawn(opt, st);
+  if (pid < 0) throw Error::format("cannot run {}: {}", a.command[0], st.describe());
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  if (a.timeout_seconds > 0)
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::milliseconds(static_cast<long long>(a.timeout_seconds * 1000));
+  st = wait_child(pid, deadline);
+  switch (st.kind) {
+  case ExitStatus::Kind::exited: return st.code;
+  case ExitStatus::Kind::signaled: return 128 + st.signal;
+  case ExitStatus::Kind::timed_out:
+    fmt::print(stderr, "kdet exec: {} ran past --timeout and was killed\n", a.command[0]);
+    return 124;
+  default: throw Error::format("cannot run {}: {}", a.command[0], st.describe());
+  }
+}
+
+} // namespace
+
+void add_exec(CLI::App& root, Action& action) {
+  auto args = std::make_shared<ExecArgs>();
+  auto* cmd = root.add_subcommand("exec", "Run a command with the factors that make compiles repeatable held fixed");
+  cmd->footer("Fixes (--fix, comma-separated; default aslr,threads,locale,umask,tz):\n"
+              "  aslr     personality(ADDR_NO_RANDOMIZE), inherited by every child\n"
+              "  threads  OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS, ... = 1\n"
+              "  locale   LC_ALL=C LANG=C        tz  TZ=UTC        umask  022\n"
+              "  time     libfaketime at --time (and SOURCE_DATE_EPOCH); some compilers hang under it\n"
+              "  env      only PATH, HOME, USER, TERM, CUDA_HOME, LD_LIBRARY_PATH, PYTHONPATH, TMPDIR and --keep-env\n"
+              "  pid      a fresh PID namespace: the command runs as pid 2\n"
+              "  all      every one of them\n"
+              "Exit status: the command's (128+N when killed by signal N; 124 after --timeout).\n"
+              "Example: kdet exec --deterministic -- python3 compile_kernels.py");
+  cmd->add_flag("--deterministic", args->deterministic, "Hold the chosen factors fixed (required)");
+  cmd->add_option("--fix", args->fix, "Which factors to fix (default aslr,threads,locale,umask,tz; 'all' for every one)");
+  cmd->add_option("--keep-env", args->keep_env, "With --fix env: also keep this variable (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--time", args->time, "With --fix time: the instant the command sees (default '2020-01-01 00:00:00')");
+  cmd->add_option("--timeout", args->timeout_seconds, "Kill the command after this many seconds (default: never)");
+  cmd->add_flag("--print", args->print, "Say on stderr what is fixed before running");
+  cmd->add_option("command", args->command, "The command and its arguments (after --)")->required();
+  cmd->callback([args, &action] { action = [args] { return do_exec(*args); }; });
+}
+
+} // namespace kdet::cli

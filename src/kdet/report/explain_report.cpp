@@ -1,0 +1,88 @@
+#include "kdet/report/explain_report.hpp"
+
+#include "kdet/cli/main.hpp"
+#include "kdet/util/strings.hpp"
+#include "kdet/util/sysinfo.hpp"
+#include "kdet/version.hpp"
+
+#include <fmt/format.h>
+
+namespace kdet::report {
+
+namespace {
+std::string cell_result(const engine::Cell& c) {
+  if (c.result == "deterministic")
+    return fmt::format("deterministic (rate < {})", percent(c.assessment.upper_bound));
+  if (c.result == "varies") return fmt::format("varies ({} outcomes)", c.outcomes);
+  return "failed: " + c.failure;
+}
+} // namespace
+
+nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::ExplainResult& r) {
+  nlohmann::json cells = nlohmann::json::array();
+  for (const auto& c : r.cells) {
+    cells.push_back({{"name", c.name},
+                     {"varied", c.varied},
+                     {"runs", c.runs},
+                     {"outcomes", c.outcomes},
+                     {"result", c.result},
+                     {"rate", c.assessment.rate},
+                     {"upper_bound", c.assessment.upper_bound},
+                     {"failure", c.failure}});
+  }
+  return {{"schema", k_explain_schema},
+          {"kdet", {{"version", k_version}, {"command_line", cli::invocation()}}},
+          {"input", opt.base.input_path},
+          {"compiler",
+           {{"backend", r.identity.backend},
+            {"path", r.identity.path},
+            {"content_hash", r.identity.content_hash},
+            {"version", r.identity.version},
+            {"options", opt.base.options}}},
+          {"seed", fmt::format("{:#x}", opt.base.setting.seed)},
+          {"environment", system_info()},
+          {"factors", r.factors},
+          {"baseline_rate", r.baseline_rate},
+          {"cell_runs", r.cell_runs},
+          {"cells", cells},
+          {"findings", r.findings},
+          {"cause", r.cause},
+          {"verdict", r.verdict},
+          {"conclusion", r.conclusion},
+          {"exit_code", r.exit_code}};
+}
+
+std::string explain_to_text(const engine::ExplainOptions& opt, const engine::ExplainResult& r, bool color,
+                            const std::string& input_display) {
+  std::string s;
+  s += fmt::format("input       {}\n", input_display);
+  s += fmt::format("compiler    {}: {} ({})\n", r.identity.backend, r.identity.version, r.identity.path);
+  if (!opt.base.options.empty()) s += fmt::format("options     {}\n", shell_join(opt.base.options));
+  s += fmt::format("factors     {}\n", [&] {
+    std::string f;
+    for (const auto& n : r.factors) f += (f.empty() ? "" : ", ") + n;
+    return f;
+  }());
+  s += fmt::format("seed        {:#x}\n", opt.base.setting.seed);
+  if (r.cell_runs)
+    s += fmt::format("cells       up to {} runs each (enough to see half the baseline rate of {} with 95% "
+                     "probability); a cell stops at its second outcome\n",
+                     r.cell_runs, percent(r.baseline_rate));
+  s += "\n";
+  size_t w = 12;
+  for (const auto& c : r.cells) w = std::max(w, c.name.size());
+  s += fmt::format("  {:<{}}  {:>5}  {:>8}  {}\n", "cell", w, "runs", "outcomes", "result");
+  for (const auto& c : r.cells)
+    s += fmt::format("  {:<{}}  {:>5}  {:>8}  {}\n", c.name, w, c.runs, c.outcomes, cell_result(c));
+  s += "\n";
+  for (const auto& f : r.findings) s += fmt::format("finding     {}\n", f);
+  const char* code = r.verdict == "deterministic" ? "1;32" : r.verdict == "explained" ? "1;31" : "1;33";
+  std::string head = r.verdict == "deterministic" ? "DETERMINISTIC"
+                     : r.verdict == "explained"   ? "EXPLAINED"
+                     : r.verdict == "failed"      ? "FAILED"
+                                                  : "INCONCLUSIVE";
+  s += fmt::format("conclusion  {}: {}\n", color ? fmt::format("\033[{}m{}\033[0m", code, head) : head, r.conclusion);
+  return s;
+}
+
+} // namespace kdet::report

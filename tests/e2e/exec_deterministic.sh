@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# kdet exec --deterministic: the fixed factors reach the command and its children.
+source "$(dirname "$0")/lib/common.bash"
+
+out=$("$KDET" exec --deterministic -- sh -c 'echo $LC_ALL $OMP_NUM_THREADS $OPENBLAS_NUM_THREADS $TZ; cat /proc/self/personality; umask')
+[[ $(sed -n 1p <<<"$out") == "C 1 1 UTC" ]] || fail "environment: $out"
+(( (16#$(sed -n 2p <<<"$out")) & 16#0040000 )) || fail "ASLR not disabled: $out"
+[[ $(sed -n 3p <<<"$out") == 0022 ]] || fail "umask: $out"
+
+# Heap addresses repeat exactly under it: the heap-order fake gives one output in 5 runs.
+CC=$KDET_FAKES_DIR/fake_cc
+if [[ -x $CC ]]; then
+  for i in 1 2 3 4 5; do "$KDET" exec --deterministic -- "$CC" heaporder "$EX/nvvm/llvm7/saxpy.ll" "$T/o$i"; done
+  [[ $(cat "$T"/o? | md5sum) == $(for i in 1 2 3 4 5; do cat "$T/o1"; done | md5sum) ]] || fail "heaporder varied under kdet exec"
+  # ...and it does vary without it (otherwise the check above proves nothing).
+  for i in 1 2 3 4 5 6; do "$CC" heaporder "$EX/nvvm/llvm7/saxpy.ll" "$T/p$i"; done
+  [[ $(md5sum "$T"/p? | awk '{print $1}' | sort -u | wc -l) -gt 1 ]] || fail "heaporder should vary with ASLR on"
+fi
+
+# --fix all: pid 2, the fixed clock, a trimmed environment.
+out=$(FOO=bar "$KDET" exec --deterministic --fix all --timeout 20 -- sh -c 'echo $$ $(date -u +%Y) ${FOO:-unset}')
+[[ $out == "2 2020 unset" ]] || fail "--fix all: $out"
+out=$(FOO=bar "$KDET" exec --deterministic --fix env --keep-env FOO -- sh -c 'echo ${FOO:-unset}')
+[[ $out == bar ]] || fail "--keep-env: $out"
+
+# The command's exit status is kdet's; errors are exit 2.
+expect_exit 7 "$KDET" exec --deterministic -- sh -c 'exit 7'
+expect_exit 2 "$KDET" exec --deterministic --fix bogus -- true
+expect_output "--fix: 'bogus' is not a factor"
+expect_exit 2 "$KDET" exec -- true
+expect_exit 2 "$KDET" exec --deterministic -- /no/such/program
+echo "ok: exec"

@@ -1,0 +1,84 @@
+// The factors: the same seed gives the same perturbation; fixed levels give
+// the same values every run; varied levels differ; nothing is set by default.
+#include "kdet/perturb/factors.hpp"
+#include "kdet/util/error.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace kdet;
+using namespace kdet::perturb;
+
+namespace {
+Context ctx() {
+  Context c;
+  c.session_dir = "/tmp/s";
+  c.input_path = "/data/kernel.ll";
+  c.base_cwd = "/work";
+  c.faketime_lib = "/usr/lib/faketime/libfaketime.so.1";
+  c.chaos_lib = "/x/libkdet_chaos.so";
+  return c;
+}
+} // namespace
+
+TEST(Factors, DefaultsChangeNothingPerRun) {
+  Setting s;
+  auto a = plan_run(s, ctx(), 0, 11), b = plan_run(s, ctx(), 1, 22);
+  EXPECT_TRUE(a.env.empty());
+  EXPECT_EQ(a.input_path, "/data/kernel.ll");
+  EXPECT_EQ(a.input_name, "kernel.ll");
+  EXPECT_EQ(a.cwd, b.cwd);
+  EXPECT_EQ(a.umask, -1);
+}
+
+TEST(Factors, VariedLevelsDifferAndReplay) {
+  Setting s;
+  s.path = s.cwd = s.tmpdir = s.time = s.locale = s.umask = s.threadvars = Level::vary;
+  auto a = plan_run(s, ctx(), 0, 11), a2 = plan_run(s, ctx(), 0, 11), b = plan_run(s, ctx(), 1, 22);
+  EXPECT_EQ(a.env, a2.env);
+  EXPECT_EQ(a.input_path, a2.input_path);
+  EXPECT_NE(a.input_path, b.input_path);
+  EXPECT_NE(a.cwd, b.cwd);
+  EXPECT_NE(a.input_name, "kernel.ll");
+  EXPECT_EQ(a.input_name.substr(a.input_name.size() - 3), ".ll");
+}
+
+TEST(Factors, FixedLevelsAreTheSameEveryRun) {
+  Setting s;
+  s.time = s.locale = s.umask = s.threadvars = Level::fixed;
+  auto a = plan_run(s, ctx(), 0, 11), b = plan_run(s, ctx(), 7, 99);
+  EXPECT_EQ(a.env, b.env);
+  EXPECT_EQ(a.umask, 0022);
+  bool omp = false;
+  for (const auto& e : a.env) omp |= e == "OMP_NUM_THREADS=1";
+  EXPECT_TRUE(omp);
+}
+
+TEST(Factors, ChaosGoesInProcessForLibrariesAndToTheChildForExec) {
+  Setting s;
+  s.heap = HeapMode::chaos;
+  auto lib = plan_run(s, ctx(), 0, 5);
+  EXPECT_TRUE(lib.chaos_reseed);
+  EXPECT_EQ(lib.chaos_seed, 5u);
+  auto launch = plan_launch(s, ctx());
+  bool preload = false;
+  for (const auto& e : launch.env) preload |= e.rfind("LD_PRELOAD=/x/libkdet_chaos.so", 0) == 0;
+  EXPECT_TRUE(preload);
+  Context ec = ctx();
+  ec.exec_backend = true;
+  auto ex = plan_run(s, ec, 0, 5);
+  EXPECT_FALSE(ex.chaos_reseed);
+  bool seed = false;
+  for (const auto& e : ex.env) seed |= e == "KDET_CHAOS_SEED=0x5";
+  EXPECT_TRUE(seed);
+  EXPECT_TRUE(plan_launch(s, ec).env.empty()); // the worker itself is not preloaded for exec
+}
+
+TEST(Factors, LevelsParseWithTheirOwnWords) {
+  EXPECT_EQ(parse_level("time", "real", "--time"), Level::inherit);
+  EXPECT_EQ(parse_level("pid", "fixed", "--pid"), Level::fixed);
+  EXPECT_THROW(parse_level("pid", "inherit", "--pid"), Error);
+  EXPECT_THROW(parse_env_vary("X=1"), Error);
+  auto [k, v] = parse_env_vary("OMP_NUM_THREADS=1,2,8");
+  EXPECT_EQ(k, "OMP_NUM_THREADS");
+  EXPECT_EQ(v.size(), 3u);
+}
