@@ -5,25 +5,28 @@
 // The compiler is the real libNVVM on the bundled LLVM-7 examples (4 inputs x
 // 2 targets x 4 option sets = 32 jobs, each a fixed number of runs in one
 // round), or any library given with --lib.
-// Usage: scan_parallel KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH] [--repeat K]
+// Usage: scan_parallel KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH]
+// [--repeat K]
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fmt/format.h>
 #include <thread>
 
 using namespace kdet;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fmt::print(stderr, "usage: {} KDET_BINARY [--source DIR] [--jobs 1,2] [--runs R] [--lib PATH] [--repeat K]\n", argv[0]);
+    fmt::print(
+        stderr,
+        "usage: {} KDET_BINARY [--source DIR] [--jobs 1,2] [--runs R] [--lib PATH] [--repeat K]\n",
+        argv[0]);
     return 2;
   }
   std::string kdet = absolute_path(argv[1]);
@@ -35,13 +38,18 @@ int main(int argc, char** argv) {
   int runs = 6, repeat = 1;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--source") source = v;
-    else if (k == "--lib") lib = absolute_path(v);
-    else if (k == "--runs") runs = std::atoi(v.c_str());
-    else if (k == "--repeat") repeat = std::atoi(v.c_str());
+    if (k == "--source")
+      source = v;
+    else if (k == "--lib")
+      lib = absolute_path(v);
+    else if (k == "--runs")
+      runs = std::atoi(v.c_str());
+    else if (k == "--repeat")
+      repeat = std::atoi(v.c_str());
     else if (k == "--jobs") {
       jobs.clear();
-      for (const auto& p : split(v, ',')) jobs.push_back(std::atoi(p.c_str()));
+      for (const auto& p : split(v, ','))
+        jobs.push_back(std::atoi(p.c_str()));
     } else {
       fmt::print(stderr, "unknown option {}\n", k);
       return 2;
@@ -66,8 +74,10 @@ seed = 1
 [budget]
 max_runs = {}
 first_round = {}
-)", source, lib, runs, runs));
-  fmt::print("scan_parallel: 32 jobs x {} runs, compiler {}, {} cores\n", runs, lib, std::thread::hardware_concurrency());
+)",
+                                          source, lib, runs, runs));
+  fmt::print("scan_parallel: 32 jobs x {} runs, compiler {}, {} cores\n", runs, lib,
+             std::thread::hardware_concurrency());
   double t1 = 0;
   for (int n : jobs) {
     double best = 1e30;

@@ -13,26 +13,30 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
-#include <fmt/format.h>
-
 #include <chrono>
 #include <cstdlib>
+#include <fmt/format.h>
 
 using namespace kdet;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // A PTX-looking kernel of ~200 lines; `variant` swaps two instructions and renumbers one register.
 std::string fake_ptx(size_t job, int variant) {
-  std::string s = fmt::format("//\n.version 9.0\n.target sm_90a\n.address_size 64\n\n.visible .entry k{}(\n"
-                              "  .param .u64 p0\n)\n{{\n  .reg .b32 %r<200>;\n", job);
+  std::string s =
+      fmt::format("//\n.version 9.0\n.target sm_90a\n.address_size 64\n\n.visible .entry k{}(\n"
+                  "  .param .u64 p0\n)\n{{\n  .reg .b32 %r<200>;\n",
+                  job);
   for (int i = 0; i < 200; ++i) {
     int a = i, b = i + 1;
     if (variant && i == 50) std::swap(a, b);
-    s += fmt::format("  add.s32 %r{}, %r{}, {};\n", variant && i == 120 ? 199 : a, b, i * 7 + static_cast<int>(job % 13));
+    s += fmt::format("  add.s32 %r{}, %r{}, {};\n", variant && i == 120 ? 199 : a, b,
+                     i * 7 + static_cast<int>(job % 13));
   }
   return s + "  ret;\n}\n";
 }
@@ -43,7 +47,8 @@ int main(int argc, char** argv) {
   size_t n_jobs = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 6491;
   size_t runs_per_job = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 32;
   size_t n_varying = argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 161;
-  std::string dir = make_temp_dir(argc > 4 ? std::string(argv[4]) + "/kdet-scan-bench" : "kdet-scan-bench");
+  std::string dir =
+      make_temp_dir(argc > 4 ? std::string(argv[4]) + "/kdet-scan-bench" : "kdet-scan-bench");
   std::string path = dir + "/bench.db";
   const char* targets[] = {"80", "86", "89", "90a", "100a", "120a", "121a"};
   const char* opts[] = {"O0", "O1", "O2", "O3"};
@@ -65,7 +70,8 @@ int main(int argc, char** argv) {
   {
     store::ScanDb db(path);
     db.set_meta({{"manifest_hash", "bench"}, {"name", "bench: 6491-job census"}});
-    db.plan({{"nvvm-13.3", "nvvm", "/usr/local/cuda/nvvm/lib64/libnvvm.so", "H", "libNVVM 2.0"}}, planned, {});
+    db.plan({{"nvvm-13.3", "nvvm", "/usr/local/cuda/nvvm/lib64/libnvvm.so", "H", "libNVVM 2.0"}},
+            planned, {});
     auto t0 = Clock::now();
     store::ScanWriter writer(db);
     size_t stride = n_varying ? n_jobs / n_varying : n_jobs + 1;
@@ -78,12 +84,18 @@ int main(int argc, char** argv) {
       if (varies) ptx.push_back(fake_ptx(i, 1));
       for (size_t v = 0; v < ptx.size(); ++v) {
         std::string h = hash_bytes(ptx[v]);
-        j.variants.push_back({hash_bytes(h), v ? 1u : runs - 1, v ? runs - 1 : 0, "ok", "", {{"ptx", h, ptx[v].size()}}});
+        j.variants.push_back({hash_bytes(h),
+                              v ? 1u : runs - 1,
+                              v ? runs - 1 : 0,
+                              "ok",
+                              "",
+                              {{"ptx", h, ptx[v].size()}}});
         w.blobs.emplace_back(h, ptx[v]);
       }
       for (size_t r = 0; r < runs; ++r)
-        w.runs.push_back({r, j.variants[r + 1 == runs && varies ? 1 : 0].id, "ok", 0, 0, mix_seed(1, r), 0.05, 0.04,
-                          1000 + static_cast<int>(i % 64), static_cast<int>(r + 1), ""});
+        w.runs.push_back({r, j.variants[r + 1 == runs && varies ? 1 : 0].id, "ok", 0, 0,
+                          mix_seed(1, r), 0.05, 0.04, 1000 + static_cast<int>(i % 64),
+                          static_cast<int>(r + 1), ""});
       j.runs = runs;
       j.ok_runs = runs;
       j.rounds = 1;
@@ -95,8 +107,8 @@ int main(int argc, char** argv) {
     writer.flush();
     ingest_s = since(t0);
   }
-  fmt::print("ingest: {} run records ({} jobs) in {:.3f} s = {:.0f} records/s\n", records, n_jobs, ingest_s,
-             static_cast<double>(records) / ingest_s);
+  fmt::print("ingest: {} run records ({} jobs) in {:.3f} s = {:.0f} records/s\n", records, n_jobs,
+             ingest_s, static_cast<double>(records) / ingest_s);
 
   store::ScanDb db(path);
   auto t1 = Clock::now();
@@ -114,11 +126,15 @@ int main(int argc, char** argv) {
   double other_s = since(t4);
   write_file_atomic(dir + "/report.html", html);
   auto c = report::count(r);
-  fmt::print("report: {} jobs, {} varying: load {:.3f} s, HTML {:.3f} s ({:.1f} MiB), JSON {:.3f} s, JUnit+text {:.3f} s; "
-             "load+HTML {:.3f} s\n", c.jobs, c.varying, load_s, html_s, static_cast<double>(html.size()) / (1 << 20),
+  fmt::print("report: {} jobs, {} varying: load {:.3f} s, HTML {:.3f} s ({:.1f} MiB), JSON {:.3f} "
+             "s, JUnit+text {:.3f} s; "
+             "load+HTML {:.3f} s\n",
+             c.jobs, c.varying, load_s, html_s, static_cast<double>(html.size()) / (1 << 20),
              json_s, other_s, load_s + html_s);
   fmt::print("{}", text.substr(0, text.find('\n') + 1));
-  if (std::getenv("KDET_BENCH_KEEP")) fmt::print("kept {}\n", dir);
-  else remove_tree(dir);
+  if (std::getenv("KDET_BENCH_KEEP"))
+    fmt::print("kept {}\n", dir);
+  else
+    remove_tree(dir);
   return 0;
 }

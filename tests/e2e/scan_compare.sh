@@ -44,10 +44,18 @@ check() { # check WHAT GOT WANT
   if [[ $2 != "$3" ]]; then echo "scan_compare: FAIL: $1: got '$2', want '$3'"; exit 1; fi
 }
 
-"$KDET" scan "$tmp/lib.toml" --db "$tmp/lib.db" --json "$tmp/lib.json" -q && rc=0 || rc=$?
+"$KDET" scan "$tmp/lib.toml" --db "$tmp/lib.db" --json "$tmp/lib.json" --junit "$tmp/lib.xml" -q && rc=0 || rc=$?
 check "exit of a scan with unexpected variance" "$rc" 1
 check "base -> same" "$(counts "$tmp/lib.json" 0)" "identical=8"
 check "base -> heap" "$(counts "$tmp/lib.json" 1)" "regressed=8"
+junit=$(python3 - "$tmp/lib.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall("./testsuite/testcase")
+print(len(cases), sum(c.find("failure") is not None for c in cases), root.get("failures"))
+PY
+)
+check "JUnit: test cases, failures, failures attribute" "$junit" "24 8 8"
 
 "$KDET" scan "$tmp/exec.toml" --db "$tmp/exec.db" --json "$tmp/exec.json" -q || true
 check "xecho -> xpath" "$(counts "$tmp/exec.json" 0)" "changed=4"

@@ -6,7 +6,6 @@
 #include "kdet/util/fs.hpp"
 
 #include <gtest/gtest.h>
-
 #include <set>
 
 using namespace kdet;
@@ -24,7 +23,9 @@ protected:
   }
   void TearDown() override { remove_tree(m_dir); }
 
-  scan::Manifest parse(const std::string& text) { return scan::parse_manifest(text, m_dir + "/m.toml"); }
+  scan::Manifest parse(const std::string& text) {
+    return scan::parse_manifest(text, m_dir + "/m.toml");
+  }
 
   // The error message of parsing `text` ("" when it parsed).
   std::string error_of(const std::string& text) {
@@ -41,8 +42,11 @@ protected:
     return "name = \"t\"\ninputs = [\"*.ll\"]\ntargets = [\"80\", \"90a\"]\n"
            "[option_sets]\nO0 = [\"-opt=0\"]\nO3 = [\"-opt=3\"]\n"
            "[[compiler]]\nname = \"old\"\nbackend = \"nvvm\"\nlib = \"libfake.so\"\n"
-           "[[compiler]]\nname = \"new\"\nbackend = \"nvvm\"\nlib = \"" + m_lib + "\"\noptions = [\"-x\"]\n"
-           "[setting]\nseed = 7\npath = \"vary\"\nenv_vary = [\"K=1,2\"]\n[budget]\ntarget_rate = 0.1\n"
+           "[[compiler]]\nname = \"new\"\nbackend = \"nvvm\"\nlib = \"" +
+           m_lib +
+           "\"\noptions = [\"-x\"]\n"
+           "[setting]\nseed = 7\npath = \"vary\"\nenv_vary = [\"K=1,2\"]\n[budget]\ntarget_rate = "
+           "0.1\n"
            "[[expect]]\ninput = \"a.ll\"\ncompiler = \"old\"\nreason = \"known\"\n";
   }
 
@@ -74,16 +78,19 @@ TEST_F(ScanManifestTest, JobsAreStableAndShardsPartitionThem) {
   auto jobs = scan::plan_jobs(m, rc);
   ASSERT_EQ(jobs.size(), 2u * 2u * 2u * 2u); // inputs x compilers x targets x option sets
   std::set<std::string> ids;
-  for (const auto& j : jobs) ids.insert(j.id);
+  for (const auto& j : jobs)
+    ids.insert(j.id);
   EXPECT_EQ(ids.size(), jobs.size());
   EXPECT_EQ(jobs[0].options, (std::vector<std::string>{"-arch=compute_80", "-opt=0"}));
   EXPECT_NE(jobs[0].expect, nullptr);
   auto again = scan::plan_jobs(parse(good()), scan::resolve_compilers(parse(good())));
-  for (size_t i = 0; i < jobs.size(); ++i) EXPECT_EQ(jobs[i].id, again[i].id);
+  for (size_t i = 0; i < jobs.size(); ++i)
+    EXPECT_EQ(jobs[i].id, again[i].id);
   size_t in_any = 0;
   for (const auto& j : jobs) {
     int hits = 0;
-    for (uint64_t s = 1; s <= 3; ++s) hits += scan::in_shard(j.id, {s, 3});
+    for (uint64_t s = 1; s <= 3; ++s)
+      hits += scan::in_shard(j.id, {s, 3});
     EXPECT_EQ(hits, 1) << j.id;
     in_any += hits;
   }
@@ -114,37 +121,63 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
   std::string comp = "[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\nlib = \"libfake.so\"\n";
   std::vector<BadCase> cases = {
       {"not TOML", "inputs = [\"a.ll\"\n", "m.toml:1: not valid TOML"},
-      {"unknown top-level key", "inputs = [\"a.ll\"]\nbogus = 1\n" + comp, "m.toml:2: unknown key 'bogus'"},
+      {"unknown top-level key", "inputs = [\"a.ll\"]\nbogus = 1\n" + comp,
+       "m.toml:2: unknown key 'bogus'"},
       {"no inputs", comp, "no 'inputs'"},
-      {"input matches nothing", "inputs = [\n  \"a.ll\",\n  \"zz*.cu\"]\n" + comp, "m.toml:3: input 'zz*.cu' matches no file"},
+      {"input matches nothing", "inputs = [\n  \"a.ll\",\n  \"zz*.cu\"]\n" + comp,
+       "m.toml:3: input 'zz*.cu' matches no file"},
       {"inputs not strings", "inputs = [1]\n" + comp, "m.toml:1: inputs must hold strings"},
       {"no compiler", "inputs = [\"a.ll\"]\n", "no compiler"},
-      {"compiler not array", "inputs = [\"a.ll\"]\n[compiler]\nname = \"x\"\n", "m.toml:2: compiler must be written [[compiler]]"},
-      {"compiler without name", "inputs = [\"a.ll\"]\n[[compiler]]\nbackend = \"nvvm\"\n", "m.toml:2: [[compiler]] needs 'name'"},
+      {"compiler not array", "inputs = [\"a.ll\"]\n[compiler]\nname = \"x\"\n",
+       "m.toml:2: compiler must be written [[compiler]]"},
+      {"compiler without name", "inputs = [\"a.ll\"]\n[[compiler]]\nbackend = \"nvvm\"\n",
+       "m.toml:2: [[compiler]] needs 'name'"},
       {"bad backend", "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"gcc\"\n",
        "m.toml:2: compiler 'c': backend 'gcc' is not valid; use nvvm, nvrtc, nvjitlink or exec"},
-      {"unknown compiler key", "inputs = [\"a.ll\"]\n" + comp + "flavour = \"x\"\n", "m.toml:6: unknown key 'flavour' in [[compiler]]; valid keys:"},
-      {"duplicate compiler", "inputs = [\"a.ll\"]\n" + comp + comp, "m.toml:6: compiler name 'c' is used twice"},
-      {"missing lib", "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\nlib = \"nope.so\"\n",
+      {"unknown compiler key", "inputs = [\"a.ll\"]\n" + comp + "flavour = \"x\"\n",
+       "m.toml:6: unknown key 'flavour' in [[compiler]]; valid keys:"},
+      {"duplicate compiler", "inputs = [\"a.ll\"]\n" + comp + comp,
+       "m.toml:6: compiler name 'c' is used twice"},
+      {"missing lib",
+       "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\nlib = \"nope.so\"\n",
        "m.toml:2: compiler 'c': lib"},
-      {"exec without command", "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"exec\"\n", "needs command ="},
-      {"exec program absent", "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"exec\"\ncommand = \"no-such-prog-kdet {input}\"\n",
+      {"exec without command",
+       "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"exec\"\n", "needs command ="},
+      {"exec program absent",
+       "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"exec\"\ncommand = "
+       "\"no-such-prog-kdet {input}\"\n",
        "program 'no-such-prog-kdet' not found"},
-      {"targets without placeholder", "inputs = [\"a.ll\"]\ntargets = [\"80\", \"90\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\n"
-       "lib = \"libfake.so\"\ntarget_option = \"-arch=sm_90\"\n", "m.toml:3: compiler 'c' has 2 targets but neither"},
-      {"target not a string", "inputs = [\"a.ll\"]\ntargets = [80]\n" + comp, "m.toml:2: manifest.targets must hold strings only"},
-      {"bad option set", "inputs = [\"a.ll\"]\n" + comp + "[option_sets]\nO3 = \"-opt=3\"\n", "m.toml:7: option set 'O3' must be an array"},
-      {"bad process", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nprocess = \"forked\"\n", "m.toml:7: [setting] process: 'forked' is not valid; use same or fresh"},
-      {"bad aslr", "inputs = [\"a.ll\"]\n" + comp + "[setting]\naslr = \"maybe\"\n", "m.toml:7: [setting] aslr must be"},
-      {"bad level factor", "inputs = [\"a.ll\"]\n" + comp + "[setting]\ntime = \"sometimes\"\n", "m.toml:7: [setting] time"},
-      {"bad env_vary", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nenv_vary = [\"X=1\"]\n", "m.toml:7: [setting] env_vary"},
-      {"bad env", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nenv = [\"NOEQUALS\"]\n", "expected \"KEY=VALUE\""},
-      {"bad rate", "inputs = [\"a.ll\"]\n" + comp + "[budget]\ntarget_rate = 2\n", "m.toml:7: budget.target_rate = 2: a fraction"},
-      {"bad budget key", "inputs = [\"a.ll\"]\n" + comp + "[budget]\nruns = 2\n", "m.toml:7: unknown key 'runs' in [budget]"},
-      {"expect unknown compiler", "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"a.ll\"\ncompiler = \"zz\"\nreason = \"r\"\n",
+      {"targets without placeholder",
+       "inputs = [\"a.ll\"]\ntargets = [\"80\", \"90\"]\n[[compiler]]\nname = \"c\"\nbackend = "
+       "\"nvvm\"\n"
+       "lib = \"libfake.so\"\ntarget_option = \"-arch=sm_90\"\n",
+       "m.toml:3: compiler 'c' has 2 targets but neither"},
+      {"target not a string", "inputs = [\"a.ll\"]\ntargets = [80]\n" + comp,
+       "m.toml:2: manifest.targets must hold strings only"},
+      {"bad option set", "inputs = [\"a.ll\"]\n" + comp + "[option_sets]\nO3 = \"-opt=3\"\n",
+       "m.toml:7: option set 'O3' must be an array"},
+      {"bad process", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nprocess = \"forked\"\n",
+       "m.toml:7: [setting] process: 'forked' is not valid; use same or fresh"},
+      {"bad aslr", "inputs = [\"a.ll\"]\n" + comp + "[setting]\naslr = \"maybe\"\n",
+       "m.toml:7: [setting] aslr must be"},
+      {"bad level factor", "inputs = [\"a.ll\"]\n" + comp + "[setting]\ntime = \"sometimes\"\n",
+       "m.toml:7: [setting] time"},
+      {"bad env_vary", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nenv_vary = [\"X=1\"]\n",
+       "m.toml:7: [setting] env_vary"},
+      {"bad env", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nenv = [\"NOEQUALS\"]\n",
+       "expected \"KEY=VALUE\""},
+      {"bad rate", "inputs = [\"a.ll\"]\n" + comp + "[budget]\ntarget_rate = 2\n",
+       "m.toml:7: budget.target_rate = 2: a fraction"},
+      {"bad budget key", "inputs = [\"a.ll\"]\n" + comp + "[budget]\nruns = 2\n",
+       "m.toml:7: unknown key 'runs' in [budget]"},
+      {"expect unknown compiler",
+       "inputs = [\"a.ll\"]\n" + comp +
+           "[[expect]]\ninput = \"a.ll\"\ncompiler = \"zz\"\nreason = \"r\"\n",
        "m.toml:6: [[expect]] compiler 'zz' is not a [[compiler]] name"},
-      {"expect without reason", "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"a.ll\"\n", "m.toml:6: [[expect]] needs 'reason'"},
-      {"expect matches no input", "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"q*.ll\"\nreason = \"r\"\n",
+      {"expect without reason", "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"a.ll\"\n",
+       "m.toml:6: [[expect]] needs 'reason'"},
+      {"expect matches no input",
+       "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"q*.ll\"\nreason = \"r\"\n",
        "m.toml:6: [[expect]] input 'q*.ll' matches none"},
   };
   for (const auto& c : cases) {

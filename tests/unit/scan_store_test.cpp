@@ -13,7 +13,8 @@ using namespace kdet;
 
 namespace {
 
-scan::JobRow job(const std::string& id, const std::string& compiler, const std::string& input = "a.ll") {
+scan::JobRow job(const std::string& id, const std::string& compiler,
+                 const std::string& input = "a.ll") {
   scan::JobRow j;
   j.id = id;
   j.input = input;
@@ -26,7 +27,8 @@ scan::JobRow job(const std::string& id, const std::string& compiler, const std::
 }
 
 // A round that took the job to `runs` runs with the given variant counts.
-store::RoundWrite round(scan::JobRow j, std::vector<std::pair<std::string, uint64_t>> variants, uint64_t from) {
+store::RoundWrite round(scan::JobRow j, std::vector<std::pair<std::string, uint64_t>> variants,
+                        uint64_t from) {
   store::RoundWrite w;
   j.variants.clear();
   uint64_t total = 0;
@@ -38,8 +40,10 @@ store::RoundWrite round(scan::JobRow j, std::vector<std::pair<std::string, uint6
   j.ok_runs = total;
   j.rounds += 1;
   j.done = variants.size() > 1 || total >= j.budget;
-  for (uint64_t i = from; i < total; ++i) w.runs.push_back({i, variants.back().first, "ok", 0, 0, i, 0.01, 0.01, 1, 1, ""});
-  for (const auto& [id, n] : variants) w.blobs.emplace_back("h-" + id, "ptx " + id);
+  for (uint64_t i = from; i < total; ++i)
+    w.runs.push_back({i, variants.back().first, "ok", 0, 0, i, 0.01, 0.01, 1, 1, ""});
+  for (const auto& [id, n] : variants)
+    w.blobs.emplace_back("h-" + id, "ptx " + id);
   w.job = j;
   w.compiler_version = "fake 1.0";
   return w;
@@ -57,7 +61,8 @@ TEST_F(ScanStoreTest, RoundsRoundTripAndResumeState) {
   {
     store::ScanDb db(path);
     db.set_meta({{"manifest_hash", "M"}, {"name", "t"}});
-    db.plan({{"c1", "nvvm", "/lib.so", "H", ""}}, {job("j1", "c1"), job("j2", "c1")}, {{"a.ll", "IH"}});
+    db.plan({{"c1", "nvvm", "/lib.so", "H", ""}}, {job("j1", "c1"), job("j2", "c1")},
+            {{"a.ll", "IH"}});
     store::ScanWriter w(db);
     w.push(round(job("j1", "c1"), {{"v1", 4}}, 0));
     w.push(round(job("j1", "c1"), {{"v1", 6}, {"v2", 1}}, 4));
@@ -91,7 +96,8 @@ TEST_F(ScanStoreTest, RoundsRoundTripAndResumeState) {
 }
 
 TEST_F(ScanStoreTest, MergeKeepsTheFullerCopyAndRefusesOtherManifests) {
-  std::string a = m_dir + "/a.db", b = m_dir + "/b.db", c = m_dir + "/c.db", out = m_dir + "/out.db";
+  std::string a = m_dir + "/a.db", b = m_dir + "/b.db", c = m_dir + "/c.db",
+              out = m_dir + "/out.db";
   for (const auto* p : {&a, &b}) {
     store::ScanDb db(*p);
     db.set_meta({{"manifest_hash", "M"}});
@@ -99,7 +105,8 @@ TEST_F(ScanStoreTest, MergeKeepsTheFullerCopyAndRefusesOtherManifests) {
   }
   {
     store::ScanDb db(a);
-    db.write({round(job("j1", "c1"), {{"v1", 10}}, 0), round(job("j2", "c1", "b.ll"), {{"w", 3}}, 0)});
+    db.write(
+        {round(job("j1", "c1"), {{"v1", 10}}, 0), round(job("j2", "c1", "b.ll"), {{"w", 3}}, 0)});
   }
   {
     store::ScanDb db(b);
@@ -114,8 +121,8 @@ TEST_F(ScanStoreTest, MergeKeepsTheFullerCopyAndRefusesOtherManifests) {
   db.merge_from(b);
   auto r = db.load();
   ASSERT_EQ(r.jobs.size(), 2u);
-  EXPECT_EQ(r.jobs[0].runs, 10u);      // j1 from a
-  EXPECT_EQ(r.jobs[1].runs, 6u);       // j2: b's finished copy beats a's partial one
+  EXPECT_EQ(r.jobs[0].runs, 10u); // j1 from a
+  EXPECT_EQ(r.jobs[1].runs, 6u);  // j2: b's finished copy beats a's partial one
   EXPECT_TRUE(r.jobs[1].varies());
   EXPECT_EQ(db.run_count(), 16u);
   EXPECT_EQ(db.blob("h-x"), "ptx x");
@@ -137,10 +144,11 @@ TEST_F(ScanStoreTest, RefusesAnotherSchemaVersion) {
   }
 }
 
-scan::JobRow verdict_job(const std::string& compiler, const std::string& input, std::vector<std::string> variants,
-                         bool ok = true) {
+scan::JobRow verdict_job(const std::string& compiler, const std::string& input,
+                         std::vector<std::string> variants, bool ok = true) {
   scan::JobRow j = job(compiler + input, compiler, input);
-  for (const auto& v : variants) j.variants.push_back({v, 5, 0, ok ? "ok" : "compile_error", "", {}});
+  for (const auto& v : variants)
+    j.variants.push_back({v, 5, 0, ok ? "ok" : "compile_error", "", {}});
   j.runs = 5 * variants.size();
   j.ok_runs = ok ? j.runs : 0;
   j.done = true;
@@ -149,17 +157,18 @@ scan::JobRow verdict_job(const std::string& compiler, const std::string& input, 
 
 TEST(ScanLabels, EachLabel) {
   std::vector<scan::JobRow> jobs = {
-      verdict_job("a", "same.ll", {"X"}),     verdict_job("b", "same.ll", {"X"}),
-      verdict_job("a", "chg.ll", {"X"}),      verdict_job("b", "chg.ll", {"Y"}),
-      verdict_job("a", "fix.ll", {"X", "Y"}), verdict_job("b", "fix.ll", {"Z"}),
-      verdict_job("a", "reg.ll", {"X"}),      verdict_job("b", "reg.ll", {"X", "Y"}),
-      verdict_job("a", "both.ll", {"X", "Y"}), verdict_job("b", "both.ll", {"Z", "W"}),
+      verdict_job("a", "same.ll", {"X"}),        verdict_job("b", "same.ll", {"X"}),
+      verdict_job("a", "chg.ll", {"X"}),         verdict_job("b", "chg.ll", {"Y"}),
+      verdict_job("a", "fix.ll", {"X", "Y"}),    verdict_job("b", "fix.ll", {"Z"}),
+      verdict_job("a", "reg.ll", {"X"}),         verdict_job("b", "reg.ll", {"X", "Y"}),
+      verdict_job("a", "both.ll", {"X", "Y"}),   verdict_job("b", "both.ll", {"Z", "W"}),
       verdict_job("a", "fail.ll", {"E"}, false), verdict_job("b", "fail.ll", {"X"}),
       verdict_job("a", "only.ll", {"X"}),
   };
   auto pairs = scan::pair_jobs(jobs, "a", jobs, "b");
   std::map<std::string, std::string> got;
-  for (const auto& p : pairs) got[p.key.substr(0, p.key.find(' '))] = scan::to_string(p.label);
+  for (const auto& p : pairs)
+    got[p.key.substr(0, p.key.find(' '))] = scan::to_string(p.label);
   EXPECT_EQ(got["same.ll"], "identical");
   EXPECT_EQ(got["chg.ll"], "changed");
   EXPECT_EQ(got["fix.ll"], "fixed");
@@ -168,7 +177,8 @@ TEST(ScanLabels, EachLabel) {
   EXPECT_EQ(got["fail.ll"], "failed");
   EXPECT_EQ(got["only.ll"], "missing");
   auto n = scan::count_labels(pairs);
-  for (size_t i = 0; i < n.size(); ++i) EXPECT_EQ(n[i], 1u) << scan::to_string(scan::k_all_labels[i]);
+  for (size_t i = 0; i < n.size(); ++i)
+    EXPECT_EQ(n[i], 1u) << scan::to_string(scan::k_all_labels[i]);
   EXPECT_EQ(scan::compare_exit_code(pairs), 1);
 }
 

@@ -3,21 +3,26 @@
 
 #include "kdet/util/strings.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-
-#include <algorithm>
 
 namespace kdet::report {
 
 const char* to_string(JobStatus s) {
   switch (s) {
-  case JobStatus::deterministic: return "deterministic";
-  case JobStatus::varies: return "varies";
-  case JobStatus::varies_expected: return "varies-expected";
-  case JobStatus::no_longer_varies: return "no-longer-varies";
-  case JobStatus::failed: return "failed";
-  case JobStatus::incomplete: return "incomplete";
+  case JobStatus::deterministic:
+    return "deterministic";
+  case JobStatus::varies:
+    return "varies";
+  case JobStatus::varies_expected:
+    return "varies-expected";
+  case JobStatus::no_longer_varies:
+    return "no-longer-varies";
+  case JobStatus::failed:
+    return "failed";
+  case JobStatus::incomplete:
+    return "incomplete";
   }
   return "?";
 }
@@ -54,18 +59,33 @@ ScanCounts count(const scan::ScanResult& r) {
   c.jobs = r.jobs.size();
   for (const auto& j : r.jobs) {
     switch (job_status(j)) {
-    case JobStatus::varies: ++c.unexpected; ++c.varying; break;
-    case JobStatus::varies_expected: ++c.expected; ++c.varying; break;
-    case JobStatus::no_longer_varies: ++c.no_longer_varies; break;
-    case JobStatus::failed: ++c.failed; break;
-    case JobStatus::incomplete: ++c.incomplete; break;
-    case JobStatus::deterministic: break;
+    case JobStatus::varies:
+      ++c.unexpected;
+      ++c.varying;
+      break;
+    case JobStatus::varies_expected:
+      ++c.expected;
+      ++c.varying;
+      break;
+    case JobStatus::no_longer_varies:
+      ++c.no_longer_varies;
+      break;
+    case JobStatus::failed:
+      ++c.failed;
+      break;
+    case JobStatus::incomplete:
+      ++c.incomplete;
+      break;
+    case JobStatus::deterministic:
+      break;
     }
   }
   return c;
 }
 
-int scan_exit_code(const ScanCounts& c) { return c.unexpected || c.no_longer_varies ? 1 : 0; }
+int scan_exit_code(const ScanCounts& c) {
+  return c.unexpected || c.no_longer_varies ? 1 : 0;
+}
 
 namespace {
 
@@ -78,7 +98,8 @@ struct Paint {
 
 std::string tally_line(const std::map<std::string, Tally>& t) {
   std::vector<std::string> parts;
-  for (const auto& [k, v] : t) parts.push_back(fmt::format("{} {}/{}", k.empty() ? "(none)" : k, v.varying, v.jobs));
+  for (const auto& [k, v] : t)
+    parts.push_back(fmt::format("{} {}/{}", k.empty() ? "(none)" : k, v.varying, v.jobs));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -90,8 +111,10 @@ std::string scan_to_text(const scan::ScanResult& r, bool color) {
   std::string s;
   size_t inputs = tally_by(r, &scan::JobRow::input).size();
   size_t inputs_varying = 0;
-  for (const auto& [k, t] : tally_by(r, &scan::JobRow::input)) inputs_varying += t.varying > 0;
-  std::string head = fmt::format("{} of {} jobs vary ({} of {} inputs)", c.varying, c.jobs, inputs_varying, inputs);
+  for (const auto& [k, t] : tally_by(r, &scan::JobRow::input))
+    inputs_varying += t.varying > 0;
+  std::string head = fmt::format("{} of {} jobs vary ({} of {} inputs)", c.varying, c.jobs,
+                                 inputs_varying, inputs);
   s += (c.varying ? p("1;31", head) : p("1;32", head)) + "\n";
   auto targets = tally_by(r, &scan::JobRow::target);
   if (targets.size() > 1 || (targets.size() == 1 && !targets.begin()->first.empty()))
@@ -100,24 +123,37 @@ std::string scan_to_text(const scan::ScanResult& r, bool color) {
   s += fmt::format("  by compiler:   {}\n", tally_line(tally_by(r, &scan::JobRow::compiler)));
   uint64_t runs = 0;
   double secs = 0;
-  for (const auto& j : r.jobs) runs += j.runs, secs += j.seconds;
+  for (const auto& j : r.jobs)
+    runs += j.runs, secs += j.seconds;
   s += fmt::format("  runs:          {} in total, {} of job time\n", runs, human_seconds(secs));
-  if (c.expected) s += fmt::format("  expected:      {} known to vary (manifest [[expect]])\n", c.expected);
-  if (c.failed) s += p("33", fmt::format("  failed:        {} jobs failed on every run", c.failed)) + "\n";
-  if (c.incomplete) s += p("33", fmt::format("  incomplete:    {} jobs not finished (run kdet scan again to resume)", c.incomplete)) + "\n";
+  if (c.expected)
+    s += fmt::format("  expected:      {} known to vary (manifest [[expect]])\n", c.expected);
+  if (c.failed)
+    s += p("33", fmt::format("  failed:        {} jobs failed on every run", c.failed)) + "\n";
+  if (c.incomplete)
+    s +=
+        p("33", fmt::format("  incomplete:    {} jobs not finished (run kdet scan again to resume)",
+                            c.incomplete)) +
+        "\n";
   size_t listed = 0;
   for (const auto& j : r.jobs) {
     JobStatus st = job_status(j);
-    if (st != JobStatus::varies && st != JobStatus::no_longer_varies && st != JobStatus::varies_expected) continue;
+    if (st != JobStatus::varies && st != JobStatus::no_longer_varies &&
+        st != JobStatus::varies_expected)
+      continue;
     if (listed++ == 30) {
       s += "  ... (see --json or --report-html for all)\n";
       break;
     }
     if (st == JobStatus::no_longer_varies)
-      s += p("33", fmt::format("  NO LONGER VARIES  {}  ({} runs; expected: {})", j.label(), j.runs, j.expect_reason)) + "\n";
+      s += p("33", fmt::format("  NO LONGER VARIES  {}  ({} runs; expected: {})", j.label(), j.runs,
+                               j.expect_reason)) +
+           "\n";
     else
-      s += fmt::format("  {}  {}  {} variants in {} runs{}\n", st == JobStatus::varies ? p("31", "VARIES  ") : "expected",
-                       j.label(), j.variants.size(), j.runs, st == JobStatus::varies_expected ? " (" + j.expect_reason + ")" : "");
+      s += fmt::format("  {}  {}  {} variants in {} runs{}\n",
+                       st == JobStatus::varies ? p("31", "VARIES  ") : "expected", j.label(),
+                       j.variants.size(), j.runs,
+                       st == JobStatus::varies_expected ? " (" + j.expect_reason + ")" : "");
   }
   for (const auto& cmp : compare_compilers(r)) {
     auto n = scan::count_labels(cmp.pairs);
@@ -137,18 +173,26 @@ nlohmann::json scan_to_json(const scan::ScanResult& r) {
   out["meta"] = r.meta;
   json compilers = json::array();
   for (const auto& x : r.compilers)
-    compilers.push_back({{"name", x.name}, {"backend", x.backend}, {"path", x.path},
-                         {"content_hash", x.content_hash}, {"version", x.version}});
+    compilers.push_back({{"name", x.name},
+                         {"backend", x.backend},
+                         {"path", x.path},
+                         {"content_hash", x.content_hash},
+                         {"version", x.version}});
   out["compilers"] = compilers;
   auto tallies = [&](std::string scan::JobRow::*f) {
     json t = json::object();
-    for (const auto& [k, v] : tally_by(r, f)) t[k] = {{"jobs", v.jobs}, {"varying", v.varying}};
+    for (const auto& [k, v] : tally_by(r, f))
+      t[k] = {{"jobs", v.jobs}, {"varying", v.varying}};
     return t;
   };
-  out["summary"] = {{"jobs", c.jobs},           {"varying", c.varying},
-                    {"unexpected", c.unexpected}, {"expected", c.expected},
-                    {"no_longer_varies", c.no_longer_varies}, {"failed", c.failed},
-                    {"incomplete", c.incomplete}, {"exit_code", scan_exit_code(c)},
+  out["summary"] = {{"jobs", c.jobs},
+                    {"varying", c.varying},
+                    {"unexpected", c.unexpected},
+                    {"expected", c.expected},
+                    {"no_longer_varies", c.no_longer_varies},
+                    {"failed", c.failed},
+                    {"incomplete", c.incomplete},
+                    {"exit_code", scan_exit_code(c)},
                     {"by_target", tallies(&scan::JobRow::target)},
                     {"by_option_set", tallies(&scan::JobRow::option_set)},
                     {"by_compiler", tallies(&scan::JobRow::compiler)}};
@@ -157,20 +201,39 @@ nlohmann::json scan_to_json(const scan::ScanResult& r) {
     json vars = json::array();
     for (const auto& v : j.variants) {
       json arts = json::array();
-      for (const auto& a : v.artifacts) arts.push_back({{"name", a.name}, {"hash", a.hash}, {"size", a.size}});
-      vars.push_back({{"id", v.id}, {"count", v.count}, {"first_run", v.first_run}, {"status", v.status},
-                      {"detail", v.detail}, {"artifacts", arts}});
+      for (const auto& a : v.artifacts)
+        arts.push_back({{"name", a.name}, {"hash", a.hash}, {"size", a.size}});
+      vars.push_back({{"id", v.id},
+                      {"count", v.count},
+                      {"first_run", v.first_run},
+                      {"status", v.status},
+                      {"detail", v.detail},
+                      {"artifacts", arts}});
     }
-    jobs.push_back({{"id", j.id}, {"input", j.input}, {"input_hash", j.input_hash}, {"compiler", j.compiler},
-                    {"target", j.target}, {"option_set", j.option_set}, {"options", j.options},
-                    {"status", to_string(job_status(j))}, {"verdict", j.verdict()}, {"done", j.done},
-                    {"runs", j.runs}, {"budget", j.budget}, {"ok_runs", j.ok_runs}, {"differing", j.differing()},
-                    {"upper_bound", j.upper_bound()}, {"expected_vary", j.expected_vary},
-                    {"expect_reason", j.expect_reason}, {"seconds", j.seconds}, {"variants", vars}});
+    jobs.push_back({{"id", j.id},
+                    {"input", j.input},
+                    {"input_hash", j.input_hash},
+                    {"compiler", j.compiler},
+                    {"target", j.target},
+                    {"option_set", j.option_set},
+                    {"options", j.options},
+                    {"status", to_string(job_status(j))},
+                    {"verdict", j.verdict()},
+                    {"done", j.done},
+                    {"runs", j.runs},
+                    {"budget", j.budget},
+                    {"ok_runs", j.ok_runs},
+                    {"differing", j.differing()},
+                    {"upper_bound", j.upper_bound()},
+                    {"expected_vary", j.expected_vary},
+                    {"expect_reason", j.expect_reason},
+                    {"seconds", j.seconds},
+                    {"variants", vars}});
   }
   out["jobs"] = jobs;
   json cmps = json::array();
-  for (const auto& cmp : compare_compilers(r)) cmps.push_back(comparison_to_json(cmp));
+  for (const auto& cmp : compare_compilers(r))
+    cmps.push_back(comparison_to_json(cmp));
   out["comparisons"] = cmps;
   return out;
 }
@@ -180,14 +243,26 @@ std::string xml_escape(std::string_view s) {
   out.reserve(s.size());
   for (char ch : s) {
     switch (ch) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    case '\'': out += "&#39;"; break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    case '\'':
+      out += "&#39;";
+      break;
     default:
-      if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') out += "?";
-      else out += ch;
+      if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t')
+        out += "?";
+      else
+        out += ch;
     }
   }
   return out;
@@ -195,13 +270,15 @@ std::string xml_escape(std::string_view s) {
 
 std::string scan_to_junit(const scan::ScanResult& r) {
   std::map<std::string, std::vector<const scan::JobRow*>> by_compiler;
-  for (const auto& j : r.jobs) by_compiler[j.compiler].push_back(&j);
+  for (const auto& j : r.jobs)
+    by_compiler[j.compiler].push_back(&j);
   ScanCounts all = count(r);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   auto name_it = r.meta.find("name");
   std::string scan_name = name_it == r.meta.end() ? "scan" : name_it->second;
-  out += fmt::format("<testsuites name=\"kdet scan {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
-                     xml_escape(scan_name), all.jobs, all.unexpected + all.no_longer_varies, all.failed);
+  out += fmt::format(
+      "<testsuites name=\"kdet scan {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+      xml_escape(scan_name), all.jobs, all.unexpected + all.no_longer_varies, all.failed);
   for (const auto& [compiler, jobs] : by_compiler) {
     size_t fail = 0, err = 0, skip = 0;
     double time = 0;
@@ -212,35 +289,43 @@ std::string scan_to_junit(const scan::ScanResult& r) {
       skip += st == JobStatus::varies_expected || st == JobStatus::incomplete;
       time += j->seconds;
     }
-    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
-                       "time=\"{:.3f}\">\n", xml_escape(compiler), jobs.size(), fail, err, skip, time);
+    out += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
+        "time=\"{:.3f}\">\n",
+        xml_escape(compiler), jobs.size(), fail, err, skip, time);
     for (auto* j : jobs) {
       std::string cls = compiler + (j->target.empty() ? "" : "." + j->target) + "." + j->option_set;
-      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">", xml_escape(cls),
-                         xml_escape(j->input), j->seconds);
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">",
+                         xml_escape(cls), xml_escape(j->input), j->seconds);
       switch (job_status(*j)) {
       case JobStatus::varies:
-        out += fmt::format("<failure message=\"{} variants in {} runs ({} differ)\" type=\"nondeterministic\">"
-                           "job {}: options {}</failure>", j->variants.size(), j->runs, j->differing(), j->id,
-                           xml_escape(shell_join(j->options)));
+        out += fmt::format(
+            "<failure message=\"{} variants in {} runs ({} differ)\" type=\"nondeterministic\">"
+            "job {}: options {}</failure>",
+            j->variants.size(), j->runs, j->differing(), j->id, xml_escape(shell_join(j->options)));
         break;
       case JobStatus::no_longer_varies:
-        out += fmt::format("<failure message=\"expected to vary ({}) but gave one output in {} runs\" "
-                           "type=\"no-longer-varies\"/>", xml_escape(j->expect_reason), j->runs);
+        out +=
+            fmt::format("<failure message=\"expected to vary ({}) but gave one output in {} runs\" "
+                        "type=\"no-longer-varies\"/>",
+                        xml_escape(j->expect_reason), j->runs);
         break;
       case JobStatus::failed:
         out += fmt::format("<error message=\"compiler failed on all {} runs: {}\"/>", j->runs,
                            xml_escape(j->variants.empty() ? "" : j->variants.front().detail));
         break;
       case JobStatus::varies_expected:
-        out += fmt::format("<skipped message=\"known to vary: {}\"/>", xml_escape(j->expect_reason));
+        out +=
+            fmt::format("<skipped message=\"known to vary: {}\"/>", xml_escape(j->expect_reason));
         break;
       case JobStatus::incomplete:
-        out += fmt::format("<skipped message=\"not finished: {} of {} runs\"/>", j->runs, j->budget);
+        out +=
+            fmt::format("<skipped message=\"not finished: {} of {} runs\"/>", j->runs, j->budget);
         break;
       case JobStatus::deterministic:
-        out += fmt::format("<system-out>deterministic in {} runs; rate below {} at 95% confidence</system-out>",
-                           j->runs, percent(j->upper_bound()));
+        out += fmt::format(
+            "<system-out>deterministic in {} runs; rate below {} at 95% confidence</system-out>",
+            j->runs, percent(j->upper_bound()));
         break;
       }
       out += "</testcase>\n";
@@ -264,8 +349,11 @@ std::string comparison_to_text(const CompilerComparison& c, bool color, size_t m
       s += "  ...\n";
       break;
     }
-    const char* code = pr.label == scan::Label::regressed ? "31" : pr.label == scan::Label::fixed ? "32" : "33";
-    s += fmt::format("  {}  {}\n", p(code, fmt::format("{:<12}", scan::to_string(pr.label))), pr.key);
+    const char* code = pr.label == scan::Label::regressed ? "31"
+                       : pr.label == scan::Label::fixed   ? "32"
+                                                          : "33";
+    s += fmt::format("  {}  {}\n", p(code, fmt::format("{:<12}", scan::to_string(pr.label))),
+                     pr.key);
   }
   return s;
 }
@@ -274,11 +362,14 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
   using nlohmann::json;
   auto n = scan::count_labels(c.pairs);
   json counts = json::object();
-  for (size_t i = 0; i < n.size(); ++i) counts[scan::to_string(scan::k_all_labels[i])] = n[i];
+  for (size_t i = 0; i < n.size(); ++i)
+    counts[scan::to_string(scan::k_all_labels[i])] = n[i];
   json pairs = json::array();
   for (const auto& p : c.pairs)
-    pairs.push_back({{"key", p.key}, {"label", scan::to_string(p.label)},
-                     {"a", p.a ? json(p.a->id) : json()}, {"b", p.b ? json(p.b->id) : json()}});
+    pairs.push_back({{"key", p.key},
+                     {"label", scan::to_string(p.label)},
+                     {"a", p.a ? json(p.a->id) : json()},
+                     {"b", p.b ? json(p.b->id) : json()}});
   return {{"a", c.a}, {"b", c.b}, {"counts", counts}, {"pairs", pairs}};
 }
 

@@ -11,10 +11,9 @@
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/result.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -23,7 +22,14 @@ namespace kdet::report {
 inline constexpr const char* k_scan_schema = "kdet.scan/1";
 
 // What a job's result means against the manifest's expectations.
-enum class JobStatus { deterministic, varies, varies_expected, no_longer_varies, failed, incomplete };
+enum class JobStatus {
+  deterministic,
+  varies,
+  varies_expected,
+  no_longer_varies,
+  failed,
+  incomplete
+};
 
 // "deterministic", "varies", "varies-expected", "no-longer-varies", "failed", "incomplete".
 const char* to_string(JobStatus s);
@@ -39,7 +45,7 @@ std::map<std::string, Tally> tally_by(const scan::ScanResult& r, std::string sca
 // A comparison between two compilers of one result (the first compiler
 // against each other one), or between two databases (kdet compare).
 struct CompilerComparison {
-  std::string a;   // "nvvm-13.3" or "old.db:nvvm"
+  std::string a; // "nvvm-13.3" or "old.db:nvvm"
   std::string b;
   std::vector<scan::Pairing> pairs;
 };
@@ -47,7 +53,8 @@ std::vector<CompilerComparison> compare_compilers(const scan::ScanResult& r);
 
 // The counts that decide the exit code.
 struct ScanCounts {
-  size_t jobs = 0, varying = 0, unexpected = 0, expected = 0, no_longer_varies = 0, failed = 0, incomplete = 0;
+  size_t jobs = 0, varying = 0, unexpected = 0, expected = 0, no_longer_varies = 0, failed = 0,
+         incomplete = 0;
 };
 ScanCounts count(const scan::ScanResult& r);
 
@@ -68,7 +75,8 @@ std::string scan_to_junit(const scan::ScanResult& r);
 using BlobLoader = std::function<std::string(const std::string& hash)>;
 
 // One self-contained HTML page. Diffs are shown for at most `max_diffs` varying jobs.
-std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs, size_t max_diffs = 200);
+std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs,
+                         size_t max_diffs = 200);
 
 // The comparison of two databases' results as text and JSON.
 std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed = 50);

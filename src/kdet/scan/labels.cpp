@@ -7,13 +7,20 @@ namespace kdet::scan {
 
 const char* to_string(Label label) {
   switch (label) {
-  case Label::identical: return "identical";
-  case Label::changed: return "changed";
-  case Label::fixed: return "fixed";
-  case Label::regressed: return "regressed";
-  case Label::varies_both: return "varies-both";
-  case Label::failed: return "failed";
-  case Label::missing: return "missing";
+  case Label::identical:
+    return "identical";
+  case Label::changed:
+    return "changed";
+  case Label::fixed:
+    return "fixed";
+  case Label::regressed:
+    return "regressed";
+  case Label::varies_both:
+    return "varies-both";
+  case Label::failed:
+    return "failed";
+  case Label::missing:
+    return "missing";
   }
   return "?";
 }
@@ -30,7 +37,9 @@ Label label_pair(const JobRow* a, const JobRow* b) {
 
 std::vector<Pairing> pair_jobs(const std::vector<JobRow>& a_jobs, const std::string& ca,
                                const std::vector<JobRow>& b_jobs, const std::string& cb) {
-  auto key = [](const JobRow& j) { return j.input + " " + (j.target.empty() ? "-" : j.target) + " " + j.option_set; };
+  auto key = [](const JobRow& j) {
+    return j.input + " " + (j.target.empty() ? "-" : j.target) + " " + j.option_set;
+  };
   std::map<std::string, Pairing> by_key;
   for (const auto& j : a_jobs)
     if (j.compiler == ca) by_key[key(j)].a = &j;
@@ -47,7 +56,8 @@ std::vector<Pairing> pair_jobs(const std::vector<JobRow>& a_jobs, const std::str
 
 std::array<size_t, 7> count_labels(const std::vector<Pairing>& pairs) {
   std::array<size_t, 7> n{};
-  for (const auto& p : pairs) ++n[static_cast<size_t>(p.label)];
+  for (const auto& p : pairs)
+    ++n[static_cast<size_t>(p.label)];
   return n;
 }
 

@@ -18,9 +18,9 @@
 namespace kdet::scan {
 
 enum class Label { identical, changed, fixed, regressed, varies_both, failed, missing };
-inline constexpr std::array<Label, 7> k_all_labels = {Label::identical, Label::changed, Label::fixed,
-                                                      Label::regressed, Label::varies_both, Label::failed,
-                                                      Label::missing};
+inline constexpr std::array<Label, 7> k_all_labels = {
+    Label::identical,   Label::changed, Label::fixed,  Label::regressed,
+    Label::varies_both, Label::failed,  Label::missing};
 
 // "identical", "changed", "fixed", "regressed", "varies-both", "failed", "missing".
 const char* to_string(Label label);
@@ -29,7 +29,7 @@ const char* to_string(Label label);
 Label label_pair(const JobRow* a, const JobRow* b);
 
 struct Pairing {
-  std::string key;        // "input target option_set"
+  std::string key; // "input target option_set"
   const JobRow* a = nullptr;
   const JobRow* b = nullptr;
   Label label = Label::missing;

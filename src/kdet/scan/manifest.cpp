@@ -8,15 +8,14 @@
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <toml++/toml.h>
-
-#include <algorithm>
 #include <fnmatch.h>
 #include <glob.h>
 #include <set>
 #include <sys/stat.h>
+#include <toml++/toml.h>
 #include <unistd.h>
 
 namespace kdet::scan {
@@ -28,14 +27,17 @@ public:
   explicit Checker(std::string path) : m_path(std::move(path)) {}
 
   [[noreturn]] void fail(int line, const std::string& message) const {
-    throw Error(line > 0 ? fmt::format("{}:{}: {}", m_path, line, message) : fmt::format("{}: {}", m_path, message));
+    throw Error(line > 0 ? fmt::format("{}:{}: {}", m_path, line, message)
+                         : fmt::format("{}: {}", m_path, message));
   }
   static int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 
   // Rejects keys not in `allowed`, naming the valid ones.
-  void keys(const toml::table& t, std::initializer_list<const char*> allowed, const std::string& where) const {
+  void keys(const toml::table& t, std::initializer_list<const char*> allowed,
+            const std::string& where) const {
     for (auto&& [k, v] : t) {
-      bool ok = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return k.str() == a; });
+      bool ok =
+          std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return k.str() == a; });
       if (!ok)
         fail(line_of(v), fmt::format("unknown key '{}' in {}; valid keys: {}", k.str(), where,
                                      fmt::join(allowed, ", ")));
@@ -53,26 +55,31 @@ public:
     return std::string(*n->value<std::string_view>());
   }
 
-  std::vector<std::string> strs(const toml::table& t, const char* key, const std::string& where) const {
+  std::vector<std::string> strs(const toml::table& t, const char* key,
+                                const std::string& where) const {
     std::vector<std::string> out;
     const toml::node* n = t.get(key);
     if (!n) return out;
     if (n->is_string()) return {std::string(*n->value<std::string_view>())};
     const toml::array* a = n->as_array();
-    if (!a) fail(line_of(*n), fmt::format("{}.{} must be an array of strings, e.g. [\"a\", \"b\"]", where, key));
+    if (!a)
+      fail(line_of(*n),
+           fmt::format("{}.{} must be an array of strings, e.g. [\"a\", \"b\"]", where, key));
     for (auto&& e : *a) {
       if (!e.is_string())
-        fail(line_of(e), fmt::format("{}.{} must hold strings only (quote numbers: \"90a\")", where, key));
+        fail(line_of(e),
+             fmt::format("{}.{} must hold strings only (quote numbers: \"90a\")", where, key));
       out.emplace_back(*e.value<std::string_view>());
     }
     return out;
   }
 
-  double num(const toml::table& t, const char* key, const std::string& where, double fallback, double lo,
-             double hi, const char* meaning) const {
+  double num(const toml::table& t, const char* key, const std::string& where, double fallback,
+             double lo, double hi, const char* meaning) const {
     const toml::node* n = t.get(key);
     if (!n) return fallback;
-    if (!n->is_number()) fail(line_of(*n), fmt::format("{}.{} must be a number: {}", where, key, meaning));
+    if (!n->is_number())
+      fail(line_of(*n), fmt::format("{}.{} must be a number: {}", where, key, meaning));
     double v = *n->value<double>();
     if (v < lo || v > hi) fail(line_of(*n), fmt::format("{}.{} = {}: {}", where, key, v, meaning));
     return v;
@@ -92,22 +99,28 @@ std::string default_target_option(const std::string& kind) {
 
 bool valid_name(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '+';
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
+           c == '+';
   });
 }
 
 void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
   const toml::node* n = root.get("inputs");
-  if (!n) c.fail(0, "no 'inputs': give inputs = [\"kernels/*.ll\", ...] (files or globs, relative to the manifest)");
+  if (!n)
+    c.fail(0, "no 'inputs': give inputs = [\"kernels/*.ll\", ...] (files or globs, relative to the "
+              "manifest)");
   std::vector<std::pair<std::string, int>> patterns;
-  if (n->is_string()) patterns.emplace_back(std::string(*n->value<std::string_view>()), Checker::line_of(*n));
+  if (n->is_string())
+    patterns.emplace_back(std::string(*n->value<std::string_view>()), Checker::line_of(*n));
   else if (const toml::array* a = n->as_array()) {
     for (auto&& e : *a) {
       if (!e.is_string()) c.fail(Checker::line_of(e), "inputs must hold strings (files or globs)");
       patterns.emplace_back(std::string(*e.value<std::string_view>()), Checker::line_of(e));
     }
-  } else c.fail(Checker::line_of(*n), "inputs must be an array of file names or globs");
-  if (patterns.empty()) c.fail(Checker::line_of(*n), "inputs is empty; name at least one file or glob");
+  } else
+    c.fail(Checker::line_of(*n), "inputs must be an array of file names or globs");
+  if (patterns.empty())
+    c.fail(Checker::line_of(*n), "inputs is empty; name at least one file or glob");
   std::set<std::string> seen;
   for (const auto& [pat, line] : patterns) {
     std::string full = pat.starts_with("/") ? pat : m.dir + "/" + pat;
@@ -115,13 +128,17 @@ void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
     int rc = ::glob(full.c_str(), GLOB_ERR | GLOB_BRACE, nullptr, &g);
     std::vector<std::string> hits;
     if (rc == 0)
-      for (size_t i = 0; i < g.gl_pathc; ++i) hits.emplace_back(g.gl_pathv[i]);
+      for (size_t i = 0; i < g.gl_pathc; ++i)
+        hits.emplace_back(g.gl_pathv[i]);
     ::globfree(&g);
     if (hits.empty())
-      c.fail(line, fmt::format("input '{}' matches no file (looked for {}); globs take * ? [..] {{a,b}}", pat, full));
+      c.fail(line,
+             fmt::format("input '{}' matches no file (looked for {}); globs take * ? [..] {{a,b}}",
+                         pat, full));
     for (const auto& h : hits) {
-      struct stat st{};
-      if (::stat(h.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue; // folders matched by a glob
+      struct stat st {};
+      if (::stat(h.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        continue; // folders matched by a glob
       if (::access(h.c_str(), R_OK) != 0) c.fail(line, fmt::format("input {} is not readable", h));
       std::string abs = absolute_path(h);
       if (!seen.insert(abs).second) continue;
@@ -130,13 +147,15 @@ void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
     }
   }
   if (m.inputs.empty()) c.fail(Checker::line_of(*n), "inputs match only folders; name files");
-  std::sort(m.inputs.begin(), m.inputs.end(), [](const Input& a, const Input& b) { return a.name < b.name; });
+  std::sort(m.inputs.begin(), m.inputs.end(),
+            [](const Input& a, const Input& b) { return a.name < b.name; });
 }
 
 void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
   const toml::node* n = root.get("compiler");
   if (!n)
-    c.fail(0, "no compiler: add [[compiler]] with name = \"...\" and backend = \"nvvm|nvrtc|nvjitlink|exec\"");
+    c.fail(0, "no compiler: add [[compiler]] with name = \"...\" and backend = "
+              "\"nvvm|nvrtc|nvjitlink|exec\"");
   const toml::array* arr = n->as_array();
   if (!arr || !arr->is_array_of_tables())
     c.fail(Checker::line_of(*n), "compiler must be written [[compiler]] (an array of tables)");
@@ -144,39 +163,49 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
   for (auto&& e : *arr) {
     const toml::table& t = *e.as_table();
     int line = Checker::line_of(t);
-    c.keys(t, {"name", "backend", "lib", "command", "output_ext", "target_option", "options", "targets"},
-           "[[compiler]]");
+    c.keys(
+        t,
+        {"name", "backend", "lib", "command", "output_ext", "target_option", "options", "targets"},
+        "[[compiler]]");
     CompilerSpec s;
     s.line = line;
     s.name = c.str(t, "name", "[[compiler]]", true);
     if (!valid_name(s.name))
       c.fail(line, fmt::format("compiler name '{}': use letters, digits and - _ . +", s.name));
-    if (!names.insert(s.name).second) c.fail(line, fmt::format("compiler name '{}' is used twice", s.name));
+    if (!names.insert(s.name).second)
+      c.fail(line, fmt::format("compiler name '{}' is used twice", s.name));
     std::string where = fmt::format("compiler '{}'", s.name);
     s.config.kind = c.str(t, "backend", where, true);
     const auto& k = s.config.kind;
     if (k != "nvvm" && k != "nvrtc" && k != "nvjitlink" && k != "exec")
-      c.fail(line, fmt::format("{}: backend '{}' is not valid; use nvvm, nvrtc, nvjitlink or exec", where, k));
+      c.fail(line, fmt::format("{}: backend '{}' is not valid; use nvvm, nvrtc, nvjitlink or exec",
+                               where, k));
     std::string lib = c.str(t, "lib", where, false);
     s.config.command = c.str(t, "command", where, false);
     s.config.output_ext = c.str(t, "output_ext", where, false);
     if (k == "exec") {
       if (s.config.command.empty())
-        c.fail(line, fmt::format("{}: backend exec needs command = \"prog {{input}} -o {{output}} ...\"", where));
-      if (!lib.empty()) c.fail(line, fmt::format("{}: lib is for nvvm/nvrtc/nvjitlink; exec takes command", where));
+        c.fail(line,
+               fmt::format("{}: backend exec needs command = \"prog {{input}} -o {{output}} ...\"",
+                           where));
+      if (!lib.empty())
+        c.fail(line, fmt::format("{}: lib is for nvvm/nvrtc/nvjitlink; exec takes command", where));
       auto argv = split_command(s.config.command);
       if (argv.empty() || find_program(argv[0]).empty())
-        c.fail(line, fmt::format("{}: program '{}' not found in PATH", where, argv.empty() ? "" : argv[0]));
+        c.fail(line, fmt::format("{}: program '{}' not found in PATH", where,
+                                 argv.empty() ? "" : argv[0]));
     } else {
       if (!s.config.command.empty())
         c.fail(line, fmt::format("{}: command is for backend exec, not {}", where, k));
       if (!lib.empty()) {
         s.config.lib = lib.starts_with("/") ? lib : absolute_path(m.dir + "/" + lib);
         if (::access(s.config.lib.c_str(), R_OK) != 0)
-          c.fail(line, fmt::format("{}: lib {} does not exist or is unreadable", where, s.config.lib));
+          c.fail(line,
+                 fmt::format("{}: lib {} does not exist or is unreadable", where, s.config.lib));
       }
     }
-    s.target_option = t.get("target_option") ? c.str(t, "target_option", where, false) : default_target_option(k);
+    s.target_option =
+        t.get("target_option") ? c.str(t, "target_option", where, false) : default_target_option(k);
     s.options = c.strs(t, "options", where);
     s.targets = c.strs(t, "targets", where);
     m.compilers.push_back(std::move(s));
@@ -192,31 +221,43 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
   s.heap = all_exec ? perturb::HeapMode::none : perturb::HeapMode::churn;
   s.seed = 0;
   if (!t) return;
-  c.keys(*t, {"process", "heap", "aslr", "threads", "env", "seed", "env_vary", "path", "cwd", "tmpdir", "time",
-              "locale", "umask", "pid", "threadvars"},
+  c.keys(*t,
+         {"process", "heap", "aslr", "threads", "env", "seed", "env_vary", "path", "cwd", "tmpdir",
+          "time", "locale", "umask", "pid", "threadvars"},
          "[setting]");
-  auto at = [&](const char* key) { return t->get(key) ? Checker::line_of(*t->get(key)) : Checker::line_of(*t); };
+  auto at = [&](const char* key) {
+    return t->get(key) ? Checker::line_of(*t->get(key)) : Checker::line_of(*t);
+  };
   try {
-    if (t->get("process")) s.process = perturb::parse_process(c.str(*t, "process", "setting", false), "process");
+    if (t->get("process"))
+      s.process = perturb::parse_process(c.str(*t, "process", "setting", false), "process");
     if (t->get("heap")) s.heap = perturb::parse_heap(c.str(*t, "heap", "setting", false), "heap");
   } catch (const Error& e) {
     c.fail(at(t->get("heap") ? "heap" : "process"), fmt::format("[setting] {}", e.what()));
   }
   if (const toml::node* a = t->get("aslr")) {
-    if (a->is_boolean()) s.aslr = *a->value<bool>();
-    else if (a->is_string() && (*a->value<std::string_view>() == "on" || *a->value<std::string_view>() == "off"))
+    if (a->is_boolean())
+      s.aslr = *a->value<bool>();
+    else if (a->is_string() &&
+             (*a->value<std::string_view>() == "on" || *a->value<std::string_view>() == "off"))
       s.aslr = *a->value<std::string_view>() == "on";
-    else c.fail(Checker::line_of(*a), "[setting] aslr must be \"on\" or \"off\"");
+    else
+      c.fail(Checker::line_of(*a), "[setting] aslr must be \"on\" or \"off\"");
   }
-  s.threads = static_cast<int>(c.num(*t, "threads", "setting", 0, 0, 256, "a whole number from 0 to 256"));
+  s.threads =
+      static_cast<int>(c.num(*t, "threads", "setting", 0, 0, 256, "a whole number from 0 to 256"));
   s.env = c.strs(*t, "env", "setting");
   for (const auto& kv : s.env)
     if (kv.find('=') == std::string::npos || kv.front() == '=')
       c.fail(at("env"), fmt::format("[setting] env entry '{}': expected \"KEY=VALUE\"", kv));
   if (const toml::node* n = t->get("seed")) {
-    if (n->is_integer() && *n->value<int64_t>() >= 0) s.seed = static_cast<uint64_t>(*n->value<int64_t>());
-    else if (n->is_string() && parse_seed(*n->value<std::string_view>())) s.seed = *parse_seed(*n->value<std::string_view>());
-    else c.fail(Checker::line_of(*n), "[setting] seed must be a non-negative integer or a \"0x...\" string");
+    if (n->is_integer() && *n->value<int64_t>() >= 0)
+      s.seed = static_cast<uint64_t>(*n->value<int64_t>());
+    else if (n->is_string() && parse_seed(*n->value<std::string_view>()))
+      s.seed = *parse_seed(*n->value<std::string_view>());
+    else
+      c.fail(Checker::line_of(*n),
+             "[setting] seed must be a non-negative integer or a \"0x...\" string");
   }
   std::pair<const char*, perturb::Level perturb::Setting::*> levels[] = {
       {"path", &perturb::Setting::path},     {"cwd", &perturb::Setting::cwd},
@@ -238,9 +279,11 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
       c.fail(at("env_vary"), fmt::format("[setting] env_vary: {}", e.what()));
     }
   }
-  if (all_exec && (s.process == perturb::ProcessMode::same || s.heap == perturb::HeapMode::churn || s.threads))
-    c.fail(Checker::line_of(*t), "[setting] every compiler is exec: use process = \"fresh\", heap = \"none\", "
-                                 "threads = 0 (an exec compiler runs in its own process)");
+  if (all_exec &&
+      (s.process == perturb::ProcessMode::same || s.heap == perturb::HeapMode::churn || s.threads))
+    c.fail(Checker::line_of(*t),
+           "[setting] every compiler is exec: use process = \"fresh\", heap = \"none\", "
+           "threads = 0 (an exec compiler runs in its own process)");
 }
 
 void parse_expectations(const Checker& c, const toml::table& root, Manifest& m) {
@@ -259,16 +302,22 @@ void parse_expectations(const Checker& c, const toml::table& root, Manifest& m) 
     x.target = c.str(t, "target", "[[expect]]", false, "*");
     x.option_set = c.str(t, "options", "[[expect]]", false, "*");
     x.reason = c.str(t, "reason", "[[expect]]", true);
-    if (x.compiler != "*" && std::none_of(m.compilers.begin(), m.compilers.end(),
-                                          [&](const CompilerSpec& s) { return s.name == x.compiler; }))
-      c.fail(x.line, fmt::format("[[expect]] compiler '{}' is not a [[compiler]] name", x.compiler));
-    if (x.option_set != "*" && std::none_of(m.option_sets.begin(), m.option_sets.end(),
-                                            [&](const OptionSet& o) { return o.name == x.option_set; }))
-      c.fail(x.line, fmt::format("[[expect]] options '{}' is not an [option_sets] name", x.option_set));
+    if (x.compiler != "*" &&
+        std::none_of(m.compilers.begin(), m.compilers.end(),
+                     [&](const CompilerSpec& s) { return s.name == x.compiler; }))
+      c.fail(x.line,
+             fmt::format("[[expect]] compiler '{}' is not a [[compiler]] name", x.compiler));
+    if (x.option_set != "*" &&
+        std::none_of(m.option_sets.begin(), m.option_sets.end(),
+                     [&](const OptionSet& o) { return o.name == x.option_set; }))
+      c.fail(x.line,
+             fmt::format("[[expect]] options '{}' is not an [option_sets] name", x.option_set));
     bool any = std::any_of(m.inputs.begin(), m.inputs.end(), [&](const Input& in) {
       return ::fnmatch(x.input.c_str(), in.name.c_str(), 0) == 0;
     });
-    if (!any) c.fail(x.line, fmt::format("[[expect]] input '{}' matches none of the {} inputs", x.input, m.inputs.size()));
+    if (!any)
+      c.fail(x.line, fmt::format("[[expect]] input '{}' matches none of the {} inputs", x.input,
+                                 m.inputs.size()));
     m.expectations.push_back(std::move(x));
   }
 }
@@ -281,7 +330,8 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   try {
     root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
-    c.fail(static_cast<int>(e.source().begin.line), fmt::format("not valid TOML: {}", e.description()));
+    c.fail(static_cast<int>(e.source().begin.line),
+           fmt::format("not valid TOML: {}", e.description()));
   }
   Manifest m;
   m.path = path;
@@ -289,7 +339,9 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   m.dir = abs.substr(0, abs.find_last_of('/'));
   if (m.dir.empty()) m.dir.assign(1, '/');
   m.text_hash = hash_bytes(text);
-  c.keys(root, {"name", "inputs", "targets", "option_sets", "compiler", "setting", "budget", "expect"}, "the manifest");
+  c.keys(root,
+         {"name", "inputs", "targets", "option_sets", "compiler", "setting", "budget", "expect"},
+         "the manifest");
   m.name = c.str(root, "name", "manifest", false, "scan");
   parse_inputs(c, root, m);
   parse_compilers(c, root, m);
@@ -299,21 +351,28 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
     bool has_target = cs.target_option.find("{target}") != std::string::npos ||
                       cs.config.command.find("{target}") != std::string::npos;
     if (targets.size() > 1 && !has_target)
-      c.fail(cs.line, fmt::format("compiler '{}' has {} targets but neither target_option nor command contains "
-                                  "{{target}}; e.g. target_option = \"-arch=sm_{{target}}\"",
-                                  cs.name, targets.size()));
+      c.fail(
+          cs.line,
+          fmt::format("compiler '{}' has {} targets but neither target_option nor command contains "
+                      "{{target}}; e.g. target_option = \"-arch=sm_{{target}}\"",
+                      cs.name, targets.size()));
   }
   if (const toml::node* n = root.get("option_sets")) {
     const toml::table* t = n->as_table();
-    if (!t) c.fail(Checker::line_of(*n), "option_sets must be a table: [option_sets] O3 = [\"-opt=3\"]");
+    if (!t)
+      c.fail(Checker::line_of(*n), "option_sets must be a table: [option_sets] O3 = [\"-opt=3\"]");
     for (auto&& [k, v] : *t) {
       std::string name(k.str());
-      if (!valid_name(name)) c.fail(Checker::line_of(v), fmt::format("option set name '{}': use letters, digits, - _ .", name));
+      if (!valid_name(name))
+        c.fail(Checker::line_of(v),
+               fmt::format("option set name '{}': use letters, digits, - _ .", name));
       if (!v.is_array())
-        c.fail(Checker::line_of(v), fmt::format("option set '{}' must be an array of strings", name));
+        c.fail(Checker::line_of(v),
+               fmt::format("option set '{}' must be an array of strings", name));
       m.option_sets.push_back({name, c.strs(*t, name.c_str(), "option_sets")});
     }
-    if (m.option_sets.empty()) c.fail(Checker::line_of(*n), "[option_sets] is empty; give at least one");
+    if (m.option_sets.empty())
+      c.fail(Checker::line_of(*n), "[option_sets] is empty; give at least one");
   } else {
     m.option_sets.push_back({"default", {}});
   }
@@ -324,13 +383,17 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
     c.keys(*t, {"target_rate", "max_runs", "first_round", "max_round", "timeout"}, "[budget]");
     m.target_rate = c.num(*t, "target_rate", "budget", m.target_rate, 1e-6, 0.5,
                           "a fraction between 0.000001 and 0.5 (0.01 = bound the rate below 1%)");
-    m.max_runs = static_cast<uint64_t>(c.num(*t, "max_runs", "budget", 0, 0, 1e7, "a whole number, 0 = from target_rate"));
-    m.first_round = static_cast<uint64_t>(c.num(*t, "first_round", "budget", 8, 1, 1e6, "a whole number >= 1"));
+    m.max_runs = static_cast<uint64_t>(
+        c.num(*t, "max_runs", "budget", 0, 0, 1e7, "a whole number, 0 = from target_rate"));
+    m.first_round =
+        static_cast<uint64_t>(c.num(*t, "first_round", "budget", 8, 1, 1e6, "a whole number >= 1"));
     double round_cap = static_cast<double>(std::max<uint64_t>(64, m.first_round));
-    m.max_round = static_cast<uint64_t>(c.num(*t, "max_round", "budget", round_cap, 1, 1e6, "a whole number >= 1"));
+    m.max_round = static_cast<uint64_t>(
+        c.num(*t, "max_round", "budget", round_cap, 1, 1e6, "a whole number >= 1"));
     if (m.max_round < m.first_round)
       c.fail(t->get("max_round") ? Checker::line_of(*t->get("max_round")) : Checker::line_of(*t),
-             fmt::format("budget.max_round = {} is below first_round = {}", m.max_round, m.first_round));
+             fmt::format("budget.max_round = {} is below first_round = {}", m.max_round,
+                         m.first_round));
     m.timeout_seconds = c.num(*t, "timeout", "budget", 300, 0, 1e6, "seconds, 0 = never");
   }
   parse_expectations(c, root, m);
@@ -338,12 +401,14 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
 }
 
 Manifest load_manifest(const std::string& path) {
-  if (::access(path.c_str(), R_OK) != 0) throw Error::format("manifest {}: {}", path, std::strerror(errno));
+  if (::access(path.c_str(), R_OK) != 0)
+    throw Error::format("manifest {}: {}", path, std::strerror(errno));
   return parse_manifest(read_file(path), path);
 }
 
-const Expectation* find_expectation(const Manifest& m, const std::string& input_name, const std::string& compiler,
-                                    const std::string& target, const std::string& option_set) {
+const Expectation* find_expectation(const Manifest& m, const std::string& input_name,
+                                    const std::string& compiler, const std::string& target,
+                                    const std::string& option_set) {
   auto match = [](const std::string& pat, const std::string& s) {
     return pat == "*" || ::fnmatch(pat.c_str(), s.c_str(), 0) == 0;
   };

@@ -21,10 +21,11 @@ namespace kdet::scan {
 // One named compiler: a backend and how a target becomes its options.
 struct CompilerSpec {
   std::string name;
-  backend::BackendConfig config;      // lib is absolute (or empty: default search)
-  std::string target_option;          // "-arch=compute_{target}"; empty: none (exec uses {target} in command)
-  std::vector<std::string> options;   // added to every job of this compiler
-  std::vector<std::string> targets;   // overrides the manifest's targets when not empty
+  backend::BackendConfig config; // lib is absolute (or empty: default search)
+  std::string
+      target_option; // "-arch=compute_{target}"; empty: none (exec uses {target} in command)
+  std::vector<std::string> options; // added to every job of this compiler
+  std::vector<std::string> targets; // overrides the manifest's targets when not empty
   int line = 0;
 };
 
@@ -45,24 +46,24 @@ struct Expectation {
 };
 
 struct Input {
-  std::string path;      // absolute
-  std::string name;      // relative to the manifest's folder when below it, else absolute
+  std::string path; // absolute
+  std::string name; // relative to the manifest's folder when below it, else absolute
 };
 
 struct Manifest {
-  std::string path;                 // as given
-  std::string dir;                  // absolute folder of the manifest
-  std::string text_hash;            // hash of the manifest text
+  std::string path;      // as given
+  std::string dir;       // absolute folder of the manifest
+  std::string text_hash; // hash of the manifest text
   std::string name = "scan";
-  std::vector<Input> inputs;        // sorted by name, no duplicates
+  std::vector<Input> inputs; // sorted by name, no duplicates
   std::vector<CompilerSpec> compilers;
-  std::vector<std::string> targets; // empty: one job per compiler with no target
+  std::vector<std::string> targets;   // empty: one job per compiler with no target
   std::vector<OptionSet> option_sets; // never empty ("default" = no options)
-  perturb::Setting setting;         // setting.seed is the master seed (default 0: reproducible)
-  double target_rate = 0.05;        // runs continue until no variance bounds the rate below this
-  uint64_t max_runs = 0;            // 0: stats::runs_to_bound(target_rate)
-  uint64_t first_round = 8;         // runs in a job's first round (later rounds double)
-  uint64_t max_round = 64;          // cap on a round: the most runs a SIGKILL can lose per job in flight
+  perturb::Setting setting;           // setting.seed is the master seed (default 0: reproducible)
+  double target_rate = 0.05;          // runs continue until no variance bounds the rate below this
+  uint64_t max_runs = 0;              // 0: stats::runs_to_bound(target_rate)
+  uint64_t first_round = 8;           // runs in a job's first round (later rounds double)
+  uint64_t max_round = 64; // cap on a round: the most runs a SIGKILL can lose per job in flight
   double timeout_seconds = 300;
   std::vector<Expectation> expectations;
 };
@@ -74,8 +75,9 @@ Manifest load_manifest(const std::string& path);
 Manifest parse_manifest(const std::string& text, const std::string& path);
 
 // The expectation matching a job, or nullptr.
-const Expectation* find_expectation(const Manifest& m, const std::string& input_name, const std::string& compiler,
-                                    const std::string& target, const std::string& option_set);
+const Expectation* find_expectation(const Manifest& m, const std::string& input_name,
+                                    const std::string& compiler, const std::string& target,
+                                    const std::string& option_set);
 
 // The runs a job may spend at most.
 uint64_t job_budget(const Manifest& m);

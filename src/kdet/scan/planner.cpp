@@ -8,7 +8,6 @@
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
 #include <map>
 
 namespace kdet::scan {
@@ -37,8 +36,9 @@ std::vector<ResolvedCompiler> resolve_compilers(const Manifest& m) {
     } else {
       r.path = c.config.lib.empty() ? backend::default_library_path(c.config.kind) : c.config.lib;
       if (r.path.empty() || ::access(r.path.c_str(), R_OK) != 0)
-        throw Error::format("{}:{}: compiler '{}': no {} library found (set lib = \"/path/to/lib...so\")", m.path,
-                            c.line, c.name, c.config.kind);
+        throw Error::format(
+            "{}:{}: compiler '{}': no {} library found (set lib = \"/path/to/lib...so\")", m.path,
+            c.line, c.name, c.config.kind);
     }
     r.content_hash = backend::cached_file_hash(r.path);
     out.push_back(std::move(r));
@@ -73,12 +73,21 @@ std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler
           j.options = spec.options;
           if (!target.empty() && !spec.target_option.empty())
             j.options.push_back(substitute(spec.target_option, vars));
-          for (const auto& o : m.option_sets[oi].options) j.options.push_back(o);
+          for (const auto& o : m.option_sets[oi].options)
+            j.options.push_back(o);
           Hasher h;
-          h.add("kdet.scan.job/1").add(in.name).add(input_hash).add(spec.name).add(spec.config.kind);
-          h.add(compilers[ci].content_hash).add(j.backend.command).add(j.backend.output_ext).add(target);
+          h.add("kdet.scan.job/1")
+              .add(in.name)
+              .add(input_hash)
+              .add(spec.name)
+              .add(spec.config.kind);
+          h.add(compilers[ci].content_hash)
+              .add(j.backend.command)
+              .add(j.backend.output_ext)
+              .add(target);
           h.add(m.option_sets[oi].name);
-          for (const auto& o : j.options) h.add(o);
+          for (const auto& o : j.options)
+            h.add(o);
           h.add(setting_text).add_u64(m.setting.seed);
           j.id = h.hex();
           j.seed = mix_seed(m.setting.seed, std::stoull(j.id.substr(0, 16), nullptr, 16));

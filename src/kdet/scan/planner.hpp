@@ -20,12 +20,12 @@ namespace kdet::scan {
 struct ResolvedCompiler {
   std::string name;
   backend::BackendConfig config;
-  std::string path;          // the library or program file
-  std::string content_hash;  // of that file
+  std::string path;         // the library or program file
+  std::string content_hash; // of that file
 };
 
 struct Job {
-  std::string id;                      // 32 hex digits
+  std::string id; // 32 hex digits
   const Input* input = nullptr;
   std::string input_hash;
   size_t compiler = 0;                 // index into Manifest::compilers

@@ -11,7 +11,9 @@ std::string JobRow::verdict() const {
   return variants.size() > 1 ? "nondeterministic" : "deterministic";
 }
 
-double JobRow::upper_bound() const { return stats::upper_bound(differing(), runs); }
+double JobRow::upper_bound() const {
+  return stats::upper_bound(differing(), runs);
+}
 
 std::string JobRow::label() const {
   std::string s = input + " " + compiler;

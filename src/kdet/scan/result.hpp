@@ -18,12 +18,12 @@ struct CompilerRow {
   std::string backend;
   std::string path;
   std::string content_hash;
-  std::string version;      // filled once a job has run (the worker reports it)
+  std::string version; // filled once a job has run (the worker reports it)
 };
 
 struct ArtifactRow {
   std::string name;
-  std::string hash;         // key of the blob table
+  std::string hash; // key of the blob table
   uint64_t size = 0;
 };
 
@@ -31,7 +31,7 @@ struct VariantRow {
   std::string id;
   uint64_t count = 0;
   uint64_t first_run = 0;
-  std::string status;       // backend::Status spelling
+  std::string status; // backend::Status spelling
   std::string detail;
   std::vector<ArtifactRow> artifacts;
 };
@@ -39,21 +39,21 @@ struct VariantRow {
 // One job's cumulative state.
 struct JobRow {
   std::string id;
-  std::string input;        // name relative to the manifest
+  std::string input; // name relative to the manifest
   std::string input_hash;
   std::string compiler;
   std::string target;
   std::string option_set;
   std::vector<std::string> options;
   uint64_t seed = 0;
-  uint64_t budget = 0;      // planned runs at most
-  uint64_t runs = 0;        // completed runs
+  uint64_t budget = 0; // planned runs at most
+  uint64_t runs = 0;   // completed runs
   uint64_t ok_runs = 0;
   uint64_t rounds = 0;
-  bool done = false;        // finished: a second variant, or the budget spent
+  bool done = false; // finished: a second variant, or the budget spent
   bool expected_vary = false;
   std::string expect_reason;
-  double seconds = 0;       // wall time spent on it
+  double seconds = 0;               // wall time spent on it
   std::vector<VariantRow> variants; // most common first
 
   // "deterministic", "nondeterministic", "failed", "no-runs" (as kdet run's verdicts).
@@ -71,7 +71,7 @@ struct JobRow {
 struct ScanResult {
   std::map<std::string, std::string> meta; // manifest_hash, name, created_at, shard, ...
   std::vector<CompilerRow> compilers;
-  std::vector<JobRow> jobs;                // ordered by (input, compiler, target, option_set)
+  std::vector<JobRow> jobs; // ordered by (input, compiler, target, option_set)
 };
 
 } // namespace kdet::scan

@@ -7,11 +7,10 @@
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fmt/format.h>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -60,7 +59,8 @@ store::RoundWrite fold_round(JobRow& row, const engine::RunOutput& out, uint64_t
     w.runs.push_back(std::move(x));
   }
   for (const auto& v : out.variants) {
-    auto it = std::find_if(row.variants.begin(), row.variants.end(), [&](const VariantRow& x) { return x.id == v.id; });
+    auto it = std::find_if(row.variants.begin(), row.variants.end(),
+                           [&](const VariantRow& x) { return x.id == v.id; });
     if (it != row.variants.end()) {
       it->count += v.count;
       continue;
@@ -91,8 +91,9 @@ store::RoundWrite fold_round(JobRow& row, const engine::RunOutput& out, uint64_t
 
 } // namespace
 
-ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs, std::map<std::string, JobRow>& state,
-                       store::ScanWriter& writer, const ScheduleOptions& options) {
+ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
+                       std::map<std::string, JobRow>& state, store::ScanWriter& writer,
+                       const ScheduleOptions& options) {
   ScheduleStats stats;
   auto t0 = Clock::now();
   std::vector<const Job*> todo;
@@ -103,11 +104,12 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs, std::map
     if (r.done) {
       ++already;
       if (r.varies()) ++varying;
-    } else todo.push_back(&j);
+    } else
+      todo.push_back(&j);
   }
   std::atomic<size_t> next{0}, finished{0};
-  std::mutex mu; // guards state, stats.errors, broken, the progress line
-  std::set<size_t> broken;   // compilers that failed to load
+  std::mutex mu;           // guards state, stats.errors, broken, the progress line
+  std::set<size_t> broken; // compilers that failed to load
   auto last_print = Clock::now() - std::chrono::seconds(1);
 
   auto print_progress = [&](bool force) {
@@ -117,10 +119,12 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs, std::map
     last_print = now;
     size_t done_now = finished.load();
     double el = std::chrono::duration<double>(now - t0).count();
-    std::string left = done_now == todo.size() ? "none" : done_now ? human_seconds(el / static_cast<double>(done_now) *
-                                                static_cast<double>(todo.size() - done_now))
-                                : "?";
-    fmt::print(stderr, "\r\033[K[{}/{} jobs] {} vary, {} left", already + done_now, total, varying.load(), left);
+    std::string left = done_now == todo.size() ? "none"
+                       : done_now              ? human_seconds(el / static_cast<double>(done_now) *
+                                                               static_cast<double>(todo.size() - done_now))
+                                               : "?";
+    fmt::print(stderr, "\r\033[K[{}/{} jobs] {} vary, {} left", already + done_now, total,
+               varying.load(), left);
   };
 
   auto worker = [&] {
@@ -162,7 +166,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs, std::map
         } catch (const Error& e) {
           std::lock_guard<std::mutex> lock(mu);
           if (broken.insert(job.compiler).second)
-            stats.errors.push_back(fmt::format("compiler '{}': {}", m.compilers[job.compiler].name, e.what()));
+            stats.errors.push_back(
+                fmt::format("compiler '{}': {}", m.compilers[job.compiler].name, e.what()));
           break;
         }
         if (out.completed == 0) break; // interrupted before any run finished
@@ -182,11 +187,14 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs, std::map
       print_progress(false);
     }
   };
-  int n = std::max(1, std::min<int>(options.threads, static_cast<int>(std::max<size_t>(1, todo.size()))));
+  int n = std::max(
+      1, std::min<int>(options.threads, static_cast<int>(std::max<size_t>(1, todo.size()))));
   std::vector<std::thread> pool;
-  for (int t = 1; t < n; ++t) pool.emplace_back(worker);
+  for (int t = 1; t < n; ++t)
+    pool.emplace_back(worker);
   worker();
-  for (auto& t : pool) t.join();
+  for (auto& t : pool)
+    t.join();
   writer.flush();
   if (options.progress && !todo.empty()) fmt::print(stderr, "\n");
   stats.interrupted = engine::interrupted();

@@ -22,8 +22,8 @@
 namespace kdet::scan {
 
 struct ScheduleOptions {
-  int threads = 1;        // jobs at once
-  bool progress = false;  // a progress line on stderr
+  int threads = 1;       // jobs at once
+  bool progress = false; // a progress line on stderr
 };
 
 struct ScheduleStats {
@@ -40,7 +40,8 @@ JobRow initial_row(const Manifest& m, const Job& job);
 
 // Runs every job whose state in `state` (keyed by job id) is not done; the
 // state is updated in place and each round is pushed to `writer`.
-ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs, std::map<std::string, JobRow>& state,
-                       store::ScanWriter& writer, const ScheduleOptions& options);
+ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
+                       std::map<std::string, JobRow>& state, store::ScanWriter& writer,
+                       const ScheduleOptions& options);
 
 } // namespace kdet::scan

@@ -3,12 +3,11 @@
 
 #include "kdet/util/error.hpp"
 
+#include <chrono>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
-
-#include <chrono>
 #include <unistd.h>
 
 namespace kdet::store {
@@ -36,8 +35,8 @@ CREATE TABLE IF NOT EXISTS blobs(hash TEXT PRIMARY KEY, data BLOB) WITHOUT ROWID
 )sql";
 
 std::string now_iso() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
-                     fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(
+                                                  std::chrono::system_clock::now())));
 }
 
 // A prepared statement; binds by position from 1.
@@ -69,7 +68,8 @@ public:
     int rc = sqlite3_step(m_stmt);
     sqlite3_reset(m_stmt);
     sqlite3_clear_bindings(m_stmt);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) throw Error::format("database write failed: {}", sqlite3_errmsg(m_db));
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+      throw Error::format("database write failed: {}", sqlite3_errmsg(m_db));
   }
   bool step() {
     int rc = sqlite3_step(m_stmt);
@@ -96,7 +96,8 @@ private:
 } // namespace
 
 ScanDb::ScanDb(const std::string& path) : m_path(path) {
-  if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+  if (sqlite3_open_v2(path.c_str(), &m_db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
     sqlite3_close(m_db);
@@ -113,8 +114,9 @@ ScanDb::ScanDb(const std::string& path) : m_path(path) {
       Stmt s(m_db, "SELECT count(*) FROM sqlite_master");
       s.step();
       if (s.i64(0) > 0 && version != k_scan_db_version)
-        throw Error::format("database {}: schema version {} is not kdet scan's ({}); use a new --db file", path,
-                            version, k_scan_db_version);
+        throw Error::format(
+            "database {}: schema version {} is not kdet scan's ({}); use a new --db file", path,
+            version, k_scan_db_version);
     }
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
@@ -144,37 +146,48 @@ void ScanDb::exec(const char* sql) {
 std::map<std::string, std::string> ScanDb::meta() {
   std::map<std::string, std::string> out;
   Stmt s(m_db, "SELECT key, value FROM meta");
-  while (s.step()) out[s.text(0)] = s.text(1);
+  while (s.step())
+    out[s.text(0)] = s.text(1);
   return out;
 }
 
 void ScanDb::set_meta(const std::map<std::string, std::string>& values) {
   Stmt s(m_db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
   exec("BEGIN");
-  for (const auto& [k, v] : values) s.bind(1, k).bind(2, v).run();
+  for (const auto& [k, v] : values)
+    s.bind(1, k).bind(2, v).run();
   exec("COMMIT");
 }
 
-void ScanDb::plan(const std::vector<scan::CompilerRow>& compilers, const std::vector<scan::JobRow>& jobs,
+void ScanDb::plan(const std::vector<scan::CompilerRow>& compilers,
+                  const std::vector<scan::JobRow>& jobs,
                   const std::vector<std::pair<std::string, std::string>>& inputs) {
   exec("BEGIN IMMEDIATE");
   try {
-    Stmt c(m_db, "INSERT INTO compilers(name, backend, path, content_hash, version) VALUES(?,?,?,?,'') "
-                 "ON CONFLICT(name) DO UPDATE SET backend=excluded.backend, path=excluded.path, "
-                 "content_hash=excluded.content_hash");
-    for (const auto& r : compilers) c.bind(1, r.name).bind(2, r.backend).bind(3, r.path).bind(4, r.content_hash).run();
+    Stmt c(m_db,
+           "INSERT INTO compilers(name, backend, path, content_hash, version) VALUES(?,?,?,?,'') "
+           "ON CONFLICT(name) DO UPDATE SET backend=excluded.backend, path=excluded.path, "
+           "content_hash=excluded.content_hash");
+    for (const auto& r : compilers)
+      c.bind(1, r.name).bind(2, r.backend).bind(3, r.path).bind(4, r.content_hash).run();
     Stmt in(m_db, "INSERT OR REPLACE INTO inputs(name, content_hash) VALUES(?, ?)");
-    for (const auto& [n, h] : inputs) in.bind(1, n).bind(2, h).run();
-    Stmt j(m_db, "INSERT INTO jobs(id, input, input_hash, compiler, target, option_set, options, seed, budget, runs, "
-                 "ok_runs, rounds, done, expected_vary, expect_reason, seconds, updated_at) "
-                 "VALUES(?,?,?,?,?,?,?,?,?,0,0,0,0,?,?,0,?) ON CONFLICT(id) DO UPDATE SET budget=excluded.budget, "
-                 "expected_vary=excluded.expected_vary, expect_reason=excluded.expect_reason, "
-                 "done=CASE WHEN excluded.budget > jobs.runs AND (SELECT count(*) FROM variants v WHERE "
-                 "v.job_id=jobs.id) < 2 THEN 0 ELSE jobs.done END");
+    for (const auto& [n, h] : inputs)
+      in.bind(1, n).bind(2, h).run();
+    Stmt j(m_db,
+           "INSERT INTO jobs(id, input, input_hash, compiler, target, option_set, options, seed, "
+           "budget, runs, "
+           "ok_runs, rounds, done, expected_vary, expect_reason, seconds, updated_at) "
+           "VALUES(?,?,?,?,?,?,?,?,?,0,0,0,0,?,?,0,?) ON CONFLICT(id) DO UPDATE SET "
+           "budget=excluded.budget, "
+           "expected_vary=excluded.expected_vary, expect_reason=excluded.expect_reason, "
+           "done=CASE WHEN excluded.budget > jobs.runs AND (SELECT count(*) FROM variants v WHERE "
+           "v.job_id=jobs.id) < 2 THEN 0 ELSE jobs.done END");
     std::string now = now_iso();
     for (const auto& r : jobs) {
       j.bind(1, r.id).bind(2, r.input).bind(3, r.input_hash).bind(4, r.compiler).bind(5, r.target);
-      j.bind(6, r.option_set).bind(7, nlohmann::json(r.options).dump()).bind(8, static_cast<int64_t>(r.seed));
+      j.bind(6, r.option_set)
+          .bind(7, nlohmann::json(r.options).dump())
+          .bind(8, static_cast<int64_t>(r.seed));
       j.bind(9, static_cast<int64_t>(r.budget)).bind(10, static_cast<int64_t>(r.expected_vary));
       j.bind(11, r.expect_reason).bind(12, now).run();
     }
@@ -188,7 +201,9 @@ void ScanDb::plan(const std::vector<scan::CompilerRow>& compilers, const std::ve
 int64_t ScanDb::begin_scan(const std::string& shard, const std::string& invocation) {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
-  Stmt s(m_db, "INSERT INTO scans(started_at, shard, invocation, host, status) VALUES(?,?,?,?,'running')");
+  Stmt s(
+      m_db,
+      "INSERT INTO scans(started_at, shard, invocation, host, status) VALUES(?,?,?,?,'running')");
   s.bind(1, now_iso()).bind(2, shard).bind(3, invocation).bind(4, std::string(host)).run();
   return sqlite3_last_insert_rowid(m_db);
 }
@@ -200,12 +215,18 @@ void ScanDb::finish_scan(int64_t id, const std::string& status) {
 
 void ScanDb::write(const std::vector<RoundWrite>& rounds) {
   if (rounds.empty()) return;
-  Stmt job(m_db, "UPDATE jobs SET runs=?, ok_runs=?, rounds=?, done=?, seconds=?, updated_at=? WHERE id=?");
-  Stmt run(m_db, "INSERT OR REPLACE INTO runs(job_id, idx, variant, status, code, signal, seed, seconds, "
-                 "compile_seconds, worker_pid, nth_in_worker, detail) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
-  Stmt var(m_db, "INSERT INTO variants(job_id, id, count, first_run, status, detail) VALUES(?,?,?,?,?,?) "
-                 "ON CONFLICT(job_id, id) DO UPDATE SET count=excluded.count, first_run=excluded.first_run");
-  Stmt art(m_db, "INSERT OR IGNORE INTO variant_artifacts(job_id, variant, name, hash, size) VALUES(?,?,?,?,?)");
+  Stmt job(
+      m_db,
+      "UPDATE jobs SET runs=?, ok_runs=?, rounds=?, done=?, seconds=?, updated_at=? WHERE id=?");
+  Stmt run(m_db,
+           "INSERT OR REPLACE INTO runs(job_id, idx, variant, status, code, signal, seed, seconds, "
+           "compile_seconds, worker_pid, nth_in_worker, detail) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+  Stmt var(
+      m_db,
+      "INSERT INTO variants(job_id, id, count, first_run, status, detail) VALUES(?,?,?,?,?,?) "
+      "ON CONFLICT(job_id, id) DO UPDATE SET count=excluded.count, first_run=excluded.first_run");
+  Stmt art(m_db, "INSERT OR IGNORE INTO variant_artifacts(job_id, variant, name, hash, size) "
+                 "VALUES(?,?,?,?,?)");
   Stmt blob(m_db, "INSERT OR IGNORE INTO blobs(hash, data) VALUES(?, ?)");
   Stmt ver(m_db, "UPDATE compilers SET version=? WHERE name=? AND version=''");
   std::string now = now_iso();
@@ -214,22 +235,34 @@ void ScanDb::write(const std::vector<RoundWrite>& rounds) {
     for (const auto& r : rounds) {
       const auto& j = r.job;
       job.bind(1, static_cast<int64_t>(j.runs)).bind(2, static_cast<int64_t>(j.ok_runs));
-      job.bind(3, static_cast<int64_t>(j.rounds)).bind(4, static_cast<int64_t>(j.done)).bind(5, j.seconds);
+      job.bind(3, static_cast<int64_t>(j.rounds))
+          .bind(4, static_cast<int64_t>(j.done))
+          .bind(5, j.seconds);
       job.bind(6, now).bind(7, j.id).run();
       for (const auto& x : r.runs) {
-        run.bind(1, j.id).bind(2, static_cast<int64_t>(x.index)).bind(3, x.variant).bind(4, x.status);
+        run.bind(1, j.id)
+            .bind(2, static_cast<int64_t>(x.index))
+            .bind(3, x.variant)
+            .bind(4, x.status);
         run.bind(5, static_cast<int64_t>(x.code)).bind(6, static_cast<int64_t>(x.signal));
         run.bind(7, static_cast<int64_t>(x.seed)).bind(8, x.seconds).bind(9, x.compile_seconds);
-        run.bind(10, static_cast<int64_t>(x.worker_pid)).bind(11, static_cast<int64_t>(x.nth_in_worker));
+        run.bind(10, static_cast<int64_t>(x.worker_pid))
+            .bind(11, static_cast<int64_t>(x.nth_in_worker));
         run.bind(12, x.detail).run();
       }
       for (const auto& v : j.variants) {
         var.bind(1, j.id).bind(2, v.id).bind(3, static_cast<int64_t>(v.count));
         var.bind(4, static_cast<int64_t>(v.first_run)).bind(5, v.status).bind(6, v.detail).run();
         for (const auto& a : v.artifacts)
-          art.bind(1, j.id).bind(2, v.id).bind(3, a.name).bind(4, a.hash).bind(5, static_cast<int64_t>(a.size)).run();
+          art.bind(1, j.id)
+              .bind(2, v.id)
+              .bind(3, a.name)
+              .bind(4, a.hash)
+              .bind(5, static_cast<int64_t>(a.size))
+              .run();
       }
-      for (const auto& [h, data] : r.blobs) blob.bind(1, h).bind_blob(2, data).run();
+      for (const auto& [h, data] : r.blobs)
+        blob.bind(1, h).bind_blob(2, data).run();
       if (!r.compiler_version.empty()) ver.bind(1, r.compiler_version).bind(2, j.compiler).run();
     }
     exec("COMMIT");
@@ -244,11 +277,13 @@ scan::ScanResult ScanDb::load() {
   out.meta = meta();
   {
     Stmt s(m_db, "SELECT name, backend, path, content_hash, version FROM compilers ORDER BY rowid");
-    while (s.step()) out.compilers.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)});
+    while (s.step())
+      out.compilers.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)});
   }
   std::map<std::string, size_t> index;
   {
-    Stmt s(m_db, "SELECT id, input, input_hash, compiler, target, option_set, options, seed, budget, runs, ok_runs, "
+    Stmt s(m_db, "SELECT id, input, input_hash, compiler, target, option_set, options, seed, "
+                 "budget, runs, ok_runs, "
                  "rounds, done, expected_vary, expect_reason, seconds FROM jobs "
                  "ORDER BY input, compiler, target, option_set, id");
     while (s.step()) {
@@ -279,18 +314,24 @@ scan::ScanResult ScanDb::load() {
     while (s.step()) {
       auto it = index.find(s.text(0));
       if (it == index.end()) continue;
-      out.jobs[it->second].variants.push_back(
-          {s.text(1), static_cast<uint64_t>(s.i64(2)), static_cast<uint64_t>(s.i64(3)), s.text(4), s.text(5), {}});
+      out.jobs[it->second].variants.push_back({s.text(1),
+                                               static_cast<uint64_t>(s.i64(2)),
+                                               static_cast<uint64_t>(s.i64(3)),
+                                               s.text(4),
+                                               s.text(5),
+                                               {}});
     }
   }
   {
-    Stmt s(m_db, "SELECT job_id, variant, name, hash, size FROM variant_artifacts ORDER BY job_id, variant, name");
+    Stmt s(m_db, "SELECT job_id, variant, name, hash, size FROM variant_artifacts ORDER BY job_id, "
+                 "variant, name");
     while (s.step()) {
       auto it = index.find(s.text(0));
       if (it == index.end()) continue;
       std::string vid = s.text(1);
       for (auto& v : out.jobs[it->second].variants)
-        if (v.id == vid) v.artifacts.push_back({s.text(2), s.text(3), static_cast<uint64_t>(s.i64(4))});
+        if (v.id == vid)
+          v.artifacts.push_back({s.text(2), s.text(3), static_cast<uint64_t>(s.i64(4))});
     }
   }
   return out;
@@ -318,9 +359,11 @@ void ScanDb::merge_from(const std::string& other_path) {
     if (mine.empty()) {
       set_meta(theirs);
     } else if (mine["manifest_hash"] != theirs["manifest_hash"]) {
-      throw Error::format("merge: {} was scanned from another manifest ({} {}) than {} ({} {}); merge only shards "
-                          "of one manifest", other_path, theirs["manifest"], theirs["manifest_hash"].substr(0, 12),
-                          m_path, mine["manifest"], mine["manifest_hash"].substr(0, 12));
+      throw Error::format(
+          "merge: {} was scanned from another manifest ({} {}) than {} ({} {}); merge only shards "
+          "of one manifest",
+          other_path, theirs["manifest"], theirs["manifest_hash"].substr(0, 12), m_path,
+          mine["manifest"], mine["manifest_hash"].substr(0, 12));
     }
   }
   Stmt att(m_db, "ATTACH DATABASE ? AS o");
