@@ -40,7 +40,8 @@ typedef enum {
   MODE_HANG,
   MODE_GARBAGE,
   MODE_PRINT,
-  MODE_CRASH_RATE
+  MODE_CRASH_RATE,
+  MODE_PAIRORDER
 } FakeMode;
 
 struct _nvvmProgram {
@@ -190,6 +191,19 @@ static void heaporder_lines(const char* text, size_t size, Buffer* out) {
   }
 }
 
+/* pairorder: a tie between two equal candidates broken by pointer order, as
+ * `a < b` on two objects allocated one after the other. A fresh heap hands
+ * them out in ascending order; only reuse of freed blocks can flip it, so the
+ * output changes rarely: the subtle kind of heap dependence. */
+static int pair_flipped(void) {
+  char* a = malloc(1024);
+  char* b = malloc(1024);
+  int flipped = a && b && (uintptr_t)b < (uintptr_t)a;
+  free(b);
+  free(a);
+  return flipped;
+}
+
 static nvvmResult compile_text(nvvmProgram prog, int heaporder) {
   Buffer out = {0};
   if (heaporder) {
@@ -277,7 +291,7 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
                  {"fail", MODE_FAIL},     {"crash", MODE_CRASH},
                  {"abort", MODE_ABORT},   {"hang", MODE_HANG},
                  {"garbage", MODE_GARBAGE}, {"print", MODE_PRINT},
-                 {"crash-rate", MODE_CRASH_RATE}};
+                 {"crash-rate", MODE_CRASH_RATE}, {"pairorder", MODE_PAIRORDER}};
   *mode = MODE_ECHO;
   *rate = 0;
   if (n < 0 || (n > 0 && options == NULL)) {
@@ -442,6 +456,14 @@ nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** opt
   switch (mode) {
   case MODE_ECHO: return compile_text(prog, 0);
   case MODE_HEAPORDER: return compile_text(prog, 1);
+  case MODE_PAIRORDER: {
+    nvvmResult r = compile_text(prog, 0);
+    if (r == NVVM_SUCCESS && pair_flipped() && prog->result_size > 1) {
+      /* Mark the flip in the output: the "other candidate" was chosen. */
+      prog->result[prog->result_size - 2] = '!';
+    }
+    return r;
+  }
   case MODE_FAIL:
     set_log(prog, "fake: compilation failed (requested)\n");
     return NVVM_ERROR_COMPILATION;

@@ -31,6 +31,7 @@ struct RunArgs {
   std::string json_path;
   std::string color = "auto";
   bool quiet = false;
+  bool stop_on_variant = false;
 };
 
 constexpr uint64_t k_default_runs = 32;
@@ -47,6 +48,7 @@ int do_run(RunArgs args) {
   plan.runs = args.max_rate > 0 ? stats::runs_to_bound(args.max_rate) : (args.runs ? args.runs : k_default_runs);
   if (args.jobs < 1 || args.jobs > 1024) throw Error::format("--jobs {}: must be between 1 and 1024", args.jobs);
   plan.jobs = args.jobs;
+  if (args.stop_on_variant) plan.stop_at_outcomes = 2;
 
   bool json_to_stdout = args.json_path == "-";
   if (!args.out_dir.empty()) store::prepare_run_dir(args.out_dir);
@@ -111,6 +113,8 @@ void add_run(CLI::App& root, Action& action) {
   cmd->add_option("--json", args->json_path, "Write the result as JSON (schema kdet.run/1) to FILE, or - for stdout");
   cmd->add_option("--color", args->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_flag("--stop-on-variant", args->stop_on_variant,
+                "Stop at the first run whose outcome differs (the first sign of nondeterminism)");
   cmd->add_flag("--quiet,-q", args->quiet, "No summary or progress; the exit code (and --json/--out) only");
   cmd->callback([args, &action] { action = [args] { return do_run(*args); }; });
 }

@@ -118,6 +118,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
       {"verdict", engine::to_string(a.verdict)},
       {"exit_code", a.exit_code},
       {"interrupted", out.interrupted},
+      {"stopped_early", out.stopped_early},
       {"runs",
        {{"planned", out.plan.runs},
         {"completed", a.runs},
@@ -160,7 +161,9 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
   if (!out.plan.options.empty()) s += fmt::format("options   {}\n", shell_join(out.plan.options));
   s += fmt::format("setting   {}\n", perturb::describe(out.plan.setting));
   std::string runs_note =
-      out.interrupted ? fmt::format(" (interrupted: {} of {} planned runs done)", a.runs, out.plan.runs) : "";
+      out.interrupted     ? fmt::format(" (interrupted: {} of {} planned runs done)", a.runs, out.plan.runs)
+      : out.stopped_early ? fmt::format(" (stopped at the first differing run; {} planned)", out.plan.runs)
+                          : "";
   switch (a.verdict) {
   case Verdict::deterministic:
     s += fmt::format("verdict   {}: all {} runs gave the same output{}\n", paint("DETERMINISTIC", "1;32"),
