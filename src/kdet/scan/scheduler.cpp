@@ -127,9 +127,10 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
                varying.load(), left);
   };
 
-  auto worker = [&] {
+  std::atomic<bool> aborted{false}; // the store failed: stop taking jobs
+  auto work = [&] {
     for (;;) {
-      if (engine::interrupted()) return;
+      if (engine::interrupted() || aborted.load()) return;
       size_t i = next.fetch_add(1);
       if (i >= todo.size()) return;
       const Job& job = *todo[i];
@@ -139,7 +140,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         if (broken.count(job.compiler)) continue;
         row = state.at(job.id);
       }
-      while (!row.done && !engine::interrupted()) {
+      while (!row.done && !engine::interrupted() && !aborted.load()) {
         uint64_t offset = row.runs;
         uint64_t round = std::min(m.max_round, m.first_round << std::min<uint64_t>(row.rounds, 20));
         round = std::min(round, row.budget - std::min(row.budget, row.runs));
@@ -187,6 +188,16 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       print_progress(false);
     }
   };
+  // A failing store (disk full, database locked by another writer) ends the scan with its message.
+  auto worker = [&] {
+    try {
+      work();
+    } catch (const std::exception& e) {
+      aborted.store(true);
+      std::lock_guard<std::mutex> lock(mu);
+      stats.errors.push_back(e.what());
+    }
+  };
   int n = std::max(
       1, std::min<int>(options.threads, static_cast<int>(std::max<size_t>(1, todo.size()))));
   std::vector<std::thread> pool;
@@ -195,7 +206,11 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   worker();
   for (auto& t : pool)
     t.join();
-  writer.flush();
+  try {
+    writer.flush();
+  } catch (const std::exception& e) {
+    stats.errors.push_back(e.what());
+  }
   if (options.progress && !todo.empty()) fmt::print(stderr, "\n");
   stats.interrupted = engine::interrupted();
   stats.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
