@@ -69,7 +69,7 @@ int do_run(RunArgs args) {
   engine::RunOutput out = engine::execute(plan, progress);
   if (tty) fmt::print(stderr, "\r\033[K");
   out.warnings.insert(out.warnings.begin(), args.factors.warnings.begin(), args.factors.warnings.end());
-  annotate_differences(out);
+  engine::annotate_differences(out);
 
   engine::Assessment a = engine::assess(out);
   nlohmann::json result = report::run_to_json(out, a, input_hash, true);

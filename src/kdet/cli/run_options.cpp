@@ -120,6 +120,5 @@ void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {
                          "vary addresses here");
 }
 
-void annotate_differences(engine::RunOutput&) {}
 
 } // namespace kdet::cli

@@ -46,7 +46,4 @@ void resolve_compile_args(const CompileArgs& args, engine::RunPlan& plan);
 // Fill the plan's setting (after resolve_compile_args: defaults depend on the backend).
 void resolve_factor_args(FactorArgs& args, engine::RunPlan& plan);
 
-// Fills each non-modal variant's `difference` with kdet diff's one-line summary.
-void annotate_differences(engine::RunOutput& out);
-
 } // namespace kdet::cli

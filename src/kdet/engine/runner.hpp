@@ -90,6 +90,10 @@ using ProgressFn = std::function<void(uint64_t, uint64_t, size_t)>;
 // all (bad --lib, bad --cmd); anything that goes wrong in a run is recorded.
 RunOutput execute(const RunPlan& plan, const ProgressFn& progress = {});
 
+// Fills each non-modal variant's `difference` with kdet diff's one-line
+// classification against the most common variant (per artifact).
+void annotate_differences(RunOutput& out);
+
 // The outcome id of a compile result: status plus, for successes, every artifact.
 std::string outcome_id(const backend::CompileResult& r);
 
