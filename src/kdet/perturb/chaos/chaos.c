@@ -70,6 +70,7 @@ static _Atomic uint64_t g_seed = 1;
 static _Atomic uint64_t g_epoch;
 static size_t g_max_pad = 256;          /* KDET_CHAOS_MAX_PAD, bytes */
 static unsigned g_decoy_per_mille = 100; /* KDET_CHAOS_DECOY_PERMILLE */
+static unsigned g_hole_per_mille = 250;  /* KDET_CHAOS_HOLE_PERMILLE */
 static size_t g_page_size = 4096;
 
 static _Atomic uint64_t g_thread_counter;
@@ -209,6 +210,7 @@ static void configure(void) {
   if (read_env_u64("KDET_CHAOS_MAX_PAD", &v)) g_max_pad = v > (1u << 20) ? (1u << 20) : (size_t)v;
   if (read_env_u64("KDET_CHAOS_DECOY_PERMILLE", &v))
     g_decoy_per_mille = v > 1000 ? 1000u : (unsigned)v;
+  if (read_env_u64("KDET_CHAOS_HOLE_PERMILLE", &v)) g_hole_per_mille = v > 1000 ? 1000u : (unsigned)v;
   atomic_fetch_add(&g_epoch, 1); /* threads rederive from the configured seed */
   atomic_store_explicit(&g_config_state, 2, memory_order_release);
 }
@@ -344,7 +346,14 @@ static void* chaos_alloc(size_t size, size_t align, int zero) {
     size_t units = g_max_pad / k_min_align + 1;
     offset = k_header_size + (size_t)(r % units) * k_min_align;
     if (body > SIZE_MAX - offset) goto nomem;
+    /* Random placement: sometimes take a same-sized hole first and free it
+     * after, so the next block of this size lands below this one. Blocks
+     * allocated one after another then come out of address order, which is
+     * what code that compares or sorts pointers is sensitive to. */
+    void* hole = NULL;
+    if (g_hole_per_mille && ((r >> 32) % 1000) < g_hole_per_mille) hole = __libc_malloc(offset + body);
     base = zero ? __libc_calloc(1, offset + body) : __libc_malloc(offset + body);
+    if (hole) __libc_free(hole);
     align = k_min_align;
   } else {
     /* k >= 1 units of align in front; the first unit holds the header (align >= 32). */
