@@ -487,7 +487,10 @@ std::string KernelGenerator::make_kernel(size_t budget) {
   s.ints = {"%tid", "%gid"};
   // The region's value (it depends on everything computed) is stored under a
   // bounds check, as real kernels end, so the optimizer cannot drop the work.
-  std::string last = gen_region(f, ctx, s, budget > 24 ? budget - 24 : 8);
+  // The entry lines above and the tail below (icmp, br, a gep and a store per
+  // output, br, ret) count toward the budget too.
+  size_t fixed = f.instructions() + 4 + 2 * ctx.out_ptrs.size();
+  std::string last = gen_region(f, ctx, s, budget > fixed + 8 ? budget - fixed : 8);
   std::string ok = f.value(), write = f.label(), done = f.label();
   f.emit(fmt::format("{} = icmp slt i32 %gid, %n", ok));
   f.emit(fmt::format("br i1 {}, label %{}, label %{}", ok, write, done));
