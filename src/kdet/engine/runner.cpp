@@ -95,7 +95,9 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
 
   // Load the compiler once up front: a bad --lib or --cmd is a usage error, not N failed runs.
   HelloMessage hello;
-  {
+  if (plan.identity) {
+    hello.identity = *plan.identity;
+  } else {
     WorkerProcess probe;
     launch.log_path = session_dir + "/probe.log";
     std::string error;
@@ -106,7 +108,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
     probe.stop();
   }
   out.identity = hello.identity;
-  out.identity.content_hash = backend::cached_file_hash(out.identity.path);
+  if (out.identity.content_hash.empty()) out.identity.content_hash = backend::cached_file_hash(out.identity.path);
 
   std::atomic<uint64_t> next{0};
   std::atomic<int> workers_started{0};

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct RunPlan {
   // Stop early once this many runs failed while none succeeded (0 = never): a
   // compiler that hangs under a factor should cost two timeouts, not N.
   uint64_t stop_after_failures = 0;
+  // The compiler's identity when a previous execute() already loaded it: the
+  // probe worker is skipped (scan's later rounds of a job save a compiler load).
+  std::optional<backend::Identity> identity;
 };
 
 struct ArtifactInfo {

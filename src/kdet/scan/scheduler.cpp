@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <fmt/format.h>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -108,7 +109,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       todo.push_back(&j);
   }
   std::atomic<size_t> next{0}, finished{0};
-  std::mutex mu;           // guards state, stats.errors, broken, the progress line
+  std::mutex mu;           // guards state, stats.errors, broken, identities, the progress line
+  std::map<size_t, backend::Identity> identities; // by compiler index: loaded once, later rounds skip the probe
   std::set<size_t> broken; // compilers that failed to load
   auto last_print = Clock::now() - std::chrono::seconds(1);
 
@@ -161,9 +163,15 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         plan.jobs = 1;
         plan.timeout = std::chrono::milliseconds(static_cast<long long>(m.timeout_seconds * 1000));
         plan.stop_at_outcomes = 2;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (auto it = identities.find(job.compiler); it != identities.end()) plan.identity = it->second;
+        }
         engine::RunOutput out;
         try {
           out = engine::execute(plan);
+          std::lock_guard<std::mutex> lock(mu);
+          identities.emplace(job.compiler, out.identity);
         } catch (const Error& e) {
           std::lock_guard<std::mutex> lock(mu);
           if (broken.insert(job.compiler).second)
