@@ -53,27 +53,7 @@ std::string host_name() {
 }
 
 // Writes and fsyncs a new file; throws Error naming it.
-void write_synced(const std::string& path, std::string_view data) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error::format("cache: cannot create {}: {}", path, std::strerror(errno));
-  size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      throw Error::format("cache: cannot write {}: {}", path, std::strerror(e));
-    }
-    off += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    int e = errno;
-    ::close(fd);
-    throw Error::format("cache: cannot sync {}: {}", path, std::strerror(e));
-  }
-  ::close(fd);
-}
+void write_synced(const std::string& path, std::string_view data) { write_file_synced(path, data, true); }
 
 void fsync_dir(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

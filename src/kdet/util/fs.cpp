@@ -38,24 +38,30 @@ std::string read_file(const std::string& path) {
   return data;
 }
 
-void write_file_atomic(const std::string& path, std::string_view data) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error::format("cannot write {}: {}", path, std::strerror(errno));
+void write_file_synced(const std::string& path, std::string_view data, bool exclusive) {
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
+  int fd = ::open(path.c_str(), flags, 0644);
+  if (fd < 0) throw Error::format("cannot create {}: {}", path, std::strerror(errno));
+  auto fail = [&](const char* what) {
+    int e = errno;
+    ::close(fd);
+    ::unlink(path.c_str());
+    throw Error::format("cannot {} {}: {}", what, path, std::strerror(e));
+  };
   size_t off = 0;
   while (off < data.size()) {
     ssize_t n = ::write(fd, data.data() + off, data.size() - off);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw Error::format("cannot write {}: {}", path, std::strerror(e));
-    }
+    if (n < 0) fail("write");
     off += static_cast<size_t>(n);
   }
-  ::fsync(fd);
+  if (::fsync(fd) != 0) fail("sync");
   ::close(fd);
+}
+
+void write_file_atomic(const std::string& path, std::string_view data) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  write_file_synced(tmp, data, false);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int e = errno;
     ::unlink(tmp.c_str());

@@ -9,6 +9,10 @@ namespace kdet {
 // Whole file as bytes; throws Error naming the file when it cannot be read.
 std::string read_file(const std::string& path);
 
+// Creates `path` (failing if it exists when `exclusive`), writes `data` and
+// fsyncs it; throws Error naming the file. A failed write leaves no file.
+void write_file_synced(const std::string& path, std::string_view data, bool exclusive);
+
 // Writes `data` to a temporary file beside `path`, fsyncs it and renames it
 // over `path`, so a reader never sees a half-written file.
 void write_file_atomic(const std::string& path, std::string_view data);
