@@ -27,15 +27,14 @@
 #include "kdet/util/strings.hpp"
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-#include <nvvm.h>
-
 #include <algorithm>
 #include <chrono>
 #include <dlfcn.h>
 #include <filesystem>
+#include <fmt/format.h>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <nvvm.h>
 #include <unistd.h>
 
 using namespace kdet;
@@ -72,10 +71,13 @@ int bare_main(int argc, char** argv) {
     return 2;
   }
   auto create = reinterpret_cast<decltype(&nvvmCreateProgram)>(::dlsym(h, "nvvmCreateProgram"));
-  auto add = reinterpret_cast<decltype(&nvvmAddModuleToProgram)>(::dlsym(h, "nvvmAddModuleToProgram"));
+  auto add =
+      reinterpret_cast<decltype(&nvvmAddModuleToProgram)>(::dlsym(h, "nvvmAddModuleToProgram"));
   auto compile = reinterpret_cast<decltype(&nvvmCompileProgram)>(::dlsym(h, "nvvmCompileProgram"));
-  auto result_size = reinterpret_cast<decltype(&nvvmGetCompiledResultSize)>(::dlsym(h, "nvvmGetCompiledResultSize"));
-  auto result = reinterpret_cast<decltype(&nvvmGetCompiledResult)>(::dlsym(h, "nvvmGetCompiledResult"));
+  auto result_size = reinterpret_cast<decltype(&nvvmGetCompiledResultSize)>(
+      ::dlsym(h, "nvvmGetCompiledResultSize"));
+  auto result =
+      reinterpret_cast<decltype(&nvvmGetCompiledResult)>(::dlsym(h, "nvvmGetCompiledResult"));
   auto destroy = reinterpret_cast<decltype(&nvvmDestroyProgram)>(::dlsym(h, "nvvmDestroyProgram"));
   if (!create || !add || !compile || !result_size || !result || !destroy) {
     fmt::print(stderr, "{}: missing libNVVM entry points\n", lib);
@@ -91,7 +93,8 @@ int bare_main(int argc, char** argv) {
     nvvmProgram prog = nullptr;
     size_t size = 0;
     std::string ptx;
-    bool ok = create(&prog) == NVVM_SUCCESS && add(prog, input.data(), input.size(), "input.ll") == NVVM_SUCCESS &&
+    bool ok = create(&prog) == NVVM_SUCCESS &&
+              add(prog, input.data(), input.size(), "input.ll") == NVVM_SUCCESS &&
               compile(prog, static_cast<int>(opts.size()), opts.data()) == NVVM_SUCCESS &&
               result_size(prog, &size) == NVVM_SUCCESS;
     if (ok) {
@@ -104,8 +107,10 @@ int bare_main(int argc, char** argv) {
       fmt::print(stderr, "compile {} failed\n", i + 1);
       return 3;
     }
-    if (i == 0) first = std::move(ptx);
-    else if (ptx != first) identical = false;
+    if (i == 0)
+      first = std::move(ptx);
+    else if (ptx != first)
+      identical = false;
   }
   nlohmann::json j = {{"dlopen_seconds", dlopen_s},
                       {"compile_seconds", compiles},
@@ -133,11 +138,12 @@ CapturedRun run_child(const std::vector<std::string>& argv) {
 
 // Where kdet's time goes, from its own --json record of one run.
 struct Breakdown {
-  double process_wall = 0;       // as timed from here
-  double execute_wall = 0;       // engine::execute, as kdet timed it
-  double probe = 0;              // probe worker: start + dlopen + identity
-  double first_extra = 0;        // first run: driver time beyond compile + churn (run worker start)
-  double per_run_extra = 0;      // median of later runs: driver time beyond compile + churn (pipe, framing)
+  double process_wall = 0; // as timed from here
+  double execute_wall = 0; // engine::execute, as kdet timed it
+  double probe = 0;        // probe worker: start + dlopen + identity
+  double first_extra = 0;  // first run: driver time beyond compile + churn (run worker start)
+  double per_run_extra =
+      0; // median of later runs: driver time beyond compile + churn (pipe, framing)
   double compile_sum = 0;
   double churn_sum = 0;
   double compile_median = 0;
@@ -160,39 +166,47 @@ Breakdown breakdown(std::vector<std::string> argv, const std::string& json_path)
     b.compile_sum += c;
     b.churn_sum += ch;
     compiles.push_back(c);
-    if (b.runs++ == 0) b.first_extra = s - c - ch;
-    else extra.push_back(s - c - ch);
+    if (b.runs++ == 0)
+      b.first_extra = s - c - ch;
+    else
+      extra.push_back(s - c - ch);
   }
   b.per_run_extra = median(extra);
   b.compile_median = median(compiles);
   return b;
 }
 
-std::string ms(double s) { return fmt::format("{:.1f}", s * 1000); }
+std::string ms(double s) {
+  return fmt::format("{:.1f}", s * 1000);
+}
 
 } // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "__bare") return bare_main(argc, argv);
   try {
-    CLI::App app{"Times `kdet run` against a bare loop over the libNVVM C API (same input, N, options)"};
+    CLI::App app{
+        "Times `kdet run` against a bare loop over the libNVVM C API (same input, N, options)"};
     std::string kdet_exe, lib, input;
     size_t size = 1500;
     int runs = 20, reps = 5;
     std::vector<std::string> options;
     app.add_option("--kdet", kdet_exe, "kdet binary (default: ../src/kdet next to this program)");
     app.add_option("--lib", lib, "libnvvm.so (default: kdet's default)");
-    app.add_option("--input", input, "NVVM IR input (default: a generated llvm7 kernel of --size instructions)");
+    app.add_option("--input", input,
+                   "NVVM IR input (default: a generated llvm7 kernel of --size instructions)");
     app.add_option("--size", size, "Instructions of the generated input (default 1500)");
     app.add_option("--runs,-n", runs, "Compiles per measurement (default 20)");
     app.add_option("--reps", reps, "Interleaved repetitions (default 5)");
-    app.add_option("options", options, "libNVVM options after -- (default -arch=compute_90a -opt=3)");
+    app.add_option("options", options,
+                   "libNVVM options after -- (default -arch=compute_90a -opt=3)");
     app.positionals_at_end();
     CLI11_PARSE(app, argc, argv);
     if (options.empty()) options = {"-arch=compute_90a", "-opt=3"};
     std::string self = self_exe();
     if (kdet_exe.empty())
-      kdet_exe = (std::filesystem::path(self).parent_path().parent_path() / "src" / "kdet").string();
+      kdet_exe =
+          (std::filesystem::path(self).parent_path().parent_path() / "src" / "kdet").string();
     if (lib.empty()) lib = backend::default_library_path("nvvm");
     if (!std::filesystem::exists(lib)) {
       fmt::print(stderr, "run_overhead: SKIP: {} not found\n", lib);
@@ -210,17 +224,29 @@ int main(int argc, char** argv) {
     input = absolute_path(input);
 
     auto kdet_run = [&](const std::string& process, const std::string& heap) {
-      std::vector<std::string> a = {kdet_exe, "run", input, "--lib", lib, "--process", process, "--heap", heap,
-                                    "-n", std::to_string(runs), "--quiet", "--"};
+      std::vector<std::string> a = {kdet_exe,
+                                    "run",
+                                    input,
+                                    "--lib",
+                                    lib,
+                                    "--process",
+                                    process,
+                                    "--heap",
+                                    heap,
+                                    "-n",
+                                    std::to_string(runs),
+                                    "--quiet",
+                                    "--"};
       a.insert(a.end(), options.begin(), options.end());
       return a;
     };
     std::vector<std::string> bare = {self, "__bare", lib, input, std::to_string(runs)};
     bare.insert(bare.end(), options.begin(), options.end());
-    std::vector<Config> configs = {{"bare loop (dlopen + N compiles)", bare, {}},
-                                   {"kdet run --process same --heap none", kdet_run("same", "none"), {}},
-                                   {"kdet run --process same --heap churn", kdet_run("same", "churn"), {}},
-                                   {"kdet run --process fresh --heap none", kdet_run("fresh", "none"), {}}};
+    std::vector<Config> configs = {
+        {"bare loop (dlopen + N compiles)", bare, {}},
+        {"kdet run --process same --heap none", kdet_run("same", "none"), {}},
+        {"kdet run --process same --heap churn", kdet_run("same", "churn"), {}},
+        {"kdet run --process fresh --heap none", kdet_run("fresh", "none"), {}}};
 
     std::vector<double> bare_compiles, bare_first, bare_dlopen;
     size_t ptx_bytes = 0;
@@ -247,10 +273,12 @@ int main(int argc, char** argv) {
     double compile_med = median(bare_compiles);
     double bare_med = median(configs[0].walls);
     fmt::print("input: {} ({}, PTX {}), options: {}, N = {}, {} interleaved repetitions\n", input,
-               human_bytes(read_file(input).size()), human_bytes(ptx_bytes), shell_join(options), runs, reps);
-    fmt::print("bare loop: median compile {} ms (runs 2..N), first compile {} ms, dlopen {} ms\n\n", ms(compile_med),
-               ms(median(bare_first)), ms(median(bare_dlopen)));
-    fmt::print("| configuration | median wall (ms) | min (ms) | max (ms) | ratio to bare (medians) |\n");
+               human_bytes(read_file(input).size()), human_bytes(ptx_bytes), shell_join(options),
+               runs, reps);
+    fmt::print("bare loop: median compile {} ms (runs 2..N), first compile {} ms, dlopen {} ms\n\n",
+               ms(compile_med), ms(median(bare_first)), ms(median(bare_dlopen)));
+    fmt::print(
+        "| configuration | median wall (ms) | min (ms) | max (ms) | ratio to bare (medians) |\n");
     fmt::print("|---|---:|---:|---:|---:|\n");
     for (const auto& c : configs) {
       fmt::print("| {} | {} | {} | {} | {:.4f} |\n", c.name, ms(median(c.walls)),
@@ -260,19 +288,26 @@ int main(int argc, char** argv) {
     // Paired ratios (each repetition's kdet wall over the same repetition's bare wall).
     fmt::print("\npaired ratio per repetition (kdet --heap none / bare): ");
     std::vector<double> paired;
-    for (int r = 0; r < reps; ++r) paired.push_back(configs[1].walls[static_cast<size_t>(r)] / configs[0].walls[static_cast<size_t>(r)]);
-    for (double p : paired) fmt::print("{:.4f} ", p);
+    for (int r = 0; r < reps; ++r)
+      paired.push_back(configs[1].walls[static_cast<size_t>(r)] /
+                       configs[0].walls[static_cast<size_t>(r)]);
+    for (double p : paired)
+      fmt::print("{:.4f} ", p);
     fmt::print("(median {:.4f})\n", median(paired));
 
     double fresh_extra = (median(configs[3].walls) - median(configs[1].walls)) / runs;
-    fmt::print("\nfresh worker per run, minus a same-process run: {} ms = {:.2f} x one median compile "
-               "({} ms)\n",
-               ms(fresh_extra), fresh_extra / compile_med, ms(compile_med));
+    fmt::print(
+        "\nfresh worker per run, minus a same-process run: {} ms = {:.2f} x one median compile "
+        "({} ms)\n",
+        ms(fresh_extra), fresh_extra / compile_med, ms(compile_med));
 
-    // Where the time goes (one more run of each kdet configuration, with --json; not part of the ratio).
-    fmt::print("\n| where kdet's time goes (ms) | heap none | heap churn | fresh |\n|---|---:|---:|---:|\n");
+    // Where the time goes (one more run of each kdet configuration, with --json; not part of the
+    // ratio).
+    fmt::print("\n| where kdet's time goes (ms) | heap none | heap churn | fresh "
+               "|\n|---|---:|---:|---:|\n");
     std::vector<Breakdown> bd;
-    for (size_t k = 1; k < configs.size(); ++k) bd.push_back(breakdown(configs[k].argv, fmt::format("{}/r{}.json", tmp, k)));
+    for (size_t k = 1; k < configs.size(); ++k)
+      bd.push_back(breakdown(configs[k].argv, fmt::format("{}/r{}.json", tmp, k)));
     auto row = [&](const char* label, auto get) {
       fmt::print("| {} | {} | {} | {} |\n", label, ms(get(bd[0])), ms(get(bd[1])), ms(get(bd[2])));
     };
@@ -280,10 +315,13 @@ int main(int argc, char** argv) {
     row("kdet start, input hash, report, exit (wall - execute)",
         [](const Breakdown& b) { return b.process_wall - b.execute_wall; });
     row("probe worker (start + dlopen + identity)", [](const Breakdown& b) { return b.probe; });
-    row("run 1: driver time beyond compile+churn (worker start)", [](const Breakdown& b) { return b.first_extra; });
-    row("runs 2..N: median driver time beyond compile+churn", [](const Breakdown& b) { return b.per_run_extra; });
+    row("run 1: driver time beyond compile+churn (worker start)",
+        [](const Breakdown& b) { return b.first_extra; });
+    row("runs 2..N: median driver time beyond compile+churn",
+        [](const Breakdown& b) { return b.per_run_extra; });
     row("heap churn, all runs", [](const Breakdown& b) { return b.churn_sum; });
-    row("compile time inside the worker, all runs", [](const Breakdown& b) { return b.compile_sum; });
+    row("compile time inside the worker, all runs",
+        [](const Breakdown& b) { return b.compile_sum; });
     row("median compile inside the worker", [](const Breakdown& b) { return b.compile_median; });
     fmt::print("| bare loop: all compiles (median rep) | {} | | |\n",
                ms(compile_med * (runs - 1) + median(bare_first)));

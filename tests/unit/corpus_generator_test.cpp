@@ -6,9 +6,8 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
+#include <gtest/gtest.h>
 #include <map>
 #include <regex>
 #include <set>
@@ -30,7 +29,8 @@ Kernel make(uint64_t seed, size_t size, Dialect d = Dialect::llvm7) {
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
   return n;
 }
 
@@ -70,7 +70,8 @@ std::vector<std::string> ssa_problems(const std::string& module) {
       continue;
     }
     if (std::regex_match(line, m, label)) {
-      if (!defined.insert(m[1]).second) problems.push_back("label defined twice: " + std::string(m[1]));
+      if (!defined.insert(m[1]).second)
+        problems.push_back("label defined twice: " + std::string(m[1]));
       continue;
     }
     std::string rest = line;
@@ -103,12 +104,14 @@ TEST(CorpusGenerator, SameSeedGivesByteIdenticalKernels) {
 
 TEST(CorpusGenerator, DifferentSeedsGiveDifferentKernels) {
   std::set<std::string> texts;
-  for (uint64_t seed = 0; seed < 16; ++seed) texts.insert(make(seed, k_small_instructions).text);
+  for (uint64_t seed = 0; seed < 16; ++seed)
+    texts.insert(make(seed, k_small_instructions).text);
   EXPECT_EQ(texts.size(), 16u);
 }
 
 TEST(CorpusGenerator, SizeIsCloseToTheTarget) {
-  for (size_t size : {size_t{60}, k_small_instructions, k_medium_instructions, k_large_instructions}) {
+  for (size_t size :
+       {size_t{60}, k_small_instructions, k_medium_instructions, k_large_instructions}) {
     for (uint64_t seed : {1u, 2u, 3u}) {
       Kernel k = make(seed, size);
       EXPECT_GE(k.instructions, size) << "seed " << seed;
@@ -144,8 +147,11 @@ TEST(CorpusGenerator, HasTheShapeOfARealKernel) {
     called.insert((*it)[1]);
   EXPECT_GE(called.size(), 5u);
   for (const auto& name : called) {
-    std::regex decl("\ndeclare [a-z0-9]+ @" + std::regex_replace(name, std::regex(R"(\.)"), R"(\.)") + R"(\()");
-    EXPECT_EQ(std::distance(std::sregex_iterator(k.text.begin(), k.text.end(), decl), std::sregex_iterator()), 1)
+    std::regex decl("\ndeclare [a-z0-9]+ @" +
+                    std::regex_replace(name, std::regex(R"(\.)"), R"(\.)") + R"(\()");
+    EXPECT_EQ(std::distance(std::sregex_iterator(k.text.begin(), k.text.end(), decl),
+                            std::sregex_iterator()),
+              1)
         << name;
   }
 }
@@ -166,18 +172,22 @@ TEST(CorpusGenerator, DialectsSpellPointersTheirWay) {
 
 TEST(CorpusGenerator, SsaIsWellFormedForManySeeds) {
   for (uint64_t seed = 0; seed < 40; ++seed) {
-    size_t size = seed % 4 == 0 ? k_large_instructions : seed % 2 ? k_small_instructions : k_medium_instructions;
+    size_t size = seed % 4 == 0 ? k_large_instructions
+                  : seed % 2    ? k_small_instructions
+                                : k_medium_instructions;
     Dialect d = seed % 3 == 0 ? Dialect::modern : Dialect::llvm7;
     auto problems = ssa_problems(make(seed, size, d).text);
-    EXPECT_TRUE(problems.empty()) << "seed " << seed << ": " << problems.size() << " problems, first: "
+    EXPECT_TRUE(problems.empty()) << "seed " << seed << ": " << problems.size()
+                                  << " problems, first: "
                                   << (problems.empty() ? "" : problems.front());
   }
 }
 
 TEST(CorpusGenerator, SsaCheckerCatchesBrokenIr) {
   // The checker itself must be able to fail.
-  std::string broken = "define void @f(i32 %a) {\nentry:\n  %v1 = add i32 %a, 1\n  %v0 = add i32 %v1, %nope\n"
-                       "  %v1 = add i32 %a, 2\n  ret void\n}\n";
+  std::string broken =
+      "define void @f(i32 %a) {\nentry:\n  %v1 = add i32 %a, 1\n  %v0 = add i32 %v1, %nope\n"
+      "  %v1 = add i32 %a, 2\n  ret void\n}\n";
   auto problems = ssa_problems(broken);
   EXPECT_EQ(problems.size(), 3u);
 }
@@ -217,7 +227,8 @@ TEST(CorpusWriter, WritesTheSameFilesForTheSameSeed) {
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(read_file(a[i].path), read_file(b[i].path));
     EXPECT_NE(read_file(a[i].path), read_file(c[i].path));
-    EXPECT_EQ(std::filesystem::path(a[i].path).filename(), std::filesystem::path(b[i].path).filename());
+    EXPECT_EQ(std::filesystem::path(a[i].path).filename(),
+              std::filesystem::path(b[i].path).filename());
     sizes.insert(a[i].kernel.instructions / 100);
   }
   EXPECT_GT(sizes.size(), 1u) << "mixed should give kernels of different sizes";

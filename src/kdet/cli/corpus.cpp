@@ -5,7 +5,6 @@
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
 #include <memory>
 
 namespace kdet::cli {
@@ -28,15 +27,17 @@ int do_corpus(const CorpusArgs& args) {
   spec.size = corpus::parse_size(args.size, "--size");
   spec.dialect = corpus::parse_dialect(args.dialect, "--dialect");
   auto seed = parse_seed(args.seed);
-  if (!seed) throw Error::format("--seed {}: must be a decimal or 0x-prefixed hex integer", args.seed);
+  if (!seed)
+    throw Error::format("--seed {}: must be a decimal or 0x-prefixed hex integer", args.seed);
   spec.seed = *seed;
   auto files = corpus::write_corpus(spec);
   if (!args.quiet) {
     size_t total = 0;
-    for (const auto& f : files) total += f.kernel.instructions;
-    fmt::print("wrote {} kernel{} ({} instructions, {} dialect) to {}\ncompile with: {}\n", files.size(),
-               files.size() == 1 ? "" : "s", total, corpus::to_string(spec.dialect), spec.out_dir,
-               corpus::suggested_options(spec.dialect));
+    for (const auto& f : files)
+      total += f.kernel.instructions;
+    fmt::print("wrote {} kernel{} ({} instructions, {} dialect) to {}\ncompile with: {}\n",
+               files.size(), files.size() == 1 ? "" : "s", total, corpus::to_string(spec.dialect),
+               spec.out_dir, corpus::suggested_options(spec.dialect));
   }
   return 0;
 }
@@ -45,20 +46,26 @@ int do_corpus(const CorpusArgs& args) {
 
 void add_corpus(CLI::App& root, Action& action) {
   auto args = std::make_shared<CorpusArgs>();
-  auto* cmd = root.add_subcommand("corpus", "Write N synthetic NVVM IR kernels (deterministic for a seed)");
-  cmd->footer("Examples:\n"
-              "  kdet corpus --out corpus --count 100 --size mixed --seed 7\n"
-              "  kdet corpus --out big --count 4 --size large --dialect modern\n"
-              "  kdet corpus --out one --count 1 --size 20000\n"
-              "llvm7 kernels (typed pointers) compile with libNVVM 13.0 for -arch=compute_80 and\n"
-              "compute_90a; modern kernels (opaque ptr) for -arch=compute_100a; -opt=0..3 for both.");
-  cmd->add_option("--out,-o", args->out_dir, "Folder to write gen_NNNN.ll and README.txt into")->required();
+  auto* cmd =
+      root.add_subcommand("corpus", "Write N synthetic NVVM IR kernels (deterministic for a seed)");
+  cmd->footer(
+      "Examples:\n"
+      "  kdet corpus --out corpus --count 100 --size mixed --seed 7\n"
+      "  kdet corpus --out big --count 4 --size large --dialect modern\n"
+      "  kdet corpus --out one --count 1 --size 20000\n"
+      "llvm7 kernels (typed pointers) compile with libNVVM 13.0 for -arch=compute_80 and\n"
+      "compute_90a; modern kernels (opaque ptr) for -arch=compute_100a; -opt=0..3 for both.");
+  cmd->add_option("--out,-o", args->out_dir, "Folder to write gen_NNNN.ll and README.txt into")
+      ->required();
   cmd->add_option("--count,-n", args->count, "Number of kernels")->required();
-  cmd->add_option("--size", args->size,
-                  "small (~150 instructions), medium (~800), large (~4000), mixed, or a number of instructions "
-                  "(default medium)");
-  cmd->add_option("--seed", args->seed, "Seed (decimal or 0x hex; default 0); same seed, same files");
-  cmd->add_option("--dialect", args->dialect, "llvm7 (typed pointers, default) or modern (opaque ptr)");
+  cmd->add_option(
+      "--size", args->size,
+      "small (~150 instructions), medium (~800), large (~4000), mixed, or a number of instructions "
+      "(default medium)");
+  cmd->add_option("--seed", args->seed,
+                  "Seed (decimal or 0x hex; default 0); same seed, same files");
+  cmd->add_option("--dialect", args->dialect,
+                  "llvm7 (typed pointers, default) or modern (opaque ptr)");
   cmd->add_flag("--quiet,-q", args->quiet, "Print nothing on success");
   cmd->callback([args, &action] { action = [args] { return do_corpus(*args); }; });
 }

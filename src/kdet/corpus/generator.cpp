@@ -11,15 +11,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/corpus/generator.hpp"
-#include "kdet/corpus/ir_builder.hpp"
 
+#include "kdet/corpus/ir_builder.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/hash.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cctype>
+#include <fmt/format.h>
 #include <set>
 
 namespace kdet::corpus {
@@ -31,7 +30,7 @@ constexpr int k_max_loop_depth = 2; // loops in loops (helpers count as one leve
 
 // Float constants that are exact in binary32 (LLVM rejects inexact float literals).
 const std::vector<std::string> k_float_constants = {
-    "5.000000e-01", "2.500000e-01", "1.500000e+00", "2.000000e+00", "1.250000e-01",
+    "5.000000e-01", "2.500000e-01",  "1.500000e+00", "2.000000e+00", "1.250000e-01",
     "7.500000e-01", "-1.000000e+00", "3.000000e+00", "6.250000e-02", "1.000000e+00"};
 
 // Values in scope at some point of a function.
@@ -42,18 +41,18 @@ struct Scope {
   bool uniform = true;             // every thread of a block takes this path
   int depth = 0;
   int loop_depth = 0;
-  std::string loop_variant;        // inside a loop: the innermost accumulator phi
+  std::string loop_variant; // inside a loop: the innermost accumulator phi
 };
 
 // What a function body may refer to besides its scope.
 struct FunctionContext {
   bool is_kernel = false;
-  std::vector<std::string> float_ptrs;   // loadable
-  std::vector<std::string> out_ptrs;     // storable
-  std::vector<std::string> index_ptrs;   // i32 pointers (gathers)
-  std::vector<std::string> trip_counts;  // uniform i32 loop bounds besides constants
-  std::vector<std::string> callable;     // helpers this function may call
-  std::string tid;                       // kernel only
+  std::vector<std::string> float_ptrs;  // loadable
+  std::vector<std::string> out_ptrs;    // storable
+  std::vector<std::string> index_ptrs;  // i32 pointers (gathers)
+  std::vector<std::string> trip_counts; // uniform i32 loop bounds besides constants
+  std::vector<std::string> callable;    // helpers this function may call
+  std::string tid;                      // kernel only
 };
 
 struct SharedArray {
@@ -124,7 +123,7 @@ private:
   size_t m_loops = 0;
   size_t m_barriers = 0;
   size_t m_pointer_params = 0;
-  size_t m_calls = 0;      // helper calls so far (each is inlined: they are capped)
+  size_t m_calls = 0; // helper calls so far (each is inlined: they are capped)
   size_t m_max_calls = 0;
   std::string m_kernel_ref; // how metadata names the kernel
 };
@@ -138,23 +137,46 @@ std::string KernelGenerator::gen_region(IrFunction& f, const FunctionContext& ct
     bool can_nest = scope.depth < k_max_depth && remaining >= 16;
     // Weights: math, int, load, store, call, shared, branch, loop.
     bool can_call = !ctx.callable.empty() && m_calls < m_max_calls;
-    int w[8] = {34, 6, 16, 7, can_call ? 6 : 0,
-                (ctx.is_kernel && scope.uniform && !m_shared.empty()) ? 6 : 0, can_nest ? 9 : 0,
+    int w[8] = {34,
+                6,
+                16,
+                7,
+                can_call ? 6 : 0,
+                (ctx.is_kernel && scope.uniform && !m_shared.empty()) ? 6 : 0,
+                can_nest ? 9 : 0,
                 can_nest && scope.loop_depth < k_max_loop_depth ? 10 : 0};
     int total = 0;
-    for (int x : w) total += x;
+    for (int x : w)
+      total += x;
     int r = static_cast<int>(m_rng.below(static_cast<uint64_t>(total)));
     int pick = 0;
-    while (r >= w[pick]) r -= w[pick++];
+    while (r >= w[pick])
+      r -= w[pick++];
     switch (pick) {
-    case 0: stmt_math(f, scope); break;
-    case 1: stmt_int(f, scope); break;
-    case 2: stmt_load(f, ctx, scope); break;
-    case 3: stmt_store(f, ctx, scope); break;
-    case 4: stmt_call(f, ctx, scope); break;
-    case 5: stmt_shared(f, ctx, scope); break;
-    case 6: stmt_branch(f, ctx, scope, sub_budget(remaining)); break;
-    default: stmt_loop(f, ctx, scope, sub_budget(remaining)); break;
+    case 0:
+      stmt_math(f, scope);
+      break;
+    case 1:
+      stmt_int(f, scope);
+      break;
+    case 2:
+      stmt_load(f, ctx, scope);
+      break;
+    case 3:
+      stmt_store(f, ctx, scope);
+      break;
+    case 4:
+      stmt_call(f, ctx, scope);
+      break;
+    case 5:
+      stmt_shared(f, ctx, scope);
+      break;
+    case 6:
+      stmt_branch(f, ctx, scope, sub_budget(remaining));
+      break;
+    default:
+      stmt_loop(f, ctx, scope, sub_budget(remaining));
+      break;
     }
   }
   // Fold what nothing used yet into the region's value, so that no work is dead.
@@ -177,27 +199,33 @@ void KernelGenerator::stmt_math(IrFunction& f, Scope& s) {
   if (op == 0 || op == 3 || op == 4 || op == 7 || op == 9) use(s, b);
   if ((op >= 1 && op <= 4) || op == 9) use(s, c);
   switch (op) {
-  case 0: f.emit(fmt::format("{} = fadd float {}, {}", v, a, b)); break;
-  case 1: f.emit(fmt::format("{} = fsub float {}, {}", v, a, c)); break;
-  case 2: f.emit(fmt::format("{} = fmul float {}, {}", v, a, c)); break;
+  case 0:
+    f.emit(fmt::format("{} = fadd float {}, {}", v, a, b));
+    break;
+  case 1:
+    f.emit(fmt::format("{} = fsub float {}, {}", v, a, c));
+    break;
+  case 2:
+    f.emit(fmt::format("{} = fmul float {}, {}", v, a, c));
+    break;
   case 3:
-    f.emit(fmt::format("{} = call float @{}(float {}, float {}, float {})", v,
-                       intrinsic("llvm.fma.f32", "declare float @llvm.fma.f32(float, float, float)"),
-                       a, b, c));
+    f.emit(fmt::format(
+        "{} = call float @{}(float {}, float {}, float {})", v,
+        intrinsic("llvm.fma.f32", "declare float @llvm.fma.f32(float, float, float)"), a, b, c));
     break;
   case 4:
     f.emit(fmt::format(
         "{} = call float @{}(float {}, float {}, float {})", v,
-        intrinsic("llvm.nvvm.fma.rn.f", "declare float @llvm.nvvm.fma.rn.f(float, float, float)"), b,
-        c, a));
+        intrinsic("llvm.nvvm.fma.rn.f", "declare float @llvm.nvvm.fma.rn.f(float, float, float)"),
+        b, c, a));
     break;
   case 5: {
     std::string t = v;
     v = f.value();
     f.emit(fmt::format("{} = fmul float {}, 1.250000e-01", t, a));
-    f.emit(fmt::format("{} = call float @{}(float {})", v,
-                       intrinsic("llvm.nvvm.ex2.approx.f", "declare float @llvm.nvvm.ex2.approx.f(float)"),
-                       t));
+    f.emit(fmt::format(
+        "{} = call float @{}(float {})", v,
+        intrinsic("llvm.nvvm.ex2.approx.f", "declare float @llvm.nvvm.ex2.approx.f(float)"), t));
     break;
   }
   case 6: {
@@ -205,15 +233,17 @@ void KernelGenerator::stmt_math(IrFunction& f, Scope& s) {
     v = f.value();
     f.emit(fmt::format("{} = call float @{}(float {})", t,
                        intrinsic("llvm.fabs.f32", "declare float @llvm.fabs.f32(float)"), a));
-    f.emit(fmt::format("{} = call float @{}(float {})", v,
-                       intrinsic("llvm.nvvm.sqrt.rn.f", "declare float @llvm.nvvm.sqrt.rn.f(float)"), t));
+    f.emit(fmt::format(
+        "{} = call float @{}(float {})", v,
+        intrinsic("llvm.nvvm.sqrt.rn.f", "declare float @llvm.nvvm.sqrt.rn.f(float)"), t));
     break;
   }
   case 7: {
     bool max = m_rng.chance(50);
     std::string name = max ? "llvm.nvvm.fmax.f" : "llvm.nvvm.fmin.f";
     f.emit(fmt::format("{} = call float @{}(float {}, float {})", v,
-                       intrinsic(name, fmt::format("declare float @{}(float, float)", name)), a, b));
+                       intrinsic(name, fmt::format("declare float @{}(float, float)", name)), a,
+                       b));
     break;
   }
   case 8: {
@@ -224,7 +254,8 @@ void KernelGenerator::stmt_math(IrFunction& f, Scope& s) {
                        intrinsic("llvm.fabs.f32", "declare float @llvm.fabs.f32(float)"), a));
     f.emit(fmt::format("{} = fadd float {}, 1.000000e+00", u, t));
     f.emit(fmt::format("{} = call float @{}(float {})", v,
-                       intrinsic("llvm.nvvm.rcp.rn.f", "declare float @llvm.nvvm.rcp.rn.f(float)"), u));
+                       intrinsic("llvm.nvvm.rcp.rn.f", "declare float @llvm.nvvm.rcp.rn.f(float)"),
+                       u));
     break;
   }
   case 9: {
@@ -249,10 +280,18 @@ void KernelGenerator::stmt_int(IrFunction& f, Scope& s) {
   std::string a = recent(s.ints);
   std::string v = f.value();
   switch (m_rng.below(4)) {
-  case 0: f.emit(fmt::format("{} = add i32 {}, {}", v, a, m_rng.pick(s.ints))); break;
-  case 1: f.emit(fmt::format("{} = mul i32 {}, {}", v, a, 3 + 2 * m_rng.below(8))); break;
-  case 2: f.emit(fmt::format("{} = xor i32 {}, {}", v, a, m_rng.pick(s.ints))); break;
-  default: f.emit(fmt::format("{} = and i32 {}, {}", v, a, (1 << (8 + m_rng.below(8))) - 1)); break;
+  case 0:
+    f.emit(fmt::format("{} = add i32 {}, {}", v, a, m_rng.pick(s.ints)));
+    break;
+  case 1:
+    f.emit(fmt::format("{} = mul i32 {}, {}", v, a, 3 + 2 * m_rng.below(8)));
+    break;
+  case 2:
+    f.emit(fmt::format("{} = xor i32 {}, {}", v, a, m_rng.pick(s.ints)));
+    break;
+  default:
+    f.emit(fmt::format("{} = and i32 {}, {}", v, a, (1 << (8 + m_rng.below(8))) - 1));
+    break;
   }
   s.ints.push_back(v);
 }
@@ -263,7 +302,8 @@ void KernelGenerator::stmt_load(IrFunction& f, const FunctionContext& ctx, Scope
     std::string ip = m_rng.pick(ctx.index_ptrs);
     std::string i64 = index64(f, index);
     std::string q = f.value(), x = f.value(), masked = f.value();
-    f.emit(fmt::format("{} = getelementptr inbounds i32, {} {}, i64 {}", q, m_types.global("i32"), ip, i64));
+    f.emit(fmt::format("{} = getelementptr inbounds i32, {} {}, i64 {}", q, m_types.global("i32"),
+                       ip, i64));
     f.emit(fmt::format("{} = load i32, {} {}, align 4", x, m_types.global("i32"), q));
     f.emit(fmt::format("{} = and i32 {}, 4095", masked, x));
     s.ints.push_back(masked);
@@ -286,15 +326,16 @@ void KernelGenerator::stmt_store(IrFunction& f, const FunctionContext& ctx, Scop
   std::string q = f.value();
   f.emit(fmt::format("{} = getelementptr inbounds float, {} {}, i64 {}", q, m_types.global("float"),
                      m_rng.pick(ctx.out_ptrs), i64));
-  f.emit(fmt::format("store float {}, {} {}, align 4", recent_float(s), m_types.global("float"), q));
+  f.emit(
+      fmt::format("store float {}, {} {}, align 4", recent_float(s), m_types.global("float"), q));
 }
 
 void KernelGenerator::stmt_call(IrFunction& f, const FunctionContext& ctx, Scope& s) {
   ++m_calls;
   std::string v = f.value();
-  f.emit(fmt::format("{} = call float @{}({} {}, i32 {}, float {}, float {})", v, m_rng.pick(ctx.callable),
-                     m_types.global("float"), m_rng.pick(ctx.float_ptrs), recent(s.ints), recent_float(s),
-                     any_float(s)));
+  f.emit(fmt::format("{} = call float @{}({} {}, i32 {}, float {}, float {})", v,
+                     m_rng.pick(ctx.callable), m_types.global("float"), m_rng.pick(ctx.float_ptrs),
+                     recent(s.ints), recent_float(s), any_float(s)));
   define(s, v);
 }
 
@@ -308,21 +349,25 @@ void KernelGenerator::stmt_shared(IrFunction& f, const FunctionContext& ctx, Sco
   f.emit(fmt::format("{} = zext i32 {} to i64", mine64, mine));
   f.emit(fmt::format("{} = getelementptr inbounds {}, {} @{}, i64 0, i64 {}", slot, type,
                      m_types.shared(type), arr.name, mine64));
-  f.emit(fmt::format("store float {}, {} {}, align 4", recent_float(s), m_types.shared("float"), slot));
+  f.emit(fmt::format("store float {}, {} {}, align 4", recent_float(s), m_types.shared("float"),
+                     slot));
   f.emit(fmt::format("call void @{}()", barrier));
-  std::string other = f.value(), wrapped = f.value(), other64 = f.value(), q = f.value(), v = f.value();
-  f.emit(fmt::format("{} = add i32 {}, {}", other, ctx.tid, 1 + m_rng.below(static_cast<uint64_t>(arr.elements - 1))));
+  std::string other = f.value(), wrapped = f.value(), other64 = f.value(), q = f.value(),
+              v = f.value();
+  f.emit(fmt::format("{} = add i32 {}, {}", other, ctx.tid,
+                     1 + m_rng.below(static_cast<uint64_t>(arr.elements - 1))));
   f.emit(fmt::format("{} = and i32 {}, {}", wrapped, other, arr.elements - 1));
   f.emit(fmt::format("{} = zext i32 {} to i64", other64, wrapped));
-  f.emit(fmt::format("{} = getelementptr inbounds {}, {} @{}, i64 0, i64 {}", q, type, m_types.shared(type),
-                     arr.name, other64));
+  f.emit(fmt::format("{} = getelementptr inbounds {}, {} @{}, i64 0, i64 {}", q, type,
+                     m_types.shared(type), arr.name, other64));
   f.emit(fmt::format("{} = load float, {} {}, align 4", v, m_types.shared("float"), q));
   f.emit(fmt::format("call void @{}()", barrier));
   m_barriers += 2;
   define(s, v);
 }
 
-void KernelGenerator::stmt_branch(IrFunction& f, const FunctionContext& ctx, Scope& s, size_t budget) {
+void KernelGenerator::stmt_branch(IrFunction& f, const FunctionContext& ctx, Scope& s,
+                                  size_t budget) {
   // Inside a loop the condition depends on the loop's accumulator: a
   // loop-invariant condition would let the optimizer unswitch (clone) the
   // loop for every branch, which blows up compile time exponentially.
@@ -333,7 +378,8 @@ void KernelGenerator::stmt_branch(IrFunction& f, const FunctionContext& ctx, Sco
   std::string then_label = f.label(), else_label = f.label(), join_label = f.label();
   bool has_else = m_rng.chance(65);
   std::string pre = f.current();
-  f.emit(fmt::format("br i1 {}, label %{}, label %{}", cond, then_label, has_else ? else_label : join_label));
+  f.emit(fmt::format("br i1 {}, label %{}, label %{}", cond, then_label,
+                     has_else ? else_label : join_label));
 
   Scope inner = s;
   inner.unused.clear();
@@ -353,15 +399,18 @@ void KernelGenerator::stmt_branch(IrFunction& f, const FunctionContext& ctx, Sco
   }
   f.start_block(join_label);
   std::string v = f.value();
-  f.emit(fmt::format("{} = phi float [ {}, %{} ], [ {}, %{} ]", v, then_value, then_end, else_value, else_end));
+  f.emit(fmt::format("{} = phi float [ {}, %{} ], [ {}, %{} ]", v, then_value, then_end, else_value,
+                     else_end));
   define(s, v);
 }
 
 // for (i = 0; i < bound; ++i) acc += body(i); the accumulator leaves through the header phi.
-void KernelGenerator::stmt_loop(IrFunction& f, const FunctionContext& ctx, Scope& s, size_t budget) {
+void KernelGenerator::stmt_loop(IrFunction& f, const FunctionContext& ctx, Scope& s,
+                                size_t budget) {
   // Constant trip counts (which the optimizer may unroll fully) only for
   // innermost loops, or nested constant loops multiply into huge code.
-  bool constant = ctx.trip_counts.empty() || (s.loop_depth + 1 >= k_max_loop_depth && m_rng.chance(60));
+  bool constant =
+      ctx.trip_counts.empty() || (s.loop_depth + 1 >= k_max_loop_depth && m_rng.chance(60));
   std::string bound = constant ? std::to_string(2 + m_rng.below(7)) : m_rng.pick(ctx.trip_counts);
   std::string init = recent_float(s);
   std::string head = f.label(), body = f.label(), exit = f.label();
@@ -393,14 +442,16 @@ void KernelGenerator::stmt_loop(IrFunction& f, const FunctionContext& ctx, Scope
   if (m_rng.chance(50))
     f.emit(fmt::format("{} = fadd float {}, {}", acc_next, acc, value));
   else
-    f.emit(fmt::format("{} = call float @{}(float {}, float {}, float {})", acc_next,
-                       intrinsic("llvm.fma.f32", "declare float @llvm.fma.f32(float, float, float)"), value,
-                       m_rng.pick(k_float_constants), acc));
+    f.emit(
+        fmt::format("{} = call float @{}(float {}, float {}, float {})", acc_next,
+                    intrinsic("llvm.fma.f32", "declare float @llvm.fma.f32(float, float, float)"),
+                    value, m_rng.pick(k_float_constants), acc));
   f.emit(fmt::format("{} = add nsw i32 {}, 1", i_next, i));
   std::string latch = f.current();
   f.emit(fmt::format("br label %{}", head));
   f.patch(i_phi, fmt::format("{} = phi i32 [ 0, %{} ], [ {}, %{} ]", i, pre, i_next, latch));
-  f.patch(acc_phi, fmt::format("{} = phi float [ {}, %{} ], [ {}, %{} ]", acc, init, pre, acc_next, latch));
+  f.patch(acc_phi,
+          fmt::format("{} = phi float [ {}, %{} ], [ {}, %{} ]", acc, init, pre, acc_next, latch));
 
   f.start_block(exit);
   ++m_loops;
@@ -429,8 +480,8 @@ std::string KernelGenerator::make_helper(size_t index, size_t budget) {
   std::string result = gen_region(f, ctx, s, budget);
   f.emit(fmt::format("ret float {}", result));
   m_instructions += f.instructions();
-  return fmt::format("define internal float @{}({} %p, i32 %i, float %a, float %b) {{\n{}}}\n", name,
-                     m_types.global("float"), f.render());
+  return fmt::format("define internal float @{}({} %p, i32 %i, float %a, float %b) {{\n{}}}\n",
+                     name, m_types.global("float"), f.render());
 }
 
 std::string KernelGenerator::make_kernel(size_t budget) {
@@ -480,7 +531,8 @@ std::string KernelGenerator::make_kernel(size_t budget) {
   f.emit("%gid = add i32 %base, %tid");
   f.emit("%gid64 = sext i32 %gid to i64");
   f.emit("%m.half = lshr i32 %m, 1");
-  f.emit(fmt::format("%first.p = getelementptr inbounds float, {} %in0, i64 %gid64", m_types.global("float")));
+  f.emit(fmt::format("%first.p = getelementptr inbounds float, {} %in0, i64 %gid64",
+                     m_types.global("float")));
   f.emit(fmt::format("%first = load float, {} %first.p, align 4", m_types.global("float")));
   Scope s;
   s.floats = {"%alpha", "%first"};
@@ -497,8 +549,8 @@ std::string KernelGenerator::make_kernel(size_t budget) {
   f.start_block(write);
   for (size_t k = 0; k < ctx.out_ptrs.size(); ++k) {
     std::string q = f.value();
-    f.emit(fmt::format("{} = getelementptr inbounds float, {} {}, i64 %gid64", q, m_types.global("float"),
-                       ctx.out_ptrs[k]));
+    f.emit(fmt::format("{} = getelementptr inbounds float, {} {}, i64 %gid64", q,
+                       m_types.global("float"), ctx.out_ptrs[k]));
     f.emit(fmt::format("store float {}, {} {}, align 4", last, m_types.global("float"), q));
   }
   f.emit(fmt::format("br label %{}", done));
@@ -506,7 +558,8 @@ std::string KernelGenerator::make_kernel(size_t budget) {
   f.emit("ret void");
   m_instructions += f.instructions();
 
-  std::string text = fmt::format("define void @{}({}) {{\n{}}}\n", m_spec.name, fmt::join(params, ", "), f.render());
+  std::string text = fmt::format("define void @{}({}) {{\n{}}}\n", m_spec.name,
+                                 fmt::join(params, ", "), f.render());
   std::string fn_type = fmt::format("void ({})", fmt::join(param_types, ", "));
   m_kernel_ref = m_spec.dialect == Dialect::llvm7 ? fmt::format("{}* @{}", fn_type, m_spec.name)
                                                   : fmt::format("ptr @{}", m_spec.name);
@@ -530,11 +583,11 @@ Kernel KernelGenerator::generate() {
   size_t used = m_instructions;
   std::string kernel = make_kernel(total > used + 40 ? total - used : 40);
 
-  std::string out = fmt::format(
-      "; {}: generated by `kdet corpus` (seed {:#x}, {} instructions, {} dialect).\n"
-      "; A synthetic kernel: pointer parameters, nested loops, shared memory with\n"
-      "; barriers, NVVM math intrinsics, branches and internal helpers.\n",
-      m_spec.name, m_spec.seed, m_instructions, to_string(m_spec.dialect));
+  std::string out =
+      fmt::format("; {}: generated by `kdet corpus` (seed {:#x}, {} instructions, {} dialect).\n"
+                  "; A synthetic kernel: pointer parameters, nested loops, shared memory with\n"
+                  "; barriers, NVVM math intrinsics, branches and internal helpers.\n",
+                  m_spec.name, m_spec.seed, m_instructions, to_string(m_spec.dialect));
   out += m_spec.dialect == Dialect::llvm7
              ? "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\n"
              : "target datalayout = \"e-p6:32:32-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\n";
@@ -543,7 +596,8 @@ Kernel KernelGenerator::generate() {
     out += fmt::format("@{} = internal addrspace(3) global [{} x float] undef, align 4\n", arr.name,
                        arr.elements);
   out += "\n" + helpers + kernel + "\n";
-  for (const auto& d : m_declares) out += d + "\n";
+  for (const auto& d : m_declares)
+    out += d + "\n";
   out += "\n!nvvm.annotations = !{!0, !1}\n!nvvmir.version = !{!2}\n\n";
   out += fmt::format("!0 = !{{{}, !\"kernel\", i32 1}}\n", m_kernel_ref);
   out += fmt::format("!1 = !{{{}, !\"maxntidx\", i32 {}}}\n", m_kernel_ref, 128 << m_rng.below(3));
@@ -562,15 +616,17 @@ Kernel KernelGenerator::generate() {
 
 bool valid_identifier(const std::string& name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 } // namespace
 
 Kernel generate_kernel(const KernelSpec& spec) {
   if (!valid_identifier(spec.name))
-    throw Error::format("kernel name '{}': use letters, digits and '_', not starting with a digit", spec.name);
+    throw Error::format("kernel name '{}': use letters, digits and '_', not starting with a digit",
+                        spec.name);
   if (spec.instructions < k_min_instructions || spec.instructions > k_max_instructions)
     throw Error::format("kernel size {}: must be between {} and {} instructions", spec.instructions,
                         k_min_instructions, k_max_instructions);

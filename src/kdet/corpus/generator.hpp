@@ -32,7 +32,7 @@ constexpr size_t k_max_instructions = 200000;
 
 // One kernel to generate.
 struct KernelSpec {
-  std::string name = "kernel";   // kernel function name; must match [A-Za-z_][A-Za-z0-9_]*
+  std::string name = "kernel"; // kernel function name; must match [A-Za-z_][A-Za-z0-9_]*
   uint64_t seed = 0;
   size_t instructions = k_small_instructions; // target; the result lands within a few percent above
   Dialect dialect = Dialect::llvm7;
@@ -41,10 +41,10 @@ struct KernelSpec {
 // A generated module and what it contains.
 struct Kernel {
   std::string name;
-  std::string text;              // the whole .ll module
-  size_t instructions = 0;       // instructions emitted, terminators and phis included
-  size_t helpers = 0;            // internal helper functions
-  size_t pointer_params = 0;     // pointer parameters of the kernel
+  std::string text;          // the whole .ll module
+  size_t instructions = 0;   // instructions emitted, terminators and phis included
+  size_t helpers = 0;        // internal helper functions
+  size_t pointer_params = 0; // pointer parameters of the kernel
   size_t loops = 0;
   size_t barriers = 0;
 };
@@ -57,7 +57,7 @@ Kernel generate_kernel(const KernelSpec& spec);
 struct SizeChoice {
   bool mixed = false;
   size_t instructions = k_small_instructions;
-  std::string label = "small";   // as the user wrote it
+  std::string label = "small"; // as the user wrote it
 };
 
 // Parses small|medium|large|mixed|N; throws Error naming `option` otherwise.
@@ -78,7 +78,7 @@ struct CorpusSpec {
 };
 
 struct CorpusFile {
-  std::string path;              // out_dir/gen_NNNN.ll
+  std::string path; // out_dir/gen_NNNN.ll
   Kernel kernel;
 };
 

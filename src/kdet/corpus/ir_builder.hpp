@@ -35,8 +35,7 @@ public:
   // True with the given probability in percent.
   bool chance(int percent) { return static_cast<int>(below(100)) < percent; }
   // One element of a non-empty vector.
-  template <typename T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  template <typename T> const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
 
 private:
   uint64_t m_state;
@@ -77,7 +76,9 @@ public:
     emit("");
     return {m_blocks.size() - 1, m_blocks.back().lines.size() - 1};
   }
-  void patch(Slot slot, std::string line) { m_blocks[slot.first].lines[slot.second] = std::move(line); }
+  void patch(Slot slot, std::string line) {
+    m_blocks[slot.first].lines[slot.second] = std::move(line);
+  }
   // Label of the block being filled.
   const std::string& current() const { return m_blocks.back().name; }
   size_t instructions() const { return m_instructions; }
@@ -87,7 +88,8 @@ public:
     for (size_t b = 0; b < m_blocks.size(); ++b) {
       if (b) out += '\n';
       out += m_blocks[b].name + ":\n";
-      for (const auto& line : m_blocks[b].lines) out += "  " + line + "\n";
+      for (const auto& line : m_blocks[b].lines)
+        out += "  " + line + "\n";
     }
     return out;
   }

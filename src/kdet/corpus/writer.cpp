@@ -1,6 +1,5 @@
 //===- corpus/writer.cpp - a folder of generated kernels and its README -------===//
 #include "kdet/corpus/generator.hpp"
-
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -10,7 +9,9 @@
 
 namespace kdet::corpus {
 
-const char* to_string(Dialect d) { return d == Dialect::llvm7 ? "llvm7" : "modern"; }
+const char* to_string(Dialect d) {
+  return d == Dialect::llvm7 ? "llvm7" : "modern";
+}
 
 std::string suggested_options(Dialect d) {
   return d == Dialect::llvm7 ? "-arch=compute_90a -opt=3 (or compute_80; -opt=0..3)"
@@ -28,17 +29,22 @@ Dialect parse_dialect(const std::string& value, const std::string& option) {
 SizeChoice parse_size(const std::string& value, const std::string& option) {
   SizeChoice c;
   c.label = value;
-  if (value == "small") c.instructions = k_small_instructions;
-  else if (value == "medium") c.instructions = k_medium_instructions;
-  else if (value == "large") c.instructions = k_large_instructions;
-  else if (value == "mixed") c.mixed = true;
+  if (value == "small")
+    c.instructions = k_small_instructions;
+  else if (value == "medium")
+    c.instructions = k_medium_instructions;
+  else if (value == "large")
+    c.instructions = k_large_instructions;
+  else if (value == "mixed")
+    c.mixed = true;
   else if (auto n = parse_u64(value); n && *n >= k_min_instructions && *n <= k_max_instructions)
     c.instructions = static_cast<size_t>(*n);
   else
-    throw Error::format("{} {}: must be small (~{}), medium (~{}), large (~{} instructions), mixed, or a "
-                        "number of instructions between {} and {}",
-                        option, value, k_small_instructions, k_medium_instructions, k_large_instructions,
-                        k_min_instructions, k_max_instructions);
+    throw Error::format(
+        "{} {}: must be small (~{}), medium (~{}), large (~{} instructions), mixed, or a "
+        "number of instructions between {} and {}",
+        option, value, k_small_instructions, k_medium_instructions, k_large_instructions,
+        k_min_instructions, k_max_instructions);
   return c;
 }
 
@@ -50,7 +56,9 @@ KernelSpec corpus_kernel_spec(const CorpusSpec& spec, size_t index) {
   k.instructions = spec.size.instructions;
   if (spec.size.mixed) { // half small, a third medium, the rest large
     uint64_t r = mix_seed(k.seed, 0x73697a65) % 100;
-    k.instructions = r < 50 ? k_small_instructions : r < 85 ? k_medium_instructions : k_large_instructions;
+    k.instructions = r < 50   ? k_small_instructions
+                     : r < 85 ? k_medium_instructions
+                              : k_large_instructions;
   }
   return k;
 }
@@ -66,9 +74,10 @@ std::vector<CorpusFile> write_corpus(const CorpusSpec& spec) {
     CorpusFile f{fmt::format("{}/{}.ll", spec.out_dir, ks.name), generate_kernel(ks)};
     write_file_atomic(f.path, f.kernel.text);
     total += f.kernel.instructions;
-    listing += fmt::format("  {}.ll  {} instructions, {} pointer params, {} helpers, {} loops, {} barriers\n",
-                           ks.name, f.kernel.instructions, f.kernel.pointer_params, f.kernel.helpers,
-                           f.kernel.loops, f.kernel.barriers);
+    listing += fmt::format(
+        "  {}.ll  {} instructions, {} pointer params, {} helpers, {} loops, {} barriers\n", ks.name,
+        f.kernel.instructions, f.kernel.pointer_params, f.kernel.helpers, f.kernel.loops,
+        f.kernel.barriers);
     files.push_back(std::move(f));
   }
   std::string readme = fmt::format(
@@ -85,8 +94,9 @@ std::vector<CorpusFile> write_corpus(const CorpusSpec& spec) {
       "Each file holds one kernel (the function named like the file) and its internal helpers.\n"
       "\n"
       "files ({} instructions in all):\n{}",
-      spec.seed, spec.size.label, to_string(spec.dialect), spec.count, suggested_options(spec.dialect),
-      spec.count, spec.size.label, spec.seed, to_string(spec.dialect), total, listing);
+      spec.seed, spec.size.label, to_string(spec.dialect), spec.count,
+      suggested_options(spec.dialect), spec.count, spec.size.label, spec.seed,
+      to_string(spec.dialect), total, listing);
   write_file_atomic(spec.out_dir + "/README.txt", readme);
   return files;
 }
