@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -94,36 +95,43 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   const bool fresh = plan.setting.process == perturb::ProcessMode::fresh;
 
   // Load the compiler once up front: a bad --lib or --cmd is a usage error, not N failed runs.
+  // With --process same the probe simply stays on as slot 0's worker.
   HelloMessage hello;
+  WorkerProcess probe;
+  int probe_serial = 0;
   if (plan.identity) {
     hello.identity = *plan.identity;
   } else {
-    WorkerProcess probe;
-    launch.log_path = session_dir + "/probe.log";
+    launch.log_path = session_dir + "/worker0.log";
     std::string error;
     auto t_probe = steady_clock::now();
     if (!probe.start(launch, hello, error))
       throw Error::format("cannot load the {} compiler: {}", plan.backend.kind, error);
     out.worker_start_seconds = duration<double>(steady_clock::now() - t_probe).count();
-    probe.stop();
+    if (fresh) probe.stop();
   }
   out.identity = hello.identity;
-  if (out.identity.content_hash.empty()) out.identity.content_hash = backend::cached_file_hash(out.identity.path);
+  // Hash the compiler file (tens of MB) while the runs go on; only the report needs it.
+  std::future<std::string> content_hash;
+  if (out.identity.content_hash.empty())
+    content_hash = std::async(std::launch::async, backend::cached_file_hash, out.identity.path);
 
   std::atomic<uint64_t> next{0};
-  std::atomic<int> workers_started{0};
   std::atomic<bool> stop{false};
   std::mutex mu;
   std::map<std::string, Variant> variants;
   uint64_t completed = 0, succeeded = 0;
 
+  std::atomic<int> workers_started{probe.alive() ? 1 : 0};
+  if (probe.alive()) probe_serial = 1;
   auto slot_main = [&](int slot) {
     WorkerProcess worker;
+    if (slot == 0 && probe.alive()) worker = std::move(probe);
     WorkerLaunch my = launch;
     my.log_path = fmt::format("{}/worker{}.log", session_dir, slot);
     std::string workdir = fmt::format("{}/s{}", session_dir, slot);
     make_dirs(workdir);
-    int worker_serial = 0, nth = 0;
+    int worker_serial = worker.alive() ? probe_serial : 0, nth = 0;
     for (;;) {
       if (stop.load() || interrupted()) break;
       uint64_t idx = next.fetch_add(1);
@@ -231,6 +239,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   slot_main(0);
   for (auto& t : threads) t.join();
 
+  if (content_hash.valid()) out.identity.content_hash = content_hash.get();
   out.completed = completed;
   out.workers_started = workers_started.load();
   out.interrupted = interrupted();

@@ -12,12 +12,24 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 
 namespace kdet::engine {
 
 using namespace std::chrono;
 
 WorkerProcess::~WorkerProcess() { stop(); }
+
+WorkerProcess& WorkerProcess::operator=(WorkerProcess&& other) noexcept {
+  if (this == &other) return *this;
+  stop();
+  m_pid = std::exchange(other.m_pid, -1);
+  m_request_fd = std::exchange(other.m_request_fd, -1);
+  m_reply_fd = std::exchange(other.m_reply_fd, -1);
+  m_log_path = std::move(other.m_log_path);
+  m_log_offset = other.m_log_offset;
+  return *this;
+}
 
 bool WorkerProcess::start(const WorkerLaunch& launch, HelloMessage& hello, std::string& error) {
   int req[2], rep[2];

@@ -38,6 +38,9 @@ public:
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
+  // Moving hands the process over; the source no longer owns it.
+  WorkerProcess(WorkerProcess&& other) noexcept { *this = std::move(other); }
+  WorkerProcess& operator=(WorkerProcess&& other) noexcept;
 
   // Starts the worker and waits for its hello. On failure returns false and
   // fills `error` (the worker's own message when it sent one).
