@@ -17,7 +17,7 @@ run() { # name, kdet run arguments...
   local name=$1; shift
   echo "== $name"
   set +e
-  "$kdet" run "$@" --out "$out/$name" --color never -n "$runs"
+  "$kdet" run --out "$out/$name" --color never -n "$runs" "$@"
   local rc=$?
   set -e
   echo "   exit $rc"
