@@ -43,6 +43,11 @@ for f in "$ex"/ptx/*.ptx; do
 done
 # The reporter's factor isolation, on one kernel: every factor fixed.
 run "nvvm-tiled_matmul-all-fixed" "$ex/nvvm/llvm7/tiled_matmul.ll" --process fresh --aslr off --heap none -- -arch=compute_90a -opt=3
+# What variance looks like: the test suite's fake libNVVM whose output follows heap addresses.
+fake=${KDET_BUILD_DIR:-$root/build}/tests/fakes/libfakenvvm.so
+if [[ -f $fake ]]; then
+  run "fake-heaporder-churn" "$ex/nvvm/llvm7/saxpy.ll" --lib "$fake" -- -fake-mode=pairorder
+fi
 
 echo
 echo "results in $out (one folder per run: result.json, runs.jsonl, variants/)"
