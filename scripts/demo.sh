@@ -46,7 +46,7 @@ run "nvvm-tiled_matmul-all-fixed" "$ex/nvvm/llvm7/tiled_matmul.ll" --process fre
 # What variance looks like: the test suite's fake libNVVM whose output follows heap addresses.
 fake=${KDET_BUILD_DIR:-$root/build}/tests/fakes/libfakenvvm.so
 if [[ -f $fake ]]; then
-  run "fake-heaporder-churn" "$ex/nvvm/llvm7/saxpy.ll" --lib "$fake" -- -fake-mode=pairorder
+  run "fake-pairorder" "$ex/nvvm/llvm7/saxpy.ll" --lib "$fake" -- -fake-mode=pairorder
 fi
 
 echo
