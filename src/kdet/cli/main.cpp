@@ -3,6 +3,7 @@
 #include "kdet/engine/worker_main.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/strings.hpp"
+#include "kdet/util/sysinfo.hpp"
 #include "kdet/version.hpp"
 
 #include <fmt/format.h>
@@ -16,7 +17,6 @@ namespace kdet::cli {
 
 namespace {
 
-std::string g_invocation;
 
 constexpr const char* k_footer = R"(Exit codes:
   0    deterministic: every run gave the same output (or nothing unexpected)
@@ -62,7 +62,7 @@ void check_command_name(int argc, char** argv) {
 
 } // namespace
 
-const std::string& invocation() { return g_invocation; }
+const std::string& invocation() { return command_line(); }
 
 int kdet_main(int argc, char** argv) {
   // Workers take a fast path: no option parsing library, no extra allocations
@@ -71,7 +71,7 @@ int kdet_main(int argc, char** argv) {
     return engine::worker_main(argc, argv);
 
   std::signal(SIGPIPE, SIG_IGN);
-  g_invocation = shell_join(std::vector<std::string>(argv, argv + argc));
+  set_command_line(shell_join(std::vector<std::string>(argv, argv + argc)));
 
   CLI::App app{"kdet: finds, measures, explains and contains nondeterminism in GPU kernel "
                "compilers.",

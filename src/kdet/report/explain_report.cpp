@@ -1,6 +1,5 @@
 #include "kdet/report/explain_report.hpp"
 
-#include "kdet/cli/main.hpp"
 #include "kdet/util/strings.hpp"
 #include "kdet/util/sysinfo.hpp"
 #include "kdet/version.hpp"
@@ -31,7 +30,7 @@ nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::
                      {"failure", c.failure}});
   }
   return {{"schema", k_explain_schema},
-          {"kdet", {{"version", k_version}, {"command_line", cli::invocation()}}},
+          {"kdet", {{"version", k_version}, {"command_line", command_line()}}},
           {"input", opt.base.input_path},
           {"compiler",
            {{"backend", r.identity.backend},

@@ -1,6 +1,5 @@
 #include "kdet/report/run_report.hpp"
 
-#include "kdet/cli/main.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
@@ -104,7 +103,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
   uint64_t need_1pct = stats::runs_to_bound(0.01, a.confidence);
   nlohmann::json j = {
       {"schema", k_run_schema},
-      {"kdet", {{"version", k_version}, {"command_line", cli::invocation()}}},
+      {"kdet", {{"version", k_version}, {"command_line", command_line()}}},
       {"started_at", out.started_at},
       {"input", {{"path", out.plan.input_path}, {"hash", input_hash}}},
       {"compiler",
