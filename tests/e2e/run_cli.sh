@@ -50,7 +50,12 @@ seq2=$(json_eval "$T/s2.json" '[r["variant"] for r in d["records"]]')
 # Ctrl-C: exit 130, and the runs done so far are written.
 "$KDET" run "$IN" --lib "$FAKE" -n 1000 --timeout 60 --out "$T/int" -- -fake-mode=hang >/dev/null 2>&1 &
 pid=$!
-sleep 1.5
+# Wait until a compile is under way (the probe has loaded the compiler), then interrupt.
+for _ in $(seq 200); do
+  pgrep -f "__worker.*libfakenvvm" >/dev/null && break
+  sleep 0.1
+done
+sleep 0.5
 kill -INT $pid
 set +e; wait $pid; rc=$?; set -e
 [[ $rc == 130 ]] || fail "interrupted run should exit 130, got $rc"
