@@ -1,4 +1,5 @@
 #include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <gtest/gtest.h>
@@ -32,4 +33,12 @@ TEST(ParseSeed, AcceptsHexAndDecimal) {
 
 TEST(ShellJoin, QuotesWhatNeedsIt) {
   EXPECT_EQ(shell_join({"kdet", "run", "a b", "it's"}), "kdet run 'a b' 'it'\\''s'");
+}
+
+TEST(EnvChanges, SetReplaceAndUnsetInOrder) {
+  std::vector<std::string> env = {"A=1", "AB=2", "PATH=/bin"};
+  auto out = with_env_changes(env, {"A=9", "PATH", "NEW=x", "AB"});
+  EXPECT_EQ(out, (std::vector<std::string>{"A=9", "NEW=x"}));
+  // "A" must not touch "AB": keys match up to the '='.
+  EXPECT_EQ(with_env_changes({"AB=2"}, {"A"}), std::vector<std::string>{"AB=2"});
 }

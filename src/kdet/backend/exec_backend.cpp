@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern char** environ;
 
 namespace kdet::backend {
 
@@ -38,18 +37,6 @@ std::string version_line(const std::string& text) {
       return line;
   }
   return first_line(text);
-}
-
-// This process's environment with "K=V" set and "K" removed.
-std::vector<std::string> apply_env(const std::vector<std::string>& changes) {
-  std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
-  for (const auto& c : changes) {
-    std::string key = c.substr(0, c.find('='));
-    std::erase_if(env, [&](const std::string& x) { return x.compare(0, key.size() + 1, key + "=") == 0; });
-    if (c.find('=') != std::string::npos) env.push_back(c);
-  }
-  return env;
 }
 
 class ExecBackend final : public Backend {
@@ -86,7 +73,7 @@ public:
     opt.argv[0] = m_program;
     // Options after `--` are appended to the command.
     for (const auto& o : req.options) opt.argv.push_back(o);
-    if (!req.env.empty()) opt.env = apply_env(req.env);
+    if (!req.env.empty()) opt.env = with_env_changes(current_environment(), req.env);
     opt.cwd = req.cwd;
     if (req.umask >= 0) opt.umask = static_cast<unsigned>(req.umask);
     opt.new_pid_namespace = req.pid_namespace;

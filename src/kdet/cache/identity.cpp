@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern char** environ;
 
 namespace kdet::cache {
 
@@ -40,7 +39,7 @@ std::string probe_version(const backend::BackendConfig& config) {
   engine::WorkerLaunch launch;
   launch.exe = self_exe();
   launch.backend = config;
-  for (char** e = environ; e && *e; ++e) launch.env.emplace_back(*e);
+  launch.env = current_environment();
   std::string tmp = make_temp_dir("kdet-probe");
   struct Cleanup {
     std::string dir;

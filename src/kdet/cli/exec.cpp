@@ -18,7 +18,6 @@
 #include <memory>
 #include <set>
 
-extern char** environ;
 
 namespace kdet::cli {
 
@@ -39,11 +38,6 @@ struct ExecArgs {
   bool print = false;
   std::vector<std::string> command;
 };
-
-void set_var(std::vector<std::string>& env, const std::string& key, const std::string& value) {
-  std::erase_if(env, [&](const std::string& x) { return x.compare(0, key.size() + 1, key + "=") == 0; });
-  env.push_back(key + "=" + value);
-}
 
 int do_exec(const ExecArgs& a) {
   if (!a.deterministic)
@@ -67,8 +61,7 @@ int do_exec(const ExecArgs& a) {
   opt.argv = a.command;
   opt.new_process_group = false; // Ctrl-C in the terminal reaches the command as usual
   opt.fds = {{0, 0}, {1, 1}, {2, 2}};
-  std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  std::vector<std::string> env = current_environment();
   if (fixes.count("env")) {
     std::vector<std::string> kept;
     for (const auto& e : env) {
@@ -79,13 +72,11 @@ int do_exec(const ExecArgs& a) {
     }
     env = kept;
   }
+  std::vector<std::string> changes;
   if (fixes.count("threads"))
-    for (const auto& v : perturb::thread_count_variables()) set_var(env, v, "1");
-  if (fixes.count("locale")) {
-    set_var(env, "LC_ALL", "C");
-    set_var(env, "LANG", "C");
-  }
-  if (fixes.count("tz")) set_var(env, "TZ", "UTC");
+    for (const auto& v : perturb::thread_count_variables()) changes.push_back(v + "=1");
+  if (fixes.count("locale")) changes.insert(changes.end(), {"LC_ALL=C", "LANG=C"});
+  if (fixes.count("tz")) changes.push_back("TZ=UTC");
   if (fixes.count("umask")) opt.umask = 0022;
   if (fixes.count("aslr")) opt.disable_aslr = true;
   if (fixes.count("time")) {
@@ -93,12 +84,8 @@ int do_exec(const ExecArgs& a) {
     perturb::find_preload_libraries(ctx);
     if (ctx.faketime_lib.empty())
       throw Error("--fix time needs libfaketime (Debian package faketime), which is not installed");
-    std::string preload = ctx.faketime_lib;
-    if (const char* p = std::getenv("LD_PRELOAD"); p && *p) preload += std::string(":") + p;
-    set_var(env, "LD_PRELOAD", preload);
-    set_var(env, "FAKETIME", "@" + a.time);
-    set_var(env, "DONT_FAKE_MONOTONIC", "1");
-    set_var(env, "SOURCE_DATE_EPOCH", "1577836800");
+    changes.insert(changes.end(), {"LD_PRELOAD=" + perturb::preload_list({ctx.faketime_lib}), "FAKETIME=@" + a.time,
+                                   "DONT_FAKE_MONOTONIC=1", "SOURCE_DATE_EPOCH=1577836800"});
   }
   if (fixes.count("pid")) {
     std::string why;
@@ -106,7 +93,7 @@ int do_exec(const ExecArgs& a) {
       throw Error::format("--fix pid: this machine does not let kdet create a PID namespace ({})", why);
     opt.new_pid_namespace = true;
   }
-  opt.env = env;
+  opt.env = with_env_changes(std::move(env), changes);
   if (a.print) {
     std::string f;
     for (const auto& x : fixes) f += (f.empty() ? "" : ",") + x;

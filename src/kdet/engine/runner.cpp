@@ -4,6 +4,7 @@
 #include "kdet/engine/worker.hpp"
 #include "kdet/perturb/factors.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
@@ -17,7 +18,6 @@
 #include <mutex>
 #include <thread>
 
-extern char** environ;
 
 namespace kdet::engine {
 
@@ -30,15 +30,7 @@ constexpr size_t k_max_log_kept = 16 << 10;
 constexpr milliseconds k_exec_grace{10000};
 
 std::vector<std::string> build_env(const std::vector<std::string>& overrides) {
-  std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
-  for (const auto& kv : overrides) {
-    auto eq = kv.find('=');
-    std::string key = kv.substr(0, eq);
-    std::erase_if(env, [&](const std::string& x) { return x.compare(0, key.size() + 1, key + "=") == 0; });
-    if (eq != std::string::npos) env.push_back(kv); // "K" alone unsets K
-  }
-  return env;
+  return with_env_changes(current_environment(), overrides);
 }
 
 std::string iso_now() {

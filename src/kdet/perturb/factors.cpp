@@ -28,18 +28,18 @@ std::string random_name(uint64_t r, size_t len) {
   return s;
 }
 
-std::string join_preload(const std::vector<std::string>& libs) {
-  std::string v;
-  for (const auto& l : libs) v += (v.empty() ? "" : ":") + l;
-  if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing) v += std::string(":") + existing;
-  return v;
-}
-
 constexpr const char* k_fixed_time = "@2020-01-01 00:00:00";
 const char* const k_locales[] = {"C", "C.UTF-8", "POSIX"};
 const unsigned k_umasks[] = {0022, 0002, 0027, 0077};
 
 } // namespace
+
+std::string preload_list(const std::vector<std::string>& libs) {
+  std::string v;
+  for (const auto& l : libs) v += (v.empty() ? "" : ":") + l;
+  if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing) v += std::string(":") + existing;
+  return v;
+}
 
 const std::vector<std::string>& thread_count_variables() {
   static const std::vector<std::string> v = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",   "MKL_NUM_THREADS",
@@ -67,7 +67,7 @@ bool pid_namespace_available(std::string* why) {
 void find_preload_libraries(Context& ctx) {
   std::string dir = self_exe();
   dir = dir.substr(0, dir.find_last_of('/'));
-  for (const std::string cand : {dir + "/libkdet_chaos.so", dir + "/../lib/libkdet_chaos.so"}) {
+  for (const std::string& cand : {dir + "/libkdet_chaos.so", dir + "/../lib/libkdet_chaos.so"}) {
     if (::access(cand.c_str(), R_OK) == 0) {
       ctx.chaos_lib = absolute_path(cand);
       break;
@@ -113,7 +113,7 @@ Launch plan_launch(const Setting& s, const Context& ctx) {
       l.env.push_back("FAKETIME_NO_CACHE=1");
       l.env.push_back("DONT_FAKE_MONOTONIC=1");
     }
-    if (!preload.empty()) l.env.push_back("LD_PRELOAD=" + join_preload(preload));
+    if (!preload.empty()) l.env.push_back("LD_PRELOAD=" + preload_list(preload));
   }
   return l;
 }
@@ -181,7 +181,7 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
   }
   if (s.heap == HeapMode::chaos) {
     if (ctx.exec_backend) {
-      p.env.push_back("LD_PRELOAD=" + join_preload({ctx.chaos_lib}));
+      p.env.push_back("LD_PRELOAD=" + preload_list({ctx.chaos_lib}));
       p.env.push_back(fmt::format("KDET_CHAOS_SEED={:#x}", run_seed));
     } else {
       p.chaos_reseed = true;
@@ -197,7 +197,7 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
         preload.clear();
       }
     }
-    if (!preload.empty()) p.env.push_back("LD_PRELOAD=" + join_preload({preload}));
+    if (!preload.empty()) p.env.push_back("LD_PRELOAD=" + preload_list({preload}));
   }
   p.pid_namespace = ctx.exec_backend && s.pid == Level::fixed;
   return p;

@@ -52,6 +52,9 @@ void check_available(const Setting& s, const Context& ctx);
 Launch plan_launch(const Setting& s, const Context& ctx);
 RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_index, uint64_t run_seed);
 
+// An LD_PRELOAD value: `libs` first, then whatever this process already preloads.
+std::string preload_list(const std::vector<std::string>& libs);
+
 // Thread-count variables that thread pools read (OpenBLAS, OpenMP, MKL, ...).
 const std::vector<std::string>& thread_count_variables();
 

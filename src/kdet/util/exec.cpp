@@ -37,6 +37,22 @@ std::string ExitStatus::describe() const {
   return "?";
 }
 
+std::vector<std::string> current_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  return env;
+}
+
+std::vector<std::string> with_env_changes(std::vector<std::string> env, const std::vector<std::string>& changes) {
+  for (const auto& c : changes) {
+    auto eq = c.find('=');
+    std::string prefix = c.substr(0, eq) + "=";
+    std::erase_if(env, [&](const std::string& x) { return x.compare(0, prefix.size(), prefix) == 0; });
+    if (eq != std::string::npos) env.push_back(c);
+  }
+  return env;
+}
+
 std::string find_program(const std::string& name) {
   if (name.empty()) return {};
   if (name.find('/') != std::string::npos) return name;

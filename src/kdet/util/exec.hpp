@@ -71,6 +71,13 @@ struct CapturedRun {
 CapturedRun run_captured(SpawnOptions options, std::chrono::milliseconds timeout,
                          size_t max_capture = 16 << 20);
 
+// This process's environment as "K=V" strings.
+std::vector<std::string> current_environment();
+
+// `env` with each change applied in order: "K=V" sets K (replacing any
+// earlier value), "K" alone removes it.
+std::vector<std::string> with_env_changes(std::vector<std::string> env, const std::vector<std::string>& changes);
+
 // Looks `name` up in PATH (or returns it as is when it contains '/'); empty when not found.
 std::string find_program(const std::string& name);
 
