@@ -227,7 +227,15 @@ TEST(DiffPtx, FunctionOnlyOnOneSide) {
   Report r = compare(a, join(b));
   ASSERT_TRUE(find(r, "mix"));
   EXPECT_EQ(find(r, "mix")->change, Change::removed);
+  EXPECT_GT(find(r, "mix")->count_a, 0u);
+  EXPECT_EQ(find(r, "mix")->notes, std::vector<std::string>{"only in A"});
   EXPECT_EQ(r.overall, Change::removed);
+  // The other way round it is added, counted on B's side.
+  Report back = compare(join(b), a);
+  ASSERT_TRUE(find(back, "mix"));
+  EXPECT_EQ(find(back, "mix")->change, Change::added);
+  EXPECT_GT(find(back, "mix")->count_b, 0u);
+  EXPECT_EQ(find(back, "mix")->notes, std::vector<std::string>{"only in B"});
 }
 
 TEST(DiffPtx, RenderersNameTheChange) {

@@ -348,12 +348,7 @@ Report compare_cubin(std::string_view a, std::string_view b) {
   for (const auto& name : ma.kernel_order) {
     auto it = mb.kernels.find(name);
     if (it == mb.kernels.end()) {
-      Entry e;
-      e.name = name;
-      e.kind = "kernel";
-      e.change = Change::removed;
-      e.notes.push_back("only in A");
-      r.entries.push_back(std::move(e));
+      r.entries.push_back(one_sided_entry(name, "kernel", true));
       continue;
     }
     Entry e = compare_kernel(name, ma, ma.kernels.at(name), mb, it->second, r.approximate);
@@ -362,12 +357,7 @@ Report compare_cubin(std::string_view a, std::string_view b) {
   }
   for (const auto& name : mb.kernel_order) {
     if (ma.kernels.count(name)) continue;
-    Entry e;
-    e.name = name;
-    e.kind = "kernel";
-    e.change = Change::added;
-    e.notes.push_back("only in B");
-    r.entries.push_back(std::move(e));
+    r.entries.push_back(one_sided_entry(name, "kernel", false));
   }
 
   Entry mod;

@@ -95,6 +95,16 @@ int severity(Change change) {
 }
 
 namespace detail {
+Entry one_sided_entry(std::string name, std::string kind, bool only_in_a, size_t count) {
+  Entry e;
+  e.name = std::move(name);
+  e.kind = std::move(kind);
+  e.change = only_in_a ? Change::removed : Change::added;
+  (only_in_a ? e.count_a : e.count_b) = count;
+  e.notes.push_back(only_in_a ? "only in A" : "only in B");
+  return e;
+}
+
 void set_overall(Report& report) {
   report.overall = Change::identical;
   for (const auto& e : report.entries)

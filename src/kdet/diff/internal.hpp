@@ -28,4 +28,8 @@ std::vector<ByteRange> byte_ranges(std::string_view a, std::string_view b, uint6
 // Sets report.overall to the most severe entry's change (identical when none).
 void set_overall(Report& report);
 
+// An entry present on one side only: removed (only in A) or added (only in B),
+// with its instruction count on that side.
+Entry one_sided_entry(std::string name, std::string kind, bool only_in_a, size_t count = 0);
+
 } // namespace kdet::diff::detail

@@ -375,26 +375,14 @@ Report compare_ptx(std::string_view a, std::string_view b) {
     if (!seen.insert(fa.name).second) continue;  // a duplicate name: the first one speaks for it
     auto it = by_name_b.find(fa.name);
     if (it == by_name_b.end()) {
-      Entry e;
-      e.name = fa.name;
-      e.kind = fa.kind;
-      e.change = Change::removed;
-      e.count_a = fa.body.size();
-      e.notes.push_back("only in A");
-      r.entries.push_back(std::move(e));
+      r.entries.push_back(one_sided_entry(fa.name, fa.kind, true, fa.body.size()));
       continue;
     }
     r.entries.push_back(compare_functions(fa, *it->second, r.approximate));
   }
   for (const auto& fb : mb.functions) {
     if (!seen.insert(fb.name).second) continue;
-    Entry e;
-    e.name = fb.name;
-    e.kind = fb.kind;
-    e.change = Change::added;
-    e.count_b = fb.body.size();
-    e.notes.push_back("only in B");
-    r.entries.push_back(std::move(e));
+    r.entries.push_back(one_sided_entry(fb.name, fb.kind, false, fb.body.size()));
   }
   set_overall(r);
   if (r.overall == Change::identical && a != b) {
