@@ -1,5 +1,6 @@
 #include "kdet/cli/run_options.hpp"
 
+#include "kdet/backend/exec_template.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
@@ -67,8 +68,7 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
     if (a.command.empty())
       throw Error("--backend exec needs --cmd, e.g. --cmd 'ptxas -arch=sm_90a {input} -o {output}'");
     if (!a.lib.empty()) throw Error("--lib is for the nvvm, nvrtc and nvjitlink backends; exec takes --cmd");
-    auto argv = split_command(a.command);
-    if (argv.empty()) throw Error("--cmd is empty");
+    auto argv = backend::check_command_template(a.command, "--cmd");
     if (find_program(argv[0]).empty()) throw Error::format("--cmd: program '{}' not found in PATH", argv[0]);
   } else {
     if (!a.command.empty()) throw Error::format("--cmd is for --backend exec, not {}", b.kind);
