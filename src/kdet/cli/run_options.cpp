@@ -22,8 +22,10 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
       ->check(CLI::IsMember({"nvvm", "nvrtc", "nvjitlink", "exec"}));
   cmd->add_option("--lib", a.lib, "Compiler library for nvvm/nvrtc/nvjitlink (default: under $CUDA_HOME, then "
                                   "/usr/local/cuda)");
-  cmd->add_option("--cmd", a.command, "exec: command template with {input}, {output}, {workdir}; split into argv "
-                                      "without a shell");
+  cmd->add_option("--cmd", a.command,
+                  "exec: command template with {input}, {output}, {workdir}; split into argv "
+                  "without a shell (a shell script takes names as \"$1\"); without {output} "
+                  "stdout is the artifact");
   cmd->add_option("--output-ext", a.output_ext, "exec: extension given to {output} (e.g. cubin, o, ptx)");
   cmd->add_option("--timeout", a.timeout_seconds, "Seconds before a compile counts as hung and is killed "
                                                   "(default 300; 0 = never)");
