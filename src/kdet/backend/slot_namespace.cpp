@@ -78,6 +78,10 @@ std::string shared_workdir_for(const std::string& slot_dir) {
 std::string enter_slot_namespace(const std::string& slot_dir, const std::string& shared_dir) {
   if (::mkdir(shared_dir.c_str(), 0700) != 0 && errno != EEXIST)
     return "cannot create " + shared_dir + ": " + std::strerror(errno);
+  // A user namespace cannot be left again: one whose id maps failed would leave the
+  // compiler without a uid. So a non-root worker first tries the whole sequence in a child.
+  if (::geteuid() != 0)
+    if (std::string why = slot_namespace_unavailable(); !why.empty()) return why;
   if (int e = enter_namespace(); e != 0) return std::string("mount namespace: ") + std::strerror(e);
   if (::mount(slot_dir.c_str(), shared_dir.c_str(), nullptr, MS_BIND, nullptr) != 0)
     return "bind " + slot_dir + ": " + std::strerror(errno);
