@@ -18,7 +18,6 @@ EOF
 chmod +x "$T/embed"
 echo 'kernel' >"$T/k.txt"
 cmd="$T/embed {input} {output} {workdir}"
-mounts_before=$(grep -c . /proc/self/mountinfo)
 
 # The fallback first: it shows the check below can fail.
 KDET_SLOT_NAMESPACE=off expect_exit 1 "$KDET" run "$T/k.txt" --cmd "$cmd" -n 8 -j 2 --seed 1 --json "$T/off.json"
@@ -44,7 +43,6 @@ b=$(cat "$T"/r2/variants/*/* 2>/dev/null | grep output= | sed 's/kdet-[^/]*/S/g'
 expect_exit 1 "$KDET" run "$T/k.txt" --cmd "$cmd" -n 6 -j 2 --cwd vary
 expect_exit 1 "$KDET" run "$T/k.txt" --cmd "$cmd" -n 6 -j 2 --path vary
 
-# Nothing was mounted in the host's namespace, and nothing is left mounted.
-[[ $(grep -c . /proc/self/mountinfo) == "$mounts_before" ]] || fail "mounts changed on the host"
-grep -q "kdet-" /proc/self/mountinfo && fail "a kdet folder is mounted on the host"
+# The binds stayed in the workers' namespaces: no kdet folder is mounted on the host.
+if grep -q "/kdet-" /proc/self/mountinfo; then fail "a kdet folder is mounted on the host"; fi
 echo "ok: exec slots"
