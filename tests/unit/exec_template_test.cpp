@@ -1,4 +1,5 @@
 // Exec command templates: placeholder checks, shell refusal, word-local expansion.
+#include "kdet/backend/backend.hpp"
 #include "kdet/backend/exec_template.hpp"
 #include "kdet/util/error.hpp"
 
@@ -63,4 +64,26 @@ TEST(ExecTemplate, ExpansionStaysInsideOneWord) {
   auto words = check_command_template("cc -o{output} {input}", "--cmd");
   EXPECT_TRUE(template_names(words, "output"));
   EXPECT_FALSE(template_names(words, "workdir"));
+}
+
+TEST(BackendStatus, ASuccessWithoutBytesIsNoOutput) {
+  using namespace kdet::backend;
+  CompileResult r;
+  r.status = Status::ok;
+  r.artifacts = {{"ptx", ""}, {"cubin", ""}};
+  classify_empty_output(r);
+  EXPECT_EQ(r.status, Status::no_output);
+  EXPECT_TRUE(r.artifacts.empty());
+  Status parsed{};
+  ASSERT_TRUE(parse_status("no-output", parsed));
+  EXPECT_EQ(parsed, Status::no_output);
+  CompileResult none;
+  none.status = Status::ok;
+  classify_empty_output(none);
+  EXPECT_EQ(none.status, Status::no_output);
+  CompileResult some;
+  some.status = Status::ok;
+  some.artifacts = {{"ptx", ""}, {"cubin", "x"}};
+  classify_empty_output(some);
+  EXPECT_EQ(some.status, Status::ok);
 }

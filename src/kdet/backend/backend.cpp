@@ -37,6 +37,15 @@ bool parse_status(const std::string& s, Status& out) {
   return false;
 }
 
+void classify_empty_output(CompileResult& result) {
+  if (result.status != Status::ok) return;
+  for (const auto& a : result.artifacts)
+    if (!a.data.empty()) return;
+  result.status = Status::no_output;
+  result.detail = "the compiler reported success but produced no output";
+  result.artifacts.clear();
+}
+
 std::string backend_for_extension(const std::string& path) {
   std::string ext = file_extension(path);
   if (ext == "ll" || ext == "bc" || ext == "nvvm") return "nvvm";

@@ -80,6 +80,10 @@ struct BackendConfig {
   std::string output_ext;    // exec: extension of {output}
 };
 
+// A success that produced no bytes at all (no artifact, or only empty ones) becomes
+// no_output: nothing is not an artifact, so two empty runs never agree as "deterministic".
+void classify_empty_output(CompileResult& result);
+
 // Loads a backend in this process; throws Error with a clear message on failure.
 std::unique_ptr<Backend> load_backend(const BackendConfig& config);
 

@@ -197,6 +197,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
           break;
         }
         result = std::move(reply.message.result);
+        backend::classify_empty_output(result);
         for (const auto& d : pert.make_dirs) remove_tree(d);
         rec.compile_seconds = static_cast<double>(reply.message.compile_ns) * 1e-9;
         rec.churn_seconds = static_cast<double>(reply.message.churn_ns) * 1e-9;
