@@ -20,19 +20,30 @@ const char* to_string(Status s) {
   case Status::crashed: return "crashed";
   case Status::timed_out: return "timed-out";
   case Status::infra_error: return "infra-error";
+  case Status::no_output:
+    return "no-output";
   }
   return "?";
 }
 
 bool parse_status(const std::string& s, Status& out) {
   for (Status st : {Status::ok, Status::compile_error, Status::crashed, Status::timed_out,
-                    Status::infra_error}) {
+                    Status::infra_error, Status::no_output}) {
     if (s == to_string(st)) {
       out = st;
       return true;
     }
   }
   return false;
+}
+
+void classify_empty_output(CompileResult& result) {
+  if (result.status != Status::ok) return;
+  for (const auto& a : result.artifacts)
+    if (!a.data.empty()) return;
+  result.status = Status::no_output;
+  result.detail = "the compiler reported success but produced no output";
+  result.artifacts.clear();
 }
 
 std::string backend_for_extension(const std::string& path) {

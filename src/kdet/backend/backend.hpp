@@ -19,7 +19,7 @@ struct Identity {
   std::string backend;      // nvvm, nvrtc, nvjitlink, exec
   std::string path;         // library or program path, resolved
   std::string content_hash; // XXH3-128 of that file
-  std::string version;      // what the compiler reports ("libNVVM 2.0, NVVM IR 2.0")
+  std::string version;      // what the compiler reports ("libNVVM 2.0"); empty from exec workers
 };
 
 // One output file of a compile.
@@ -35,6 +35,7 @@ enum class Status {
   crashed,       // killed by a signal (the worker, or the exec'ed program)
   timed_out,     // ran past --timeout and was killed
   infra_error,   // kdet could not run it (worker failed to start, protocol broke)
+  no_output,     // it succeeded but left nothing: no or an empty {output} file, or empty stdout
 };
 
 const char* to_string(Status s);
@@ -79,6 +80,10 @@ struct BackendConfig {
   std::string output_ext;    // exec: extension of {output}
 };
 
+// A success that produced no bytes at all (no artifact, or only empty ones) becomes
+// no_output: nothing is not an artifact, so two empty runs never agree as "deterministic".
+void classify_empty_output(CompileResult& result);
+
 // Loads a backend in this process; throws Error with a clear message on failure.
 std::unique_ptr<Backend> load_backend(const BackendConfig& config);
 
@@ -88,6 +93,11 @@ std::string backend_for_extension(const std::string& path);
 
 // Library lookup: $CUDA_HOME then /usr/local/cuda (lib64, lib, nvvm/lib64).
 std::string default_library_path(const std::string& kind);
+
+// exec: the program's `--version` line ("unknown (--version gave nothing)" when it
+// says nothing), memoized per process. Exec workers leave Identity::version empty:
+// the driver asks once.
+std::string exec_program_version(const std::string& program);
 
 // Content hash of a file, cached per path for the process lifetime.
 std::string cached_file_hash(const std::string& path);

@@ -1,22 +1,27 @@
 //===- backend/exec_backend.cpp - any command from a template ----------------===//
 //
 // `--cmd 'ptxas -arch=sm_90a {input} -o {output}'`: split into argv without a
-// shell, placeholders substituted per run, run in a fresh process each time.
-// The artifact is the {output} file when the template names one, else stdout.
-// Exit status, signal and stderr are part of the outcome.
+// shell (backend/exec_template), placeholders replaced inside their own words
+// per run, run in a fresh process each time. The artifact is the {output} file
+// when the template names one, else stdout; an empty or missing one is the
+// outcome no-output, never an artifact. Exit status, signal and stderr are part
+// of the outcome. Every --jobs slot's compiler sees the same {output} and
+// {workdir} paths where a private mount namespace is allowed (slot_namespace).
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/backend/backend.hpp"
+#include "kdet/backend/exec_template.hpp"
+#include "kdet/backend/slot_namespace.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
+#include <map>
+#include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>
-
 
 namespace kdet::backend {
 
@@ -42,34 +47,30 @@ std::string version_line(const std::string& text) {
 class ExecBackend final : public Backend {
 public:
   explicit ExecBackend(const BackendConfig& config)
-      : m_template(split_command(config.command)), m_ext(config.output_ext) {
-    if (m_template.empty()) throw Error("--cmd is empty: give a command template such as "
-                                        "'ptxas -arch=sm_90a {input} -o {output}'");
+      : m_template(check_command_template(config.command, "--cmd")), m_ext(config.output_ext) {
     m_program = find_program(m_template[0]);
     if (!m_program.empty()) m_program = absolute_path(m_program); // --cwd vary must not lose it
     if (m_program.empty() || ::access(m_program.c_str(), X_OK) != 0)
       throw Error::format("--cmd: program '{}' not found or not executable", m_template[0]);
-    for (const auto& a : m_template)
-      if (a.find("{output}") != std::string::npos) m_has_output = true;
+    m_has_output = template_names(m_template, "output");
     m_identity.backend = "exec";
     m_identity.path = absolute_path(m_program);
-    SpawnOptions v;
-    v.argv = {m_program, "--version"};
-    auto out = run_captured(v, std::chrono::seconds(10), 4096);
-    m_identity.version = out.status.ok() ? version_line(out.out.empty() ? out.err : out.out) : "";
-    if (m_identity.version.empty()) m_identity.version = "unknown (--version gave nothing)";
+    // The version is asked once per kdet invocation by the driver (exec_program_version),
+    // not by every worker: a fresh worker per run would otherwise run `--version` per run.
   }
 
   const Identity& identity() const override { return m_identity; }
 
   CompileResult compile(const CompileRequest& req) override {
     CompileResult r;
-    std::string output = req.workdir + "/output" + (m_ext.empty() ? "" : "." + m_ext);
+    std::string workdir = shared_workdir(req.workdir);
+    std::string output = workdir + "/output" + (m_ext.empty() ? "" : "." + m_ext);
     ::unlink(output.c_str());
     std::map<std::string, std::string> values = {
-        {"input", req.input_path}, {"output", output}, {"workdir", req.workdir}};
+        {"input", req.input_path}, {"output", output}, {"workdir", workdir}};
     SpawnOptions opt;
-    for (const auto& a : m_template) opt.argv.push_back(substitute(a, values));
+    for (const auto& a : m_template)
+      opt.argv.push_back(expand_word(a, values));
     opt.argv[0] = m_program;
     // Options after `--` are appended to the command.
     for (const auto& o : req.options) opt.argv.push_back(o);
@@ -105,7 +106,7 @@ public:
     if (m_has_output) {
       struct stat st {};
       if (::stat(output.c_str(), &st) != 0) {
-        r.status = Status::compile_error;
+        r.status = Status::no_output;
         r.detail = fmt::format("{} exited 0 but wrote no {{output}} file", m_template[0]);
         return r;
       }
@@ -114,19 +115,61 @@ public:
     } else {
       r.artifacts.push_back({"stdout", std::move(run.out)});
     }
+    if (r.artifacts[0].data.empty()) {
+      r.status = Status::no_output;
+      r.detail =
+          m_has_output
+              ? fmt::format("{} exited 0 but its {{output}} file is empty", m_template[0])
+              : fmt::format("{} exited 0 but printed nothing on stdout, which is the artifact "
+                            "when the template names no {{output}}",
+                            m_template[0]);
+      r.artifacts.clear();
+      return r;
+    }
     r.status = Status::ok;
     return r;
   }
 
 private:
+  // The path this run's compiler is given for the slot folder `slot_dir`: the
+  // shared one once this process has bound it there, else the slot's own.
+  std::string shared_workdir(const std::string& slot_dir) {
+    if (slot_dir.empty()) return slot_dir;
+    if (m_bound_slot.empty() && !m_namespace_tried) {
+      m_namespace_tried = true;
+      std::string shared = shared_workdir_for(slot_dir);
+      if (enter_slot_namespace(slot_dir, shared).empty()) {
+        m_bound_slot = slot_dir;
+        m_shared_dir = shared;
+      }
+    }
+    return slot_dir == m_bound_slot ? m_shared_dir : slot_dir;
+  }
+
   std::vector<std::string> m_template;
   std::string m_ext;
   std::string m_program;
   bool m_has_output = false;
+  bool m_namespace_tried = false;
+  std::string m_bound_slot, m_shared_dir;
   Identity m_identity;
 };
 
 } // namespace
+
+std::string exec_program_version(const std::string& program) {
+  // explain's cells and scan's jobs each start a session: one question per process is enough.
+  static std::mutex mu;
+  static std::map<std::string, std::string> asked;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = asked.find(program); it != asked.end()) return it->second;
+  SpawnOptions v;
+  v.argv = {program, "--version"};
+  auto out = run_captured(v, std::chrono::seconds(10), 4096);
+  std::string version = out.status.ok() ? version_line(out.out.empty() ? out.err : out.out) : "";
+  if (version.empty()) version = "unknown (--version gave nothing)";
+  return asked[program] = version;
+}
 
 std::unique_ptr<Backend> make_exec_backend(const BackendConfig& config) {
   return std::make_unique<ExecBackend>(config);

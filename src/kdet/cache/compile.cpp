@@ -35,8 +35,10 @@ Policy parse_policy(const std::string& text, const std::string& option) {
 
 Recompiled compile_once(const backend::BackendConfig& config, const std::string& input_path,
                         const std::vector<std::string>& options, std::chrono::milliseconds timeout,
-                        const std::vector<std::string>& env) {
+                        const std::vector<std::string>& env,
+                        const std::optional<backend::Identity>& known) {
   engine::RunPlan plan;
+  plan.identity = known;
   plan.backend = config;
   plan.input_path = input_path;
   plan.options = options;
@@ -62,6 +64,14 @@ Recompiled compile_once(const backend::BackendConfig& config, const std::string&
   }
   for (const auto& v : out.variants)
     if (v.id == rec.variant) r.artifacts = v.artifacts;
+  bool any_bytes = false;
+  for (const auto& a : r.artifacts)
+    any_bytes = any_bytes || !a.data.empty();
+  if (!any_bytes) {
+    r.detail = "the compiler succeeded but produced no output (no artifact, or only empty ones); "
+               "nothing is cached";
+    return r;
+  }
   r.ok = true;
   return r;
 }
@@ -152,7 +162,8 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
       return o;
     }
     if (sample(job.verify_rate)) {
-      Recompiled r = compile_once(job.backend, job.input_path, job.options, job.timeout, env);
+      Recompiled r =
+          compile_once(job.backend, job.input_path, job.options, job.timeout, env, km.compiler);
       if (!r.ok) {
         o.warnings.push_back(fmt::format("verification compile of {} failed ({}); serving the cached variant",
                                          o.key, r.detail));
@@ -188,7 +199,8 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   }
 
   // Miss: compile, store, serve.
-  Recompiled r = compile_once(job.backend, job.input_path, job.options, job.timeout, env);
+  Recompiled r =
+      compile_once(job.backend, job.input_path, job.options, job.timeout, env, km.compiler);
   if (!r.ok) {
     o.result = "failed";
     o.error = r.detail;
@@ -197,6 +209,9 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
     o.seconds = seconds_since(t0);
     return o;
   }
+  // The identity came from the memo before the compile; a compiler replaced in
+  // between has another stat signature, so this asks again only then.
+  r.identity = compiler_identity(store, job.backend);
   if (r.identity.content_hash != km.compiler.content_hash) {
     o.warnings.push_back(fmt::format("the compiler {} changed while kdet was using it; stored under its new identity",
                                      r.identity.path));

@@ -14,6 +14,7 @@
 #include "kdet/cache/store.hpp"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,9 @@ struct CompileOutcome {
 };
 
 // One compile of `input_path` outside the cache (a fresh worker); the
-// compiler's outcome with the identity it reported.
+// compiler's outcome with its identity (`known` when given: no probe worker is
+// started and the compiler is not asked again). A compile that exits well but
+// leaves no artifact, or only empty ones, is not ok: nothing empty is cached.
 struct Recompiled {
   bool ok = false;
   backend::Identity identity;
@@ -59,7 +62,8 @@ struct Recompiled {
 };
 Recompiled compile_once(const backend::BackendConfig& config, const std::string& input_path,
                         const std::vector<std::string>& options, std::chrono::milliseconds timeout,
-                        const std::vector<std::string>& env);
+                        const std::vector<std::string>& env,
+                        const std::optional<backend::Identity>& known = std::nullopt);
 
 // The key material for a job (reads the input, resolves the compiler identity).
 KeyMaterial job_key_material(const Store& store, const CompileJob& job, std::string& input);

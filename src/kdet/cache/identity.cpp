@@ -1,6 +1,7 @@
 //===- cache/identity.cpp - memoized compiler identity (hash + probed version) -===//
 #include "kdet/cache/identity.hpp"
 
+#include "kdet/backend/exec_template.hpp"
 #include "kdet/engine/worker.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
@@ -8,15 +9,13 @@
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
-
 
 namespace kdet::cache {
 
@@ -35,7 +34,9 @@ std::string stat_signature(const std::string& kind, const std::string& path, boo
   return h.hex();
 }
 
-std::string probe_version(const backend::BackendConfig& config) {
+std::string probe_version(const backend::BackendConfig& config, const std::string& file) {
+  // An exec program is asked directly: a worker would only ask it the same.
+  if (config.kind == "exec") return backend::exec_program_version(file);
   engine::WorkerLaunch launch;
   launch.exe = self_exe();
   launch.backend = config;
@@ -60,8 +61,7 @@ std::string probe_version(const backend::BackendConfig& config) {
 std::string compiler_file(const backend::BackendConfig& config) {
   std::string file;
   if (config.kind == "exec") {
-    auto argv = split_command(config.command);
-    if (argv.empty()) throw Error("--cmd is empty");
+    auto argv = backend::check_command_template(config.command, "--cmd");
     file = find_program(argv[0]);
     if (file.empty()) throw Error::format("--cmd: program '{}' not found in PATH", argv[0]);
   } else {
@@ -93,7 +93,7 @@ backend::Identity compiler_identity(const Store& store, const backend::BackendCo
   id.content_hash = hash_file(id.path);
   backend::BackendConfig probe = config;
   if (config.kind != "exec") probe.lib = id.path;
-  id.version = probe_version(probe);
+  id.version = probe_version(probe, id.path);
   // Memoize only when the file did not change while it was hashed and probed.
   bool still = false;
   if (stat_signature(config.kind, id.path, still) == sig && still) {

@@ -3,9 +3,9 @@
 // To look a key up before compiling, kdet needs the compiler's content hash and
 // reported version. The content hash is read from the file; the version comes
 // from a probe (a kdet worker that loads the compiler and says hello, no
-// compile). Both are memoized in DIR/v1/identity/, keyed by the file's
-// (real path, device, inode, size, mtime, ctime): any replacement of the file
-// changes ctime, so a changed compiler never reuses an old identity.
+// compile; an exec program is asked `--version` directly, once). Both are memoized in
+// DIR/v1/identity/, keyed by the file's (real path, device, inode, size, mtime, ctime): any
+// replacement of the file changes ctime, so a changed compiler never reuses an old identity.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

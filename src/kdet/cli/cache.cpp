@@ -1,11 +1,13 @@
 //===- cli/cache.cpp - `kdet cache ...` and `kdet cc`: a cache that checks itself -===//
 //
 // kdet cache compile INPUT [--backend/--lib/--cmd] [--out FILE|-] -- options
-// kdet cc INPUT -o OUTPUT -- <command template with {input} {output}>
+// kdet cc INPUT -o OUTPUT -- <command template with {input} {output}, or the
+//                              build's own command naming INPUT and OUTPUT>
 // kdet cache report | stats | gc --max-size SIZE | verify [--sample F]
 // The library is src/kdet/cache/; keys and layout are in docs/CACHE.md.
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/backend/exec_template.hpp"
 #include "kdet/cache/compile.hpp"
 #include "kdet/cache/key.hpp"
 #include "kdet/cache/maintain.hpp"
@@ -18,7 +20,6 @@
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
 #include <memory>
 #include <unistd.h>
 
@@ -125,10 +126,56 @@ struct CcCmd {
   CacheOptions cache;
 };
 
+// Whether template word `word` names the file `path` (as written, or the same absolute path).
+bool names_file(const std::string& word, const std::string& path) {
+  return !path.empty() && !word.empty() &&
+         (word == path || absolute_path(word) == absolute_path(path));
+}
+
+// `kdet cc k.ptx -o k.cubin -- ptxas k.ptx -o k.cubin` is a build's own command line: the
+// compiler writes k.cubin itself. Left as it is, kdet would find nothing in {output} or on
+// stdout. So, where the template has no {output} ({input}), the words that name the -o file
+// (the input) become the placeholder: "-o k.cubin", "-ok.cubin", "--output=k.cubin", "k.cubin".
+void adopt_output_convention(CcCmd& a) {
+  auto words_name = [&](const char* name) { return backend::template_names(a.command, name); };
+  auto rewrite = [&](const std::string& path, const std::string& placeholder) {
+    bool done = false;
+    for (auto& w : a.command) {
+      if (names_file(w, path)) {
+        w = placeholder, done = true;
+        continue;
+      }
+      for (const char* prefix : {"-o", "--output=", "-output=", "--out=", "-Fo"}) {
+        std::string p = prefix;
+        if (w.size() > p.size() && w.starts_with(p) && names_file(w.substr(p.size()), path)) {
+          w = p + placeholder, done = true;
+          break;
+        }
+      }
+    }
+    return done;
+  };
+  if (!words_name("output") && a.out != "-" && rewrite(a.out, "{output}")) {
+    if (a.output_ext.empty()) a.output_ext = file_extension(a.out);
+    if (!a.cache.quiet)
+      fmt::print(
+          stderr,
+          "kdet cc: the command writes {} itself; kdet gives it {{output}} there and copies the "
+          "result to {}\n",
+          a.out, a.out);
+  }
+  if (!words_name("input")) {
+    // The program word stays: only arguments can name the input.
+    std::string program = a.command[0];
+    if (rewrite(a.input, "{input}")) a.command[0] = program;
+  }
+}
+
 int do_cc(CcCmd& a) {
   if (a.command.empty())
     throw Error("kdet cc needs a command template after --, e.g. kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a "
                 "{input} -o {output}");
+  adopt_output_convention(a);
   CompileArgs c;
   c.input = a.input;
   c.backend = "exec";
@@ -260,13 +307,19 @@ void add_cc(CLI::App& root, Action& action) {
   auto a = std::make_shared<CcCmd>();
   auto* cmd = root.add_subcommand("cc", "Wrap a command compiler with kdet's verifying cache");
   cmd->add_option("input", a->input, "The input file ({input} in the template)")->required();
-  cmd->add_option("command", a->command, "After --: the command template with {input} and {output}");
+  cmd->add_option("command", a->command,
+                  "After --: the command template with {input} and {output} (words naming "
+                  "INPUT or the -o file become them)");
   cmd->add_option("--out,-o", a->out, "Where the artifact goes (the file the command would have written), or -")
       ->required();
   cmd->add_option("--output-ext", a->output_ext, "Extension given to {output} (e.g. cubin)");
   cmd->add_option("--timeout", a->timeout_seconds, "Seconds before a compile counts as hung (default 300)");
   add_serving_options(cmd, a->cache);
-  cmd->footer("Example:\n  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a {input} -o {output}");
+  cmd->footer("Examples:\n  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a {input} -o {output}\n"
+              "  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a k.ptx -o k.cubin    (the same)\n"
+              "A template without {output} makes stdout the artifact; a compile that leaves no "
+              "output (or an empty "
+              "one) fails with exit 3 and nothing is cached.");
   cmd->callback([a, &action] { action = [a] { return do_cc(*a); }; });
 }
 

@@ -1,5 +1,6 @@
 #include "kdet/cli/run_options.hpp"
 
+#include "kdet/backend/exec_template.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
@@ -21,8 +22,10 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
       ->check(CLI::IsMember({"nvvm", "nvrtc", "nvjitlink", "exec"}));
   cmd->add_option("--lib", a.lib, "Compiler library for nvvm/nvrtc/nvjitlink (default: under $CUDA_HOME, then "
                                   "/usr/local/cuda)");
-  cmd->add_option("--cmd", a.command, "exec: command template with {input}, {output}, {workdir}; split into argv "
-                                      "without a shell");
+  cmd->add_option("--cmd", a.command,
+                  "exec: command template with {input}, {output}, {workdir}; split into argv "
+                  "without a shell (a shell script takes names as \"$1\"); without {output} "
+                  "stdout is the artifact");
   cmd->add_option("--output-ext", a.output_ext, "exec: extension given to {output} (e.g. cubin, o, ptx)");
   cmd->add_option("--timeout", a.timeout_seconds, "Seconds before a compile counts as hung and is killed "
                                                   "(default 300; 0 = never)");
@@ -67,8 +70,7 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
     if (a.command.empty())
       throw Error("--backend exec needs --cmd, e.g. --cmd 'ptxas -arch=sm_90a {input} -o {output}'");
     if (!a.lib.empty()) throw Error("--lib is for the nvvm, nvrtc and nvjitlink backends; exec takes --cmd");
-    auto argv = split_command(a.command);
-    if (argv.empty()) throw Error("--cmd is empty");
+    auto argv = backend::check_command_template(a.command, "--cmd");
     if (find_program(argv[0]).empty()) throw Error::format("--cmd: program '{}' not found in PATH", argv[0]);
   } else {
     if (!a.command.empty()) throw Error::format("--cmd is for --backend exec, not {}", b.kind);

@@ -1,5 +1,7 @@
 #include "kdet/engine/runner.hpp"
 
+#include "kdet/backend/exec_template.hpp"
+#include "kdet/backend/slot_namespace.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/worker.hpp"
 #include "kdet/perturb/factors.hpp"
@@ -7,6 +9,7 @@
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -103,6 +106,14 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
     if (fresh) probe.stop();
   }
   out.identity = hello.identity;
+  if (is_exec) {
+    // Exec workers do not ask the program for its version; one question per session.
+    if (out.identity.version.empty())
+      out.identity.version = backend::exec_program_version(out.identity.path);
+    bool to_file = backend::template_names(split_command(plan.backend.command), "output");
+    out.exec_artifact = to_file ? "output-file" : "stdout";
+    out.slot_paths_unshared = backend::slot_namespace_unavailable();
+  }
   // Hash the compiler file (tens of MB) while the runs go on; only the report needs it.
   std::future<std::string> content_hash;
   if (out.identity.content_hash.empty())
@@ -186,6 +197,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
           break;
         }
         result = std::move(reply.message.result);
+        backend::classify_empty_output(result);
         for (const auto& d : pert.make_dirs) remove_tree(d);
         rec.compile_seconds = static_cast<double>(reply.message.compile_ns) * 1e-9;
         rec.churn_seconds = static_cast<double>(reply.message.churn_ns) * 1e-9;

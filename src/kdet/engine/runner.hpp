@@ -85,6 +85,11 @@ struct RunOutput {
   double worker_start_seconds = 0; // one worker's start + compiler load (the probe)
   std::string started_at;       // ISO 8601 UTC
   std::vector<std::string> warnings;
+  // exec only: the artifact is the "output-file" or "stdout" (no {output} in the
+  // template); and why --jobs slots each see their own folder ("" when every
+  // slot's compiler sees the same paths).
+  std::string exec_artifact;
+  std::string slot_paths_unshared;
 };
 
 // Called after each run with (runs done, runs planned, distinct outcomes so far).

@@ -139,6 +139,11 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
         {"worker_start_seconds", out.worker_start_seconds}}},
       {"warnings", out.warnings},
   };
+  if (!out.exec_artifact.empty()) {
+    j["exec"] = {{"artifact", out.exec_artifact},
+                 {"slot_paths", out.slot_paths_unshared.empty() ? "shared" : "per-slot"}};
+    if (!out.slot_paths_unshared.empty()) j["exec"]["slot_paths_reason"] = out.slot_paths_unshared;
+  }
   if (with_records) {
     nlohmann::json recs = nlohmann::json::array();
     for (const auto& r : out.records)
@@ -159,6 +164,13 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
                    out.identity.path, out.identity.content_hash.substr(0, 12));
   if (!out.plan.options.empty()) s += fmt::format("options   {}\n", shell_join(out.plan.options));
   s += fmt::format("setting   {}\n", perturb::describe(out.plan.setting));
+  if (out.exec_artifact == "stdout")
+    s += "artifact  the command's stdout (the template names no {output})\n";
+  if (!out.exec_artifact.empty() && out.plan.jobs > 1 && !out.slot_paths_unshared.empty())
+    s += fmt::format(
+        "slots     each slot has its own folder ({}): a compiler that writes its {{output}} or "
+        "{{workdir}} path into its output can differ by slot; --jobs 1 avoids it\n",
+        out.slot_paths_unshared);
   std::string runs_note =
       out.interrupted     ? fmt::format(" (interrupted: {} of {} planned runs done)", a.runs, out.plan.runs)
       : out.stopped_early ? fmt::format(" (stopped at the first differing run; {} planned)", out.plan.runs)

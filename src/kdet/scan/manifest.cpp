@@ -1,6 +1,7 @@
 //===- scan/manifest.cpp - parse and validate a scan manifest (TOML) -----------===//
 #include "kdet/scan/manifest.hpp"
 
+#include "kdet/backend/exec_template.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
@@ -190,7 +191,12 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
                            where));
       if (!lib.empty())
         c.fail(line, fmt::format("{}: lib is for nvvm/nvrtc/nvjitlink; exec takes command", where));
-      auto argv = split_command(s.config.command);
+      std::vector<std::string> argv;
+      try {
+        argv = backend::check_command_template(s.config.command, where + ": command", {"target"});
+      } catch (const Error& e) {
+        c.fail(line, e.what());
+      }
       if (argv.empty() || find_program(argv[0]).empty())
         c.fail(line, fmt::format("{}: program '{}' not found in PATH", where,
                                  argv.empty() ? "" : argv[0]));

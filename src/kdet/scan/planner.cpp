@@ -1,6 +1,7 @@
 //===- scan/planner.cpp - jobs, ids and shards ------------------------------===//
 #include "kdet/scan/planner.hpp"
 
+#include "kdet/backend/exec_template.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
@@ -69,7 +70,20 @@ std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler
           j.option_set = oi;
           j.backend = spec.config;
           std::map<std::string, std::string> vars{{"target", target}};
+          // {target} is replaced inside each argv word: a target with blanks or quotes must not
+          // split or quote words when the command is split again (then it is re-quoted).
           j.backend.command = substitute(spec.config.command, vars);
+          if (!spec.config.command.empty()) {
+            std::vector<std::string> words = split_command(spec.config.command);
+            for (auto& w : words)
+              w = backend::expand_word(w, vars);
+            bool same = false;
+            try {
+              same = split_command(j.backend.command) == words;
+            } catch (const Error&) {
+            }
+            if (!same) j.backend.command = shell_join(words);
+          }
           j.options = spec.options;
           if (!target.empty() && !spec.target_option.empty())
             j.options.push_back(substitute(spec.target_option, vars));
@@ -82,7 +96,7 @@ std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler
               .add(spec.name)
               .add(spec.config.kind);
           h.add(compilers[ci].content_hash)
-              .add(j.backend.command)
+              .add(substitute(spec.config.command, vars)) // as before word-wise expansion
               .add(j.backend.output_ext)
               .add(target);
           h.add(m.option_sets[oi].name);
