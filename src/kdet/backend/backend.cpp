@@ -20,13 +20,15 @@ const char* to_string(Status s) {
   case Status::crashed: return "crashed";
   case Status::timed_out: return "timed-out";
   case Status::infra_error: return "infra-error";
+  case Status::output_too_large:
+    return "output-too-large";
   }
   return "?";
 }
 
 bool parse_status(const std::string& s, Status& out) {
   for (Status st : {Status::ok, Status::compile_error, Status::crashed, Status::timed_out,
-                    Status::infra_error}) {
+                    Status::infra_error, Status::output_too_large}) {
     if (s == to_string(st)) {
       out = st;
       return true;

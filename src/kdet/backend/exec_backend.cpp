@@ -109,8 +109,11 @@ public:
         r.detail = fmt::format("{} exited 0 but wrote no {{output}} file", m_template[0]);
         return r;
       }
-      r.artifacts.push_back({"output", read_file(output)});
-      ::unlink(output.c_str());
+      // The worker reads it (regular files only, up to --max-output) and removes it.
+      backend::Artifact a;
+      a.name = "output";
+      a.file = std::make_shared<OwnedFile>(output);
+      r.artifacts.push_back(std::move(a));
     } else {
       r.artifacts.push_back({"stdout", std::move(run.out)});
     }

@@ -62,6 +62,8 @@ Recompiled compile_once(const backend::BackendConfig& config, const std::string&
   }
   for (const auto& v : out.variants)
     if (v.id == rec.variant) r.artifacts = v.artifacts;
+  for (auto& a : r.artifacts) // the cache stores bytes; --max-output bounds them
+    if (a.file) a.data = backend::artifact_bytes(a), a.file.reset();
   r.ok = true;
   return r;
 }
