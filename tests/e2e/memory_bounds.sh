@@ -55,6 +55,11 @@ expect_output 'output-too-large'
 [[ $(json_get "$T/big.json" '["variants"][0]["status"]') == output-too-large ]] || fail "status output-too-large"
 json_get "$T/big.json" '["variants"][0]["detail"]' | grep -q 'larger than --max-output (10.0 MiB' || fail "detail"
 expect_exit 0 "$KDET" run "$T/in.txt" --cmd "$T/big.sh {output} 20" -n 1 --max-output 20M
+# The same cap for cache compile: a failed compile (exit 3), nothing stored.
+expect_exit 3 "$KDET" cache compile "$T/in.txt" --cmd "$T/big.sh {output} 20" --max-output 10M --dir "$T/cache"
+expect_output 'larger than --max-output'
+expect_exit 0 "$KDET" cache compile "$T/in.txt" --cmd "$T/big.sh {output} 2" --max-output 10M --dir "$T/cache" -o "$T/c.out"
+[[ $(stat -c %s "$T/c.out") == $((2 << 20)) ]] || fail "cache compile output"
 for bad in 0 -1 10X 99999999999999999999 18014398509481984T; do
   expect_exit 2 "$KDET" run "$T/in.txt" --cmd "$T/big.sh {output} 1" -n 1 --max-output "$bad"
   expect_output "--max-output"

@@ -35,8 +35,9 @@ Policy parse_policy(const std::string& text, const std::string& option) {
 
 Recompiled compile_once(const backend::BackendConfig& config, const std::string& input_path,
                         const std::vector<std::string>& options, std::chrono::milliseconds timeout,
-                        const std::vector<std::string>& env) {
+                        const std::vector<std::string>& env, uint64_t max_output) {
   engine::RunPlan plan;
+  plan.max_output = max_output;
   plan.backend = config;
   plan.input_path = input_path;
   plan.options = options;
@@ -154,7 +155,8 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
       return o;
     }
     if (sample(job.verify_rate)) {
-      Recompiled r = compile_once(job.backend, job.input_path, job.options, job.timeout, env);
+      Recompiled r =
+          compile_once(job.backend, job.input_path, job.options, job.timeout, env, job.max_output);
       if (!r.ok) {
         o.warnings.push_back(fmt::format("verification compile of {} failed ({}); serving the cached variant",
                                          o.key, r.detail));
@@ -190,7 +192,8 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   }
 
   // Miss: compile, store, serve.
-  Recompiled r = compile_once(job.backend, job.input_path, job.options, job.timeout, env);
+  Recompiled r =
+      compile_once(job.backend, job.input_path, job.options, job.timeout, env, job.max_output);
   if (!r.ok) {
     o.result = "failed";
     o.error = r.detail;
