@@ -55,6 +55,17 @@ expect_output 'output-too-large'
 [[ $(json_get "$T/big.json" '["variants"][0]["status"]') == output-too-large ]] || fail "status output-too-large"
 json_get "$T/big.json" '["variants"][0]["detail"]' | grep -q 'larger than --max-output (10.0 MiB' || fail "detail"
 expect_exit 0 "$KDET" run "$T/in.txt" --cmd "$T/big.sh {output} 20" -n 1 --max-output 20M
+# stdout as the artifact (no {output} in the template) has the same cap.
+cat >"$T/out.sh" <<'SH'
+#!/bin/sh
+exec python3 -c 'import sys; sys.stdout.buffer.write(b"x" * (int(sys.argv[1]) << 20))' "$1"
+SH
+chmod +x "$T/out.sh"
+expect_exit 3 "$KDET" run "$T/in.txt" --cmd "$T/out.sh 3" -n 1 --max-output 2M
+expect_output 'stdout is larger than 2.0 MiB \(--max-output\)'
+expect_exit 0 "$KDET" run "$T/in.txt" --cmd "$T/out.sh 2" -n 1 --max-output 2M --json "$T/so.json"
+[[ $(json_get "$T/so.json" '["variants"][0]["artifacts"][0]["size"]') == $((2 << 20)) ]] || fail "stdout size"
+
 # The same cap for cache compile: a failed compile (exit 3), nothing stored.
 expect_exit 3 "$KDET" cache compile "$T/in.txt" --cmd "$T/big.sh {output} 20" --max-output 10M --dir "$T/cache"
 expect_output 'larger than --max-output'

@@ -12,17 +12,18 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
-
 
 namespace kdet::backend {
 
 namespace {
 
 constexpr size_t k_max_log = 64 << 10;
+// stdout as the artifact is captured in memory, so it has a cap of its own below --max-output.
+constexpr uint64_t k_max_stdout_artifact = 256u << 20;
 
 // The most informative line of `--version` output: the first that names a
 // version or release with a digit in it (ptxas and nvcc print a banner first),
@@ -77,7 +78,10 @@ public:
     opt.cwd = req.cwd;
     if (req.umask >= 0) opt.umask = static_cast<unsigned>(req.umask);
     opt.new_pid_namespace = req.pid_namespace;
-    auto run = run_captured(opt, req.timeout, m_has_output ? k_max_log : (256u << 20));
+    // One byte over the cap tells "too large" from "exactly at the cap" (the rest is drained).
+    const uint64_t stdout_cap = std::min(req.max_output, k_max_stdout_artifact);
+    auto run = run_captured(opt, req.timeout,
+                            m_has_output ? k_max_log : static_cast<size_t>(stdout_cap + 1));
     r.log = run.err.size() > k_max_log ? run.err.substr(0, k_max_log) : run.err;
     switch (run.status.kind) {
     case ExitStatus::Kind::not_started:
@@ -115,6 +119,15 @@ public:
       a.file = std::make_shared<OwnedFile>(output);
       r.artifacts.push_back(std::move(a));
     } else {
+      if (run.out.size() > stdout_cap) {
+        r.status = Status::output_too_large;
+        r.detail = fmt::format("stdout is larger than {:.1f} MiB{}; not kept",
+                               static_cast<double>(stdout_cap) / (1 << 20),
+                               stdout_cap < req.max_output
+                                   ? " (kdet holds stdout in memory: write {output} instead)"
+                                   : " (--max-output)");
+        return r;
+      }
       r.artifacts.push_back({"stdout", std::move(run.out)});
     }
     r.status = Status::ok;
