@@ -22,13 +22,15 @@ const char* to_string(Status s) {
   case Status::infra_error: return "infra-error";
   case Status::no_output:
     return "no-output";
+  case Status::output_too_large:
+    return "output-too-large";
   }
   return "?";
 }
 
 bool parse_status(const std::string& s, Status& out) {
   for (Status st : {Status::ok, Status::compile_error, Status::crashed, Status::timed_out,
-                    Status::infra_error, Status::no_output}) {
+                    Status::infra_error, Status::no_output, Status::output_too_large}) {
     if (s == to_string(st)) {
       out = st;
       return true;
@@ -40,7 +42,7 @@ bool parse_status(const std::string& s, Status& out) {
 void classify_empty_output(CompileResult& result) {
   if (result.status != Status::ok) return;
   for (const auto& a : result.artifacts)
-    if (!a.data.empty()) return;
+    if (!a.data.empty() || a.size != 0) return; // past the worker, `size` is set; large ones stay on disk
   result.status = Status::no_output;
   result.detail = "the compiler reported success but produced no output";
   result.artifacts.clear();

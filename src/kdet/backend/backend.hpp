@@ -7,7 +7,10 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/util/stream.hpp"
+
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,20 +25,37 @@ struct Identity {
   std::string version;      // what the compiler reports ("libNVVM 2.0"); empty from exec workers
 };
 
-// One output file of a compile.
+// One output file of a compile. Its content is `data`, or, when `file` is set,
+// that file (large outputs stay on disk so that kdet's memory does not grow
+// with them). Past the worker, `size` and `hash` are always filled.
 struct Artifact {
+  Artifact() = default;
+  Artifact(std::string name_, std::string data_) : name(std::move(name_)), data(std::move(data_)) {}
+
   std::string name; // "ptx", "cubin", "output"...; stable across runs
   std::string data;
+  std::shared_ptr<const OwnedFile> file;
+  uint64_t size = 0;
+  std::string hash; // XXH3-128 of the content (hash_bytes)
 };
+
+// The artifact's bytes (read from its file when it has one); for consumers
+// that need them in memory, after checking `size`.
+std::string artifact_bytes(const Artifact& a);
+
+// Writes the artifact's content to `path` (temporary file, fsync, rename),
+// streaming from its file when it has one.
+void write_artifact(const Artifact& a, const std::string& path);
 
 // How one compile ended. Only `ok` carries artifacts that count as output.
 enum class Status {
-  ok,            // the compiler succeeded
-  compile_error, // the compiler reported an error (API result or non-zero exit)
-  crashed,       // killed by a signal (the worker, or the exec'ed program)
-  timed_out,     // ran past --timeout and was killed
-  infra_error,   // kdet could not run it (worker failed to start, protocol broke)
-  no_output,     // it succeeded but left nothing: no or an empty {output} file, or empty stdout
+  ok,               // the compiler succeeded
+  compile_error,    // the compiler reported an error (API result or non-zero exit)
+  crashed,          // killed by a signal (the worker, or the exec'ed program)
+  timed_out,        // ran past --timeout and was killed
+  infra_error,      // kdet could not run it (worker failed to start, protocol broke)
+  no_output,        // it succeeded but left nothing: no or an empty {output} file, or empty stdout
+  output_too_large, // an artifact was larger than --max-output; not kept
 };
 
 const char* to_string(Status s);
@@ -63,6 +83,7 @@ struct CompileRequest {
   std::string cwd;                 // empty: unchanged
   int umask = -1;                  // -1: unchanged
   bool pid_namespace = false;      // exec: run the compiler as pid 2 of a fresh PID namespace
+  uint64_t max_output = UINT64_MAX; // larger artifacts make the outcome output_too_large
 };
 
 class Backend {

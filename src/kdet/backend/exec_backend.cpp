@@ -17,6 +17,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
@@ -28,6 +29,8 @@ namespace kdet::backend {
 namespace {
 
 constexpr size_t k_max_log = 64 << 10;
+// stdout as the artifact is captured in memory, so it has a cap of its own below --max-output.
+constexpr uint64_t k_max_stdout_artifact = 256u << 20;
 
 // The most informative line of `--version` output: the first that names a
 // version or release with a digit in it (ptxas and nvcc print a banner first),
@@ -78,7 +81,10 @@ public:
     opt.cwd = req.cwd;
     if (req.umask >= 0) opt.umask = static_cast<unsigned>(req.umask);
     opt.new_pid_namespace = req.pid_namespace;
-    auto run = run_captured(opt, req.timeout, m_has_output ? k_max_log : (256u << 20));
+    // One byte over the cap tells "too large" from "exactly at the cap" (the rest is drained).
+    const uint64_t stdout_cap = std::min(req.max_output, k_max_stdout_artifact);
+    auto run = run_captured(opt, req.timeout,
+                            m_has_output ? k_max_log : static_cast<size_t>(stdout_cap + 1));
     r.log = run.err.size() > k_max_log ? run.err.substr(0, k_max_log) : run.err;
     switch (run.status.kind) {
     case ExitStatus::Kind::not_started:
@@ -110,21 +116,35 @@ public:
         r.detail = fmt::format("{} exited 0 but wrote no {{output}} file", m_template[0]);
         return r;
       }
-      r.artifacts.push_back({"output", read_file(output)});
-      ::unlink(output.c_str());
+      if (S_ISREG(st.st_mode) && st.st_size == 0) {
+        ::unlink(output.c_str());
+        r.status = Status::no_output;
+        r.detail = fmt::format("{} exited 0 but its {{output}} file is empty", m_template[0]);
+        return r;
+      }
+      // The worker reads it (regular files only, up to --max-output) and removes it.
+      backend::Artifact a;
+      a.name = "output";
+      a.file = std::make_shared<OwnedFile>(output);
+      r.artifacts.push_back(std::move(a));
     } else {
+      if (run.out.size() > stdout_cap) {
+        r.status = Status::output_too_large;
+        r.detail = fmt::format("stdout is larger than {:.1f} MiB{}; not kept",
+                               static_cast<double>(stdout_cap) / (1 << 20),
+                               stdout_cap < req.max_output
+                                   ? " (kdet holds stdout in memory: write {output} instead)"
+                                   : " (--max-output)");
+        return r;
+      }
+      if (run.out.empty()) {
+        r.status = Status::no_output;
+        r.detail = fmt::format("{} exited 0 but printed nothing on stdout, which is the artifact "
+                               "when the template names no {{output}}",
+                               m_template[0]);
+        return r;
+      }
       r.artifacts.push_back({"stdout", std::move(run.out)});
-    }
-    if (r.artifacts[0].data.empty()) {
-      r.status = Status::no_output;
-      r.detail =
-          m_has_output
-              ? fmt::format("{} exited 0 but its {{output}} file is empty", m_template[0])
-              : fmt::format("{} exited 0 but printed nothing on stdout, which is the artifact "
-                            "when the template names no {{output}}",
-                            m_template[0]);
-      r.artifacts.clear();
-      return r;
     }
     r.status = Status::ok;
     return r;

@@ -35,10 +35,11 @@ Policy parse_policy(const std::string& text, const std::string& option) {
 
 Recompiled compile_once(const backend::BackendConfig& config, const std::string& input_path,
                         const std::vector<std::string>& options, std::chrono::milliseconds timeout,
-                        const std::vector<std::string>& env,
+                        const std::vector<std::string>& env, uint64_t max_output,
                         const std::optional<backend::Identity>& known) {
   engine::RunPlan plan;
   plan.identity = known;
+  plan.max_output = max_output;
   plan.backend = config;
   plan.input_path = input_path;
   plan.options = options;
@@ -64,6 +65,8 @@ Recompiled compile_once(const backend::BackendConfig& config, const std::string&
   }
   for (const auto& v : out.variants)
     if (v.id == rec.variant) r.artifacts = v.artifacts;
+  for (auto& a : r.artifacts) // the cache stores bytes; --max-output bounds them
+    if (a.file) a.data = backend::artifact_bytes(a), a.file.reset();
   bool any_bytes = false;
   for (const auto& a : r.artifacts)
     any_bytes = any_bytes || !a.data.empty();
@@ -163,7 +166,7 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
     }
     if (sample(job.verify_rate)) {
       Recompiled r =
-          compile_once(job.backend, job.input_path, job.options, job.timeout, env, km.compiler);
+          compile_once(job.backend, job.input_path, job.options, job.timeout, env, job.max_output, km.compiler);
       if (!r.ok) {
         o.warnings.push_back(fmt::format("verification compile of {} failed ({}); serving the cached variant",
                                          o.key, r.detail));
@@ -200,7 +203,7 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
 
   // Miss: compile, store, serve.
   Recompiled r =
-      compile_once(job.backend, job.input_path, job.options, job.timeout, env, km.compiler);
+      compile_once(job.backend, job.input_path, job.options, job.timeout, env, job.max_output, km.compiler);
   if (!r.ok) {
     o.result = "failed";
     o.error = r.detail;

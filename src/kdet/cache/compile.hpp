@@ -12,6 +12,7 @@
 #include "kdet/backend/backend.hpp"
 #include "kdet/cache/key.hpp"
 #include "kdet/cache/store.hpp"
+#include "kdet/engine/runner.hpp"
 
 #include <chrono>
 #include <optional>
@@ -31,6 +32,7 @@ struct CompileJob {
   std::string input_path;                 // absolute
   std::vector<std::string> options;
   std::chrono::milliseconds timeout{0};
+  uint64_t max_output = engine::k_default_max_output; // --max-output
   std::vector<std::string> key_env;       // declared relevant variables (names)
   double verify_rate = k_default_verify_rate;
   Policy policy = Policy::serve_first;
@@ -63,6 +65,7 @@ struct Recompiled {
 Recompiled compile_once(const backend::BackendConfig& config, const std::string& input_path,
                         const std::vector<std::string>& options, std::chrono::milliseconds timeout,
                         const std::vector<std::string>& env,
+                        uint64_t max_output = engine::k_default_max_output,
                         const std::optional<backend::Identity>& known = std::nullopt);
 
 // The key material for a job (reads the input, resolves the compiler identity).

@@ -96,6 +96,7 @@ cache::CompileJob make_job(const CacheOptions& opt, const engine::RunPlan& plan)
   job.input_path = plan.input_path;
   job.options = plan.options;
   job.timeout = plan.timeout;
+  job.max_output = plan.max_output;
   job.key_env = opt.key_env;
   job.verify_rate = cache::parse_verify_rate(opt.verify_rate, "--verify-rate");
   job.policy = cache::parse_policy(opt.on_variants, "--on-variants");

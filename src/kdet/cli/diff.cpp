@@ -6,17 +6,22 @@
 // Exit 0 identical, 1 different, 2 unreadable input or bad options.
 //
 //===----------------------------------------------------------------------===//
-#include "kdet/cli/main.hpp"
 #include "kdet/diff/diff.hpp"
+
+#include "kdet/cli/main.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/stream.hpp"
 
-#include <fmt/format.h>
-
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fmt/format.h>
 #include <memory>
 #include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kdet::cli {
@@ -32,6 +37,7 @@ struct DiffArgs {
   std::string json_path;
   std::string html_path;
   std::string color = "auto";
+  std::string max_size; // past it: compared by hash and size only
 };
 
 // One pair of files to compare; a side may be missing (path empty).
@@ -101,7 +107,64 @@ std::vector<Pair> folder_pairs(const std::string& a, const std::string& b) {
   return out;
 }
 
+// The size of `path`, which must be a regular file (or a link to one): a device
+// such as /dev/zero or a FIFO would be read without end.
+uint64_t regular_file_size(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error::format("cannot read {}: {}", path, std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw Error::format("{}: is {}; kdet diff compares regular files", path,
+                        describe_file_type(st.st_mode));
+  return static_cast<uint64_t>(st.st_size);
+}
+
+// Reads `path` whole (at most `limit` bytes) or, with `hash`, only hashes it.
+std::string read_bounded(const std::string& path, uint64_t limit, Hasher* hash,
+                         std::string* head = nullptr) {
+  std::string data;
+  auto sr = stream_regular_file(path, limit, [&](std::string_view chunk) {
+    if (hash)
+      hash->add_raw(chunk);
+    else
+      data.append(chunk);
+    if (head && head->size() < k_stream_chunk)
+      head->append(chunk.substr(0, k_stream_chunk - head->size()));
+  });
+  switch (sr.status) {
+  case StreamResult::Status::ok:
+    return data;
+  case StreamResult::Status::not_regular:
+    throw Error::format("{}: is {}; kdet diff compares regular files", path, sr.what);
+  case StreamResult::Status::too_large:
+    throw Error::format("{}: grew while kdet read it", path);
+  case StreamResult::Status::unreadable:
+    break;
+  }
+  throw Error::format("cannot read {}: {}", path, sr.what);
+}
+
+// Two inputs past the size limit: identical or not by content hash, never read into memory.
+diff::Report summary_only(const Pair& pr, uint64_t size_a, uint64_t size_b,
+                          std::optional<diff::Format> force, uint64_t limit) {
+  Hasher ha, hb;
+  std::string head;
+  read_bounded(pr.a, size_a, &ha, &head);
+  read_bounded(pr.b, size_b, &hb);
+  diff::Format f = force ? *force : diff::detect_format(head);
+  return diff::summary_report(f, size_a, size_b, size_a == size_b && ha.hex() == hb.hex(), limit);
+}
+
 int do_diff(const DiffArgs& args) {
+  uint64_t limit = diff::k_max_detailed_size;
+  if (!args.max_size.empty()) {
+    auto v = parse_byte_size(args.max_size);
+    if (!v)
+      throw Error::format(
+          "--max-size {}: expected a size above zero such as 64M, 1G or a number of bytes",
+          args.max_size);
+    limit = *v;
+  }
   std::optional<diff::Format> force;
   if (!args.format.empty()) force = diff::parse_format(args.format);
 
@@ -153,27 +216,42 @@ int do_diff(const DiffArgs& args) {
       artifacts.push_back({{"name", pr.name}, {"only_in", side}});
       continue;
     }
-    std::string da = read_file(pr.a), db = read_file(pr.b);
+    uint64_t size_a = regular_file_size(pr.a), size_b = regular_file_size(pr.b);
     diff::Report r;
-    try {
-      r = diff::compare(da, db, force);
-    } catch (const Error& e) {
-      throw Error::format("{} vs {}: {}", pr.a, pr.b, e.what());
+    if (std::max(size_a, size_b) > limit) {
+      r = summary_only(pr, size_a, size_b, force, limit);
+    } else {
+      std::string da = read_bounded(pr.a, limit, nullptr), db = read_bounded(pr.b, limit, nullptr);
+      try {
+        r = diff::compare(da, db, force);
+      } catch (const Error& e) {
+        throw Error::format("{} vs {}: {}", pr.a, pr.b, e.what());
+      }
     }
     all_identical &= diff::identical(r);
     text += diff::to_text(r, color, na, nb);
-    html += pr.name.empty() ? diff::to_html(r)
-                            : fmt::format("<section class=\"kdet-diff-artifact\"><h3>{}</h3>\n{}</section>\n",
-                                          pr.name, diff::to_html(r));
+    // JSON and HTML only when asked for: a JSON tree costs far more memory than the report.
+    if (!args.html_path.empty())
+      html += pr.name.empty()
+                  ? diff::to_html(r)
+                  : fmt::format("<section class=\"kdet-diff-artifact\"><h3>{}</h3>\n{}</section>\n",
+                                pr.name, diff::to_html(r));
+    if (args.json_path.empty()) continue;
     nlohmann::json j = diff::to_json(r);
     j["a"] = pr.a;
     j["b"] = pr.b;
-    if (pr.name.empty()) single = j;
-    artifacts.push_back({{"name", pr.name}, {"report", std::move(j)}});
+    if (pr.name.empty()) {
+      single = std::move(j);
+      continue;
+    }
+    nlohmann::json entry = nlohmann::json::object();
+    entry["name"] = pr.name;
+    entry["report"] = std::move(j);
+    artifacts.push_back(std::move(entry));
   }
 
-  nlohmann::json out = single;
-  if (single.is_null())
+  nlohmann::json out = std::move(single);
+  if (out.is_null())
     out = {{"schema", "kdet.diff-set/1"}, {"a", label_a}, {"b", label_b},
            {"identical", all_identical}, {"artifacts", std::move(artifacts)}};
   if (!args.json_path.empty()) {
@@ -201,6 +279,10 @@ void add_diff(CLI::App& root, Action& action) {
       ->check(CLI::IsMember({"ptx", "cubin", "text", "binary"}));
   cmd->add_option("--json", args->json_path, "Write the kdet.diff/1 JSON report to FILE (- = stdout)");
   cmd->add_option("--html", args->html_path, "Write an HTML fragment (for embedding in reports) to FILE");
+  cmd->add_option(
+      "--max-size", args->max_size,
+      "Inputs larger than SIZE (e.g. 64M, 1G; K/M/G/T are powers of 1024) are compared by hash "
+      "and size only (default 64M): a detailed diff needs memory in proportion to its inputs");
   cmd->add_option("--color", args->color, "Colour the text report: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->callback([args, &action] { action = [args] { return do_diff(*args); }; });

@@ -4,10 +4,10 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/stream.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
 #include <random>
 #include <unistd.h>
 
@@ -29,6 +29,9 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
   cmd->add_option("--output-ext", a.output_ext, "exec: extension given to {output} (e.g. cubin, o, ptx)");
   cmd->add_option("--timeout", a.timeout_seconds, "Seconds before a compile counts as hung and is killed "
                                                   "(default 300; 0 = never)");
+  cmd->add_option("--max-output", a.max_output,
+                  "An artifact larger than SIZE (e.g. 512M, 2G) makes the run's "
+                  "outcome output-too-large (default 1G)");
 }
 
 void add_factor_options(CLI::App* cmd, FactorArgs& a) {
@@ -80,6 +83,14 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
   plan.options = a.options;
   if (a.timeout_seconds < 0) throw Error::format("--timeout {}: must be >= 0", a.timeout_seconds);
   plan.timeout = std::chrono::milliseconds(static_cast<long long>(a.timeout_seconds * 1000));
+  if (!a.max_output.empty()) {
+    auto v = parse_byte_size(a.max_output);
+    if (!v)
+      throw Error::format(
+          "--max-output {}: expected a size above zero such as 512M, 2G or a number of bytes",
+          a.max_output);
+    plan.max_output = *v;
+  }
 }
 
 void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {

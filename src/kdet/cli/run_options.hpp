@@ -23,6 +23,7 @@ struct CompileArgs {
   std::string command;
   std::string output_ext;
   double timeout_seconds = 300;
+  std::string max_output;           // empty: engine::k_default_max_output
   std::vector<std::string> options; // after --
 };
 

@@ -225,8 +225,29 @@ std::string cubin_summary(const Report& r) {
 
 } // namespace
 
+std::string size_only_summary(uint64_t size_a, uint64_t size_b) {
+  auto mib = [](uint64_t n) {
+    return fmt::format("{:.1f} MiB", static_cast<double>(n) / (1 << 20));
+  };
+  return fmt::format("differ ({} vs {}; too large for a detailed comparison)", mib(size_a),
+                     mib(size_b));
+}
+
+Report summary_report(Format format, uint64_t size_a, uint64_t size_b, bool same, uint64_t limit) {
+  Report r;
+  r.format = format;
+  r.size_a = size_a;
+  r.size_b = size_b;
+  r.summary_only = true;
+  r.overall = same ? Change::identical : Change::code;
+  r.notes.push_back(fmt::format(
+      "larger than {} MiB: compared by content hash and size only (--max-size)", limit >> 20));
+  return r;
+}
+
 std::string summary_line(const Report& report) {
   if (identical(report)) return "identical";
+  if (report.summary_only) return size_only_summary(report.size_a, report.size_b);
   switch (report.format) {
   case Format::ptx: return ptx_summary(report);
   case Format::cubin: return cubin_summary(report);

@@ -113,7 +113,20 @@ struct Report {
   std::vector<ByteRange> byte_ranges;  // binary format (and cubin fallback): differing ranges
   uint64_t bytes_differing = 0;        // binary: total bytes in byte_ranges
   bool approximate = false;            // a diff hit its size cap; hunks and counts may not be minimal
+  bool summary_only = false;           // inputs past the size limit: compared by hash and size only
 };
+
+// Inputs larger than this (either side) get a summary by hash and size rather
+// than a detailed comparison, whose memory grows with the input (kdet diff
+// --max-size, and kdet run's per-variant differences).
+constexpr uint64_t k_max_detailed_size = 64ULL << 20;
+
+// The Report for inputs too large to compare in detail: identical or not by
+// content hash, with both sizes and a note saying why there is no more.
+Report summary_report(Format format, uint64_t size_a, uint64_t size_b, bool same, uint64_t limit);
+
+// "differ (64.0 MiB vs 65.2 MiB; too large for a detailed comparison)".
+std::string size_only_summary(uint64_t size_a, uint64_t size_b);
 
 // Compares a with b. `force` overrides detection (both inputs are read as that
 // format); throws kdet::Error when a forced format cannot be read from an input.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fmt/format.h>
 
 namespace kdet::diff::detail {
 
@@ -164,7 +165,7 @@ EditScript diff_sequences(const std::vector<uint32_t>& a, const std::vector<uint
 std::vector<Hunk> make_hunks(const EditScript& script, const std::vector<std::string>& text_a,
                              const std::vector<std::string>& text_b,
                              const std::vector<size_t>& line_a, const std::vector<size_t>& line_b,
-                             size_t context) {
+                             size_t context, size_t* budget, bool* cut) {
   std::vector<Hunk> hunks;
   const auto& e = script.edits;
   size_t idx = 0;
@@ -189,6 +190,16 @@ std::vector<Hunk> make_hunks(const EditScript& script, const std::vector<std::st
     }
     size_t begin = first >= context ? first - context : 0;
     size_t end = std::min(e.size(), last + 1 + context);
+    bool last_one = false;
+    if (budget) {
+      if (*budget == 0 || end - begin > *budget) { // keep what fits of this hunk, then stop
+        if (cut) *cut = true;
+        if (*budget == 0) break;
+        end = begin + *budget;
+        last_one = true;
+      }
+      *budget -= end - begin;
+    }
     Hunk h;
     for (size_t t = begin; t < end; ++t) {
       DiffLine l;
@@ -215,9 +226,14 @@ std::vector<Hunk> make_hunks(const EditScript& script, const std::vector<std::st
       h.lines.push_back(std::move(l));
     }
     hunks.push_back(std::move(h));
+    if (last_one) break;
     idx = end;
   }
   return hunks;
+}
+
+std::string hunks_cut_note() {
+  return fmt::format("only the first {} diff lines are shown", k_max_report_hunk_lines);
 }
 
 } // namespace kdet::diff::detail

@@ -53,11 +53,20 @@ constexpr size_t k_default_max_d = 2000;
 EditScript diff_sequences(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b,
                           size_t max_d = k_default_max_d);
 
+// Most hunk lines one Report keeps: hunks past it are left out (with a note), so
+// a report's size does not grow with inputs that differ everywhere.
+constexpr size_t k_max_report_hunk_lines = 20000;
+
 // Groups an edit script into hunks with `context` lines around changes.
 // text_a/text_b give each element's text; line_a/line_b its original line number.
+// Stops before a hunk that would take the lines past `*budget` (when given),
+// takes what it used from `*budget`, and sets `*cut` when it left hunks out.
 std::vector<Hunk> make_hunks(const EditScript& script, const std::vector<std::string>& text_a,
                              const std::vector<std::string>& text_b,
                              const std::vector<size_t>& line_a, const std::vector<size_t>& line_b,
-                             size_t context = 3);
+                             size_t context = 3, size_t* budget = nullptr, bool* cut = nullptr);
+
+// The note a report gets when make_hunks() left hunks out.
+std::string hunks_cut_note();
 
 } // namespace kdet::diff::detail

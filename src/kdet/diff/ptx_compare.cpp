@@ -204,7 +204,8 @@ std::string erase_immediates(const std::string& s) {
   return out;
 }
 
-Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& approximate) {
+Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& approximate,
+                        size_t& budget, bool& cut) {
   Entry e;
   e.name = fa.name;
   e.kind = fa.kind;
@@ -319,11 +320,12 @@ Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& appr
   for (const auto& s : text_b) lb.push_back(lines.id(s));
   EditScript script = diff_sequences(la, lb);
   approximate |= script.approximate;
-  e.hunks = make_hunks(script, text_a, text_b, line_a, line_b);
+  e.hunks = make_hunks(script, text_a, text_b, line_a, line_b, 3, &budget, &cut);
   return e;
 }
 
-Entry compare_module(const PtxModule& ma, const PtxModule& mb, bool& approximate) {
+Entry compare_module(const PtxModule& ma, const PtxModule& mb, bool& approximate, size_t& budget,
+                     bool& cut) {
   Entry e;
   e.name = "(module)";
   e.kind = "module";
@@ -355,7 +357,7 @@ Entry compare_module(const PtxModule& ma, const PtxModule& mb, bool& approximate
     e.aspects.push_back("code");
     e.notes.push_back("module-level declarations or directives differ");
   }
-  e.hunks = make_hunks(script, ta, tb, la, lb);
+  e.hunks = make_hunks(script, ta, tb, la, lb, 3, &budget, &cut);
   return e;
 }
 
@@ -367,7 +369,9 @@ Report compare_ptx(std::string_view a, std::string_view b) {
   r.size_a = a.size();
   r.size_b = b.size();
   PtxModule ma = read_ptx(a), mb = read_ptx(b);
-  r.entries.push_back(compare_module(ma, mb, r.approximate));
+  size_t budget = k_max_report_hunk_lines;
+  bool cut = false;
+  r.entries.push_back(compare_module(ma, mb, r.approximate, budget, cut));
   std::map<std::string, const PtxFunction*> by_name_b;
   for (const auto& f : mb.functions) by_name_b.emplace(f.name, &f);
   std::set<std::string> seen;
@@ -378,7 +382,7 @@ Report compare_ptx(std::string_view a, std::string_view b) {
       r.entries.push_back(one_sided_entry(fa.name, fa.kind, true, fa.body.size()));
       continue;
     }
-    r.entries.push_back(compare_functions(fa, *it->second, r.approximate));
+    r.entries.push_back(compare_functions(fa, *it->second, r.approximate, budget, cut));
   }
   for (const auto& fb : mb.functions) {
     if (!seen.insert(fb.name).second) continue;
@@ -390,6 +394,7 @@ Report compare_ptx(std::string_view a, std::string_view b) {
     r.notes.push_back("the same functions appear in another order");
   }
   if (r.approximate) r.notes.push_back("a diff hit its size cap; the diff may not be minimal");
+  if (cut) r.notes.push_back(hunks_cut_note());
   return r;
 }
 

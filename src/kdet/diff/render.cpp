@@ -93,6 +93,7 @@ nlohmann::json to_json(const Report& r) {
   j["size_a"] = r.size_a;
   j["size_b"] = r.size_b;
   j["approximate"] = r.approximate;
+  j["summary_only"] = r.summary_only;
   j["notes"] = r.notes;
   auto entries = nlohmann::json::array();
   for (const auto& e : r.entries) {

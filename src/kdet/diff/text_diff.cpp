@@ -38,9 +38,12 @@ Report compare_text(std::string_view a, std::string_view b) {
   for (size_t i = 0; i < lb.size(); ++i) ib.push_back(in.id(lb[i])), nb.push_back(i + 1);
   EditScript s = diff_sequences(ia, ib);
   r.approximate = s.approximate;
-  r.hunks = make_hunks(s, la, lb, na, nb);
+  size_t budget = k_max_report_hunk_lines;
+  bool cut = false;
+  r.hunks = make_hunks(s, la, lb, na, nb, 3, &budget, &cut);
   r.overall = Change::code;
-  if (r.hunks.empty()) {
+  if (cut) r.notes.push_back(hunks_cut_note());
+  if (r.hunks.empty() && !cut) {
     r.overall = Change::trivia;
     r.notes.push_back("only line endings differ");
   }

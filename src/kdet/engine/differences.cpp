@@ -1,7 +1,9 @@
-// Names how each variant differs from the most common one, with kdet diff's classification.
+// Names how each variant differs from the most common one, with kdet diff's classification
+// (artifacts past diff::k_max_detailed_size are compared by hash and size only).
 #include "kdet/diff/diff.hpp"
 #include "kdet/engine/runner.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace kdet::engine {
@@ -24,10 +26,14 @@ void annotate_differences(RunOutput& out) {
         if (b.name == a.name) m = &b;
       std::string part;
       if (!m) part = "only in this variant";
-      else if (m->data == a.data) continue;
+      else if (m->hash == a.hash && m->size == a.size)
+        continue;
+      else if (std::max(m->size, a.size) > diff::k_max_detailed_size)
+        part = diff::size_only_summary(m->size, a.size);
       else {
         try {
-          part = diff::summary_line(diff::compare(m->data, a.data));
+          part = diff::summary_line(
+              diff::compare(backend::artifact_bytes(*m), backend::artifact_bytes(a)));
         } catch (const std::exception& e) {
           part = std::string("could not compare: ") + e.what();
         }

@@ -141,6 +141,7 @@ std::string encode(const CompileMessage& m) {
   w.u32(static_cast<uint32_t>(r.env.size()));
   for (const auto& e : r.env) w.str(e);
   w.str(r.cwd).u32(static_cast<uint32_t>(r.umask)).u32(r.pid_namespace ? 1 : 0);
+  w.u64(r.max_output);
   return std::move(w.buffer());
 }
 
@@ -168,6 +169,7 @@ bool decode(std::string_view payload, CompileMessage& m) {
   r.cwd = rd.str();
   r.umask = static_cast<int>(rd.u32());
   r.pid_namespace = rd.u32() == 1;
+  r.max_output = rd.u64();
   return !rd.failed() && rd.at_end();
 }
 
@@ -177,7 +179,13 @@ std::string encode(const ResultMessage& m) {
   w.u32(static_cast<uint32_t>(r.status)).u32(static_cast<uint32_t>(r.code));
   w.u32(static_cast<uint32_t>(r.signal)).str(r.log).str(r.detail);
   w.u32(static_cast<uint32_t>(r.artifacts.size()));
-  for (const auto& a : r.artifacts) w.str(a.name).str(a.data);
+  // Large artifacts stay in a file the reply names (engine/artifact_files.hpp).
+  for (const auto& a : r.artifacts)
+    w.str(a.name)
+        .u64(a.file ? a.size : a.data.size())
+        .str(a.hash)
+        .str(a.file ? a.file->path() : std::string())
+        .str(a.data);
   w.u64(m.compile_ns).u64(m.churn_ns);
   return std::move(w.buffer());
 }
@@ -186,7 +194,7 @@ bool decode(std::string_view payload, ResultMessage& m) {
   Reader rd(payload);
   auto& r = m.result;
   uint32_t st = rd.u32();
-  if (st > static_cast<uint32_t>(backend::Status::no_output)) return false;
+  if (st > static_cast<uint32_t>(backend::Status::output_too_large)) return false; // the last Status
   r.status = static_cast<backend::Status>(st);
   r.code = static_cast<int>(rd.u32());
   r.signal = static_cast<int>(rd.u32());
@@ -198,7 +206,13 @@ bool decode(std::string_view payload, ResultMessage& m) {
   for (uint32_t i = 0; i < n && !rd.failed(); ++i) {
     backend::Artifact a;
     a.name = rd.str();
+    a.size = rd.u64();
+    a.hash = rd.str();
+    // Not owned yet: the driver checks the path before it removes anything (adopt_artifact_files).
+    if (std::string path = rd.str(); !path.empty())
+      a.file = std::make_shared<OwnedFile>(path, nullptr, false);
     a.data = rd.str();
+    if (!a.file && a.data.size() != a.size) return false;
     r.artifacts.push_back(std::move(a));
   }
   m.compile_ns = rd.u64();

@@ -2,6 +2,7 @@
 
 #include "kdet/backend/exec_template.hpp"
 #include "kdet/backend/slot_namespace.hpp"
+#include "kdet/engine/artifact_files.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/worker.hpp"
 #include "kdet/perturb/factors.hpp"
@@ -11,16 +12,14 @@
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 
-#include <fmt/chrono.h>
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
 #include <future>
 #include <mutex>
 #include <thread>
-
 
 namespace kdet::engine {
 
@@ -46,7 +45,8 @@ std::string outcome_id(const backend::CompileResult& r) {
   Hasher h;
   h.add(backend::to_string(r.status));
   if (r.status == backend::Status::ok) {
-    for (const auto& a : r.artifacts) h.add(a.name).add(a.data);
+    for (const auto& a : r.artifacts)
+      add_artifact(h, a);
   } else {
     h.add_u64(static_cast<uint64_t>(r.code)).add_u64(static_cast<uint64_t>(r.signal));
   }
@@ -66,6 +66,10 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
     std::string dir;
     ~Cleanup() { remove_tree(dir); }
   } cleanup{session_dir};
+  // Large artifacts of the variants are kept here, beside the session folder (same file
+  // system, so they move by rename); it goes when the last artifact in it is dropped.
+  auto kept_files = std::make_shared<const TempFolder>(make_temp_dir("kdet-artifacts"));
+  uint64_t kept_serial = 0;
 
   const bool is_exec = plan.backend.kind == "exec";
   perturb::Context ctx;
@@ -187,6 +191,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
         msg.request.options = plan.options;
         msg.request.workdir = workdir;
         msg.request.timeout = plan.timeout;
+        msg.request.max_output = plan.max_output;
         rec.worker_pid = worker.pid();
         rec.worker = worker_serial;
         rec.nth_in_worker = ++nth;
@@ -197,6 +202,12 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
           break;
         }
         result = std::move(reply.message.result);
+        if (!adopt_artifact_files(result, workdir)) {
+          result = backend::CompileResult{};
+          result.status = backend::Status::infra_error;
+          result.detail =
+              "garbled reply from the worker (an artifact file it named is not where kdet put it)";
+        }
         backend::classify_empty_output(result);
         for (const auto& d : pert.make_dirs) remove_tree(d);
         rec.compile_seconds = static_cast<double>(reply.message.compile_ns) * 1e-9;
@@ -211,9 +222,20 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
       rec.log_hash = hash_bytes(result.log);
       rec.log = result.log.size() > k_max_log_kept ? result.log.substr(0, k_max_log_kept) : result.log;
       if (result.status == backend::Status::ok) {
-        for (const auto& a : result.artifacts) rec.artifacts.push_back({a.name, hash_bytes(a.data), a.data.size()});
+        for (const auto& a : result.artifacts)
+          rec.artifacts.push_back({a.name, a.hash, a.size});
       }
-      rec.variant = outcome_id(result);
+      try {
+        rec.variant = outcome_id(result);
+      } catch (const std::exception& e) {
+        result = backend::CompileResult{};
+        result.status = backend::Status::infra_error;
+        result.detail = e.what();
+        rec.status = result.status;
+        rec.detail = result.detail;
+        rec.artifacts.clear();
+        rec.variant = outcome_id(result);
+      }
       rec.done = true;
 
       std::lock_guard<std::mutex> lock(mu);
@@ -224,8 +246,25 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
         v.first_run = idx;
         v.status = result.status;
         v.detail = result.detail;
-        if (result.status == backend::Status::ok) v.artifacts = std::move(result.artifacts);
+        if (result.status == backend::Status::ok) {
+          // Out of the slot's work folder before its next compile reuses the names.
+          for (auto& a : result.artifacts) {
+            try {
+              keep_artifact_file(a, kept_files, ++kept_serial);
+            } catch (const std::exception& e) {
+              // Cannot move it (should not happen: same folder tree): keep its bytes instead.
+              out.warnings.push_back(e.what());
+              try {
+                a.data = backend::artifact_bytes(a);
+              } catch (const std::exception&) {
+              }
+              a.file.reset();
+            }
+          }
+          v.artifacts = std::move(result.artifacts);
+        }
       }
+      result.artifacts.clear(); // a repeat's files are removed here
       ++v.count;
       out.records[idx] = std::move(rec);
       ++completed;

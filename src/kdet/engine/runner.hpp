@@ -13,6 +13,9 @@
 
 namespace kdet::engine {
 
+// Default --max-output: 1 GiB.
+constexpr uint64_t k_default_max_output = 1ULL << 30;
+
 // What to run: one input, one compiler, one setting, N times.
 struct RunPlan {
   backend::BackendConfig backend;
@@ -22,6 +25,8 @@ struct RunPlan {
   uint64_t runs = 32;
   int jobs = 1;
   std::chrono::milliseconds timeout{0};
+  // An artifact larger than this makes the run's outcome output_too_large (--max-output).
+  uint64_t max_output = k_default_max_output;
   // Stop early once this many distinct outcomes were seen (0 = run them all;
   // 2 = stop at the first sign of nondeterminism, as scan's adaptive budget does).
   size_t stop_at_outcomes = 0;
@@ -68,7 +73,7 @@ struct Variant {
   uint64_t first_run = 0;
   backend::Status status = backend::Status::ok;
   std::string detail;           // for failures: how it failed
-  std::vector<backend::Artifact> artifacts; // content of the first occurrence
+  std::vector<backend::Artifact> artifacts; // content of the first occurrence (large ones in files)
   std::string difference;       // against the most common variant (kdet diff's summary)
 };
 

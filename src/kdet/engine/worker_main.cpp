@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/engine/worker_main.hpp"
 
+#include "kdet/engine/artifact_files.hpp"
 #include "kdet/engine/protocol.hpp"
 #include "kdet/perturb/churn.hpp"
 #include "kdet/util/error.hpp"
@@ -15,11 +16,11 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#include <string>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cstring>
-#include <string>
 
 namespace kdet::engine {
 
@@ -123,6 +124,7 @@ int worker_main(int argc, char** argv) {
       reply.result.detail = e.what();
     }
     reply.compile_ns = static_cast<uint64_t>((clock::now() - t0).count());
+    settle_artifacts(reply.result, msg.request.workdir, msg.request.max_output);
     if (!write_frame(k_reply_fd, MessageType::result, encode(reply))) return 2;
   }
 }

@@ -34,7 +34,7 @@ std::string artifacts_brief(const engine::Variant& v) {
   std::string s;
   for (const auto& a : v.artifacts) {
     if (!s.empty()) s += ", ";
-    s += fmt::format("{} {}", a.name, human_bytes(a.data.size()));
+    s += fmt::format("{} {}", a.name, human_bytes(a.size));
   }
   return s.empty() ? "no artifacts" : s;
 }
@@ -90,7 +90,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
   for (const auto& v : out.variants) {
     nlohmann::json arts = nlohmann::json::array();
     for (const auto& art : v.artifacts)
-      arts.push_back({{"name", art.name}, {"size", art.data.size()}, {"hash", hash_bytes(art.data)}});
+      arts.push_back({{"name", art.name}, {"size", art.size}, {"hash", art.hash}});
     nlohmann::json jv = {{"id", v.id},
                          {"count", v.count},
                          {"first_run", v.first_run + 1},

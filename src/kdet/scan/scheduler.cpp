@@ -73,9 +73,8 @@ store::RoundWrite fold_round(JobRow& row, const engine::RunOutput& out, uint64_t
     nv.status = backend::to_string(v.status);
     nv.detail = v.detail;
     for (const auto& a : v.artifacts) {
-      std::string h = hash_bytes(a.data);
-      nv.artifacts.push_back({a.name, h, a.data.size()});
-      w.blobs.emplace_back(h, a.data);
+      nv.artifacts.push_back({a.name, a.hash, a.size});
+      w.blobs.emplace_back(a.hash, backend::artifact_bytes(a));
     }
     row.variants.push_back(std::move(nv));
   }

@@ -30,7 +30,8 @@ void write_run_dir(const std::string& dir, const engine::RunOutput& out, const n
   for (const auto& v : out.variants) {
     std::string vdir = dir + "/variants/" + variant_dir_name(v.id);
     make_dirs(vdir);
-    for (const auto& a : v.artifacts) write_file_atomic(vdir + "/" + a.name, a.data);
+    for (const auto& a : v.artifacts)
+      backend::write_artifact(a, vdir + "/" + a.name);
     if (v.status != backend::Status::ok) {
       std::string text = fmt::format("status: {}\ndetail: {}\nfirst run: {}\n", backend::to_string(v.status),
                                      v.detail, v.first_run + 1);

@@ -65,6 +65,11 @@ Hasher& Hasher::add(std::string_view part) {
   return *this;
 }
 
+Hasher& Hasher::add_raw(std::string_view bytes) {
+  XXH3_128bits_update(static_cast<XXH3_state_t*>(m_state), bytes.data(), bytes.size());
+  return *this;
+}
+
 Hasher& Hasher::add_u64(uint64_t value) {
   XXH3_128bits_update(static_cast<XXH3_state_t*>(m_state), &value, sizeof value);
   return *this;

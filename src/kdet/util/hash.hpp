@@ -30,6 +30,10 @@ public:
 
   Hasher& add(std::string_view part);
   Hasher& add_u64(uint64_t value);
+  // Appends bytes with no length prefix: a part streamed in chunks is
+  // add_u64(total size) then add_raw() per chunk. Only add_raw() on a fresh
+  // Hasher gives hash_bytes() of the concatenation.
+  Hasher& add_raw(std::string_view bytes);
   std::string hex() const;
 
 private:
