@@ -7,6 +7,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
+#include "kdet/util/tempdir.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -40,11 +41,8 @@ std::string probe_version(const backend::BackendConfig& config) {
   launch.exe = self_exe();
   launch.backend = config;
   launch.env = current_environment();
-  std::string tmp = make_temp_dir("kdet-probe");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { remove_tree(dir); }
-  } cleanup{tmp};
+  const TempDir temp("probe");
+  const std::string& tmp = temp.path();
   launch.log_path = tmp + "/probe.log";
   engine::WorkerProcess probe;
   engine::HelloMessage hello;

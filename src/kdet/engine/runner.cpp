@@ -7,17 +7,16 @@
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
-
-#include <fmt/chrono.h>
-#include <fmt/format.h>
+#include "kdet/util/tempdir.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
 #include <future>
 #include <mutex>
 #include <thread>
-
 
 namespace kdet::engine {
 
@@ -58,11 +57,8 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   auto t_start = steady_clock::now();
 
   const std::string input = read_file(plan.input_path);
-  const std::string session_dir = make_temp_dir("kdet");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { remove_tree(dir); }
-  } cleanup{session_dir};
+  const TempDir session("run");
+  const std::string& session_dir = session.path();
 
   const bool is_exec = plan.backend.kind == "exec";
   perturb::Context ctx;
@@ -97,8 +93,10 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
     launch.log_path = session_dir + "/worker0.log";
     std::string error;
     auto t_probe = steady_clock::now();
-    if (!probe.start(launch, hello, error))
+    if (!probe.start(launch, hello, error)) {
+      if (interrupted()) throw Interrupted();
       throw Error::format("cannot load the {} compiler: {}", plan.backend.kind, error);
+    }
     out.worker_start_seconds = duration<double>(steady_clock::now() - t_probe).count();
     if (fresh) probe.stop();
   }
@@ -152,6 +150,9 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
         if (worker.start(my, h, error)) {
           worker_serial = workers_started.fetch_add(1) + 1;
           nth = 0;
+        } else if (interrupted()) {
+          stop.store(true);
+          break;
         } else {
           result.status = backend::Status::infra_error;
           result.detail = "could not start a worker: " + error;
