@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/cli/main.hpp"
+#include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/factors.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
@@ -99,8 +100,9 @@ int do_exec(const ExecArgs& a) {
     for (const auto& x : fixes) f += (f.empty() ? "" : ",") + x;
     fmt::print(stderr, "kdet exec: fixing {}: {}\n", f, shell_join(a.command));
   }
-  // The command's own signals (Ctrl-C) are its business; kdet just waits.
-  std::signal(SIGINT, SIG_IGN);
+  // Ctrl-C at the terminal reaches the command too and is its business; a
+  // SIGTERM or a SIGINT sent to kdet ends the command (and what it started).
+  engine::install_interrupt_handler(/*leave_terminal_sigint=*/true);
   ExitStatus st;
   pid_t pid = spawn(opt, st);
   if (pid < 0) throw Error::format("cannot run {}: {}", a.command[0], st.describe());
@@ -108,7 +110,8 @@ int do_exec(const ExecArgs& a) {
   if (a.timeout_seconds > 0)
     deadline = std::chrono::steady_clock::now() +
                std::chrono::milliseconds(static_cast<long long>(a.timeout_seconds * 1000));
-  st = wait_child(pid, deadline);
+  st = wait_child(pid, deadline, engine::interrupt_fd());
+  if (engine::interrupted()) throw Interrupted();
   switch (st.kind) {
   case ExitStatus::Kind::exited: return st.code;
   case ExitStatus::Kind::signaled: return 128 + st.signal;
