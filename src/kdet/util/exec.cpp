@@ -219,6 +219,61 @@ void close_all_but(int keep, int keep2 = -1) {
   ::_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 125);
 }
 
+// The guarded program's pid, for the guard's signal handlers.
+volatile pid_t g_guarded = 0;
+
+void guard_forward(int sig) {
+  if (g_guarded > 0) ::kill(g_guarded, sig);
+}
+
+void guard_parent_gone(int) {
+  kill_all_children_now();
+  ::_exit(128 + SIGKILL);
+}
+
+// In the forked child: stay between kdet and the program as a subreaper, so
+// that whatever the program starts (setsid, double fork) is ended with it, even
+// when kdet is SIGKILLed (the guard's parent-death signal is handled).
+// SIGTERM is passed on to the program; the program's end is this process's
+// end. Async-signal-safe only.
+[[noreturn]] void run_guarded(const Prepared& p, char** envp, int ef, pid_t parent) {
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  struct sigaction sa {};
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = guard_parent_gone;
+  ::sigaction(SIGUSR2, &sa, nullptr);
+  sa.sa_handler = guard_forward;
+  ::sigaction(SIGTERM, &sa, nullptr);
+  // A terminal's SIGINT and SIGQUIT reach the program directly (same group).
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGQUIT, SIG_IGN);
+  ::prctl(PR_SET_PDEATHSIG, SIGUSR2);
+  if (::getppid() != parent) guard_parent_gone(SIGUSR2);
+  pid_t prog = ::fork();
+  if (prog < 0) child_fail(ef, errno);
+  if (prog == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    for (int s : {SIGUSR2, SIGTERM, SIGINT, SIGQUIT}) ::signal(s, SIG_DFL);
+    ::execve(p.program.c_str(), p.argv.data(), envp);
+    child_fail(ef, errno);
+  }
+  g_guarded = prog;
+  ::syscall(SYS_close_range, 0U, ~0U, 0U); // the program's fds (and the error pipe) stay the program's
+  int st = 0;
+  for (;;) {
+    pid_t r = ::waitpid(-1, &st, 0);
+    if (r == prog) break;
+    if (r < 0 && errno != EINTR) ::_exit(125);
+  }
+  g_guarded = 0;
+  kill_all_children_now(); // what the program left behind
+  if (WIFSIGNALED(st)) {
+    ::signal(WTERMSIG(st), SIG_DFL);
+    ::kill(::getpid(), WTERMSIG(st));
+  }
+  ::_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 125);
+}
+
 } // namespace
 
 pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
@@ -328,6 +383,7 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
       }
     }
     if (options.new_pid_namespace) run_in_pid_namespace(p, envp, ef);
+    if (options.guard) run_guarded(p, envp, ef, parent);
     ::execve(p.program.c_str(), p.argv.data(), envp);
     child_fail(ef, errno);
   }

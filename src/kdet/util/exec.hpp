@@ -31,6 +31,11 @@ struct SpawnOptions {
   // that dies with the relay, taking the namespace down; the relay, which kdet
   // waits for, passes on the program's exit status or signal).
   bool new_pid_namespace = false;
+  // Run the program under a guard: a subreaper between kdet and the program
+  // that passes SIGTERM on, ends whatever the program left when it ends, and
+  // does so too when kdet dies (even by SIGKILL). For a child that is not in a
+  // process group or PID namespace of its own (`kdet exec`).
+  bool guard = false;
   // Sent to the child when the thread that started it ends (PR_SET_PDEATHSIG),
   // so a killed kdet takes its children along; 0 = none.
   int death_signal = SIGKILL;
