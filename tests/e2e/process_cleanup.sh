@@ -69,6 +69,26 @@ TOML
   esac
 }
 
+# Outcomes are attributed to the compiler's own end, promptly.
+elapsed() { python3 -c 'import sys,time; print(time.time() - float(sys.argv[1]))' "$1"; }
+fake stdout_held 'setsid sleep 1000 & echo same'
+t0=$(date +%s.%N)
+expect_exit 0 env "$mark" "$KDET" run "$IN" --cmd "$T/stdout_held {input}" -n 3 --timeout 20
+(($(elapsed "$t0" | cut -d. -f1) < 10)) || fail "a compiler that exited 0 leaving a child on stdout took $(elapsed "$t0") s"
+t0=$(date +%s.%N)
+expect_exit 3 env "$mark" "$KDET" run "$IN" --cmd "$T/ignterm {input}" -n 2 --timeout 1
+(($(elapsed "$t0" | cut -d. -f1) < 10)) || fail "2 runs of a compiler ignoring SIGTERM with --timeout 1 took $(elapsed "$t0") s"
+expect_output "timed-out"
+if [[ -n $lib && -f $KDET_FAKES_DIR/libforkhold.so ]]; then
+  # A library crash while a detached child of the worker holds its reply pipe is a crash.
+  t0=$(date +%s.%N)
+  expect_exit 3 env "$mark" "$KDET" run "$IN" --lib "$lib" --env LD_PRELOAD="$KDET_FAKES_DIR/libforkhold.so" \
+    --env FAKE_FORKHOLD=1 -n 2 --timeout 20 -- -fake-mode=crash
+  expect_output 'crashed'
+  (($(elapsed "$t0" | cut -d. -f1) < 10)) || fail "a crash with the pipe held took $(elapsed "$t0") s"
+fi
+[[ -z $(marked) ]] || fail "processes left by the attribution checks: $(marked | tr '\n' ' ')"
+
 modes=(run run-pid explain exec exec-pid scan)
 [[ -n $lib ]] && modes+=(run-lib)
 pidns=1

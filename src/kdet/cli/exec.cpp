@@ -137,6 +137,8 @@ void add_exec(CLI::App& root, Action& action) {
               "  pid      a fresh PID namespace: the command runs as pid 2\n"
               "  all      every one of them\n"
               "Exit status: the command's (128+N when killed by signal N; 124 after --timeout).\n"
+              "SIGTERM, or a SIGINT sent to kdet, ends the command and all it started (exit 130);\n"
+              "Ctrl-C at the terminal is left to the command. Nothing it starts outlives kdet.\n"
               "Example: kdet exec --deterministic -- python3 compile_kernels.py");
   cmd->add_flag("--deterministic", args->deterministic, "Hold the chosen factors fixed (required)");
   cmd->add_option("--fix", args->fix, "Which factors to fix (default aslr,threads,locale,umask,tz; 'all' for every one)");
