@@ -8,7 +8,8 @@
 # starts (never a machine-wide search). After all tries, the next kdet start
 # must leave no kdet temp folder behind.
 # KDET_CLEANUP_TRIES (default 24) and KDET_CLEANUP_SEED replay or widen it.
-source "$(dirname "$0")/lib/common.bash"
+source "$(dirname "$0")/lib/common.bash" || exit 2
+[[ -n ${T:-} && -d $T ]] || { echo "no private temp folder" >&2; exit 2; } # never write elsewhere
 
 tries=${KDET_CLEANUP_TRIES:-24}
 seed=${KDET_CLEANUP_SEED:-$(( $(date +%s) % 100000 ))}
