@@ -117,6 +117,9 @@ bool is_subreaper() {
 }
 
 int kill_orphans() {
+  // Only a subreaper's unregistered children are orphans: in a process that
+  // merely links kdet (the cache's C API inside Python), they are the host's own.
+  if (!is_subreaper()) return 0;
   std::lock_guard<std::mutex> lock(detail::children_mutex());
   int killed = 0;
   constexpr size_t k_cap = 4096;

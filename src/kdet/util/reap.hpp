@@ -21,10 +21,10 @@ bool become_subreaper();
 // True once become_subreaper() succeeded in this process.
 bool is_subreaper();
 
-// Kills (SIGKILL) and reaps every child of this process that spawn() did not
-// start, that is, every orphan it adopted, and the orphans those leave in turn,
-// until none is left (bounded: about 2 s for processes stuck in the kernel).
-// Returns how many it killed.
+// In a subreaper (else it does nothing): kills (SIGKILL) and reaps every child
+// of this process that spawn() did not start, that is, every orphan it
+// adopted, and the orphans those leave in turn, until none is left (bounded:
+// about 2 s for processes stuck in the kernel). Returns how many it killed.
 int kill_orphans();
 
 // Async-signal-safe, for a dying worker's signal handler: SIGKILLs and reaps
