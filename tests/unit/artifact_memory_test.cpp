@@ -19,9 +19,9 @@ using namespace kdet::engine;
 
 namespace {
 
-struct TempDir {
+struct ScratchDir {
   std::string path = make_temp_dir("kdet-unit-mem");
-  ~TempDir() { remove_tree(path); }
+  ~ScratchDir() { remove_tree(path); }
 };
 
 std::string pattern(size_t n) {
@@ -46,7 +46,7 @@ TEST(ByteSize, ParsesSuffixesAndRejectsZeroAndOverflow) {
 }
 
 TEST(StreamRegularFile, ReadsInChunksUpToTheCap) {
-  TempDir t;
+  ScratchDir t;
   std::string data = pattern(3 * k_stream_chunk + 17);
   write_file_atomic(t.path + "/f", data);
   std::string got;
@@ -75,7 +75,7 @@ TEST(StreamRegularFile, ReadsInChunksUpToTheCap) {
 }
 
 TEST(StreamRegularFile, RefusesFifosFoldersAndDevicesWithoutReading) {
-  TempDir t;
+  ScratchDir t;
   ASSERT_EQ(::mkfifo((t.path + "/fifo").c_str(), 0600), 0);
   auto r = stream_regular_file(t.path + "/fifo", 100, [](std::string_view) { ADD_FAILURE(); });
   EXPECT_EQ(r.status, StreamResult::Status::not_regular);
@@ -92,7 +92,7 @@ TEST(StreamRegularFile, RefusesFifosFoldersAndDevicesWithoutReading) {
 }
 
 TEST(ArtifactFiles, SmallInlineLargeInAFileSameHashAndOutcome) {
-  TempDir t;
+  ScratchDir t;
   std::string big = pattern(k_inline_artifact_max + 5);
   backend::CompileResult r;
   r.status = backend::Status::ok;
@@ -120,7 +120,7 @@ TEST(ArtifactFiles, SmallInlineLargeInAFileSameHashAndOutcome) {
   EXPECT_EQ(outcome_id(d.result), outcome_id(in_memory));
 
   // Kept files move out of the work folder and go with their last owner.
-  auto keep = std::make_shared<const TempFolder>(make_temp_dir("kdet-unit-keep"));
+  auto keep = std::make_shared<const TempFolder>("unit-keep");
   std::string keep_path = keep->path();
   keep_artifact_file(d.result.artifacts[1], keep, 1);
   EXPECT_NE(::access((t.path + "/artifact1").c_str(), F_OK), 0);
@@ -132,7 +132,7 @@ TEST(ArtifactFiles, SmallInlineLargeInAFileSameHashAndOutcome) {
 }
 
 TEST(ArtifactFiles, CapNonRegularOutputsAndGarbledPaths) {
-  TempDir t;
+  ScratchDir t;
   backend::CompileResult r;
   r.status = backend::Status::ok;
   r.artifacts = {{"ptx", pattern(1000)}};

@@ -16,9 +16,9 @@ using namespace kdet::cache;
 
 namespace {
 
-struct TempDir {
+struct ScratchDir {
   std::string path = make_temp_dir("kdet-cache-gc");
-  ~TempDir() { remove_tree(path); }
+  ~ScratchDir() { remove_tree(path); }
 };
 
 std::string key_for(int i) {
@@ -46,7 +46,7 @@ TEST(CacheGc, ParseSize) {
 }
 
 TEST(CacheGc, ShrinksBelowLimitLeastRecentlyUsedFirstKeepingEvidence) {
-  TempDir t;
+  ScratchDir t;
   Store s(t.path);
   std::vector<std::string> keys;
   const std::string blob(20000, 'x');

@@ -31,9 +31,9 @@ KeyMaterial sample_material() {
   return m;
 }
 
-struct TempDir {
+struct ScratchDir {
   std::string path = make_temp_dir("kdet-cache-test");
-  ~TempDir() { remove_tree(path); }
+  ~ScratchDir() { remove_tree(path); }
 };
 
 std::vector<backend::Artifact> ptx(const std::string& text) { return {{"ptx", text}}; }
@@ -108,7 +108,7 @@ TEST(CacheKey, CacheDirPrecedence) {
 }
 
 TEST(CacheStore, MissThenStoreThenHitWithLayout) {
-  TempDir t;
+  ScratchDir t;
   Store s(t.path);
   KeyMaterial m = sample_material();
   std::string key = compute_key(m);
@@ -137,7 +137,7 @@ TEST(CacheStore, MissThenStoreThenHitWithLayout) {
 }
 
 TEST(CacheStore, SecondVariantIsKeptNeverOverwritesAndFirstIsServed) {
-  TempDir t;
+  ScratchDir t;
   Store s(t.path);
   std::string key = compute_key(sample_material());
   auto a = s.put(key, to_json(sample_material()), "in", ptx("PTX A"), Origin{});
@@ -164,7 +164,7 @@ TEST(CacheStore, SecondVariantIsKeptNeverOverwritesAndFirstIsServed) {
 }
 
 TEST(CacheStore, DamagedArtifactIsAMissWithWarningAndMovedAside) {
-  TempDir t;
+  ScratchDir t;
   Store s(t.path);
   std::string key = compute_key(sample_material());
   auto p = s.put(key, to_json(sample_material()), "in", ptx("PTX A, long enough"), Origin{});
@@ -189,7 +189,7 @@ TEST(CacheStore, DamagedArtifactIsAMissWithWarningAndMovedAside) {
 }
 
 TEST(CacheStore, TruncatedOrMissingMetaIsAMiss) {
-  TempDir t;
+  ScratchDir t;
   Store s(t.path);
   std::string key = compute_key(sample_material());
   auto p = s.put(key, to_json(sample_material()), "in", ptx("PTX A"), Origin{});
@@ -200,7 +200,7 @@ TEST(CacheStore, TruncatedOrMissingMetaIsAMiss) {
 }
 
 TEST(CacheStore, ConcurrentWritersInForkedProcessesLoseNothing) {
-  TempDir t;
+  ScratchDir t;
   std::string key = compute_key(sample_material());
   constexpr int k_writers = 8;
   std::vector<pid_t> pids;

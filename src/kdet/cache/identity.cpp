@@ -8,6 +8,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
+#include "kdet/util/tempdir.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -41,11 +42,8 @@ std::string probe_version(const backend::BackendConfig& config, const std::strin
   launch.exe = self_exe();
   launch.backend = config;
   launch.env = current_environment();
-  std::string tmp = make_temp_dir("kdet-probe");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { remove_tree(dir); }
-  } cleanup{tmp};
+  const TempDir temp("probe");
+  const std::string& tmp = temp.path();
   launch.log_path = tmp + "/probe.log";
   engine::WorkerProcess probe;
   engine::HelloMessage hello;

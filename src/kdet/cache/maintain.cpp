@@ -7,6 +7,7 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
+#include "kdet/util/tempdir.hpp"
 
 #include <fmt/format.h>
 
@@ -223,11 +224,8 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
   std::vector<std::string> chosen;
   for (const auto& k : keys)
     if (sample(fraction)) chosen.push_back(k);
-  std::string tmp = make_temp_dir("kdet-cache-verify");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { remove_tree(dir); }
-  } cleanup{tmp};
+  const TempDir temp("cache-verify");
+  const std::string& tmp = temp.path();
   uint64_t i = 0;
   for (const auto& k : chosen) {
     if (progress) progress(i++, chosen.size());

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/cli/main.hpp"
+#include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/factors.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
@@ -60,6 +61,7 @@ int do_exec(const ExecArgs& a) {
   SpawnOptions opt;
   opt.argv = a.command;
   opt.new_process_group = false; // Ctrl-C in the terminal reaches the command as usual
+  opt.guard = true;               // so its descendants end with it, even if kdet is SIGKILLed
   opt.fds = {{0, 0}, {1, 1}, {2, 2}};
   std::vector<std::string> env = current_environment();
   if (fixes.count("env")) {
@@ -99,8 +101,9 @@ int do_exec(const ExecArgs& a) {
     for (const auto& x : fixes) f += (f.empty() ? "" : ",") + x;
     fmt::print(stderr, "kdet exec: fixing {}: {}\n", f, shell_join(a.command));
   }
-  // The command's own signals (Ctrl-C) are its business; kdet just waits.
-  std::signal(SIGINT, SIG_IGN);
+  // Ctrl-C at the terminal reaches the command too and is its business; a
+  // SIGTERM or a SIGINT sent to kdet ends the command (and what it started).
+  engine::install_interrupt_handler(/*leave_terminal_sigint=*/true);
   ExitStatus st;
   pid_t pid = spawn(opt, st);
   if (pid < 0) throw Error::format("cannot run {}: {}", a.command[0], st.describe());
@@ -108,7 +111,8 @@ int do_exec(const ExecArgs& a) {
   if (a.timeout_seconds > 0)
     deadline = std::chrono::steady_clock::now() +
                std::chrono::milliseconds(static_cast<long long>(a.timeout_seconds * 1000));
-  st = wait_child(pid, deadline);
+  st = wait_child(pid, deadline, engine::interrupt_fd());
+  if (engine::interrupted()) throw Interrupted();
   switch (st.kind) {
   case ExitStatus::Kind::exited: return st.code;
   case ExitStatus::Kind::signaled: return 128 + st.signal;
@@ -133,6 +137,8 @@ void add_exec(CLI::App& root, Action& action) {
               "  pid      a fresh PID namespace: the command runs as pid 2\n"
               "  all      every one of them\n"
               "Exit status: the command's (128+N when killed by signal N; 124 after --timeout).\n"
+              "SIGTERM, or a SIGINT sent to kdet, ends the command and all it started (exit 130);\n"
+              "Ctrl-C at the terminal is left to the command. Nothing it starts outlives kdet.\n"
               "Example: kdet exec --deterministic -- python3 compile_kernels.py");
   cmd->add_flag("--deterministic", args->deterministic, "Hold the chosen factors fixed (required)");
   cmd->add_option("--fix", args->fix, "Which factors to fix (default aslr,threads,locale,umask,tz; 'all' for every one)");

@@ -2,15 +2,16 @@
 
 #include "kdet/engine/worker_main.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/reap.hpp"
 #include "kdet/util/strings.hpp"
 #include "kdet/util/sysinfo.hpp"
+#include "kdet/util/tempdir.hpp"
 #include "kdet/version.hpp"
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstring>
+#include <fmt/format.h>
 #include <unistd.h>
 
 namespace kdet::cli {
@@ -64,12 +65,9 @@ void check_command_name(int argc, char** argv) {
 
 const std::string& invocation() { return command_line(); }
 
-int kdet_main(int argc, char** argv) {
-  // Workers take a fast path: no option parsing library, no extra allocations
-  // before the compile call, so fresh workers all reach it in the same state.
-  if (argc >= 2 && std::strcmp(argv[1], engine::k_worker_command) == 0)
-    return engine::worker_main(argc, argv);
+namespace {
 
+int dispatch(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   set_command_line(shell_join(std::vector<std::string>(argv, argv + argc)));
 
@@ -107,6 +105,24 @@ int kdet_main(int argc, char** argv) {
     fmt::print(stderr, "kdet: internal error: {}\n", e.what());
     return 70;
   }
+}
+
+} // namespace
+
+int kdet_main(int argc, char** argv) {
+  // Workers take a fast path: no option parsing library, no extra allocations
+  // before the compile call, so fresh workers all reach it in the same state.
+  if (argc >= 2 && std::strcmp(argv[1], engine::k_worker_command) == 0)
+    return engine::worker_main(argc, argv);
+
+  // Nothing outlives kdet: orphans of its workers and compilers (setsid,
+  // double fork) are handed to kdet rather than to init, and ended before it
+  // exits; what a killed kdet left in TMPDIR goes now.
+  become_subreaper();
+  sweep_stale_temp_dirs();
+  int rc = dispatch(argc, argv);
+  kill_orphans();
+  return rc;
 }
 
 } // namespace kdet::cli

@@ -10,8 +10,10 @@ namespace kdet::engine {
 namespace {
 int g_pipe[2] = {-1, -1};
 std::atomic<bool> g_interrupted{false};
+std::atomic<bool> g_leave_terminal_sigint{false};
 
-void on_signal(int) {
+void on_signal(int sig, siginfo_t* info, void*) {
+  if (sig == SIGINT && g_leave_terminal_sigint.load() && info && info->si_code == SI_KERNEL) return;
   g_interrupted.store(true);
   char c = 1;
   ssize_t ignored = ::write(g_pipe[1], &c, 1);
@@ -19,11 +21,13 @@ void on_signal(int) {
 }
 } // namespace
 
-void install_interrupt_handler() {
+void install_interrupt_handler(bool leave_terminal_sigint) {
+  g_leave_terminal_sigint.store(leave_terminal_sigint);
   if (g_pipe[0] >= 0) return;
   if (::pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
   struct sigaction sa {};
-  sa.sa_handler = on_signal;
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);

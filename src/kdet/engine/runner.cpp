@@ -11,6 +11,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
+#include "kdet/util/tempdir.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -61,14 +62,11 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   auto t_start = steady_clock::now();
 
   const std::string input = read_file(plan.input_path);
-  const std::string session_dir = make_temp_dir("kdet");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { remove_tree(dir); }
-  } cleanup{session_dir};
+  const TempDir session("run");
+  const std::string& session_dir = session.path();
   // Large artifacts of the variants are kept here, beside the session folder (same file
   // system, so they move by rename); it goes when the last artifact in it is dropped.
-  auto kept_files = std::make_shared<const TempFolder>(make_temp_dir("kdet-artifacts"));
+  auto kept_files = std::make_shared<const TempFolder>("artifacts");
   uint64_t kept_serial = 0;
 
   const bool is_exec = plan.backend.kind == "exec";
@@ -104,8 +102,10 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
     launch.log_path = session_dir + "/worker0.log";
     std::string error;
     auto t_probe = steady_clock::now();
-    if (!probe.start(launch, hello, error))
+    if (!probe.start(launch, hello, error)) {
+      if (interrupted()) throw Interrupted();
       throw Error::format("cannot load the {} compiler: {}", plan.backend.kind, error);
+    }
     out.worker_start_seconds = duration<double>(steady_clock::now() - t_probe).count();
     if (fresh) probe.stop();
   }
@@ -167,6 +167,9 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
         if (worker.start(my, h, error)) {
           worker_serial = workers_started.fetch_add(1) + 1;
           nth = 0;
+        } else if (interrupted()) {
+          stop.store(true);
+          break;
         } else {
           result.status = backend::Status::infra_error;
           result.detail = "could not start a worker: " + error;

@@ -1,15 +1,19 @@
 #include "kdet/engine/worker.hpp"
 
+#include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/worker_main.hpp"
 #include "kdet/util/exec.hpp"
-
-#include <fmt/format.h>
+#include "kdet/util/reap.hpp"
 
 #include <cerrno>
-#include <cstring>
 #include <csignal>
+#include <cstring>
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <utility>
@@ -17,6 +21,49 @@
 namespace kdet::engine {
 
 using namespace std::chrono;
+
+namespace {
+
+bool readable(int fd) {
+  if (fd < 0) return false;
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
+// One fd that becomes readable when the interrupt fd does or the process
+// `pid` ends (an epoll set over the interrupt fd and a pidfd), so the frame
+// reader, which watches one extra fd, wakes for either.
+class WakeFd {
+public:
+  WakeFd(int interrupt_fd, pid_t pid) {
+    m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    if (m_pidfd < 0) {
+      m_fd = interrupt_fd; // old kernel: wake on the interrupt only, as before
+      return;
+    }
+    m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    if (m_epoll < 0 || ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_pidfd, &ev) != 0 ||
+        (interrupt_fd >= 0 && ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, interrupt_fd, &ev) != 0)) {
+      m_fd = interrupt_fd;
+      return;
+    }
+    m_fd = m_epoll;
+  }
+  ~WakeFd() {
+    if (m_epoll >= 0) ::close(m_epoll);
+    if (m_pidfd >= 0) ::close(m_pidfd);
+  }
+  WakeFd(const WakeFd&) = delete;
+  WakeFd& operator=(const WakeFd&) = delete;
+  int fd() const { return m_fd; }
+
+private:
+  int m_pidfd = -1, m_epoll = -1, m_fd = -1;
+};
+
+} // namespace
 
 WorkerProcess::~WorkerProcess() { stop(); }
 
@@ -73,12 +120,15 @@ bool WorkerProcess::start(const WorkerLaunch& launch, HelloMessage& hello, std::
   }
   MessageType type;
   std::string payload;
-  ReadStatus rs = read_frame(m_reply_fd, type, payload, steady_clock::now() + launch.start_timeout);
+  ReadStatus rs = read_frame(m_reply_fd, type, payload, steady_clock::now() + launch.start_timeout,
+                             interrupt_fd());
   if (rs != ReadStatus::ok || type != MessageType::hello || !decode(payload, hello)) {
     std::string tail = log_tail(2048);
     lose();
-    error = rs == ReadStatus::timed_out ? "the worker did not start in time (loading the compiler hung?)"
-                                        : "the worker died while loading the compiler";
+    error = rs == ReadStatus::interrupted ? "interrupted"
+            : rs == ReadStatus::timed_out
+                ? "the worker did not start in time (loading the compiler hung?)"
+                : "the worker died while loading the compiler";
     if (!tail.empty()) error += ": " + tail;
     return false;
   }
@@ -106,7 +156,15 @@ WorkerReply WorkerProcess::compile(const CompileMessage& message, milliseconds t
   if (timeout.count() > 0) deadline = steady_clock::now() + timeout;
   MessageType type;
   std::string payload;
-  ReadStatus rs = read_frame(m_reply_fd, type, payload, deadline, interrupt_fd);
+  // Wake on the interrupt or on the worker's death: a process the compiler
+  // left behind may hold the reply pipe open, so EOF alone cannot tell.
+  WakeFd wake(interrupt_fd, m_pid);
+  ReadStatus rs = read_frame(m_reply_fd, type, payload, deadline, wake.fd());
+  if (rs == ReadStatus::interrupted && !readable(interrupt_fd)) {
+    // The worker ended. A reply it wrote just before is still in the pipe.
+    rs = read_frame(m_reply_fd, type, payload, steady_clock::now() + milliseconds(100));
+    if (rs != ReadStatus::ok) rs = ReadStatus::eof;
+  }
   if (rs == ReadStatus::ok && type == MessageType::result && decode(payload, reply.message))
     return reply;
 
@@ -133,6 +191,7 @@ WorkerReply WorkerProcess::compile(const CompileMessage& message, milliseconds t
     m_request_fd = m_reply_fd = -1;
     ExitStatus st = wait_child(m_pid, steady_clock::now() + seconds(10));
     m_pid = -1;
+    kill_orphans();
     r.log = log_tail(4096);
     if (st.kind == ExitStatus::Kind::signaled) {
       r.status = backend::Status::crashed;
@@ -162,6 +221,8 @@ void WorkerProcess::lose() {
   m_request_fd = m_reply_fd = -1;
   if (m_pid > 0) kill_and_reap(m_pid);
   m_pid = -1;
+  // Its compiler and whatever that started were handed to this process.
+  kill_orphans();
 }
 
 void WorkerProcess::stop() {
@@ -169,11 +230,12 @@ void WorkerProcess::stop() {
   write_frame(m_request_fd, MessageType::quit, {});
   ::close(m_request_fd);
   m_request_fd = -1;
-  ExitStatus st = wait_child(m_pid, steady_clock::now() + seconds(5));
+  ExitStatus st = wait_child(m_pid, steady_clock::now() + seconds(5), interrupt_fd());
   (void)st;
   if (m_reply_fd >= 0) ::close(m_reply_fd);
   m_reply_fd = -1;
   m_pid = -1;
+  kill_orphans();
 }
 
 std::string WorkerProcess::log_tail(size_t max_bytes) const {

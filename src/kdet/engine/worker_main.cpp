@@ -12,13 +12,17 @@
 #include "kdet/engine/protocol.hpp"
 #include "kdet/perturb/churn.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/reap.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,28 +61,51 @@ bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
   return true;
 }
 
+// The driver died (PR_SET_PDEATHSIG): end every process the compiler started,
+// including those that left its process group (this worker is their subreaper),
+// then go. Async-signal-safe.
+void on_driver_gone(int sig) {
+  kill_all_children_now();
+  ::_exit(128 + sig);
+}
+
+// A worker never outlives the driver, nor lets its compiler's processes do so.
+// spawn() set SIGKILL as the parent-death signal before exec; it becomes SIGTERM
+// only once the handler is in place, so there is no moment without one.
+void die_with_driver() {
+  struct sigaction sa {};
+  sa.sa_handler = on_driver_gone;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  become_subreaper();
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
 // Library compilers live in this process: give them this run's environment,
 // working folder, umask and allocator seed. (Exec compilers get them as a child.)
-void apply_run_perturbation(const CompileMessage& msg) {
+// Returns why it could not, or an empty string.
+std::string apply_run_perturbation(const CompileMessage& msg) {
   for (const auto& e : msg.request.env) {
     auto eq = e.find('=');
     if (eq == std::string::npos) ::unsetenv(e.c_str());
     else ::setenv(e.substr(0, eq).c_str(), e.c_str() + eq + 1, 1);
   }
-  if (!msg.request.cwd.empty() && ::chdir(msg.request.cwd.c_str()) != 0) {
-    // The driver created the folder; a failure here shows in the compiler's behaviour, not as a kdet crash.
-  }
+  // A run must never go on in the previous run's folder.
+  if (!msg.request.cwd.empty() && ::chdir(msg.request.cwd.c_str()) != 0)
+    return "cannot enter the run's working folder " + msg.request.cwd + ": " + std::strerror(errno);
   if (msg.request.umask >= 0) ::umask(static_cast<mode_t>(msg.request.umask));
   if (msg.chaos_reseed) {
     using Reseed = void (*)(unsigned long long);
     static auto reseed = reinterpret_cast<Reseed>(::dlsym(RTLD_DEFAULT, "kdet_chaos_reseed"));
     if (reseed) reseed(msg.chaos_seed);
   }
+  return {};
 }
 
 } // namespace
 
 int worker_main(int argc, char** argv) {
+  die_with_driver();
   WorkerArgs args;
   HelloMessage hello;
   std::string error;
@@ -109,7 +136,15 @@ int worker_main(int argc, char** argv) {
 
     ResultMessage reply;
     using clock = std::chrono::steady_clock;
-    if (args.backend.kind != "exec") apply_run_perturbation(msg);
+    if (args.backend.kind != "exec") {
+      std::string why = apply_run_perturbation(msg);
+      if (!why.empty()) {
+        reply.result.status = backend::Status::infra_error;
+        reply.result.detail = std::move(why);
+        if (!write_frame(k_reply_fd, MessageType::result, encode(reply))) return 2;
+        continue;
+      }
+    }
     if (msg.churn) {
       auto t0 = clock::now();
       perturb::heap_churn(msg.seed);

@@ -1,6 +1,6 @@
 //===- engine/worker_main.hpp - the worker process ---------------------------===//
 //
-// `kdet __worker ...` is started by the driver (engine/pool.cpp). It loads one
+// `kdet __worker ...` is started by the driver (engine/worker.cpp). It loads one
 // backend, then serves compile requests from fd 3 and answers on fd 4 until
 // EOF. Its stdout and stderr belong to the compiler under test.
 //

@@ -1,6 +1,7 @@
 #include "kdet/util/exec.hpp"
 
-#include <fmt/format.h>
+#include "kdet/util/exec_child.hpp"
+#include "kdet/util/reap.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,11 +9,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <fstream>
+#include <mutex>
 #include <poll.h>
-#include <sched.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,76 +82,10 @@ bool system_aslr_enabled() {
   return true;
 }
 
-namespace {
-
-// Everything the child needs, prepared before fork so the child only makes syscalls.
-struct Prepared {
-  std::vector<std::string> argv_store;
-  std::vector<char*> argv;
-  std::vector<std::string> env_store;
-  std::vector<char*> env;
-  std::string program;
-};
-
-[[noreturn]] void child_fail(int err_fd, int err) {
-  ssize_t ignored = ::write(err_fd, &err, sizeof err);
-  (void)ignored;
-  ::_exit(127);
-}
-
-// In the forked child: unshare the PID namespace and fork twice, so that the
-// program runs as pid 2 under a reaper (pid 1 of a namespace ignores signals it
-// has no handler for, which would hide crashes). This process (outside the
-// namespace) waits and ends the same way the program did. Async-signal-safe only.
-[[noreturn]] void run_in_pid_namespace(const Prepared& p, char** envp, int ef) {
-  if (::unshare(CLONE_NEWPID) != 0) child_fail(ef, errno);
-  int relay[2];
-  if (::pipe(relay) != 0) child_fail(ef, errno);
-  pid_t reaper = ::fork();
-  if (reaper < 0) child_fail(ef, errno);
-  if (reaper == 0) {
-    pid_t prog = ::fork();
-    if (prog < 0) child_fail(ef, errno);
-    if (prog == 0) {
-      ::close(relay[0]);
-      ::close(relay[1]);
-      ::execve(p.program.c_str(), p.argv.data(), envp);
-      child_fail(ef, errno);
-    }
-    // The reaper keeps only the relay pipe; the program's fds stay the program's.
-    for (int fd = 0; fd < 1024; ++fd)
-      if (fd != relay[1]) ::close(fd);
-    int st = 0;
-    for (;;) {
-      pid_t r = ::waitpid(-1, &st, 0);
-      if (r == prog) break;
-      if (r < 0 && errno != EINTR) break;
-    }
-    ssize_t ignored = ::write(relay[1], &st, sizeof st);
-    (void)ignored;
-    ::_exit(0);
-  }
-  for (int fd = 0; fd < 1024; ++fd)
-    if (fd != relay[0]) ::close(fd);
-  int st = 0;
-  ssize_t n;
-  do {
-    n = ::read(relay[0], &st, sizeof st);
-  } while (n < 0 && errno == EINTR);
-  int ignored_status;
-  while (::waitpid(reaper, &ignored_status, 0) < 0 && errno == EINTR) {
-  }
-  if (n != sizeof st) ::_exit(125);
-  if (WIFSIGNALED(st)) {
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    ::sigaction(WTERMSIG(st), &dfl, nullptr);
-    ::kill(::getpid(), WTERMSIG(st));
-  }
-  ::_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 125);
-}
-
-} // namespace
+using detail::child_fail;
+using detail::cloexec_from;
+using detail::k_stage_chdir;
+using detail::Prepared;
 
 pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
   status = ExitStatus{};
@@ -172,6 +110,18 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
     p.env.push_back(nullptr);
     envp = p.env.data();
   }
+  for (const auto& m : options.fds) {
+    if (m.first < 0) {
+      status.code = EBADF;
+      status.error = fmt::format("bad fd mapping to {}", m.first);
+      return -1;
+    }
+    p.low = std::max(p.low, m.first + 1);
+  }
+  p.moved.assign(options.fds.size(), -1);
+  p.is_target.assign(static_cast<size_t>(p.low), 0);
+  for (const auto& m : options.fds)
+    p.is_target[static_cast<size_t>(m.first)] = 1;
 
   int err_pipe[2];
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
@@ -181,7 +131,14 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
   }
   int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
 
-  pid_t pid = ::fork();
+  const pid_t parent = ::getpid();
+  pid_t pid;
+  {
+    // Held across fork so kill_orphans() never takes the new child for an orphan.
+    std::lock_guard<std::mutex> lock(detail::children_mutex());
+    pid = ::fork();
+    if (pid > 0) detail::note_child(pid);
+  }
   if (pid < 0) {
     status.code = errno;
     status.error = fmt::format("fork: {}", std::strerror(errno));
@@ -193,6 +150,10 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
   if (pid == 0) {
     // Child: async-signal-safe calls only.
     int ef = err_pipe[1];
+    if (options.death_signal > 0) {
+      ::prctl(PR_SET_PDEATHSIG, options.death_signal);
+      if (::getppid() != parent) ::_exit(127); // kdet died before the line above: follow it
+    }
     if (options.new_process_group) ::setpgid(0, 0);
     sigset_t all;
     sigemptyset(&all);
@@ -201,29 +162,29 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
       if (s == SIGKILL || s == SIGSTOP) continue;
       ::signal(s, SIG_DFL);
     }
-    // Move sources out of the way first, so a source that equals another
-    // mapping's target cannot be clobbered.
-    int moved[16];
-    size_t n = std::min<size_t>(options.fds.size(), 16);
+    // Move the error pipe, /dev/null and every source above all targets
+    // first, so no dup2 below can clobber one that is still needed.
+    ef = ::fcntl(ef, F_DUPFD_CLOEXEC, p.low);
+    if (ef < 0) child_fail(err_pipe[1], errno);
+    int null_fd = devnull >= 0 ? ::fcntl(devnull, F_DUPFD_CLOEXEC, p.low) : -1;
+    const size_t n = options.fds.size();
+    int* moved = const_cast<int*>(p.moved.data());
     for (size_t i = 0; i < n; ++i) {
-      int src = options.fds[i].second < 0 ? devnull : options.fds[i].second;
-      moved[i] = ::fcntl(src, F_DUPFD_CLOEXEC, 100);
+      int src = options.fds[i].second < 0 ? null_fd : options.fds[i].second;
+      moved[i] = ::fcntl(src, F_DUPFD_CLOEXEC, p.low);
       if (moved[i] < 0) child_fail(ef, errno);
     }
-    bool has[3] = {false, false, false};
-    for (size_t i = 0; i < n; ++i) {
-      int target = options.fds[i].first;
-      if (::dup2(moved[i], target) < 0) child_fail(ef, errno);
-      if (target < 3) has[target] = true;
-    }
+    for (size_t i = 0; i < n; ++i)
+      if (::dup2(moved[i], options.fds[i].first) < 0) child_fail(ef, errno);
     for (int t = 0; t < 3; ++t)
-      if (!has[t] && ::dup2(devnull, t) < 0) child_fail(ef, errno);
-    // Close everything else except our error pipe (it is close-on-exec).
-    int max_target = 2;
-    for (size_t i = 0; i < n; ++i) max_target = std::max(max_target, options.fds[i].first);
-    for (int fd = max_target + 1; fd < 1024; ++fd)
-      if (fd != ef) ::close(fd);
-    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) child_fail(ef, errno);
+      if (!p.is_target[static_cast<size_t>(t)] && ::dup2(null_fd, t) < 0) child_fail(ef, errno);
+    // Close everything else: below `low`, whatever is not a target; from
+    // `low` up, all (close-on-exec, so the error pipe works until execve).
+    for (int fd = 3; fd < p.low; ++fd)
+      if (!p.is_target[static_cast<size_t>(fd)]) ::close(fd);
+    cloexec_from(p.low);
+    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0)
+      child_fail(ef, errno, k_stage_chdir);
     if (options.umask) ::umask(static_cast<mode_t>(*options.umask));
     if (options.disable_aslr) {
       int pers = ::personality(0xffffffff);
@@ -232,25 +193,30 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
         ::personality(static_cast<unsigned long>(pers));
       }
     }
-    if (options.new_pid_namespace) run_in_pid_namespace(p, envp, ef);
+    if (options.new_pid_namespace) detail::run_in_pid_namespace(p, envp, ef);
+    if (options.guard) detail::run_guarded(p, envp, ef, parent);
     ::execve(p.program.c_str(), p.argv.data(), envp);
     child_fail(ef, errno);
   }
 
   ::close(err_pipe[1]);
   if (devnull >= 0) ::close(devnull);
-  int child_errno = 0;
+  int msg[2] = {0, 0};
   ssize_t r;
   do {
-    r = ::read(err_pipe[0], &child_errno, sizeof child_errno);
+    r = ::read(err_pipe[0], msg, sizeof msg);
   } while (r < 0 && errno == EINTR);
   ::close(err_pipe[0]);
-  if (r == sizeof child_errno) {
+  if (r == sizeof msg) {
     int st;
     while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
-    status.code = child_errno;
-    status.error = fmt::format("{}: {}", options.argv[0], std::strerror(child_errno));
+    detail::forget_child(pid);
+    status.code = msg[0];
+    status.error = msg[1] == k_stage_chdir
+                       ? fmt::format("cannot enter the working folder {}: {}", options.cwd,
+                                     std::strerror(msg[0]))
+                       : fmt::format("{}: {}", options.argv[0], std::strerror(msg[0]));
     return -1;
   }
   return pid;
@@ -268,42 +234,89 @@ ExitStatus from_wait_status(int st) {
   }
   return s;
 }
+
+// Reaps `pid` (blocking) and takes it off the registry.
+ExitStatus reap(pid_t pid) {
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0) {
+    if (errno != EINTR) {
+      detail::forget_child(pid);
+      return ExitStatus{ExitStatus::Kind::not_started, errno, 0, "waitpid failed"};
+    }
+  }
+  detail::forget_child(pid);
+  return from_wait_status(st);
+}
+
+// True once `pid` has ended (it stays unreaped, so its pid and process group
+// id cannot be reused yet).
+bool has_ended(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid;
+}
+
+// Waits until `pid` ends, `deadline` passes or `interrupt_fd` is readable;
+// returns 0, 1 or 2 accordingly. Does not reap.
+int await_end(pid_t pid, std::chrono::steady_clock::time_point deadline, int interrupt_fd) {
+  using namespace std::chrono;
+  steady_clock::duration nap = microseconds(200);
+  for (;;) {
+    if (has_ended(pid)) return 0;
+    auto now = steady_clock::now();
+    if (now >= deadline) return 1;
+    auto wait = std::min<steady_clock::duration>(nap, deadline - now);
+    pollfd pf{interrupt_fd, POLLIN, 0};
+    int ms = static_cast<int>(std::max<long long>(1, duration_cast<milliseconds>(wait).count()));
+    if (interrupt_fd >= 0) {
+      if (::poll(&pf, 1, ms) > 0 && (pf.revents & POLLIN)) return 2;
+    } else {
+      ::usleep(static_cast<useconds_t>(duration_cast<microseconds>(wait).count()));
+    }
+    nap = std::min<steady_clock::duration>(nap * 2, milliseconds(20));
+  }
+}
+
+// Kills the child's group (or the child) with `sig`.
+void signal_tree(pid_t pid, int sig) {
+  if (::kill(-pid, sig) != 0) ::kill(pid, sig);
+}
 } // namespace
 
 void kill_and_reap(pid_t pid) {
   if (pid <= 0) return;
   ::kill(-pid, SIGKILL);
   ::kill(pid, SIGKILL);
-  int st;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
+  reap(pid);
 }
 
-ExitStatus wait_child(pid_t pid, std::optional<std::chrono::steady_clock::time_point> deadline) {
+ExitStatus terminate_and_reap(pid_t pid, std::chrono::milliseconds grace) {
+  if (pid <= 0) return {};
+  signal_tree(pid, SIGTERM);
+  await_end(pid, std::chrono::steady_clock::now() + grace, -1);
+  // Whatever is left of the group (a member that ignores SIGTERM) goes now,
+  // before the reap frees the group's id.
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  return reap(pid);
+}
+
+ExitStatus wait_child(pid_t pid, std::optional<std::chrono::steady_clock::time_point> deadline,
+                      int interrupt_fd) {
   using namespace std::chrono;
-  int st = 0;
-  if (!deadline) {
-    while (::waitpid(pid, &st, 0) < 0) {
-      if (errno != EINTR) return ExitStatus{ExitStatus::Kind::not_started, errno, 0, "waitpid failed"};
-    }
-    return from_wait_status(st);
+  if (!deadline && interrupt_fd < 0) return reap(pid);
+  auto until = deadline ? *deadline : steady_clock::time_point::max();
+  switch (await_end(pid, until, interrupt_fd)) {
+  case 0:
+    return reap(pid);
+  case 1: {
+    terminate_and_reap(pid);
+    ExitStatus s;
+    s.kind = ExitStatus::Kind::timed_out;
+    return s;
   }
-  // Poll with a short back-off; children that need precise timeouts are
-  // waited for through their pipes instead (see run_captured and the pool).
-  auto sleep_for = microseconds(200);
-  for (;;) {
-    pid_t r = ::waitpid(pid, &st, WNOHANG);
-    if (r == pid) return from_wait_status(st);
-    if (r < 0 && errno != EINTR)
-      return ExitStatus{ExitStatus::Kind::not_started, errno, 0, "waitpid failed"};
-    if (steady_clock::now() >= *deadline) {
-      kill_and_reap(pid);
-      ExitStatus s;
-      s.kind = ExitStatus::Kind::timed_out;
-      return s;
-    }
-    ::usleep(static_cast<useconds_t>(sleep_for.count()));
-    sleep_for = std::min(sleep_for * 2, microseconds(20000));
+  default:
+    return terminate_and_reap(pid);
   }
 }
 
@@ -338,48 +351,82 @@ CapturedRun run_captured(SpawnOptions options, std::chrono::milliseconds timeout
   }
   std::optional<steady_clock::time_point> deadline;
   if (timeout.count() > 0) deadline = start + timeout;
-  pollfd pfd[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  // A pidfd tells when the command ends even while a process it left behind
+  // holds its output open; without one, poll in short slices.
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  pollfd pfd[3] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {pidfd, POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
-  int open_count = 2;
-  bool timed_out = false;
+  bool timed_out = false, ended = false;
   char buf[65536];
-  while (open_count > 0) {
-    int wait_ms = -1;
+  auto read_one = [&](int i) {
+    ssize_t n = ::read(pfd[i].fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) return true;
+    if (n <= 0) {
+      ::close(pfd[i].fd);
+      pfd[i].fd = -1;
+      return false;
+    }
+    if (sinks[i]->size() < max_capture)
+      sinks[i]->append(buf,
+                       std::min<size_t>(static_cast<size_t>(n), max_capture - sinks[i]->size()));
+    return true;
+  };
+  for (;;) {
+    if (pfd[0].fd < 0 && pfd[1].fd < 0) break;
+    int wait_ms = pidfd >= 0 ? -1 : 20;
     if (deadline) {
       auto left = duration_cast<milliseconds>(*deadline - steady_clock::now()).count();
       if (left <= 0) {
         timed_out = true;
         break;
       }
-      wait_ms = static_cast<int>(std::min<long long>(left, 1 << 30));
+      wait_ms = static_cast<int>(std::min<long long>(
+          wait_ms < 0 ? left + 1 : std::min<long long>(left + 1, wait_ms), 1 << 30));
     }
-    int r = ::poll(pfd, 2, wait_ms);
+    int r = ::poll(pfd, pidfd >= 0 ? 3 : 2, wait_ms);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) break;
-    for (int i = 0; i < 2; ++i) {
-      if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t n = ::read(pfd[i].fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        ::close(pfd[i].fd);
-        pfd[i].fd = -1;
-        --open_count;
-        continue;
-      }
-      if (sinks[i]->size() < max_capture)
-        sinks[i]->append(buf, std::min<size_t>(static_cast<size_t>(n), max_capture - sinks[i]->size()));
+    for (int i = 0; i < 2; ++i)
+      if (pfd[i].fd >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))) read_one(i);
+    if ((pidfd >= 0 && (pfd[2].revents & POLLIN)) || (pidfd < 0 && has_ended(pid))) {
+      ended = true;
+      break;
     }
   }
-  for (auto& p : pfd)
-    if (p.fd >= 0) ::close(p.fd);
+  if (ended) {
+    // Take what is already written; a process left behind holding the pipes
+    // open is not waited for.
+    for (int rounds = 0; rounds < 4096; ++rounds) {
+      pollfd drain[2] = {{pfd[0].fd, POLLIN, 0}, {pfd[1].fd, POLLIN, 0}};
+      if (::poll(drain, 2, 0) <= 0) break;
+      bool any = false;
+      for (int i = 0; i < 2; ++i)
+        if (pfd[i].fd >= 0 && (drain[i].revents & (POLLIN | POLLHUP | POLLERR)))
+          any = read_one(i) || any;
+      if (!any) break;
+    }
+  }
+  for (int i = 0; i < 2; ++i)
+    if (pfd[i].fd >= 0) ::close(pfd[i].fd);
+  if (pidfd >= 0) ::close(pidfd);
   if (timed_out) {
-    kill_and_reap(pid);
+    terminate_and_reap(pid);
     result.status = ExitStatus{};
     result.status.kind = ExitStatus::Kind::timed_out;
   } else {
-    // Pipes closed; the child may still run (it closed its outputs). Respect the deadline.
-    result.status = wait_child(pid, deadline);
+    if (!ended) await_end(pid, deadline ? *deadline : steady_clock::time_point::max(), -1);
+    if (!has_ended(pid)) { // it closed its outputs and ran on past the deadline
+      terminate_and_reap(pid);
+      result.status = ExitStatus{};
+      result.status.kind = ExitStatus::Kind::timed_out;
+    } else {
+      // Its group may still hold members (the pid stays reserved until the reap).
+      if (options.new_process_group) ::kill(-pid, SIGKILL);
+      result.status = reap(pid);
+    }
   }
+  // Processes it left that left its group (setsid) were adopted by this subreaper.
+  if (is_subreaper()) kill_orphans();
   result.seconds = duration<double>(steady_clock::now() - start).count();
   return result;
 }

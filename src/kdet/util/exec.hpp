@@ -2,14 +2,16 @@
 //
 // All subprocesses (workers, exec-backend compilers, probes) start here.
 // spawn() forks and, in the child, applies only async-signal-safe settings
-// (fds, cwd, umask, personality, process group) before execve; a failure to
-// start is reported back through a close-on-exec pipe, so "could not start",
-// "exited N", "killed by signal N" and "timed out" are always told apart.
+// (fds, cwd, umask, personality, process group, parent-death signal) before
+// execve; a failure to start is reported back through a close-on-exec pipe, so
+// "could not start", "exited N", "killed by signal N" and "timed out" are
+// always told apart. A child never outlives kdet (see util/reap.hpp).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include <chrono>
+#include <csignal>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -25,13 +27,27 @@ struct SpawnOptions {
   std::optional<bool> disable_aslr;              // personality(ADDR_NO_RANDOMIZE) on/off; nullopt = inherit
   std::optional<unsigned> umask;                 // nullopt = inherit
   bool new_process_group = true;                 // so a timeout can kill the whole tree
-  // Run the program as pid 2 of a fresh PID namespace (pid 1 is a small reaper;
-  // the process kdet waits for relays the program's exit status or signal).
+  // Run the program as pid 2 of a fresh PID namespace (pid 1 is a small reaper
+  // that dies with the relay, taking the namespace down; the relay, which kdet
+  // waits for, passes on the program's exit status or signal).
   bool new_pid_namespace = false;
-  // Child fd <- parent fd. A parent fd of -1 means /dev/null. Child fds 0-2
-  // not listed here are connected to /dev/null; every other fd is closed.
+  // Run the program under a guard: a subreaper between kdet and the program
+  // that passes SIGTERM on, ends whatever the program left when it ends, and
+  // does so too when kdet dies (even by SIGKILL). For a child that is not in a
+  // process group or PID namespace of its own (`kdet exec`).
+  bool guard = false;
+  // Sent to the child when the thread that started it ends (PR_SET_PDEATHSIG),
+  // so a killed kdet takes its children along; 0 = none.
+  int death_signal = SIGKILL;
+  // Child fd <- parent fd, any number of them. A parent fd of -1 means
+  // /dev/null. Child fds 0-2 not listed here are connected to /dev/null; every
+  // other fd is closed.
   std::vector<std::pair<int, int>> fds;
 };
+
+// How long a child may take to end after SIGTERM before it and its process
+// group get SIGKILL.
+inline constexpr std::chrono::milliseconds k_kill_grace{1000};
 
 // How a child process ended.
 struct ExitStatus {
@@ -49,13 +65,19 @@ struct ExitStatus {
 // Starts a child. Returns its pid, or sets `status` to not_started and returns -1.
 pid_t spawn(const SpawnOptions& options, ExitStatus& status);
 
-// Waits for `pid` (retrying on EINTR). With a deadline, kills the child's
-// process group with SIGKILL when it passes and returns Kind::timed_out.
+// Waits for `pid` (retrying on EINTR). With a deadline, ends the child
+// (terminate_and_reap) when it passes and returns Kind::timed_out. When
+// `interrupt_fd` becomes readable, ends the child and returns how it ended.
 ExitStatus wait_child(pid_t pid,
-                      std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+                      std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt,
+                      int interrupt_fd = -1);
 
 // Kills a process group (or the process when it leads none) with SIGKILL and reaps it.
 void kill_and_reap(pid_t pid);
+
+// Sends SIGTERM to the child's process group (or the child), gives it `grace`
+// to end, then SIGKILLs the group and reaps the child. Returns how it ended.
+ExitStatus terminate_and_reap(pid_t pid, std::chrono::milliseconds grace = k_kill_grace);
 
 // Result of a captured run.
 struct CapturedRun {
@@ -67,7 +89,10 @@ struct CapturedRun {
 
 // Runs a command to completion, capturing stdout and stderr (each capped at
 // `max_capture` bytes; the rest is drained and dropped). A timeout of zero
-// means none.
+// means none. The run ends when the command itself ends: output still held open
+// by a process it left behind is not waited for, and its process group (and,
+// in a subreaper, every orphan) is killed. At the timeout the group gets
+// SIGTERM, then SIGKILL after k_kill_grace.
 CapturedRun run_captured(SpawnOptions options, std::chrono::milliseconds timeout,
                          size_t max_capture = 16 << 20);
 

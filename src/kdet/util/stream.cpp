@@ -159,10 +159,6 @@ std::optional<uint64_t> parse_byte_size(std::string_view t) {
   return v << shift;
 }
 
-TempFolder::~TempFolder() {
-  remove_tree(m_path);
-}
-
 OwnedFile::~OwnedFile() {
   if (m_remove) ::unlink(m_path.c_str());
 }

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/util/tempdir.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -45,17 +47,16 @@ void copy_file_atomic(const std::string& src, const std::string& dest);
 // 1024, an optional trailing B); nullopt when malformed, zero or past 2^64 - 1.
 std::optional<uint64_t> parse_byte_size(std::string_view text);
 
-// A folder removed (rm -rf) when the last owner lets go.
+// A kdet temporary folder (util/tempdir: swept if a killed kdet leaves it)
+// removed (rm -rf) when the last owner lets go.
 class TempFolder {
 public:
-  explicit TempFolder(std::string path) : m_path(std::move(path)) {}
-  ~TempFolder();
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-  const std::string& path() const { return m_path; }
+  // `tag` as for TempDir: what the folder is for, [a-z-] only.
+  explicit TempFolder(const std::string& tag) : m_dir(tag) {}
+  const std::string& path() const { return m_dir.path(); }
 
 private:
-  std::string m_path;
+  TempDir m_dir;
 };
 
 // A file removed when the last owner lets go (unless `remove` is false: then

@@ -1,0 +1,245 @@
+// util/exec and util/reap: how children end, fd mappings, no fd leaked, and no
+// process left behind (orphans, the PID-namespace reaper).
+#include "kdet/util/exec.hpp"
+#include "kdet/util/reap.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace kdet;
+using namespace std::chrono;
+
+namespace {
+
+SpawnOptions shell(const std::string& script) {
+  SpawnOptions o;
+  o.argv = {"/bin/sh", "-c", script};
+  return o;
+}
+
+// True when no process with `pid` exists any more (or it is a zombie of someone else's).
+bool gone(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(f, line)) return true;
+  auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+bool gone_within(pid_t pid, milliseconds limit) {
+  auto end = steady_clock::now() + limit;
+  while (steady_clock::now() < end) {
+    if (gone(pid)) return true;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return gone(pid);
+}
+
+// The pids of processes whose environment holds `marker` (scoped to this test).
+std::vector<pid_t> processes_marked(const std::string& marker) {
+  std::vector<pid_t> found;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "environ", std::ios::binary);
+    std::string env((std::istreambuf_iterator<char>(f)), {});
+    if (env.find(marker) != std::string::npos && !gone(std::stoi(name)))
+      found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+} // namespace
+
+TEST(Exec, CouldNotStartIsToldApart) {
+  auto r = run_captured(SpawnOptions{{"/nonexistent/kdet-no-such-program"}}, seconds(5));
+  EXPECT_EQ(r.status.kind, ExitStatus::Kind::not_started);
+  EXPECT_NE(r.status.describe().find("could not start"), std::string::npos);
+
+  SpawnOptions bad_cwd = shell("true");
+  bad_cwd.cwd = "/nonexistent/kdet-no-such-folder";
+  r = run_captured(bad_cwd, seconds(5));
+  EXPECT_EQ(r.status.kind, ExitStatus::Kind::not_started);
+  EXPECT_NE(r.status.error.find("/nonexistent/kdet-no-such-folder"), std::string::npos)
+      << r.status.error;
+}
+
+TEST(Exec, ExitCodeAndSignalAreReported) {
+  auto r = run_captured(shell("echo out; echo err >&2; exit 7"), seconds(5));
+  EXPECT_EQ(r.status.kind, ExitStatus::Kind::exited);
+  EXPECT_EQ(r.status.code, 7);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+
+  r = run_captured(shell("kill -SEGV $$"), seconds(5));
+  EXPECT_EQ(r.status.kind, ExitStatus::Kind::signaled);
+  EXPECT_EQ(r.status.signal, SIGSEGV);
+  EXPECT_EQ(r.status.describe(), "killed by signal 11 (SIGSEGV)");
+}
+
+TEST(Exec, TimeoutKillsEvenWhatIgnoresSigterm) {
+  auto t0 = steady_clock::now();
+  auto r = run_captured(shell("trap '' TERM; sleep 30; sleep 30"), milliseconds(200));
+  auto took = steady_clock::now() - t0;
+  EXPECT_EQ(r.status.kind, ExitStatus::Kind::timed_out);
+  // The timeout, the grace after SIGTERM, and slack for a loaded machine.
+  EXPECT_LT(took, milliseconds(200) + k_kill_grace + seconds(2));
+
+  ExitStatus st;
+  pid_t pid = spawn(shell("sleep 30"), st);
+  ASSERT_GT(pid, 0);
+  st = wait_child(pid, steady_clock::now() + milliseconds(100));
+  EXPECT_EQ(st.kind, ExitStatus::Kind::timed_out);
+}
+
+TEST(Exec, EndsWhenTheCommandEndsNotWhenItsOutputCloses) {
+  // The command leaves a child holding stdout open: its own exit status counts, at once.
+  auto t0 = steady_clock::now();
+  auto r = run_captured(shell("sleep 30 & echo $!; exit 3"), seconds(20));
+  EXPECT_LT(steady_clock::now() - t0, seconds(5));
+  EXPECT_EQ(r.status.kind, ExitStatus::Kind::exited);
+  EXPECT_EQ(r.status.code, 3);
+  pid_t left = std::atoi(r.out.c_str());
+  ASSERT_GT(left, 0);
+  EXPECT_TRUE(gone_within(left, seconds(2)))
+      << "the command's child " << left << " was left running";
+}
+
+TEST(Exec, FdMappingsPastSixteenAllArrive) {
+  constexpr int k_n = 40;
+  std::vector<std::pair<int, int>> pipes;
+  SpawnOptions o;
+  std::string script;
+  for (int i = 0; i < k_n; ++i) {
+    int p[2];
+    ASSERT_EQ(::pipe2(p, O_CLOEXEC), 0);
+    pipes.push_back({p[0], p[1]});
+    int target = 3 + i;
+    o.fds.push_back({target, p[1]});
+    script += "echo " + std::to_string(target) + " >&" + std::to_string(target) + "; ";
+  }
+  o.argv = {"/bin/bash", "-c", script};
+  if (::access("/bin/bash", X_OK) != 0) GTEST_SKIP() << "needs /bin/bash for fds above 9";
+  ExitStatus st;
+  pid_t pid = spawn(o, st);
+  ASSERT_GT(pid, 0) << st.describe();
+  for (auto& p : pipes)
+    ::close(p.second);
+  st = wait_child(pid, steady_clock::now() + seconds(10));
+  EXPECT_TRUE(st.ok()) << st.describe();
+  for (int i = 0; i < k_n; ++i) {
+    char buf[16] = {};
+    ssize_t n = ::read(pipes[static_cast<size_t>(i)].first, buf, sizeof buf - 1);
+    EXPECT_EQ(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0), std::to_string(3 + i) + "\n")
+        << "fd " << 3 + i;
+    ::close(pipes[static_cast<size_t>(i)].first);
+  }
+}
+
+TEST(Exec, NoOtherFdReachesTheChild) {
+  rlimit rl{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &rl), 0);
+  if (rl.rlim_cur < 2048) {
+    rl.rlim_cur = std::min<rlim_t>(2048, rl.rlim_max);
+    ::setrlimit(RLIMIT_NOFILE, &rl);
+  }
+  if (rl.rlim_cur < 2048) GTEST_SKIP() << "RLIMIT_NOFILE below 2048";
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0); // not close-on-exec: only spawn's closing keeps it out
+  ASSERT_EQ(::dup2(p[0], 1500), 1500);
+  int low = ::fcntl(p[1], F_DUPFD, 5); // a gap below a mapped target
+  ASSERT_GE(low, 5);
+  SpawnOptions o = shell("for fd in 1500 " + std::to_string(low) +
+                         "; do [ -e /proc/$$/fd/$fd ] && echo leaked $fd; done; echo done");
+  int keep = ::open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  o.fds.push_back({low + 3, keep});
+  auto r = run_captured(o, seconds(10));
+  ::close(1500);
+  ::close(low);
+  ::close(keep);
+  ::close(p[0]);
+  ::close(p[1]);
+  EXPECT_TRUE(r.status.ok()) << r.status.describe();
+  EXPECT_EQ(r.out, "done\n");
+}
+
+TEST(Exec, InterruptEndsTheChild) {
+  int p[2];
+  ASSERT_EQ(::pipe2(p, O_CLOEXEC), 0);
+  ExitStatus st;
+  pid_t pid = spawn(shell("sleep 30"), st);
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(::write(p[1], "x", 1), 1);
+  auto t0 = steady_clock::now();
+  st = wait_child(pid, std::nullopt, p[0]);
+  EXPECT_LT(steady_clock::now() - t0, seconds(5));
+  EXPECT_EQ(st.kind, ExitStatus::Kind::signaled);
+  ::close(p[0]);
+  ::close(p[1]);
+}
+
+// Run in a forked copy of the test so becoming a subreaper does not change the test runner.
+TEST(Exec, SubreaperKillsWhatLeftTheProcessGroup) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  pid_t test = ::fork();
+  ASSERT_GE(test, 0);
+  if (test == 0) {
+    ::close(p[0]);
+    bool ok = become_subreaper();
+    auto r =
+        run_captured(shell("setsid sleep 30 & sh -c 'sleep 31 & echo $!' ; echo $!"), seconds(10));
+    pid_t pids[2] = {0, 0};
+    std::sscanf(r.out.c_str(), "%d %d", &pids[0], &pids[1]);
+    bool dead = ok && pids[0] > 0 && pids[1] > 0 && gone(pids[0]) && gone(pids[1]);
+    char c = dead ? 'y' : 'n';
+    ssize_t ignored = ::write(p[1], &c, 1);
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(p[1]);
+  char c = 0;
+  ASSERT_EQ(::read(p[0], &c, 1), 1);
+  ::close(p[0]);
+  int status;
+  ::waitpid(test, &status, 0);
+  EXPECT_EQ(c, 'y') << "a setsid'd or double-forked process outlived run_captured in a subreaper";
+}
+
+TEST(Exec, PidNamespaceDiesWithItsRelay) {
+  if (::unshare(0) != 0 || ::geteuid() != 0) GTEST_SKIP() << "PID namespaces need root here";
+  std::string marker = "KDET_EXEC_TEST_MARK=" + std::to_string(::getpid()) + "-" +
+                       std::to_string(steady_clock::now().time_since_epoch().count());
+  SpawnOptions o = shell("sleep 30 & sleep 30");
+  o.env = with_env_changes(current_environment(), {marker});
+  o.new_pid_namespace = true;
+  o.new_process_group = false; // as `kdet exec` starts it: killing the relay alone must be enough
+  ExitStatus st;
+  pid_t pid = spawn(o, st);
+  if (pid < 0) GTEST_SKIP() << "cannot make a PID namespace: " << st.describe();
+  for (int i = 0; i < 100 && processes_marked(marker).size() < 2; ++i)
+    std::this_thread::sleep_for(milliseconds(10));
+  ASSERT_GE(processes_marked(marker).size(), 2u);
+  st = wait_child(pid, steady_clock::now() + milliseconds(100));
+  EXPECT_EQ(st.kind, ExitStatus::Kind::timed_out);
+  std::vector<pid_t> left;
+  for (int i = 0; i < 200; ++i) {
+    left = processes_marked(marker);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " processes of the namespace outlived its relay";
+  for (pid_t p : left)
+    ::kill(p, SIGKILL);
+}

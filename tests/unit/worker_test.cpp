@@ -1,0 +1,44 @@
+// engine/worker and worker_main through a real worker (`kdet __worker`) on the
+// fake libNVVM: what the driver records when a run cannot be set up.
+#include "kdet/engine/worker.hpp"
+#include "kdet/util/exec.hpp"
+#include "kdet/util/fs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+using namespace kdet;
+using namespace kdet::engine;
+
+TEST(Worker, FailedChdirIsAnOutcomeNamingTheFolder) {
+  const char* exe = std::getenv("KDET_EXE");
+  const char* fakes = std::getenv("KDET_FAKES_DIR");
+  if (!exe || !fakes) GTEST_SKIP() << "KDET_EXE and KDET_FAKES_DIR name the kdet binary and the fakes (set by ctest)";
+  std::string dir = make_temp_dir("kdet-worker-test");
+  WorkerLaunch launch;
+  launch.exe = exe;
+  launch.backend.kind = "nvvm";
+  launch.backend.lib = std::string(fakes) + "/libfakenvvm.so";
+  launch.env = current_environment();
+  launch.log_path = dir + "/worker.log";
+  WorkerProcess worker;
+  HelloMessage hello;
+  std::string error;
+  ASSERT_TRUE(worker.start(launch, hello, error)) << error;
+
+  CompileMessage msg;
+  msg.request.input = "line\n";
+  msg.request.input_name = "k.ll";
+  msg.request.cwd = dir + "/gone";
+  WorkerReply reply = worker.compile(msg, std::chrono::seconds(20), -1);
+  EXPECT_EQ(reply.message.result.status, backend::Status::infra_error);
+  EXPECT_NE(reply.message.result.detail.find(dir + "/gone"), std::string::npos) << reply.message.result.detail;
+  EXPECT_TRUE(worker.alive()); // the worker itself is fine: the next run goes on
+
+  msg.request.cwd = dir;
+  reply = worker.compile(msg, std::chrono::seconds(20), -1);
+  EXPECT_EQ(reply.message.result.status, backend::Status::ok) << reply.message.result.detail;
+  worker.stop();
+  remove_tree(dir);
+}
