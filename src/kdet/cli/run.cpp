@@ -76,7 +76,8 @@ int do_run(RunArgs args) {
   if (!args.out_dir.empty()) store::write_run_dir(args.out_dir, out, result);
   if (!args.json_path.empty()) {
     if (json_to_stdout) fmt::print("{}\n", result.dump(2));
-    else write_file_atomic(args.json_path, result.dump(2) + "\n");
+    else
+      write_output(args.json_path, result.dump(2) + "\n", "--json");
   }
   if (!args.quiet) {
     bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
