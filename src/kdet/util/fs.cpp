@@ -268,6 +268,16 @@ bool plain_components(const std::string& rel) {
   return true;
 }
 
+// -1 with errno ELOOP when `name` in `dir_fd` is a link (O_NOFOLLOW|O_DIRECTORY
+// says ENOTDIR), else -1 with errno unchanged.
+int link_errno(int dir_fd, const std::string& name) {
+  int e = errno;
+  struct stat st {};
+  if (e == ENOTDIR && ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) e = ELOOP;
+  errno = e;
+  return -1;
+}
+
 // The walk used where openat2 is missing: each folder opened with O_NOFOLLOW.
 int open_walk(int dir_fd, const std::string& rel, int flags, unsigned mode) {
   auto [parent, leaf] = split_parent(rel);
@@ -279,12 +289,13 @@ int open_walk(int dir_fd, const std::string& rel, int flags, unsigned mode) {
     if (next == std::string::npos) next = parent.size();
     std::string c = parent.substr(pos, next - pos);
     int fd = ::openat(cur, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return -1;
+    if (fd < 0) return link_errno(cur, c);
     held = Fd(fd);
     cur = fd;
     pos = next + 1;
   }
-  return ::openat(cur, leaf.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
+  int fd = ::openat(cur, leaf.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
+  return fd >= 0 ? fd : link_errno(cur, leaf);
 }
 
 } // namespace
@@ -302,6 +313,7 @@ int open_beneath(int dir_fd, const std::string& rel, int flags, unsigned mode) {
     how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
     long fd = ::syscall(SYS_openat2, dir_fd, rel.c_str(), &how, sizeof how);
     if (fd >= 0) return static_cast<int>(fd);
+    if (errno == ENOTDIR) return open_walk(dir_fd, rel, flags, mode); // tells a link (ELOOP) from a file
     if (errno != ENOSYS && errno != EPERM) return -1; // EPERM: a seccomp filter refusing openat2
     no_openat2.store(true, std::memory_order_relaxed);
   }
@@ -323,7 +335,7 @@ int make_dirs_beneath(int dir_fd, const std::string& rel, unsigned mode) {
     bool made = ::mkdirat(cur.get(), c.c_str(), 0700) == 0;
     if (!made && errno != EEXIST) return -1;
     int fd = ::openat(cur.get(), c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return -1;
+    if (fd < 0) return link_errno(cur.get(), c);
     if (made)
       ::fchmod(fd, mode); // exactly `mode` (setgid and group bits included), whatever the umask
     cur = Fd(fd);
