@@ -344,6 +344,26 @@ int make_dirs_beneath(int dir_fd, const std::string& rel, unsigned mode) {
   return cur.release();
 }
 
+void write_file_beneath(int dir_fd, const std::string& rel, std::string_view data,
+                        const std::string& shown) {
+  auto [parent, leaf] = split_parent(rel);
+  Fd dir(parent.empty() ? ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0)
+                        : make_dirs_beneath(dir_fd, parent, 0755));
+  if (!dir.ok()) throw Error::format("cannot create {}: {}", shown, beneath_error(errno));
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp = "." + leaf + ".kdet-" + std::to_string(::getpid()) + "-" +
+                    std::to_string(counter.fetch_add(1));
+  Fd fd(
+      ::openat(dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!fd.ok()) throw Error::format("cannot create {}: {}", shown, beneath_error(errno));
+  if (!write_all(fd.get(), data) || ::fsync(fd.get()) != 0 ||
+      ::renameat(dir.get(), tmp.c_str(), dir.get(), leaf.c_str()) != 0) {
+    int e = errno;
+    ::unlinkat(dir.get(), tmp.c_str(), 0);
+    throw Error::format("cannot write {}: {}", shown, std::strerror(e));
+  }
+}
+
 namespace {
 
 void remove_at(int dir_fd, const char* name, int depth) noexcept {

@@ -91,6 +91,12 @@ int make_dirs_beneath(int dir_fd, const std::string& rel, unsigned mode);
 // link (a link is removed; what it points to is untouched). Best effort.
 void remove_tree_beneath(int dir_fd, const std::string& rel) noexcept;
 
+// Writes `rel` beneath `dir_fd` atomically (an O_EXCL temporary beside it, then
+// renameat), making its folders (0755 less nothing) without following links;
+// throws Error naming `shown` (the path for messages) on failure.
+void write_file_beneath(int dir_fd, const std::string& rel, std::string_view data,
+                        const std::string& shown);
+
 // Splits "a/b/c" into ("a/b", "c"); ("", "c") for a single component.
 std::pair<std::string, std::string> split_parent(const std::string& rel);
 
