@@ -6,11 +6,9 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 using namespace kdet;
@@ -86,10 +84,12 @@ TEST(CacheGc, ShrinksBelowLimitLeastRecentlyUsedFirstKeepingEvidence) {
   EXPECT_EQ(r.staging_removed, 1u);
   EXPECT_FALSE(std::filesystem::exists(stale));
   EXPECT_TRUE(std::filesystem::exists(fresh));
-  EXPECT_TRUE(std::filesystem::exists(live.path())) << "a locked staging folder is a write in progress";
+  EXPECT_TRUE(std::filesystem::exists(live.path()))
+      << "a locked staging folder is a write in progress";
   gc(s, UINT64_MAX, 0);
   EXPECT_FALSE(std::filesystem::exists(fresh)) << "age 0 removes every abandoned staging folder";
-  EXPECT_TRUE(std::filesystem::exists(live.path())) << "even age 0 never removes a write in progress";
+  EXPECT_TRUE(std::filesystem::exists(live.path()))
+      << "even age 0 never removes a write in progress";
   EXPECT_LE(r.bytes_after, limit);
   EXPECT_GT(r.keys_removed, 0u);
   EXPECT_TRUE(s.lookup(keys[0], false).hit) << "the multi-variant key (evidence) survives";

@@ -9,9 +9,8 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,14 +37,16 @@ std::string key_for(int i) {
 struct Victim {
   std::string dir;
   std::string file;
-  explicit Victim(const std::string& base) : dir(base + "/victim"), file(base + "/victim/precious") {
+  explicit Victim(const std::string& base)
+      : dir(base + "/victim"), file(base + "/victim/precious") {
     make_dirs(dir);
     write_file_atomic(file, "precious\n");
   }
   bool intact() const {
     std::error_code ec;
     if (!fs::exists(file, ec)) return false;
-    return read_file(file) == "precious\n" && fs::directory_iterator(dir) != fs::directory_iterator() &&
+    return read_file(file) == "precious\n" &&
+           fs::directory_iterator(dir) != fs::directory_iterator() &&
            std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1;
   }
 };

@@ -214,7 +214,8 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
     o.warnings.push_back(fmt::format("{}; the compile is served but not stored", e.what()));
     p.variant = variant_id(r.artifacts);
   }
-  for (auto& w : store.take_warnings()) o.warnings.push_back(std::move(w));
+  for (auto& w : store.take_warnings())
+    o.warnings.push_back(std::move(w));
   o.result = "miss";
   o.variant = p.variant;
   o.artifacts = r.artifacts;

@@ -8,11 +8,10 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -121,8 +120,9 @@ nlohmann::json cache_stats(const Store& store) {
           {"keys_with_variants", multi},
           {"bytes", store.tree_bytes("")},
           {"entry_bytes", store.tree_bytes("entries")},
-          {"damaged", std::count_if(damaged.begin(), damaged.end(),
-                                    [](const std::string& p) { return !p.ends_with(".why") && p[0] != '.'; })},
+          {"damaged",
+           std::count_if(damaged.begin(), damaged.end(),
+                         [](const std::string& p) { return !p.ends_with(".why") && p[0] != '.'; })},
           {"damaged_events", damaged_events},
           {"staging", store.list("tmp").size()},
           {"verifications", {{"match", matches}, {"mismatch", mismatches}}}};
@@ -143,7 +143,8 @@ uint64_t parse_size(const std::string& text, const std::string& option) {
   auto v = parse_u64(t);
   if (!v) throw Error::format("{} {}: expected a size such as 500M, 2G, 64K or a number of bytes", option, text);
   if (shift > 0 && *v > (UINT64_MAX >> shift))
-    throw Error::format("{} {}: too large (the largest size is {} bytes, about 16 EiB)", option, text, UINT64_MAX);
+    throw Error::format("{} {}: too large (the largest size is {} bytes, about 16 EiB)", option,
+                        text, UINT64_MAX);
   return *v << shift;
 }
 
@@ -303,7 +304,8 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
                                         : "served variant unreadable"));
   }
   if (progress) progress(chosen.size(), chosen.size());
-  for (auto& w : store.take_warnings()) r.lines.push_back("warning   " + w);
+  for (auto& w : store.take_warnings())
+    r.lines.push_back("warning   " + w);
   return r;
 }
 

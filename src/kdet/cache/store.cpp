@@ -16,9 +16,6 @@
 #include "kdet/util/hash.hpp"
 #include "kdet/version.hpp"
 
-#include <fmt/chrono.h>
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -27,6 +24,8 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
 #include <map>
 #include <mutex>
 #include <random>
@@ -97,7 +96,8 @@ uint64_t bytes_under(int dir_fd, const char* name, int depth) {
   if (!fd.ok()) return 0;
   Fd keep(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
   uint64_t total = 0;
-  for (const auto& n : list_fd(std::move(fd))) total += bytes_under(keep.get(), n.c_str(), depth + 1);
+  for (const auto& n : list_fd(std::move(fd)))
+    total += bytes_under(keep.get(), n.c_str(), depth + 1);
   return total;
 }
 
@@ -160,7 +160,8 @@ Store::Store(const std::string& dir) : m_dir(dir), m_root(absolute_path(dir) + "
 
 void Store::warn(std::string w) const {
   std::lock_guard lock(m_mu);
-  if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end()) m_warnings.push_back(std::move(w));
+  if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end())
+    m_warnings.push_back(std::move(w));
 }
 
 std::vector<std::string> Store::take_warnings() const {
@@ -171,7 +172,8 @@ std::vector<std::string> Store::take_warnings() const {
 Fd Store::open_root(bool create) const {
   if (create) make_dirs(m_dir);
   // Reading never throws: an unreadable cache is a miss (with a warning); writing does.
-  Fd dir(::open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); // DIR itself is the user's choice
+  Fd dir(
+      ::open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); // DIR itself is the user's choice
   if (!dir.ok()) {
     std::string msg = fmt::format("cache {}: cannot open: {}", m_dir, std::strerror(errno));
     if (create) throw Error(msg);
@@ -195,9 +197,12 @@ Fd Store::open_dir(const std::string& rel, bool create) const {
               : open_beneath(root.get(), rel, O_RDONLY | O_DIRECTORY));
   if (!d.ok()) {
     int e = errno;
-    if (create) throw Error::format("cache: cannot create {}/{}: {}", m_root, rel, beneath_error(e));
-    if (e == ELOOP || e == EXDEV || e == ENOTDIR) warn(fmt::format("{}/{}: {}", m_root, rel, beneath_error(e)));
-    if (create) throw Error::format("cache: cannot create {}/{}: {}", m_root, rel, beneath_error(e));
+    if (create)
+      throw Error::format("cache: cannot create {}/{}: {}", m_root, rel, beneath_error(e));
+    if (e == ELOOP || e == EXDEV || e == ENOTDIR)
+      warn(fmt::format("{}/{}: {}", m_root, rel, beneath_error(e)));
+    if (create)
+      throw Error::format("cache: cannot create {}/{}: {}", m_root, rel, beneath_error(e));
     errno = e;
   }
   return d;
@@ -209,11 +214,16 @@ std::string Store::entry_rel(const std::string& key) const {
   return "entries/" + key.substr(0, 2) + "/" + key;
 }
 
-std::string Store::entry_dir(const std::string& key) const { return m_root + "/" + entry_rel(key); }
+std::string Store::entry_dir(const std::string& key) const {
+  return m_root + "/" + entry_rel(key);
+}
 
-void Store::write_new(int dir_fd, const std::string& name, std::string_view data, const std::string& rel) const {
-  Fd fd(::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, m_file_mode));
-  if (!fd.ok()) throw Error::format("cache: cannot create {}/{}: {}", m_root, rel, beneath_error(errno));
+void Store::write_new(int dir_fd, const std::string& name, std::string_view data,
+                      const std::string& rel) const {
+  Fd fd(::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 m_file_mode));
+  if (!fd.ok())
+    throw Error::format("cache: cannot create {}/{}: {}", m_root, rel, beneath_error(errno));
   if (m_shared) ::fchmod(fd.get(), m_file_mode);
   if (!write_all(fd.get(), data) || ::fsync(fd.get()) != 0) {
     int e = errno;
@@ -232,14 +242,17 @@ Staging Store::make_staging() const {
     std::string hidden = "." + name;
     if (::mkdirat(tmp.get(), hidden.c_str(), 0700) != 0) {
       if (errno == EEXIST) continue;
-      throw Error::format("cache: cannot create {}/tmp/{}: {}", m_root, hidden, std::strerror(errno));
+      throw Error::format("cache: cannot create {}/tmp/{}: {}", m_root, hidden,
+                          std::strerror(errno));
     }
     int lock = ::openat(tmp.get(), hidden.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (lock < 0 || ::flock(lock, LOCK_EX) != 0 || ::renameat(tmp.get(), hidden.c_str(), tmp.get(), name.c_str()) != 0) {
+    if (lock < 0 || ::flock(lock, LOCK_EX) != 0 ||
+        ::renameat(tmp.get(), hidden.c_str(), tmp.get(), name.c_str()) != 0) {
       int e = errno;
       if (lock >= 0) ::close(lock);
       remove_tree_beneath(tmp.get(), hidden);
-      throw Error::format("cache: cannot create a staging folder in {}/tmp: {}", m_root, std::strerror(e));
+      throw Error::format("cache: cannot create a staging folder in {}/tmp: {}", m_root,
+                          std::strerror(e));
     }
     ::fchmod(lock, m_dir_mode & 0777);
     return Staging(m_root + "/tmp/" + name, "tmp/" + name, lock);
@@ -258,7 +271,8 @@ uint64_t Store::tree_bytes(const std::string& rel) const {
   if (rel.empty() || rel == ".") {
     uint64_t total = 0;
     Fd keep(::fcntl(root.get(), F_DUPFD_CLOEXEC, 0));
-    for (const auto& n : list_fd(std::move(root))) total += bytes_under(keep.get(), n.c_str(), 0);
+    for (const auto& n : list_fd(std::move(root)))
+      total += bytes_under(keep.get(), n.c_str(), 0);
     return total;
   }
   auto [parent, leaf] = split_parent(rel);
@@ -303,10 +317,13 @@ bool Store::move(const std::string& from, const std::string& to) const {
   if (!root.ok()) return false;
   auto [fp, fl] = split_parent(from);
   auto [tp, tl] = split_parent(to);
-  Fd a(fp.empty() ? ::fcntl(root.get(), F_DUPFD_CLOEXEC, 0) : open_beneath(root.get(), fp, O_RDONLY | O_DIRECTORY));
-  Fd b(tp.empty() ? ::fcntl(root.get(), F_DUPFD_CLOEXEC, 0) : open_beneath(root.get(), tp, O_RDONLY | O_DIRECTORY));
+  Fd a(fp.empty() ? ::fcntl(root.get(), F_DUPFD_CLOEXEC, 0)
+                  : open_beneath(root.get(), fp, O_RDONLY | O_DIRECTORY));
+  Fd b(tp.empty() ? ::fcntl(root.get(), F_DUPFD_CLOEXEC, 0)
+                  : open_beneath(root.get(), tp, O_RDONLY | O_DIRECTORY));
   if (!a.ok() || !b.ok()) {
-    if (errno == ELOOP || errno == EXDEV) warn(fmt::format("{}/{}: {}", m_root, a.ok() ? tp : fp, beneath_error(errno)));
+    if (errno == ELOOP || errno == EXDEV)
+      warn(fmt::format("{}/{}: {}", m_root, a.ok() ? tp : fp, beneath_error(errno)));
     return false;
   }
   return ::renameat(a.get(), fl.c_str(), b.get(), tl.c_str()) == 0;
@@ -444,7 +461,8 @@ Lookup Store::lookup(const std::string& key, bool touch) {
                                      r.variants[0].substr(0, 12), why,
                                      moved.empty() ? "" : ", moved to " + moved));
     r.variants.clear();
-    for (auto& w : take_warnings()) r.warnings.push_back(std::move(w));
+    for (auto& w : take_warnings())
+      r.warnings.push_back(std::move(w));
     return r;
   }
   r.hit = true;
@@ -454,7 +472,8 @@ Lookup Store::lookup(const std::string& key, bool touch) {
     Fd e(root.ok() ? open_beneath(root.get(), parent, O_RDONLY | O_DIRECTORY) : -1);
     if (e.ok()) ::utimensat(e.get(), leaf.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
   }
-  for (auto& w : take_warnings()) r.warnings.push_back(std::move(w));
+  for (auto& w : take_warnings())
+    r.warnings.push_back(std::move(w));
   return r;
 }
 
@@ -486,7 +505,8 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
   if (::mkdirat(sdir.get(), "v", 0700) != 0)
     throw Error::format("cache: cannot create {}/v: {}", stage.path(), std::strerror(errno));
   Fd vstage(::openat(sdir.get(), "v", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!vstage.ok()) throw Error::format("cache: cannot open {}/v: {}", stage.path(), std::strerror(errno));
+  if (!vstage.ok())
+    throw Error::format("cache: cannot open {}/v: {}", stage.path(), std::strerror(errno));
   ::fchmod(vstage.get(), m_dir_mode);
   for (size_t i = 0; i < artifacts.size(); ++i) {
     ArtifactMeta am{artifacts[i].name, fmt::format("a{}", i), hash_bytes(artifacts[i].data),
@@ -494,7 +514,8 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
     write_new(vstage.get(), am.file, artifacts[i].data, stage.rel() + "/v/" + am.file);
     m.artifacts.push_back(am);
   }
-  write_new(vstage.get(), "meta.json", meta_to_json(m).dump(2) + "\n", stage.rel() + "/v/meta.json");
+  write_new(vstage.get(), "meta.json", meta_to_json(m).dump(2) + "\n",
+            stage.rel() + "/v/meta.json");
   ::fsync(vstage.get());
 
   // The entry's fixed files: same content from every writer, so a replace is harmless.
@@ -520,8 +541,8 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
     }
     if (e == EEXIST) break;                // the same variant is already there
     if (e == ENOENT && attempt < 3) continue; // gc removed the entry under us: recreate it
-    throw Error::format("cache: cannot move {}/v to {}/{}/variants/{}: {}", stage.path(), m_root, erel, r.variant,
-                        std::strerror(e));
+    throw Error::format("cache: cannot move {}/v to {}/{}/variants/{}: {}", stage.path(), m_root,
+                        erel, r.variant, std::strerror(e));
   }
   if (r.added)
     log_event(key, {{"event", "variant"}, {"variant", r.variant}, {"how", origin.how}});
@@ -547,7 +568,8 @@ void Store::log_event(const std::string& key, nlohmann::json event) {
   Fd fd(open_beneath(root.get(), rel, O_WRONLY | O_CREAT | O_APPEND, m_file_mode));
   if (!fd.ok()) {
     // The log orders variants; losing a line costs only the order hint. A link is worth a warning.
-    if (errno == ELOOP || errno == EXDEV) warn(fmt::format("{}/{}: {}; event not logged", m_root, rel, beneath_error(errno)));
+    if (errno == ELOOP || errno == EXDEV)
+      warn(fmt::format("{}/{}: {}; event not logged", m_root, rel, beneath_error(errno)));
     return;
   }
   struct stat st {};

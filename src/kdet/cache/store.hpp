@@ -21,10 +21,9 @@
 #include "kdet/backend/backend.hpp"
 #include "kdet/util/fs.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,7 +87,8 @@ std::string variant_id(const std::vector<backend::Artifact>& artifacts);
 class Staging {
 public:
   Staging() = default;
-  Staging(std::string path, std::string rel, int lock_fd) : m_path(std::move(path)), m_rel(std::move(rel)), m_lock(lock_fd) {}
+  Staging(std::string path, std::string rel, int lock_fd)
+      : m_path(std::move(path)), m_rel(std::move(rel)), m_lock(lock_fd) {}
   const std::string& path() const { return m_path; }
   const std::string& rel() const { return m_rel; } // relative to the cache's v1/
   operator const std::string&() const { return m_path; }
@@ -175,7 +175,8 @@ private:
   Fd open_root(bool create) const;
   std::string entry_rel(const std::string& key) const;
   Fd open_dir(const std::string& rel, bool create) const;
-  void write_new(int dir_fd, const std::string& name, std::string_view data, const std::string& rel) const;
+  void write_new(int dir_fd, const std::string& name, std::string_view data,
+                 const std::string& rel) const;
   void warn(std::string w) const;
 
   std::string m_dir;

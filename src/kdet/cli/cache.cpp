@@ -71,7 +71,8 @@ int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::s
                         {"warnings", o.warnings},            {"exit_code", o.exit_code}};
     if (!o.error.empty()) j["error"] = o.error;
     if (opt.json_path == "-") fmt::print("{}\n", j.dump(2));
-    else write_output(opt.json_path, j.dump(2) + "\n", "--json");
+    else
+      write_output(opt.json_path, j.dump(2) + "\n", "--json");
   }
   if (o.exit_code == 1) fmt::print(stderr, "kdet: error: {}\n", o.error);
   if (o.exit_code == 3) fmt::print(stderr, "kdet: error: the compiler failed: {}\n", o.error);
@@ -138,7 +139,8 @@ int do_report(const CacheOptions& o) {
   if (!o.json_path.empty()) {
     auto j = cache::report_to_json(store, keys);
     if (json_stdout) fmt::print("{}\n", j.dump(2));
-    else write_output(o.json_path, j.dump(2) + "\n", "--json");
+    else
+      write_output(o.json_path, j.dump(2) + "\n", "--json");
   }
   if (!json_stdout) fmt::print("{}", cache::report_to_text(keys));
   return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
@@ -207,16 +209,18 @@ void add_cache(CLI::App& root, Action& action) {
                                          "least recently used keys (multi-variant keys last)");
   add_dir_option(gc, g->o);
   gc->add_option("--max-size", g->max_size, "Size limit, e.g. 500M, 2G (K/M/G/T are powers of 1024)")->required();
-  gc->add_option("--staging-age", g->staging_age,
-                 "Remove abandoned staging folders older than this many seconds (default 3600; a write in "
-                 "progress is never removed, whatever the age)");
+  gc->add_option(
+      "--staging-age", g->staging_age,
+      "Remove abandoned staging folders older than this many seconds (default 3600; a write in "
+      "progress is never removed, whatever the age)");
   gc->callback([g, &action] {
     action = [g] {
       uint64_t max = cache::parse_size(g->max_size, "--max-size");
       double age = cache::check_staging_age(g->staging_age, "--staging-age");
       cache::Store store(cache::resolve_cache_dir(g->o.dir));
       auto res = cache::gc(store, max, age);
-      for (const auto& w : res.warnings) fmt::print(stderr, "kdet: warning: {}\n", w);
+      for (const auto& w : res.warnings)
+        fmt::print(stderr, "kdet: warning: {}\n", w);
       fmt::print("gc: {} -> {} (limit {}); removed {} key{}, {} damaged, {} staging\n", human_bytes(res.bytes_before),
                  human_bytes(res.bytes_after), human_bytes(max), res.keys_removed, res.keys_removed == 1 ? "" : "s",
                  res.damaged_removed, res.staging_removed);

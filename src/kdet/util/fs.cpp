@@ -273,7 +273,9 @@ bool plain_components(const std::string& rel) {
 int link_errno(int dir_fd, const std::string& name) {
   int e = errno;
   struct stat st {};
-  if (e == ENOTDIR && ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) e = ELOOP;
+  if (e == ENOTDIR && ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISLNK(st.st_mode))
+    e = ELOOP;
   errno = e;
   return -1;
 }
@@ -313,7 +315,8 @@ int open_beneath(int dir_fd, const std::string& rel, int flags, unsigned mode) {
     how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
     long fd = ::syscall(SYS_openat2, dir_fd, rel.c_str(), &how, sizeof how);
     if (fd >= 0) return static_cast<int>(fd);
-    if (errno == ENOTDIR) return open_walk(dir_fd, rel, flags, mode); // tells a link (ELOOP) from a file
+    if (errno == ENOTDIR)
+      return open_walk(dir_fd, rel, flags, mode);     // tells a link (ELOOP) from a file
     if (errno != ENOSYS && errno != EPERM) return -1; // EPERM: a seccomp filter refusing openat2
     no_openat2.store(true, std::memory_order_relaxed);
   }
