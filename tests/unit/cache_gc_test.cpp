@@ -6,9 +6,9 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
-#include <gtest/gtest.h>
-
+#include <cmath>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 using namespace kdet;
@@ -43,6 +43,15 @@ TEST(CacheGc, ParseSize) {
   EXPECT_EQ(parse_size("2g", "--max-size"), 2ull << 30);
   EXPECT_EQ(parse_size("10MB", "--max-size"), 10u << 20);
   EXPECT_THROW(parse_size("lots", "--max-size"), Error);
+  EXPECT_EQ(parse_size("15T", "--max-size"), 15ull << 40);
+  // 16777216T is 2^64 bytes: it used to wrap to 0 and empty the cache.
+  EXPECT_THROW(parse_size("16777216T", "--max-size"), Error);
+  EXPECT_THROW(parse_size("18446744073709551616", "--max-size"), Error);
+  EXPECT_THROW(parse_size("-1", "--max-size"), Error);
+  EXPECT_EQ(parse_size("18446744073709551615", "--max-size"), UINT64_MAX);
+  EXPECT_THROW(check_staging_age(-1, "--staging-age"), Error);
+  EXPECT_THROW(check_staging_age(std::nan(""), "--staging-age"), Error);
+  EXPECT_EQ(check_staging_age(0, "--staging-age"), 0);
 }
 
 TEST(CacheGc, ShrinksBelowLimitLeastRecentlyUsedFirstKeepingEvidence) {
@@ -60,10 +69,12 @@ TEST(CacheGc, ShrinksBelowLimitLeastRecentlyUsedFirstKeepingEvidence) {
   set_used(s, keys[3], 2000000); // key 3 used most recently
 
   // A stale staging folder (a writer killed mid-write) and a fresh one.
-  std::string stale = s.make_staging();
+  std::string stale = s.make_staging().path(); // its writer is gone: unlocked
   timespec old[2] = {{1000, 0}, {1000, 0}};
   ::utimensat(AT_FDCWD, stale.c_str(), old, 0);
-  std::string fresh = s.make_staging();
+  std::string fresh = s.make_staging().path();
+  Staging live = s.make_staging(); // a write in progress: locked, and old
+  ::utimensat(AT_FDCWD, live.path().c_str(), old, 0);
 
   auto before = cache_stats(s);
   EXPECT_EQ(before["keys"], 10);
@@ -73,6 +84,12 @@ TEST(CacheGc, ShrinksBelowLimitLeastRecentlyUsedFirstKeepingEvidence) {
   EXPECT_EQ(r.staging_removed, 1u);
   EXPECT_FALSE(std::filesystem::exists(stale));
   EXPECT_TRUE(std::filesystem::exists(fresh));
+  EXPECT_TRUE(std::filesystem::exists(live.path()))
+      << "a locked staging folder is a write in progress";
+  gc(s, UINT64_MAX, 0);
+  EXPECT_FALSE(std::filesystem::exists(fresh)) << "age 0 removes every abandoned staging folder";
+  EXPECT_TRUE(std::filesystem::exists(live.path()))
+      << "even age 0 never removes a write in progress";
   EXPECT_LE(r.bytes_after, limit);
   EXPECT_GT(r.keys_removed, 0u);
   EXPECT_TRUE(s.lookup(keys[0], false).hit) << "the multi-variant key (evidence) survives";

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 using namespace kdet;
 
@@ -142,6 +143,57 @@ TEST_F(ScanStoreTest, RefusesAnotherSchemaVersion) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
   }
+}
+
+TEST_F(ScanStoreTest, OneWriterAtATimeAndReadersTakeNoLock) {
+  std::string path = m_dir + "/r.db";
+  store::ScanDb first(path);
+  first.set_meta({{"name", "x"}});
+  try {
+    store::ScanDb second(path);
+    FAIL() << "a second writer opened a database in use";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("in use by pid " + std::to_string(::getpid())),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.exit_code(), k_exit_usage);
+  }
+  store::ScanDb reader(path, store::Access::read);
+  EXPECT_EQ(reader.meta()["name"], "x");
+}
+
+TEST_F(ScanStoreTest, UnsoundDatabasesAreRefusedNamingTheFile) {
+  {
+    store::ScanDb db(m_dir + "/good.db");
+    db.set_meta({{"name", "x"}});
+  }
+  std::string good = read_file(m_dir + "/good.db");
+  std::string garbage(8192, '\x5a');
+  std::string header_only = std::string("SQLite format 3") + '\0';
+  std::string truncated = good.substr(0, 1500);
+  std::string flipped = good;
+  // The page-type byte of every page after the first (bytes in a page's free space are not data).
+  for (size_t i = 4096; i < flipped.size(); i += 4096)
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
+  for (const auto& [name, bytes] :
+       std::vector<std::pair<std::string, std::string>>{{"garbage", garbage},
+                                                        {"header_only", header_only},
+                                                        {"truncated", truncated},
+                                                        {"flipped", flipped}}) {
+    std::string path = m_dir + "/" + name + ".db";
+    write_file_atomic(path, bytes);
+    for (auto access : {store::Access::read, store::Access::write}) {
+      try {
+        store::ScanDb db(path, access);
+        db.load();
+        FAIL() << name << " was read as sound";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+        EXPECT_EQ(e.exit_code(), k_exit_usage);
+      }
+    }
+  }
+  EXPECT_THROW(store::ScanDb(m_dir + "/absent.db", store::Access::read), Error);
 }
 
 scan::JobRow verdict_job(const std::string& compiler, const std::string& input,

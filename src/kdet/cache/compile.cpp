@@ -224,7 +224,16 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   }
   origin.how = "fill";
   origin.extra = {{"compiler", identity_json(r.identity)}};
-  PutResult p = store.put(o.key, to_json(km), input, r.artifacts, origin);
+  PutResult p;
+  try {
+    p = store.put(o.key, to_json(km), input, r.artifacts, origin);
+  } catch (const Error& e) {
+    // A cache that cannot store (full, read-only, a link in the way) still serves the compile.
+    o.warnings.push_back(fmt::format("{}; the compile is served but not stored", e.what()));
+    p.variant = variant_id(r.artifacts);
+  }
+  for (auto& w : store.take_warnings())
+    o.warnings.push_back(std::move(w));
   o.result = "miss";
   o.variant = p.variant;
   o.artifacts = r.artifacts;

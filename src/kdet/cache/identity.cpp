@@ -78,10 +78,10 @@ backend::Identity compiler_identity(const Store& store, const backend::BackendCo
   bool ok = false;
   std::string sig = stat_signature(config.kind, id.path, ok);
   if (!ok) throw Error::format("compiler {}: {}", id.path, std::strerror(errno));
-  std::string memo_dir = store.root() + "/identity";
-  std::string memo = memo_dir + "/" + sig + ".json";
-  if (::access(memo.c_str(), R_OK) == 0) {
-    auto j = nlohmann::json::parse(read_file(memo), nullptr, false);
+  std::string memo = "identity/" + sig + ".json"; // beneath the cache's v1/, links refused
+  std::string text;
+  if (store.read(memo, text)) {
+    auto j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_object() && j.value("path", "") == id.path && j.contains("content_hash") && j.contains("version")) {
       id.content_hash = j["content_hash"].get<std::string>();
       id.version = j["version"].get<std::string>();
@@ -95,10 +95,10 @@ backend::Identity compiler_identity(const Store& store, const backend::BackendCo
   // Memoize only when the file did not change while it was hashed and probed.
   bool still = false;
   if (stat_signature(config.kind, id.path, still) == sig && still) {
-    make_dirs(memo_dir);
     nlohmann::json j = {{"path", id.path}, {"backend", id.backend}, {"content_hash", id.content_hash},
                         {"version", id.version}};
-    write_file_atomic(memo, j.dump(2) + "\n");
+    store.write_atomic(memo, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                 "\n"); // best effort
   }
   return id;
 }

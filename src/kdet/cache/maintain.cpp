@@ -9,10 +9,10 @@
 #include "kdet/util/strings.hpp"
 #include "kdet/util/tempdir.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,36 +22,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-uint64_t tree_bytes(const std::string& path) {
-  uint64_t total = 0;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    std::error_code e2;
-    if (it->is_regular_file(e2)) total += it->file_size(e2);
-  }
-  return total;
-}
-
-int64_t mtime_of(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return 0;
-  return static_cast<int64_t>(st.st_mtim.tv_sec);
-}
-
-std::vector<std::string> list(const std::string& path) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(path, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    out.push_back(it->path().string());
-  return out;
-}
-
 // Removes a folder by first renaming it out of the live tree (readers see it whole or gone).
-void remove_atomically(const Store& store, const std::string& path) {
-  std::string dest = store.make_staging() + "/gone";
-  if (::rename(path.c_str(), dest.c_str()) == 0) remove_tree(fs::path(dest).parent_path().string());
-  else remove_tree(fs::path(dest).parent_path().string());
+void remove_atomically(const Store& store, const std::string& rel) {
+  Staging stage = store.make_staging();
+  store.move(rel, stage.rel() + "/gone");
+  store.remove(stage.rel());
 }
 
 } // namespace
@@ -138,53 +113,68 @@ nlohmann::json cache_stats(const Store& store) {
       if (e.value("event", "") == "damaged") ++damaged_events;
     }
   }
-  auto damaged = list(store.root() + "/damaged");
+  auto damaged = store.list("damaged");
   return {{"schema", "kdet.cache.stats/1"},
           {"cache", store.root()},
           {"keys", keys.size()},
           {"variants", variants},
           {"keys_with_variants", multi},
-          {"bytes", tree_bytes(store.root())},
-          {"entry_bytes", tree_bytes(store.root() + "/entries")},
-          {"damaged", std::count_if(damaged.begin(), damaged.end(),
-                                    [](const std::string& p) { return !p.ends_with(".why"); })},
+          {"bytes", store.tree_bytes("")},
+          {"entry_bytes", store.tree_bytes("entries")},
+          {"damaged",
+           std::count_if(damaged.begin(), damaged.end(),
+                         [](const std::string& p) { return !p.ends_with(".why") && p[0] != '.'; })},
           {"damaged_events", damaged_events},
-          {"staging", list(store.root() + "/tmp").size()},
+          {"staging", store.list("tmp").size()},
           {"verifications", {{"match", matches}, {"mismatch", mismatches}}}};
 }
 
 uint64_t parse_size(const std::string& text, const std::string& option) {
   std::string t = trim(text);
-  uint64_t mult = 1;
+  unsigned shift = 0;
   if (t.size() > 1 && (t.back() == 'B' || t.back() == 'b')) t.pop_back();
   if (!t.empty()) {
     char c = static_cast<char>(std::toupper(static_cast<unsigned char>(t.back())));
-    auto pos = std::string("KMGT").find(c);
+    auto pos = std::string("KMGTP").find(c);
     if (pos != std::string::npos) {
-      for (size_t i = 0; i <= pos; ++i) mult *= 1024;
+      shift = 10 * static_cast<unsigned>(pos + 1);
       t.pop_back();
     }
   }
   auto v = parse_u64(t);
   if (!v) throw Error::format("{} {}: expected a size such as 500M, 2G, 64K or a number of bytes", option, text);
-  return *v * mult;
+  if (shift > 0 && *v > (UINT64_MAX >> shift))
+    throw Error::format("{} {}: too large (the largest size is {} bytes, about 16 EiB)", option,
+                        text, UINT64_MAX);
+  return *v << shift;
+}
+
+double check_staging_age(double seconds, const std::string& option) {
+  if (!std::isfinite(seconds) || seconds < 0)
+    throw Error::format("{} {}: expected a number of seconds, 0 or more", option, seconds);
+  return seconds;
 }
 
 GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
   GcResult r;
-  r.bytes_before = tree_bytes(store.root());
+  r.bytes_before = store.tree_bytes("");
   int64_t now = ::time(nullptr);
-  for (const auto& p : list(store.root() + "/tmp")) {
-    if (static_cast<double>(now - mtime_of(p)) < staging_age_s) continue;
-    remove_tree(p);
+  for (const auto& name : store.list("tmp")) {
+    std::string rel = "tmp/" + name;
+    int64_t age = now - store.mtime(rel);
+    // A dot name is a staging folder being born (made, then locked, then renamed into view).
+    if (name[0] == '.' && age < 60) continue;
+    if (static_cast<double>(age) < staging_age_s) continue;
+    if (store.staging_in_use(rel)) continue; // its writer lives: never remove a write in progress
+    store.remove(rel);
     ++r.staging_removed;
   }
-  uint64_t total = tree_bytes(store.root());
+  uint64_t total = store.tree_bytes("");
   if (total > max_size) {
-    for (const auto& p : list(store.root() + "/damaged")) {
+    for (const auto& name : store.list("damaged")) {
       if (total <= max_size) break;
-      uint64_t b = fs::is_directory(p) ? tree_bytes(p) : fs::file_size(p);
-      remove_tree(p);
+      uint64_t b = store.tree_bytes("damaged/" + name);
+      store.remove("damaged/" + name);
       total = total > b ? total - b : 0;
       ++r.damaged_removed;
     }
@@ -198,21 +188,22 @@ GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
     };
     std::vector<Candidate> cands;
     for (const auto& k : store.keys()) {
-      std::string e = store.entry_dir(k);
-      int64_t used = std::max(mtime_of(e + "/log"), mtime_of(e + "/key.json"));
-      cands.push_back({store.variant_order(k).size() > 1, used, k, tree_bytes(e)});
+      std::string e = "entries/" + k.substr(0, 2) + "/" + k;
+      int64_t used = std::max(store.mtime(e + "/log"), store.mtime(e + "/key.json"));
+      cands.push_back({store.variant_order(k).size() > 1, used, k, store.tree_bytes(e)});
     }
     std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
       return std::tie(a.evidence, a.used, a.key) < std::tie(b.evidence, b.used, b.key);
     });
     for (const auto& c : cands) {
       if (total <= max_size) break;
-      remove_atomically(store, store.entry_dir(c.key));
+      remove_atomically(store, "entries/" + c.key.substr(0, 2) + "/" + c.key);
       total = total > c.bytes ? total - c.bytes : 0;
       ++r.keys_removed;
     }
   }
-  r.bytes_after = tree_bytes(store.root());
+  r.bytes_after = store.tree_bytes("");
+  r.warnings = store.take_warnings();
   return r;
 }
 
@@ -311,6 +302,8 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
                                         : "served variant unreadable"));
   }
   if (progress) progress(chosen.size(), chosen.size());
+  for (auto& w : store.take_warnings())
+    r.lines.push_back("warning   " + w);
   return r;
 }
 

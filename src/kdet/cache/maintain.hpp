@@ -30,15 +30,21 @@ std::string report_to_text(const std::vector<MultiVariantKey>& keys);
 // Counts and sizes, as JSON (schema "kdet.cache.stats/1").
 nlohmann::json cache_stats(const Store& store);
 
-// Parses "500M", "2G", "64K", "1234" (bytes; K/M/G/T are powers of 1024); throws Error naming `option`.
+// Parses "500M", "2G", "64K", "1234" (bytes; K/M/G/T/P are powers of 1024); throws Error
+// naming `option` for bad text or a size past 2^64-1 bytes (never wraps).
 uint64_t parse_size(const std::string& text, const std::string& option);
+
+// Checks a --staging-age: finite and not negative; throws Error naming `option`.
+double check_staging_age(double seconds, const std::string& option);
 
 struct GcResult {
   uint64_t bytes_before = 0, bytes_after = 0;
   uint64_t keys_removed = 0, damaged_removed = 0, staging_removed = 0;
+  std::vector<std::string> warnings; // links in the way and other entries skipped
 };
 
-// Removes staging folders older than `staging_age_s`, then, while the cache is over
+// Removes staging folders older than `staging_age_s` whose writer is gone (a live
+// writer holds a lock on its folder, so 0 is safe), then, while the cache is over
 // `max_size`, damaged evidence, then whole keys least recently used first,
 // single-variant keys before multi-variant keys (those are evidence).
 GcResult gc(Store& store, uint64_t max_size, double staging_age_s = 3600);

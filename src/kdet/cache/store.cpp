@@ -5,7 +5,8 @@
 // whole variant or none, a process killed mid-write leaves only a stale
 // staging folder (gc removes it), and two writers of the same variant race
 // harmlessly (the second finds it present). Variants are ordered by the key's
-// append-only log (one O_APPEND write per line, after the rename).
+// append-only log (one O_APPEND write per line, after the rename). Every path
+// below v1/ is opened relative to a folder fd without following links.
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/cache/store.hpp"
@@ -15,9 +16,6 @@
 #include "kdet/util/hash.hpp"
 #include "kdet/version.hpp"
 
-#include <fmt/chrono.h>
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -26,10 +24,15 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
 #include <map>
+#include <mutex>
 #include <random>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace kdet::cache {
 
@@ -52,58 +55,60 @@ std::string host_name() {
   return buf;
 }
 
-// Writes and fsyncs a new file; throws Error naming it.
-void write_synced(const std::string& path, std::string_view data) { write_file_synced(path, data, true); }
-
-void fsync_dir(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
-// Reads a whole file; false when it cannot be opened or read.
-bool slurp(const std::string& path, std::string& out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+// Reads a whole regular file from `fd`; false on a read error or a non-file.
+bool slurp_fd(Fd fd, std::string& out) {
+  if (!fd.ok()) return false;
   struct stat st {};
   out.clear();
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      return false;
-    }
+    if (n < 0) return false;
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));
   }
-  ::close(fd);
   return true;
 }
 
-std::vector<std::string> list_dir(const std::string& path) {
+std::vector<std::string> list_fd(Fd fd) {
   std::vector<std::string> names;
-  DIR* d = ::opendir(path.c_str());
+  if (!fd.ok()) return names;
+  DIR* d = ::fdopendir(fd.release());
   if (!d) return names;
   while (dirent* e = ::readdir(d)) {
-    if (e->d_name[0] == '.') continue;
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
     names.emplace_back(e->d_name);
   }
   ::closedir(d);
   return names;
 }
 
-// rename() that never replaces an existing target. Returns 0, or errno.
-int rename_noreplace(const std::string& from, const std::string& to) {
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+// Bytes of the regular files at or under `name` in `dir_fd`, links not followed.
+uint64_t bytes_under(int dir_fd, const char* name, int depth) {
+  struct stat st {};
+  if (::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+  if (S_ISREG(st.st_mode)) return static_cast<uint64_t>(st.st_size);
+  if (!S_ISDIR(st.st_mode) || depth > 64) return 0;
+  Fd fd(::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.ok()) return 0;
+  Fd keep(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+  uint64_t total = 0;
+  for (const auto& n : list_fd(std::move(fd)))
+    total += bytes_under(keep.get(), n.c_str(), depth + 1);
+  return total;
+}
+
+// renameat() that never replaces an existing target. Returns 0, or errno.
+int rename_noreplace(int from_dir, const std::string& from, int to_dir, const std::string& to) {
+  if (::renameat2(from_dir, from.c_str(), to_dir, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
   int e = errno;
   if (e == EINVAL || e == ENOSYS) {
     // A file system without RENAME_NOREPLACE: renaming a folder onto a non-empty
     // folder fails anyway (variant folders are never empty).
-    if (::rename(from.c_str(), to.c_str()) == 0) return 0;
+    if (::renameat(from_dir, from.c_str(), to_dir, to.c_str()) == 0) return 0;
     e = errno;
   }
   return e == ENOTEMPTY ? EEXIST : e;
@@ -144,31 +149,218 @@ std::string variant_id(const std::vector<backend::Artifact>& artifacts) {
   return h.hex();
 }
 
-Store::Store(const std::string& dir) : m_dir(dir), m_root(absolute_path(dir) + "/v1") {}
-
-std::string Store::entry_dir(const std::string& key) const {
-  if (key.size() < 3) throw Error::format("cache: malformed key '{}'", key);
-  return m_root + "/entries/" + key.substr(0, 2) + "/" + key;
+Store::Store(const std::string& dir) : m_dir(dir), m_root(absolute_path(dir) + "/v1") {
+  struct stat st {};
+  if (::stat(m_dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & S_IWGRP)) {
+    m_shared = true;
+    m_dir_mode = 02775;
+    m_file_mode = 0664;
+  }
 }
 
-std::string Store::make_staging() const {
+void Store::warn(std::string w) const {
+  std::lock_guard lock(m_mu);
+  if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end())
+    m_warnings.push_back(std::move(w));
+}
+
+std::vector<std::string> Store::take_warnings() const {
+  std::lock_guard lock(m_mu);
+  return std::exchange(m_warnings, {});
+}
+
+Fd Store::open_root(bool create) const {
+  if (create) make_dirs(m_dir);
+  // Reading never throws: an unreadable cache is a miss (with a warning); writing does.
+  Fd dir(
+      ::open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); // DIR itself is the user's choice
+  if (!dir.ok()) {
+    std::string msg = fmt::format("cache {}: cannot open: {}", m_dir, std::strerror(errno));
+    if (create) throw Error(msg);
+    if (errno != ENOENT) warn(msg);
+    return {};
+  }
+  Fd root(create ? make_dirs_beneath(dir.get(), "v1", m_dir_mode)
+                 : open_beneath(dir.get(), "v1", O_RDONLY | O_DIRECTORY));
+  if (!root.ok()) {
+    std::string msg = fmt::format("cache {}: {}", m_root, beneath_error(errno));
+    if (create) throw Error(msg);
+    if (errno != ENOENT) warn(msg);
+  }
+  return root;
+}
+
+Fd Store::open_dir(const std::string& rel, bool create) const {
+  Fd root = open_root(create);
+  if (!root.ok()) return {};
+  Fd d(create ? make_dirs_beneath(root.get(), rel, m_dir_mode)
+              : open_beneath(root.get(), rel, O_RDONLY | O_DIRECTORY));
+  if (!d.ok()) {
+    int e = errno;
+    if (create)
+      throw Error::format("cache: cannot create {}/{}: {}", m_root, rel, beneath_error(e));
+    if (e == ELOOP || e == EXDEV || e == ENOTDIR)
+      warn(fmt::format("{}/{}: {}", m_root, rel, beneath_error(e)));
+    if (create)
+      throw Error::format("cache: cannot create {}/{}: {}", m_root, rel, beneath_error(e));
+    errno = e;
+  }
+  return d;
+}
+
+std::string Store::entry_rel(const std::string& key) const {
+  if (key.size() < 3 || key.find('/') != std::string::npos || key.find('.') == 0)
+    throw Error::format("cache: malformed key '{}'", key);
+  return "entries/" + key.substr(0, 2) + "/" + key;
+}
+
+std::string Store::entry_dir(const std::string& key) const {
+  return m_root + "/" + entry_rel(key);
+}
+
+void Store::write_new(int dir_fd, const std::string& name, std::string_view data,
+                      const std::string& rel) const {
+  Fd fd(::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 m_file_mode));
+  if (!fd.ok())
+    throw Error::format("cache: cannot create {}/{}: {}", m_root, rel, beneath_error(errno));
+  if (m_shared) ::fchmod(fd.get(), m_file_mode);
+  if (!write_all(fd.get(), data) || ::fsync(fd.get()) != 0) {
+    int e = errno;
+    ::unlinkat(dir_fd, name.c_str(), 0);
+    throw Error::format("cache: cannot write {}/{}: {}", m_root, rel, std::strerror(e));
+  }
+}
+
+Staging Store::make_staging() const {
   static std::atomic<uint64_t> counter{0};
-  std::string tmp = m_root + "/tmp";
-  make_dirs(tmp);
+  Fd tmp = open_dir("tmp", true);
   thread_local std::mt19937_64 rng{std::random_device{}()};
   for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string p = fmt::format("{}/{}.{}.{:x}", tmp, ::getpid(), counter.fetch_add(1), rng());
-    if (::mkdir(p.c_str(), 0755) == 0) return p;
-    if (errno != EEXIST) throw Error::format("cache: cannot create {}: {}", p, std::strerror(errno));
+    // Made under a dot name, locked, then renamed into view: gc never sees an unlocked live folder.
+    std::string name = fmt::format("{}.{}.{:x}", ::getpid(), counter.fetch_add(1), rng());
+    std::string hidden = "." + name;
+    if (::mkdirat(tmp.get(), hidden.c_str(), 0700) != 0) {
+      if (errno == EEXIST) continue;
+      throw Error::format("cache: cannot create {}/tmp/{}: {}", m_root, hidden,
+                          std::strerror(errno));
+    }
+    int lock = ::openat(tmp.get(), hidden.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (lock < 0 || ::flock(lock, LOCK_EX) != 0 ||
+        ::renameat(tmp.get(), hidden.c_str(), tmp.get(), name.c_str()) != 0) {
+      int e = errno;
+      if (lock >= 0) ::close(lock);
+      remove_tree_beneath(tmp.get(), hidden);
+      throw Error::format("cache: cannot create a staging folder in {}/tmp: {}", m_root,
+                          std::strerror(e));
+    }
+    ::fchmod(lock, m_dir_mode & 0777);
+    return Staging(m_root + "/tmp/" + name, "tmp/" + name, lock);
   }
-  throw Error::format("cache: cannot create a staging folder in {}", tmp);
+  throw Error::format("cache: cannot create a staging folder in {}/tmp", m_root);
+}
+
+std::vector<std::string> Store::list(const std::string& rel) const {
+  Fd d = open_dir(rel, false);
+  return list_fd(std::move(d));
+}
+
+uint64_t Store::tree_bytes(const std::string& rel) const {
+  Fd root = open_root(false);
+  if (!root.ok()) return 0;
+  if (rel.empty() || rel == ".") {
+    uint64_t total = 0;
+    Fd keep(::fcntl(root.get(), F_DUPFD_CLOEXEC, 0));
+    for (const auto& n : list_fd(std::move(root)))
+      total += bytes_under(keep.get(), n.c_str(), 0);
+    return total;
+  }
+  auto [parent, leaf] = split_parent(rel);
+  Fd p(parent.empty() ? ::fcntl(root.get(), F_DUPFD_CLOEXEC, 0)
+                      : open_beneath(root.get(), parent, O_RDONLY | O_DIRECTORY));
+  return p.ok() ? bytes_under(p.get(), leaf.c_str(), 0) : 0;
+}
+
+int64_t Store::mtime(const std::string& rel) const {
+  Fd root = open_root(false);
+  if (!root.ok()) return 0;
+  Fd fd(open_beneath(root.get(), rel, O_PATH));
+  struct stat st {};
+  if (!fd.ok() || ::fstat(fd.get(), &st) != 0) return 0;
+  return static_cast<int64_t>(st.st_mtim.tv_sec);
+}
+
+bool Store::is_dir(const std::string& rel) const {
+  Fd root = open_root(false);
+  if (!root.ok()) return false;
+  Fd fd(open_beneath(root.get(), rel, O_RDONLY | O_DIRECTORY));
+  return fd.ok();
+}
+
+bool Store::staging_in_use(const std::string& rel) const {
+  Fd root = open_root(false);
+  if (!root.ok()) return false;
+  Fd fd(open_beneath(root.get(), rel, O_RDONLY | O_DIRECTORY));
+  if (!fd.ok()) return false; // a file or a link: nobody's staging folder
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return errno == EWOULDBLOCK;
+  ::flock(fd.get(), LOCK_UN);
+  return false;
+}
+
+void Store::remove(const std::string& rel) const {
+  Fd root = open_root(false);
+  if (root.ok()) remove_tree_beneath(root.get(), rel);
+}
+
+bool Store::move(const std::string& from, const std::string& to) const {
+  Fd root = open_root(false);
+  if (!root.ok()) return false;
+  auto [fp, fl] = split_parent(from);
+  auto [tp, tl] = split_parent(to);
+  Fd a(fp.empty() ? ::fcntl(root.get(), F_DUPFD_CLOEXEC, 0)
+                  : open_beneath(root.get(), fp, O_RDONLY | O_DIRECTORY));
+  Fd b(tp.empty() ? ::fcntl(root.get(), F_DUPFD_CLOEXEC, 0)
+                  : open_beneath(root.get(), tp, O_RDONLY | O_DIRECTORY));
+  if (!a.ok() || !b.ok()) {
+    if (errno == ELOOP || errno == EXDEV)
+      warn(fmt::format("{}/{}: {}", m_root, a.ok() ? tp : fp, beneath_error(errno)));
+    return false;
+  }
+  return ::renameat(a.get(), fl.c_str(), b.get(), tl.c_str()) == 0;
+}
+
+bool Store::read(const std::string& rel, std::string& out) const {
+  Fd root = open_root(false);
+  if (!root.ok()) return false;
+  Fd fd(open_beneath(root.get(), rel, O_RDONLY));
+  if (!fd.ok() && (errno == ELOOP || errno == EXDEV))
+    warn(fmt::format("{}/{}: {}; ignored", m_root, rel, beneath_error(errno)));
+  return slurp_fd(std::move(fd), out);
+}
+
+bool Store::write_atomic(const std::string& rel, std::string_view data) const {
+  try {
+    auto [parent, leaf] = split_parent(rel);
+    Fd d = parent.empty() ? open_root(true) : open_dir(parent, true);
+    std::string tmp = fmt::format(".{}.{}.{}", leaf, ::getpid(), now_ns());
+    write_new(d.get(), tmp, data, rel);
+    if (::renameat(d.get(), tmp.c_str(), d.get(), leaf.c_str()) != 0) {
+      int e = errno;
+      ::unlinkat(d.get(), tmp.c_str(), 0);
+      throw Error::format("cache: cannot write {}/{}: {}", m_root, rel, std::strerror(e));
+    }
+    return true;
+  } catch (const Error& e) {
+    warn(e.what());
+    return false;
+  }
 }
 
 bool Store::load_variant(const std::string& key, const std::string& id, LoadedVariant& out,
                          std::string& why) const {
-  std::string vdir = entry_dir(key) + "/variants/" + id;
+  std::string vrel = entry_rel(key) + "/variants/" + id;
   std::string text;
-  if (!slurp(vdir + "/meta.json", text)) {
+  if (!read(vrel + "/meta.json", text)) {
     why = "missing";
     return false;
   }
@@ -185,7 +377,8 @@ bool Store::load_variant(const std::string& key, const std::string& id, LoadedVa
   out.artifacts.clear();
   for (const auto& a : out.meta.artifacts) {
     backend::Artifact art{a.name, {}};
-    if (!slurp(vdir + "/" + a.file, art.data)) {
+    if (a.file.empty() || a.file.find('/') != std::string::npos || a.file[0] == '.' ||
+        !read(vrel + "/" + a.file, art.data)) {
       why = fmt::format("artifact {} ({}) missing", a.name, a.file);
       return false;
     }
@@ -204,19 +397,25 @@ bool Store::load_variant(const std::string& key, const std::string& id, LoadedVa
 }
 
 std::string Store::quarantine(const std::string& key, const std::string& id, const std::string& why) {
-  std::string damaged = m_root + "/damaged";
-  make_dirs(damaged);
-  std::string to = fmt::format("{}/{}.{}.{}.{}", damaged, key, id, now_ns(), ::getpid());
-  std::string from = entry_dir(key) + "/variants/" + id;
-  if (::rename(from.c_str(), to.c_str()) != 0) return {};
-  write_file_atomic(to + ".why", fmt::format("{}\n", why));
+  std::string name = fmt::format("{}.{}.{}.{}", key, id, now_ns(), ::getpid());
+  try {
+    open_dir("damaged", true);
+  } catch (const Error& e) {
+    warn(e.what());
+    return {};
+  }
+  if (!move(entry_rel(key) + "/variants/" + id, "damaged/" + name)) return {};
+  std::string to = m_root + "/damaged/" + name;
+  write_atomic("damaged/" + name + ".why", fmt::format("{}\n", why));
   log_event(key, {{"event", "damaged"}, {"variant", id}, {"why", why}, {"moved_to", to}});
   return to;
 }
 
 std::vector<std::string> Store::variant_order(const std::string& key) const {
-  std::string edir = entry_dir(key);
-  std::vector<std::string> present = list_dir(edir + "/variants");
+  std::string erel = entry_rel(key);
+  std::vector<std::string> present;
+  for (auto& n : list(erel + "/variants"))
+    if (n[0] != '.') present.push_back(std::move(n));
   if (present.size() <= 1) return present;
   std::vector<std::string> order;
   for (const auto& ev : events(key)) {
@@ -232,7 +431,7 @@ std::vector<std::string> Store::variant_order(const std::string& key) const {
     if (std::find(order.begin(), order.end(), v) != order.end()) continue;
     int64_t t = INT64_MAX;
     std::string text;
-    if (slurp(edir + "/variants/" + v + "/meta.json", text)) {
+    if (read(erel + "/variants/" + v + "/meta.json", text)) {
       auto j = nlohmann::json::parse(text, nullptr, false);
       if (j.is_object()) t = j.value("created_ns", INT64_MAX);
     }
@@ -246,11 +445,15 @@ std::vector<std::string> Store::variant_order(const std::string& key) const {
 Lookup Store::lookup(const std::string& key, bool touch) {
   Lookup r;
   r.variants = variant_order(key);
-  if (r.variants.empty()) return r;
+  if (r.variants.empty()) {
+    r.warnings = take_warnings();
+    return r;
+  }
   std::string why;
   if (!load_variant(key, r.variants[0], r.first, why)) {
     if (why == "missing") { // removed under us (gc): a plain miss
       r.variants.clear();
+      r.warnings = take_warnings();
       return r;
     }
     std::string moved = quarantine(key, r.variants[0], why);
@@ -258,10 +461,19 @@ Lookup Store::lookup(const std::string& key, bool touch) {
                                      r.variants[0].substr(0, 12), why,
                                      moved.empty() ? "" : ", moved to " + moved));
     r.variants.clear();
+    for (auto& w : take_warnings())
+      r.warnings.push_back(std::move(w));
     return r;
   }
   r.hit = true;
-  if (touch) ::utimensat(AT_FDCWD, (entry_dir(key) + "/log").c_str(), nullptr, 0);
+  if (touch) {
+    auto [parent, leaf] = split_parent(entry_rel(key) + "/log");
+    Fd root = open_root(false);
+    Fd e(root.ok() ? open_beneath(root.get(), parent, O_RDONLY | O_DIRECTORY) : -1);
+    if (e.ok()) ::utimensat(e.get(), leaf.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+  }
+  for (auto& w : take_warnings())
+    r.warnings.push_back(std::move(w));
   return r;
 }
 
@@ -269,8 +481,7 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
                      const std::vector<backend::Artifact>& artifacts, const Origin& origin) {
   PutResult r;
   r.variant = variant_id(artifacts);
-  std::string edir = entry_dir(key);
-  std::string vdir = edir + "/variants/" + r.variant;
+  std::string erel = entry_rel(key);
 
   VariantMeta m;
   m.id = r.variant;
@@ -283,43 +494,55 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
   m.command = origin.command;
   m.extra = origin.extra.is_null() ? nlohmann::json::object() : origin.extra;
 
-  std::string stage = make_staging();
+  Staging stage = make_staging();
   struct Cleanup {
-    std::string dir;
-    ~Cleanup() { remove_tree(dir); }
-  } cleanup{stage};
-  std::string vstage = stage + "/v";
-  make_dirs(vstage);
+    const Store& store;
+    std::string rel;
+    ~Cleanup() { store.remove(rel); }
+  } cleanup{*this, stage.rel()};
+  Fd sdir = open_dir(stage.rel(), false);
+  if (!sdir.ok()) throw Error::format("cache: staging folder {} vanished", stage.path());
+  if (::mkdirat(sdir.get(), "v", 0700) != 0)
+    throw Error::format("cache: cannot create {}/v: {}", stage.path(), std::strerror(errno));
+  Fd vstage(::openat(sdir.get(), "v", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!vstage.ok())
+    throw Error::format("cache: cannot open {}/v: {}", stage.path(), std::strerror(errno));
+  ::fchmod(vstage.get(), m_dir_mode);
   for (size_t i = 0; i < artifacts.size(); ++i) {
     ArtifactMeta am{artifacts[i].name, fmt::format("a{}", i), hash_bytes(artifacts[i].data),
                     artifacts[i].data.size()};
-    write_synced(vstage + "/" + am.file, artifacts[i].data);
+    write_new(vstage.get(), am.file, artifacts[i].data, stage.rel() + "/v/" + am.file);
     m.artifacts.push_back(am);
   }
-  write_synced(vstage + "/meta.json", meta_to_json(m).dump(2) + "\n");
-  fsync_dir(vstage);
+  write_new(vstage.get(), "meta.json", meta_to_json(m).dump(2) + "\n",
+            stage.rel() + "/v/meta.json");
+  ::fsync(vstage.get());
 
   // The entry's fixed files: same content from every writer, so a replace is harmless.
   for (int attempt = 0;; ++attempt) {
-    make_dirs(edir + "/variants");
+    Fd edir = open_dir(erel, true);
+    Fd vars = open_dir(erel + "/variants", true);
     struct stat st {};
-    if (::stat((edir + "/key.json").c_str(), &st) != 0) {
-      write_synced(stage + "/key.json", key_json.dump(2) + "\n");
-      ::rename((stage + "/key.json").c_str(), (edir + "/key.json").c_str());
+    if (::fstatat(edir.get(), "key.json", &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      ::unlinkat(sdir.get(), "key.json", 0);
+      write_new(sdir.get(), "key.json", key_json.dump(2) + "\n", stage.rel() + "/key.json");
+      ::renameat(sdir.get(), "key.json", edir.get(), "key.json");
     }
-    if (!input.empty() && ::stat((edir + "/input").c_str(), &st) != 0) {
-      write_synced(stage + "/input", input);
-      ::rename((stage + "/input").c_str(), (edir + "/input").c_str());
+    if (!input.empty() && ::fstatat(edir.get(), "input", &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      ::unlinkat(sdir.get(), "input", 0);
+      write_new(sdir.get(), "input", input, stage.rel() + "/input");
+      ::renameat(sdir.get(), "input", edir.get(), "input");
     }
-    int e = rename_noreplace(vstage, vdir);
+    int e = rename_noreplace(sdir.get(), "v", vars.get(), r.variant);
     if (e == 0) {
       r.added = true;
-      fsync_dir(edir + "/variants");
+      ::fsync(vars.get());
       break;
     }
     if (e == EEXIST) break;                // the same variant is already there
     if (e == ENOENT && attempt < 3) continue; // gc removed the entry under us: recreate it
-    throw Error::format("cache: cannot move {} to {}: {}", vstage, vdir, std::strerror(e));
+    throw Error::format("cache: cannot move {}/v to {}/{}/variants/{}: {}", stage.path(), m_root,
+                        erel, r.variant, std::strerror(e));
   }
   if (r.added)
     log_event(key, {{"event", "variant"}, {"variant", r.variant}, {"how", origin.how}});
@@ -332,22 +555,37 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
 void Store::log_event(const std::string& key, nlohmann::json event) {
   event["t"] = iso_now();
   event["pid"] = static_cast<int>(::getpid());
-  std::string line = event.dump() + "\n";
-  std::string path = entry_dir(key) + "/log";
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return; // the log orders variants; losing a line costs only the order hint
+  std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string rel = entry_rel(key) + "/log";
+  Fd root;
+  try {
+    root = open_root(false);
+  } catch (const Error& e) {
+    warn(e.what());
+    return;
+  }
+  if (!root.ok()) return;
+  Fd fd(open_beneath(root.get(), rel, O_WRONLY | O_CREAT | O_APPEND, m_file_mode));
+  if (!fd.ok()) {
+    // The log orders variants; losing a line costs only the order hint. A link is worth a warning.
+    if (errno == ELOOP || errno == EXDEV)
+      warn(fmt::format("{}/{}: {}; event not logged", m_root, rel, beneath_error(errno)));
+    return;
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if (m_shared && st.st_uid == ::geteuid()) ::fchmod(fd.get(), m_file_mode);
   // One write() of a line under O_APPEND: concurrent writers never interleave within it.
   ssize_t n;
   do {
-    n = ::write(fd, line.data(), line.size());
+    n = ::write(fd.get(), line.data(), line.size());
   } while (n < 0 && errno == EINTR);
-  ::close(fd);
 }
 
 std::vector<nlohmann::json> Store::events(const std::string& key) const {
   std::vector<nlohmann::json> out;
   std::string text;
-  if (!slurp(entry_dir(key) + "/log", text)) return out;
+  if (!read(entry_rel(key) + "/log", text)) return out;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
@@ -361,22 +599,23 @@ std::vector<nlohmann::json> Store::events(const std::string& key) const {
 
 std::vector<std::string> Store::keys() const {
   std::vector<std::string> out;
-  std::string base = m_root + "/entries";
-  for (const auto& prefix : list_dir(base))
-    for (const auto& k : list_dir(base + "/" + prefix))
+  for (const auto& prefix : list("entries")) {
+    if (prefix.size() != 2 || prefix[0] == '.') continue;
+    for (const auto& k : list("entries/" + prefix))
       if (k.size() == 32 && k.compare(0, 2, prefix) == 0) out.push_back(k);
+  }
   return out;
 }
 
 bool Store::read_key_json(const std::string& key, nlohmann::json& out) const {
   std::string text;
-  if (!slurp(entry_dir(key) + "/key.json", text)) return false;
+  if (!read(entry_rel(key) + "/key.json", text)) return false;
   out = nlohmann::json::parse(text, nullptr, false);
   return out.is_object();
 }
 
 bool Store::read_input(const std::string& key, const std::string& expected_hash, std::string& out) const {
-  if (!slurp(entry_dir(key) + "/input", out)) return false;
+  if (!read(entry_rel(key) + "/input", out)) return false;
   return hash_bytes(out) == expected_hash;
 }
 

@@ -10,15 +10,20 @@
 //   DIR/v1/identity/  memo of compiler identities (cache/identity.hpp)
 // A variant folder is never overwritten and never deleted except by gc; every
 // read checks each artifact's hash and treats a damaged variant as a miss.
+// Nothing below DIR/v1 is reached through a link: every access is an openat
+// beneath v1 that refuses links (util/fs open_beneath), so a link planted in a
+// shared cache is an error naming it and nothing outside the cache is touched.
+// A group-writable DIR makes a shared cache: folders 02775, files 0664.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "kdet/backend/backend.hpp"
-
-#include <nlohmann/json.hpp>
+#include "kdet/util/fs.hpp"
 
 #include <cstdint>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +82,23 @@ struct PutResult {
 // The variant id of a set of artifacts (names and contents).
 std::string variant_id(const std::vector<backend::Artifact>& artifacts);
 
+// A staging folder under tmp/, locked (flock) while its writer lives, so gc
+// never removes a write in progress whatever --staging-age says.
+class Staging {
+public:
+  Staging() = default;
+  Staging(std::string path, std::string rel, int lock_fd)
+      : m_path(std::move(path)), m_rel(std::move(rel)), m_lock(lock_fd) {}
+  const std::string& path() const { return m_path; }
+  const std::string& rel() const { return m_rel; } // relative to the cache's v1/
+  operator const std::string&() const { return m_path; }
+
+private:
+  std::string m_path;
+  std::string m_rel;
+  Fd m_lock;
+};
+
 class Store {
 public:
   // Opens (does not yet create) the cache at `dir` (its v1/ subfolder holds everything).
@@ -120,12 +142,50 @@ public:
   bool read_key_json(const std::string& key, nlohmann::json& out) const;
   bool read_input(const std::string& key, const std::string& expected_hash, std::string& out) const;
 
-  // A fresh staging folder under tmp/.
-  std::string make_staging() const;
+  // A fresh staging folder under tmp/, locked until the Staging is destroyed.
+  Staging make_staging() const;
+
+  // ---- access beneath v1/ for maintenance (`rel` is relative to v1/; links refused) ----
+
+  // Names in a folder (without . and ..); empty when absent, a link (warned) or unreadable.
+  std::vector<std::string> list(const std::string& rel) const;
+  // Bytes of the regular files at or under `rel` (links not followed).
+  uint64_t tree_bytes(const std::string& rel) const;
+  // Modification time (seconds) of `rel` itself; 0 when absent.
+  int64_t mtime(const std::string& rel) const;
+  // True when `rel` is a folder (not a link to one).
+  bool is_dir(const std::string& rel) const;
+  // Whether a staging folder's writer still holds its lock.
+  bool staging_in_use(const std::string& rel) const;
+  // Removes `rel` and everything under it; a link is removed, never followed.
+  void remove(const std::string& rel) const;
+  // Moves `from` to `to` (both beneath v1/); false on failure.
+  bool move(const std::string& from, const std::string& to) const;
+  // Reads a regular file; false when absent, a link or unreadable.
+  bool read(const std::string& rel, std::string& out) const;
+  // Writes a file atomically (its folders made as needed); false (and a warning) on failure.
+  bool write_atomic(const std::string& rel, std::string_view data) const;
+  // Links found in the way and other problems met since the last call (each names the path).
+  std::vector<std::string> take_warnings() const;
+  // True when the cache is shared by a group (DIR is group-writable): folders 02775, files 0664.
+  bool shared() const { return m_shared; }
 
 private:
+  // DIR/v1 opened (created when `create`); throws Error when v1 is a link. Invalid Fd when absent.
+  Fd open_root(bool create) const;
+  std::string entry_rel(const std::string& key) const;
+  Fd open_dir(const std::string& rel, bool create) const;
+  void write_new(int dir_fd, const std::string& name, std::string_view data,
+                 const std::string& rel) const;
+  void warn(std::string w) const;
+
   std::string m_dir;
   std::string m_root;
+  bool m_shared = false;
+  unsigned m_dir_mode = 0755;
+  unsigned m_file_mode = 0644;
+  mutable std::mutex m_mu;
+  mutable std::vector<std::string> m_warnings;
 };
 
 } // namespace kdet::cache

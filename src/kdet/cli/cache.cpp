@@ -52,28 +52,17 @@ void add_serving_options(CLI::App* cmd, CacheOptions& o) {
   cmd->add_flag("--quiet,-q", o.quiet, "No status line (warnings still go to stderr)");
 }
 
-void write_output(const cache::CompileOutcome& o, const std::string& out) {
+void write_artifact(const cache::CompileOutcome& o, const std::string& out) {
   if (out.empty() || o.artifacts.empty()) return;
   if (o.artifacts.size() > 1)
     fmt::print(stderr, "kdet: warning: the compile gave {} artifacts; {} gets the first ({})\n", o.artifacts.size(),
                out, o.artifacts[0].name);
-  if (out == "-") {
-    ::fflush(stdout);
-    const std::string& d = o.artifacts[0].data;
-    size_t off = 0;
-    while (off < d.size()) {
-      ssize_t n = ::write(1, d.data() + off, d.size() - off);
-      if (n <= 0) throw Error("--out -: cannot write to stdout");
-      off += static_cast<size_t>(n);
-    }
-  } else {
-    write_file_atomic(out, o.artifacts[0].data);
-  }
+  write_output(out, o.artifacts[0].data, "--out");
 }
 
 int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::string& out) {
   for (const auto& w : o.warnings) fmt::print(stderr, "kdet: warning: {}\n", w);
-  if (o.exit_code == 0) write_output(o, out);
+  if (o.exit_code == 0) write_artifact(o, out);
   if (!opt.quiet)
     fmt::print(stderr, "kdet cache: {} {} (variant {}, {} variant{} under the key, {})\n", o.result, o.key,
                o.variant.substr(0, 12), o.variants, o.variants == 1 ? "" : "s", human_seconds(o.seconds));
@@ -83,7 +72,8 @@ int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::s
                         {"warnings", o.warnings},            {"exit_code", o.exit_code}};
     if (!o.error.empty()) j["error"] = o.error;
     if (opt.json_path == "-") fmt::print("{}\n", j.dump(2));
-    else write_file_atomic(opt.json_path, j.dump(2) + "\n");
+    else
+      write_output(opt.json_path, j.dump(2) + "\n", "--json");
   }
   if (o.exit_code == 1) fmt::print(stderr, "kdet: error: {}\n", o.error);
   if (o.exit_code == 3) fmt::print(stderr, "kdet: error: the compiler failed: {}\n", o.error);
@@ -197,7 +187,8 @@ int do_report(const CacheOptions& o) {
   if (!o.json_path.empty()) {
     auto j = cache::report_to_json(store, keys);
     if (json_stdout) fmt::print("{}\n", j.dump(2));
-    else write_file_atomic(o.json_path, j.dump(2) + "\n");
+    else
+      write_output(o.json_path, j.dump(2) + "\n", "--json");
   }
   if (!json_stdout) fmt::print("{}", cache::report_to_text(keys));
   return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
@@ -210,7 +201,7 @@ int do_stats(const CacheOptions& o) {
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
-  if (!o.json_path.empty()) write_file_atomic(o.json_path, j.dump(2) + "\n");
+  if (!o.json_path.empty()) write_output(o.json_path, j.dump(2) + "\n", "--json");
   fmt::print("cache       {}\n", j["cache"].get<std::string>());
   fmt::print("keys        {}\n", j["keys"].get<uint64_t>());
   fmt::print("variants    {} ({} key{} with more than one)\n", j["variants"].get<uint64_t>(),
@@ -266,12 +257,18 @@ void add_cache(CLI::App& root, Action& action) {
                                          "least recently used keys (multi-variant keys last)");
   add_dir_option(gc, g->o);
   gc->add_option("--max-size", g->max_size, "Size limit, e.g. 500M, 2G (K/M/G/T are powers of 1024)")->required();
-  gc->add_option("--staging-age", g->staging_age, "Remove staging folders older than this many seconds (default 3600)");
+  gc->add_option(
+      "--staging-age", g->staging_age,
+      "Remove abandoned staging folders older than this many seconds (default 3600; a write in "
+      "progress is never removed, whatever the age)");
   gc->callback([g, &action] {
     action = [g] {
       uint64_t max = cache::parse_size(g->max_size, "--max-size");
+      double age = cache::check_staging_age(g->staging_age, "--staging-age");
       cache::Store store(cache::resolve_cache_dir(g->o.dir));
-      auto res = cache::gc(store, max, g->staging_age);
+      auto res = cache::gc(store, max, age);
+      for (const auto& w : res.warnings)
+        fmt::print(stderr, "kdet: warning: {}\n", w);
       fmt::print("gc: {} -> {} (limit {}); removed {} key{}, {} damaged, {} staging\n", human_bytes(res.bytes_before),
                  human_bytes(res.bytes_after), human_bytes(max), res.keys_removed, res.keys_removed == 1 ? "" : "s",
                  res.damaged_removed, res.staging_removed);

@@ -258,9 +258,10 @@ int do_diff(const DiffArgs& args) {
     // Inputs may hold invalid UTF-8; replace it rather than fail the whole report.
     std::string dumped = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     if (json_stdout) fmt::print("{}\n", dumped);
-    else write_file_atomic(args.json_path, dumped + "\n");
+    else
+      write_output(args.json_path, dumped + "\n", "--json");
   }
-  if (!args.html_path.empty()) write_file_atomic(args.html_path, html);
+  if (!args.html_path.empty()) write_output(args.html_path, html, "--html");
   if (!json_stdout) fmt::print("{}", text);
   return all_identical ? k_exit_deterministic : k_exit_nondeterministic;
 }

@@ -54,7 +54,8 @@ int do_explain(ExplainArgs args) {
   auto j = report::explain_to_json(opt, r);
   if (!args.json_path.empty()) {
     if (json_to_stdout) fmt::print("{}\n", j.dump(2));
-    else write_file_atomic(args.json_path, j.dump(2) + "\n");
+    else
+      write_output(args.json_path, j.dump(2) + "\n", "--json");
   }
   bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
   fmt::print(json_to_stdout ? stderr : stdout, "{}", report::explain_to_text(opt, r, color, args.compile.input));

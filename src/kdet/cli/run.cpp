@@ -51,7 +51,10 @@ int do_run(RunArgs args) {
   if (args.stop_on_variant) plan.stop_at_outcomes = 2;
 
   bool json_to_stdout = args.json_path == "-";
-  if (!args.out_dir.empty()) store::prepare_run_dir(args.out_dir);
+  if (!args.out_dir.empty()) {
+    store::prepare_run_dir(args.out_dir);
+    plan.on_record = store::run_log_appender(args.out_dir); // runs survive a SIGKILL
+  }
   std::string input_hash = hash_bytes(read_file(plan.input_path));
 
   engine::install_interrupt_handler();
@@ -76,7 +79,8 @@ int do_run(RunArgs args) {
   if (!args.out_dir.empty()) store::write_run_dir(args.out_dir, out, result);
   if (!args.json_path.empty()) {
     if (json_to_stdout) fmt::print("{}\n", result.dump(2));
-    else write_file_atomic(args.json_path, result.dump(2) + "\n");
+    else
+      write_output(args.json_path, result.dump(2) + "\n", "--json");
   }
   if (!args.quiet) {
     bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));

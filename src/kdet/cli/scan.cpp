@@ -50,7 +50,8 @@ struct ScanArgs {
 void add_report_options(CLI::App* cmd, ReportArgs& r) {
   cmd->add_option("--json", r.json_path,
                   "Write the result as JSON (schema kdet.scan/1) to FILE, or - for stdout");
-  cmd->add_option("--junit", r.junit_path, "Write JUnit XML (one test case per job) to FILE");
+  cmd->add_option("--junit", r.junit_path,
+                  "Write JUnit XML (one test case per job) to FILE, or - for stdout");
   cmd->add_option("--report-html", r.html_path,
                   "Write one self-contained HTML report with SVG charts to FILE");
   cmd->add_option("--color", r.color, "Colour: auto, always or never")
@@ -66,12 +67,13 @@ void emit_reports(const scan::ScanResult& result, store::ScanDb& db, const Repor
     if (json_stdout)
       fmt::print("{}", text);
     else
-      write_file_atomic(r.json_path, text);
+      write_output(r.json_path, text, "--json");
   }
-  if (!r.junit_path.empty()) write_file_atomic(r.junit_path, report::scan_to_junit(result));
+  if (!r.junit_path.empty()) write_output(r.junit_path, report::scan_to_junit(result), "--junit");
   if (!r.html_path.empty())
-    write_file_atomic(r.html_path, report::scan_to_html(
-                                       result, [&db](const std::string& h) { return db.blob(h); }));
+    write_output(r.html_path,
+                 report::scan_to_html(result, [&db](const std::string& h) { return db.blob(h); }),
+                 "--report-html");
   if (!r.quiet) {
     FILE* to = json_stdout ? stderr : stdout;
     bool color = r.color == "always" || (r.color == "auto" && ::isatty(::fileno(to)));
@@ -82,7 +84,7 @@ void emit_reports(const scan::ScanResult& result, store::ScanDb& db, const Repor
 int do_report(const ScanArgs& a) {
   if (::access(a.report_db.c_str(), R_OK) != 0)
     throw Error::format("--report {}: {}", a.report_db, std::strerror(errno));
-  store::ScanDb db(a.report_db);
+  store::ScanDb db(a.report_db, store::Access::read);
   scan::ScanResult result = db.load();
   if (result.meta.empty())
     throw Error::format("--report {}: the database holds no scan", a.report_db);
@@ -273,7 +275,7 @@ void add_compare(CLI::App& root, Action& action) {
       for (const auto* p : {&a->a, &a->b})
         if (::access(p->c_str(), R_OK) != 0)
           throw Error::format("compare: {}: {}", *p, std::strerror(errno));
-      store::ScanDb da(a->a), db(a->b);
+      store::ScanDb da(a->a, store::Access::read), db(a->b, store::Access::read);
       scan::ScanResult ra = da.load(), rb = db.load();
       auto pick = [](const scan::ScanResult& r, const std::string& given, const std::string& other,
                      const std::string& path, const char* opt) {
@@ -306,7 +308,7 @@ void add_compare(CLI::App& root, Action& action) {
         if (json_stdout)
           fmt::print("{}", text);
         else
-          write_file_atomic(a->json_path, text);
+          write_output(a->json_path, text, "--json");
       }
       FILE* to = json_stdout ? stderr : stdout;
       bool color = a->color == "always" || (a->color == "auto" && ::isatty(::fileno(to)));

@@ -270,6 +270,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
       result.artifacts.clear(); // a repeat's files are removed here
       ++v.count;
       out.records[idx] = std::move(rec);
+      if (plan.on_record) plan.on_record(out.records[idx]);
       ++completed;
       if (plan.stop_at_outcomes > 0 && variants.size() >= plan.stop_at_outcomes) stop.store(true);
       if (result.status == backend::Status::ok) ++succeeded;

@@ -16,6 +16,8 @@ namespace kdet::engine {
 // Default --max-output: 1 GiB.
 constexpr uint64_t k_default_max_output = 1ULL << 30;
 
+struct RunRecord;
+
 // What to run: one input, one compiler, one setting, N times.
 struct RunPlan {
   backend::BackendConfig backend;
@@ -36,6 +38,9 @@ struct RunPlan {
   // The compiler's identity when a previous execute() already loaded it: the
   // probe worker is skipped (scan's later rounds of a job save a compiler load).
   std::optional<backend::Identity> identity;
+  // Called with each finished run's record as it arrives (one call at a time,
+  // in completion order), so a caller can make it durable before the end.
+  std::function<void(const RunRecord&)> on_record;
 };
 
 struct ArtifactInfo {

@@ -3,20 +3,42 @@
 #include "kdet/report/run_report.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/stream.hpp"
 
-#include <fmt/format.h>
-
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kdet::store {
+
+namespace {
+
+// DIR opened as a folder (DIR itself may be a link: the user named it).
+Fd open_out_dir(const std::string& dir) {
+  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.ok()) throw Error::format("--out {}: {}", dir, std::strerror(errno));
+  return fd;
+}
+
+} // namespace
 
 std::string variant_dir_name(const std::string& id) { return id.substr(0, 12); }
 
 void prepare_run_dir(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::exists(dir + "/result.json", ec) || fs::exists(dir + "/runs.jsonl", ec))
+  auto present = [&](const char* name) {
+    struct stat st {};
+    return ::lstat((dir + "/" + name).c_str(), &st) == 0;
+  };
+  if (present("result.json") || present("runs.jsonl"))
     throw Error::format("--out {}: it already holds a kdet result; choose another folder or remove it "
                         "(kdet never overwrites a recorded result)",
                         dir);
@@ -25,33 +47,81 @@ void prepare_run_dir(const std::string& dir) {
   make_dirs(dir);
 }
 
+std::function<void(const engine::RunRecord&)> run_log_appender(const std::string& dir) {
+  Fd d = open_out_dir(dir);
+  // O_EXCL|O_NOFOLLOW: a planted runs.jsonl (or link) is refused, never appended to.
+  Fd fd(::openat(d.get(), "runs.jsonl",
+                 O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!fd.ok())
+    throw Error::format("--out {}: cannot create runs.jsonl: {}", dir, beneath_error(errno));
+  struct Log {
+    Fd fd;
+    std::string dir;
+    bool failed = false;
+  };
+  auto log = std::make_shared<Log>(Log{std::move(fd), dir});
+  return [log](const engine::RunRecord& r) {
+    if (log->failed || !r.done) return;
+    // One write() per line: a SIGKILL keeps every line written (the page cache outlives
+    // the process); the whole file is fsynced and rewritten in run order at the end.
+    std::string line =
+        report::record_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+        "\n";
+    if (!write_all(log->fd.get(), line)) {
+      log->failed = true;
+      fmt::print(
+          stderr,
+          "kdet: warning: --out {}: cannot append to runs.jsonl ({}); it is written at the end\n",
+          log->dir, std::strerror(errno));
+    }
+  };
+}
+
 void write_run_dir(const std::string& dir, const engine::RunOutput& out, const nlohmann::json& result) {
-  make_dirs(dir + "/variants");
+  // Every path below DIR is reached from DIR's fd without following a link.
+  Fd d = open_out_dir(dir);
+  auto put = [&](const std::string& rel, std::string_view data) {
+    write_file_beneath(d.get(), rel, data, dir + "/" + rel);
+  };
   for (const auto& v : out.variants) {
-    std::string vdir = dir + "/variants/" + variant_dir_name(v.id);
-    make_dirs(vdir);
-    for (const auto& a : v.artifacts)
-      backend::write_artifact(a, vdir + "/" + a.name);
+    std::string vrel = "variants/" + variant_dir_name(v.id);
+    for (const auto& a : v.artifacts) {
+      if (a.name.empty() || a.name.find('/') != std::string::npos || a.name[0] == '.')
+        throw Error::format("--out {}: artifact name '{}' is not a plain file name", dir, a.name);
+      if (!a.file) {
+        put(vrel + "/" + a.name, a.data);
+        continue;
+      }
+      // A large artifact stays on disk: stream it across in bounded chunks.
+      auto copy = [&](int fd) {
+        bool ok = true;
+        auto sr = stream_regular_file(a.file->path(), a.size, [&](std::string_view chunk) {
+          ok = ok && write_all(fd, chunk);
+        });
+        return ok && sr.status == StreamResult::Status::ok;
+      };
+      write_file_beneath(d.get(), vrel + "/" + a.name, copy, dir + "/" + vrel + "/" + a.name);
+    }
     if (v.status != backend::Status::ok) {
       std::string text = fmt::format("status: {}\ndetail: {}\nfirst run: {}\n", backend::to_string(v.status),
                                      v.detail, v.first_run + 1);
       const auto& rec = out.records[v.first_run];
       if (!rec.log.empty()) text += "\nlog:\n" + rec.log;
-      write_file_atomic(vdir + "/failure.txt", text);
+      put(vrel + "/failure.txt", text);
     }
   }
   std::set<std::string> logs_written;
   std::string lines;
   for (const auto& r : out.records) {
     if (!r.done) continue;
-    lines += report::record_to_json(r).dump() + "\n";
-    if (!r.log.empty() && logs_written.insert(r.log_hash).second) {
-      make_dirs(dir + "/logs");
-      write_file_atomic(fmt::format("{}/logs/{}.txt", dir, r.log_hash.substr(0, 12)), r.log);
-    }
+    lines +=
+        report::record_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+        "\n";
+    if (!r.log.empty() && logs_written.insert(r.log_hash).second)
+      put(fmt::format("logs/{}.txt", r.log_hash.substr(0, 12)), r.log);
   }
-  write_file_atomic(dir + "/runs.jsonl", lines);
-  write_file_atomic(dir + "/result.json", result.dump(2) + "\n");
+  put("runs.jsonl", lines); // replaces the appended copy: the same records, in run order
+  put("result.json", result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 } // namespace kdet::store

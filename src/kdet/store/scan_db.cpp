@@ -2,12 +2,20 @@
 #include "kdet/store/scan_db.hpp"
 
 #include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fcntl.h>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kdet::store {
@@ -69,7 +77,10 @@ public:
     sqlite3_reset(m_stmt);
     sqlite3_clear_bindings(m_stmt);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-      throw Error::format("database write failed: {}", sqlite3_errmsg(m_db));
+      throw Error::format("database write failed: {}",
+                          (sqlite3_extended_errcode(m_db) & 0xff) == SQLITE_FULL
+                              ? std::string("disk full")
+                              : std::string(sqlite3_errmsg(m_db)));
   }
   bool step() {
     int rc = sqlite3_step(m_stmt);
@@ -95,29 +106,81 @@ private:
 
 } // namespace
 
-ScanDb::ScanDb(const std::string& path) : m_path(path) {
-  if (sqlite3_open_v2(path.c_str(), &m_db,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
-    sqlite3_close(m_db);
-    throw Error::format("database {}: cannot open: {}", path, msg);
+namespace {
+
+// A file: URI for `path` (so read-only and immutable opens can be asked for).
+std::string file_uri(const std::string& path, const char* query) {
+  std::string abs = absolute_path(path), out = "file:";
+  for (unsigned char c : abs) {
+    if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_' || c == '~')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
   }
-  sqlite3_busy_timeout(m_db, 10000);
+  return out + "?" + query;
+}
+
+const char* const k_tables[] = {"meta", "scans",    "compilers",         "inputs", "jobs",
+                                "runs", "variants", "variant_artifacts", "blobs"};
+
+} // namespace
+
+std::string database_error(const std::string& path, sqlite3* db) {
+  int rc = db ? sqlite3_extended_errcode(db) & 0xff : SQLITE_NOMEM;
+  std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+  if (rc == SQLITE_FULL)
+    return fmt::format("database {}: disk full (free space on its file system, then resume)", path);
+  if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
+    return fmt::format(
+        "database {}: not a sound kdet scan database ({}); restore it or give a new --db file",
+        path, msg);
+  if (rc == SQLITE_READONLY) return fmt::format("database {}: read-only ({})", path, msg);
+  return fmt::format("database {}: {}", path, msg);
+}
+
+ScanDb::ScanDb(const std::string& path, Access access) : m_path(path), m_access(access) {
+  if (access == Access::write) lock();
+  bool exists = ::access(path.c_str(), F_OK) == 0;
+  if (access == Access::read && !exists)
+    throw Error::format("database {}: {}", path, std::strerror(errno));
+  if (access == Access::read) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      throw Error::format("database {}: not a regular file", path);
+  }
+  // Read access works on a read-only file or folder: first a plain read-only open
+  // (sees a WAL left by a killed writer), then immutable when -shm cannot be made.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::string uri = access == Access::write ? file_uri(path, "mode=rwc")
+                      : attempt == 0          ? file_uri(path, "mode=ro")
+                                              : file_uri(path, "mode=ro&immutable=1");
+    if (sqlite3_open_v2(uri.c_str(), &m_db,
+                        (access == Access::write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                                                 : SQLITE_OPEN_READONLY) |
+                            SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI,
+                        nullptr) != SQLITE_OK) {
+      std::string msg = database_error(path, m_db);
+      sqlite3_close(m_db);
+      m_db = nullptr;
+      throw Error::format("{} (cannot open)", msg);
+    }
+    sqlite3_busy_timeout(m_db, 10000);
+    try {
+      check();
+      m_immutable = attempt == 1;
+      break;
+    } catch (const Error&) {
+      int rc = sqlite3_extended_errcode(m_db) & 0xff;
+      sqlite3_close(m_db);
+      m_db = nullptr;
+      if (access == Access::read && attempt == 0 &&
+          (rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY))
+        continue;
+      throw;
+    }
+  }
+  if (access == Access::read) return;
   try {
-    int version = 0;
-    {
-      Stmt s(m_db, "PRAGMA user_version");
-      if (s.step()) version = static_cast<int>(s.i64(0));
-    }
-    {
-      Stmt s(m_db, "SELECT count(*) FROM sqlite_master");
-      s.step();
-      if (s.i64(0) > 0 && version != k_scan_db_version)
-        throw Error::format(
-            "database {}: schema version {} is not kdet scan's ({}); use a new --db file", path,
-            version, k_scan_db_version);
-    }
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
     exec("PRAGMA foreign_keys=OFF");
@@ -130,8 +193,85 @@ ScanDb::ScanDb(const std::string& path) : m_path(path) {
   }
 }
 
+void ScanDb::check() {
+  // Integrity and schema, before anything is read as sound.
+  int version = 0;
+  int64_t objects = 0;
+  try {
+    {
+      Stmt s(m_db, "PRAGMA user_version");
+      if (s.step()) version = static_cast<int>(s.i64(0));
+    }
+    {
+      Stmt s(m_db, "SELECT count(*) FROM sqlite_master");
+      s.step();
+      objects = s.i64(0);
+    }
+    if (objects == 0 && m_access == Access::write) return; // a new database
+    if (objects > 0 && version != k_scan_db_version)
+      throw Error::format(
+          "database {}: schema version {} is not kdet scan's ({}); use a new --db file", m_path,
+          version, k_scan_db_version);
+    std::string problems;
+    {
+      Stmt s(m_db, "PRAGMA quick_check");
+      while (s.step()) {
+        std::string row = s.text(0);
+        if (row != "ok" && problems.size() < 300) problems += (problems.empty() ? "" : "; ") + row;
+      }
+    }
+    if (!problems.empty())
+      throw Error::format(
+          "database {}: fails its integrity check ({}); restore it or give a new --db file", m_path,
+          problems);
+    for (const char* t : k_tables) {
+      Stmt s(m_db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?");
+      s.bind(1, std::string(t));
+      s.step();
+      if (s.i64(0) != 1)
+        throw Error::format("database {}: not a kdet scan database (table {} is missing)", m_path,
+                            t);
+    }
+  } catch (const Error& e) {
+    std::string what = e.what();
+    if (what.rfind("database " + m_path, 0) == 0) throw;
+    throw Error(database_error(m_path, m_db));
+  }
+}
+
+void ScanDb::lock() {
+  // One writer per database: an exclusive flock on PATH.lock, held until the ScanDb closes.
+  std::string lock_path = m_path + ".lock";
+  m_lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (m_lock < 0)
+    throw Error::format("database {}: cannot open its lock file {}: {}", m_path, lock_path,
+                        std::strerror(errno));
+  if (::flock(m_lock, LOCK_EX | LOCK_NB) != 0) {
+    int e = errno;
+    char buf[32] = {};
+    ssize_t n = ::pread(m_lock, buf, sizeof buf - 1, 0);
+    ::close(m_lock);
+    m_lock = -1;
+    if (e != EWOULDBLOCK)
+      throw Error::format("database {}: cannot lock {}: {}", m_path, lock_path, std::strerror(e));
+    std::string pid = n > 0 ? trim(std::string(buf, static_cast<size_t>(n))) : "?";
+    throw Error::format(
+        "database {}: in use by pid {} (one kdet scan or merge writes a database at a time)",
+        m_path, pid.empty() ? "?" : pid);
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(m_lock, 0) == 0) (void)!::pwrite(m_lock, pid.data(), pid.size(), 0);
+}
+
 ScanDb::~ScanDb() {
   if (m_db) sqlite3_close(m_db);
+  if (m_lock >= 0) ::close(m_lock); // the lock file stays: removing it would race a waiting writer
+}
+
+void ScanDb::rollback() noexcept {
+  // SQLite may already have rolled back (disk full): a second error must not hide the first.
+  if (m_db && !sqlite3_get_autocommit(m_db))
+    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 void ScanDb::exec(const char* sql) {
@@ -139,6 +279,9 @@ void ScanDb::exec(const char* sql) {
   if (sqlite3_exec(m_db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "?";
     sqlite3_free(err);
+    int rc = sqlite3_extended_errcode(m_db) & 0xff;
+    if (rc == SQLITE_FULL || rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_READONLY)
+      throw Error(database_error(m_path, m_db));
     throw Error::format("database {}: {}", m_path, msg);
   }
 }
@@ -193,7 +336,7 @@ void ScanDb::plan(const std::vector<scan::CompilerRow>& compilers,
     }
     exec("COMMIT");
   } catch (...) {
-    exec("ROLLBACK");
+    rollback();
     throw;
   }
 }
@@ -267,12 +410,24 @@ void ScanDb::write(const std::vector<RoundWrite>& rounds) {
     }
     exec("COMMIT");
   } catch (...) {
-    exec("ROLLBACK");
+    rollback();
     throw;
   }
 }
 
 scan::ScanResult ScanDb::load() {
+  try {
+    return load_checked();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error::format(
+        "database {}: holds a value kdet cannot read ({}); restore it or give a new --db file",
+        m_path, e.what());
+  }
+}
+
+scan::ScanResult ScanDb::load_checked() {
   scan::ScanResult out;
   out.meta = meta();
   {
@@ -350,10 +505,12 @@ uint64_t ScanDb::run_count() {
 }
 
 void ScanDb::merge_from(const std::string& other_path) {
+  bool immutable = false; // read-only folder: no -shm can be made beside it
   if (::access(other_path.c_str(), R_OK) != 0)
     throw Error::format("merge: {}: {}", other_path, std::strerror(errno));
   {
-    ScanDb other(other_path); // checks the schema version
+    ScanDb other(other_path, Access::read); // checks integrity and schema
+    immutable = other.m_immutable;
     auto mine = meta(), theirs = other.meta();
     if (theirs.empty()) throw Error::format("merge: {} holds no scan", other_path);
     if (mine.empty()) {
@@ -367,7 +524,7 @@ void ScanDb::merge_from(const std::string& other_path) {
     }
   }
   Stmt att(m_db, "ATTACH DATABASE ? AS o");
-  att.bind(1, other_path).run();
+  att.bind(1, file_uri(other_path, immutable ? "mode=ro&immutable=1" : "mode=ro")).run();
   try {
     exec("BEGIN IMMEDIATE");
     exec(R"sql(
@@ -391,7 +548,7 @@ DROP TABLE take;
 COMMIT;
 )sql");
   } catch (...) {
-    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+    rollback();
     sqlite3_exec(m_db, "DETACH DATABASE o", nullptr, nullptr, nullptr);
     throw;
   }

@@ -52,11 +52,20 @@ struct RoundWrite {
   std::string compiler_version;
 };
 
+// How a database is opened: `write` takes the one-writer lock (PATH.lock,
+// flock, pid inside) for the ScanDb's life and creates the file; `read` never
+// writes (works on a read-only file or folder) and takes no lock.
+enum class Access { write, read };
+
+// "database PATH: ..." for the connection's last error, disk full and corruption named as such.
+std::string database_error(const std::string& path, sqlite3* db);
+
 class ScanDb {
 public:
-  // Opens or creates the database; throws Error naming the file on failure
-  // or when its schema version is not this kdet's.
-  explicit ScanDb(const std::string& path);
+  // Opens (write: or creates) the database and checks it (PRAGMA quick_check, schema
+  // version, tables); throws Error (exit 2) naming the file when it is in use by
+  // another writer ("in use by pid N"), unsound, or of another schema version.
+  explicit ScanDb(const std::string& path, Access access = Access::write);
   ~ScanDb();
   ScanDb(const ScanDb&) = delete;
   ScanDb& operator=(const ScanDb&) = delete;
@@ -90,7 +99,14 @@ public:
 
 private:
   void exec(const char* sql);
+  void check();
+  void lock();
+  void rollback() noexcept;
+  scan::ScanResult load_checked();
   std::string m_path;
+  Access m_access;
+  int m_lock = -1;
+  bool m_immutable = false; // opened read-only without a -shm (a read-only folder)
   sqlite3* m_db = nullptr;
 };
 

@@ -1,8 +1,10 @@
 //===- util/fs.hpp - files and folders --------------------------------------===//
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace kdet {
 
@@ -16,6 +18,19 @@ void write_file_synced(const std::string& path, std::string_view data, bool excl
 // Writes `data` to a temporary file beside `path`, fsyncs it and renames it
 // over `path`, so a reader never sees a half-written file.
 void write_file_atomic(const std::string& path, std::string_view data);
+
+// Writes an output option's file (`option` names it in errors): "-" is stdout;
+// an existing target that is not a regular file (device, FIFO, socket, tty, or
+// a link to one) is opened without O_CREAT and written in place, never
+// replaced; a link to a regular file writes through to that file (truncated,
+// in place, as the shell's `>` does); a target that is kdet's own stdout or
+// stderr (/dev/stdout, /proc/self/fd/1) is written to that descriptor;
+// anything else is written atomically
+// (a temporary file in the same folder, renamed over `path`).
+void write_output(const std::string& path, std::string_view data, const std::string& option);
+
+// Writes all of `data` to `fd` (EINTR retried); false with errno on failure.
+bool write_all(int fd, std::string_view data);
 
 // mkdir -p; throws Error naming the folder on failure.
 void make_dirs(const std::string& path);
@@ -34,5 +49,63 @@ std::string file_extension(const std::string& path);
 
 // Absolute, normalized form of `path` (the file need not exist).
 std::string absolute_path(const std::string& path);
+
+} // namespace kdet
+
+// ---- kdet's own trees (cache, --out folder): never follow a link ----------
+
+namespace kdet {
+
+// An owned file descriptor, closed on destruction (-1: none).
+class Fd {
+public:
+  Fd() = default;
+  explicit Fd(int fd) : m_fd(fd) {}
+  ~Fd();
+  Fd(Fd&& o) noexcept : m_fd(o.release()) {}
+  Fd& operator=(Fd&& o) noexcept;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return m_fd; }
+  bool ok() const { return m_fd >= 0; }
+  int release() {
+    int f = m_fd;
+    m_fd = -1;
+    return f;
+  }
+
+private:
+  int m_fd = -1;
+};
+
+// Opens `rel` (plain components: no "..", no leading "/") beneath the folder
+// `dir_fd`, never following a link in any component (openat2 with
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, else a walk with O_NOFOLLOW). -1 with
+// errno on failure: ELOOP (or EXDEV) when a component is a link.
+int open_beneath(int dir_fd, const std::string& rel, int flags, unsigned mode = 0);
+
+// mkdir -p of `rel` beneath `dir_fd` without following links; new folders get
+// `mode` exactly (umask not applied). Returns the last folder opened, or -1 with errno.
+int make_dirs_beneath(int dir_fd, const std::string& rel, unsigned mode);
+
+// Removes `rel` beneath `dir_fd` and everything under it, never following a
+// link (a link is removed; what it points to is untouched). Best effort.
+void remove_tree_beneath(int dir_fd, const std::string& rel) noexcept;
+
+// Writes `rel` beneath `dir_fd` atomically (an O_EXCL temporary beside it, then
+// renameat), making its folders (0755 less nothing) without following links;
+// throws Error naming `shown` (the path for messages) on failure.
+void write_file_beneath(int dir_fd, const std::string& rel, std::string_view data,
+                        const std::string& shown);
+// The same, with the content written by `fill` to the open temporary (false
+// with errno set on failure), for content that is streamed rather than held.
+void write_file_beneath(int dir_fd, const std::string& rel, const std::function<bool(int fd)>& fill,
+                        const std::string& shown);
+
+// Splits "a/b/c" into ("a/b", "c"); ("", "c") for a single component.
+std::pair<std::string, std::string> split_parent(const std::string& rel);
+
+// Describes errno from a *_beneath call for an error message ("is a link (refused)" for ELOOP).
+std::string beneath_error(int err);
 
 } // namespace kdet

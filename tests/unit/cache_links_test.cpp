@@ -1,0 +1,175 @@
+// Unit tests for cache/store and cache/maintain against planted links: a link
+// anywhere below DIR/v1 is refused (or skipped with a warning) and nothing
+// outside the cache is read, written, appended to or deleted. Also the shared
+// (group-writable) mode.
+#include "kdet/cache/key.hpp"
+#include "kdet/cache/maintain.hpp"
+#include "kdet/cache/store.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace kdet;
+using namespace kdet::cache;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ScratchDir {
+  std::string path = make_temp_dir("kdet-cache-links");
+  ~ScratchDir() { remove_tree(path); }
+};
+
+std::string key_for(int i) {
+  KeyMaterial m;
+  m.backend = "capi";
+  m.compiler.content_hash = "test-compiler";
+  m.input_hash = hash_bytes("input " + std::to_string(i));
+  return compute_key(m);
+}
+
+// A folder outside the cache holding one file that must survive untouched.
+struct Victim {
+  std::string dir;
+  std::string file;
+  explicit Victim(const std::string& base)
+      : dir(base + "/victim"), file(base + "/victim/precious") {
+    make_dirs(dir);
+    write_file_atomic(file, "precious\n");
+  }
+  bool intact() const {
+    std::error_code ec;
+    if (!fs::exists(file, ec)) return false;
+    return read_file(file) == "precious\n" &&
+           fs::directory_iterator(dir) != fs::directory_iterator() &&
+           std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1;
+  }
+};
+
+bool any_mentions(const std::vector<std::string>& lines, const std::string& what) {
+  for (const auto& l : lines)
+    if (l.find(what) != std::string::npos) return true;
+  return false;
+}
+
+} // namespace
+
+TEST(CacheLinks, LinkAtTmpIsRefusedAndGcDeletesNothingOutside) {
+  ScratchDir t;
+  Victim v(t.path);
+  Store s(t.path + "/c");
+  make_dirs(t.path + "/c/v1");
+  fs::create_symlink(v.dir, t.path + "/c/v1/tmp");
+  EXPECT_THROW(s.put(key_for(1), {{"n", 1}}, "", {{"ptx", "x"}}, Origin{}), Error);
+  GcResult r = gc(s, 0, 0);
+  EXPECT_TRUE(v.intact());
+  EXPECT_EQ(r.staging_removed, 0u);
+  EXPECT_TRUE(any_mentions(r.warnings, "v1/tmp")) << "gc names the link it skipped";
+}
+
+TEST(CacheLinks, LinkAtDamagedIsNeverAMoveTarget) {
+  ScratchDir t;
+  Victim v(t.path);
+  Store s(t.path + "/c");
+  std::string key = key_for(2);
+  PutResult p = s.put(key, {{"n", 2}}, "", {{"ptx", "good bytes"}}, Origin{});
+  fs::create_symlink(v.dir, t.path + "/c/v1/damaged");
+  write_file_atomic(s.entry_dir(key) + "/variants/" + p.variant + "/a0", "bad bytes!");
+  Lookup l = s.lookup(key);
+  EXPECT_FALSE(l.hit);
+  EXPECT_TRUE(v.intact());
+  EXPECT_TRUE(any_mentions(l.warnings, "damaged"));
+  GcResult r = gc(s, 0, 0);
+  EXPECT_TRUE(v.intact()) << "gc must not delete through a damaged/ link";
+}
+
+TEST(CacheLinks, LinkAtALogIsNeverAppendedTo) {
+  ScratchDir t;
+  Victim v(t.path);
+  Store s(t.path + "/c");
+  std::string key = key_for(3);
+  s.put(key, {{"n", 3}}, "", {{"ptx", "x"}}, Origin{});
+  std::string log = s.entry_dir(key) + "/log";
+  fs::remove(log);
+  fs::create_symlink(v.file, log);
+  s.log_event(key, {{"event", "verify"}});
+  s.put(key, {{"n", 3}}, "", {{"ptx", "another"}}, Origin{});
+  EXPECT_TRUE(v.intact());
+  EXPECT_TRUE(any_mentions(s.take_warnings(), "/log"));
+  EXPECT_TRUE(s.events(key).empty()) << "a linked log is not read either";
+}
+
+TEST(CacheLinks, LinkAtAnEntriesPrefixIsNeverWrittenThrough) {
+  ScratchDir t;
+  Victim v(t.path);
+  Store s(t.path + "/c");
+  std::string key = key_for(4);
+  make_dirs(t.path + "/c/v1/entries");
+  fs::create_symlink(v.dir, t.path + "/c/v1/entries/" + key.substr(0, 2));
+  EXPECT_THROW(s.put(key, {{"n", 4}}, "", {{"ptx", "x"}}, Origin{}), Error);
+  EXPECT_FALSE(s.lookup(key).hit);
+  EXPECT_TRUE(s.keys().empty());
+  EXPECT_TRUE(v.intact());
+  gc(s, 0, 0);
+  EXPECT_TRUE(v.intact());
+}
+
+TEST(CacheLinks, LinkedArtifactOrMetaIsDamageNotARead) {
+  ScratchDir t;
+  Victim v(t.path);
+  Store s(t.path + "/c");
+  std::string key = key_for(5);
+  PutResult p = s.put(key, {{"n", 5}}, "", {{"ptx", "precious\n"}}, Origin{});
+  std::string a0 = s.entry_dir(key) + "/variants/" + p.variant + "/a0";
+  fs::remove(a0);
+  fs::create_symlink(v.file, a0); // same bytes, so only the link check can refuse it
+  EXPECT_FALSE(s.lookup(key).hit);
+  EXPECT_TRUE(v.intact());
+}
+
+TEST(CacheLinks, LinkAtV1IsRefused) {
+  ScratchDir t;
+  Victim v(t.path);
+  make_dirs(t.path + "/c");
+  fs::create_symlink(v.dir, t.path + "/c/v1");
+  Store s(t.path + "/c");
+  EXPECT_THROW(s.put(key_for(6), {{"n", 6}}, "", {{"ptx", "x"}}, Origin{}), Error);
+  EXPECT_FALSE(s.lookup(key_for(6)).hit);
+  gc(s, 0, 0);
+  EXPECT_TRUE(v.intact());
+}
+
+TEST(CacheShared, GroupWritableCacheMakesGroupWritableFilesAndSetgidFolders) {
+  ScratchDir t;
+  std::string dir = t.path + "/shared";
+  make_dirs(dir);
+  ::chmod(dir.c_str(), 02775);
+  mode_t old = ::umask(022);
+  Store s(dir);
+  EXPECT_TRUE(s.shared());
+  std::string key = key_for(7);
+  PutResult p = s.put(key, {{"n", 7}}, "input", {{"ptx", "x"}}, Origin{});
+  ::umask(old);
+  auto mode = [](const std::string& path) {
+    struct stat st {};
+    ::stat(path.c_str(), &st);
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(dir + "/v1"), 02775u);
+  EXPECT_EQ(mode(s.entry_dir(key)), 02775u);
+  EXPECT_EQ(mode(s.entry_dir(key) + "/log"), 0664u);
+  EXPECT_EQ(mode(s.entry_dir(key) + "/key.json"), 0664u);
+  EXPECT_EQ(mode(s.entry_dir(key) + "/variants/" + p.variant + "/a0"), 0664u);
+
+  ScratchDir u;
+  Store priv(u.path + "/private");
+  make_dirs(u.path + "/private");
+  ::chmod((u.path + "/private").c_str(), 0755);
+  Store priv2(u.path + "/private");
+  EXPECT_FALSE(priv2.shared());
+}
