@@ -166,6 +166,9 @@ uint64_t parse_size(const std::string& text, const std::string& option) {
   }
   auto v = parse_u64(t);
   if (!v) throw Error::format("{} {}: expected a size such as 500M, 2G, 64K or a number of bytes", option, text);
+  if (*v > UINT64_MAX / mult)
+    throw Error::format("{} {}: too large; give at most 16E bytes (e.g. 500M, 2G, 1T)", option,
+                        text);
   return *v * mult;
 }
 

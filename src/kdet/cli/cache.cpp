@@ -11,6 +11,7 @@
 #include "kdet/cache/maintain.hpp"
 #include "kdet/cache/store.hpp"
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/util/error.hpp"
@@ -18,7 +19,6 @@
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
 #include <memory>
 #include <unistd.h>
 
@@ -218,7 +218,11 @@ void add_cache(CLI::App& root, Action& action) {
                                          "least recently used keys (multi-variant keys last)");
   add_dir_option(gc, g->o);
   gc->add_option("--max-size", g->max_size, "Size limit, e.g. 500M, 2G (K/M/G/T are powers of 1024)")->required();
-  gc->add_option("--staging-age", g->staging_age, "Remove staging folders older than this many seconds (default 3600)");
+  gc->add_option(
+        "--staging-age", g->staging_age,
+        "Remove staging folders older than this many seconds (default 3600; at least 60, so "
+        "that compiles in flight keep their staging)")
+      ->check(real_option({60, 1e9}));
   gc->callback([g, &action] {
     action = [g] {
       uint64_t max = cache::parse_size(g->max_size, "--max-size");
@@ -264,7 +268,9 @@ void add_cc(CLI::App& root, Action& action) {
   cmd->add_option("--out,-o", a->out, "Where the artifact goes (the file the command would have written), or -")
       ->required();
   cmd->add_option("--output-ext", a->output_ext, "Extension given to {output} (e.g. cubin)");
-  cmd->add_option("--timeout", a->timeout_seconds, "Seconds before a compile counts as hung (default 300)");
+  cmd->add_option("--timeout", a->timeout_seconds,
+                  "Seconds before a compile counts as hung (default 300; 0 = never)")
+      ->check(real_option(k_timeout_range));
   add_serving_options(cmd, a->cache);
   cmd->footer("Example:\n  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a {input} -o {output}");
   cmd->callback([a, &action] { action = [a] { return do_cc(*a); }; });

@@ -1,12 +1,12 @@
 #include "kdet/cli/run_options.hpp"
 
+#include "kdet/cli/numbers.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
 #include <random>
 #include <unistd.h>
 
@@ -21,11 +21,19 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
       ->check(CLI::IsMember({"nvvm", "nvrtc", "nvjitlink", "exec"}));
   cmd->add_option("--lib", a.lib, "Compiler library for nvvm/nvrtc/nvjitlink (default: under $CUDA_HOME, then "
                                   "/usr/local/cuda)");
-  cmd->add_option("--cmd", a.command, "exec: command template with {input}, {output}, {workdir}; split into argv "
-                                      "without a shell");
+  cmd->add_option("--cmd", a.command,
+                  "exec: command template with {input}, {output}, {workdir}; split into argv "
+                  "without a shell")
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            return trim(s).empty() ? std::string("the command template is empty") : "";
+          },
+          "", "command"));
   cmd->add_option("--output-ext", a.output_ext, "exec: extension given to {output} (e.g. cubin, o, ptx)");
-  cmd->add_option("--timeout", a.timeout_seconds, "Seconds before a compile counts as hung and is killed "
-                                                  "(default 300; 0 = never)");
+  cmd->add_option("--timeout", a.timeout_seconds,
+                  "Seconds before a compile counts as hung and is killed "
+                  "(default 300; 0 = never)")
+      ->check(real_option(k_timeout_range));
 }
 
 void add_factor_options(CLI::App* cmd, FactorArgs& a) {
@@ -35,7 +43,9 @@ void add_factor_options(CLI::App* cmd, FactorArgs& a) {
                                     "free every other one; chaos: the libkdet_chaos.so allocator moves every "
                                     "block by a seeded random amount");
   cmd->add_option("--aslr", a.aslr, "on, or off: workers run with personality(ADDR_NO_RANDOMIZE)");
-  cmd->add_option("--threads", a.threads, "Extra threads in each worker that allocate and stay alive");
+  cmd->add_option("--threads", a.threads,
+                  "Extra threads in each worker that allocate and stay alive")
+      ->check(whole_option({0, 256}));
   cmd->add_option("--env", a.env, "Set K=V in the compiler's environment (repeatable)")->allow_extra_args(false);
   static const std::map<std::string, const char*> level_help = {
       {"path", "fixed, or vary: the input under a random folder and file name each run"},

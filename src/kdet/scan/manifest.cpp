@@ -6,6 +6,7 @@
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/numbers.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
@@ -74,15 +75,43 @@ public:
     return out;
   }
 
+  // A number in [lo, hi]: NaN and infinities are refused (they compare false with every bound).
   double num(const toml::table& t, const char* key, const std::string& where, double fallback,
              double lo, double hi, const char* meaning) const {
+    return real(t, key, where, fallback, RealRange{lo, hi, false}, meaning);
+  }
+
+  double real(const toml::table& t, const char* key, const std::string& where, double fallback,
+              const RealRange& range, const char* meaning) const {
     const toml::node* n = t.get(key);
     if (!n) return fallback;
     if (!n->is_number())
       fail(line_of(*n), fmt::format("{}.{} must be a number: {}", where, key, meaning));
     double v = *n->value<double>();
-    if (v < lo || v > hi) fail(line_of(*n), fmt::format("{}.{} = {}: {}", where, key, v, meaning));
+    if (!check_real(v, range).empty())
+      fail(line_of(*n), fmt::format("{}.{} = {}: not valid; give {} ({})", where, key, v,
+                                    describe(range), meaning));
     return v;
+  }
+
+  // A whole number in `range`: 1.5 is refused rather than truncated.
+  uint64_t whole(const toml::table& t, const char* key, const std::string& where, uint64_t fallback,
+                 const WholeRange& range, const char* meaning) const {
+    const toml::node* n = t.get(key);
+    if (!n) return fallback;
+    if (!n->is_number())
+      fail(line_of(*n), fmt::format("{}.{} must be a number: {}", where, key, meaning));
+    bool bad = n->is_integer() ? *n->value<int64_t>() < 0 ||
+                                     static_cast<uint64_t>(*n->value<int64_t>()) < range.lo ||
+                                     static_cast<uint64_t>(*n->value<int64_t>()) > range.hi
+                               : !check_whole(*n->value<double>(), range).empty();
+    if (bad)
+      fail(line_of(*n), fmt::format("{}.{} = {}: not valid; give {} ({})", where, key,
+                                    n->is_integer() ? fmt::format("{}", *n->value<int64_t>())
+                                                    : fmt::format("{}", *n->value<double>()),
+                                    describe(range), meaning));
+    return n->is_integer() ? static_cast<uint64_t>(*n->value<int64_t>())
+                           : static_cast<uint64_t>(*n->value<double>());
   }
 
   const std::string& path() const { return m_path; }
@@ -382,19 +411,17 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
     if (!t) c.fail(Checker::line_of(*n), "budget must be a table: [budget] target_rate = 0.05");
     c.keys(*t, {"target_rate", "max_runs", "first_round", "max_round", "timeout"}, "[budget]");
     m.target_rate = c.num(*t, "target_rate", "budget", m.target_rate, 1e-6, 0.5,
-                          "a fraction between 0.000001 and 0.5 (0.01 = bound the rate below 1%)");
-    m.max_runs = static_cast<uint64_t>(
-        c.num(*t, "max_runs", "budget", 0, 0, 1e7, "a whole number, 0 = from target_rate"));
+                          "0.01 = bound the rate below 1%");
+    m.max_runs = c.whole(*t, "max_runs", "budget", 0, {0, 10'000'000}, "0 = from target_rate");
     m.first_round =
-        static_cast<uint64_t>(c.num(*t, "first_round", "budget", 8, 1, 1e6, "a whole number >= 1"));
-    double round_cap = static_cast<double>(std::max<uint64_t>(64, m.first_round));
-    m.max_round = static_cast<uint64_t>(
-        c.num(*t, "max_round", "budget", round_cap, 1, 1e6, "a whole number >= 1"));
+        c.whole(*t, "first_round", "budget", 8, {1, 1'000'000}, "runs in a job's first round");
+    m.max_round = c.whole(*t, "max_round", "budget", std::max<uint64_t>(64, m.first_round),
+                          {1, 1'000'000}, "the most runs in one round");
     if (m.max_round < m.first_round)
       c.fail(t->get("max_round") ? Checker::line_of(*t->get("max_round")) : Checker::line_of(*t),
              fmt::format("budget.max_round = {} is below first_round = {}", m.max_round,
                          m.first_round));
-    m.timeout_seconds = c.num(*t, "timeout", "budget", 300, 0, 1e6, "seconds, 0 = never");
+    m.timeout_seconds = c.real(*t, "timeout", "budget", 300, k_timeout_range, "seconds, 0 = never");
   }
   parse_expectations(c, root, m);
   return m;
