@@ -8,12 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/report/scan_report.hpp"
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/manifest.hpp"
 #include "kdet/scan/planner.hpp"
 #include "kdet/scan/scheduler.hpp"
+#include "kdet/scan/status.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -87,7 +89,7 @@ int do_report(const ScanArgs& a) {
   if (result.meta.empty())
     throw Error::format("--report {}: the database holds no scan", a.report_db);
   emit_reports(result, db, a.report);
-  return report::scan_exit_code(report::count(result));
+  return scan::scan_exit_code(scan::count(result));
 }
 
 int do_scan(const ScanArgs& a) {
@@ -185,7 +187,7 @@ int do_scan(const ScanArgs& a) {
     return k_exit_interrupted;
   }
   if (!stats.errors.empty()) return k_exit_usage;
-  return report::scan_exit_code(report::count(result));
+  return scan::scan_exit_code(scan::count(result));
 }
 
 } // namespace
@@ -200,16 +202,19 @@ void add_scan(CLI::App& root, Action& action) {
       "  kdet scan census.toml --db census.db --report-html census.html --junit census.xml\n"
       "  kdet scan census.toml --db shard3.db --shard 3/8     # then: kdet merge all.db shard*.db\n"
       "  kdet scan --report census.db --json -                 # re-render, run nothing\n"
-      "Exit: 0 nothing unexpected, 1 unexpected variance or an expected-to-vary job that no longer "
-      "varies,\n"
-      "2 bad manifest or compiler, 130 interrupted (run the same command again to resume).\n"
+      "Exit (the first that applies): 130 interrupted (run the same command again to resume);\n"
+      "2 bad manifest, option or compiler; 1 a job varies unexpectedly, or an [[expect]]ed job no\n"
+      "longer varies (its 95% bound is below budget.target_rate; fewer runs give 'not-seen', not "
+      "a\n"
+      "failure); 3 a job's compiler failed on every run; 0 nothing unexpected.\n"
       "Manifest reference: docs/SCAN.md");
   cmd->add_option("manifest", a->manifest, "The scan manifest (TOML)");
   cmd->add_option(
       "--db", a->db,
       "SQLite database for the results; an existing one of the same manifest is resumed");
   cmd->add_option("--report", a->report_db, "Re-render the reports of this database; run nothing");
-  cmd->add_option("--jobs,-j", a->jobs, "Jobs compiled at once (default: one per core)");
+  cmd->add_option("--jobs,-j", a->jobs, "Jobs compiled at once (default: one per core)")
+      ->check(whole_option(k_jobs_range));
   cmd->add_option("--shard", a->shard,
                   "Run only slice I of N (1-based, stable by job id), e.g. 2/8");
   cmd->add_flag("--progress", a->progress,
@@ -242,7 +247,7 @@ void add_merge(CLI::App& root, Action& action) {
         db.merge_from(in);
       scan::ScanResult result = db.load();
       emit_reports(result, db, a->report);
-      return report::scan_exit_code(report::count(result));
+      return scan::scan_exit_code(scan::count(result));
     };
   });
 }
