@@ -178,6 +178,11 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
        "m.toml:7: budget.first_round = -3: not valid; give a whole number from 1"},
       {"huge round", "inputs = [\"a.ll\"]\n" + comp + "[budget]\nmax_round = 1e300\n",
        "m.toml:7: budget.max_round = 1e+300: not valid"},
+      {"brace bomb",
+       "inputs = [\"a{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}"
+       "{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}{b,c}.ll\"]\n" +
+           comp,
+       "m.toml:1: input 'a{b,c}{b,c}"},
       {"tiny timeout", "inputs = [\"a.ll\"]\n" + comp + "[budget]\ntimeout = 0.0005\n",
        "m.toml:7: budget.timeout = 0.0005: not valid; give a number from 0.001 to 1000000 (or 0)"},
       {"infinite timeout", "inputs = [\"a.ll\"]\n" + comp + "[budget]\ntimeout = inf\n",

@@ -133,6 +133,36 @@ bool valid_name(const std::string& s) {
   });
 }
 
+// Patterns GLOB_BRACE expands at most; each {a,b} pair doubles the count, so 22 pairs would be
+// four million globs.
+constexpr uint64_t k_max_brace_expansions = 4096;
+
+// How many patterns GLOB_BRACE makes of `p[i..)` up to the closing brace at depth > 0,
+// saturating at `cap + 1`. Advances `i` past what it read.
+uint64_t brace_count(std::string_view p, size_t& i, bool inside, uint64_t cap) {
+  uint64_t total = 0, product = 1;
+  auto mul = [&](uint64_t a, uint64_t b) { return a && b > (cap + 1) / a ? cap + 1 : a * b; };
+  while (i < p.size()) {
+    char ch = p[i];
+    if (ch == '\\' && i + 1 < p.size()) {
+      i += 2;
+    } else if (ch == '{') {
+      ++i;
+      product = mul(product, brace_count(p, i, true, cap));
+    } else if (inside && ch == ',') {
+      ++i;
+      total = std::min(cap + 1, total + product);
+      product = 1;
+    } else if (inside && ch == '}') {
+      ++i;
+      return std::min(cap + 1, total + product);
+    } else {
+      ++i;
+    }
+  }
+  return std::min(cap + 1, total + product); // an unclosed brace: glob reads it as text
+}
+
 void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
   const toml::node* n = root.get("inputs");
   if (!n)
@@ -152,6 +182,12 @@ void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
     c.fail(Checker::line_of(*n), "inputs is empty; name at least one file or glob");
   std::set<std::string> seen;
   for (const auto& [pat, line] : patterns) {
+    size_t at = 0;
+    if (brace_count(pat, at, false, k_max_brace_expansions) > k_max_brace_expansions)
+      c.fail(line,
+             fmt::format("input '{}' expands to more than {} patterns through {{a,b}} braces; "
+                         "use a * or ? wildcard, or list the files",
+                         pat, k_max_brace_expansions));
     std::string full = pat.starts_with("/") ? pat : m.dir + "/" + pat;
     glob_t g{};
     int rc = ::glob(full.c_str(), GLOB_ERR | GLOB_BRACE, nullptr, &g);
