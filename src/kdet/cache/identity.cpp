@@ -100,7 +100,7 @@ backend::Identity compiler_identity(const Store& store, const backend::BackendCo
     make_dirs(memo_dir);
     nlohmann::json j = {{"path", id.path}, {"backend", id.backend}, {"content_hash", id.content_hash},
                         {"version", id.version}};
-    write_file_atomic(memo, j.dump(2) + "\n");
+    write_file_atomic(memo, json_text(j) + "\n");
   }
   return id;
 }

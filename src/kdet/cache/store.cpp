@@ -13,10 +13,8 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
 #include "kdet/version.hpp"
-
-#include <fmt/chrono.h>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
@@ -26,6 +24,8 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
 #include <map>
 #include <random>
 #include <sys/stat.h>
@@ -296,7 +296,7 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
     write_synced(vstage + "/" + am.file, artifacts[i].data);
     m.artifacts.push_back(am);
   }
-  write_synced(vstage + "/meta.json", meta_to_json(m).dump(2) + "\n");
+  write_synced(vstage + "/meta.json", json_text(meta_to_json(m)) + "\n");
   fsync_dir(vstage);
 
   // The entry's fixed files: same content from every writer, so a replace is harmless.
@@ -304,7 +304,7 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
     make_dirs(edir + "/variants");
     struct stat st {};
     if (::stat((edir + "/key.json").c_str(), &st) != 0) {
-      write_synced(stage + "/key.json", key_json.dump(2) + "\n");
+      write_synced(stage + "/key.json", json_text(key_json) + "\n");
       ::rename((stage + "/key.json").c_str(), (edir + "/key.json").c_str());
     }
     if (!input.empty() && ::stat((edir + "/input").c_str(), &st) != 0) {
@@ -332,7 +332,7 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
 void Store::log_event(const std::string& key, nlohmann::json event) {
   event["t"] = iso_now();
   event["pid"] = static_cast<int>(::getpid());
-  std::string line = event.dump() + "\n";
+  std::string line = json_text(event, -1) + "\n";
   std::string path = entry_dir(key) + "/log";
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return; // the log orders variants; losing a line costs only the order hint

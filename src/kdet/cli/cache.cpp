@@ -81,8 +81,10 @@ int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::s
                         {"variant", o.variant},              {"variants", o.variants}, {"seconds", o.seconds},
                         {"warnings", o.warnings},            {"exit_code", o.exit_code}};
     if (!o.error.empty()) j["error"] = o.error;
-    if (opt.json_path == "-") fmt::print("{}\n", j.dump(2));
-    else write_file_atomic(opt.json_path, j.dump(2) + "\n");
+    if (opt.json_path == "-")
+      fmt::print("{}\n", json_text(j));
+    else
+      write_file_atomic(opt.json_path, json_text(j) + "\n");
   }
   if (o.exit_code == 1) fmt::print(stderr, "kdet: error: {}\n", o.error);
   if (o.exit_code == 3) fmt::print(stderr, "kdet: error: the compiler failed: {}\n", o.error);
@@ -148,8 +150,10 @@ int do_report(const CacheOptions& o) {
   bool json_stdout = o.json_path == "-";
   if (!o.json_path.empty()) {
     auto j = cache::report_to_json(store, keys);
-    if (json_stdout) fmt::print("{}\n", j.dump(2));
-    else write_file_atomic(o.json_path, j.dump(2) + "\n");
+    if (json_stdout)
+      fmt::print("{}\n", json_text(j));
+    else
+      write_file_atomic(o.json_path, json_text(j) + "\n");
   }
   if (!json_stdout) fmt::print("{}", cache::report_to_text(keys));
   return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
@@ -159,10 +163,10 @@ int do_stats(const CacheOptions& o) {
   cache::Store store(cache::resolve_cache_dir(o.dir));
   auto j = cache::cache_stats(store);
   if (o.json_path == "-") {
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text(j));
     return 0;
   }
-  if (!o.json_path.empty()) write_file_atomic(o.json_path, j.dump(2) + "\n");
+  if (!o.json_path.empty()) write_file_atomic(o.json_path, json_text(j) + "\n");
   fmt::print("cache       {}\n", j["cache"].get<std::string>());
   fmt::print("keys        {}\n", j["keys"].get<uint64_t>());
   fmt::print("variants    {} ({} key{} with more than one)\n", j["variants"].get<uint64_t>(),

@@ -6,15 +6,16 @@
 // Exit 0 identical, 1 different, 2 unreadable input or bad options.
 //
 //===----------------------------------------------------------------------===//
-#include "kdet/cli/main.hpp"
 #include "kdet/diff/diff.hpp"
+
+#include "kdet/cli/main.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
-
-#include <fmt/format.h>
+#include "kdet/util/strings.hpp"
 
 #include <cstdlib>
 #include <filesystem>
+#include <fmt/format.h>
 #include <memory>
 #include <set>
 #include <unistd.h>
@@ -177,8 +178,8 @@ int do_diff(const DiffArgs& args) {
     out = {{"schema", "kdet.diff-set/1"}, {"a", label_a}, {"b", label_b},
            {"identical", all_identical}, {"artifacts", std::move(artifacts)}};
   if (!args.json_path.empty()) {
-    // Inputs may hold invalid UTF-8; replace it rather than fail the whole report.
-    std::string dumped = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    // Inputs may hold invalid UTF-8: such bytes are shown as U+0080..U+00FF (util/strings).
+    std::string dumped = json_text(out);
     if (json_stdout) fmt::print("{}\n", dumped);
     else write_file_atomic(args.json_path, dumped + "\n");
   }

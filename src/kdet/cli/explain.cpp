@@ -54,8 +54,10 @@ int do_explain(ExplainArgs args) {
   if (tty) fmt::print(stderr, "\r\033[K");
   auto j = report::explain_to_json(opt, r);
   if (!args.json_path.empty()) {
-    if (json_to_stdout) fmt::print("{}\n", j.dump(2));
-    else write_file_atomic(args.json_path, j.dump(2) + "\n");
+    if (json_to_stdout)
+      fmt::print("{}\n", json_text(j));
+    else
+      write_file_atomic(args.json_path, json_text(j) + "\n");
   }
   bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
   fmt::print(json_to_stdout ? stderr : stdout, "{}", report::explain_to_text(opt, r, color, args.compile.input));

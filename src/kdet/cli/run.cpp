@@ -11,6 +11,7 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <chrono>
 #include <fmt/format.h>
@@ -75,8 +76,10 @@ int do_run(RunArgs args) {
   nlohmann::json result = report::run_to_json(out, a, input_hash, true);
   if (!args.out_dir.empty()) store::write_run_dir(args.out_dir, out, result);
   if (!args.json_path.empty()) {
-    if (json_to_stdout) fmt::print("{}\n", result.dump(2));
-    else write_file_atomic(args.json_path, result.dump(2) + "\n");
+    if (json_to_stdout)
+      fmt::print("{}\n", json_text(result));
+    else
+      write_file_atomic(args.json_path, json_text(result) + "\n");
   }
   if (!args.quiet) {
     bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));

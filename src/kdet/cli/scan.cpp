@@ -64,7 +64,7 @@ void add_report_options(CLI::App* cmd, ReportArgs& r) {
 void emit_reports(const scan::ScanResult& result, store::ScanDb& db, const ReportArgs& r) {
   bool json_stdout = r.json_path == "-";
   if (!r.json_path.empty()) {
-    std::string text = report::scan_to_json(result).dump(2) + "\n";
+    std::string text = json_text(report::scan_to_json(result)) + "\n";
     if (json_stdout)
       fmt::print("{}", text);
     else
@@ -129,7 +129,7 @@ int do_scan(const ScanArgs& a) {
                  {"manifest_hash", m.text_hash},
                  {"manifest_text", read_file(a.manifest)},
                  {"kdet_version", k_version},
-                 {"setting", perturb::to_json(m.setting).dump()},
+                 {"setting", json_text(perturb::to_json(m.setting), -1)},
                  {"target_rate", fmt::format("{}", m.target_rate)},
                  {"budget", std::to_string(scan::job_budget(m))}});
 
@@ -307,7 +307,7 @@ void add_compare(CLI::App& root, Action& action) {
                                      scan::pair_jobs(ra.jobs, ca, rb.jobs, cb)};
       bool json_stdout = a->json_path == "-";
       if (!a->json_path.empty()) {
-        std::string text = report::comparison_to_json(cmp).dump(2) + "\n";
+        std::string text = json_text(report::comparison_to_json(cmp)) + "\n";
         if (json_stdout)
           fmt::print("{}", text);
         else

@@ -222,33 +222,7 @@ nlohmann::json scan_to_json(const scan::ScanResult& r) {
 }
 
 std::string xml_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    switch (ch) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    case '\'':
-      out += "&#39;";
-      break;
-    default:
-      if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t')
-        out += "?";
-      else
-        out += ch;
-    }
-  }
-  return out;
+  return xml_text(s);
 }
 
 std::string scan_to_junit(const scan::ScanResult& r) {

@@ -3,10 +3,10 @@
 #include "kdet/report/run_report.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
-
-#include <fmt/format.h>
+#include "kdet/util/strings.hpp"
 
 #include <filesystem>
+#include <fmt/format.h>
 #include <set>
 
 namespace kdet::store {
@@ -43,14 +43,14 @@ void write_run_dir(const std::string& dir, const engine::RunOutput& out, const n
   std::string lines;
   for (const auto& r : out.records) {
     if (!r.done) continue;
-    lines += report::record_to_json(r).dump() + "\n";
+    lines += json_text(report::record_to_json(r), -1) + "\n";
     if (!r.log.empty() && logs_written.insert(r.log_hash).second) {
       make_dirs(dir + "/logs");
       write_file_atomic(fmt::format("{}/logs/{}.txt", dir, r.log_hash.substr(0, 12)), r.log);
     }
   }
   write_file_atomic(dir + "/runs.jsonl", lines);
-  write_file_atomic(dir + "/result.json", result.dump(2) + "\n");
+  write_file_atomic(dir + "/result.json", json_text(result) + "\n");
 }
 
 } // namespace kdet::store
