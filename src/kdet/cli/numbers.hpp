@@ -21,7 +21,7 @@ inline CLI::Validator whole_option(WholeRange r) {
       [r](std::string& s) -> std::string {
         return parse_whole(s, r) ? "" : fmt::format("'{}' is not valid; give {}", s, describe(r));
       },
-      "", "whole");
+      r.hi == UINT64_MAX ? fmt::format(">={}", r.lo) : fmt::format("{}..{}", r.lo, r.hi), "whole");
 }
 
 // The option's text must be a finite number in `r`.
@@ -30,7 +30,7 @@ inline CLI::Validator real_option(RealRange r) {
       [r](std::string& s) -> std::string {
         return parse_real(s, r) ? "" : fmt::format("'{}' is not valid; give {}", s, describe(r));
       },
-      "", "real");
+      fmt::format("{}..{}{}", r.lo, r.hi, r.zero_ok && r.lo > 0 ? " or 0" : ""), "real");
 }
 
 // Limits shared by several commands.
