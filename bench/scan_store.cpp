@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   std::string text = report::scan_to_text(r, false);
   double other_s = since(t4);
   write_file_atomic(dir + "/report.html", html);
-  auto c = report::count(r);
+  auto c = scan::count(r);
   fmt::print("report: {} jobs, {} varying: load {:.3f} s, HTML {:.3f} s ({:.1f} MiB), JSON {:.3f} "
              "s, JUnit+text {:.3f} s; "
              "load+HTML {:.3f} s\n",

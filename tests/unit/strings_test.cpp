@@ -3,6 +3,7 @@
 #include "kdet/util/strings.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 using namespace kdet;
 
@@ -41,4 +42,38 @@ TEST(EnvChanges, SetReplaceAndUnsetInOrder) {
   EXPECT_EQ(out, (std::vector<std::string>{"A=9", "NEW=x"}));
   // "A" must not touch "AB": keys match up to the '='.
   EXPECT_EQ(with_env_changes({"AB=2"}, {"A"}), std::vector<std::string>{"AB=2"});
+}
+
+TEST(Utf8, ValidTextIsKeptAndStrayBytesBecomeLatin1Characters) {
+  EXPECT_TRUE(kdet::valid_utf8("caf\xc3\xa9 \xf0\x9f\x98\x80"));
+  EXPECT_FALSE(kdet::valid_utf8("caf\xe9"));
+  EXPECT_FALSE(kdet::valid_utf8("\xc0\xaf"));         // overlong '/'
+  EXPECT_FALSE(kdet::valid_utf8("\xed\xa0\x80"));     // a surrogate
+  EXPECT_FALSE(kdet::valid_utf8("\xf4\x90\x80\x80")); // past U+10FFFF
+  EXPECT_EQ(kdet::utf8_safe("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(kdet::utf8_safe("caf\xe9"), "caf\xc3\xa9");
+  EXPECT_EQ(kdet::utf8_safe("\xff\xc3"), "\xc3\xbf\xc3\x83"); // a truncated sequence too
+}
+
+TEST(Utf8, JsonOfBytesThatAreNotUtf8NeverThrows) {
+  nlohmann::json j = {{"name", "caf\xe9.ll"}, {"opts", {"-D\xff"}}, {"k\xe9y", 1}};
+  EXPECT_THROW((void)j.dump(), nlohmann::json::type_error);
+  std::string text;
+  ASSERT_NO_THROW(text = kdet::json_text(j, -1));
+  auto back = nlohmann::json::parse(text);
+  EXPECT_EQ(back["name"], "caf\u00e9.ll");
+  EXPECT_EQ(back["opts"][0], "-D\u00ff");
+  EXPECT_EQ(back["k\u00e9y"], 1);
+}
+
+TEST(Xml, EscapesMarkupAndNeverEmitsWhatXmlForbids) {
+  EXPECT_EQ(kdet::xml_text("<a href=\"x\">&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(kdet::xml_text("a\x01"
+                           "b\tc\n"),
+            "a\u2401"
+            "b\tc\n");
+  EXPECT_EQ(kdet::xml_text(std::string("\0", 1)), "\u2400");
+  EXPECT_EQ(kdet::xml_text("caf\xe9"), "caf\u00e9");
+  EXPECT_EQ(kdet::xml_text("\xef\xbf\xbe"), "\ufffd"); // U+FFFE
 }

@@ -97,8 +97,7 @@ backend::Identity compiler_identity(const Store& store, const backend::BackendCo
   if (stat_signature(config.kind, id.path, still) == sig && still) {
     nlohmann::json j = {{"path", id.path}, {"backend", id.backend}, {"content_hash", id.content_hash},
                         {"version", id.version}};
-    store.write_atomic(memo, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                                 "\n"); // best effort
+    store.write_atomic(memo, json_text(j) + "\n"); // best effort
   }
   return id;
 }

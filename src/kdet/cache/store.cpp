@@ -14,6 +14,7 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
 #include "kdet/version.hpp"
 
 #include <algorithm>
@@ -514,7 +515,7 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
     write_new(vstage.get(), am.file, artifacts[i].data, stage.rel() + "/v/" + am.file);
     m.artifacts.push_back(am);
   }
-  write_new(vstage.get(), "meta.json", meta_to_json(m).dump(2) + "\n",
+  write_new(vstage.get(), "meta.json", json_text(meta_to_json(m)) + "\n",
             stage.rel() + "/v/meta.json");
   ::fsync(vstage.get());
 
@@ -525,7 +526,7 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
     struct stat st {};
     if (::fstatat(edir.get(), "key.json", &st, AT_SYMLINK_NOFOLLOW) != 0) {
       ::unlinkat(sdir.get(), "key.json", 0);
-      write_new(sdir.get(), "key.json", key_json.dump(2) + "\n", stage.rel() + "/key.json");
+      write_new(sdir.get(), "key.json", json_text(key_json) + "\n", stage.rel() + "/key.json");
       ::renameat(sdir.get(), "key.json", edir.get(), "key.json");
     }
     if (!input.empty() && ::fstatat(edir.get(), "input", &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -555,7 +556,7 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
 void Store::log_event(const std::string& key, nlohmann::json event) {
   event["t"] = iso_now();
   event["pid"] = static_cast<int>(::getpid());
-  std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string line = json_text(event, -1) + "\n";
   std::string rel = entry_rel(key) + "/log";
   Fd root;
   try {

@@ -13,6 +13,7 @@
 #include "kdet/cache/maintain.hpp"
 #include "kdet/cache/store.hpp"
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/util/error.hpp"
@@ -71,9 +72,10 @@ int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::s
                         {"variant", o.variant},              {"variants", o.variants}, {"seconds", o.seconds},
                         {"warnings", o.warnings},            {"exit_code", o.exit_code}};
     if (!o.error.empty()) j["error"] = o.error;
-    if (opt.json_path == "-") fmt::print("{}\n", j.dump(2));
+    if (opt.json_path == "-")
+      fmt::print("{}\n", json_text(j));
     else
-      write_output(opt.json_path, j.dump(2) + "\n", "--json");
+      write_output(opt.json_path, json_text(j) + "\n", "--json");
   }
   if (o.exit_code == 1) fmt::print(stderr, "kdet: error: {}\n", o.error);
   if (o.exit_code == 3) fmt::print(stderr, "kdet: error: the compiler failed: {}\n", o.error);
@@ -186,9 +188,10 @@ int do_report(const CacheOptions& o) {
   bool json_stdout = o.json_path == "-";
   if (!o.json_path.empty()) {
     auto j = cache::report_to_json(store, keys);
-    if (json_stdout) fmt::print("{}\n", j.dump(2));
+    if (json_stdout)
+      fmt::print("{}\n", json_text(j));
     else
-      write_output(o.json_path, j.dump(2) + "\n", "--json");
+      write_output(o.json_path, json_text(j) + "\n", "--json");
   }
   if (!json_stdout) fmt::print("{}", cache::report_to_text(keys));
   return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
@@ -198,10 +201,10 @@ int do_stats(const CacheOptions& o) {
   cache::Store store(cache::resolve_cache_dir(o.dir));
   auto j = cache::cache_stats(store);
   if (o.json_path == "-") {
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text(j));
     return 0;
   }
-  if (!o.json_path.empty()) write_output(o.json_path, j.dump(2) + "\n", "--json");
+  if (!o.json_path.empty()) write_output(o.json_path, json_text(j) + "\n", "--json");
   fmt::print("cache       {}\n", j["cache"].get<std::string>());
   fmt::print("keys        {}\n", j["keys"].get<uint64_t>());
   fmt::print("variants    {} ({} key{} with more than one)\n", j["variants"].get<uint64_t>(),
@@ -260,7 +263,8 @@ void add_cache(CLI::App& root, Action& action) {
   gc->add_option(
       "--staging-age", g->staging_age,
       "Remove abandoned staging folders older than this many seconds (default 3600; a write in "
-      "progress is never removed, whatever the age)");
+      "progress is never removed, whatever the age)")
+      ->check(real_option({0, 1e9}));
   gc->callback([g, &action] {
     action = [g] {
       uint64_t max = cache::parse_size(g->max_size, "--max-size");
@@ -311,7 +315,9 @@ void add_cc(CLI::App& root, Action& action) {
   cmd->add_option("--out,-o", a->out, "Where the artifact goes (the file the command would have written), or -")
       ->required();
   cmd->add_option("--output-ext", a->output_ext, "Extension given to {output} (e.g. cubin)");
-  cmd->add_option("--timeout", a->timeout_seconds, "Seconds before a compile counts as hung (default 300)");
+  cmd->add_option("--timeout", a->timeout_seconds,
+                  "Seconds before a compile counts as hung (default 300; 0 = never)")
+      ->check(real_option(k_timeout_range));
   add_serving_options(cmd, a->cache);
   cmd->footer("Examples:\n  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a {input} -o {output}\n"
               "  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a k.ptx -o k.cubin    (the same)\n"

@@ -1,5 +1,6 @@
 //===- cli/corpus.cpp - `kdet corpus`: write a folder of synthetic kernels ----===//
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/corpus/generator.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/strings.hpp"
@@ -57,7 +58,9 @@ void add_corpus(CLI::App& root, Action& action) {
       "compute_90a; modern kernels (opaque ptr) for -arch=compute_100a; -opt=0..3 for both.");
   cmd->add_option("--out,-o", args->out_dir, "Folder to write gen_NNNN.ll and README.txt into")
       ->required();
-  cmd->add_option("--count,-n", args->count, "Number of kernels")->required();
+  cmd->add_option("--count,-n", args->count, "Number of kernels")
+      ->required()
+      ->check(whole_option({1, 1000000}));
   cmd->add_option(
       "--size", args->size,
       "small (~150 instructions), medium (~800), large (~4000), mixed, or a number of instructions "

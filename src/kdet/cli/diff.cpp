@@ -13,6 +13,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/stream.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -255,8 +256,8 @@ int do_diff(const DiffArgs& args) {
     out = {{"schema", "kdet.diff-set/1"}, {"a", label_a}, {"b", label_b},
            {"identical", all_identical}, {"artifacts", std::move(artifacts)}};
   if (!args.json_path.empty()) {
-    // Inputs may hold invalid UTF-8; replace it rather than fail the whole report.
-    std::string dumped = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    // Inputs may hold invalid UTF-8: such bytes are shown as U+0080..U+00FF (util/strings).
+    std::string dumped = json_text(out);
     if (json_stdout) fmt::print("{}\n", dumped);
     else
       write_output(args.json_path, dumped + "\n", "--json");

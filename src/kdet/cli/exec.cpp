@@ -5,20 +5,20 @@
 // front of a build today, and a way to check what `kdet explain` concluded.
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/util/exec.hpp"
+
 #include "kdet/cli/main.hpp"
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/perturb/factors.hpp"
 #include "kdet/util/error.hpp"
-#include "kdet/util/exec.hpp"
 #include "kdet/util/strings.hpp"
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <csignal>
+#include <fmt/format.h>
 #include <memory>
 #include <set>
-
 
 namespace kdet::cli {
 
@@ -144,7 +144,9 @@ void add_exec(CLI::App& root, Action& action) {
   cmd->add_option("--fix", args->fix, "Which factors to fix (default aslr,threads,locale,umask,tz; 'all' for every one)");
   cmd->add_option("--keep-env", args->keep_env, "With --fix env: also keep this variable (repeatable)")->allow_extra_args(false);
   cmd->add_option("--time", args->time, "With --fix time: the instant the command sees (default '2020-01-01 00:00:00')");
-  cmd->add_option("--timeout", args->timeout_seconds, "Kill the command after this many seconds (default: never)");
+  cmd->add_option("--timeout", args->timeout_seconds,
+                  "Kill the command after this many seconds (default: never)")
+      ->check(real_option(k_timeout_range));
   cmd->add_flag("--print", args->print, "Say on stderr what is fixed before running");
   cmd->add_option("command", args->command, "The command and its arguments (after --)")->required();
   cmd->callback([args, &action] { action = [args] { return do_exec(*args); }; });

@@ -1,7 +1,9 @@
 //===- cli/explain.cpp - `kdet explain`: which factor causes the variance ----===//
-#include "kdet/cli/main.hpp"
-#include "kdet/cli/run_options.hpp"
 #include "kdet/engine/explain.hpp"
+
+#include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
+#include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/report/explain_report.hpp"
 #include "kdet/util/error.hpp"
@@ -9,7 +11,6 @@
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
 #include <memory>
 #include <unistd.h>
 
@@ -53,9 +54,10 @@ int do_explain(ExplainArgs args) {
   if (tty) fmt::print(stderr, "\r\033[K");
   auto j = report::explain_to_json(opt, r);
   if (!args.json_path.empty()) {
-    if (json_to_stdout) fmt::print("{}\n", j.dump(2));
+    if (json_to_stdout)
+      fmt::print("{}\n", json_text(j));
     else
-      write_output(args.json_path, j.dump(2) + "\n", "--json");
+      write_output(args.json_path, json_text(j) + "\n", "--json");
   }
   bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
   fmt::print(json_to_stdout ? stderr : stdout, "{}", report::explain_to_text(opt, r, color, args.compile.input));
@@ -81,10 +83,15 @@ void add_explain(CLI::App& root, Action& action) {
   cmd->add_option("--factors", args->only, "Only these factors (comma-separated): heap, aslr, process, threads, "
                                            "path, cwd, tmpdir, time, locale, umask, pid, threadvars, env:NAME");
   cmd->add_option("--skip", args->skip, "Leave these factors out (comma-separated)");
-  cmd->add_option("--runs,-n", args->runs, "Runs with every factor varied, to confirm and measure the variance (default 60)");
-  cmd->add_option("--min-cell-runs", args->min_cell_runs, "Fewest runs per cell (default 10)");
-  cmd->add_option("--max-cell-runs", args->max_cell_runs, "Most runs per cell (default 150)");
-  cmd->add_option("--jobs,-j", args->jobs, "Parallel workers per cell (default 1)");
+  cmd->add_option("--runs,-n", args->runs,
+                  "Runs with every factor varied, to confirm and measure the variance (default 60)")
+      ->check(whole_option({2, 1000000}));
+  cmd->add_option("--min-cell-runs", args->min_cell_runs, "Fewest runs per cell (default 10)")
+      ->check(whole_option({2, 1000000}));
+  cmd->add_option("--max-cell-runs", args->max_cell_runs, "Most runs per cell (default 150)")
+      ->check(whole_option({2, 1000000}));
+  cmd->add_option("--jobs,-j", args->jobs, "Parallel workers per cell (default 1)")
+      ->check(whole_option(k_jobs_range));
   cmd->add_option("--json", args->json_path, "Write the result as JSON (schema kdet.explain/1) to FILE, or - for stdout");
   cmd->add_option("--color", args->color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->callback([args, &action] { action = [args] { return do_explain(*args); }; });

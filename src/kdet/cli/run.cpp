@@ -1,5 +1,6 @@
 //===- cli/run.cpp - `kdet run`: recompile one input N times ------------------===//
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/runner.hpp"
@@ -10,10 +11,10 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
-
-#include <fmt/format.h>
+#include "kdet/util/strings.hpp"
 
 #include <chrono>
+#include <fmt/format.h>
 #include <memory>
 #include <unistd.h>
 
@@ -78,9 +79,10 @@ int do_run(RunArgs args) {
   nlohmann::json result = report::run_to_json(out, a, input_hash, true);
   if (!args.out_dir.empty()) store::write_run_dir(args.out_dir, out, result);
   if (!args.json_path.empty()) {
-    if (json_to_stdout) fmt::print("{}\n", result.dump(2));
+    if (json_to_stdout)
+      fmt::print("{}\n", json_text(result));
     else
-      write_output(args.json_path, result.dump(2) + "\n", "--json");
+      write_output(args.json_path, json_text(result) + "\n", "--json");
   }
   if (!args.quiet) {
     bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
@@ -108,11 +110,15 @@ void add_run(CLI::App& root, Action& action) {
       "--threads 0 every worker reaches the compile call in the same state.");
   add_compile_options(cmd, args->compile);
   add_factor_options(cmd, args->factors);
-  cmd->add_option("--runs,-n", args->runs, "Number of compiles (default 32)");
-  cmd->add_option("--max-rate", args->max_rate,
-                  "Pick the number of runs that bounds the per-run variance rate below this fraction at 95% "
-                  "confidence when no run differs (0.01 -> 299 runs)");
-  cmd->add_option("--jobs,-j", args->jobs, "Parallel workers (default 1)");
+  cmd->add_option("--runs,-n", args->runs, "Number of compiles (default 32)")
+      ->check(whole_option(k_runs_range));
+  cmd->add_option(
+         "--max-rate", args->max_rate,
+         "Pick the number of runs that bounds the per-run variance rate below this fraction at 95% "
+         "confidence when no run differs (0.01 -> 299 runs)")
+      ->check(real_option({1e-6, 0.5}));
+  cmd->add_option("--jobs,-j", args->jobs, "Parallel workers (default 1)")
+      ->check(whole_option(k_jobs_range));
   cmd->add_option("--out,-o", args->out_dir, "Keep one file per variant and the record of every run in DIR");
   cmd->add_option("--json", args->json_path, "Write the result as JSON (schema kdet.run/1) to FILE, or - for stdout");
   cmd->add_option("--color", args->color, "Colour: auto, always or never")

@@ -1,6 +1,7 @@
 #include "kdet/cli/run_options.hpp"
 
 #include "kdet/backend/exec_template.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
@@ -25,10 +26,17 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
   cmd->add_option("--cmd", a.command,
                   "exec: command template with {input}, {output}, {workdir}; split into argv "
                   "without a shell (a shell script takes names as \"$1\"); without {output} "
-                  "stdout is the artifact");
+                  "stdout is the artifact")
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            return trim(s).empty() ? std::string("the command template is empty") : "";
+          },
+          "", "command"));
   cmd->add_option("--output-ext", a.output_ext, "exec: extension given to {output} (e.g. cubin, o, ptx)");
-  cmd->add_option("--timeout", a.timeout_seconds, "Seconds before a compile counts as hung and is killed "
-                                                  "(default 300; 0 = never)");
+  cmd->add_option("--timeout", a.timeout_seconds,
+                  "Seconds before a compile counts as hung and is killed "
+                  "(default 300; 0 = never)")
+      ->check(real_option(k_timeout_range));
   cmd->add_option("--max-output", a.max_output,
                   "An artifact larger than SIZE (e.g. 512M, 2G) makes the run's "
                   "outcome output-too-large (default 1G)");
@@ -41,7 +49,9 @@ void add_factor_options(CLI::App* cmd, FactorArgs& a) {
                                     "free every other one; chaos: the libkdet_chaos.so allocator moves every "
                                     "block by a seeded random amount");
   cmd->add_option("--aslr", a.aslr, "on, or off: workers run with personality(ADDR_NO_RANDOMIZE)");
-  cmd->add_option("--threads", a.threads, "Extra threads in each worker that allocate and stay alive");
+  cmd->add_option("--threads", a.threads,
+                  "Extra threads in each worker that allocate and stay alive")
+      ->check(whole_option({0, 256}));
   cmd->add_option("--env", a.env, "Set K=V in the compiler's environment (repeatable)")->allow_extra_args(false);
   static const std::map<std::string, const char*> level_help = {
       {"path", "fixed, or vary: the input under a random folder and file name each run"},

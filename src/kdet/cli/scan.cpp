@@ -8,12 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/report/scan_report.hpp"
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/manifest.hpp"
 #include "kdet/scan/planner.hpp"
 #include "kdet/scan/scheduler.hpp"
+#include "kdet/scan/status.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -63,7 +65,7 @@ void add_report_options(CLI::App* cmd, ReportArgs& r) {
 void emit_reports(const scan::ScanResult& result, store::ScanDb& db, const ReportArgs& r) {
   bool json_stdout = r.json_path == "-";
   if (!r.json_path.empty()) {
-    std::string text = report::scan_to_json(result).dump(2) + "\n";
+    std::string text = json_text(report::scan_to_json(result)) + "\n";
     if (json_stdout)
       fmt::print("{}", text);
     else
@@ -89,7 +91,7 @@ int do_report(const ScanArgs& a) {
   if (result.meta.empty())
     throw Error::format("--report {}: the database holds no scan", a.report_db);
   emit_reports(result, db, a.report);
-  return report::scan_exit_code(report::count(result));
+  return scan::scan_exit_code(scan::count(result));
 }
 
 int do_scan(const ScanArgs& a) {
@@ -129,7 +131,7 @@ int do_scan(const ScanArgs& a) {
                  {"manifest_hash", m.text_hash},
                  {"manifest_text", read_file(a.manifest)},
                  {"kdet_version", k_version},
-                 {"setting", perturb::to_json(m.setting).dump()},
+                 {"setting", json_text(perturb::to_json(m.setting), -1)},
                  {"target_rate", fmt::format("{}", m.target_rate)},
                  {"budget", std::to_string(scan::job_budget(m))}});
 
@@ -187,7 +189,7 @@ int do_scan(const ScanArgs& a) {
     return k_exit_interrupted;
   }
   if (!stats.errors.empty()) return k_exit_usage;
-  return report::scan_exit_code(report::count(result));
+  return scan::scan_exit_code(scan::count(result));
 }
 
 } // namespace
@@ -202,16 +204,19 @@ void add_scan(CLI::App& root, Action& action) {
       "  kdet scan census.toml --db census.db --report-html census.html --junit census.xml\n"
       "  kdet scan census.toml --db shard3.db --shard 3/8     # then: kdet merge all.db shard*.db\n"
       "  kdet scan --report census.db --json -                 # re-render, run nothing\n"
-      "Exit: 0 nothing unexpected, 1 unexpected variance or an expected-to-vary job that no longer "
-      "varies,\n"
-      "2 bad manifest or compiler, 130 interrupted (run the same command again to resume).\n"
+      "Exit (the first that applies): 130 interrupted (run the same command again to resume);\n"
+      "2 bad manifest, option or compiler; 1 a job varies unexpectedly, or an [[expect]]ed job no\n"
+      "longer varies (its 95% bound is below budget.target_rate; fewer runs give 'not-seen', not "
+      "a\n"
+      "failure); 3 a job's compiler failed on every run; 0 nothing unexpected.\n"
       "Manifest reference: docs/SCAN.md");
   cmd->add_option("manifest", a->manifest, "The scan manifest (TOML)");
   cmd->add_option(
       "--db", a->db,
       "SQLite database for the results; an existing one of the same manifest is resumed");
   cmd->add_option("--report", a->report_db, "Re-render the reports of this database; run nothing");
-  cmd->add_option("--jobs,-j", a->jobs, "Jobs compiled at once (default: one per core)");
+  cmd->add_option("--jobs,-j", a->jobs, "Jobs compiled at once (default: one per core)")
+      ->check(whole_option(k_jobs_range));
   cmd->add_option("--shard", a->shard,
                   "Run only slice I of N (1-based, stable by job id), e.g. 2/8");
   cmd->add_flag("--progress", a->progress,
@@ -244,7 +249,7 @@ void add_merge(CLI::App& root, Action& action) {
         db.merge_from(in);
       scan::ScanResult result = db.load();
       emit_reports(result, db, a->report);
-      return report::scan_exit_code(report::count(result));
+      return scan::scan_exit_code(scan::count(result));
     };
   });
 }
@@ -304,7 +309,7 @@ void add_compare(CLI::App& root, Action& action) {
                                      scan::pair_jobs(ra.jobs, ca, rb.jobs, cb)};
       bool json_stdout = a->json_path == "-";
       if (!a->json_path.empty()) {
-        std::string text = report::comparison_to_json(cmp).dump(2) + "\n";
+        std::string text = json_text(report::comparison_to_json(cmp)) + "\n";
         if (json_stdout)
           fmt::print("{}", text);
         else

@@ -1,5 +1,6 @@
 //===- diff/render.cpp - text, JSON and HTML renderings of a Report --------===//
 #include "kdet/diff/diff.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -63,22 +64,8 @@ void hunks_text(std::string& out, const std::vector<Hunk>& hunks, const Palette&
 }
 
 std::string html_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    case '\'': out += "&#39;"; break;
-    default:
-      // Control bytes other than tab/newline would break the page; show them as U+FFFD.
-      if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += "&#xFFFD;";
-      else out += c;
-    }
-  }
-  return out;
+  // Valid XML whatever the bytes: controls and bytes that are not UTF-8 are mapped (util/strings).
+  return xml_text(s);
 }
 
 } // namespace

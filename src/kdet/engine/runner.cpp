@@ -123,7 +123,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   if (out.identity.content_hash.empty())
     content_hash = std::async(std::launch::async, backend::cached_file_hash, out.identity.path);
 
-  std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> next{plan.first_index};
   std::atomic<bool> stop{false};
   std::mutex mu;
   std::map<std::string, Variant> variants;
@@ -280,7 +280,9 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
     worker.stop();
   };
 
-  int jobs = std::max(1, std::min<int>(plan.jobs, static_cast<int>(plan.runs)));
+  int jobs = std::max(
+      1, std::min<int>(plan.jobs,
+                       static_cast<int>(plan.runs - std::min(plan.runs, plan.first_index))));
   std::vector<std::thread> threads;
   for (int s = 1; s < jobs; ++s) threads.emplace_back(slot_main, s);
   slot_main(0);
@@ -290,7 +292,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   out.completed = completed;
   out.workers_started = workers_started.load();
   out.interrupted = interrupted();
-  out.stopped_early = !out.interrupted && completed < plan.runs;
+  out.stopped_early = !out.interrupted && completed + plan.first_index < plan.runs;
   for (auto& [id, v] : variants) out.variants.push_back(std::move(v));
   std::sort(out.variants.begin(), out.variants.end(), [](const Variant& a, const Variant& b) {
     return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;

@@ -25,6 +25,9 @@ struct RunPlan {
   std::string input_path;            // absolute
   std::vector<std::string> options;  // passed to the compiler
   uint64_t runs = 32;
+  // Runs below this index are not run (done before an interruption): a resumed
+  // scan round gives its remaining runs the indices, and so the seeds, they had.
+  uint64_t first_index = 0;
   int jobs = 1;
   std::chrono::milliseconds timeout{0};
   // An artifact larger than this makes the run's outcome output_too_large (--max-output).

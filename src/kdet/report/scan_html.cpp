@@ -121,9 +121,9 @@ std::string matrix_svg(const std::vector<CompilerComparison>& cmps) {
   return s + "</svg>\n";
 }
 
-std::string job_section(const scan::JobRow& j, const BlobLoader& blobs) {
+std::string job_section(const scan::JobRow& j, double rate, const BlobLoader& blobs) {
   std::string s = fmt::format("<div class=\"job {}\" id=\"job-{}\"><h3>{}</h3>",
-                              to_string(job_status(j)), j.id, esc(j.label()));
+                              scan::to_string(scan::job_status(j, rate)), j.id, esc(j.label()));
   s += fmt::format(
       "<p>{} variants in {} runs ({} differ from the most common). Options: <code>{}</code>. Job "
       "<code>{}</code>{}</p>",
@@ -165,7 +165,8 @@ std::string job_section(const scan::JobRow& j, const BlobLoader& blobs) {
 } // namespace
 
 std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs, size_t max_diffs) {
-  ScanCounts c = count(r);
+  scan::ScanCounts c = scan::count(r);
+  double rate = scan::expected_rate(r);
   std::string s;
   s.reserve(4096 + r.jobs.size() * 300);
   auto name = r.meta.count("name") ? r.meta.at("name") : std::string("scan");
@@ -179,8 +180,13 @@ std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs, siz
   if (c.unexpected) s += fmt::format("<li class=\"bad\">{} vary unexpectedly</li>", c.unexpected);
   if (c.expected) s += fmt::format("<li>{} vary as expected by the manifest</li>", c.expected);
   if (c.no_longer_varies)
-    s += fmt::format("<li class=\"warn\">{} were expected to vary and no longer do</li>",
-                     c.no_longer_varies);
+    s += fmt::format("<li class=\"warn\">{} were expected to vary and no longer do (rate bounded "
+                     "below the expected {})</li>",
+                     c.no_longer_varies, percent(rate));
+  if (c.not_seen)
+    s += fmt::format("<li>{} expected to vary were not seen to (too few runs to bound the rate "
+                     "below {})</li>",
+                     c.not_seen, percent(rate));
   if (c.failed) s += fmt::format("<li class=\"warn\">{} failed on every run</li>", c.failed);
   if (c.incomplete) s += fmt::format("<li class=\"warn\">{} not finished</li>", c.incomplete);
   s += "</ul>\n<h2>Compilers</h2><table><tr><th>name</th><th>backend</th><th>version</th><th>file</"
@@ -210,11 +216,17 @@ std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs, siz
     }
   }
   s += "<h2 id=\"varying\">Varying jobs</h2>\n";
+  // Unexpected variance first, then stale expectations, then expected variance.
+  std::vector<const scan::JobRow*> listed;
+  for (auto want : {scan::JobStatus::varies, scan::JobStatus::no_longer_varies,
+                    scan::JobStatus::varies_expected})
+    for (const auto& j : r.jobs)
+      if (scan::job_status(j, rate) == want) listed.push_back(&j);
   size_t shown = 0;
-  for (const auto& j : r.jobs) {
-    if (!j.varies() && job_status(j) != JobStatus::no_longer_varies) continue;
+  for (const scan::JobRow* jp : listed) {
+    const auto& j = *jp;
     if (shown++ < max_diffs)
-      s += job_section(j, blobs);
+      s += job_section(j, rate, blobs);
     else
       s += fmt::format("<p>{} ({} variants; diff not shown past {} jobs)</p>\n", esc(j.label()),
                        j.variants.size(), max_diffs);
@@ -224,7 +236,7 @@ std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs, siz
        "id=\"jobs\"><tr><th>input</th><th>compiler</th><th>target</th><th>options</th>"
        "<th>status</th><th>runs</th><th>variants</th><th>rate bound</th></tr>\n";
   for (const auto& j : r.jobs) {
-    const char* st = to_string(job_status(j));
+    const char* st = scan::to_string(scan::job_status(j, rate));
     s += fmt::format(
         "<tr "
         "class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"

@@ -9,30 +9,9 @@
 
 namespace kdet::report {
 
-const char* to_string(JobStatus s) {
-  switch (s) {
-  case JobStatus::deterministic:
-    return "deterministic";
-  case JobStatus::varies:
-    return "varies";
-  case JobStatus::varies_expected:
-    return "varies-expected";
-  case JobStatus::no_longer_varies:
-    return "no-longer-varies";
-  case JobStatus::failed:
-    return "failed";
-  case JobStatus::incomplete:
-    return "incomplete";
-  }
-  return "?";
-}
-
-JobStatus job_status(const scan::JobRow& j) {
-  if (j.varies()) return j.expected_vary ? JobStatus::varies_expected : JobStatus::varies;
-  if (!j.done) return JobStatus::incomplete;
-  if (j.verdict() == "failed") return JobStatus::failed;
-  return j.expected_vary ? JobStatus::no_longer_varies : JobStatus::deterministic;
-}
+using scan::count;
+using scan::JobStatus;
+using scan::ScanCounts;
 
 std::map<std::string, Tally> tally_by(const scan::ScanResult& r, std::string scan::JobRow::*field) {
   std::map<std::string, Tally> out;
@@ -54,39 +33,6 @@ std::vector<CompilerComparison> compare_compilers(const scan::ScanResult& r) {
   return out;
 }
 
-ScanCounts count(const scan::ScanResult& r) {
-  ScanCounts c;
-  c.jobs = r.jobs.size();
-  for (const auto& j : r.jobs) {
-    switch (job_status(j)) {
-    case JobStatus::varies:
-      ++c.unexpected;
-      ++c.varying;
-      break;
-    case JobStatus::varies_expected:
-      ++c.expected;
-      ++c.varying;
-      break;
-    case JobStatus::no_longer_varies:
-      ++c.no_longer_varies;
-      break;
-    case JobStatus::failed:
-      ++c.failed;
-      break;
-    case JobStatus::incomplete:
-      ++c.incomplete;
-      break;
-    case JobStatus::deterministic:
-      break;
-    }
-  }
-  return c;
-}
-
-int scan_exit_code(const ScanCounts& c) {
-  return c.unexpected || c.no_longer_varies ? 1 : 0;
-}
-
 namespace {
 
 struct Paint {
@@ -105,9 +51,10 @@ std::string tally_line(const std::map<std::string, Tally>& t) {
 
 } // namespace
 
-std::string scan_to_text(const scan::ScanResult& r, bool color) {
+std::string scan_to_text(const scan::ScanResult& r, bool color, size_t max_rest) {
   Paint p{color};
   ScanCounts c = count(r);
+  double rate = scan::expected_rate(r);
   std::string s;
   size_t inputs = tally_by(r, &scan::JobRow::input).size();
   size_t inputs_varying = 0;
@@ -116,6 +63,26 @@ std::string scan_to_text(const scan::ScanResult& r, bool color) {
   std::string head = fmt::format("{} of {} jobs vary ({} of {} inputs)", c.varying, c.jobs,
                                  inputs_varying, inputs);
   s += (c.varying ? p("1;31", head) : p("1;32", head)) + "\n";
+  s += fmt::format("  unexpected:    {} vary with no [[expect]]\n", c.unexpected);
+  if (c.expected)
+    s += fmt::format("  expected:      {} known to vary (manifest [[expect]])\n", c.expected);
+  if (c.no_longer_varies)
+    s += p("33",
+           fmt::format("  stale:         {} expected to vary, one output with the rate bounded "
+                       "below {}",
+                       c.no_longer_varies, percent(rate))) +
+         "\n";
+  if (c.not_seen)
+    s += fmt::format("  not seen:      {} expected to vary, one output so far (too few runs to "
+                     "bound the rate below {})\n",
+                     c.not_seen, percent(rate));
+  if (c.failed)
+    s += p("33", fmt::format("  failed:        {} jobs failed on every run", c.failed)) + "\n";
+  if (c.incomplete)
+    s +=
+        p("33", fmt::format("  incomplete:    {} jobs not finished (run kdet scan again to resume)",
+                            c.incomplete)) +
+        "\n";
   auto targets = tally_by(r, &scan::JobRow::target);
   if (targets.size() > 1 || (targets.size() == 1 && !targets.begin()->first.empty()))
     s += fmt::format("  by target:     {}\n", tally_line(targets));
@@ -126,42 +93,56 @@ std::string scan_to_text(const scan::ScanResult& r, bool color) {
   for (const auto& j : r.jobs)
     runs += j.runs, secs += j.seconds;
   s += fmt::format("  runs:          {} in total, {} of job time\n", runs, human_seconds(secs));
-  if (c.expected)
-    s += fmt::format("  expected:      {} known to vary (manifest [[expect]])\n", c.expected);
-  if (c.failed)
-    s += p("33", fmt::format("  failed:        {} jobs failed on every run", c.failed)) + "\n";
-  if (c.incomplete)
-    s +=
-        p("33", fmt::format("  incomplete:    {} jobs not finished (run kdet scan again to resume)",
-                            c.incomplete)) +
-        "\n";
-  size_t listed = 0;
-  for (const auto& j : r.jobs) {
-    JobStatus st = job_status(j);
-    if (st != JobStatus::varies && st != JobStatus::no_longer_varies &&
-        st != JobStatus::varies_expected)
-      continue;
-    if (listed++ == 30) {
-      s += "  ... (see --json or --report-html for all)\n";
-      break;
-    }
-    if (st == JobStatus::no_longer_varies)
-      s += p("33", fmt::format("  NO LONGER VARIES  {}  ({} runs; expected: {})", j.label(), j.runs,
-                               j.expect_reason)) +
-           "\n";
-    else
-      s += fmt::format("  {}  {}  {} variants in {} runs{}\n",
-                       st == JobStatus::varies ? p("31", "VARIES  ") : "expected", j.label(),
-                       j.variants.size(), j.runs,
-                       st == JobStatus::varies_expected ? " (" + j.expect_reason + ")" : "");
-  }
-  for (const auto& cmp : compare_compilers(r)) {
+  auto comparisons = compare_compilers(r);
+  for (const auto& cmp : comparisons) {
     auto n = scan::count_labels(cmp.pairs);
     std::vector<std::string> parts;
     for (size_t i = 0; i < n.size(); ++i)
       if (n[i]) parts.push_back(fmt::format("{} {}", n[i], scan::to_string(scan::k_all_labels[i])));
     s += fmt::format("  {} -> {}: {}\n", cmp.a, cmp.b, fmt::join(parts, ", "));
   }
+  // Every job that fails the scan is listed, never cut: CI logs are often all people read.
+  for (const auto& j : r.jobs)
+    if (scan::job_status(j, rate) == JobStatus::varies)
+      s += fmt::format("  {}  {}  {} variants in {} runs\n", p("31", "VARIES          "), j.label(),
+                       j.variants.size(), j.runs);
+  for (const auto& cmp : comparisons)
+    for (const auto& pr : cmp.pairs)
+      if (pr.label == scan::Label::regressed)
+        s +=
+            fmt::format("  {}  {} ({} -> {})\n", p("31", "REGRESSED       "), pr.key, cmp.a, cmp.b);
+  for (const auto& j : r.jobs)
+    if (scan::job_status(j, rate) == JobStatus::no_longer_varies)
+      s += p("33",
+             fmt::format("  NO LONGER VARIES  {}  (one output in {} runs: rate below {} at 95% "
+                         "confidence, expected {}; {})",
+                         j.label(), j.runs, percent(j.upper_bound()), percent(rate),
+                         j.expect_reason)) +
+           "\n";
+  for (const auto& j : r.jobs)
+    if (scan::job_status(j, rate) == JobStatus::failed)
+      s += p("33",
+             fmt::format("  FAILED            {}  (every one of {} runs: {})", j.label(), j.runs,
+                         j.variants.empty() ? "" : first_line(j.variants.front().detail))) +
+           "\n";
+  size_t listed = 0, rest = 0;
+  for (const auto& j : r.jobs) {
+    JobStatus st = scan::job_status(j, rate);
+    if (st != JobStatus::varies_expected && st != JobStatus::not_seen) continue;
+    if (listed >= max_rest) {
+      ++rest;
+      continue;
+    }
+    ++listed;
+    if (st == JobStatus::varies_expected)
+      s += fmt::format("  expected          {}  {} variants in {} runs ({})\n", j.label(),
+                       j.variants.size(), j.runs, j.expect_reason);
+    else
+      s += fmt::format("  not seen          {}  not seen in {} runs (bound {}; expected {})\n",
+                       j.label(), j.runs, percent(j.upper_bound()), percent(rate));
+  }
+  if (rest)
+    s += fmt::format("  ... and {} more expected jobs (see --json or --report-html)\n", rest);
   return s;
 }
 
@@ -190,9 +171,11 @@ nlohmann::json scan_to_json(const scan::ScanResult& r) {
                     {"unexpected", c.unexpected},
                     {"expected", c.expected},
                     {"no_longer_varies", c.no_longer_varies},
+                    {"not_seen", c.not_seen},
+                    {"expected_rate", scan::expected_rate(r)},
                     {"failed", c.failed},
                     {"incomplete", c.incomplete},
-                    {"exit_code", scan_exit_code(c)},
+                    {"exit_code", scan::scan_exit_code(c)},
                     {"by_target", tallies(&scan::JobRow::target)},
                     {"by_option_set", tallies(&scan::JobRow::option_set)},
                     {"by_compiler", tallies(&scan::JobRow::compiler)}};
@@ -217,7 +200,7 @@ nlohmann::json scan_to_json(const scan::ScanResult& r) {
                     {"target", j.target},
                     {"option_set", j.option_set},
                     {"options", j.options},
-                    {"status", to_string(job_status(j))},
+                    {"status", scan::to_string(scan::job_status(j, scan::expected_rate(r)))},
                     {"verdict", j.verdict()},
                     {"done", j.done},
                     {"runs", j.runs},
@@ -239,33 +222,7 @@ nlohmann::json scan_to_json(const scan::ScanResult& r) {
 }
 
 std::string xml_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    switch (ch) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    case '\'':
-      out += "&#39;";
-      break;
-    default:
-      if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t')
-        out += "?";
-      else
-        out += ch;
-    }
-  }
-  return out;
+  return xml_text(s);
 }
 
 std::string scan_to_junit(const scan::ScanResult& r) {
@@ -273,6 +230,7 @@ std::string scan_to_junit(const scan::ScanResult& r) {
   for (const auto& j : r.jobs)
     by_compiler[j.compiler].push_back(&j);
   ScanCounts all = count(r);
+  double rate = scan::expected_rate(r);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   auto name_it = r.meta.find("name");
   std::string scan_name = name_it == r.meta.end() ? "scan" : name_it->second;
@@ -283,10 +241,11 @@ std::string scan_to_junit(const scan::ScanResult& r) {
     size_t fail = 0, err = 0, skip = 0;
     double time = 0;
     for (auto* j : jobs) {
-      JobStatus st = job_status(*j);
+      JobStatus st = scan::job_status(*j, rate);
       fail += st == JobStatus::varies || st == JobStatus::no_longer_varies;
       err += st == JobStatus::failed;
-      skip += st == JobStatus::varies_expected || st == JobStatus::incomplete;
+      skip += st == JobStatus::varies_expected || st == JobStatus::not_seen ||
+              st == JobStatus::incomplete;
       time += j->seconds;
     }
     out += fmt::format(
@@ -297,7 +256,7 @@ std::string scan_to_junit(const scan::ScanResult& r) {
       std::string cls = compiler + (j->target.empty() ? "" : "." + j->target) + "." + j->option_set;
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">",
                          xml_escape(cls), xml_escape(j->input), j->seconds);
-      switch (job_status(*j)) {
+      switch (scan::job_status(*j, rate)) {
       case JobStatus::varies:
         out += fmt::format(
             "<failure message=\"{} variants in {} runs ({} differ)\" type=\"nondeterministic\">"
@@ -305,10 +264,17 @@ std::string scan_to_junit(const scan::ScanResult& r) {
             j->variants.size(), j->runs, j->differing(), j->id, xml_escape(shell_join(j->options)));
         break;
       case JobStatus::no_longer_varies:
-        out +=
-            fmt::format("<failure message=\"expected to vary ({}) but gave one output in {} runs\" "
-                        "type=\"no-longer-varies\"/>",
-                        xml_escape(j->expect_reason), j->runs);
+        out += fmt::format("<failure message=\"expected to vary ({}) but gave one output in {} "
+                           "runs: rate below {} "
+                           "at 95% confidence, expected {}\" type=\"no-longer-varies\"/>",
+                           xml_escape(j->expect_reason), j->runs, percent(j->upper_bound()),
+                           percent(rate));
+        break;
+      case JobStatus::not_seen:
+        out += fmt::format(
+            "<skipped message=\"expected to vary ({}); not seen in {} runs (bound {}, "
+            "expected {})\"/>",
+            xml_escape(j->expect_reason), j->runs, percent(j->upper_bound()), percent(rate));
         break;
       case JobStatus::failed:
         out += fmt::format("<error message=\"compiler failed on all {} runs: {}\"/>", j->runs,

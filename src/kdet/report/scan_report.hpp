@@ -10,6 +10,7 @@
 
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/result.hpp"
+#include "kdet/scan/status.hpp"
 
 #include <functional>
 #include <map>
@@ -20,20 +21,6 @@
 namespace kdet::report {
 
 inline constexpr const char* k_scan_schema = "kdet.scan/1";
-
-// What a job's result means against the manifest's expectations.
-enum class JobStatus {
-  deterministic,
-  varies,
-  varies_expected,
-  no_longer_varies,
-  failed,
-  incomplete
-};
-
-// "deterministic", "varies", "varies-expected", "no-longer-varies", "failed", "incomplete".
-const char* to_string(JobStatus s);
-JobStatus job_status(const scan::JobRow& j);
 
 // Jobs and varying jobs per value of a field.
 struct Tally {
@@ -51,24 +38,17 @@ struct CompilerComparison {
 };
 std::vector<CompilerComparison> compare_compilers(const scan::ScanResult& r);
 
-// The counts that decide the exit code.
-struct ScanCounts {
-  size_t jobs = 0, varying = 0, unexpected = 0, expected = 0, no_longer_varies = 0, failed = 0,
-         incomplete = 0;
-};
-ScanCounts count(const scan::ScanResult& r);
-
-// 0: nothing unexpected; 1: unexpected variance or an expected-to-vary job that no longer varies.
-int scan_exit_code(const ScanCounts& c);
-
-// The terminal summary.
-std::string scan_to_text(const scan::ScanResult& r, bool color);
+// The terminal summary: counts, then every unexpected varying job, then
+// every regression and every job whose compiler always failed, then the
+// rest (expected, no longer varying, not seen), cut after `max_rest` lines.
+std::string scan_to_text(const scan::ScanResult& r, bool color, size_t max_rest = 30);
 
 // JSON, schema kdet.scan/1.
 nlohmann::json scan_to_json(const scan::ScanResult& r);
 
-// JUnit XML: a testsuite per compiler, a testcase per job; varying = failure,
-// failed compiles = error, expected-to-vary and unfinished jobs = skipped.
+// JUnit XML: a testsuite per compiler, a testcase per job; unexpected
+// variance and no-longer-varies = failure, failed compiles = error,
+// expected-to-vary, not-seen and unfinished jobs = skipped.
 std::string scan_to_junit(const scan::ScanResult& r);
 
 // Loads an artifact's bytes by hash ("" when absent).

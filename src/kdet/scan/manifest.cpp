@@ -7,6 +7,7 @@
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/numbers.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
@@ -75,15 +76,43 @@ public:
     return out;
   }
 
+  // A number in [lo, hi]: NaN and infinities are refused (they compare false with every bound).
   double num(const toml::table& t, const char* key, const std::string& where, double fallback,
              double lo, double hi, const char* meaning) const {
+    return real(t, key, where, fallback, RealRange{lo, hi, false}, meaning);
+  }
+
+  double real(const toml::table& t, const char* key, const std::string& where, double fallback,
+              const RealRange& range, const char* meaning) const {
     const toml::node* n = t.get(key);
     if (!n) return fallback;
     if (!n->is_number())
       fail(line_of(*n), fmt::format("{}.{} must be a number: {}", where, key, meaning));
     double v = *n->value<double>();
-    if (v < lo || v > hi) fail(line_of(*n), fmt::format("{}.{} = {}: {}", where, key, v, meaning));
+    if (!check_real(v, range).empty())
+      fail(line_of(*n), fmt::format("{}.{} = {}: not valid; give {} ({})", where, key, v,
+                                    describe(range), meaning));
     return v;
+  }
+
+  // A whole number in `range`: 1.5 is refused rather than truncated.
+  uint64_t whole(const toml::table& t, const char* key, const std::string& where, uint64_t fallback,
+                 const WholeRange& range, const char* meaning) const {
+    const toml::node* n = t.get(key);
+    if (!n) return fallback;
+    if (!n->is_number())
+      fail(line_of(*n), fmt::format("{}.{} must be a number: {}", where, key, meaning));
+    bool bad = n->is_integer() ? *n->value<int64_t>() < 0 ||
+                                     static_cast<uint64_t>(*n->value<int64_t>()) < range.lo ||
+                                     static_cast<uint64_t>(*n->value<int64_t>()) > range.hi
+                               : !check_whole(*n->value<double>(), range).empty();
+    if (bad)
+      fail(line_of(*n), fmt::format("{}.{} = {}: not valid; give {} ({})", where, key,
+                                    n->is_integer() ? fmt::format("{}", *n->value<int64_t>())
+                                                    : fmt::format("{}", *n->value<double>()),
+                                    describe(range), meaning));
+    return n->is_integer() ? static_cast<uint64_t>(*n->value<int64_t>())
+                           : static_cast<uint64_t>(*n->value<double>());
   }
 
   const std::string& path() const { return m_path; }
@@ -105,6 +134,36 @@ bool valid_name(const std::string& s) {
   });
 }
 
+// Patterns GLOB_BRACE expands at most; each {a,b} pair doubles the count, so 22 pairs would be
+// four million globs.
+constexpr uint64_t k_max_brace_expansions = 4096;
+
+// How many patterns GLOB_BRACE makes of `p[i..)` up to the closing brace at depth > 0,
+// saturating at `cap + 1`. Advances `i` past what it read.
+uint64_t brace_count(std::string_view p, size_t& i, bool inside, uint64_t cap) {
+  uint64_t total = 0, product = 1;
+  auto mul = [&](uint64_t a, uint64_t b) { return a && b > (cap + 1) / a ? cap + 1 : a * b; };
+  while (i < p.size()) {
+    char ch = p[i];
+    if (ch == '\\' && i + 1 < p.size()) {
+      i += 2;
+    } else if (ch == '{') {
+      ++i;
+      product = mul(product, brace_count(p, i, true, cap));
+    } else if (inside && ch == ',') {
+      ++i;
+      total = std::min(cap + 1, total + product);
+      product = 1;
+    } else if (inside && ch == '}') {
+      ++i;
+      return std::min(cap + 1, total + product);
+    } else {
+      ++i;
+    }
+  }
+  return std::min(cap + 1, total + product); // an unclosed brace: glob reads it as text
+}
+
 void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
   const toml::node* n = root.get("inputs");
   if (!n)
@@ -124,6 +183,12 @@ void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
     c.fail(Checker::line_of(*n), "inputs is empty; name at least one file or glob");
   std::set<std::string> seen;
   for (const auto& [pat, line] : patterns) {
+    size_t at = 0;
+    if (brace_count(pat, at, false, k_max_brace_expansions) > k_max_brace_expansions)
+      c.fail(line,
+             fmt::format("input '{}' expands to more than {} patterns through {{a,b}} braces; "
+                         "use a * or ? wildcard, or list the files",
+                         pat, k_max_brace_expansions));
     std::string full = pat.starts_with("/") ? pat : m.dir + "/" + pat;
     glob_t g{};
     int rc = ::glob(full.c_str(), GLOB_ERR | GLOB_BRACE, nullptr, &g);
@@ -388,19 +453,17 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
     if (!t) c.fail(Checker::line_of(*n), "budget must be a table: [budget] target_rate = 0.05");
     c.keys(*t, {"target_rate", "max_runs", "first_round", "max_round", "timeout"}, "[budget]");
     m.target_rate = c.num(*t, "target_rate", "budget", m.target_rate, 1e-6, 0.5,
-                          "a fraction between 0.000001 and 0.5 (0.01 = bound the rate below 1%)");
-    m.max_runs = static_cast<uint64_t>(
-        c.num(*t, "max_runs", "budget", 0, 0, 1e7, "a whole number, 0 = from target_rate"));
+                          "0.01 = bound the rate below 1%");
+    m.max_runs = c.whole(*t, "max_runs", "budget", 0, {0, 10'000'000}, "0 = from target_rate");
     m.first_round =
-        static_cast<uint64_t>(c.num(*t, "first_round", "budget", 8, 1, 1e6, "a whole number >= 1"));
-    double round_cap = static_cast<double>(std::max<uint64_t>(64, m.first_round));
-    m.max_round = static_cast<uint64_t>(
-        c.num(*t, "max_round", "budget", round_cap, 1, 1e6, "a whole number >= 1"));
+        c.whole(*t, "first_round", "budget", 8, {1, 1'000'000}, "runs in a job's first round");
+    m.max_round = c.whole(*t, "max_round", "budget", std::max<uint64_t>(64, m.first_round),
+                          {1, 1'000'000}, "the most runs in one round");
     if (m.max_round < m.first_round)
       c.fail(t->get("max_round") ? Checker::line_of(*t->get("max_round")) : Checker::line_of(*t),
              fmt::format("budget.max_round = {} is below first_round = {}", m.max_round,
                          m.first_round));
-    m.timeout_seconds = c.num(*t, "timeout", "budget", 300, 0, 1e6, "seconds, 0 = never");
+    m.timeout_seconds = c.real(*t, "timeout", "budget", 300, k_timeout_range, "seconds, 0 = never");
   }
   parse_expectations(c, root, m);
   return m;

@@ -38,6 +38,24 @@ JobRow initial_row(const Manifest& m, const Job& job) {
 
 namespace {
 
+// Where round k of an uninterrupted scan starts and how many runs it has.
+struct RoundSpan {
+  uint64_t start = 0;
+  uint64_t size = 0; // 0: the budget is spent
+};
+
+// The round of the uninterrupted schedule that holds run `runs` (the next one to do). The
+// schedule depends only on the manifest and the budget, never on where a scan was stopped.
+RoundSpan round_holding(const Manifest& m, uint64_t budget, uint64_t runs) {
+  RoundSpan r;
+  for (uint64_t k = 0;; ++k) {
+    r.size = std::min(m.max_round, m.first_round << std::min<uint64_t>(k, 20));
+    r.size = std::min(r.size, budget - std::min(budget, r.start));
+    if (r.size == 0 || runs < r.start + r.size) return r;
+    r.start += r.size;
+  }
+}
+
 // Folds one round's output into the job's cumulative row; returns what to store.
 store::RoundWrite fold_round(JobRow& row, const engine::RunOutput& out, uint64_t offset) {
   store::RoundWrite w;
@@ -142,10 +160,11 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         row = state.at(job.id);
       }
       while (!row.done && !engine::interrupted() && !aborted.load()) {
-        uint64_t offset = row.runs;
-        uint64_t round = std::min(m.max_round, m.first_round << std::min<uint64_t>(row.rounds, 20));
-        round = std::min(round, row.budget - std::min(row.budget, row.runs));
-        if (round == 0) {
+        // A round cut short by SIGINT/SIGTERM is finished from where it stopped, with the
+        // run indices (and so the seeds) an uninterrupted scan would have given.
+        RoundSpan span = round_holding(m, row.budget, row.runs);
+        uint64_t offset = span.start;
+        if (span.size == 0) {
           row.done = true;
           store::RoundWrite w;
           w.job = row;
@@ -158,7 +177,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         plan.setting.seed = mix_seed(job.seed, offset);
         plan.input_path = job.input->path;
         plan.options = job.options;
-        plan.runs = round;
+        plan.runs = span.size;
+        plan.first_index = row.runs - span.start;
         plan.jobs = 1;
         plan.timeout = std::chrono::milliseconds(static_cast<long long>(m.timeout_seconds * 1000));
         plan.stop_at_outcomes = 2;

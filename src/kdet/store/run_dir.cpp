@@ -4,6 +4,7 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/stream.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -65,8 +66,7 @@ std::function<void(const engine::RunRecord&)> run_log_appender(const std::string
     // One write() per line: a SIGKILL keeps every line written (the page cache outlives
     // the process); the whole file is fsynced and rewritten in run order at the end.
     std::string line =
-        report::record_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-        "\n";
+json_text(report::record_to_json(r), -1) + "\n";
     if (!write_all(log->fd.get(), line)) {
       log->failed = true;
       fmt::print(
@@ -114,14 +114,12 @@ void write_run_dir(const std::string& dir, const engine::RunOutput& out, const n
   std::string lines;
   for (const auto& r : out.records) {
     if (!r.done) continue;
-    lines +=
-        report::record_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-        "\n";
+    lines += json_text(report::record_to_json(r), -1) + "\n";
     if (!r.log.empty() && logs_written.insert(r.log_hash).second)
       put(fmt::format("logs/{}.txt", r.log_hash.substr(0, 12)), r.log);
   }
   put("runs.jsonl", lines); // replaces the appended copy: the same records, in run order
-  put("result.json", result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  put("result.json", json_text(result) + "\n");
 }
 
 } // namespace kdet::store

@@ -329,7 +329,7 @@ void ScanDb::plan(const std::vector<scan::CompilerRow>& compilers,
     for (const auto& r : jobs) {
       j.bind(1, r.id).bind(2, r.input).bind(3, r.input_hash).bind(4, r.compiler).bind(5, r.target);
       j.bind(6, r.option_set)
-          .bind(7, nlohmann::json(r.options).dump())
+          .bind(7, json_text(nlohmann::json(r.options), -1))
           .bind(8, static_cast<int64_t>(r.seed));
       j.bind(9, static_cast<int64_t>(r.budget)).bind(10, static_cast<int64_t>(r.expected_vary));
       j.bind(11, r.expect_reason).bind(12, now).run();

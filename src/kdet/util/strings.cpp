@@ -2,9 +2,9 @@
 
 #include "kdet/util/error.hpp"
 
-#include <fmt/format.h>
-
 #include <charconv>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace kdet {
 
@@ -158,6 +158,140 @@ std::string first_line(std::string_view text) {
   auto t = trim(text);
   auto nl = t.find('\n');
   return trim(std::string_view(t).substr(0, nl));
+}
+
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i], and its code point; 0 when invalid.
+size_t utf8_sequence(std::string_view s, size_t i, uint32_t& cp) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  unsigned char c = b(0);
+  size_t n = c < 0x80             ? 1
+             : (c & 0xE0) == 0xC0 ? 2
+             : (c & 0xF0) == 0xE0 ? 3
+             : (c & 0xF8) == 0xF0 ? 4
+                                  : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+  for (size_t k = 1; k < n; ++k) {
+    if ((b(k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(k) & 0x3F);
+  }
+  static constexpr uint32_t k_min[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < k_min[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+} // namespace
+
+bool valid_utf8(std::string_view s) {
+  uint32_t cp = 0;
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_sequence(s, i, cp);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string utf8_safe(std::string_view s) {
+  if (valid_utf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + s.size() / 4);
+  uint32_t cp = 0;
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_sequence(s, i, cp);
+    if (n == 0) {
+      append_utf8(out, static_cast<unsigned char>(s[i]));
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string xml_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  uint32_t cp = 0;
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_sequence(s, i, cp);
+    if (n == 0) {
+      cp = static_cast<unsigned char>(s[i]);
+      n = 1;
+    }
+    i += n;
+    switch (cp) {
+    case '&':
+      out += "&amp;";
+      continue;
+    case '<':
+      out += "&lt;";
+      continue;
+    case '>':
+      out += "&gt;";
+      continue;
+    case '"':
+      out += "&quot;";
+      continue;
+    case '\'':
+      out += "&#39;";
+      continue;
+    default:
+      break;
+    }
+    if (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r')
+      append_utf8(out, 0x2400 + cp);
+    else if (cp == 0xFFFE || cp == 0xFFFF)
+      append_utf8(out, 0xFFFD);
+    else
+      append_utf8(out, cp);
+  }
+  return out;
+}
+
+nlohmann::json utf8_safe_json(const nlohmann::json& j) {
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    return valid_utf8(s) ? j : nlohmann::json(utf8_safe(std::string_view(s)));
+  }
+  if (j.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : j)
+      out.push_back(utf8_safe_json(e));
+    return out;
+  }
+  if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto it = j.begin(); it != j.end(); ++it)
+      out[utf8_safe(std::string_view(it.key()))] = utf8_safe_json(it.value());
+    return out;
+  }
+  return j;
+}
+
+std::string json_text(const nlohmann::json& j, int indent) {
+  return utf8_safe_json(j).dump(indent);
 }
 
 } // namespace kdet

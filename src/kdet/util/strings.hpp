@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,5 +43,27 @@ std::string shell_join(const std::vector<std::string>& argv);
 
 // First line of `text`, trimmed.
 std::string first_line(std::string_view text);
+
+// True when `s` is valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool valid_utf8(std::string_view s);
+
+// `s` as valid UTF-8 for JSON and terminals: valid sequences are kept, and each
+// byte that is not part of one becomes the character of the same value
+// (U+0080..U+00FF, as Latin-1 reads it), so a Latin-1 name "caf\xe9" shows as
+// "café" instead of failing the whole report. docs/ARCHITECTURE.md states it.
+std::string utf8_safe(std::string_view s);
+
+// `j` with every string and object key made utf8_safe (numbers, bools kept).
+nlohmann::json utf8_safe_json(const nlohmann::json& j);
+
+// j.dump(indent) of utf8_safe_json(j): never throws on names, options or
+// environment values that are not UTF-8. Every JSON kdet writes goes through it.
+std::string json_text(const nlohmann::json& j, int indent = 2);
+
+// XML and HTML text (element content and attribute values): & < > " ' escaped,
+// bytes mapped as utf8_safe does, and the characters XML 1.0 forbids (controls
+// other than tab, newline and carriage return; U+FFFE, U+FFFF) shown as their
+// Control Pictures sign (U+2400 + c) or U+FFFD, so the document always parses.
+std::string xml_text(std::string_view s);
 
 } // namespace kdet

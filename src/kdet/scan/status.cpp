@@ -1,0 +1,84 @@
+//===- scan/status.cpp - job statuses and the scan exit code -------------------===//
+#include "kdet/scan/status.hpp"
+
+#include "kdet/util/error.hpp"
+#include "kdet/util/numbers.hpp"
+
+namespace kdet::scan {
+
+const char* to_string(JobStatus s) {
+  switch (s) {
+  case JobStatus::deterministic:
+    return "deterministic";
+  case JobStatus::varies:
+    return "varies";
+  case JobStatus::varies_expected:
+    return "varies-expected";
+  case JobStatus::no_longer_varies:
+    return "no-longer-varies";
+  case JobStatus::not_seen:
+    return "not-seen";
+  case JobStatus::failed:
+    return "failed";
+  case JobStatus::incomplete:
+    return "incomplete";
+  }
+  return "?";
+}
+
+double expected_rate(const ScanResult& r) {
+  auto it = r.meta.find("target_rate");
+  if (it == r.meta.end()) return k_default_expected_rate;
+  auto v = parse_real(it->second, {1e-9, 1, false});
+  return v ? *v : k_default_expected_rate;
+}
+
+JobStatus job_status(const JobRow& j, double rate) {
+  if (j.varies()) return j.expected_vary ? JobStatus::varies_expected : JobStatus::varies;
+  if (!j.done) return JobStatus::incomplete;
+  if (j.verdict() == "failed") return JobStatus::failed;
+  if (!j.expected_vary) return JobStatus::deterministic;
+  // One output so far: the expectation is stale only when the runs rule out the expected rate.
+  return j.upper_bound() < rate ? JobStatus::no_longer_varies : JobStatus::not_seen;
+}
+
+ScanCounts count(const ScanResult& r) {
+  ScanCounts c;
+  c.jobs = r.jobs.size();
+  double rate = expected_rate(r);
+  for (const auto& j : r.jobs) {
+    switch (job_status(j, rate)) {
+    case JobStatus::varies:
+      ++c.unexpected;
+      ++c.varying;
+      break;
+    case JobStatus::varies_expected:
+      ++c.expected;
+      ++c.varying;
+      break;
+    case JobStatus::no_longer_varies:
+      ++c.no_longer_varies;
+      break;
+    case JobStatus::not_seen:
+      ++c.not_seen;
+      break;
+    case JobStatus::failed:
+      ++c.failed;
+      break;
+    case JobStatus::incomplete:
+      ++c.incomplete;
+      break;
+    case JobStatus::deterministic:
+      break;
+    }
+  }
+  return c;
+}
+
+int scan_exit_code(const ScanCounts& c) {
+  if (c.unexpected || c.no_longer_varies) return k_exit_nondeterministic;
+  if (c.failed) return k_exit_compiler_failed;
+  return k_exit_deterministic;
+}
+
+} // namespace kdet::scan

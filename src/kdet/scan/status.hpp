@@ -1,0 +1,56 @@
+//===- scan/status.hpp - what a scanned job means, and the scan's exit code -===//
+//
+// One vocabulary for every report (terminal, JSON, JUnit, HTML). The
+// statistics: an [[expect]]ed job that showed one output is said to "no
+// longer vary" only when its 95% upper bound on the variance rate is below
+// the rate it was expected to vary at (the scan's budget.target_rate, the
+// rate its budget is sized to detect); with fewer runs it is "not seen in N
+// runs (bound X%)", which is not a failure. docs/SCAN.md states the rules.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/scan/result.hpp"
+
+#include <cstddef>
+
+namespace kdet::scan {
+
+enum class JobStatus {
+  deterministic,    // one output in every run, not expected to vary
+  varies,           // more than one output, not expected: the scan fails (exit 1)
+  varies_expected,  // more than one output, as an [[expect]] said
+  no_longer_varies, // expected to vary; one output, bound below the expected rate (exit 1)
+  not_seen,         // expected to vary; one output so far, too few runs to say it stopped
+  failed,           // the compiler failed on every run (exit 3)
+  incomplete        // not finished (interrupted; run the scan again)
+};
+
+// "deterministic", "varies", "varies-expected", "no-longer-varies", "not-seen", "failed",
+// "incomplete".
+const char* to_string(JobStatus s);
+
+// The rate an [[expect]]ed job is expected to vary at when no other is known.
+inline constexpr double k_default_expected_rate = 0.05;
+
+// The rate [[expect]]ed jobs of this result are expected to vary at: its
+// manifest's budget.target_rate (meta "target_rate"), else the default.
+double expected_rate(const ScanResult& r);
+
+// The status of one job, given the rate it was expected to vary at.
+JobStatus job_status(const JobRow& j, double expected_rate);
+
+// Jobs per status.
+struct ScanCounts {
+  size_t jobs = 0, varying = 0, unexpected = 0, expected = 0, no_longer_varies = 0, not_seen = 0,
+         failed = 0, incomplete = 0;
+};
+ScanCounts count(const ScanResult& r);
+
+// The exit code of a scan's result, first match wins:
+// 1 a job varies unexpectedly or an expectation is stale (no-longer-varies);
+// 3 some job's compiler failed on every run; 0 otherwise. (130 interrupted
+// and 2 usage errors are decided by the command before the result is read.)
+int scan_exit_code(const ScanCounts& c);
+
+} // namespace kdet::scan

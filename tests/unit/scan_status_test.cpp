@@ -1,0 +1,98 @@
+//===- scan_status_test.cpp - job statuses, exit code, summary order -----------===//
+#include "kdet/report/scan_report.hpp"
+#include "kdet/scan/status.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kdet {
+namespace {
+
+scan::JobRow make_job(const std::string& input, std::vector<uint64_t> counts, bool ok = true,
+                      bool expected = false) {
+  scan::JobRow j;
+  j.id = "id-" + input;
+  j.input = input;
+  j.compiler = "cc";
+  j.option_set = "default";
+  for (size_t i = 0; i < counts.size(); ++i) {
+    j.variants.push_back(
+        {"v" + std::to_string(i), counts[i], 0, ok ? "ok" : "crashed", ok ? "" : "signal 11", {}});
+    j.runs += counts[i];
+  }
+  j.ok_runs = ok ? j.runs : 0;
+  j.done = true;
+  j.expected_vary = expected;
+  j.expect_reason = expected ? "known" : "";
+  return j;
+}
+
+TEST(ScanStatus, ExpectedButQuietNeedsABoundBelowTheExpectedRate) {
+  // 12 quiet runs bound the rate only below ~22%: not evidence that a 5% variance stopped.
+  auto few = make_job("few.ll", {12}, true, true);
+  EXPECT_GT(few.upper_bound(), 0.2);
+  EXPECT_EQ(scan::job_status(few, 0.05), scan::JobStatus::not_seen);
+  // 59 quiet runs bound it below 5%: the expectation is stale.
+  auto many = make_job("many.ll", {59}, true, true);
+  EXPECT_LT(many.upper_bound(), 0.05);
+  EXPECT_EQ(scan::job_status(many, 0.05), scan::JobStatus::no_longer_varies);
+  // The same 59 runs say nothing against an expected rate of 1%.
+  EXPECT_EQ(scan::job_status(many, 0.01), scan::JobStatus::not_seen);
+}
+
+TEST(ScanStatus, ExpectedRateComesFromTheManifestBudget) {
+  scan::ScanResult r;
+  EXPECT_DOUBLE_EQ(scan::expected_rate(r), scan::k_default_expected_rate);
+  r.meta["target_rate"] = "0.01";
+  EXPECT_DOUBLE_EQ(scan::expected_rate(r), 0.01);
+  r.meta["target_rate"] = "nan";
+  EXPECT_DOUBLE_EQ(scan::expected_rate(r), scan::k_default_expected_rate);
+}
+
+TEST(ScanStatus, ExitCodePrecedence) {
+  scan::ScanResult r;
+  r.jobs.push_back(make_job("det.ll", {30}));
+  EXPECT_EQ(scan::scan_exit_code(scan::count(r)), 0);
+  r.jobs.push_back(make_job("quiet.ll", {12}, true, true)); // not seen: no failure
+  EXPECT_EQ(scan::count(r).not_seen, 1u);
+  EXPECT_EQ(scan::scan_exit_code(scan::count(r)), 0);
+  r.jobs.push_back(make_job("broken.ll", {8}, false)); // failed on every run
+  EXPECT_EQ(scan::scan_exit_code(scan::count(r)), 3);
+  r.jobs.push_back(make_job("var.ll", {5, 3})); // unexpected variance wins over failures
+  EXPECT_EQ(scan::scan_exit_code(scan::count(r)), 1);
+}
+
+TEST(ScanStatus, NotSeenIsSkippedInJUnitNotFailed) {
+  scan::ScanResult r;
+  r.jobs.push_back(make_job("quiet.ll", {12}, true, true));
+  std::string x = report::scan_to_junit(r);
+  EXPECT_NE(x.find("failures=\"0\""), std::string::npos) << x;
+  EXPECT_NE(x.find("not seen in 12 runs"), std::string::npos) << x;
+  EXPECT_EQ(x.find("<failure"), std::string::npos) << x;
+  auto j = report::scan_to_json(r);
+  EXPECT_EQ(j["jobs"][0]["status"], "not-seen");
+  EXPECT_EQ(j["summary"]["exit_code"], 0);
+}
+
+TEST(ScanStatus, SummaryListsEveryUnexpectedJobBeforeTheRest) {
+  scan::ScanResult r;
+  // 40 expected varying jobs sort before the unexpected ones by name; 20 unexpected follow.
+  for (int i = 0; i < 40; ++i)
+    r.jobs.push_back(make_job("a" + std::to_string(100 + i) + ".ll", {5, 5}, true, true));
+  for (int i = 0; i < 20; ++i)
+    r.jobs.push_back(make_job("z" + std::to_string(100 + i) + ".ll", {5, 5}));
+  r.jobs.push_back(make_job("m-broken.ll", {4}, false));
+  std::string t = report::scan_to_text(r, false, 10);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_NE(t.find("z" + std::to_string(100 + i) + ".ll"), std::string::npos) << t;
+  size_t first_unexpected = t.find("VARIES");
+  size_t first_expected = t.find("expected          a");
+  ASSERT_NE(first_unexpected, std::string::npos);
+  ASSERT_NE(first_expected, std::string::npos);
+  EXPECT_LT(first_unexpected, first_expected);
+  EXPECT_LT(t.find("FAILED            m-broken.ll"), first_expected);
+  EXPECT_NE(t.find("... and 30 more expected jobs"), std::string::npos) << t;
+  EXPECT_LT(t.find("unexpected:    20"), first_unexpected);
+}
+
+} // namespace
+} // namespace kdet
