@@ -1,15 +1,16 @@
 //===- cli/explain.cpp - `kdet explain`: which factor causes the variance ----===//
+#include "kdet/engine/explain.hpp"
+
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/run_options.hpp"
-#include "kdet/engine/explain.hpp"
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/perturb/registry.hpp"
 #include "kdet/report/explain_report.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
 #include <memory>
 #include <unistd.h>
 
@@ -67,18 +68,35 @@ void add_explain(CLI::App& root, Action& action) {
   auto args = std::make_shared<ExplainArgs>();
   auto* cmd = root.add_subcommand("explain", "Find which factor (heap, ASLR, threads, pid, paths, time, ...) makes "
                                              "a compile nondeterministic");
-  cmd->footer("It first confirms variance with every factor varied, then runs cells: everything fixed, each\n"
-              "factor varied alone, the sufficient factors fixed together (and each alone), and pairs where\n"
-              "single factors do not explain it. Each cell runs enough times to catch half the rate the\n"
-              "baseline showed (bounded by --min/--max-cell-runs) and stops at its second outcome.\n"
-              "Exit: 0 deterministic, 1 variance found (explained or not), 3 the compiler always failed.\n"
-              "Example: kdet explain kernel.ll -- -arch=compute_90a -opt=3");
+  cmd->footer(
+      "It times two plain compiles, probes the fixed and varied levels with short runs (killed "
+      "after\n"
+      "10x the median compile time, at least 2 s) so a level that hangs or breaks the compiler is "
+      "left\n"
+      "at its natural level with a finding, confirms variance with every factor varied "
+      "(process=both:\n"
+      "fresh workers and one shared worker, so factors acting across processes and inside one "
+      "process\n"
+      "both vary), then runs cells: everything fixed, each factor varied alone, the sufficient "
+      "factors\n"
+      "fixed together (and each alone), and pairs where single factors do not explain it. Each "
+      "cell\n"
+      "runs enough times to catch half the baseline rate (bounded by --min/--max-cell-runs) and "
+      "stops\n"
+      "at its second outcome. The conclusion rules are in docs/EXPLAIN.md.\n"
+      "Exit: 0 deterministic, 1 variance found (explained or not), 3 the compiler always failed.\n"
+      "Example: kdet explain kernel.ll -- -arch=compute_90a -opt=3");
   add_compile_options(cmd, args->compile);
   cmd->add_option("--env", args->factors.env, "Set K=V in the compiler's environment (repeatable)")->allow_extra_args(false);
   cmd->add_option("--env-vary", args->factors.env_vary, "NAME=V1,V2,...: also test this variable as a factor")->allow_extra_args(false);
   cmd->add_option("--seed", args->factors.seed, "Master seed (default: random, printed)");
-  cmd->add_option("--factors", args->only, "Only these factors (comma-separated): heap, aslr, process, threads, "
-                                           "path, cwd, tmpdir, time, locale, umask, pid, threadvars, env:NAME");
+  cmd->add_option(
+      "--factors", args->only, "Only these factors (comma-separated): " + [] {
+        std::string names;
+        for (const auto& f : perturb::factor_registry())
+          if (f.name != "env-vary") names += f.name + ", ";
+        return names + "env:NAME";
+      }());
   cmd->add_option("--skip", args->skip, "Leave these factors out (comma-separated)");
   cmd->add_option("--runs,-n", args->runs, "Runs with every factor varied, to confirm and measure the variance (default 60)");
   cmd->add_option("--min-cell-runs", args->min_cell_runs, "Fewest runs per cell (default 10)");

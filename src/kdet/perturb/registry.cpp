@@ -39,9 +39,10 @@ std::vector<FactorInfo> build() {
   process.fixed = "fresh";
   process.varied = "both";
   process.natural = "fresh";
-  process.noun = "process reuse (compiles sharing one process)";
+  process.noun = "compile history in one process";
   process.regime = Regime::both;
   process.exec = false;
+  process.moves_addresses = true;
   process.set = [](Setting& s, const std::string& v, const std::string& w) {
     s.process = parse_process(v, w);
   };
@@ -57,7 +58,7 @@ std::vector<FactorInfo> build() {
   heap.fixed = "none";
   heap.varied = "churn";
   heap.natural = "none";
-  heap.noun = "heap history";
+  heap.noun = "the heap layout";
   heap.regime = Regime::inside;
   heap.moves_addresses = true;
   heap.set = [](Setting& s, const std::string& v, const std::string& w) {
@@ -73,7 +74,7 @@ std::vector<FactorInfo> build() {
   aslr.fixed = "off";
   aslr.varied = "on";
   aslr.natural = "on";
-  aslr.noun = "ASLR (where libraries and the heap are loaded)";
+  aslr.noun = "ASLR";
   aslr.regime = Regime::across;
   aslr.moves_addresses = true;
   aslr.set = [](Setting& s, const std::string& v, const std::string& w) {
