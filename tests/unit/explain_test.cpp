@@ -285,3 +285,19 @@ TEST(Explain, BrokenVariedLevelIsLeftNatural) {
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_TRUE(has(r.findings[0], "varying pid")) << r.findings[0];
 }
+
+// --budget: a slow compiler with a low rate gets shorter cells, and a finding says so.
+TEST(Explain, BudgetCutsCellRuns) {
+  Model m;
+  m.varies = [](const Names& v, const Names&) { return v.count("aslr") > 0; };
+  m.rate = 0.05;
+  m.median_seconds = 2;
+  ExplainOptions o;
+  o.budget_seconds = 300;
+  auto r = run(m, o).result;
+  EXPECT_LT(r.cell_runs, 20u);
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_TRUE(has(r.findings.back(), "to fit the 300 s budget")) << r.findings.back();
+  o.budget_seconds = 0;
+  EXPECT_GT(run(m, o).result.cell_runs, 100u);
+}

@@ -26,6 +26,7 @@ struct ExplainArgs {
   uint64_t runs = 60;
   uint64_t min_cell_runs = 10;
   uint64_t max_cell_runs = 150;
+  double budget = 270;
   int jobs = 1;
   std::string json_path;
   std::string color = "auto";
@@ -43,6 +44,9 @@ int do_explain(ExplainArgs args) {
   opt.baseline_runs = args.runs;
   opt.min_cell_runs = args.min_cell_runs;
   opt.max_cell_runs = args.max_cell_runs;
+  if (args.budget < 0)
+    throw Error::format("--budget {}: must be >= 0 (0 = no budget)", args.budget);
+  opt.budget_seconds = args.budget;
   opt.base.jobs = args.jobs;
   engine::install_interrupt_handler();
   bool tty = ::isatty(2);
@@ -101,6 +105,10 @@ void add_explain(CLI::App& root, Action& action) {
   cmd->add_option("--runs,-n", args->runs, "Runs with every factor varied, to confirm and measure the variance (default 60)");
   cmd->add_option("--min-cell-runs", args->min_cell_runs, "Fewest runs per cell (default 10)");
   cmd->add_option("--max-cell-runs", args->max_cell_runs, "Most runs per cell (default 150)");
+  cmd->add_option(
+      "--budget", args->budget,
+      "Seconds the whole experiment should take, estimated from run times (default 270; 0 = no "
+      "limit): cells after the baseline get fewer runs, and weaker bounds, to fit");
   cmd->add_option("--jobs,-j", args->jobs, "Parallel workers per cell (default 1)");
   cmd->add_option("--json", args->json_path, "Write the result as JSON (schema kdet.explain/1) to FILE, or - for stdout");
   cmd->add_option("--color", args->color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));

@@ -56,6 +56,14 @@ private:
   void single_factors();
   void sufficient_set();
   void conclude();
+  // True when the cells so far (runs x median run time) used up --budget.
+  bool over_budget() const {
+    if (m_opt.budget_seconds <= 0) return false;
+    double spent = 0;
+    for (const auto& c : m_res.cells)
+      spent += static_cast<double>(c.runs) * c.median_seconds;
+    return spent > m_opt.budget_seconds;
+  }
   bool supported(const Cell& c) const {
     return c.result == "deterministic" && c.assessment.upper_bound < m_all.assessment.rate;
   }
@@ -210,6 +218,11 @@ void Experiment::sufficient_set() {
     std::vector<std::string> rest = rest_of(cause);
     for (size_t i = 0; i < rest.size(); ++i) {
       for (size_t j = i + 1; j < rest.size(); ++j) {
+        if (over_budget()) {
+          m_res.findings.push_back("the --budget ran out before every pair of factors was tried");
+          i = rest.size();
+          break;
+        }
         Cell c = cell(fmt::format("vary {} and {} only", rest[i], rest[j]), {rest[i], rest[j]},
                       m_res.cell_runs, true);
         if (c.result != "varies") continue;
@@ -270,6 +283,25 @@ void Experiment::run() {
   double target = std::max(1e-4, m_all.assessment.rate / 2);
   m_res.cell_runs =
       std::clamp<uint64_t>(stats::runs_to_detect(target), m_opt.min_cell_runs, m_opt.max_cell_runs);
+  // A time budget: the single-factor cells, the all-fixed rerun and the sufficient-set cells at
+  // full length must fit in what is left of --budget; cells get fewer runs (weaker bounds) if not.
+  if (m_opt.budget_seconds > 0 && m_all.median_seconds > 0) {
+    double spent = 0;
+    for (const auto& c : m_res.cells)
+      spent += static_cast<double>(c.runs) * c.median_seconds;
+    double left = m_opt.budget_seconds - spent;
+    double cells = static_cast<double>(m_names.size() + 3);
+    auto fit = static_cast<uint64_t>(std::max(0.0, left / (cells * m_all.median_seconds)));
+    if (fit < m_res.cell_runs) {
+      m_res.cell_runs = std::max<uint64_t>(m_opt.min_cell_runs, fit);
+      m_res.findings.push_back(
+          fmt::format("cells were cut to {} runs to fit the {:.0f} s budget (--budget; a run "
+                      "takes {}); a rate this low needs {} runs per cell",
+                      m_res.cell_runs, m_opt.budget_seconds, human_seconds(m_all.median_seconds),
+                      std::clamp<uint64_t>(stats::runs_to_detect(target), m_opt.min_cell_runs,
+                                           m_opt.max_cell_runs)));
+    }
+  }
   if (m_fixed.runs < m_res.cell_runs && m_fixed.result == "deterministic")
     m_fixed = cell("all fixed (more runs)", {}, m_res.cell_runs, true);
   if (m_fixed.result == "deterministic" && supported(m_fixed)) {

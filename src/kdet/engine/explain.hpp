@@ -78,6 +78,7 @@ struct ExplainOptions {
   uint64_t max_cell_runs = 150;
   double probe_factor = 10; // a probe's timeout: this many times the median compile time ...
   std::chrono::milliseconds probe_floor{2000}; // ... but never less than this
+  double budget_seconds = 0; // > 0: cut cell runs so the cells fit (estimated from run times)
 };
 
 struct ExplainResult {
