@@ -11,6 +11,10 @@ expect_output 'DETERMINISTIC: deterministic with every factor varied, across pro
 expect_exit 0 "$KDET" explain "$EX/ptx/saxpy.ptx" --cmd '/usr/local/cuda/bin/ptxas -arch=sm_90a {input} -o {output}' -n 8
 expect_output 'DETERMINISTIC'
 
+# NVRTC LTO-IR (-dlto) embeds the working directory and the input path: explain names both.
+expect_exit 1 "$KDET" explain "$EX/cuda/warp_scan.cu" -n 12 --json "$T/lto.json" -- -dlto -arch=sm_90
+expect_output 'EXPLAINED: deterministic when path=fixed and cwd=fixed; each of the two alone makes it vary'
+
 # nvcc -c: restricted to a few factors (and few runs) so the test stays under a few minutes.
 expect_exit 1 "$KDET" explain "$EX/cuda/warp_scan.cu" --cmd '/usr/local/cuda/bin/nvcc -c -arch=sm_90 {input} -o {output}' \
   --output-ext o --factors aslr,pid,path,time --timeout 15 -n 4 --min-cell-runs 4 --max-cell-runs 6 --json "$T/nvcc.json"
