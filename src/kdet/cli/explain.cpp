@@ -24,7 +24,7 @@ struct ExplainArgs {
   std::string only;
   std::string skip;
   uint64_t runs = 60;
-  uint64_t min_cell_runs = 10;
+  uint64_t min_cell_runs = 5;
   uint64_t max_cell_runs = 150;
   double budget = 270;
   int jobs = 1;
@@ -102,8 +102,11 @@ void add_explain(CLI::App& root, Action& action) {
         return names + "env:NAME";
       }());
   cmd->add_option("--skip", args->skip, "Leave these factors out (comma-separated)");
-  cmd->add_option("--runs,-n", args->runs, "Runs with every factor varied, to confirm and measure the variance (default 60)");
-  cmd->add_option("--min-cell-runs", args->min_cell_runs, "Fewest runs per cell (default 10)");
+  cmd->add_option("--runs,-n", args->runs,
+                  "Runs with every factor varied, to confirm and measure the variance (default 60; "
+                  "the first 15 "
+                  "suffice when half of them or more differ)");
+  cmd->add_option("--min-cell-runs", args->min_cell_runs, "Fewest runs per cell (default 5)");
   cmd->add_option("--max-cell-runs", args->max_cell_runs, "Most runs per cell (default 150)");
   cmd->add_option(
       "--budget", args->budget,

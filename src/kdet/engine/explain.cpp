@@ -265,7 +265,12 @@ void Experiment::run() {
     m_res.exit_code = k_exit_compiler_failed;
     return;
   }
-  m_all = cell("all varied", m_names, m_opt.baseline_runs, false);
+  // A short baseline first: a rate of one half or more is measured well enough by 15 runs, and a
+  // slow compiler then saves the rest. Otherwise the full --runs baseline decides.
+  uint64_t first = std::min<uint64_t>(m_opt.baseline_runs, 15);
+  m_all = cell("all varied", m_names, first, false);
+  if (first < m_opt.baseline_runs && !(m_all.result == "varies" && m_all.assessment.rate >= 0.5))
+    m_all = cell("all varied (full baseline)", m_names, m_opt.baseline_runs, false);
   if (m_all.result == "failed") {
     m_res.verdict = "inconclusive";
     m_res.conclusion =
@@ -292,7 +297,7 @@ void Experiment::run() {
     double left = m_opt.budget_seconds - spent;
     double cells = static_cast<double>(m_names.size() + 3);
     auto fit = static_cast<uint64_t>(std::max(0.0, left / (cells * m_all.median_seconds)));
-    if (fit < m_res.cell_runs) {
+    if (std::max<uint64_t>(m_opt.min_cell_runs, fit) < m_res.cell_runs) {
       m_res.cell_runs = std::max<uint64_t>(m_opt.min_cell_runs, fit);
       m_res.findings.push_back(
           fmt::format("cells were cut to {} runs to fit the {:.0f} s budget (--budget; a run "

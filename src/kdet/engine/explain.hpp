@@ -74,7 +74,7 @@ struct ExplainOptions {
   std::vector<std::string> only;     // restrict to these factors (empty: all that apply)
   std::vector<std::string> skip;
   uint64_t baseline_runs = 60;
-  uint64_t min_cell_runs = 10;
+  uint64_t min_cell_runs = 5;
   uint64_t max_cell_runs = 150;
   double probe_factor = 10; // a probe's timeout: this many times the median compile time ...
   std::chrono::milliseconds probe_floor{2000}; // ... but never less than this
