@@ -17,6 +17,12 @@ expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 8 --process same -- -fake-mode=
 expect_output 'inside one process only'
 expect_output 'warning   aslr=on acts only across processes'
 expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 8 --process fresh -- -fake-mode=loadaddr
+# Output that follows the clock, or needs two factors together: caught when those factors vary.
+if [[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]]; then
+  expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 6 --time vary -- -fake-mode=date
+fi
+expect_exit 1 env -u TMPDIR "$KDET" run "$IN" --cmd "$CC pair {input} {output}" -n 6 --cwd vary --tmpdir vary
+expect_exit 0 env -u TMPDIR "$KDET" run "$IN" --cmd "$CC pair {input} {output}" -n 6 --cwd vary
 # Output that follows heap addresses: churn in one process makes it vary ...
 expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 20 --seed 1 --json "$T/h.json" -- -fake-mode=heaporder
 expect_output 'NONDETERMINISTIC'
