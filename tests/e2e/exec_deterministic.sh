@@ -27,6 +27,11 @@ out=$(FOO=bar "$KDET" exec --deterministic --fix env --keep-env FOO -- sh -c 'ec
 expect_exit 7 "$KDET" exec --deterministic -- sh -c 'exit 7'
 expect_exit 2 "$KDET" exec --deterministic --fix bogus -- true
 expect_output "--fix: 'bogus' is not a factor"
+# One meaning per word: threads are kdet run's allocating threads; thread-count variables are threadvars.
+expect_exit 2 "$KDET" exec --deterministic --fix threads -- true
+expect_output "--fix: 'threads' is not a factor kdet exec can fix \(threads are the extra allocating threads"
+expect_exit 0 "$KDET" exec --deterministic --fix threadvars --print -- true
+expect_output 'fixing threadvars'
 expect_exit 2 "$KDET" exec -- true
 expect_exit 2 "$KDET" exec --deterministic -- /no/such/program
 echo "ok: exec"

@@ -6,13 +6,36 @@ CC=$KDET_FAKES_DIR/fake_cc
 [[ -f $FAKE && -x $CC ]] || skip "fake compilers not built"
 IN=$EX/nvvm/llvm7/saxpy.ll
 
-# Output that follows heap addresses: heap, ASLR and process reuse each cause it; only fixing all of them helps.
+# Output that follows heap addresses (inside a process and across): heap, ASLR and process reuse each
+# cause it; only fixing all of them helps, and the conclusion names the mechanism.
 expect_exit 1 "$KDET" explain "$IN" --lib "$FAKE" -n 20 --json "$T/h.json" -- -fake-mode=heaporder
-expect_output 'EXPLAINED: deterministic when heap=none, aslr=off, process=fresh'
+expect_output 'EXPLAINED: deterministic when process=fresh, heap=none,? (and )?aslr=off'
+expect_output 'it follows memory addresses: compile history in one process, the heap layout(,| and) ASLR'
+expect_output 'regimes     across processes and inside one process'
 cause=$(json_eval "$T/h.json" '",".join(sorted(d["cause"]))')
 for f in heap aslr process; do [[ ,$cause, == *,$f,* ]] || fail "cause should include $f: $cause"; done
 [[ ,$cause, != *,time,* && ,$cause, != *,locale,* && ,$cause, != *,umask,* ]] || fail "unrelated factor blamed: $cause"
 [[ $(json_get "$T/h.json" '["schema"]') == kdet.explain/1 ]] || fail "schema"
+[[ $(json_eval "$T/h.json" '[c for c in d["cells"] if c["name"] == "all varied"][0]["varied"][0]') == process ]] ||
+  fail "the baseline varies process (both regimes)"
+
+# Output that follows the library's load address: one value per process, so only across processes.
+expect_exit 1 "$KDET" explain "$IN" --lib "$FAKE" -n 20 -- -fake-mode=loadaddr
+expect_output 'EXPLAINED: varies with ASLR; nothing else matters \(deterministic when aslr=off\)'
+# ... and leaving process out (fresh processes only) still varies ASLR, across processes.
+expect_exit 1 "$KDET" explain "$IN" --lib "$FAKE" -n 12 --skip process -- -fake-mode=loadaddr
+expect_output 'EXPLAINED: varies with ASLR'
+expect_output 'not tested: process \(left out by --factors/--skip\)'
+
+# A library whose output follows the clock (the day).
+if [[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]]; then
+  expect_exit 1 "$KDET" explain "$IN" --lib "$FAKE" -n 12 -- -fake-mode=date
+  expect_output 'EXPLAINED: varies with the time; nothing else matters \(deterministic when time=fixed\)'
+fi
+
+# Two factors together: the working directory leaks only when it and TMPDIR share a folder.
+expect_exit 1 env -u TMPDIR "$KDET" explain "$IN" --cmd "$CC pair {input} {output}" -n 10
+expect_output 'EXPLAINED: varies only when cwd and tmpdir vary together; fixing (cwd|tmpdir) alone is enough'
 
 # One factor each: time, input path, an environment variable, the pid, the working directory.
 declare -A want=([time]="the time" [path]="the input path" [cwd]="the working directory" [pid]="the pid")
@@ -25,15 +48,23 @@ expect_output 'EXPLAINED: varies with FAKE_CC_ENV; nothing else matters \(determ
 
 # A deterministic compiler: deterministic, with the bound.
 expect_exit 0 "$KDET" explain "$IN" --cmd "$CC echo {input} {output}" -n 10
-expect_output 'DETERMINISTIC: deterministic with every factor varied: 10 runs, one output; fewer than 26% of runs'
+expect_output 'DETERMINISTIC: deterministic with every factor varied, across processes \(the compiler is a new process every run\): 10 runs, one output; fewer than 26% of runs'
 
 # Variance kdet's factors cannot reach: say inconclusive, do not invent a cause.
 expect_exit 1 "$KDET" explain "$IN" --cmd "$CC garbage {input} {output}" -n 10
-expect_output 'INCONCLUSIVE: varies even with every factor fixed'
+expect_output 'INCONCLUSIVE: varies even with every (tested )?factor fixed'
+# With factors left out, those are named before the compiler is blamed.
+expect_exit 1 "$KDET" explain "$IN" --cmd "$CC garbage {input} {output}" -n 10 --factors aslr
+expect_output 'not tested: .*cwd.* \(left out by --factors/--skip\); test those before blaming the compiler'
 
 # A compiler that always fails: exit 3 with the reason.
 expect_exit 3 "$KDET" explain "$IN" --cmd "$CC fail {input} {output}" -n 4
-expect_output 'FAILED: the compiler failed on every run even with every factor fixed'
+expect_output 'FAILED: the compiler failed on every run, even at its natural levels'
+# Options explain does not take are named, with what to use instead.
+expect_exit 2 "$KDET" explain "$IN" --process same -- -arch=compute_80
+expect_output 'kdet explain does not take --process: explain varies and fixes process itself; choose the factors it tests with --factors or --skip'
+expect_exit 2 "$KDET" run "$IN" --skip heap
+expect_output 'kdet run does not take --skip \(it is an option of kdet explain\)'
 expect_exit 2 "$KDET" explain "$IN" --cmd "$CC echo {input} {output}" --factors nonsense
 expect_output "--factors: 'nonsense' is not a factor"
 echo "ok: explain on fakes"

@@ -7,13 +7,17 @@ source "$(dirname "$0")/lib/common.bash"
 have_cuda || skip "CUDA compilers not found under /usr/local/cuda"
 
 expect_exit 0 "$KDET" explain "$EX/nvvm/llvm7/block_reduce.ll" -n 12 -- -arch=compute_90a -opt=3
-expect_output 'DETERMINISTIC: deterministic with every factor varied: 12 runs, one output; fewer than 22% of runs'
+expect_output 'DETERMINISTIC: deterministic with every factor varied, across processes and inside one process \(process=both\): 12 runs, one output; fewer than 22% of runs'
 expect_exit 0 "$KDET" explain "$EX/ptx/saxpy.ptx" --cmd '/usr/local/cuda/bin/ptxas -arch=sm_90a {input} -o {output}' -n 8
 expect_output 'DETERMINISTIC'
+
+# NVRTC LTO-IR (-dlto) embeds the working directory and the input path: explain names both.
+expect_exit 1 "$KDET" explain "$EX/cuda/warp_scan.cu" -n 12 --json "$T/lto.json" -- -dlto -arch=sm_90
+expect_output 'EXPLAINED: deterministic when path=fixed and cwd=fixed; each of the two alone makes it vary'
 
 # nvcc -c: restricted to a few factors (and few runs) so the test stays under a few minutes.
 expect_exit 1 "$KDET" explain "$EX/cuda/warp_scan.cu" --cmd '/usr/local/cuda/bin/nvcc -c -arch=sm_90 {input} -o {output}' \
   --output-ext o --factors aslr,pid,path,time --timeout 15 -n 4 --min-cell-runs 4 --max-cell-runs 6 --json "$T/nvcc.json"
-expect_output 'finding     time cannot be tested with this compiler: holding it at time=fixed made every run fail \(timed-out'
+expect_output 'finding     time cannot be tested with this compiler: holding it at time=fixed made the compiler fail \(timed-out'
 expect_output 'EXPLAINED: deterministic when (path=fixed and pid=fixed|pid=fixed and path=fixed)'
 echo "ok: explain on real compilers"

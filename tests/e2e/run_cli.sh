@@ -7,7 +7,7 @@ FAKE=$KDET_FAKES_DIR/libfakenvvm.so
 IN=$EX/nvvm/llvm7/saxpy.ll
 
 expect_exit 2 "$KDET" run "$T/missing.ll";                 expect_output 'input .*missing.ll: No such file'
-expect_exit 2 "$KDET" run "$IN" --process sometimes;       expect_output "--process: 'sometimes' is not valid; use same or fresh"
+expect_exit 2 "$KDET" run "$IN" --process sometimes;       expect_output "--process: 'sometimes' is not valid; use both, same or fresh"
 expect_exit 2 "$KDET" run "$IN" --lib "$T/nope.so";        expect_output '--lib .*nope.so'
 expect_exit 2 "$KDET" run "$IN" --lib "$EX/README.md";     expect_output 'cannot load the nvvm compiler'
 expect_exit 2 "$KDET" run "$IN" --env NOEQUALS;            expect_output '--env NOEQUALS: expected KEY=VALUE'

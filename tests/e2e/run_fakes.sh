@@ -7,6 +7,22 @@ CC=$KDET_FAKES_DIR/fake_cc
 [[ -f $FAKE && -x $CC ]] || skip "fake compilers not built (ninja kdet_test_fakes)"
 IN=$EX/nvvm/llvm7/saxpy.ll
 
+# Output that follows the library's load address (one value per process): the default covers both
+# regimes, so it is caught; --process same (a repro loop) cannot see it and says so.
+expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 8 --json "$T/la.json" -- -fake-mode=loadaddr
+expect_output 'regimes   across processes .* and inside one process'
+[[ $(json_eval "$T/la.json" '",".join(d["regimes"]["covered"])') == across-processes,inside-process ]] || fail "regimes covered"
+[[ $(json_eval "$T/la.json" '"".join(r["regime"][0] for r in d["records"])') == fsfsfsfs ]] || fail "runs alternate fresh/same"
+expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 8 --process same -- -fake-mode=loadaddr
+expect_output 'inside one process only'
+expect_output 'warning   aslr=on acts only across processes'
+expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 8 --process fresh -- -fake-mode=loadaddr
+# Output that follows the clock, or needs two factors together: caught when those factors vary.
+if [[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]]; then
+  expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 6 --time vary -- -fake-mode=date
+fi
+expect_exit 1 env -u TMPDIR "$KDET" run "$IN" --cmd "$CC pair {input} {output}" -n 6 --cwd vary --tmpdir vary
+expect_exit 0 env -u TMPDIR "$KDET" run "$IN" --cmd "$CC pair {input} {output}" -n 6 --cwd vary
 # Output that follows heap addresses: churn in one process makes it vary ...
 expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 20 --seed 1 --json "$T/h.json" -- -fake-mode=heaporder
 expect_output 'NONDETERMINISTIC'
@@ -53,7 +69,7 @@ expect_output '5 distinct outcomes in 5 runs'
 expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 5 -- -fake-mode=print
 
 # A crash in some runs only is nondeterminism (success vs crash), with the first run of each.
-expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 9 --json "$T/cr.json" -- -fake-mode=crash-rate=3
+expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 9 --process same --json "$T/cr.json" -- -fake-mode=crash-rate=3
 [[ $(json_get "$T/cr.json" '["variants"][1]["status"]') == crashed ]] || fail "crash variant"
 [[ $(json_get "$T/cr.json" '["variants"][1]["first_run"]') == 3 ]] || fail "first crashing run"
 

@@ -33,7 +33,7 @@ enum { k_buckets = 16 };
 
 static const char k_usage[] =
     "usage: fake_cc MODE INPUT OUTPUT\n"
-    "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd\n";
+    "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair\n";
 
 /* A growable byte buffer; any allocation failure exits with status 2. */
 typedef struct {
@@ -234,6 +234,20 @@ static const char* leak_line(const char* mode, const char* input, char* scratch,
       die("getcwd", strerror(errno));
     }
     snprintf(scratch, cap, "// cwd: %s\n", dir);
+  } else if (strcmp(mode, "pair") == 0) {
+    /* Leaks the working directory only when it and TMPDIR lie in one folder:
+     * varying either alone changes nothing, varying both does. */
+    char dir[PATH_MAX];
+    const char* tmp = getenv("TMPDIR");
+    if (!getcwd(dir, sizeof dir)) {
+      die("getcwd", strerror(errno));
+    }
+    const char* a = strrchr(dir, '/');
+    const char* b = tmp ? strrchr(tmp, '/') : NULL;
+    if (!a || !b || a - dir != b - tmp || strncmp(dir, tmp, (size_t)(a - dir)) != 0) {
+      return NULL;
+    }
+    snprintf(scratch, cap, "// cwd: %s\n", dir);
   } else {
     return NULL;
   }
@@ -241,8 +255,9 @@ static const char* leak_line(const char* mode, const char* input, char* scratch,
 }
 
 static int is_mode(const char* mode) {
-  static const char* const k_modes[] = {"echo", "heaporder", "fail", "crash", "abort", "hang",
-                                        "garbage", "time", "path", "env", "pid", "cwd"};
+  static const char* const k_modes[] = {"echo", "heaporder", "fail", "crash", "abort",
+                                        "hang", "garbage",   "time", "path",  "env",
+                                        "pid",  "cwd",       "pair"};
   for (size_t i = 0; i < sizeof k_modes / sizeof k_modes[0]; ++i) {
     if (strcmp(mode, k_modes[i]) == 0) {
       return 1;

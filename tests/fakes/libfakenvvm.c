@@ -12,6 +12,9 @@
  *   hang        pause() forever
  *   garbage     NVVM_SUCCESS, 1..4096 random bytes from /dev/urandom
  *   print       binary junk on fd 1 and fd 2, then echo
+ *   loadaddr    echo plus "// at: ADDR", the address of this library's data:
+ *               stable in one process, new in every process unless ASLR is off
+ *   date        echo plus "// day: N", the UTC day number of time(NULL)
  *   crash-rate  with -fake-rate=N (or -fake-mode=crash-rate=N): the Nth, 2Nth,
  *               ... crash-rate compile in this process crashes, others echo
  * Apart from the injected behaviour everything here is deterministic: no time,
@@ -19,13 +22,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <nvvm.h>
-
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { k_magic = 0x46414b45 }; /* "FAKE": tells live handles from junk */
@@ -41,7 +44,9 @@ typedef enum {
   MODE_GARBAGE,
   MODE_PRINT,
   MODE_CRASH_RATE,
-  MODE_PAIRORDER
+  MODE_PAIRORDER,
+  MODE_LOADADDR,
+  MODE_DATE
 } FakeMode;
 
 struct _nvvmProgram {
@@ -204,7 +209,14 @@ static int pair_flipped(void) {
   return flipped;
 }
 
+/* compile_text's output with `extra` (a "// ..." line, or NULL) after the first line. */
+static nvvmResult compile_text_with(nvvmProgram prog, int heaporder, const char* extra);
+
 static nvvmResult compile_text(nvvmProgram prog, int heaporder) {
+  return compile_text_with(prog, heaporder, NULL);
+}
+
+static nvvmResult compile_text_with(nvvmProgram prog, int heaporder, const char* extra) {
   Buffer out = {0};
   if (heaporder) {
     /* Build the table before the output buffer so that only the nodes'
@@ -217,6 +229,9 @@ static nvvmResult compile_text(nvvmProgram prog, int heaporder) {
     free(lines.data);
   } else {
     buffer_append(&out, "// fake PTX\n", 12);
+    if (extra) {
+      buffer_append(&out, extra, strlen(extra));
+    }
     for_each_line(prog->input, prog->input_size, echo_line, &out);
   }
   buffer_append(&out, "", 1); /* trailing NUL, counted in the size like real PTX */
@@ -287,11 +302,11 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
   static const struct {
     const char* name;
     FakeMode mode;
-  } k_modes[] = {{"echo", MODE_ECHO},     {"heaporder", MODE_HEAPORDER},
-                 {"fail", MODE_FAIL},     {"crash", MODE_CRASH},
-                 {"abort", MODE_ABORT},   {"hang", MODE_HANG},
-                 {"garbage", MODE_GARBAGE}, {"print", MODE_PRINT},
-                 {"crash-rate", MODE_CRASH_RATE}, {"pairorder", MODE_PAIRORDER}};
+  } k_modes[] = {
+      {"echo", MODE_ECHO},           {"heaporder", MODE_HEAPORDER}, {"fail", MODE_FAIL},
+      {"crash", MODE_CRASH},         {"abort", MODE_ABORT},         {"hang", MODE_HANG},
+      {"garbage", MODE_GARBAGE},     {"print", MODE_PRINT},         {"crash-rate", MODE_CRASH_RATE},
+      {"pairorder", MODE_PAIRORDER}, {"loadaddr", MODE_LOADADDR},   {"date", MODE_DATE}};
   *mode = MODE_ECHO;
   *rate = 0;
   if (n < 0 || (n > 0 && options == NULL)) {
@@ -321,7 +336,7 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
       }
       if (!found) {
         set_log(prog, "fake: unknown -fake-mode (valid: echo, heaporder, fail, crash, abort, "
-                      "hang, garbage, print, crash-rate)\n");
+                      "hang, garbage, print, crash-rate, pairorder, loadaddr, date)\n");
         return NVVM_ERROR_INVALID_OPTION;
       }
     } else if (strncmp(opt, "-fake-rate=", 11) == 0) {
@@ -463,6 +478,21 @@ nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** opt
       prog->result[prog->result_size - 2] = '!';
     }
     return r;
+  }
+  case MODE_LOADADDR: {
+    /* Where this library was loaded: one value per process, a new one in every
+     * process unless ASLR is off (like a compiler that hashes a pointer into
+     * its own static data). */
+    char line[64];
+    snprintf(line, sizeof line, "// at: %#lx\n", (unsigned long)(uintptr_t)&g_crash_rate_calls);
+    return compile_text_with(prog, 0, line);
+  }
+  case MODE_DATE: {
+    /* The day (UTC): stable under the real clock within a day and under a fixed
+     * fake time, different under a varied one. */
+    char line[64];
+    snprintf(line, sizeof line, "// day: %lld\n", (long long)(time(NULL) / 86400));
+    return compile_text_with(prog, 0, line);
   }
   case MODE_FAIL:
     set_log(prog, "fake: compilation failed (requested)\n");

@@ -1,9 +1,12 @@
 // The factors: the same seed gives the same perturbation; fixed levels give
 // the same values every run; varied levels differ; nothing is set by default.
+#include "kdet/engine/runner.hpp"
 #include "kdet/perturb/factors.hpp"
+#include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
 
 #include <gtest/gtest.h>
+#include <set>
 
 using namespace kdet;
 using namespace kdet::perturb;
@@ -81,4 +84,47 @@ TEST(Factors, LevelsParseWithTheirOwnWords) {
   auto [k, v] = parse_env_vary("OMP_NUM_THREADS=1,2,8");
   EXPECT_EQ(k, "OMP_NUM_THREADS");
   EXPECT_EQ(v.size(), 3u);
+}
+
+// The factor registry: every row parses its own levels back, names are unique, and the regimes
+// are those the experiment relies on.
+TEST(Registry, EveryRowRoundTripsItsLevels) {
+  std::set<std::string> names;
+  for (const auto& f : factor_registry()) {
+    EXPECT_TRUE(names.insert(f.name).second) << f.name;
+    EXPECT_FALSE(f.help.empty()) << f.name;
+    if (f.name == "env-vary") continue;
+    for (const auto& level : {f.fixed, f.varied, f.natural}) {
+      Setting s;
+      f.set(s, level, "--" + f.name);
+      EXPECT_EQ(f.get(s), level) << f.name;
+    }
+    Setting s;
+    EXPECT_THROW(f.set(s, "nonsense", "--" + f.name), Error) << f.name;
+  }
+  EXPECT_EQ(factor("aslr").regime, Regime::across);
+  EXPECT_EQ(factor("pid").regime, Regime::across);
+  EXPECT_EQ(factor("heap").regime, Regime::inside);
+  EXPECT_EQ(factor("process").varied, "both");
+  EXPECT_FALSE(factor("threads").exec);
+  EXPECT_EQ(find_factor("threadvars")->noun, "thread-count variables");
+  EXPECT_THROW(factor("nonsense"), Error);
+}
+
+TEST(Registry, RegimesCovered) {
+  Setting s;
+  s.process = ProcessMode::both;
+  EXPECT_EQ(covered_regime(s, false), Regime::both);
+  EXPECT_TRUE(unreachable_factors(s, false).empty());
+  s.process = ProcessMode::same;
+  EXPECT_EQ(covered_regime(s, false), Regime::inside);
+  EXPECT_EQ(unreachable_factors(s, false), (std::vector<std::string>{"aslr", "pid"}));
+  EXPECT_EQ(covered_regime(s, true), Regime::across);
+}
+
+TEST(Registry, BothAlternatesFreshAndSharedRuns) {
+  EXPECT_TRUE(kdet::engine::runs_in_fresh_process(ProcessMode::both, 0));
+  EXPECT_FALSE(kdet::engine::runs_in_fresh_process(ProcessMode::both, 1));
+  EXPECT_TRUE(kdet::engine::runs_in_fresh_process(ProcessMode::fresh, 1));
+  EXPECT_FALSE(kdet::engine::runs_in_fresh_process(ProcessMode::same, 0));
 }

@@ -157,7 +157,7 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
       {"bad option set", "inputs = [\"a.ll\"]\n" + comp + "[option_sets]\nO3 = \"-opt=3\"\n",
        "m.toml:7: option set 'O3' must be an array"},
       {"bad process", "inputs = [\"a.ll\"]\n" + comp + "[setting]\nprocess = \"forked\"\n",
-       "m.toml:7: [setting] process: 'forked' is not valid; use same or fresh"},
+       "m.toml:7: [setting] process: 'forked' is not valid; use both, same or fresh"},
       {"bad aslr", "inputs = [\"a.ll\"]\n" + comp + "[setting]\naslr = \"maybe\"\n",
        "m.toml:7: [setting] aslr must be"},
       {"bad level factor", "inputs = [\"a.ll\"]\n" + comp + "[setting]\ntime = \"sometimes\"\n",

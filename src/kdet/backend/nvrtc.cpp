@@ -21,6 +21,8 @@ public:
     m_ptx = m_lib.get<decltype(&nvrtcGetPTX)>("nvrtcGetPTX");
     m_cubin_size = m_lib.get<decltype(&nvrtcGetCUBINSize)>("nvrtcGetCUBINSize");
     m_cubin = m_lib.get<decltype(&nvrtcGetCUBIN)>("nvrtcGetCUBIN");
+    m_ltoir_size = m_lib.get<decltype(&nvrtcGetLTOIRSize)>("nvrtcGetLTOIRSize");
+    m_ltoir = m_lib.get<decltype(&nvrtcGetLTOIR)>("nvrtcGetLTOIR");
     m_log_size = m_lib.get<decltype(&nvrtcGetProgramLogSize)>("nvrtcGetProgramLogSize");
     m_log = m_lib.get<decltype(&nvrtcGetProgramLog)>("nvrtcGetProgramLog");
     auto version = m_lib.get<decltype(&nvrtcVersion)>("nvrtcVersion");
@@ -65,6 +67,13 @@ public:
       std::string cubin(n, '\0');
       if (m_cubin(prog, cubin.data()) == NVRTC_SUCCESS) r.artifacts.push_back({"cubin", std::move(cubin)});
     }
+    // LTO-IR exists only under -dlto; without it a -dlto compile would look like "no output" every
+    // run.
+    if (m_ltoir_size(prog, &n) == NVRTC_SUCCESS && n > 0) {
+      std::string ltoir(n, '\0');
+      if (m_ltoir(prog, ltoir.data()) == NVRTC_SUCCESS)
+        r.artifacts.push_back({"ltoir", std::move(ltoir)});
+    }
     m_destroy(&prog);
     r.status = Status::ok;
     return r;
@@ -89,6 +98,8 @@ private:
   decltype(&nvrtcGetPTX) m_ptx;
   decltype(&nvrtcGetCUBINSize) m_cubin_size;
   decltype(&nvrtcGetCUBIN) m_cubin;
+  decltype(&nvrtcGetLTOIRSize) m_ltoir_size;
+  decltype(&nvrtcGetLTOIR) m_ltoir;
   decltype(&nvrtcGetProgramLogSize) m_log_size;
   decltype(&nvrtcGetProgramLog) m_log;
 };

@@ -11,6 +11,7 @@
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/perturb/factors.hpp"
+#include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -24,8 +25,11 @@ namespace kdet::cli {
 
 namespace {
 
-const std::vector<std::string> k_all_fixes = {"aslr", "threads", "locale", "umask", "tz", "time", "env", "pid"};
-const std::vector<std::string> k_default_fixes = {"aslr", "threads", "locale", "umask", "tz"};
+// Factors of perturb/registry.hpp that a plain command can have fixed, plus two of exec's own (tz,
+// env).
+const std::vector<std::string> k_all_fixes = {"aslr", "threadvars", "locale", "umask",
+                                              "tz",   "time",       "env",    "pid"};
+const std::vector<std::string> k_default_fixes = {"aslr", "threadvars", "locale", "umask", "tz"};
 // Kept by --fix env: what a compile needs to find its tools and nothing more.
 const std::vector<std::string> k_env_keep = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM",
                                              "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "TMPDIR"};
@@ -51,10 +55,18 @@ int do_exec(const ExecArgs& a) {
       fixes.insert(k_all_fixes.begin(), k_all_fixes.end());
       continue;
     }
-    if (std::find(k_all_fixes.begin(), k_all_fixes.end(), f) == k_all_fixes.end())
-      throw Error::format("--fix: '{}' is not a factor kdet exec can fix; use any of aslr, threads, locale, umask, "
-                          "tz, time, env, pid, or all",
-                          f);
+    if (std::find(k_all_fixes.begin(), k_all_fixes.end(), f) == k_all_fixes.end()) {
+      const perturb::FactorInfo* info = perturb::find_factor(f);
+      std::string why = f == "threads"
+                            ? " (threads are the extra allocating threads of `kdet run`; the "
+                              "thread-count variables are threadvars)"
+                        : info ? fmt::format(" ({} acts inside kdet's workers only)", f)
+                               : "";
+      throw Error::format(
+          "--fix: '{}' is not a factor kdet exec can fix{}; use any of aslr, threadvars, locale, "
+          "umask, tz, time, env, pid, or all",
+          f, why);
+    }
     fixes.insert(f);
   }
 
@@ -75,7 +87,7 @@ int do_exec(const ExecArgs& a) {
     env = kept;
   }
   std::vector<std::string> changes;
-  if (fixes.count("threads"))
+  if (fixes.count("threadvars"))
     for (const auto& v : perturb::thread_count_variables()) changes.push_back(v + "=1");
   if (fixes.count("locale")) changes.insert(changes.end(), {"LC_ALL=C", "LANG=C"});
   if (fixes.count("tz")) changes.push_back("TZ=UTC");
@@ -128,20 +140,24 @@ int do_exec(const ExecArgs& a) {
 void add_exec(CLI::App& root, Action& action) {
   auto args = std::make_shared<ExecArgs>();
   auto* cmd = root.add_subcommand("exec", "Run a command with the factors that make compiles repeatable held fixed");
-  cmd->footer("Fixes (--fix, comma-separated; default aslr,threads,locale,umask,tz):\n"
-              "  aslr     personality(ADDR_NO_RANDOMIZE), inherited by every child\n"
-              "  threads  OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS, ... = 1\n"
-              "  locale   LC_ALL=C LANG=C        tz  TZ=UTC        umask  022\n"
-              "  time     libfaketime at --time (and SOURCE_DATE_EPOCH); some compilers hang under it\n"
-              "  env      only PATH, HOME, USER, TERM, CUDA_HOME, LD_LIBRARY_PATH, PYTHONPATH, TMPDIR and --keep-env\n"
-              "  pid      a fresh PID namespace: the command runs as pid 2\n"
-              "  all      every one of them\n"
-              "Exit status: the command's (128+N when killed by signal N; 124 after --timeout).\n"
-              "SIGTERM, or a SIGINT sent to kdet, ends the command and all it started (exit 130);\n"
-              "Ctrl-C at the terminal is left to the command. Nothing it starts outlives kdet.\n"
-              "Example: kdet exec --deterministic -- python3 compile_kernels.py");
+  cmd->footer(
+      "Fixes (--fix, comma-separated; default aslr,threadvars,locale,umask,tz):\n"
+      "  aslr        personality(ADDR_NO_RANDOMIZE), inherited by every child\n"
+      "  threadvars  OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS, ... = 1\n"
+      "  locale   LC_ALL=C LANG=C        tz  TZ=UTC        umask  022\n"
+      "  time     libfaketime at --time (and SOURCE_DATE_EPOCH); some compilers hang under it\n"
+      "  env      only PATH, HOME, USER, TERM, CUDA_HOME, LD_LIBRARY_PATH, PYTHONPATH, TMPDIR and "
+      "--keep-env\n"
+      "  pid      a fresh PID namespace: the command runs as pid 2\n"
+      "  all      every one of them\n"
+      "Exit status: the command's (128+N when killed by signal N; 124 after --timeout).\n"
+      "SIGTERM, or a SIGINT sent to kdet, ends the command and all it started (exit 130);\n"
+      "Ctrl-C at the terminal is left to the command. Nothing it starts outlives kdet.\n"
+      "Example: kdet exec --deterministic -- python3 compile_kernels.py");
   cmd->add_flag("--deterministic", args->deterministic, "Hold the chosen factors fixed (required)");
-  cmd->add_option("--fix", args->fix, "Which factors to fix (default aslr,threads,locale,umask,tz; 'all' for every one)");
+  cmd->add_option(
+      "--fix", args->fix,
+      "Which factors to fix (default aslr,threadvars,locale,umask,tz; 'all' for every one)");
   cmd->add_option("--keep-env", args->keep_env, "With --fix env: also keep this variable (repeatable)")->allow_extra_args(false);
   cmd->add_option("--time", args->time, "With --fix time: the instant the command sees (default '2020-01-01 00:00:00')");
   cmd->add_option("--timeout", args->timeout_seconds,

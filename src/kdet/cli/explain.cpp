@@ -5,6 +5,7 @@
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/perturb/registry.hpp"
 #include "kdet/report/explain_report.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -24,8 +25,9 @@ struct ExplainArgs {
   std::string only;
   std::string skip;
   uint64_t runs = 60;
-  uint64_t min_cell_runs = 10;
+  uint64_t min_cell_runs = 5;
   uint64_t max_cell_runs = 150;
+  double budget = 270;
   int jobs = 1;
   std::string json_path;
   std::string color = "auto";
@@ -43,6 +45,9 @@ int do_explain(ExplainArgs args) {
   opt.baseline_runs = args.runs;
   opt.min_cell_runs = args.min_cell_runs;
   opt.max_cell_runs = args.max_cell_runs;
+  if (args.budget < 0)
+    throw Error::format("--budget {}: must be >= 0 (0 = no budget)", args.budget);
+  opt.budget_seconds = args.budget;
   opt.base.jobs = args.jobs;
   engine::install_interrupt_handler();
   bool tty = ::isatty(2);
@@ -70,26 +75,49 @@ void add_explain(CLI::App& root, Action& action) {
   auto args = std::make_shared<ExplainArgs>();
   auto* cmd = root.add_subcommand("explain", "Find which factor (heap, ASLR, threads, pid, paths, time, ...) makes "
                                              "a compile nondeterministic");
-  cmd->footer("It first confirms variance with every factor varied, then runs cells: everything fixed, each\n"
-              "factor varied alone, the sufficient factors fixed together (and each alone), and pairs where\n"
-              "single factors do not explain it. Each cell runs enough times to catch half the rate the\n"
-              "baseline showed (bounded by --min/--max-cell-runs) and stops at its second outcome.\n"
-              "Exit: 0 deterministic, 1 variance found (explained or not), 3 the compiler always failed.\n"
-              "Example: kdet explain kernel.ll -- -arch=compute_90a -opt=3");
+  cmd->footer(
+      "It times two plain compiles, probes the fixed and varied levels with short runs (killed "
+      "after\n"
+      "10x the median compile time, at least 2 s) so a level that hangs or breaks the compiler is "
+      "left\n"
+      "at its natural level with a finding, confirms variance with every factor varied "
+      "(process=both:\n"
+      "fresh workers and one shared worker, so factors acting across processes and inside one "
+      "process\n"
+      "both vary), then runs cells: everything fixed, each factor varied alone, the sufficient "
+      "factors\n"
+      "fixed together (and each alone), and pairs where single factors do not explain it. Each "
+      "cell\n"
+      "runs enough times to catch half the baseline rate (bounded by --min/--max-cell-runs) and "
+      "stops\n"
+      "at its second outcome. The conclusion rules are in docs/EXPLAIN.md.\n"
+      "Exit: 0 deterministic, 1 variance found (explained or not), 3 the compiler always failed.\n"
+      "Example: kdet explain kernel.ll -- -arch=compute_90a -opt=3");
   add_compile_options(cmd, args->compile);
   cmd->add_option("--env", args->factors.env, "Set K=V in the compiler's environment (repeatable)")->allow_extra_args(false);
   cmd->add_option("--env-vary", args->factors.env_vary, "NAME=V1,V2,...: also test this variable as a factor")->allow_extra_args(false);
   cmd->add_option("--seed", args->factors.seed, "Master seed (default: random, printed)");
-  cmd->add_option("--factors", args->only, "Only these factors (comma-separated): heap, aslr, process, threads, "
-                                           "path, cwd, tmpdir, time, locale, umask, pid, threadvars, env:NAME");
+  cmd->add_option(
+      "--factors", args->only, "Only these factors (comma-separated): " + [] {
+        std::string names;
+        for (const auto& f : perturb::factor_registry())
+          if (f.name != "env-vary") names += f.name + ", ";
+        return names + "env:NAME";
+      }());
   cmd->add_option("--skip", args->skip, "Leave these factors out (comma-separated)");
   cmd->add_option("--runs,-n", args->runs,
-                  "Runs with every factor varied, to confirm and measure the variance (default 60)")
+                  "Runs with every factor varied, to confirm and measure the variance (default 60; "
+                  "the first 15 suffice when half of them or more differ)")
       ->check(whole_option({2, 1000000}));
-  cmd->add_option("--min-cell-runs", args->min_cell_runs, "Fewest runs per cell (default 10)")
+  cmd->add_option("--min-cell-runs", args->min_cell_runs, "Fewest runs per cell (default 5)")
       ->check(whole_option({2, 1000000}));
   cmd->add_option("--max-cell-runs", args->max_cell_runs, "Most runs per cell (default 150)")
       ->check(whole_option({2, 1000000}));
+  cmd->add_option(
+         "--budget", args->budget,
+         "Seconds the whole experiment should take, estimated from run times (default 270; 0 = no "
+         "limit): cells after the baseline get fewer runs, and weaker bounds, to fit")
+      ->check(real_option({0, 1e7}));
   cmd->add_option("--jobs,-j", args->jobs, "Parallel workers per cell (default 1)")
       ->check(whole_option(k_jobs_range));
   cmd->add_option("--json", args->json_path, "Write the result as JSON (schema kdet.explain/1) to FILE, or - for stdout");

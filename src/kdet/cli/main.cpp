@@ -1,6 +1,7 @@
 #include "kdet/cli/main.hpp"
 
 #include "kdet/engine/worker_main.hpp"
+#include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/reap.hpp"
 #include "kdet/util/strings.hpp"
@@ -17,7 +18,6 @@
 namespace kdet::cli {
 
 namespace {
-
 
 constexpr const char* k_footer = R"(Exit codes:
   0    deterministic: every run gave the same output (or nothing unexpected)
@@ -61,6 +61,39 @@ void check_command_name(int argc, char** argv) {
   throw Error::format("unknown command '{}'; commands are: {}", name, names);
 }
 
+// For a parse error: the first --option the chosen command does not take, named with what to use
+// instead (the commands that do take it, or explain's own way). Empty when every option is known.
+std::string misplaced_option(CLI::App& app, int argc, char** argv) {
+  if (argc < 3) return "";
+  CLI::App* sub = nullptr;
+  try {
+    sub = app.get_subcommand(argv[1]);
+  } catch (const CLI::Error&) {
+    return "";
+  }
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() < 3 || arg.rfind("--", 0) != 0) continue;
+    std::string name = arg.substr(0, arg.find('='));
+    if (name == "--help" || sub->get_option_no_throw(name)) continue;
+    std::string takers;
+    for (CLI::App* other : app.get_subcommands([](CLI::App*) { return true; }))
+      if (other != sub && other->get_option_no_throw(name))
+        takers += (takers.empty() ? "kdet " : ", kdet ") + other->get_name();
+    std::string msg = fmt::format("kdet {} does not take {}", sub->get_name(), name);
+    if (sub->get_name() == "explain" && perturb::find_factor(name.substr(2)))
+      msg += fmt::format(
+          ": explain varies and fixes {} itself; choose the factors it tests with --factors or "
+          "--skip (e.g. --skip {})",
+          name.substr(2), name.substr(2));
+    else if (!takers.empty())
+      msg += fmt::format(" (it is an option of {})", takers);
+    return msg + fmt::format("; see `kdet {} --help`", sub->get_name());
+  }
+  return "";
+}
+
 } // namespace
 
 const std::string& invocation() { return command_line(); }
@@ -91,7 +124,8 @@ int dispatch(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      throw Error(e.what());
+      std::string misplaced = misplaced_option(app, argc, argv);
+      throw Error(misplaced.empty() ? std::string(e.what()) : misplaced);
     }
     if (!action) throw Error("no command given; try `kdet --help`");
     return action();

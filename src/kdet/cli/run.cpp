@@ -105,9 +105,11 @@ void add_run(CLI::App& root, Action& action) {
       "  kdet run kernel.ll --process fresh --aslr off --heap none -- -arch=compute_90a\n"
       "  kdet run kernel.cu --max-rate 0.01 --jobs 2 -- -arch=sm_90\n"
       "  kdet run kernel.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}'\n"
-      "Defaults: library backends run like the reporter's repro (--process same --heap churn);\n"
-      "exec starts a fresh process for every run. With --process fresh --aslr off --heap none\n"
-      "--threads 0 every worker reaches the compile call in the same state.");
+      "Defaults: library backends cover both regimes (--process both --heap churn): odd runs in a\n"
+      "fresh worker each (ASLR, pid vary), even runs in one shared worker (heap history varies).\n"
+      "--process same is the reporter's repro loop; exec starts a fresh process for every run.\n"
+      "With --process fresh --aslr off --heap none --threads 0 every worker reaches the compile\n"
+      "call in the same state.");
   add_compile_options(cmd, args->compile);
   add_factor_options(cmd, args->factors);
   cmd->add_option("--runs,-n", args->runs, "Number of compiles (default 32)")

@@ -2,6 +2,7 @@
 
 #include "kdet/backend/exec_template.hpp"
 #include "kdet/cli/numbers.hpp"
+#include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
@@ -43,29 +44,15 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
 }
 
 void add_factor_options(CLI::App* cmd, FactorArgs& a) {
-  cmd->add_option("--process", a.process, "same: all runs in one worker (like the repro); fresh: a new worker "
-                                          "per run");
-  cmd->add_option("--heap", a.heap, "none; churn: before each run malloc blocks of seeded random sizes and "
-                                    "free every other one; chaos: the libkdet_chaos.so allocator moves every "
-                                    "block by a seeded random amount");
-  cmd->add_option("--aslr", a.aslr, "on, or off: workers run with personality(ADDR_NO_RANDOMIZE)");
-  cmd->add_option("--threads", a.threads,
-                  "Extra threads in each worker that allocate and stay alive")
-      ->check(whole_option({0, 256}));
-  cmd->add_option("--env", a.env, "Set K=V in the compiler's environment (repeatable)")->allow_extra_args(false);
-  static const std::map<std::string, const char*> level_help = {
-      {"path", "fixed, or vary: the input under a random folder and file name each run"},
-      {"cwd", "fixed, or vary: a fresh random working directory each run"},
-      {"tmpdir", "fixed, or vary: a fresh random TMPDIR each run"},
-      {"time", "real, fixed (libfaketime at 2020-01-01), or vary (libfaketime, a random offset each run)"},
-      {"locale", "inherit, fixed (LC_ALL=C), or vary (a random installed locale each run)"},
-      {"umask", "inherit, fixed (022), or vary (a random umask each run)"},
-      {"pid", "vary (natural pids), or fixed (a fresh PID namespace: the compiler is pid 2)"},
-      {"threadvars", "inherit, fixed (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, ... = 1), or vary (random 1..cores)"},
-  };
-  for (const auto& f : perturb::level_factor_names())
-    cmd->add_option("--" + f, a.levels[f], level_help.at(f));
-  cmd->add_option("--env-vary", a.env_vary, "NAME=V1,V2,...: each run sets NAME to one of the values (repeatable)")->allow_extra_args(false);
+  for (const auto& f : perturb::factor_registry()) {
+    if (f.name == "env-vary") {
+      cmd->add_option("--env-vary", a.env_vary, f.help)->allow_extra_args(false);
+      continue;
+    }
+    cmd->add_option("--" + f.name, a.values[f.name], f.help);
+  }
+  cmd->add_option("--env", a.env, "Set K=V in the compiler's environment (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--seed", a.seed, "Master seed (decimal or 0x hex); every run's perturbation derives from it "
                                     "(default: random, printed)");
 }
@@ -106,30 +93,37 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
 void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {
   auto& s = plan.setting;
   bool exec = plan.backend.kind == "exec";
+  auto given = [&](const std::string& f) {
+    return a.values.count(f) ? a.values.at(f) : std::string();
+  };
   if (exec) {
-    if (a.process == "same")
-      throw Error("--process same: exec runs a fresh compiler process for every run by nature; use a library "
-                  "backend (nvvm, nvrtc, nvjitlink) to repeat compiles in one process");
-    if (a.heap == "churn")
+    if (given("process") == "same" || given("process") == "both")
+      throw Error::format(
+          "--process {}: exec runs a fresh compiler process for every run by nature; use a library "
+          "backend (nvvm, nvrtc, nvjitlink) to repeat compiles in one process",
+          given("process"));
+    if (given("heap") == "churn")
       throw Error("--heap churn: churn happens inside the worker process, which an exec compiler does not share; "
                   "use --heap chaos (preloaded into the compiler) or none with exec");
-    if (a.threads > 0)
+    if (!given("threads").empty() && given("threads") != "0")
       throw Error("--threads: extra threads live in the worker process, which an exec compiler does not share");
   }
-  s.process = perturb::parse_process(a.process.empty() ? (exec ? "fresh" : "same") : a.process, "--process");
-  s.heap = perturb::parse_heap(a.heap.empty() ? (exec ? "none" : "churn") : a.heap, "--heap");
-  s.aslr = perturb::parse_aslr(a.aslr, "--aslr");
-  if (a.threads < 0 || a.threads > 256) throw Error::format("--threads {}: must be between 0 and 256", a.threads);
-  s.threads = a.threads;
+  // Library backends default to both regimes: fresh workers (ASLR, pid) and one shared worker (heap
+  // history).
+  s.process = exec ? perturb::ProcessMode::fresh : perturb::ProcessMode::both;
+  s.heap = exec ? perturb::HeapMode::none : perturb::HeapMode::churn;
+  for (const auto& f : perturb::factor_registry()) {
+    const std::string v = given(f.name);
+    if (!v.empty()) f.set(s, v, "--" + f.name);
+  }
   for (const auto& kv : a.env) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)
       throw Error::format("--env {}: expected KEY=VALUE", kv);
   }
   s.env = a.env;
-  for (const auto& [factor, value] : a.levels)
-    if (!value.empty()) perturb::level_of(s, factor) = perturb::parse_level(factor, value, "--" + factor);
-  for (const auto& ev : a.env_vary) s.env_vary.push_back(perturb::parse_env_vary(ev));
+  for (const auto& ev : a.env_vary)
+    perturb::factor("env-vary").set(s, ev, "--env-vary");
   if (a.seed.empty()) {
     std::random_device rd;
     s.seed = (static_cast<uint64_t>(rd()) << 32) | rd();
@@ -141,7 +135,11 @@ void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {
   if (s.aslr && !system_aslr_enabled())
     a.warnings.push_back("ASLR is off system-wide (/proc/sys/kernel/randomize_va_space = 0): aslr=on cannot "
                          "vary addresses here");
+  for (const auto& f : perturb::unreachable_factors(s, exec))
+    a.warnings.push_back(
+        fmt::format("{}={} acts only across processes, which --process same does not cover; use "
+                    "--process both (the default) or fresh to test it",
+                    f, perturb::factor(f).get(s)));
 }
-
 
 } // namespace kdet::cli

@@ -28,18 +28,16 @@ struct CompileArgs {
 };
 
 struct FactorArgs {
-  std::string process;   // empty: the backend's default
-  std::string heap;
-  std::string aslr = "on";
-  int threads = 0;
+  // One value per factor of perturb/registry.hpp, as given (empty: the backend's default).
+  std::map<std::string, std::string> values;
   std::vector<std::string> env;
-  std::vector<std::string> env_vary;   // NAME=V1,V2,...
-  std::map<std::string, std::string> levels; // path, cwd, tmpdir, time, locale, umask, pid, threadvars
+  std::vector<std::string> env_vary; // NAME=V1,V2,...
   std::string seed;      // empty: random
   std::vector<std::string> warnings; // filled by resolve_factor_args
 };
 
 void add_compile_options(CLI::App* cmd, CompileArgs& args);
+// Registers --NAME for every factor of the registry, plus --env and --seed.
 void add_factor_options(CLI::App* cmd, FactorArgs& args);
 
 // Fill the plan's input, backend, options and timeout; throws Error naming the option at fault.

@@ -1,39 +1,28 @@
+//===- engine/explain.cpp - explain's stages and its conclusion --------------===//
+//
+// The stages run cells through a CellRunner and record them; `conclude` reads
+// every cell. The rules are the table in docs/EXPLAIN.md; each has a unit test
+// in tests/unit/explain_test.cpp.
+//
+//===----------------------------------------------------------------------===//
 #include "kdet/engine/explain.hpp"
 
-#include "kdet/perturb/factors.hpp"
+#include "kdet/engine/explain_internal.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/error.hpp"
-#include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 #include <set>
 
 namespace kdet::engine {
 
-using perturb::Level;
-using perturb::Setting;
-
 namespace {
 
-Factor level_factor(const std::string& f) {
-  Factor x;
-  x.name = f;
-  x.fixed_label = f + "=" + perturb::level_name(f, Level::fixed);
-  x.varied_label = f + "=" + perturb::level_name(f, Level::vary);
-  x.fix = [f](Setting& s) { perturb::level_of(s, f) = Level::fixed; };
-  x.vary = [f](Setting& s) { perturb::level_of(s, f) = Level::vary; };
-  Level natural = (f == "time" || f == "locale" || f == "umask" || f == "threadvars") ? Level::inherit
-                  : f == "pid"                                                      ? Level::vary
-                                                                                    : Level::fixed;
-  x.leave = [f, natural](Setting& s) { perturb::level_of(s, f) = natural; };
-  return x;
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep, const std::string& last_sep) {
+std::string join(const std::vector<std::string>& v, const std::string& sep = ", ",
+                 const std::string& last_sep = " and ") {
   std::string out;
   for (size_t i = 0; i < v.size(); ++i) {
     if (i) out += (i + 1 == v.size()) ? last_sep : sep;
@@ -42,290 +31,436 @@ std::string join(const std::vector<std::string>& v, const std::string& sep, cons
   return out;
 }
 
-} // namespace
-
-std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::string>& only,
-                                    const std::vector<std::string>& skip) {
-  bool exec = base.backend.kind == "exec";
-  perturb::Context ctx;
-  perturb::find_preload_libraries(ctx);
-  std::vector<Factor> all;
-  {
-    Factor heap;
-    heap.name = "heap";
-    bool chaos = !ctx.chaos_lib.empty();
-    heap.fixed_label = "heap=none";
-    heap.varied_label = chaos ? "heap=chaos" : "heap=churn";
-    heap.fix = [](Setting& s) { s.heap = perturb::HeapMode::none; };
-    heap.vary = [chaos](Setting& s) { s.heap = chaos ? perturb::HeapMode::chaos : perturb::HeapMode::churn; };
-    heap.leave = heap.fix;
-    if (chaos || !exec) all.push_back(heap);
-  }
-  {
-    Factor aslr{"aslr", "aslr=off", "aslr=on", [](Setting& s) { s.aslr = false; },
-                [](Setting& s) { s.aslr = true; }, [](Setting& s) { s.aslr = true; }};
-    all.push_back(aslr);
-  }
-  if (!exec) {
-    all.push_back(Factor{"process", "process=fresh", "process=same",
-                         [](Setting& s) { s.process = perturb::ProcessMode::fresh; },
-                         [](Setting& s) { s.process = perturb::ProcessMode::same; },
-                         [](Setting& s) { s.process = perturb::ProcessMode::fresh; }});
-    all.push_back(Factor{"threads", "threads=0", "threads=4", [](Setting& s) { s.threads = 0; },
-                         [](Setting& s) { s.threads = 4; }, [](Setting& s) { s.threads = 0; }});
-  }
-  for (const auto& f : perturb::level_factor_names()) {
-    if (f == "time" && ctx.faketime_lib.empty()) continue;
-    if (f == "pid" && !perturb::pid_namespace_available()) continue;
-    all.push_back(level_factor(f));
-  }
-  for (size_t i = 0; i < base.setting.env_vary.size(); ++i) {
-    const auto& [key, values] = base.setting.env_vary[i];
-    Factor x;
-    x.name = "env:" + key;
-    x.fixed_label = key + "=" + values.front();
-    x.varied_label = fmt::format("{} in {{{}}}", key, join(values, ",", ","));
-    x.fix = [i](Setting& s) {
-      auto& [k, vals] = s.env_vary[i];
-      s.env.push_back(k + "=" + vals.front());
-      vals = {vals.front()};
-    };
-    x.vary = [](Setting&) {};
-    x.leave = x.fix;
-    all.push_back(x);
-  }
-  std::vector<Factor> chosen;
-  for (auto& f : all) {
-    bool in = only.empty() || std::find(only.begin(), only.end(), f.name) != only.end();
-    bool out = std::find(skip.begin(), skip.end(), f.name) != skip.end();
-    if (in && !out) chosen.push_back(f);
-  }
-  for (const auto& o : only) {
-    if (std::none_of(all.begin(), all.end(), [&](const Factor& f) { return f.name == o; }))
-      throw Error::format("--factors: '{}' is not a factor that applies here", o);
-  }
-  return chosen;
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-ExplainResult explain(const ExplainOptions& opt, const std::function<void(const Cell&)>& on_cell) {
-  ExplainResult res;
-  std::vector<Factor> factors = explain_factors(opt.base, opt.only, opt.skip);
-  if (factors.empty()) throw Error("--factors/--skip left no factor to test");
-  std::set<std::string> broken; // factors whose levels break the compiler: left at their natural level
-  uint64_t cell_serial = 0;
-
-  // Runs one cell: `varied` names the factors at their varied level, the rest fixed.
-  auto run_cell = [&](const std::string& name, const std::vector<std::string>& varied, uint64_t runs,
-                      bool stop_early) {
-    RunPlan plan = opt.base;
-    // User env-vary lists are rebuilt per cell from the base (fix() narrows them).
-    plan.setting.env_vary = opt.base.setting.env_vary;
-    plan.setting.seed = mix_seed(opt.base.setting.seed, 1000 + cell_serial++);
-    for (const auto& f : factors) {
-      if (broken.count(f.name)) f.leave(plan.setting);
-      else if (std::find(varied.begin(), varied.end(), f.name) != varied.end()) f.vary(plan.setting);
-      else f.fix(plan.setting);
-    }
-    std::erase_if(plan.setting.env_vary, [](const auto& kv) { return kv.second.size() < 2; });
-    plan.runs = runs;
-    plan.jobs = std::max(1, opt.base.jobs);
-    plan.stop_at_outcomes = stop_early ? 2 : 0;
-    plan.stop_after_failures = 2;
-    RunOutput out = execute(plan);
-    if (out.interrupted) throw Interrupted();
-    if (res.identity.path.empty()) res.identity = out.identity;
-    Cell c;
-    c.name = name;
-    c.varied = varied;
-    c.runs = out.completed;
-    c.outcomes = out.variants.size();
-    c.assessment = assess(out);
-    switch (c.assessment.verdict) {
-    case Verdict::deterministic: c.result = "deterministic"; break;
-    case Verdict::nondeterministic: c.result = "varies"; break;
-    default:
-      c.result = "failed";
-      if (!out.variants.empty())
-        c.failure = fmt::format("{} ({})", backend::to_string(out.variants.front().status), out.variants.front().detail);
-    }
-    res.cells.push_back(c);
-    if (on_cell) on_cell(c);
-    return c;
-  };
-
-  std::vector<std::string> names;
-  for (const auto& f : factors) names.push_back(f.name);
-  res.factors = names;
-  auto label_of = [&](const std::string& n, bool fixed) {
+// The state of one experiment: its factors, the runner and what the cells showed.
+class Experiment {
+public:
+  Experiment(const ExplainOptions& opt, const std::vector<Factor>& factors, const CellRunner& run,
+             const std::function<void(const Cell&)>& on_cell, ExplainResult& res)
+      : m_opt(opt), m_factors(factors), m_run(run), m_on_cell(on_cell), m_res(res) {
     for (const auto& f : factors)
-      if (f.name == n) return fixed ? f.fixed_label : f.varied_label;
-    return n;
-  };
-
-  // 1. Everything fixed: the reference, and a check that the fixed levels do not break the compiler.
-  Cell fixed = run_cell("all fixed", {}, opt.min_cell_runs, true);
-  if (fixed.result == "failed") {
-    // Which fixed level breaks it? Leave mechanism-based factors (time, pid) untouched one at a time.
-    for (const std::string suspect : {"time", "pid", "heap"}) {
-      if (std::find(names.begin(), names.end(), suspect) == names.end()) continue;
-      broken.insert(suspect);
-      Cell c = run_cell(fmt::format("all fixed, {} left alone", suspect), {}, 2, true);
-      if (c.result != "failed") {
-        res.findings.push_back(fmt::format("{} cannot be tested with this compiler: holding it at {} made every run "
-                                           "fail ({}); it is left at its natural level in every cell",
-                                           suspect, label_of(suspect, true), fixed.failure));
-        fixed = c;
-        break;
-      }
-      broken.erase(suspect);
-    }
-    if (fixed.result == "failed") {
-      res.verdict = "failed";
-      res.conclusion = fmt::format("the compiler failed on every run even with every factor fixed: {}", fixed.failure);
-      res.exit_code = k_exit_compiler_failed;
-      return res;
-    }
+      m_names.push_back(f.name);
   }
 
-  // 2. Everything varied: is there variance at all, and how often?
-  Cell all = run_cell("all varied", names, opt.baseline_runs, false);
-  if (all.result == "failed") {
-    // A varied level breaks the compiler: find it by varying each factor alone.
-    for (const auto& f : factors) {
-      Cell c = run_cell(fmt::format("vary {} only", f.name), {f.name}, 2, true);
-      if (c.result == "failed") {
-        broken.insert(f.name);
-        res.findings.push_back(fmt::format("varying {} ({}) made every run fail: {}; {} is left at its natural "
-                                           "level in every cell",
-                                           f.name, f.varied_label, c.failure, f.name));
-      }
-    }
-    all = run_cell("all varied (without the factors that break the compiler)", names, opt.baseline_runs, false);
-    if (all.result == "failed") {
-      res.verdict = "inconclusive";
-      res.conclusion = "the compiler fails whenever the factors are varied together, and no single factor "
-                       "explains the failure";
-      res.exit_code = k_exit_compiler_failed;
-      return res;
-    }
-  }
-  res.baseline_rate = all.assessment.rate;
-  if (all.result == "deterministic") {
-    res.verdict = "deterministic";
-    res.conclusion = fmt::format("deterministic with every factor varied: {} runs, one output; fewer than {} of runs "
-                                 "would differ, at 95% confidence",
-                                 all.runs, percent(all.assessment.upper_bound));
-    if (fixed.result == "varies") {
-      res.verdict = "inconclusive";
-      res.conclusion = "varies with every factor fixed but not with every factor varied: too few runs to tell; "
-                       "raise --runs";
-      res.exit_code = k_exit_nondeterministic;
-    }
-    return res;
-  }
+  void run();
 
-  // Cells sized to catch half the baseline rate with 95 % probability.
-  double target = std::max(1e-4, all.assessment.rate / 2);
-  res.cell_runs = std::clamp<uint64_t>(stats::runs_to_detect(target), opt.min_cell_runs, opt.max_cell_runs);
-  auto supports_determinism = [&](const Cell& c) {
-    return c.result == "deterministic" && c.assessment.upper_bound < all.assessment.rate;
-  };
-  res.exit_code = k_exit_nondeterministic;
-
-  if (fixed.runs < res.cell_runs && fixed.result == "deterministic")
-    fixed = run_cell("all fixed (more runs)", {}, res.cell_runs, true);
-  if (fixed.result == "varies") {
-    res.verdict = "inconclusive";
-    res.conclusion = "varies even with every factor fixed: the cause is inside the compiler (its own threads or "
-                     "timing) or in something kdet does not control";
-    return res;
+private:
+  Cell cell(const std::string& name, const std::vector<std::string>& varied, uint64_t runs,
+            bool stop_early, bool probe = false, std::vector<std::string> left = {});
+  bool calibrate();
+  bool probe_fixed_levels(Cell& fixed);
+  bool probe_varied_levels();
+  void single_factors();
+  void sufficient_set();
+  void conclude();
+  // True when the cells so far (runs x median run time) used up --budget.
+  bool over_budget() const {
+    if (m_opt.budget_seconds <= 0) return false;
+    double spent = 0;
+    for (const auto& c : m_res.cells)
+      spent += static_cast<double>(c.runs) * c.median_seconds;
+    return spent > m_opt.budget_seconds;
   }
-  if (!supports_determinism(fixed)) {
-    res.verdict = "inconclusive";
-    res.conclusion = fmt::format("with every factor fixed no run differed, but {} runs cannot rule out the "
-                                 "baseline rate of {}; raise --max-cell-runs",
-                                 fixed.runs, percent(all.assessment.rate));
-    return res;
+  bool supported(const Cell& c) const {
+    return c.result == "deterministic" && c.assessment.upper_bound < m_all.assessment.rate;
   }
-
-  // 3. Each factor varied alone.
-  std::vector<std::string> sufficient;
-  for (const auto& n : names) {
-    if (broken.count(n)) continue;
-    Cell c = run_cell(fmt::format("vary {} only", n), {n}, res.cell_runs, true);
-    if (c.result == "varies") sufficient.push_back(n);
-    else if (c.result == "failed")
-      res.findings.push_back(fmt::format("varying {} alone made every run fail: {}", n, c.failure));
+  const Factor& factor(const std::string& n) const {
+    for (const auto& f : m_factors)
+      if (f.name == n) return f;
+    throw Error::format("explain: no factor '{}'", n);
   }
-
-  // 4. Fix the sufficient ones together, vary the rest; grow the set from pairs if needed.
-  std::vector<std::string> cause = sufficient;
-  auto rest_of = [&](const std::vector<std::string>& fixed_set) {
-    std::vector<std::string> r;
-    for (const auto& n : names)
-      if (!broken.count(n) && std::find(fixed_set.begin(), fixed_set.end(), n) == fixed_set.end()) r.push_back(n);
-    return r;
-  };
-  auto fixed_labels = [&](const std::vector<std::string>& set) {
+  std::vector<std::string> labels(const std::vector<std::string>& set, bool fixed) const {
     std::vector<std::string> l;
-    for (const auto& n : set) l.push_back(label_of(n, true));
+    for (const auto& n : set)
+      l.push_back(fixed ? factor(n).fixed_label : factor(n).varied_label);
     return l;
-  };
-  Cell check = run_cell(cause.empty() ? "vary everything (no single factor varied)"
-                                      : fmt::format("fix {}; vary the rest", join(cause, ", ", " and ")),
-                        rest_of(cause), res.cell_runs, true);
-  if (check.result == "varies") {
-    // Interactions: pairs of the remaining factors, varied together with everything else fixed.
+  }
+  std::vector<std::string> rest_of(const std::vector<std::string>& fixed_set) const {
+    std::vector<std::string> r;
+    for (const auto& n : m_names)
+      if (!m_broken.count(n) && !contains(fixed_set, n)) r.push_back(n);
+    return r;
+  }
+  std::vector<std::string> broken_list() const { return {m_broken.begin(), m_broken.end()}; }
+  // What was not tested: left out by --factors/--skip, not available here, broken levels.
+  std::string untested_clause() const;
+
+  const ExplainOptions& m_opt;
+  const std::vector<Factor>& m_factors;
+  const CellRunner& m_run;
+  const std::function<void(const Cell&)>& m_on_cell;
+  ExplainResult& m_res;
+  std::vector<std::string> m_names;
+  std::set<std::string> m_broken; // levels that break the compiler: left natural in every cell
+  Cell m_fixed, m_all, m_check;
+  std::vector<std::string> m_single; // factors that alone make it vary
+  std::vector<std::string> m_pairs;  // factors found through pairs
+};
+
+Cell Experiment::cell(const std::string& name, const std::vector<std::string>& varied,
+                      uint64_t runs, bool stop_early, bool probe, std::vector<std::string> left) {
+  CellPlan p;
+  p.name = name;
+  for (const auto& v : varied)
+    if (!m_broken.count(v)) p.varied.push_back(v);
+  for (const auto& b : m_broken)
+    if (!contains(left, b)) left.push_back(b);
+  p.left = left;
+  p.runs = runs;
+  p.stop_early = stop_early;
+  p.probe = probe;
+  if (probe) p.timeout = m_res.probe_timeout;
+  Cell c = m_run(p);
+  c.name = name;
+  c.varied = p.varied;
+  c.probe = probe;
+  if (c.fixed.empty())
+    for (const auto& n : m_names)
+      if (!contains(p.varied, n) && !contains(p.left, n)) c.fixed.push_back(n);
+  m_res.cells.push_back(c);
+  if (m_on_cell) m_on_cell(c);
+  return c;
+}
+
+// Stage 1: the compile as a plain user runs it; its time sizes the probes.
+bool Experiment::calibrate() {
+  Cell nat = cell("natural levels (calibration)", {}, 2, false, false, m_names);
+  if (nat.result == "failed") {
+    m_res.verdict = "failed";
+    m_res.conclusion = fmt::format(
+        "the compiler failed on every run, even at its natural levels: {}", nat.failure);
+    m_res.exit_code = k_exit_compiler_failed;
+    return false;
+  }
+  auto t = std::chrono::milliseconds(
+      static_cast<long long>(nat.median_seconds * m_opt.probe_factor * 1000));
+  t = std::max(t, m_opt.probe_floor);
+  if (m_opt.base.timeout.count() > 0) t = std::min(t, m_opt.base.timeout);
+  m_res.probe_timeout = t;
+  return true;
+}
+
+// Stage 2: does holding every factor fixed break the compiler? One short probe, then one per level.
+bool Experiment::probe_fixed_levels(Cell& fixed) {
+  Cell p = cell("probe: all fixed", {}, 1, true, true);
+  if (p.result != "failed") return true;
+  for (const auto& f : m_factors) {
+    if (f.fixed_label == f.natural_label) continue;
+    std::vector<std::string> others;
+    for (const auto& n : m_names)
+      if (n != f.name) others.push_back(n);
+    Cell c = cell(fmt::format("probe: fix {} only", f.name), {}, 1, true, true, others);
+    if (c.result != "failed") continue;
+    m_broken.insert(f.name);
+    m_res.findings.push_back(fmt::format(
+        "{} cannot be tested with this compiler: holding it at {} made the "
+        "compiler fail ({}) within {} ({}x the median compile time); it is left "
+        "at {} in every cell",
+        f.name, f.fixed_label, c.failure, human_seconds(m_res.probe_timeout.count() / 1e3),
+        m_opt.probe_factor, f.natural_label));
+  }
+  fixed = cell("probe: all fixed, broken levels left natural", {}, 1, true, true);
+  if (fixed.result == "failed") {
+    m_res.verdict = "failed";
+    m_res.conclusion =
+        fmt::format("the compiler failed on every run with every factor fixed ({}), though it "
+                    "works at its natural levels, and no single fixed level explains it",
+                    fixed.failure);
+    m_res.exit_code = k_exit_compiler_failed;
+    return false;
+  }
+  return true;
+}
+
+// Stage 3: does varying every factor break it? A short probe, then one per varied level.
+bool Experiment::probe_varied_levels() {
+  Cell p = cell("probe: all varied", m_names, 1, true, true);
+  if (p.result != "failed") return true;
+  for (const auto& f : m_factors) {
+    if (m_broken.count(f.name) || f.varied_label == f.natural_label) continue;
+    std::vector<std::string> others;
+    for (const auto& n : m_names)
+      if (n != f.name) others.push_back(n);
+    Cell c = cell(fmt::format("probe: vary {} only", f.name), {f.name}, 1, true, true, others);
+    if (c.result != "failed") continue;
+    m_broken.insert(f.name);
+    m_res.findings.push_back(
+        fmt::format("varying {} ({}) made the compiler fail: {}; it is left at {} in every "
+                    "cell",
+                    f.name, f.varied_label, c.failure, f.natural_label));
+  }
+  return true;
+}
+
+// Stage 5: each factor varied alone, the rest fixed.
+void Experiment::single_factors() {
+  for (const auto& n : m_names) {
+    if (m_broken.count(n)) continue;
+    Cell c = cell(fmt::format("vary {} only", n), {n}, m_res.cell_runs, true);
+    if (c.result == "varies")
+      m_single.push_back(n);
+    else if (c.result == "failed")
+      m_res.findings.push_back(
+          fmt::format("varying {} alone made every run fail: {}", n, c.failure));
+  }
+}
+
+// Stage 6: fix the single factors together; grow the set from pairs of the rest; fix each alone.
+void Experiment::sufficient_set() {
+  std::vector<std::string> cause = m_single;
+  m_check = cell(cause.empty() ? "vary everything (no single factor varied it)"
+                               : fmt::format("fix {}; vary the rest", join(cause)),
+                 rest_of(cause), m_res.cell_runs, true);
+  if (m_check.result == "varies") {
     std::vector<std::string> rest = rest_of(cause);
     for (size_t i = 0; i < rest.size(); ++i) {
       for (size_t j = i + 1; j < rest.size(); ++j) {
-        Cell c = run_cell(fmt::format("vary {} and {} only", rest[i], rest[j]), {rest[i], rest[j]}, res.cell_runs, true);
+        if (over_budget()) {
+          m_res.findings.push_back("the --budget ran out before every pair of factors was tried");
+          i = rest.size();
+          break;
+        }
+        Cell c = cell(fmt::format("vary {} and {} only", rest[i], rest[j]), {rest[i], rest[j]},
+                      m_res.cell_runs, true);
         if (c.result != "varies") continue;
-        for (const auto& n : {rest[i], rest[j]})
-          if (std::find(cause.begin(), cause.end(), n) == cause.end()) cause.push_back(n);
+        for (const auto& n : {rest[i], rest[j]}) {
+          if (!contains(cause, n)) cause.push_back(n);
+          if (!contains(m_pairs, n)) m_pairs.push_back(n);
+        }
       }
     }
-    if (cause.size() > sufficient.size())
-      check = run_cell(fmt::format("fix {}; vary the rest", join(cause, ", ", " and ")), rest_of(cause),
-                       res.cell_runs, true);
+    if (cause.size() > m_single.size())
+      m_check = cell(fmt::format("fix {}; vary the rest", join(cause)), rest_of(cause),
+                     m_res.cell_runs, true);
   }
-  res.cause = cause;
-  if (check.result != "deterministic" || !supports_determinism(check) || cause.empty()) {
-    res.verdict = "inconclusive";
-    if (check.result == "varies")
-      res.conclusion = fmt::format("fixing {} is not enough and no pair of the other factors explains the rest",
-                                   cause.empty() ? "any single factor" : join(fixed_labels(cause), ", ", " and "));
-    else
-      res.conclusion = fmt::format("no run differed with {} fixed, but {} runs cannot rule out the baseline rate "
-                                   "of {}; raise --max-cell-runs",
-                                   join(fixed_labels(cause), ", ", " and "), check.runs, percent(all.assessment.rate));
-    return res;
-  }
+  if (!supported(m_check) || cause.size() < 2) return;
+  for (const auto& n : cause)
+    cell(fmt::format("fix {} only", n), rest_of({n}), m_res.cell_runs, true);
+}
 
-  // 5. Is each of them needed? Fix it alone (others varied): if that still varies, it is not enough alone.
-  bool each_alone_insufficient = true;
-  if (cause.size() > 1) {
-    for (const auto& n : cause) {
-      Cell c = run_cell(fmt::format("fix {} only", n), rest_of({n}), res.cell_runs, true);
-      if (c.result != "varies") each_alone_insufficient = false;
+std::string Experiment::untested_clause() const {
+  std::vector<std::string> parts;
+  if (!m_res.left_out.empty())
+    parts.push_back(fmt::format("{} (left out by --factors/--skip)", join(m_res.left_out)));
+  for (const auto& u : m_res.untestable)
+    parts.push_back(u);
+  for (const auto& b : m_broken)
+    parts.push_back(fmt::format("{} (its levels break the compiler)", b));
+  return join(parts, "; ", "; ");
+}
+
+void Experiment::run() {
+  if (!calibrate()) return;
+  m_fixed = Cell{};
+  if (!probe_fixed_levels(m_fixed)) return;
+  if (!probe_varied_levels()) return;
+  m_fixed = cell("all fixed", {}, m_opt.min_cell_runs, true);
+  if (m_fixed.result == "failed") {
+    m_res.verdict = "failed";
+    m_res.conclusion = fmt::format("the compiler failed on every run with every factor fixed: {}",
+                                   m_fixed.failure);
+    m_res.exit_code = k_exit_compiler_failed;
+    return;
+  }
+  // A short baseline first: a rate of one half or more is measured well enough by 15 runs, and a
+  // slow compiler then saves the rest. Otherwise the full --runs baseline decides.
+  uint64_t first = std::min<uint64_t>(m_opt.baseline_runs, 15);
+  m_all = cell("all varied", m_names, first, false);
+  if (first < m_opt.baseline_runs && !(m_all.result == "varies" && m_all.assessment.rate >= 0.5))
+    m_all = cell("all varied (full baseline)", m_names, m_opt.baseline_runs, false);
+  if (m_all.result == "failed") {
+    m_res.verdict = "inconclusive";
+    m_res.conclusion =
+        "the compiler fails whenever the factors are varied together, and no single factor "
+        "explains the failure";
+    m_res.exit_code = k_exit_compiler_failed;
+    return;
+  }
+  m_res.baseline_rate = m_all.assessment.rate;
+  if (m_all.result == "deterministic") {
+    conclude();
+    return;
+  }
+  // Cells sized to catch half the baseline rate with 95 % probability.
+  double target = std::max(1e-4, m_all.assessment.rate / 2);
+  m_res.cell_runs =
+      std::clamp<uint64_t>(stats::runs_to_detect(target), m_opt.min_cell_runs, m_opt.max_cell_runs);
+  // A time budget: the single-factor cells, the all-fixed rerun and the sufficient-set cells at
+  // full length must fit in what is left of --budget; cells get fewer runs (weaker bounds) if not.
+  if (m_opt.budget_seconds > 0 && m_all.median_seconds > 0) {
+    double spent = 0;
+    for (const auto& c : m_res.cells)
+      spent += static_cast<double>(c.runs) * c.median_seconds;
+    double left = m_opt.budget_seconds - spent;
+    double cells = static_cast<double>(m_names.size() + 3);
+    auto fit = static_cast<uint64_t>(std::max(0.0, left / (cells * m_all.median_seconds)));
+    if (std::max<uint64_t>(m_opt.min_cell_runs, fit) < m_res.cell_runs) {
+      m_res.cell_runs = std::max<uint64_t>(m_opt.min_cell_runs, fit);
+      m_res.findings.push_back(
+          fmt::format("cells were cut to {} runs to fit the {:.0f} s budget (--budget; a run "
+                      "takes {}); a rate this low needs {} runs per cell",
+                      m_res.cell_runs, m_opt.budget_seconds, human_seconds(m_all.median_seconds),
+                      std::clamp<uint64_t>(stats::runs_to_detect(target), m_opt.min_cell_runs,
+                                           m_opt.max_cell_runs)));
     }
   }
-  res.verdict = "explained";
-  if (cause.size() == 1) {
-    static const std::map<std::string, std::string> nouns = {
-        {"heap", "heap layout"},   {"aslr", "address-space layout (ASLR)"}, {"process", "process reuse"},
-        {"threads", "extra threads"}, {"path", "input path"},               {"cwd", "working directory"},
-        {"tmpdir", "TMPDIR"},      {"time", "time"},                        {"locale", "locale"},
-        {"umask", "umask"},        {"pid", "pid"},                          {"threadvars", "thread-count variables"}};
-    auto it = nouns.find(cause[0]);
-    std::string noun = it != nouns.end() ? "the " + it->second : cause[0].substr(cause[0].find(':') + 1);
-    res.conclusion = fmt::format("varies with {}; nothing else matters (deterministic when {})", noun,
-                                 label_of(cause[0], true));
-  } else {
-    res.conclusion = fmt::format("deterministic when {}", join(fixed_labels(cause), ", ", " and "));
-    if (each_alone_insufficient) res.conclusion += cause.size() == 2 ? "; neither alone is enough" : "; no one of them alone is enough";
+  if (m_fixed.runs < m_res.cell_runs && m_fixed.result == "deterministic")
+    m_fixed = cell("all fixed (more runs)", {}, m_res.cell_runs, true);
+  if (m_fixed.result == "deterministic" && supported(m_fixed)) {
+    single_factors();
+    sufficient_set();
   }
+  conclude();
+}
+
+// Every rule of docs/EXPLAIN.md, in its order.
+void Experiment::conclude() {
+  std::string untested = untested_clause();
+  std::string regimes = m_res.regimes;
+  // R3/R4: no variance with every factor varied.
+  if (m_all.result == "deterministic") {
+    if (m_fixed.result == "varies") {
+      m_res.verdict = "inconclusive";
+      m_res.conclusion =
+          "varies with every factor fixed but not with every factor varied: too few runs to tell; "
+          "raise --runs";
+      m_res.exit_code = k_exit_nondeterministic;
+      return;
+    }
+    m_res.verdict = "deterministic";
+    m_res.conclusion = fmt::format(
+        "deterministic with every factor varied, {}: {} runs, one output; fewer than {} of "
+        "runs would differ, at 95% confidence",
+        regimes, m_all.runs, percent(m_all.assessment.upper_bound));
+    if (!untested.empty()) m_res.conclusion += "; not varied: " + untested;
+    m_res.exit_code = 0;
+    return;
+  }
+  m_res.exit_code = k_exit_nondeterministic;
+  // R5: varies with everything fixed: name what was not tested before blaming the compiler.
+  if (m_fixed.result == "varies") {
+    m_res.verdict = "inconclusive";
+    m_res.conclusion =
+        untested.empty()
+            ? "varies even with every factor fixed: the cause is inside the compiler (its own "
+              "threads "
+              "or timing) or in something kdet does not control"
+            : fmt::format("varies even with every tested factor fixed; not tested: {}; test those "
+                          "before blaming the compiler (its own threads or timing)",
+                          untested);
+    return;
+  }
+  // R6: too few runs to rule out the baseline rate.
+  if (!supported(m_fixed)) {
+    m_res.verdict = "inconclusive";
+    m_res.conclusion =
+        fmt::format("with every factor fixed no run differed, but {} runs cannot rule out the "
+                    "baseline rate of {}; raise --max-cell-runs",
+                    m_fixed.runs, percent(m_all.assessment.rate));
+    return;
+  }
+  m_res.necessary = m_single;
+  // The smallest set of fixed factors under which a cell showed (supported) determinism.
+  const Cell* best = nullptr;
+  for (const auto& c : m_res.cells) {
+    if (c.probe || !supported(c) || (c.varied.empty() && c.name != m_check.name)) continue;
+    if (!best || c.fixed.size() < best->fixed.size()) best = &c;
+  }
+  // Mechanism: several address-moving factors each make it vary.
+  std::vector<std::string> movers;
+  for (const auto& n : m_single)
+    if (factor(n).moves_addresses) movers.push_back(factor(n).noun);
+  if (movers.size() >= 2)
+    m_res.mechanism = fmt::format("follows memory addresses: {} each move it", join(movers));
+  // R7: nothing sufficient was found.
+  if (!best) {
+    m_res.verdict = "inconclusive";
+    m_res.cause = m_check.result == "varies" ? std::vector<std::string>{} : m_single;
+    if (m_check.result == "varies") {
+      m_res.conclusion =
+          fmt::format("fixing {} is not enough and no pair of the other factors explains the rest",
+                      m_single.empty() ? "any single factor" : join(labels(m_single, true)));
+      if (!untested.empty()) m_res.conclusion += "; not tested: " + untested;
+    } else {
+      m_res.conclusion = fmt::format(
+          "no run differed with {} fixed, but {} runs cannot rule out the baseline rate of "
+          "{}; raise --max-cell-runs",
+          join(labels(m_single, true)), m_check.runs, percent(m_all.assessment.rate));
+    }
+    if (!m_res.mechanism.empty()) m_res.conclusion += "; it " + m_res.mechanism;
+    return;
+  }
+  m_res.verdict = "explained";
+  m_res.cause = best->fixed;
+  const auto& cause = m_res.cause;
+  std::string when = join(labels(cause, true));
+  std::string evidence = fmt::format("(cell '{}': {} runs, one output)", best->name, best->runs);
+  bool singles_in_cause = std::all_of(m_single.begin(), m_single.end(),
+                                      [&](const auto& n) { return contains(cause, n); });
+  if (cause.size() == 1 && m_single == cause) {
+    // R8: one factor, which alone makes it vary.
+    m_res.conclusion = fmt::format("varies with {}; nothing else matters (deterministic when {})",
+                                   factor(cause[0]).noun, when);
+  } else if (m_single.empty() && !m_pairs.empty()) {
+    // R9: an interaction: no factor alone varies it, a pair together does.
+    m_res.conclusion = fmt::format("varies only when {} vary together; ", join(m_pairs));
+    m_res.conclusion += cause.size() == 1
+                            ? fmt::format("fixing {} alone is enough {}", cause[0], evidence)
+                            : fmt::format("deterministic when {} {}", when, evidence);
+  } else {
+    // R10/R11: the smallest sufficient set seen, with what the single-factor cells showed.
+    m_res.conclusion = fmt::format("deterministic when {}", when);
+    if (best->name != m_check.name) m_res.conclusion += " " + evidence;
+    if (!singles_in_cause)
+      m_res.conclusion += fmt::format("; yet varied alone, {} each made it vary", join(m_single));
+    else if (m_check.result == "varies" && !m_single.empty())
+      m_res.conclusion +=
+          fmt::format("; fixing {} alone is not enough", join(labels(m_single, true)));
+    else if (m_single.size() > 1 && m_single.size() == cause.size())
+      m_res.conclusion += cause.size() == 2 ? "; each of the two alone makes it vary"
+                                            : "; each of them alone makes it vary";
+  }
+  if (!m_res.mechanism.empty()) m_res.conclusion += "; it " + m_res.mechanism;
+  if (!untested.empty()) m_res.conclusion += "; not tested: " + untested;
+}
+
+} // namespace
+
+ExplainResult explain_with(const ExplainOptions& opt, const std::vector<Factor>& factors,
+                           const CellRunner& run, const std::function<void(const Cell&)>& on_cell,
+                           const std::vector<std::string>& left_out,
+                           const std::vector<std::string>& untestable) {
+  ExplainResult res;
+  if (factors.empty()) throw Error("--factors/--skip left no factor to test");
+  for (const auto& f : factors)
+    res.factors.push_back(f.name);
+  res.left_out = left_out;
+  res.untestable = untestable;
+  bool exec = opt.base.backend.kind == "exec";
+  res.regimes = exec ? "across processes (the compiler is a new process every run)"
+                : contains(res.factors, "process")
+                    ? "across processes and inside one process (process=both)"
+                    : "across processes only (process is not varied)";
+  Experiment(opt, factors, run, on_cell, res).run();
   return res;
+}
+
+ExplainResult explain(const ExplainOptions& opt, const std::function<void(const Cell&)>& on_cell) {
+  std::vector<std::string> left_out, untestable;
+  std::vector<Factor> factors =
+      explain_factors(opt.base, opt.only, opt.skip, &left_out, &untestable);
+  // Factors left out of the design stay at their natural level, as a plain compile sees them.
+  ExplainOptions o = opt;
+  for (const auto& info : perturb::factor_registry())
+    if (info.name != "env-vary") info.set(o.base.setting, info.natural, "explain");
+  backend::Identity identity;
+  CellRunner runner = execute_runner(o, factors, identity);
+  ExplainResult r = explain_with(o, factors, runner, on_cell, left_out, untestable);
+  r.identity = identity;
+  return r;
 }
 
 } // namespace kdet::engine

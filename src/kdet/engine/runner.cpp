@@ -54,6 +54,11 @@ std::string outcome_id(const backend::CompileResult& r) {
   return h.hex();
 }
 
+bool runs_in_fresh_process(perturb::ProcessMode mode, uint64_t index) {
+  return mode == perturb::ProcessMode::fresh ||
+         (mode == perturb::ProcessMode::both && index % 2 == 0);
+}
+
 RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   RunOutput out;
   out.plan = plan;
@@ -89,7 +94,8 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   std::vector<std::string> env_overrides = factors.env;
   env_overrides.insert(env_overrides.end(), plan.setting.env.begin(), plan.setting.env.end());
   launch.env = build_env(env_overrides);
-  const bool fresh = plan.setting.process == perturb::ProcessMode::fresh;
+  const perturb::ProcessMode mode = plan.setting.process;
+  const bool fresh = mode == perturb::ProcessMode::fresh;
 
   // Load the compiler once up front: a bad --lib or --cmd is a usage error, not N failed runs.
   // With --process same the probe simply stays on as slot 0's worker.
@@ -132,13 +138,15 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   std::atomic<int> workers_started{probe.alive() ? 1 : 0};
   if (probe.alive()) probe_serial = 1;
   auto slot_main = [&](int slot) {
-    WorkerProcess worker;
-    if (slot == 0 && probe.alive()) worker = std::move(probe);
+    // `shared` serves the slot's same-process runs; `own` is started for one
+    // fresh-process run and stopped after it (process=both uses both).
+    WorkerProcess shared, own;
+    if (slot == 0 && probe.alive()) shared = std::move(probe);
     WorkerLaunch my = launch;
     my.log_path = fmt::format("{}/worker{}.log", session_dir, slot);
     std::string workdir = fmt::format("{}/s{}", session_dir, slot);
     make_dirs(workdir);
-    int worker_serial = worker.alive() ? probe_serial : 0, nth = 0;
+    int shared_serial = shared.alive() ? probe_serial : 0, shared_nth = 0;
     for (;;) {
       if (stop.load() || interrupted()) break;
       uint64_t idx = next.fetch_add(1);
@@ -147,12 +155,18 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
       rec.index = idx;
       rec.seed = mix_seed(plan.setting.seed, idx);
       rec.slot = slot;
+      const bool run_fresh = runs_in_fresh_process(mode, idx);
+      rec.fresh_process = run_fresh;
+      WorkerProcess& worker = run_fresh ? own : shared;
+      int own_serial = 0, own_nth = 0;
+      int& worker_serial = run_fresh ? own_serial : shared_serial;
+      int& nth = run_fresh ? own_nth : shared_nth;
       auto t0 = steady_clock::now();
       backend::CompileResult result;
       WorkerReply reply;
       perturb::RunPerturbation pert = perturb::plan_run(plan.setting, ctx, idx, rec.seed);
       my.env = launch.env;
-      if (fresh && !is_exec && !pert.env.empty()) {
+      if (run_fresh && !is_exec && !pert.env.empty()) {
         // A fresh worker gets this run's variables in its initial environment
         // rather than through setenv(), which would also move the compiler's
         // heap: a factor must change only what it names.
@@ -181,7 +195,8 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
         msg.seed = rec.seed;
         msg.churn = plan.setting.heap == perturb::HeapMode::churn ? 1 : 0;
         msg.request.input = input;
-        for (const auto& d : pert.make_dirs) make_dirs(d);
+        for (const auto& d : pert.make_dirs)
+          make_dirs(d);
         if (pert.copy_input) write_file_atomic(pert.input_path, input);
         msg.chaos_reseed = pert.chaos_reseed ? 1 : 0;
         msg.chaos_seed = pert.chaos_seed;
@@ -215,7 +230,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
         for (const auto& d : pert.make_dirs) remove_tree(d);
         rec.compile_seconds = static_cast<double>(reply.message.compile_ns) * 1e-9;
         rec.churn_seconds = static_cast<double>(reply.message.churn_ns) * 1e-9;
-        if (fresh && worker.alive()) worker.stop();
+        if (run_fresh && worker.alive()) worker.stop();
       }
       rec.seconds = duration<double>(steady_clock::now() - t0).count();
       rec.status = result.status;
@@ -274,10 +289,12 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
       ++completed;
       if (plan.stop_at_outcomes > 0 && variants.size() >= plan.stop_at_outcomes) stop.store(true);
       if (result.status == backend::Status::ok) ++succeeded;
-      if (plan.stop_after_failures > 0 && succeeded == 0 && completed >= plan.stop_after_failures) stop.store(true);
+      if (plan.stop_after_failures > 0 && succeeded == 0 && completed >= plan.stop_after_failures)
+        stop.store(true);
       if (progress) progress(completed, plan.runs, variants.size());
     }
-    worker.stop();
+    shared.stop();
+    own.stop();
   };
 
   int jobs = std::max(

@@ -60,6 +60,8 @@ struct RunRecord {
   int worker = 0;               // serial number of the worker process (same-process runs share it)
   int worker_pid = 0;
   int nth_in_worker = 0;        // 1 = first compile in that worker
+  bool fresh_process =
+      false; // ran in a worker started for this run alone (the across-processes regime)
   backend::Status status = backend::Status::infra_error;
   int code = 0;
   int signal = 0;
@@ -115,6 +117,10 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress = {});
 // Fills each non-modal variant's `difference` with kdet diff's one-line
 // classification against the most common variant (per artifact).
 void annotate_differences(RunOutput& out);
+
+// True when run `index` gets a worker of its own: always for fresh, never for
+// same, and for both every run with an even 0-based index (runs 1, 3, 5, ...).
+bool runs_in_fresh_process(perturb::ProcessMode mode, uint64_t index);
 
 // The outcome id of a compile result: status plus, for successes, every artifact.
 std::string outcome_id(const backend::CompileResult& r);

@@ -40,7 +40,9 @@ const std::vector<std::string>& level_factor_names() {
   return names;
 }
 
-const char* to_string(ProcessMode m) { return m == ProcessMode::same ? "same" : "fresh"; }
+const char* to_string(ProcessMode m) {
+  return m == ProcessMode::same ? "same" : m == ProcessMode::fresh ? "fresh" : "both";
+}
 const char* to_string(HeapMode m) {
   return m == HeapMode::none ? "none" : m == HeapMode::churn ? "churn" : "chaos";
 }
@@ -57,7 +59,8 @@ std::string level_name(const std::string& factor, Level level) {
 ProcessMode parse_process(const std::string& v, const std::string& option) {
   if (v == "same") return ProcessMode::same;
   if (v == "fresh") return ProcessMode::fresh;
-  throw Error::format("{}: '{}' is not valid; use same or fresh", option, v);
+  if (v == "both") return ProcessMode::both;
+  throw Error::format("{}: '{}' is not valid; use both, same or fresh", option, v);
 }
 
 HeapMode parse_heap(const std::string& v, const std::string& option) {

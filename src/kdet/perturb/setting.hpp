@@ -18,7 +18,10 @@
 
 namespace kdet::perturb {
 
-enum class ProcessMode { same, fresh };
+// same: every run in one worker; fresh: a new worker per run; both: alternate
+// (odd runs fresh, even runs in one shared worker per slot), so variation across
+// processes and inside one process both show.
+enum class ProcessMode { same, fresh, both };
 enum class HeapMode { none, churn, chaos };
 // For the environment-like factors: leave as inherited, hold at one value, or
 // change every run (seeded).

@@ -9,6 +9,13 @@
 namespace kdet::report {
 
 namespace {
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v)
+    out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
 std::string cell_result(const engine::Cell& c) {
   if (c.result == "deterministic")
     return fmt::format("deterministic (rate < {})", percent(c.assessment.upper_bound));
@@ -27,7 +34,10 @@ nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::
                      {"result", c.result},
                      {"rate", c.assessment.rate},
                      {"upper_bound", c.assessment.upper_bound},
-                     {"failure", c.failure}});
+                     {"failure", c.failure},
+                     {"fixed", c.fixed},
+                     {"probe", c.probe},
+                     {"median_seconds", c.median_seconds}});
   }
   return {{"schema", k_explain_schema},
           {"kdet", {{"version", k_version}, {"command_line", command_line()}}},
@@ -46,6 +56,12 @@ nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::
           {"cells", cells},
           {"findings", r.findings},
           {"cause", r.cause},
+          {"necessary", r.necessary},
+          {"mechanism", r.mechanism},
+          {"regimes", r.regimes},
+          {"left_out", r.left_out},
+          {"untestable", r.untestable},
+          {"probe_timeout_seconds", static_cast<double>(r.probe_timeout.count()) / 1000},
           {"verdict", r.verdict},
           {"conclusion", r.conclusion},
           {"exit_code", r.exit_code}};
@@ -57,12 +73,16 @@ std::string explain_to_text(const engine::ExplainOptions& opt, const engine::Exp
   s += fmt::format("input       {}\n", input_display);
   s += fmt::format("compiler    {}: {} ({})\n", r.identity.backend, r.identity.version, r.identity.path);
   if (!opt.base.options.empty()) s += fmt::format("options     {}\n", shell_join(opt.base.options));
-  s += fmt::format("factors     {}\n", [&] {
-    std::string f;
-    for (const auto& n : r.factors) f += (f.empty() ? "" : ", ") + n;
-    return f;
-  }());
+  s += fmt::format("factors     {}\n", join(r.factors));
+  if (!r.left_out.empty())
+    s += fmt::format("left out    {} (--factors/--skip)\n", join(r.left_out));
+  if (!r.untestable.empty()) s += fmt::format("untestable  {}\n", join(r.untestable));
+  s += fmt::format("regimes     {}\n", r.regimes);
   s += fmt::format("seed        {:#x}\n", opt.base.setting.seed);
+  if (r.probe_timeout.count() > 0)
+    s += fmt::format(
+        "probes      short runs to find levels that break the compiler, killed after {}\n",
+        human_seconds(static_cast<double>(r.probe_timeout.count()) / 1000));
   if (r.cell_runs)
     s += fmt::format("cells       up to {} runs each (enough to see half the baseline rate of {} with 95% "
                      "probability); a cell stops at its second outcome\n",
@@ -75,6 +95,8 @@ std::string explain_to_text(const engine::ExplainOptions& opt, const engine::Exp
     s += fmt::format("  {:<{}}  {:>5}  {:>8}  {}\n", c.name, w, c.runs, c.outcomes, cell_result(c));
   s += "\n";
   for (const auto& f : r.findings) s += fmt::format("finding     {}\n", f);
+  if (!r.necessary.empty())
+    s += fmt::format("necessary   {} (each alone makes it vary)\n", join(r.necessary));
   const char* code = r.verdict == "deterministic" ? "1;32" : r.verdict == "explained" ? "1;31" : "1;33";
   std::string head = r.verdict == "deterministic" ? "DETERMINISTIC"
                      : r.verdict == "explained"   ? "EXPLAINED"

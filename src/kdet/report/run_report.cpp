@@ -1,14 +1,14 @@
 #include "kdet/report/run_report.hpp"
 
+#include "kdet/perturb/registry.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 #include "kdet/util/sysinfo.hpp"
 #include "kdet/version.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace kdet::report {
 
@@ -57,6 +57,27 @@ std::string bound_sentence(double upper_bound, double confidence) {
                      confidence * 100);
 }
 
+// Which regimes the runs covered, with how many runs each (exec compilers are a new process every
+// run).
+static nlohmann::json regimes_json(const RunOutput& out) {
+  bool exec = out.plan.backend.kind == "exec";
+  uint64_t fresh = 0, same = 0;
+  for (const auto& r : out.records) {
+    if (!r.done) continue;
+    if (r.fresh_process || exec)
+      ++fresh;
+    else
+      ++same;
+  }
+  nlohmann::json covered = nlohmann::json::array();
+  if (fresh) covered.push_back("across-processes");
+  if (same > 1) covered.push_back("inside-process");
+  return {{"covered", covered},
+          {"fresh_process_runs", fresh},
+          {"same_process_runs", same},
+          {"statement", perturb::describe_regime(out.plan.setting, exec)}};
+}
+
 nlohmann::json record_to_json(const engine::RunRecord& r) {
   nlohmann::json arts = nlohmann::json::array();
   for (const auto& a : r.artifacts) arts.push_back({{"name", a.name}, {"hash", a.hash}, {"size", a.size}});
@@ -67,6 +88,7 @@ nlohmann::json record_to_json(const engine::RunRecord& r) {
       {"worker", r.worker},
       {"worker_pid", r.worker_pid},
       {"nth_in_worker", r.nth_in_worker},
+      {"regime", r.fresh_process ? "fresh-process" : "same-process"},
       {"status", backend::to_string(r.status)},
       {"variant", r.variant},
       {"artifacts", arts},
@@ -113,6 +135,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
         {"version", out.identity.version},
         {"options", out.plan.options}}},
       {"setting", perturb::to_json(out.plan.setting)},
+      {"regimes", regimes_json(out)},
       {"environment", system_info()},
       {"verdict", engine::to_string(a.verdict)},
       {"exit_code", a.exit_code},
@@ -171,6 +194,8 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
         "slots     each slot has its own folder ({}): a compiler that writes its {{output}} or "
         "{{workdir}} path into its output can differ by slot; --jobs 1 avoids it\n",
         out.slot_paths_unshared);
+  s += fmt::format("regimes   {}\n",
+                   perturb::describe_regime(out.plan.setting, out.plan.backend.kind == "exec"));
   std::string runs_note =
       out.interrupted     ? fmt::format(" (interrupted: {} of {} planned runs done)", a.runs, out.plan.runs)
       : out.stopped_early ? fmt::format(" (stopped at the first differing run; {} planned)", out.plan.runs)

@@ -2,6 +2,7 @@
 #include "kdet/scan/manifest.hpp"
 
 #include "kdet/backend/exec_template.hpp"
+#include "kdet/perturb/registry.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
@@ -288,10 +289,12 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
   bool all_exec = std::all_of(m.compilers.begin(), m.compilers.end(),
                               [](const CompilerSpec& s) { return s.config.kind == "exec"; });
   auto& s = m.setting;
-  s.process = all_exec ? perturb::ProcessMode::fresh : perturb::ProcessMode::same;
+  // Library compilers default to both regimes, as `kdet run` does (perturb/registry.hpp).
+  s.process = all_exec ? perturb::ProcessMode::fresh : perturb::ProcessMode::both;
   s.heap = all_exec ? perturb::HeapMode::none : perturb::HeapMode::churn;
   s.seed = 0;
   if (!t) return;
+  // The registry's manifest keys, plus env and seed.
   c.keys(*t,
          {"process", "heap", "aslr", "threads", "env", "seed", "env_vary", "path", "cwd", "tmpdir",
           "time", "locale", "umask", "pid", "threadvars"},
@@ -299,12 +302,16 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
   auto at = [&](const char* key) {
     return t->get(key) ? Checker::line_of(*t->get(key)) : Checker::line_of(*t);
   };
-  try {
-    if (t->get("process"))
-      s.process = perturb::parse_process(c.str(*t, "process", "setting", false), "process");
-    if (t->get("heap")) s.heap = perturb::parse_heap(c.str(*t, "heap", "setting", false), "heap");
-  } catch (const Error& e) {
-    c.fail(at(t->get("heap") ? "heap" : "process"), fmt::format("[setting] {}", e.what()));
+  // Factors spelled as one string go through the registry; aslr (also a boolean), threads (a
+  // number) and env_vary (a list) are read below.
+  for (const auto& f : perturb::factor_registry()) {
+    const std::string& key = f.manifest_key;
+    if (key == "aslr" || key == "threads" || key == "env_vary" || !t->get(key)) continue;
+    try {
+      f.set(s, c.str(*t, key.c_str(), "setting", false), key);
+    } catch (const Error& e) {
+      c.fail(at(key.c_str()), fmt::format("[setting] {}", e.what()));
+    }
   }
   if (const toml::node* a = t->get("aslr")) {
     if (a->is_boolean())
@@ -330,28 +337,15 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
       c.fail(Checker::line_of(*n),
              "[setting] seed must be a non-negative integer or a \"0x...\" string");
   }
-  std::pair<const char*, perturb::Level perturb::Setting::*> levels[] = {
-      {"path", &perturb::Setting::path},     {"cwd", &perturb::Setting::cwd},
-      {"tmpdir", &perturb::Setting::tmpdir}, {"time", &perturb::Setting::time},
-      {"locale", &perturb::Setting::locale}, {"umask", &perturb::Setting::umask},
-      {"pid", &perturb::Setting::pid},       {"threadvars", &perturb::Setting::threadvars}};
-  for (const auto& [name, field] : levels) {
-    if (!t->get(name)) continue;
-    try {
-      s.*field = perturb::parse_level(name, c.str(*t, name, "setting", false), name);
-    } catch (const Error& e) {
-      c.fail(at(name), fmt::format("[setting] {}", e.what()));
-    }
-  }
   for (const auto& v : c.strs(*t, "env_vary", "setting")) {
     try {
-      s.env_vary.push_back(perturb::parse_env_vary(v));
+      perturb::factor("env-vary").set(s, v, "env_vary");
     } catch (const Error& e) {
       c.fail(at("env_vary"), fmt::format("[setting] env_vary: {}", e.what()));
     }
   }
   if (all_exec &&
-      (s.process == perturb::ProcessMode::same || s.heap == perturb::HeapMode::churn || s.threads))
+      (s.process != perturb::ProcessMode::fresh || s.heap == perturb::HeapMode::churn || s.threads))
     c.fail(Checker::line_of(*t),
            "[setting] every compiler is exec: use process = \"fresh\", heap = \"none\", "
            "threads = 0 (an exec compiler runs in its own process)");

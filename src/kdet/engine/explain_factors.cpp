@@ -1,0 +1,172 @@
+//===- engine/explain_factors.cpp - explain's factors and its real cell runner ===//
+//
+// The factors of an experiment come from perturb/registry.hpp (levels, noun,
+// regime); the runner turns a CellPlan into a RunPlan for engine::execute.
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/engine/explain.hpp"
+#include "kdet/engine/explain_internal.hpp"
+#include "kdet/engine/interrupt.hpp"
+#include "kdet/perturb/factors.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/hash.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <memory>
+
+namespace kdet::engine {
+
+using perturb::Setting;
+
+namespace {
+
+// A factor from its registry row: fix/vary/leave set the row's levels by name.
+Factor from_registry(const perturb::FactorInfo& info, const std::string& varied) {
+  Factor x;
+  x.name = info.name;
+  x.fixed_label = info.name + "=" + info.fixed;
+  x.varied_label = info.name + "=" + varied;
+  x.natural_label = info.name + "=" + info.natural;
+  auto set = info.set;
+  std::string where = "explain " + info.name;
+  x.fix = [set, v = info.fixed, where](Setting& s) { set(s, v, where); };
+  x.vary = [set, varied, where](Setting& s) { set(s, varied, where); };
+  x.leave = [set, v = info.natural, where](Setting& s) { set(s, v, where); };
+  x.noun = info.noun;
+  x.regime = info.regime;
+  x.moves_addresses = info.moves_addresses;
+  return x;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+} // namespace
+
+std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::string>& only,
+                                    const std::vector<std::string>& skip,
+                                    std::vector<std::string>* left_out,
+                                    std::vector<std::string>* untestable) {
+  bool exec = base.backend.kind == "exec";
+  perturb::Context ctx;
+  perturb::find_preload_libraries(ctx);
+  std::vector<Factor> all;
+  for (const auto& info : perturb::factor_registry()) {
+    if (info.name == "env-vary") continue; // one factor per declared variable, below
+    if (exec && !info.exec) continue;
+    std::string varied = info.varied;
+    if (info.name == "heap") {
+      // chaos moves every block (and reaches exec compilers); churn only the worker's heap.
+      if (!ctx.chaos_lib.empty())
+        varied = "chaos";
+      else if (exec)
+        continue;
+    }
+    if (info.name == "time" && ctx.faketime_lib.empty()) {
+      if (untestable) untestable->push_back("time (libfaketime is not installed)");
+      continue;
+    }
+    if (info.name == "pid" && !perturb::pid_namespace_available()) {
+      if (untestable) untestable->push_back("pid (no PID namespaces here)");
+      continue;
+    }
+    all.push_back(from_registry(info, varied));
+  }
+  for (size_t i = 0; i < base.setting.env_vary.size(); ++i) {
+    const auto& [key, values] = base.setting.env_vary[i];
+    Factor x;
+    x.name = "env:" + key;
+    x.fixed_label = key + "=" + values.front();
+    std::string list;
+    for (const auto& v : values)
+      list += (list.empty() ? "" : ",") + v;
+    x.varied_label = fmt::format("{} in {{{}}}", key, list);
+    x.natural_label = x.fixed_label;
+    x.fix = [i](Setting& s) {
+      auto& [k, vals] = s.env_vary[i];
+      s.env.push_back(k + "=" + vals.front());
+      vals = {vals.front()};
+    };
+    x.vary = [](Setting&) {};
+    x.leave = x.fix;
+    x.noun = key;
+    all.push_back(x);
+  }
+  for (const auto& o : only) {
+    if (std::none_of(all.begin(), all.end(), [&](const Factor& f) { return f.name == o; }))
+      throw Error::format("--factors: '{}' is not a factor that applies here", o);
+  }
+  std::vector<Factor> chosen;
+  for (auto& f : all) {
+    bool in = only.empty() || contains(only, f.name);
+    if (in && !contains(skip, f.name))
+      chosen.push_back(f);
+    else if (left_out)
+      left_out->push_back(f.name);
+  }
+  return chosen;
+}
+
+CellRunner execute_runner(const ExplainOptions& opt, const std::vector<Factor>& factors,
+                          backend::Identity& identity) {
+  auto serial = std::make_shared<uint64_t>(0);
+  return [&opt, factors, &identity, serial](const CellPlan& cp) {
+    RunPlan plan = opt.base;
+    // User env-vary lists are rebuilt per cell from the base (fix() narrows them).
+    plan.setting.env_vary = opt.base.setting.env_vary;
+    plan.setting.seed = mix_seed(opt.base.setting.seed, 1000 + (*serial)++);
+    Cell c;
+    for (const auto& f : factors) {
+      if (contains(cp.left, f.name)) {
+        f.leave(plan.setting);
+      } else if (contains(cp.varied, f.name)) {
+        f.vary(plan.setting);
+      } else {
+        f.fix(plan.setting);
+        c.fixed.push_back(f.name);
+      }
+    }
+    std::erase_if(plan.setting.env_vary, [](const auto& kv) { return kv.second.size() < 2; });
+    plan.runs = cp.runs;
+    plan.jobs = std::max(1, opt.base.jobs);
+    plan.stop_at_outcomes = cp.stop_early ? 2 : 0;
+    plan.stop_after_failures = 2;
+    if (cp.timeout.count() > 0) plan.timeout = cp.timeout;
+    // The compiler was loaded once by the first cell: later cells skip the probe worker.
+    if (!identity.path.empty()) plan.identity = identity;
+    RunOutput out = execute(plan);
+    if (out.interrupted) throw Interrupted();
+    if (identity.path.empty()) identity = out.identity;
+    c.name = cp.name;
+    c.varied = cp.varied;
+    c.probe = cp.probe;
+    c.runs = out.completed;
+    c.outcomes = out.variants.size();
+    c.assessment = assess(out);
+    std::vector<double> secs;
+    for (const auto& r : out.records)
+      if (r.done) secs.push_back(r.seconds);
+    if (!secs.empty()) {
+      std::nth_element(secs.begin(), secs.begin() + static_cast<long>(secs.size() / 2), secs.end());
+      c.median_seconds = secs[secs.size() / 2];
+    }
+    switch (c.assessment.verdict) {
+    case Verdict::deterministic:
+      c.result = "deterministic";
+      break;
+    case Verdict::nondeterministic:
+      c.result = "varies";
+      break;
+    default:
+      c.result = "failed";
+      if (!out.variants.empty())
+        c.failure = fmt::format("{} ({})", backend::to_string(out.variants.front().status),
+                                out.variants.front().detail);
+    }
+    return c;
+  };
+}
+
+} // namespace kdet::engine

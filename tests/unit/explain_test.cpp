@@ -1,0 +1,303 @@
+// explain's decision rules (docs/EXPLAIN.md), one test per row, with scripted
+// cell outcomes: a model says which cells vary or fail; no process is started.
+#include "kdet/engine/explain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <gtest/gtest.h>
+#include <set>
+
+using namespace kdet;
+using namespace kdet::engine;
+
+namespace {
+
+using Names = std::set<std::string>;
+
+// A scripted compiler: given the varied, left-natural and fixed factors of a cell.
+struct Model {
+  std::function<bool(const Names& varied, const Names& fixed)> varies =
+      [](const Names&, const Names&) { return false; };
+  std::function<bool(const Names& varied, const Names& left, const Names& fixed)> fails =
+      [](const Names&, const Names&, const Names&) { return false; };
+  double rate = 0.5;           // the differing fraction of a varying cell
+  double median_seconds = 0.4; // a run's time
+};
+
+std::vector<Factor> factors() {
+  std::vector<Factor> out;
+  for (const char* n : {"process", "heap", "aslr", "threads", "cwd", "tmpdir", "time", "pid"}) {
+    Factor f;
+    f.name = n;
+    std::string name = n;
+    f.fixed_label = name + (name == "aslr"      ? "=off"
+                            : name == "process" ? "=fresh"
+                            : name == "heap"    ? "=none"
+                            : name == "threads" ? "=0"
+                                                : "=fixed");
+    f.varied_label = name + "=vary";
+    f.natural_label = name == "time" ? "time=real" : name == "aslr" ? "aslr=on" : f.fixed_label;
+    f.fix = f.vary = f.leave = [](perturb::Setting&) {};
+    f.noun = name == "aslr"      ? "ASLR"
+             : name == "heap"    ? "the heap layout"
+             : name == "process" ? "compile history"
+             : name == "threads" ? "allocating threads"
+                                 : "the " + name;
+    f.moves_addresses = name == "aslr" || name == "heap" || name == "process" || name == "threads";
+    out.push_back(f);
+  }
+  return out;
+}
+
+struct Run {
+  ExplainResult result;
+  std::vector<CellPlan> plans;
+};
+
+Run run(const Model& m, ExplainOptions opt = {}, std::vector<std::string> left_out = {}) {
+  auto fs = factors();
+  Run r;
+  CellRunner runner = [&](const CellPlan& p) {
+    r.plans.push_back(p);
+    Names varied(p.varied.begin(), p.varied.end()), left(p.left.begin(), p.left.end()), fixed;
+    for (const auto& f : fs)
+      if (!varied.count(f.name) && !left.count(f.name)) fixed.insert(f.name);
+    Cell c;
+    c.median_seconds = m.median_seconds;
+    if (m.fails(varied, left, fixed)) {
+      c.result = "failed";
+      c.failure = "timed-out";
+      c.runs = std::min<uint64_t>(2, p.runs);
+      c.assessment.verdict = Verdict::failed;
+    } else if (m.varies(varied, fixed) && p.runs > 1) {
+      c.result = "varies";
+      c.runs = p.stop_early ? 2 : p.runs;
+      c.outcomes = 2;
+      c.assessment.verdict = Verdict::nondeterministic;
+      c.assessment.rate = p.stop_early ? 0.5 : m.rate;
+    } else {
+      c.result = "deterministic";
+      c.runs = p.runs;
+      c.outcomes = 1;
+      c.assessment.verdict = Verdict::deterministic;
+      c.assessment.upper_bound = 1 - std::pow(0.05, 1.0 / static_cast<double>(p.runs));
+    }
+    return c;
+  };
+  r.result = explain_with(opt, fs, runner, {}, left_out);
+  return r;
+}
+
+bool any(const Names& s, std::initializer_list<const char*> names) {
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return s.count(n) > 0; });
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+// R1: the compiler fails even at its natural levels.
+TEST(Explain, R1FailsAtNaturalLevels) {
+  Model m;
+  m.fails = [](const Names&, const Names&, const Names&) { return true; };
+  auto r = run(m).result;
+  EXPECT_EQ(r.verdict, "failed");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(has(r.conclusion, "natural levels")) << r.conclusion;
+}
+
+// R2: a fixed level that hangs the compiler costs short probes, then is left natural with a
+// finding.
+TEST(Explain, R2BrokenFixedLevelIsProbedAndLeftNatural) {
+  Model m;
+  m.fails = [](const Names&, const Names&, const Names& fixed) { return fixed.count("time") > 0; };
+  m.varies = [](const Names& v, const Names&) { return v.count("aslr") > 0; };
+  auto r = run(m);
+  ASSERT_EQ(r.result.verdict, "explained") << r.result.conclusion;
+  EXPECT_EQ(r.result.cause, std::vector<std::string>{"aslr"});
+  ASSERT_FALSE(r.result.findings.empty());
+  EXPECT_TRUE(has(r.result.findings[0], "time cannot be tested")) << r.result.findings[0];
+  EXPECT_EQ(r.result.probe_timeout.count(), 4000); // 10 x the 0.4 s median
+  for (const auto& p : r.plans) {
+    if (p.probe)
+      EXPECT_EQ(p.timeout.count(), 4000) << p.name;
+    else
+      EXPECT_TRUE(std::count(p.left.begin(), p.left.end(), "time") == 1 ||
+                  p.name.rfind("natural", 0) == 0)
+          << p.name;
+  }
+  EXPECT_TRUE(has(r.result.conclusion, "not tested: time (its levels break the compiler)"))
+      << r.result.conclusion;
+}
+
+// The probe timeout has a floor.
+TEST(Explain, ProbeTimeoutHasAFloor) {
+  Model m;
+  m.median_seconds = 0.01;
+  EXPECT_EQ(run(m).result.probe_timeout.count(), 2000);
+}
+
+// R3: no variance with every factor varied, in both regimes: deterministic with the bound.
+TEST(Explain, R3DeterministicCoversBothRegimes) {
+  auto r = run(Model{});
+  EXPECT_EQ(r.result.verdict, "deterministic");
+  EXPECT_EQ(r.result.exit_code, 0);
+  EXPECT_TRUE(has(r.result.conclusion, "across processes and inside one process"))
+      << r.result.conclusion;
+  auto all = std::find_if(r.plans.begin(), r.plans.end(),
+                          [](const CellPlan& p) { return p.name == "all varied"; });
+  ASSERT_NE(all, r.plans.end());
+  EXPECT_EQ(std::count(all->varied.begin(), all->varied.end(), "process"), 1); // process=both
+  EXPECT_EQ(std::count(all->varied.begin(), all->varied.end(), "aslr"), 1);
+}
+
+// R3 with factors left out: the verdict names them.
+TEST(Explain, R3DeterministicNamesLeftOutFactors) {
+  auto r = run(Model{}, {}, {"env:X"}).result;
+  EXPECT_TRUE(has(r.conclusion, "not varied: env:X (left out by --factors/--skip)"))
+      << r.conclusion;
+}
+
+// R4: varies with everything fixed but not with everything varied: too few runs.
+TEST(Explain, R4VariesOnlyFixed) {
+  Model m;
+  m.varies = [](const Names& v, const Names&) { return v.empty(); };
+  auto r = run(m).result;
+  EXPECT_EQ(r.verdict, "inconclusive");
+  EXPECT_TRUE(has(r.conclusion, "raise --runs")) << r.conclusion;
+}
+
+// R5: varies with every tested factor fixed: name what was left out before blaming the compiler.
+TEST(Explain, R5NamesLeftOutFactorsBeforeBlamingTheCompiler) {
+  Model m;
+  m.varies = [](const Names&, const Names&) { return true; };
+  auto with = run(m, {}, {"locale", "umask"}).result;
+  EXPECT_EQ(with.verdict, "inconclusive");
+  EXPECT_TRUE(has(with.conclusion, "not tested: locale and umask (left out by --factors/--skip)"))
+      << with.conclusion;
+  auto without = run(m).result;
+  EXPECT_TRUE(has(without.conclusion, "the cause is inside the compiler")) << without.conclusion;
+}
+
+// R6: no run differed with everything fixed, but too few runs for the baseline rate.
+TEST(Explain, R6TooFewRunsForTheRate) {
+  Model m;
+  m.varies = [](const Names& v, const Names&) { return v.count("aslr") > 0; };
+  m.rate = 0.02;
+  ExplainOptions o;
+  o.max_cell_runs = 10;
+  auto r = run(m, o).result;
+  EXPECT_EQ(r.verdict, "inconclusive");
+  EXPECT_TRUE(has(r.conclusion, "raise --max-cell-runs")) << r.conclusion;
+}
+
+// R7: fixing the single factors is not enough and no pair explains the rest: the smallest set seen.
+TEST(Explain, R7SingleFactorsNotEnough) {
+  Model m;
+  m.varies = [](const Names& v, const Names&) {
+    return v.count("aslr") || (v.count("cwd") && v.count("tmpdir") && v.count("time"));
+  };
+  auto r = run(m).result;
+  EXPECT_EQ(r.verdict, "explained");
+  EXPECT_TRUE(has(r.conclusion, "; fixing aslr=off alone is not enough")) << r.conclusion;
+  EXPECT_TRUE(has(r.conclusion, "cwd=fixed") || has(r.conclusion, "tmpdir=fixed") ||
+              has(r.conclusion, "time=fixed"))
+      << r.conclusion;
+}
+
+// R7 (no cell supports a claim): inconclusive, never a cause.
+TEST(Explain, R7NothingSufficientIsInconclusive) {
+  Model m;
+  // Any three factors together vary it; cells varying one or two fail, so none supports a claim.
+  m.varies = [](const Names& v, const Names&) { return v.size() >= 3; };
+  m.fails = [](const Names& v, const Names&, const Names&) { return !v.empty() && v.size() <= 2; };
+  auto r = run(m).result;
+  EXPECT_EQ(r.verdict, "inconclusive") << r.conclusion;
+  EXPECT_TRUE(r.cause.empty());
+  EXPECT_TRUE(has(r.conclusion, "fixing any single factor is not enough and no pair"))
+      << r.conclusion;
+}
+
+// R8: one factor alone.
+TEST(Explain, R8OneFactor) {
+  Model m;
+  m.varies = [](const Names& v, const Names&) { return v.count("aslr") > 0; };
+  auto r = run(m).result;
+  EXPECT_EQ(r.verdict, "explained");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.conclusion, "varies with ASLR; nothing else matters (deterministic when aslr=off)");
+}
+
+// R9: an interaction: two factors together, either fixed alone is enough.
+TEST(Explain, R9TwoFactorsTogether) {
+  Model m;
+  m.varies = [](const Names& v, const Names&) { return v.count("cwd") && v.count("tmpdir"); };
+  auto r = run(m).result;
+  EXPECT_EQ(r.verdict, "explained");
+  EXPECT_TRUE(r.necessary.empty());
+  EXPECT_EQ(r.cause.size(), 1u);
+  EXPECT_TRUE(has(r.conclusion,
+                  "varies only when cwd and tmpdir vary together; fixing cwd alone is enough"))
+      << r.conclusion;
+}
+
+// R10: a cell fixing fewer factors was deterministic: the conclusion says so (the smallest set
+// seen).
+TEST(Explain, R10SmallestSufficientSetSeen) {
+  Model m;
+  m.varies = [](const Names& v, const Names& fixed) {
+    if (fixed == Names{"threads"}) return false; // "fix threads only" came out deterministic
+    return any(v, {"heap", "aslr", "process", "threads"});
+  };
+  auto r = run(m).result;
+  EXPECT_EQ(r.verdict, "explained");
+  EXPECT_EQ(r.cause, std::vector<std::string>{"threads"});
+  EXPECT_TRUE(has(r.conclusion, "deterministic when threads=0 (cell 'fix threads only'"))
+      << r.conclusion;
+  EXPECT_TRUE(
+      has(r.conclusion, "yet varied alone, process, heap, aslr and threads each made it vary"))
+      << r.conclusion;
+}
+
+// R11: several factors, each needed, all moving addresses: the mechanism is named.
+TEST(Explain, R11SeveralAddressFactors) {
+  Model m;
+  m.varies = [](const Names& v, const Names&) { return any(v, {"heap", "aslr", "process"}); };
+  auto r = run(m).result;
+  EXPECT_EQ(r.verdict, "explained");
+  EXPECT_EQ(r.necessary, (std::vector<std::string>{"process", "heap", "aslr"}));
+  EXPECT_TRUE(has(r.conclusion,
+                  "deterministic when process=fresh, heap=none and aslr=off; each of them alone"))
+      << r.conclusion;
+  EXPECT_EQ(r.mechanism,
+            "follows memory addresses: compile history, the heap layout and ASLR each move it");
+}
+
+// A varied level that breaks the compiler is found by a probe and left natural.
+TEST(Explain, BrokenVariedLevelIsLeftNatural) {
+  Model m;
+  m.fails = [](const Names& v, const Names&, const Names&) { return v.count("pid") > 0; };
+  m.varies = [](const Names& v, const Names&) { return v.count("heap") > 0; };
+  auto r = run(m).result;
+  EXPECT_EQ(r.verdict, "explained") << r.conclusion;
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_TRUE(has(r.findings[0], "varying pid")) << r.findings[0];
+}
+
+// --budget: a slow compiler with a low rate gets shorter cells, and a finding says so.
+TEST(Explain, BudgetCutsCellRuns) {
+  Model m;
+  m.varies = [](const Names& v, const Names&) { return v.count("aslr") > 0; };
+  m.rate = 0.05;
+  m.median_seconds = 2;
+  ExplainOptions o;
+  o.budget_seconds = 300;
+  auto r = run(m, o).result;
+  EXPECT_LT(r.cell_runs, 20u);
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_TRUE(has(r.findings.back(), "to fit the 300 s budget")) << r.findings.back();
+  o.budget_seconds = 0;
+  EXPECT_GT(run(m, o).result.cell_runs, 100u);
+}
