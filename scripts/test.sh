@@ -36,9 +36,9 @@ for p in "${phases[@]}"; do
 done
 
 # The tests of kdet's own threads: the scan database writer thread and scan's scheduler pool
-# (scan_* e2e, unit ScanStore*), the cache under concurrent writers (cache_* e2e, unit Cache*),
-# and the runner's parallel slots and hashing thread (run_* e2e, unit Engine*).
-KDET_TSAN_TESTS=${KDET_TSAN_TESTS:-'^(unit\.(Scan|Cache|Engine)[A-Za-z]*\.|e2e\.(scan_|cache_|run_))'}
+# (scan_* e2e, unit Scan*, Store*), the cache under concurrent writers (cache_* e2e, unit Cache*),
+# and the runner's parallel slots and hashing thread (run_* e2e, unit Runner*).
+KDET_TSAN_TESTS=${KDET_TSAN_TESTS:-'^(unit\.(Scan|Store|Cache|Runner)[A-Za-z]*\.|e2e\.(scan_|cache_|run_))'}
 jobs=$(nproc)
 
 "$root/scripts/setup.sh" || exit 1
