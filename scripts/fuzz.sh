@@ -45,7 +45,8 @@ fi
 seeds=$build/seeds
 rm -rf "$seeds"
 mkdir -p "$seeds"/{ptx_reader_fuzz,elf_reader_fuzz,manifest_fuzz,scan_db_fuzz}
-cp "$root"/tests/data/diff/*.ptx "$root"/examples/ptx/*.ptx "$seeds/ptx_reader_fuzz/"
+cp "$root"/tests/data/diff/*.ptx "$seeds/ptx_reader_fuzz/"
+for p in "$root"/examples/ptx/*.ptx; do cp "$p" "$seeds/ptx_reader_fuzz/example_$(basename "$p")"; done
 ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
 if [ -x "$ptxas" ]; then
   for p in "$root"/tests/data/diff/*.ptx; do
