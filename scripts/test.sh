@@ -1,10 +1,124 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds everything, runs every
-# test (unit and end-to-end, against the real CUDA compilers where present).
-set -euo pipefail
+# The test command (CI runs it through .ci/run): installs what is missing, then runs these
+# phases in order, each in its own build folder, and prints each phase's wall time:
+#   plain  build/        warnings are errors (KDET_WERROR); every unit and end-to-end test
+#   asan   build-asan/   AddressSanitizer + UndefinedBehaviorSanitizer; every unit and e2e test
+#   tsan   build-tsan/   ThreadSanitizer; the tests of kdet's threads (KDET_TSAN_TESTS below)
+#   fuzz   build-fuzz/   every libFuzzer target (fuzz/) for KDET_FUZZ_SECONDS each (default 60)
+# Usage: scripts/test.sh [--phase NAME]... [CTEST_ARGS...]
+#   no --phase: all four (what CI runs); --phase may repeat; other arguments go to every ctest
+#   (e.g. -R e2e.run_cli). KDET_TEST_PHASES="plain asan" does the same as --phase.
+# End-to-end tests labelled "fuzz" (tests/e2e/*fuzz*.sh) run in the fuzz phase only.
+# A sanitized phase fails when any process left a report in <build>/sanitizer-logs/ (workers
+# and compilers write stderr into compiler logs, so the reports go to files); its tests that
+# cannot run sanitized are skipped with their reason (tests/sanitizers.cmake).
+# Exit: 0 every phase passed, 1 otherwise (the summary names the failed phases).
+set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh"
-"$root/scripts/build.sh"
-build=${KDET_BUILD_DIR:-$root/build}
-cd "$build"
-ctest --output-on-failure -j "$(nproc)" "$@"
+
+phases=()
+ctest_args=()
+while (($#)); do
+  case $1 in
+    --phase) phases+=("${2:?--phase needs one of plain, asan, tsan, fuzz}"); shift 2 ;;
+    --phase=*) phases+=("${1#--phase=}"); shift ;;
+    *) ctest_args+=("$1"); shift ;;
+  esac
+done
+if ((${#phases[@]} == 0)); then
+  read -r -a phases <<<"${KDET_TEST_PHASES:-plain asan tsan fuzz}"
+fi
+for p in "${phases[@]}"; do
+  case $p in
+    plain | asan | tsan | fuzz) ;;
+    *) echo "test.sh: unknown phase '$p'; valid: plain, asan, tsan, fuzz" >&2; exit 2 ;;
+  esac
+done
+
+# The tests of kdet's own threads: the scan database writer thread and scan's scheduler pool
+# (scan_* e2e, unit Scan*, Store*), the cache under concurrent writers (cache_* e2e, unit Cache*),
+# and the runner's parallel slots and hashing thread (run_* e2e, unit Runner*).
+KDET_TSAN_TESTS=${KDET_TSAN_TESTS:-'^(unit\.(Scan|Store|Cache|Runner)[A-Za-z]*\.|e2e\.(scan_|cache_|run_))'}
+jobs=$(nproc)
+
+"$root/scripts/setup.sh" || exit 1
+
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+
+# build DIR CMAKE_ARGS...: configures and builds DIR.
+build() {
+  local dir=$1; shift
+  KDET_BUILD_DIR=$dir "$root/scripts/build.sh" "${launcher[@]}" "$@"
+}
+
+# check_sanitizer_logs DIR: fails when any sanitizer report was written.
+check_sanitizer_logs() {
+  local logs=$1/sanitizer-logs
+  if [[ -f $1/sanitizer-skips.txt ]]; then
+    echo "test.sh: skipped in this build, with why:"
+    sed 's/^/  /' "$1/sanitizer-skips.txt"
+  fi
+  if compgen -G "$logs/*" >/dev/null; then
+    echo "test.sh: sanitizer reports in $logs:" >&2
+    for f in "$logs"/*; do
+      echo "---- $f" >&2
+      head -60 "$f" >&2
+    done
+    return 1
+  fi
+}
+
+run_ctest() {
+  local dir=$1; shift
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" "$@" "${ctest_args[@]}")
+}
+
+phase_plain() {
+  build "$root/build" -DKDET_WERROR=ON || return 1
+  run_ctest "$root/build" -LE fuzz
+}
+
+phase_asan() {
+  local dir=$root/build-asan
+  build "$dir" -DKDET_ENABLE_ASAN=ON -DKDET_ENABLE_UBSAN=ON -DKDET_BUILD_BENCH=OFF || return 1
+  rm -rf "$dir/sanitizer-logs" && mkdir -p "$dir/sanitizer-logs"
+  local rc=0
+  run_ctest "$dir" -LE fuzz || rc=1
+  check_sanitizer_logs "$dir" || rc=1
+  return $rc
+}
+
+phase_tsan() {
+  local dir=$root/build-tsan
+  build "$dir" -DKDET_ENABLE_TSAN=ON -DKDET_BUILD_BENCH=OFF || return 1
+  rm -rf "$dir/sanitizer-logs" && mkdir -p "$dir/sanitizer-logs"
+  local rc=0
+  run_ctest "$dir" -LE fuzz -R "$KDET_TSAN_TESTS" || rc=1
+  check_sanitizer_logs "$dir" || rc=1
+  return $rc
+}
+
+phase_fuzz() {
+  local rc=0
+  "$root/scripts/fuzz.sh" "${KDET_FUZZ_SECONDS:-60}" "$root/build-fuzz" || rc=$?
+  # 77: clang-14 or libFuzzer absent; setup.sh installs both, so in CI that is a failure.
+  ((rc == 0))
+}
+
+summary=()
+failed=()
+for p in "${phases[@]}"; do
+  echo "==== test.sh: phase $p ($(date -u +%H:%M:%S) UTC)"
+  start=$SECONDS
+  if "phase_$p"; then status=passed; else status=FAILED; failed+=("$p"); fi
+  summary+=("$(printf '%-6s %-7s %5d s' "$p" "$status" $((SECONDS - start)))")
+done
+echo "==== test.sh: summary (wall time per phase)"
+printf '  %s\n' "${summary[@]}"
+if ((${#failed[@]})); then
+  echo "test.sh: failed phases: ${failed[*]}" >&2
+  exit 1
+fi

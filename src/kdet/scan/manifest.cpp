@@ -39,8 +39,8 @@ public:
   void keys(const toml::table& t, std::initializer_list<const char*> allowed,
             const std::string& where) const {
     for (auto&& [k, v] : t) {
-      bool ok =
-          std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return k.str() == a; });
+      bool ok = std::any_of(allowed.begin(), allowed.end(),
+                            [&key = k](const char* a) { return key.str() == a; });
       if (!ok)
         fail(line_of(v), fmt::format("unknown key '{}' in {}; valid keys: {}", k.str(), where,
                                      fmt::join(allowed, ", ")));

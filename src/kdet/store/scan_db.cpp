@@ -449,7 +449,15 @@ scan::ScanResult ScanDb::load_checked() {
       j.compiler = s.text(3);
       j.target = s.text(4);
       j.option_set = s.text(5);
-      j.options = nlohmann::json::parse(s.text(6), nullptr, false).get<std::vector<std::string>>();
+      // A damaged column is a damaged database (exit 2 naming it), not a JSON type error.
+      auto options = nlohmann::json::parse(s.text(6), nullptr, false);
+      bool sound = options.is_array();
+      for (const auto& o : options)
+        sound = sound && o.is_string();
+      if (!sound)
+        throw Error::format("database {}: job {} has damaged options; not a sound scan database",
+                            m_path, j.id);
+      j.options = options.get<std::vector<std::string>>();
       j.seed = static_cast<uint64_t>(s.i64(7));
       j.budget = static_cast<uint64_t>(s.i64(8));
       j.runs = static_cast<uint64_t>(s.i64(9));
