@@ -20,28 +20,28 @@ echo 'kernel' >"$T/k.txt"
 cmd="$T/embed {input} {output} {workdir}"
 
 # The fallback first: it shows the check below can fail.
-KDET_SLOT_NAMESPACE=off expect_exit 1 "$KDET" run "$T/k.txt" --cmd "$cmd" -n 8 -j 2 --seed 1 --json "$T/off.json"
+KDET_SLOT_NAMESPACE=off expect_exit 1 "$KDET" run "$T/k.txt" --unnamed natural --cmd "$cmd" -n 8 -j 2 --seed 1 --json "$T/off.json"
 expect_output "NONDETERMINISTIC"
 expect_output "slots     each slot has its own folder"
 [[ $(json_get "$T/off.json" '["exec"]["slot_paths"]') == per-slot ]] || fail "JSON does not say per-slot"
 
-"$KDET" run "$T/k.txt" --cmd "$cmd" -n 2 -j 2 --json "$T/probe.json" >/dev/null 2>&1 || true
+"$KDET" run "$T/k.txt" --unnamed natural --cmd "$cmd" -n 2 -j 2 --json "$T/probe.json" >/dev/null 2>&1 || true
 if [[ $(json_get "$T/probe.json" '["exec"]["slot_paths"]') != shared ]]; then
   skip "mount namespaces are not available here: $(json_get "$T/probe.json" '["exec"].get("slot_paths_reason")')"
 fi
-expect_exit 0 "$KDET" run "$T/k.txt" --cmd "$cmd" -n 8 -j 2 --seed 1 --json "$T/on.json"
+expect_exit 0 "$KDET" run "$T/k.txt" --unnamed natural --cmd "$cmd" -n 8 -j 2 --seed 1 --json "$T/on.json"
 expect_output "DETERMINISTIC"
 grep -q "each slot has its own folder" "$T/out" && fail "the summary claims per-slot folders"
 # -j 1 and -j 2 give the same output (one path for every slot).
-"$KDET" run "$T/k.txt" --cmd "$cmd" -n 2 -j 1 --out "$T/r1" >/dev/null
-"$KDET" run "$T/k.txt" --cmd "$cmd" -n 4 -j 2 --out "$T/r2" >/dev/null
+"$KDET" run "$T/k.txt" --unnamed natural --cmd "$cmd" -n 2 -j 1 --out "$T/r1" >/dev/null
+"$KDET" run "$T/k.txt" --unnamed natural --cmd "$cmd" -n 4 -j 2 --out "$T/r2" >/dev/null
 a=$(cat "$T"/r1/variants/*/* 2>/dev/null | grep output= | sed 's/kdet-[^/]*/S/g')
 b=$(cat "$T"/r2/variants/*/* 2>/dev/null | grep output= | sed 's/kdet-[^/]*/S/g')
 [[ -n $a && $a == "$b" ]] || fail "-j 1 and -j 2 paths differ: '$a' vs '$b'"
 
 # The factors that vary paths on purpose still do.
-expect_exit 1 "$KDET" run "$T/k.txt" --cmd "$cmd" -n 6 -j 2 --cwd vary
-expect_exit 1 "$KDET" run "$T/k.txt" --cmd "$cmd" -n 6 -j 2 --path vary
+expect_exit 1 "$KDET" run "$T/k.txt" --unnamed natural --cmd "$cmd" -n 6 -j 2 --cwd vary
+expect_exit 1 "$KDET" run "$T/k.txt" --unnamed natural --cmd "$cmd" -n 6 -j 2 --path vary
 
 # The binds stayed in the workers' namespaces: no kdet folder is mounted on the host.
 if grep -q "/kdet-" /proc/self/mountinfo; then fail "a kdet folder is mounted on the host"; fi

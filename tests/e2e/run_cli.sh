@@ -41,8 +41,8 @@ done
 "$KDET" run "$IN" --lib "$FAKE" -n 2 --json - -- -fake-mode=echo 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["verdict"]=="deterministic"'
 
 # The seed reproduces the churn: the same seed gives the same sequence of variants.
-"$KDET" run "$IN" --lib "$FAKE" -n 12 --seed 0x5eed --aslr off --json "$T/s1.json" -- -fake-mode=heaporder >/dev/null || true
-"$KDET" run "$IN" --lib "$FAKE" -n 12 --seed 0x5eed --aslr off --json "$T/s2.json" -- -fake-mode=heaporder >/dev/null || true
+"$KDET" run "$IN" --lib "$FAKE" -n 12 --seed 0x5eed --aslr off --unnamed natural --json "$T/s1.json" -- -fake-mode=heaporder >/dev/null || true
+"$KDET" run "$IN" --lib "$FAKE" -n 12 --seed 0x5eed --aslr off --unnamed natural --json "$T/s2.json" -- -fake-mode=heaporder >/dev/null || true
 seq1=$(json_eval "$T/s1.json" '[r["variant"] for r in d["records"]]')
 seq2=$(json_eval "$T/s2.json" '[r["variant"] for r in d["records"]]')
 [[ $seq1 == "$seq2" ]] || fail "same seed, ASLR off: the run sequence should repeat"

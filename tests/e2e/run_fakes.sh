@@ -22,7 +22,21 @@ if [[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]]; then
   expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 6 --time vary -- -fake-mode=date
 fi
 expect_exit 1 env -u TMPDIR "$KDET" run "$IN" --cmd "$CC pair {input} {output}" -n 6 --cwd vary --tmpdir vary
-expect_exit 0 env -u TMPDIR "$KDET" run "$IN" --cmd "$CC pair {input} {output}" -n 6 --cwd vary
+expect_exit 0 env -u TMPDIR "$KDET" run "$IN" --cmd "$CC pair {input} {output}" -n 6 --cwd vary --unnamed natural
+# None of them passes run's defaults, which vary every factor not named (explain's "all varied").
+expect_exit 1 env -u TMPDIR "$KDET" run "$IN" --cmd "$CC pair {input} {output}" -n 6
+expect_output 'varied    .*cwd=vary.*tmpdir=vary'
+expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 8 -- -fake-mode=heaporder
+expect_exit 1 "$KDET" run "$IN" --cmd "$CC heaporder {input} {output}" -n 8
+expect_exit 1 "$KDET" run "$IN" --cmd "$CC path {input} {output}" -n 4
+if [[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]]; then
+  expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 6 -- -fake-mode=date
+  expect_exit 1 "$KDET" run "$IN" --cmd "$CC time {input} {output}" -n 4
+fi
+# A deterministic compiler passes them, and the probes spent are not runs of the result.
+expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 8 --json "$T/d.json"
+[[ $(json_get "$T/d.json" '["defaults"]["probe_runs"]') -ge 2 ]] || fail "defaults were probed"
+[[ $(json_get "$T/d.json" '["runs"]["completed"]') == 8 ]] || fail "8 runs, probes apart"
 # Output that follows heap addresses: churn in one process makes it vary ...
 expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 20 --seed 1 --json "$T/h.json" -- -fake-mode=heaporder
 expect_output 'NONDETERMINISTIC'
@@ -33,12 +47,12 @@ expect_output 'differs: ptx: text differs'
 # ... fresh processes with ASLR on make it vary ...
 expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 20 --process fresh --heap none --aslr on -- -fake-mode=heaporder
 # ... and with every factor fixed kdet adds no variation: one variant, as under setarch -R.
-expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 32 --process fresh --heap none --aslr off --threads 0 --json "$T/f.json" -- -fake-mode=heaporder
+expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 32 --process fresh --heap none --aslr off --threads 0 --unnamed natural --json "$T/f.json" -- -fake-mode=heaporder
 expect_output 'DETERMINISTIC: all 32 runs'
 expect_output 'fewer than 8\.9% of runs would differ, at 95% confidence'
 [[ $(json_get "$T/f.json" '["runs"]["workers_started"]') == 32 ]] || fail "a fresh worker per run"
 # ... also in parallel workers.
-expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 16 -j 2 --process fresh --heap none --aslr off -- -fake-mode=heaporder
+expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 16 -j 2 --process fresh --heap none --aslr off --unnamed natural -- -fake-mode=heaporder
 
 # A deterministic fake stays deterministic under churn and threads.
 expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 10 --threads 4 -- -fake-mode=echo
@@ -81,7 +95,7 @@ expect_output 'SIGSEGV'
 expect_exit 3 "$KDET" run "$IN" --cmd "$CC hang {input} {output}" -n 1 --timeout 1
 expect_output 'timed-out'
 expect_exit 1 "$KDET" run "$IN" --cmd "$CC heaporder {input} {output}" -n 20
-expect_exit 0 "$KDET" run "$IN" --cmd "$CC heaporder {input} {output}" -n 10 --aslr off
+expect_exit 0 "$KDET" run "$IN" --cmd "$CC heaporder {input} {output}" -n 10 --aslr off --unnamed natural
 expect_exit 0 "$KDET" run "$IN" --cmd "$CC echo {input} {output}" -n 5
 # An environment variable reaches the compiler.
 expect_exit 0 "$KDET" run "$IN" --cmd "$CC env {input} {output}" -n 2 --env FAKE_CC_ENV=hello --out "$T/env"

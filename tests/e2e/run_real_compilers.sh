@@ -52,6 +52,6 @@ expect_exit 0 "$KDET" run "$EX/ptx/block_reduce.ptx" --cmd '/usr/local/cuda/bin/
 [[ $(json_get "$T/ptxas.json" '["runs"]["workers_started"]') -ge 1 ]] || fail "workers"
 
 # Every factor fixed: real libNVVM in fresh workers with ASLR off gives one variant.
-expect_exit 0 "$KDET" run "$EX/nvvm/llvm7/tiled_matmul.ll" -n 6 --process fresh --aslr off --heap none -- -arch=compute_90a -opt=3
+expect_exit 0 "$KDET" run "$EX/nvvm/llvm7/tiled_matmul.ll" -n 6 --process fresh --aslr off --unnamed natural --heap none -- -arch=compute_90a -opt=3
 expect_output 'process=fresh heap=none aslr=off threads=0'
 echo "ok: real compilers"

@@ -63,7 +63,9 @@ std::vector<pid_t> processes_marked(const std::string& marker) {
 } // namespace
 
 TEST(Exec, CouldNotStartIsToldApart) {
-  auto r = run_captured(SpawnOptions{{"/nonexistent/kdet-no-such-program"}}, seconds(5));
+  SpawnOptions missing;
+  missing.argv = {"/nonexistent/kdet-no-such-program"};
+  auto r = run_captured(missing, seconds(5));
   EXPECT_EQ(r.status.kind, ExitStatus::Kind::not_started);
   EXPECT_NE(r.status.describe().find("could not start"), std::string::npos);
 

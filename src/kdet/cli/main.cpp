@@ -71,7 +71,21 @@ std::string misplaced_option(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::Error&) {
     return "";
   }
-  for (int i = 2; i < argc; ++i) {
+  int first = 2;
+  std::string path = sub->get_name();
+  // Nested commands (`kdet cache gc`): the options belong to the innermost one named.
+  while (first < argc) {
+    CLI::App* inner = nullptr;
+    try {
+      inner = sub->get_subcommand(argv[first]);
+    } catch (const CLI::Error&) {
+    }
+    if (!inner) break;
+    sub = inner;
+    path += " " + sub->get_name();
+    ++first;
+  }
+  for (int i = first; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--") break;
     if (arg.size() < 3 || arg.rfind("--", 0) != 0) continue;
@@ -81,7 +95,7 @@ std::string misplaced_option(CLI::App& app, int argc, char** argv) {
     for (CLI::App* other : app.get_subcommands([](CLI::App*) { return true; }))
       if (other != sub && other->get_option_no_throw(name))
         takers += (takers.empty() ? "kdet " : ", kdet ") + other->get_name();
-    std::string msg = fmt::format("kdet {} does not take {}", sub->get_name(), name);
+    std::string msg = fmt::format("kdet {} does not take {}", path, name);
     if (sub->get_name() == "explain" && perturb::find_factor(name.substr(2)))
       msg += fmt::format(
           ": explain varies and fixes {} itself; choose the factors it tests with --factors or "
@@ -89,7 +103,7 @@ std::string misplaced_option(CLI::App& app, int argc, char** argv) {
           name.substr(2), name.substr(2));
     else if (!takers.empty())
       msg += fmt::format(" (it is an option of {})", takers);
-    return msg + fmt::format("; see `kdet {} --help`", sub->get_name());
+    return msg + fmt::format("; see `kdet {} --help`", path);
   }
   return "";
 }

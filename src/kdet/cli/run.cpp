@@ -3,6 +3,7 @@
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/run_defaults.hpp"
 #include "kdet/engine/runner.hpp"
 #include "kdet/engine/verdict.hpp"
 #include "kdet/report/run_report.hpp"
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <memory>
+#include <set>
 #include <unistd.h>
 
 namespace kdet::cli {
@@ -33,6 +35,7 @@ struct RunArgs {
   std::string color = "auto";
   bool quiet = false;
   bool stop_on_variant = false;
+  std::string unnamed = "vary";
 };
 
 constexpr uint64_t k_default_runs = 32;
@@ -41,6 +44,9 @@ int do_run(RunArgs args) {
   engine::RunPlan plan;
   resolve_compile_args(args.compile, plan);
   resolve_factor_args(args.factors, plan);
+  std::set<std::string> given;
+  for (const auto& [name, value] : args.factors.values)
+    if (!value.empty()) given.insert(name);
 
   if (args.runs > 0 && args.max_rate > 0)
     throw Error("--runs and --max-rate both choose the number of runs; give one of them");
@@ -59,6 +65,10 @@ int do_run(RunArgs args) {
   std::string input_hash = hash_bytes(read_file(plan.input_path));
 
   engine::install_interrupt_handler();
+  // Every factor not given varies, in the regime where it acts (explain's "all
+  // varied" cell); levels that break the compiler are found by short probes.
+  engine::DefaultLevels defaults;
+  if (args.unnamed == "vary") defaults = engine::vary_unset_factors(plan, given);
   bool tty = ::isatty(2) && !args.quiet;
   auto t0 = std::chrono::steady_clock::now();
   engine::ProgressFn progress;
@@ -73,6 +83,9 @@ int do_run(RunArgs args) {
   engine::RunOutput out = engine::execute(plan, progress);
   if (tty) fmt::print(stderr, "\r\033[K");
   out.warnings.insert(out.warnings.begin(), args.factors.warnings.begin(), args.factors.warnings.end());
+  out.warnings.insert(out.warnings.end(), defaults.findings.begin(), defaults.findings.end());
+  out.default_varied = defaults.varied;
+  out.probe_runs = defaults.probe_runs;
   engine::annotate_differences(out);
 
   engine::Assessment a = engine::assess(out);
@@ -105,11 +118,13 @@ void add_run(CLI::App& root, Action& action) {
       "  kdet run kernel.ll --process fresh --aslr off --heap none -- -arch=compute_90a\n"
       "  kdet run kernel.cu --max-rate 0.01 --jobs 2 -- -arch=sm_90\n"
       "  kdet run kernel.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}'\n"
-      "Defaults: library backends cover both regimes (--process both --heap churn): odd runs in a\n"
-      "fresh worker each (ASLR, pid vary), even runs in one shared worker (heap history varies).\n"
-      "--process same is the reporter's repro loop; exec starts a fresh process for every run.\n"
-      "With --process fresh --aslr off --heap none --threads 0 every worker reaches the compile\n"
-      "call in the same state.");
+      "Defaults: every factor not named on the command line is varied, in the regime where it\n"
+      "acts, as explain's \"all varied\" cell does: library backends run --process both (odd runs\n"
+      "in a fresh worker each: ASLR, pid; even runs in one shared worker: heap history), with the\n"
+      "chaos allocator, 4 allocating threads, and a new path, cwd, TMPDIR, clock, locale, umask and\n"
+      "thread-count variables per run. A varied level that breaks the compiler (a hang under\n"
+      "libfaketime) is found by short probes and left natural, with a warning. Name a level to hold\n"
+      "a factor: --process same is the reporter's repro loop.");
   add_compile_options(cmd, args->compile);
   add_factor_options(cmd, args->factors);
   cmd->add_option("--runs,-n", args->runs, "Number of compiles (default 32)")
@@ -125,6 +140,10 @@ void add_run(CLI::App& root, Action& action) {
   cmd->add_option("--json", args->json_path, "Write the result as JSON (schema kdet.run/1) to FILE, or - for stdout");
   cmd->add_option("--color", args->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--unnamed", args->unnamed,
+                  "The factors no option names: vary (default: in the regime where each acts, as "
+                  "explain's \"all varied\" cell) or natural (as the backend's plain defaults leave them)")
+      ->check(CLI::IsMember({"vary", "natural"}));
   cmd->add_flag("--stop-on-variant", args->stop_on_variant,
                 "Stop at the first run whose outcome differs (the first sign of nondeterminism)");
   cmd->add_flag("--quiet,-q", args->quiet, "No summary or progress; the exit code (and --json/--out) only");

@@ -100,6 +100,10 @@ struct RunOutput {
   double worker_start_seconds = 0; // one worker's start + compiler load (the probe)
   std::string started_at;       // ISO 8601 UTC
   std::vector<std::string> warnings;
+  // kdet run: the factors set to their varied level because no option named
+  // them ("time=vary"), and the compiles spent probing those levels.
+  std::vector<std::string> default_varied;
+  uint64_t probe_runs = 0;
   // exec only: the artifact is the "output-file" or "stdout" (no {output} in the
   // template); and why --jobs slots each see their own folder ("" when every
   // slot's compiler sees the same paths).

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace kdet::report {
 
@@ -161,6 +162,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
         {"median_compile_seconds", median_compile(out)},
         {"worker_start_seconds", out.worker_start_seconds}}},
       {"warnings", out.warnings},
+      {"defaults", {{"varied", out.default_varied}, {"probe_runs", out.probe_runs}}},
   };
   if (!out.exec_artifact.empty()) {
     j["exec"] = {{"artifact", out.exec_artifact},
@@ -187,6 +189,9 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
                    out.identity.path, out.identity.content_hash.substr(0, 12));
   if (!out.plan.options.empty()) s += fmt::format("options   {}\n", shell_join(out.plan.options));
   s += fmt::format("setting   {}\n", perturb::describe(out.plan.setting));
+  if (!out.default_varied.empty())
+    s += fmt::format("varied    {} (not given, so varied; give a level to hold one still)\n",
+                     fmt::join(out.default_varied, ", "));
   if (out.exec_artifact == "stdout")
     s += "artifact  the command's stdout (the template names no {output})\n";
   if (!out.exec_artifact.empty() && out.plan.jobs > 1 && !out.slot_paths_unshared.empty())

@@ -1,0 +1,43 @@
+//===- engine/run_defaults.hpp - what `kdet run` varies when not told ---------===//
+//
+// A run whose user named no level for a factor varies that factor, in the
+// regime where it acts, exactly as explain's "all varied" cell does: a
+// compiler that follows its load address, its heap history, the clock, its
+// paths or any other factor kdet controls cannot pass `kdet run`'s defaults.
+// A varied level that breaks the compiler (libfaketime hangs nvcc 13.0) is
+// found by two one-run probes with a short timeout and left at its natural
+// level, with a finding, instead of costing --timeout per run.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/engine/runner.hpp"
+
+#include <chrono>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kdet::engine {
+
+struct DefaultLevels {
+  std::vector<std::string> varied;   // "time=vary": the factors this set to their varied level
+  std::vector<std::string> findings; // levels left natural because they break the compiler
+  uint64_t probe_runs = 0;           // compiles spent on probes (not part of the result)
+};
+
+// The probe timeout: `factor` times a plain compile's time, at least `floor`,
+// and never past the plan's own --timeout (when it has one).
+std::chrono::milliseconds probe_timeout(double plain_seconds, std::chrono::milliseconds plan_timeout,
+                                        double factor = 10,
+                                        std::chrono::milliseconds floor = std::chrono::seconds(2));
+
+// Sets every factor that applies to the plan's backend and is not in `given`
+// to its varied level (explain's design, engine::explain_factors), then probes:
+// one plain compile (those factors natural) to time it, one compile with them
+// varied; if only the varied one fails, each factor alone, and a factor whose
+// level fails is left natural. Throws Error as execute() does (a compiler that
+// cannot be loaded).
+DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& given);
+
+} // namespace kdet::engine
