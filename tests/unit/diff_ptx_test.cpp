@@ -277,7 +277,9 @@ TEST(DiffPtx, LargeFunctionStaysFast) {
   const Entry* e = find(r, "big");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->change, Change::code);
-  EXPECT_LT(s, 10.0) << "100k-line compare took " << s << " s";
+  // A blowup guard, not a speed goal (bench/ has those): a quadratic compare of 100k lines
+  // takes hours; a linear one well under a second, or seconds under sanitizers.
+  EXPECT_LT(s, 120.0) << "100k-line compare took " << s << " s";
   RecordProperty("seconds", std::to_string(s));
 }
 
