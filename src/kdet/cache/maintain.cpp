@@ -225,8 +225,18 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
       r.lines.push_back(fmt::format("skipped   {}  {}", k, why));
     };
     nlohmann::json kj;
-    if (!store.read_key_json(k, kj)) {
+    uid_t owner = 0;
+    if (!store.read_key_json(k, kj, &owner)) {
       skip("key.json missing or unreadable");
+      continue;
+    }
+    // Recompiling runs the program (or loads the library) that key.json names. In a shared
+    // cache anyone in the group can write one, so only its owner's kdet may run it: a root
+    // `cache verify` must never become a way to run another user's command as root.
+    if (owner != ::geteuid()) {
+      skip(fmt::format("key.json belongs to uid {}, not to this user (uid {}): only its owner "
+                       "recompiles it",
+                       owner, ::geteuid()));
       continue;
     }
     KeyMaterial km;

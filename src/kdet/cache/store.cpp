@@ -608,9 +608,15 @@ std::vector<std::string> Store::keys() const {
   return out;
 }
 
-bool Store::read_key_json(const std::string& key, nlohmann::json& out) const {
+bool Store::read_key_json(const std::string& key, nlohmann::json& out, uid_t* owner) const {
   std::string text;
-  if (!read(entry_rel(key) + "/key.json", text)) return false;
+  Fd root = open_root(false);
+  if (!root.ok()) return false;
+  Fd fd(open_beneath(root.get(), entry_rel(key) + "/key.json", O_RDONLY));
+  struct stat st {};
+  if (!fd.ok() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (owner) *owner = st.st_uid;
+  if (!slurp_fd(std::move(fd), text)) return false;
   out = nlohmann::json::parse(text, nullptr, false);
   return out.is_object();
 }

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sys/types.h>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -139,7 +140,8 @@ public:
   std::vector<nlohmann::json> events(const std::string& key) const;
 
   // key.json and input of an entry; false when absent or (input) not matching its hash.
-  bool read_key_json(const std::string& key, nlohmann::json& out) const;
+  // `owner`, when given, gets key.json's owner: whoever wrote the command it describes.
+  bool read_key_json(const std::string& key, nlohmann::json& out, uid_t* owner = nullptr) const;
   bool read_input(const std::string& key, const std::string& expected_hash, std::string& out) const;
 
   // A fresh staging folder under tmp/, locked until the Staging is destroyed.
