@@ -11,6 +11,8 @@ packages=(
   libboost-dev libtomlplusplus-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 sqlite3
+  # sanitizer runtimes for the asan and tsan phases of scripts/test.sh
+  libasan8 libubsan1 libtsan2
   # factors and tools used by tests: libfaketime, libFuzzer (clang-14), headless browser, one-node Slurm
   faketime clang-14 libclang-rt-14-dev chromium slurm-wlm munge
 )
