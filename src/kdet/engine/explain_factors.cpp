@@ -21,6 +21,12 @@ using perturb::Setting;
 
 namespace {
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool k_asan_build = true;
+#else
+constexpr bool k_asan_build = false;
+#endif
+
 // A factor from its registry row: fix/vary/leave set the row's levels by name.
 Factor from_registry(const perturb::FactorInfo& info, const std::string& varied) {
   Factor x;
@@ -59,7 +65,8 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
     std::string varied = info.varied;
     if (info.name == "heap") {
       // chaos moves every block (and reaches exec compilers); churn only the worker's heap.
-      if (!ctx.chaos_lib.empty())
+      // An AddressSanitizer build of kdet cannot take a second allocator into its workers.
+      if (!ctx.chaos_lib.empty() && (exec || !k_asan_build))
         varied = "chaos";
       else if (exec)
         continue;

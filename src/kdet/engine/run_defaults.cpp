@@ -27,8 +27,6 @@ const RunRecord* probe_once(const RunPlan& plan, const perturb::Setting& setting
   return nullptr;
 }
 
-bool succeeded(const RunRecord* r) { return r && r->status == backend::Status::ok; }
-
 std::string how_it_failed(const RunRecord* r) {
   if (!r) return "it did not run";
   return r->detail.empty() ? backend::to_string(r->status)
@@ -59,31 +57,41 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
   for (const auto& f : unset)
     f.vary(varied);
 
-  // A plain compile (unset factors natural) times the compiler; a level that
-  // breaks it must cost one short probe, not --timeout per run.
+  // A plain compile (unset factors natural) times the compiler and gives the outcome kind the
+  // varied levels must not change; a level that breaks the compiler must cost one short probe,
+  // not --timeout per run. "Breaks" means a different kind of outcome than the plain compile's:
+  // an input that does not compile gives compile errors either way, but a worker that cannot
+  // start under a level, or a hang, is the level's doing.
   std::vector<std::string> broken;
   RunOutput out;
   const RunRecord* plain = probe_once(plan, natural, plan.timeout, out);
   d.probe_runs = 1;
   plan.identity = out.identity; // later probes and the runs skip the probe worker
-  if (succeeded(plain)) {
-    auto t = probe_timeout(plain->compile_seconds > 0 ? plain->compile_seconds : out.wall_seconds,
-                           plan.timeout);
+  if (plain) {
+    // `plain` points into `out`, which the next probe replaces: keep what is needed now.
+    const backend::Status plain_status = plain->status;
+    const double plain_seconds =
+        plain->compile_seconds > 0 ? plain->compile_seconds : plain->seconds;
+    plain = nullptr;
+    auto like_plain = [&](const RunRecord* r) { return r && r->status == plain_status; };
+    auto t = probe_timeout(plain_seconds, plan.timeout);
     const RunRecord* all = probe_once(plan, varied, t, out);
     ++d.probe_runs;
-    if (!succeeded(all)) {
+    if (!like_plain(all)) {
+      const std::string all_failed = how_it_failed(all);
       for (const auto& f : unset) {
         perturb::Setting one = natural;
         f.vary(one);
         const RunRecord* r = probe_once(plan, one, t, out);
         ++d.probe_runs;
-        if (succeeded(r)) continue;
+        if (like_plain(r)) continue;
         f.leave(varied);
         broken.push_back(f.name);
         d.findings.push_back(fmt::format(
-            "{} breaks this compiler ({}; a plain compile took {:.2f} s): left at {}; kdet explain "
-            "reports it as a finding",
-            f.varied_label, how_it_failed(r), plain->compile_seconds, f.natural_label));
+            "{} breaks this compiler ({}, where a plain compile gave {} in {:.2f} s): left at {}; "
+            "kdet explain reports it as a finding",
+            f.varied_label, how_it_failed(r), backend::to_string(plain_status), plain_seconds,
+            f.natural_label));
       }
       if (d.findings.empty()) {
         // Only the combination fails: keep the plain levels rather than guess.
@@ -93,7 +101,7 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
         d.findings.push_back(fmt::format(
             "the varied levels together break this compiler ({}), none alone does: every factor "
             "not given was left at its natural level",
-            how_it_failed(all)));
+            all_failed));
       }
     }
   }

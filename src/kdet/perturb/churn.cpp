@@ -1,5 +1,6 @@
 #include "kdet/perturb/churn.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -30,13 +31,19 @@ size_t random_size(uint64_t& s) {
 void* g_kept[k_generations_kept][k_blocks_per_churn / 2];
 int g_generation = 0;
 
+// Every pool thread's blocks, reachable for as long as the process lives (a leak checker then
+// sees a live pool's memory, not a leak). Slots are handed out in thread start order.
+constexpr int k_max_pool_threads = 256;
+void* g_pool_blocks[k_max_pool_threads][64];
+std::atomic<int> g_pool_next{0};
+
 void* thread_body(void* arg) {
   uint64_t s = reinterpret_cast<uintptr_t>(arg);
-  void* blocks[64];
-  for (auto& b : blocks) {
+  void** blocks = g_pool_blocks[g_pool_next.fetch_add(1) % k_max_pool_threads];
+  for (int i = 0; i < 64; ++i) {
     size_t n = random_size(s);
-    b = std::malloc(n);
-    if (b) std::memset(b, 0xA5, n);
+    blocks[i] = std::malloc(n);
+    if (blocks[i]) std::memset(blocks[i], 0xA5, n);
   }
   // Stay alive like a pool thread; the blocks stay allocated.
   for (;;) ::pause();
