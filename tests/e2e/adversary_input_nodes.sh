@@ -23,5 +23,11 @@ for n in zero fifo link; do
   expect_exit 2 timeout 20 "$KDET" scan "$in" --db "$T/s.db" -q
   expect_output "cannot read $in"
 done
+# --lib: dlopen of a FIFO waited for a writer for ever.
+printf 'define void @k() { ret void }\n' >"$T/k.ll"
+for n in fifo link; do
+  expect_exit 2 timeout 20 "$KDET" run "$T/k.ll" --lib "$T/dev/$n" -n 2 -q
+  expect_output "--lib $T/dev/$n: not a regular file"
+done
 [[ -c $T/dev/zero && -p $T/dev/fifo && -L $T/dev/link ]] || fail "a node was replaced"
 echo "adversary_input_nodes: PASS"
