@@ -73,6 +73,8 @@ set(KDET_ASAN_SKIPS
   # every process whatever kdet does. The plain phase checks the bounds.
   "e2e.explain_fakes=its heap-order fake follows heap addresses, which ASan's allocator keeps at a fixed place across processes"
   "e2e.memory_bounds=asserts peak RSS, which ASan's shadow memory and quarantine inflate (checked in the plain phase)"
+  # Its library fake's mallocaddr mode follows heap addresses, which ASan's allocator fixes.
+  "e2e.adversary_truth=ASan's allocator places the heap at a fixed address, so ASLR cannot vary the mallocaddr fake"
 )
 set(KDET_TSAN_SKIPS
   # python3 itself is not built with TSan, whose runtime must come first in a process; the

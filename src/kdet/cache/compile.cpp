@@ -51,6 +51,8 @@ Recompiled compile_once(const backend::BackendConfig& config, const std::string&
   plan.setting.env = env;
   plan.setting.seed = std::random_device{}();
   engine::RunOutput out = engine::execute(plan);
+  // SIGINT/SIGTERM is the user's, not the compiler's failure: exit 130, nothing stored.
+  if (out.interrupted) throw Interrupted();
   Recompiled r;
   r.identity = out.identity;
   if (out.records.empty() || !out.records[0].done) {

@@ -108,6 +108,28 @@ std::string misplaced_option(CLI::App& app, int argc, char** argv) {
   return "";
 }
 
+// An option given an empty value ('--json ""', '--process ""') would otherwise read as not given
+// and run with its default: a typo or an unset shell variable must not change the experiment
+// silently. Positionals (compiler options after --) may be empty; flags take no value.
+void reject_empty_values(CLI::App& app) {
+  std::string path = "kdet";
+  for (CLI::App* sub = &app; sub;) {
+    if (sub != &app) path += " " + sub->get_name();
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->get_positional() || opt->get_type_size_max() == 0 || opt->count() == 0) continue;
+      const auto& longs = opt->get_lnames();
+      std::string name = longs.empty() ? opt->get_name() : "--" + longs.front();
+      for (const auto& r : opt->results())
+        if (r.empty())
+          throw Error::format("{}: an empty value is not valid; give a value or leave the option out "
+                              "(see `{} --help`)",
+                              name, path);
+    }
+    auto subs = sub->get_subcommands();
+    sub = subs.empty() ? nullptr : subs.front();
+  }
+}
+
 } // namespace
 
 const std::string& invocation() { return command_line(); }
@@ -141,6 +163,7 @@ int dispatch(int argc, char** argv) {
       std::string misplaced = misplaced_option(app, argc, argv);
       throw Error(misplaced.empty() ? std::string(e.what()) : misplaced);
     }
+    reject_empty_values(app);
     if (!action) throw Error("no command given; try `kdet --help`");
     return action();
   } catch (const Interrupted&) {

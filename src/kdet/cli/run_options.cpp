@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 #include <random>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kdet::cli {
@@ -76,6 +77,11 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
     if (!a.command.empty()) throw Error::format("--cmd is for --backend exec, not {}", b.kind);
     if (!a.lib.empty() && ::access(a.lib.c_str(), R_OK) != 0)
       throw Error::format("--lib {}: {}", a.lib, std::strerror(errno));
+    // dlopen of a FIFO waits for a writer for ever, in a worker kdet would then wait on.
+    struct stat st {};
+    if (!a.lib.empty() && ::stat(a.lib.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      throw Error::format("--lib {}: not a regular file; give the compiler's shared library",
+                          a.lib);
   }
   plan.options = a.options;
   if (a.timeout_seconds < 0) throw Error::format("--timeout {}: must be >= 0", a.timeout_seconds);

@@ -271,9 +271,17 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
         c.fail(line, fmt::format("{}: command is for backend exec, not {}", where, k));
       if (!lib.empty()) {
         s.config.lib = lib.starts_with("/") ? lib : absolute_path(m.dir + "/" + lib);
+        struct stat st {};
         if (::access(s.config.lib.c_str(), R_OK) != 0)
           c.fail(line,
                  fmt::format("{}: lib {} does not exist or is unreadable", where, s.config.lib));
+        // dlopen of a FIFO waits for a writer for ever.
+        if (::stat(s.config.lib.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+          c.fail(line, fmt::format("{}: lib {} is not a regular file", where, s.config.lib));
+      } else if (t.get("lib")) {
+        c.fail(line, fmt::format("{}: lib = \"\" is empty; name the library or leave lib out "
+                                 "(default: $CUDA_HOME, then /usr/local/cuda)",
+                                 where));
       }
     }
     s.target_option =

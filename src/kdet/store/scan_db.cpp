@@ -139,15 +139,15 @@ std::string database_error(const std::string& path, sqlite3* db) {
 }
 
 ScanDb::ScanDb(const std::string& path, Access access) : m_path(path), m_access(access) {
+  // A device, FIFO or folder is never opened as a database, for writing least of all: SQLite
+  // would write its header and journal through a device node (and a lock file beside it).
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw Error::format("database {}: not a regular file", path);
   if (access == Access::write) lock();
   bool exists = ::access(path.c_str(), F_OK) == 0;
   if (access == Access::read && !exists)
     throw Error::format("database {}: {}", path, std::strerror(errno));
-  if (access == Access::read) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-      throw Error::format("database {}: not a regular file", path);
-  }
   // Read access works on a read-only file or folder: first a plain read-only open
   // (sees a WAL left by a killed writer), then immutable when -shm cannot be made.
   for (int attempt = 0; attempt < 2; ++attempt) {

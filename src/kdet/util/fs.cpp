@@ -20,13 +20,26 @@
 namespace kdet {
 
 std::string read_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused below.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw Error::format("cannot read {}: {}", path, std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
     throw Error::format("cannot read {}: is a directory", path);
   }
+  // A device or FIFO may never end (a link to /dev/zero grew kdet until it ran out of memory):
+  // inputs, manifests and artifacts are regular files.
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error::format("cannot read {}: {}; kdet reads only regular files", path,
+                        S_ISCHR(st.st_mode)    ? "is a character device"
+                        : S_ISBLK(st.st_mode)  ? "is a block device"
+                        : S_ISFIFO(st.st_mode) ? "is a FIFO"
+                        : S_ISSOCK(st.st_mode) ? "is a socket"
+                                               : "is not a regular file");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::string data;
   if (st.st_size > 0) data.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];

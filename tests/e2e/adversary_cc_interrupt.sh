@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# adversary_cc_interrupt.sh: SIGTERM or SIGINT to `kdet cc` during a miss is exit 130
+# (interrupted, as every command), not 3 ("the compiler failed: interrupted"); nothing is
+# stored and the compiler, which ignores SIGTERM, is not left running.
+# Env: KDET, KDET_SOURCE_DIR. Exit 0 pass, 1 fail.
+source "$(dirname "$0")/lib/common.bash"
+export TMPDIR=$T
+M=ADVCCINT$$
+printf 'kernel\n' >"$T/k.txt"
+printf '#!/bin/bash\ntrap "" TERM INT\nwhile :; do sleep 0.2; done\n' >"$T/stuck.sh"
+chmod +x "$T/stuck.sh"
+for sig in TERM INT; do
+  "$KDET" cc "$T/k.txt" -o "$T/k.o" --dir "$T/cache" -q -- "$T/stuck.sh" $M "$T/k.txt" "$T/k.o" 2>"$T/err" &
+  pid=$!
+  sleep 0.7
+  kill -$sig $pid
+  set +e; wait $pid; rc=$?; set -e
+  [[ $rc == 130 ]] || { cat "$T/err" >&2; fail "kdet cc after SIG$sig: exit $rc, want 130"; }
+  for _ in $(seq 30); do pgrep -f "$M" >/dev/null || break; sleep 0.1; done
+  pgrep -f "$M" >/dev/null && fail "the compiler outlived kdet cc after SIG$sig"
+done
+expect_exit 0 "$KDET" cache stats --dir "$T/cache"
+expect_output "^keys +0"
+echo "adversary_cc_interrupt: PASS"

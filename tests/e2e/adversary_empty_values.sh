@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# adversary_empty_values.sh: an option given an empty value ('--json ""', an unset
+# shell variable) is a usage error naming the option, never read as "not given"
+# (which ran with the default: '--process ""' varied the process, '--json ""'
+# wrote nothing, and all exited 0). Compiler options after -- may be empty.
+# Env: KDET, KDET_SOURCE_DIR. Exit 0 pass, 1 fail.
+source "$(dirname "$0")/lib/common.bash"
+printf 'kernel\n' >"$T/k.txt"
+printf '#!/bin/sh\ncat "$1" >"$2"\n' >"$T/cc.sh"
+chmod +x "$T/cc.sh"
+run=(run "$T/k.txt" --backend exec --cmd "$T/cc.sh {input} {output}" -n 2 -q)
+for opt in --json --out --seed --lib --max-output --output-ext --process --heap --aslr --path --cwd \
+  --tmpdir --time --locale --umask --pid --threadvars; do
+  expect_exit 2 "$KDET" "${run[@]}" "$opt" ""
+  expect_output "^kdet: error: $opt: an empty value is not valid"
+done
+expect_exit 2 "$KDET" explain "$T/k.txt" --backend exec --cmd "$T/cc.sh {input} {output}" --skip ""
+expect_output "--skip: an empty value is not valid.*kdet explain --help"
+expect_exit 2 "$KDET" cache gc --dir "" --max-size 1G
+expect_output "--dir: an empty value is not valid.*kdet cache gc --help"
+expect_exit 2 "$KDET" diff "$T/k.txt" "$T/k.txt" --json ""
+expect_output "--json: an empty value"
+# Empty positionals still reach the compiler; flags are untouched.
+expect_exit 0 "$KDET" "${run[@]}" --stop-on-variant -- ""
+echo "adversary_empty_values: PASS"
