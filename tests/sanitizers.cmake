@@ -69,9 +69,10 @@ set(KDET_ASAN_SKIPS
   # ASan's allocator keeps its heap at a fixed address, so ASLR no longer moves heap blocks and
   # the heap-order fake gives one output where the test expects ASLR to vary it (seen: exit 0).
   "e2e.run_fakes=ASan's allocator places the heap at a fixed address, so ASLR cannot vary the heap-order fake"
+  # The same heap-order fake, through explain: its conclusions are about heap addresses.
+  "e2e.explain_fakes=its heap-order fake follows heap addresses, which ASan's allocator keeps at a fixed place across processes"
   # Its assertions are peak-RSS bounds; ASan's shadow memory and quarantine add tens of MiB to
   # every process whatever kdet does. The plain phase checks the bounds.
-  "e2e.explain_fakes=its heap-order fake follows heap addresses, which ASan's allocator keeps at a fixed place across processes"
   "e2e.memory_bounds=asserts peak RSS, which ASan's shadow memory and quarantine inflate (checked in the plain phase)"
   # Its library fake's mallocaddr mode follows heap addresses, which ASan's allocator fixes.
   "e2e.adversary_truth=ASan's allocator places the heap at a fixed address, so ASLR cannot vary the mallocaddr fake"
