@@ -86,6 +86,8 @@ int do_run(RunArgs args) {
   out.warnings.insert(out.warnings.end(), defaults.findings.begin(), defaults.findings.end());
   out.default_varied = defaults.varied;
   out.probe_runs = defaults.probe_runs;
+  // The probes loaded the compiler first, so the runs skipped their probe worker: report its cost.
+  if (out.worker_start_seconds == 0) out.worker_start_seconds = defaults.worker_start_seconds;
   engine::annotate_differences(out);
 
   engine::Assessment a = engine::assess(out);

@@ -66,6 +66,7 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
   RunOutput out;
   const RunRecord* plain = probe_once(plan, natural, plan.timeout, out);
   d.probe_runs = 1;
+  d.worker_start_seconds = out.worker_start_seconds;
   plan.identity = out.identity; // later probes and the runs skip the probe worker
   if (plain) {
     // `plain` points into `out`, which the next probe replaces: keep what is needed now.
