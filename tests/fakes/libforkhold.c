@@ -16,6 +16,7 @@ __attribute__((constructor)) static void forkhold_start(void) {
   pid_t p = fork();
   if (p == 0) {
     setsid();
-    for (;;) pause();
+    for (;;)
+      pause();
   }
 }

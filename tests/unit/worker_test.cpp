@@ -4,17 +4,18 @@
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
+#include <gtest/gtest.h>
 
 using namespace kdet;
 using namespace kdet::engine;
 
 TEST(Worker, FailedChdirIsAnOutcomeNamingTheFolder) {
-  // The environment may name another build (ctest sets it); else the paths this test was built with.
+  // The environment may name another build (ctest sets it); else the paths this test was built
+  // with.
   const char* exe = std::getenv("KDET_EXE") ? std::getenv("KDET_EXE") : KDET_EXE_PATH;
-  const char* fakes = std::getenv("KDET_FAKES_DIR") ? std::getenv("KDET_FAKES_DIR") : KDET_FAKES_PATH;
+  const char* fakes =
+      std::getenv("KDET_FAKES_DIR") ? std::getenv("KDET_FAKES_DIR") : KDET_FAKES_PATH;
   std::string dir = make_temp_dir("kdet-worker-test");
   WorkerLaunch launch;
   launch.exe = exe;
@@ -33,7 +34,8 @@ TEST(Worker, FailedChdirIsAnOutcomeNamingTheFolder) {
   msg.request.cwd = dir + "/gone";
   WorkerReply reply = worker.compile(msg, std::chrono::seconds(20), -1);
   EXPECT_EQ(reply.message.result.status, backend::Status::infra_error);
-  EXPECT_NE(reply.message.result.detail.find(dir + "/gone"), std::string::npos) << reply.message.result.detail;
+  EXPECT_NE(reply.message.result.detail.find(dir + "/gone"), std::string::npos)
+      << reply.message.result.detail;
   EXPECT_TRUE(worker.alive()); // the worker itself is fine: the next run goes on
 
   msg.request.cwd = dir;

@@ -42,7 +42,8 @@ bool parse_status(const std::string& s, Status& out) {
 void classify_empty_output(CompileResult& result) {
   if (result.status != Status::ok) return;
   for (const auto& a : result.artifacts)
-    if (!a.data.empty() || a.size != 0) return; // past the worker, `size` is set; large ones stay on disk
+    if (!a.data.empty() || a.size != 0)
+      return; // past the worker, `size` is set; large ones stay on disk
   result.status = Status::no_output;
   result.detail = "the compiler reported success but produced no output";
   result.artifacts.clear();

@@ -167,8 +167,8 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
       return o;
     }
     if (sample(job.verify_rate)) {
-      Recompiled r =
-          compile_once(job.backend, job.input_path, job.options, job.timeout, env, job.max_output, km.compiler);
+      Recompiled r = compile_once(job.backend, job.input_path, job.options, job.timeout, env,
+                                  job.max_output, km.compiler);
       if (!r.ok) {
         o.warnings.push_back(fmt::format("verification compile of {} failed ({}); serving the cached variant",
                                          o.key, r.detail));
@@ -204,8 +204,8 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   }
 
   // Miss: compile, store, serve.
-  Recompiled r =
-      compile_once(job.backend, job.input_path, job.options, job.timeout, env, job.max_output, km.compiler);
+  Recompiled r = compile_once(job.backend, job.input_path, job.options, job.timeout, env,
+                              job.max_output, km.compiler);
   if (!r.ok) {
     o.result = "failed";
     o.error = r.detail;

@@ -24,9 +24,9 @@
 #include <cstdint>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sys/types.h>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 namespace kdet::cache {

@@ -261,9 +261,9 @@ void add_cache(CLI::App& root, Action& action) {
   add_dir_option(gc, g->o);
   gc->add_option("--max-size", g->max_size, "Size limit, e.g. 500M, 2G (K/M/G/T are powers of 1024)")->required();
   gc->add_option(
-      "--staging-age", g->staging_age,
-      "Remove abandoned staging folders older than this many seconds (default 3600; a write in "
-      "progress is never removed, whatever the age)")
+        "--staging-age", g->staging_age,
+        "Remove abandoned staging folders older than this many seconds (default 3600; a write in "
+        "progress is never removed, whatever the age)")
       ->check(real_option({0, 1e9}));
   gc->callback([g, &action] {
     action = [g] {

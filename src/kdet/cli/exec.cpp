@@ -8,8 +8,8 @@
 #include "kdet/util/exec.hpp"
 
 #include "kdet/cli/main.hpp"
-#include "kdet/engine/interrupt.hpp"
 #include "kdet/cli/numbers.hpp"
+#include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/factors.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
@@ -73,7 +73,7 @@ int do_exec(const ExecArgs& a) {
   SpawnOptions opt;
   opt.argv = a.command;
   opt.new_process_group = false; // Ctrl-C in the terminal reaches the command as usual
-  opt.guard = true;               // so its descendants end with it, even if kdet is SIGKILLed
+  opt.guard = true;              // so its descendants end with it, even if kdet is SIGKILLed
   opt.fds = {{0, 0}, {1, 1}, {2, 2}};
   std::vector<std::string> env = current_environment();
   if (fixes.count("env")) {

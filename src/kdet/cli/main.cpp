@@ -121,9 +121,10 @@ void reject_empty_values(CLI::App& app) {
       std::string name = longs.empty() ? opt->get_name() : "--" + longs.front();
       for (const auto& r : opt->results())
         if (r.empty())
-          throw Error::format("{}: an empty value is not valid; give a value or leave the option out "
-                              "(see `{} --help`)",
-                              name, path);
+          throw Error::format(
+              "{}: an empty value is not valid; give a value or leave the option out "
+              "(see `{} --help`)",
+              name, path);
     }
     auto subs = sub->get_subcommands();
     sub = subs.empty() ? nullptr : subs.front();

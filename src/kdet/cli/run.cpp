@@ -123,9 +123,11 @@ void add_run(CLI::App& root, Action& action) {
       "Defaults: every factor not named on the command line is varied, in the regime where it\n"
       "acts, as explain's \"all varied\" cell does: library backends run --process both (odd runs\n"
       "in a fresh worker each: ASLR, pid; even runs in one shared worker: heap history), with the\n"
-      "chaos allocator, 4 allocating threads, and a new path, cwd, TMPDIR, clock, locale, umask and\n"
+      "chaos allocator, 4 allocating threads, and a new path, cwd, TMPDIR, clock, locale, umask "
+      "and\n"
       "thread-count variables per run. A varied level that breaks the compiler (a hang under\n"
-      "libfaketime) is found by short probes and left natural, with a warning. Name a level to hold\n"
+      "libfaketime) is found by short probes and left natural, with a warning. Name a level to "
+      "hold\n"
       "a factor: --process same is the reporter's repro loop.");
   add_compile_options(cmd, args->compile);
   add_factor_options(cmd, args->factors);
@@ -142,9 +144,10 @@ void add_run(CLI::App& root, Action& action) {
   cmd->add_option("--json", args->json_path, "Write the result as JSON (schema kdet.run/1) to FILE, or - for stdout");
   cmd->add_option("--color", args->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  cmd->add_option("--unnamed", args->unnamed,
-                  "The factors no option names: vary (default: in the regime where each acts, as "
-                  "explain's \"all varied\" cell) or natural (as the backend's plain defaults leave them)")
+  cmd->add_option(
+         "--unnamed", args->unnamed,
+         "The factors no option names: vary (default: in the regime where each acts, as "
+         "explain's \"all varied\" cell) or natural (as the backend's plain defaults leave them)")
       ->check(CLI::IsMember({"vary", "natural"}));
   cmd->add_flag("--stop-on-variant", args->stop_on_variant,
                 "Stop at the first run whose outcome differs (the first sign of nondeterminism)");

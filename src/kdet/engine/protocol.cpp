@@ -194,7 +194,8 @@ bool decode(std::string_view payload, ResultMessage& m) {
   Reader rd(payload);
   auto& r = m.result;
   uint32_t st = rd.u32();
-  if (st > static_cast<uint32_t>(backend::Status::output_too_large)) return false; // the last Status
+  if (st > static_cast<uint32_t>(backend::Status::output_too_large))
+    return false; // the last Status
   r.status = static_cast<backend::Status>(st);
   r.code = static_cast<int>(rd.u32());
   r.signal = static_cast<int>(rd.u32());

@@ -35,8 +35,9 @@ std::string how_it_failed(const RunRecord* r) {
 
 } // namespace
 
-std::chrono::milliseconds probe_timeout(double plain_seconds, std::chrono::milliseconds plan_timeout,
-                                        double factor, std::chrono::milliseconds floor) {
+std::chrono::milliseconds probe_timeout(double plain_seconds,
+                                        std::chrono::milliseconds plan_timeout, double factor,
+                                        std::chrono::milliseconds floor) {
   auto t = std::chrono::milliseconds(static_cast<long long>(plain_seconds * factor * 1000));
   t = std::max(t, floor);
   if (plan_timeout.count() > 0) t = std::min(t, plan_timeout);

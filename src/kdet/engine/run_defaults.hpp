@@ -29,8 +29,8 @@ struct DefaultLevels {
 
 // The probe timeout: `factor` times a plain compile's time, at least `floor`,
 // and never past the plan's own --timeout (when it has one).
-std::chrono::milliseconds probe_timeout(double plain_seconds, std::chrono::milliseconds plan_timeout,
-                                        double factor = 10,
+std::chrono::milliseconds probe_timeout(double plain_seconds,
+                                        std::chrono::milliseconds plan_timeout, double factor = 10,
                                         std::chrono::milliseconds floor = std::chrono::seconds(2));
 
 // Sets every factor that applies to the plan's backend and is not in `given`

@@ -227,7 +227,8 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
               "garbled reply from the worker (an artifact file it named is not where kdet put it)";
         }
         backend::classify_empty_output(result);
-        for (const auto& d : pert.make_dirs) remove_tree(d);
+        for (const auto& d : pert.make_dirs)
+          remove_tree(d);
         rec.compile_seconds = static_cast<double>(reply.message.compile_ns) * 1e-9;
         rec.churn_seconds = static_cast<double>(reply.message.churn_ns) * 1e-9;
         if (run_fresh && worker.alive()) worker.stop();

@@ -65,8 +65,7 @@ std::function<void(const engine::RunRecord&)> run_log_appender(const std::string
     if (log->failed || !r.done) return;
     // One write() per line: a SIGKILL keeps every line written (the page cache outlives
     // the process); the whole file is fsynced and rewritten in run order at the end.
-    std::string line =
-json_text(report::record_to_json(r), -1) + "\n";
+    std::string line = json_text(report::record_to_json(r), -1) + "\n";
     if (!write_all(log->fd.get(), line)) {
       log->failed = true;
       fmt::print(
