@@ -12,11 +12,10 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fmt/format.h>
 #include <random>
 #include <vector>
 
@@ -25,8 +24,7 @@ using clk = std::chrono::steady_clock;
 
 namespace {
 
-template <typename F>
-std::vector<double> time_it(int iterations, F&& f) {
+template <typename F> std::vector<double> time_it(int iterations, F&& f) {
   std::vector<double> t;
   t.reserve(static_cast<size_t>(iterations));
   for (int i = 0; i < iterations; ++i) {
@@ -38,7 +36,9 @@ std::vector<double> time_it(int iterations, F&& f) {
   return t;
 }
 
-double pct(const std::vector<double>& t, double p) { return t[static_cast<size_t>(p * (t.size() - 1))]; }
+double pct(const std::vector<double>& t, double p) {
+  return t[static_cast<size_t>(p * (t.size() - 1))];
+}
 
 } // namespace
 
@@ -47,11 +47,13 @@ int main(int argc, char** argv) {
   std::string dir = argc > 2 ? argv[2] : make_temp_dir("kdet-cache-bench");
   cache::Store store(dir);
   std::mt19937_64 rng(42);
-  fmt::print("{:>9} | {:>22} | {:>22} | {:>12} | {:>8}\n", "artifact", "hit median/p90 (us)", "read median/p90 (us)",
-             "hit GB/s", "ratio");
-  for (size_t size : {size_t{1} << 10, size_t{16} << 10, size_t{256} << 10, size_t{4} << 20, size_t{32} << 20}) {
+  fmt::print("{:>9} | {:>22} | {:>22} | {:>12} | {:>8}\n", "artifact", "hit median/p90 (us)",
+             "read median/p90 (us)", "hit GB/s", "ratio");
+  for (size_t size :
+       {size_t{1} << 10, size_t{16} << 10, size_t{256} << 10, size_t{4} << 20, size_t{32} << 20}) {
     std::string data(size, '\0');
-    for (auto& c : data) c = static_cast<char>("0123456789abcdef\n"[rng() % 17]);
+    for (auto& c : data)
+      c = static_cast<char>("0123456789abcdef\n"[rng() % 17]);
     cache::KeyMaterial m;
     m.backend = "capi";
     m.compiler.content_hash = "bench";
@@ -69,8 +71,10 @@ int main(int argc, char** argv) {
     auto plain = time_it(n, [&] { sink += read_file(file).size(); });
     double med = pct(hit, 0.5), rmed = pct(plain, 0.5);
     fmt::print("{:>9} | {:>10.1f} / {:>9.1f} | {:>10.1f} / {:>9.1f} | {:>12.2f} | {:>7.2f}x\n",
-               size >= (1u << 20) ? fmt::format("{} MiB", size >> 20) : fmt::format("{} KiB", size >> 10), med,
-               pct(hit, 0.9), rmed, pct(plain, 0.9), static_cast<double>(size) / med / 1e3, med / rmed);
+               size >= (1u << 20) ? fmt::format("{} MiB", size >> 20)
+                                  : fmt::format("{} KiB", size >> 10),
+               med, pct(hit, 0.9), rmed, pct(plain, 0.9), static_cast<double>(size) / med / 1e3,
+               med / rmed);
     if (sink == 0) return 1;
   }
   if (argc <= 2) remove_tree(dir);

@@ -13,11 +13,10 @@
 #include "kdet/cache/store.hpp"
 #include "kdet/util/hash.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fmt/format.h>
 #include <map>
 #include <string>
 
@@ -43,8 +42,7 @@ namespace {
 
 thread_local std::string t_error;
 
-template <typename F>
-int guarded(F&& f) {
+template <typename F> int guarded(F&& f) {
   try {
     return f();
   } catch (const std::exception& e) {
@@ -92,15 +90,22 @@ KDET_API kdet_cache* kdet_cache_open(const char* dir) {
   }
 }
 
-KDET_API void kdet_cache_close(kdet_cache* cache) { delete cache; }
+KDET_API void kdet_cache_close(kdet_cache* cache) {
+  delete cache;
+}
 
-KDET_API const char* kdet_cache_last_error(void) { return t_error.c_str(); }
+KDET_API const char* kdet_cache_last_error(void) {
+  return t_error.c_str();
+}
 
-KDET_API const char* kdet_cache_last_warning(kdet_cache* cache) { return cache ? cache->warning.c_str() : ""; }
+KDET_API const char* kdet_cache_last_warning(kdet_cache* cache) {
+  return cache ? cache->warning.c_str() : "";
+}
 
 KDET_API int kdet_cache_set_verify_rate(kdet_cache* cache, double rate) {
   if (!cache) return fail("kdet_cache_set_verify_rate: NULL handle");
-  if (!(rate >= 0 && rate <= 1)) return fail(fmt::format("kdet_cache_set_verify_rate: {} is not in 0..1", rate));
+  if (!(rate >= 0 && rate <= 1))
+    return fail(fmt::format("kdet_cache_set_verify_rate: {} is not in 0..1", rate));
   cache->verify_rate = rate;
   return KDET_CACHE_OK;
 }
@@ -108,7 +113,8 @@ KDET_API int kdet_cache_set_verify_rate(kdet_cache* cache, double rate) {
 KDET_API int kdet_cache_set_policy(kdet_cache* cache, int policy) {
   if (!cache) return fail("kdet_cache_set_policy: NULL handle");
   if (policy != KDET_CACHE_POLICY_SERVE_FIRST && policy != KDET_CACHE_POLICY_FAIL)
-    return fail(fmt::format("kdet_cache_set_policy: {} is neither SERVE_FIRST (0) nor FAIL (1)", policy));
+    return fail(
+        fmt::format("kdet_cache_set_policy: {} is neither SERVE_FIRST (0) nor FAIL (1)", policy));
   cache->policy = policy;
   return KDET_CACHE_OK;
 }
@@ -122,17 +128,20 @@ KDET_API int kdet_cache_file_hash(const char* path, char out[33]) {
   });
 }
 
-KDET_API int kdet_cache_make_key(kdet_cache* cache, const void* input, size_t input_size, const char* compiler_id,
-                                 const char* const* options, size_t n_options, const char* const* env, size_t n_env,
+KDET_API int kdet_cache_make_key(kdet_cache* cache, const void* input, size_t input_size,
+                                 const char* compiler_id, const char* const* options,
+                                 size_t n_options, const char* const* env, size_t n_env,
                                  char key_out[33]) {
   return guarded([&] {
-    if ((!input && input_size) || !compiler_id || !key_out || (!options && n_options) || (!env && n_env))
+    if ((!input && input_size) || !compiler_id || !key_out || (!options && n_options) ||
+        (!env && n_env))
       return fail("kdet_cache_make_key: NULL argument");
     cache::KeyMaterial m;
     m.backend = "capi";
     m.compiler.backend = "capi";
     m.compiler.content_hash = compiler_id;
-    for (size_t i = 0; i < n_options; ++i) m.options.emplace_back(options[i] ? options[i] : "");
+    for (size_t i = 0; i < n_options; ++i)
+      m.options.emplace_back(options[i] ? options[i] : "");
     for (size_t i = 0; i < n_env; ++i) {
       std::string kv = env[i] ? env[i] : "";
       auto eq = kv.find('=');
@@ -151,20 +160,25 @@ KDET_API int kdet_cache_make_key(kdet_cache* cache, const void* input, size_t in
   });
 }
 
-KDET_API int kdet_cache_lookup(kdet_cache* cache, const char* key, void** data, size_t* size, int* verify) {
+KDET_API int kdet_cache_lookup(kdet_cache* cache, const char* key, void** data, size_t* size,
+                               int* verify) {
   return guarded([&] {
     if (!cache || !data || !size) return fail("kdet_cache_lookup: NULL argument");
-    if (!valid_key(key)) return fail("kdet_cache_lookup: the key must be 32 hex digits (kdet_cache_make_key)");
+    if (!valid_key(key))
+      return fail("kdet_cache_lookup: the key must be 32 hex digits (kdet_cache_make_key)");
     cache->warning.clear();
     *data = nullptr;
     *size = 0;
     if (verify) *verify = 0;
     cache::Lookup l = cache->store.lookup(key);
-    for (const auto& w : l.warnings) add_warning(cache, w);
+    for (const auto& w : l.warnings)
+      add_warning(cache, w);
     if (!l.hit) return KDET_CACHE_MISS;
     if (l.variants.size() > 1) {
-      std::string msg = fmt::format("cache key {} holds {} variants: the compiler is nondeterministic for this "
-                                    "input (see `kdet cache report`)", key, l.variants.size());
+      std::string msg =
+          fmt::format("cache key {} holds {} variants: the compiler is nondeterministic for this "
+                      "input (see `kdet cache report`)",
+                      key, l.variants.size());
       add_warning(cache, msg);
       if (cache->policy == KDET_CACHE_POLICY_FAIL) {
         t_error = msg;
@@ -181,15 +195,19 @@ KDET_API int kdet_cache_lookup(kdet_cache* cache, const char* key, void** data, 
   });
 }
 
-KDET_API int kdet_cache_store(kdet_cache* cache, const char* key, const void* data, size_t size, int verification) {
+KDET_API int kdet_cache_store(kdet_cache* cache, const char* key, const void* data, size_t size,
+                              int verification) {
   return guarded([&] {
     if (!cache || (!data && size)) return fail("kdet_cache_store: NULL argument");
-    if (!valid_key(key)) return fail("kdet_cache_store: the key must be 32 hex digits (kdet_cache_make_key)");
+    if (!valid_key(key))
+      return fail("kdet_cache_store: the key must be 32 hex digits (kdet_cache_make_key)");
     cache->warning.clear();
-    std::vector<backend::Artifact> arts = {{k_artifact, std::string(static_cast<const char*>(data), size)}};
+    std::vector<backend::Artifact> arts = {
+        {k_artifact, std::string(static_cast<const char*>(data), size)}};
     std::string vid = cache::variant_id(arts);
     auto it = cache->materials.find(key);
-    nlohmann::json kj = it != cache->materials.end() ? it->second : nlohmann::json{{"backend", "capi"}};
+    nlohmann::json kj =
+        it != cache->materials.end() ? it->second : nlohmann::json{{"backend", "capi"}};
     cache::Origin origin;
     origin.how = verification ? "verify" : "fill";
     origin.command = "C API (libkdet_cache)";
@@ -206,12 +224,16 @@ KDET_API int kdet_cache_store(kdet_cache* cache, const char* key, const void* da
                                  ? cache::describe_difference(first.artifacts, arts)
                                  : "first variant unreadable: " + why;
     if (verification)
-      cache->store.log_event(key, {{"event", "verify"}, {"result", "mismatch"}, {"served", p.first},
-                                   {"recompiled", vid}});
-    add_warning(cache, fmt::format("{} MISMATCH for cache key {}: this compile gave variant {} ({}), the first "
-                                   "stored is {}; both are kept ({} variants); difference: {}",
-                                   verification ? "verification" : "store", key, vid.substr(0, 12),
-                                   p.added ? "new" : "already known", p.first.substr(0, 12), p.variants, difference));
+      cache->store.log_event(
+          key,
+          {{"event", "verify"}, {"result", "mismatch"}, {"served", p.first}, {"recompiled", vid}});
+    add_warning(
+        cache,
+        fmt::format("{} MISMATCH for cache key {}: this compile gave variant {} ({}), the first "
+                    "stored is {}; both are kept ({} variants); difference: {}",
+                    verification ? "verification" : "store", key, vid.substr(0, 12),
+                    p.added ? "new" : "already known", p.first.substr(0, 12), p.variants,
+                    difference));
     return KDET_CACHE_MISMATCH;
   });
 }
@@ -223,7 +245,9 @@ KDET_API int kdet_cache_variants(kdet_cache* cache, const char* key) {
   });
 }
 
-KDET_API void kdet_cache_free(void* data) { std::free(data); }
+KDET_API void kdet_cache_free(void* data) {
+  std::free(data);
+}
 
 KDET_API int kdet_cache_buffer_set(kdet_cache_buffer* out, const void* data, size_t size) {
   if (!out || (!data && size)) return fail("kdet_cache_buffer_set: NULL argument");
@@ -232,8 +256,9 @@ KDET_API int kdet_cache_buffer_set(kdet_cache_buffer* out, const void* data, siz
   return KDET_CACHE_OK;
 }
 
-KDET_API int kdet_cache_get_or_compile(kdet_cache* cache, const char* key, kdet_cache_compile_fn compile, void* user,
-                                       void** data, size_t* size) {
+KDET_API int kdet_cache_get_or_compile(kdet_cache* cache, const char* key,
+                                       kdet_cache_compile_fn compile, void* user, void** data,
+                                       size_t* size) {
   if (!compile) return fail("kdet_cache_get_or_compile: NULL compile callback");
   int verify = 0;
   int rc = kdet_cache_lookup(cache, key, data, size, &verify);
@@ -246,9 +271,11 @@ KDET_API int kdet_cache_get_or_compile(kdet_cache* cache, const char* key, kdet_
       cache->warning = lookup_warning + "verification compile failed; serving the cached variant\n";
       return KDET_CACHE_OK;
     }
-    return fail(fmt::format("kdet_cache_get_or_compile: the compile callback failed for key {}", key));
+    return fail(
+        fmt::format("kdet_cache_get_or_compile: the compile callback failed for key {}", key));
   }
-  int src = kdet_cache_store(cache, key, buf.data.data(), buf.data.size(), rc == KDET_CACHE_OK ? 1 : 0);
+  int src =
+      kdet_cache_store(cache, key, buf.data.data(), buf.data.size(), rc == KDET_CACHE_OK ? 1 : 0);
   cache->warning = lookup_warning + cache->warning;
   if (src == KDET_CACHE_ERROR) return src;
   if (rc == KDET_CACHE_MISS) {

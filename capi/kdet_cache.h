@@ -21,11 +21,11 @@
 extern "C" {
 #endif
 
-#define KDET_CACHE_OK 0        /* hit served / stored / verified: the same */
-#define KDET_CACHE_MISS 1      /* no usable entry: compile and store */
-#define KDET_CACHE_MISMATCH 2  /* verification: the recompile differs; both variants kept */
-#define KDET_CACHE_REFUSED 3   /* the key holds several variants and the policy is fail */
-#define KDET_CACHE_ERROR (-1)  /* see kdet_cache_last_error() */
+#define KDET_CACHE_OK 0       /* hit served / stored / verified: the same */
+#define KDET_CACHE_MISS 1     /* no usable entry: compile and store */
+#define KDET_CACHE_MISMATCH 2 /* verification: the recompile differs; both variants kept */
+#define KDET_CACHE_REFUSED 3  /* the key holds several variants and the policy is fail */
+#define KDET_CACHE_ERROR (-1) /* see kdet_cache_last_error() */
 
 #define KDET_CACHE_POLICY_SERVE_FIRST 0
 #define KDET_CACHE_POLICY_FAIL 1
@@ -54,9 +54,9 @@ int kdet_cache_file_hash(const char* path, char out[33]);
  * compiler's content hash and version), options in order, and "NAME=VALUE" environment
  * entries that decide the output (order does not matter). `cache` may be NULL; when given,
  * it remembers the parts so that a later store records them in the entry's key.json. */
-int kdet_cache_make_key(kdet_cache* cache, const void* input, size_t input_size, const char* compiler_id,
-                        const char* const* options, size_t n_options, const char* const* env, size_t n_env,
-                        char key_out[33]);
+int kdet_cache_make_key(kdet_cache* cache, const void* input, size_t input_size,
+                        const char* compiler_id, const char* const* options, size_t n_options,
+                        const char* const* env, size_t n_env, char key_out[33]);
 
 /* Looks a key up. KDET_CACHE_OK: *data (free with kdet_cache_free) and *size hold the first
  * stored variant, hash-checked, and *verify is 1 when this hit was sampled for verification
@@ -69,7 +69,8 @@ int kdet_cache_lookup(kdet_cache* cache, const char* key, void** data, size_t* s
  * process stored the same bytes first; a different first variant gives KDET_CACHE_MISMATCH).
  * verification = 1 after a sampled hit: KDET_CACHE_OK when it matches the served variant,
  * KDET_CACHE_MISMATCH when not (kept as another variant; the warning says how they differ). */
-int kdet_cache_store(kdet_cache* cache, const char* key, const void* data, size_t size, int verification);
+int kdet_cache_store(kdet_cache* cache, const char* key, const void* data, size_t size,
+                     int verification);
 
 /* Number of variants stored under a key (0 when none), or KDET_CACHE_ERROR. */
 int kdet_cache_variants(kdet_cache* cache, const char* key);
@@ -85,8 +86,8 @@ int kdet_cache_buffer_set(kdet_cache_buffer* out, const void* data, size_t size)
 /* lookup, compile on a miss or a sampled hit, store. Returns the lookup/store code;
  * *data and *size hold what to use (free with kdet_cache_free). A failed compile on a miss
  * returns KDET_CACHE_ERROR. */
-int kdet_cache_get_or_compile(kdet_cache* cache, const char* key, kdet_cache_compile_fn compile, void* user,
-                              void** data, size_t* size);
+int kdet_cache_get_or_compile(kdet_cache* cache, const char* key, kdet_cache_compile_fn compile,
+                              void* user, void** data, size_t* size);
 
 #ifdef __cplusplus
 }

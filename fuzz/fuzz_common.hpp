@@ -23,7 +23,7 @@ inline void compare_all(std::string_view a, std::string_view b, diff::Format for
     render_all(diff::compare(a, b, format));
   } catch (const Error&) {
   }
-  render_all(diff::compare(a, b));  // auto-detection must never throw
+  render_all(diff::compare(a, b)); // auto-detection must never throw
 }
 
 } // namespace kdet::fuzz

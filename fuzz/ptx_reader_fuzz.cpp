@@ -27,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (l2 != std::string::npos) {
       size_t start = b.rfind('\n', l1);
       start = start == std::string::npos ? 0 : start + 1;
-      std::string first = b.substr(start, l1 + 2 - start), second = b.substr(l1 + 2, l2 + 2 - (l1 + 2));
+      std::string first = b.substr(start, l1 + 2 - start),
+                  second = b.substr(l1 + 2, l2 + 2 - (l1 + 2));
       b.replace(start, l2 + 2 - start, second + first);
     }
   }

@@ -31,7 +31,7 @@ static int g_failures;
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
-      fprintf(stderr, "chaos_addresses: line %d: check failed: %s: ", __LINE__, #cond);           \
+      fprintf(stderr, "chaos_addresses: line %d: check failed: %s: ", __LINE__, #cond);            \
       fprintf(stderr, __VA_ARGS__);                                                                \
       fputc('\n', stderr);                                                                         \
       ++g_failures;                                                                                \
@@ -39,7 +39,8 @@ static int g_failures;
   } while (0)
 
 static uint64_t fnv(uint64_t h, uint64_t v) {
-  for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
+  for (int i = 0; i < 8; ++i)
+    h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
   return h;
 }
 
@@ -71,7 +72,8 @@ static int child(void) {
     if (blocks[i]) pairs[n][0] = (uintptr_t)blocks[i], pairs[n][1] = (uintptr_t)i, ++n;
   qsort(pairs, (size_t)n, sizeof pairs[0], by_address);
   uint64_t order_hash = 0xcbf29ce484222325ULL;
-  for (int i = 0; i < n; ++i) order_hash = fnv(order_hash, pairs[i][1]);
+  for (int i = 0; i < n; ++i)
+    order_hash = fnv(order_hash, pairs[i][1]);
   printf("addr=%016llx order=%016llx\n", (unsigned long long)addr_hash,
          (unsigned long long)order_hash);
   return 0;
@@ -117,7 +119,8 @@ static int reproducible(void) {
   }
   if (strcmp(a.addr, b.addr) != 0) {
     printf("chaos_addresses: SKIP: addresses differ with ASLR off and chaos off (%s vs %s); "
-           "ASLR cannot be disabled here\n", a.addr, b.addr);
+           "ASLR cannot be disabled here\n",
+           a.addr, b.addr);
     return 77;
   }
   Hashes off2;
@@ -179,12 +182,14 @@ static int reseed_test(void) {
       CHECK(offsets[round][i] >= 32 && offsets[round][i] % 16 == 0, "offset %llu",
             offsets[round][i]);
     }
-    for (int i = 0; i < n; ++i) free(blocks[i]);
+    for (int i = 0; i < n; ++i)
+      free(blocks[i]);
   }
   CHECK(memcmp(offsets[0], offsets[1], sizeof offsets[0]) == 0, "reseed(7) twice: pads differ");
   CHECK(memcmp(offsets[0], offsets[2], sizeof offsets[0]) != 0, "seeds 7 and 8: same pads");
   int distinct = 0;
-  for (int i = 1; i < n; ++i) distinct += offsets[0][i] != offsets[0][0];
+  for (int i = 1; i < n; ++i)
+    distinct += offsets[0][i] != offsets[0][0];
   CHECK(distinct > n / 2, "pads barely vary: %d of %d differ from the first", distinct, n);
 
   KdetChaosStats st;
@@ -209,7 +214,8 @@ static int reseed_test(void) {
         foreign_before, st.foreign_frees);
 
   /* Decoys: make sure some exist, then release them all. */
-  for (int i = 0; i < 2000; ++i) free(malloc(64));
+  for (int i = 0; i < 2000; ++i)
+    free(malloc(64));
   fn_get_stats(&st);
   CHECK(st.decoys_live > 0, "no decoys after 2000 allocations");
   unsigned long long released = fn_release_decoys();
@@ -217,7 +223,8 @@ static int reseed_test(void) {
   fn_get_stats(&st);
   CHECK(st.decoys_live == 0 && st.decoy_bytes_live == 0, "decoys left after release");
   printf("chaos_addresses: reseed replays pads; %d/%d pads differ from the first; "
-         "released %llu decoys\n", distinct, n, released);
+         "released %llu decoys\n",
+         distinct, n, released);
   return g_failures ? 1 : 0;
 }
 

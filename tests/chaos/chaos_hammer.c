@@ -32,7 +32,7 @@ static atomic_int g_failures;
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
-      fprintf(stderr, "chaos_hammer: %s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);      \
+      fprintf(stderr, "chaos_hammer: %s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);       \
       fprintf(stderr, __VA_ARGS__);                                                                \
       fputc('\n', stderr);                                                                         \
       atomic_fetch_add(&g_failures, 1);                                                            \
@@ -56,17 +56,22 @@ static uint64_t next(uint64_t* s) {
 static size_t random_size(uint64_t* s) {
   uint64_t r = next(s);
   switch (r % 16) {
-  case 0: return 0;
-  case 1: return (size_t)(r >> 8) % 300000;
+  case 0:
+    return 0;
+  case 1:
+    return (size_t)(r >> 8) % 300000;
   case 2:
-  case 3: return (size_t)(r >> 8) % 8192;
-  default: return (size_t)(r >> 8) % 256;
+  case 3:
+    return (size_t)(r >> 8) % 8192;
+  default:
+    return (size_t)(r >> 8) % 256;
   }
 }
 
 static void fill(Slot* s, unsigned char f) {
   s->fill = f;
-  for (size_t i = 0; i < s->size; ++i) s->p[i] = (unsigned char)(f ^ (i & 0x7f));
+  for (size_t i = 0; i < s->size; ++i)
+    s->p[i] = (unsigned char)(f ^ (i & 0x7f));
 }
 
 /* 1 if the first n bytes still hold the pattern. */
@@ -76,7 +81,9 @@ static int intact(const Slot* s, size_t n) {
   return 1;
 }
 
-static int is_aligned(const void* p, size_t a) { return ((uintptr_t)p & (a - 1)) == 0; }
+static int is_aligned(const void* p, size_t a) {
+  return ((uintptr_t)p & (a - 1)) == 0;
+}
 
 /* One of the aligned entry points with an alignment in 16..4096. */
 static void* aligned_any(uint64_t* st, size_t size, size_t* align_out) {
@@ -84,14 +91,18 @@ static void* aligned_any(uint64_t* st, size_t size, size_t* align_out) {
   size_t align = (size_t)16 << (r % 9); /* 16 .. 4096 */
   void* p = NULL;
   switch ((r >> 8) % 5) {
-  case 0: p = memalign(align, size); break;
+  case 0:
+    p = memalign(align, size);
+    break;
   case 1: {
     int rc = posix_memalign(&p, align, size);
     CHECK(rc == 0, "posix_memalign(%zu, %zu) returned %d", align, size, rc);
     if (rc) p = NULL;
     break;
   }
-  case 2: p = aligned_alloc(align, size); break;
+  case 2:
+    p = aligned_alloc(align, size);
+    break;
   case 3:
     align = (size_t)sysconf(_SC_PAGESIZE);
     p = valloc(size);
@@ -146,7 +157,8 @@ static void* worker(void* arg) {
       s->p = calloc(count, 8);
       n = count * 8;
       int zero = 1;
-      for (size_t i = 0; s->p && i < n; ++i) zero &= s->p[i] == 0;
+      for (size_t i = 0; s->p && i < n; ++i)
+        zero &= s->p[i] == 0;
       CHECK(zero, "calloc(%zu, 8) not zeroed", count);
     } else {
       s->p = aligned_any(&st, n, &align);
@@ -187,7 +199,7 @@ static void check_edges(void) {
   CHECK(reallocarray(q, huge, 4) == NULL && errno == ENOMEM, "reallocarray overflow");
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuse-after-free" /* q is still valid: reallocarray failed */
-  q = realloc(q, 0); /* glibc: frees, returns NULL */
+  q = realloc(q, 0);                              /* glibc: frees, returns NULL */
 #pragma GCC diagnostic pop
   CHECK(q == NULL, "realloc(p, 0) returns NULL on glibc");
   CHECK(malloc_usable_size(NULL) == 0, "malloc_usable_size(NULL)");
@@ -231,7 +243,8 @@ int main(int argc, char** argv) {
   pthread_t threads[k_threads];
   for (uintptr_t i = 0; i < k_threads; ++i)
     CHECK(pthread_create(&threads[i], NULL, worker, (void*)i) == 0, "pthread_create");
-  for (int i = 0; i < k_threads; ++i) pthread_join(threads[i], NULL);
+  for (int i = 0; i < k_threads; ++i)
+    pthread_join(threads[i], NULL);
 
   if (get_stats) {
     KdetChaosStats st;

@@ -64,7 +64,9 @@ static void buffer_append(Buffer* b, const void* bytes, size_t n) {
   b->size += n;
 }
 
-static void buffer_append_str(Buffer* b, const char* s) { buffer_append(b, s, strlen(s)); }
+static void buffer_append_str(Buffer* b, const char* s) {
+  buffer_append(b, s, strlen(s));
+}
 
 static void buffer_append_line(Buffer* b, unsigned number, const char* line, size_t len) {
   char prefix[32];

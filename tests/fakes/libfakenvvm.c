@@ -99,7 +99,9 @@ static void buffer_append_line(Buffer* b, unsigned number, const char* line, siz
   buffer_append(b, "\n", 1);
 }
 
-static int is_program(nvvmProgram prog) { return prog != NULL && prog->magic == k_magic; }
+static int is_program(nvvmProgram prog) {
+  return prog != NULL && prog->magic == k_magic;
+}
 
 static void set_log(nvvmProgram prog, const char* text) {
   char* copy = malloc(strlen(text) + 1);
@@ -361,17 +363,28 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
 
 const char* nvvmGetErrorString(nvvmResult result) {
   switch (result) {
-  case NVVM_SUCCESS: return "NVVM_SUCCESS";
-  case NVVM_ERROR_OUT_OF_MEMORY: return "NVVM_ERROR_OUT_OF_MEMORY";
-  case NVVM_ERROR_PROGRAM_CREATION_FAILURE: return "NVVM_ERROR_PROGRAM_CREATION_FAILURE";
-  case NVVM_ERROR_IR_VERSION_MISMATCH: return "NVVM_ERROR_IR_VERSION_MISMATCH";
-  case NVVM_ERROR_INVALID_INPUT: return "NVVM_ERROR_INVALID_INPUT";
-  case NVVM_ERROR_INVALID_PROGRAM: return "NVVM_ERROR_INVALID_PROGRAM";
-  case NVVM_ERROR_INVALID_IR: return "NVVM_ERROR_INVALID_IR";
-  case NVVM_ERROR_INVALID_OPTION: return "NVVM_ERROR_INVALID_OPTION";
-  case NVVM_ERROR_NO_MODULE_IN_PROGRAM: return "NVVM_ERROR_NO_MODULE_IN_PROGRAM";
-  case NVVM_ERROR_COMPILATION: return "NVVM_ERROR_COMPILATION";
-  case NVVM_ERROR_CANCELLED: return "NVVM_ERROR_CANCELLED";
+  case NVVM_SUCCESS:
+    return "NVVM_SUCCESS";
+  case NVVM_ERROR_OUT_OF_MEMORY:
+    return "NVVM_ERROR_OUT_OF_MEMORY";
+  case NVVM_ERROR_PROGRAM_CREATION_FAILURE:
+    return "NVVM_ERROR_PROGRAM_CREATION_FAILURE";
+  case NVVM_ERROR_IR_VERSION_MISMATCH:
+    return "NVVM_ERROR_IR_VERSION_MISMATCH";
+  case NVVM_ERROR_INVALID_INPUT:
+    return "NVVM_ERROR_INVALID_INPUT";
+  case NVVM_ERROR_INVALID_PROGRAM:
+    return "NVVM_ERROR_INVALID_PROGRAM";
+  case NVVM_ERROR_INVALID_IR:
+    return "NVVM_ERROR_INVALID_IR";
+  case NVVM_ERROR_INVALID_OPTION:
+    return "NVVM_ERROR_INVALID_OPTION";
+  case NVVM_ERROR_NO_MODULE_IN_PROGRAM:
+    return "NVVM_ERROR_NO_MODULE_IN_PROGRAM";
+  case NVVM_ERROR_COMPILATION:
+    return "NVVM_ERROR_COMPILATION";
+  case NVVM_ERROR_CANCELLED:
+    return "NVVM_ERROR_CANCELLED";
   }
   return "NVVM_ERROR_UNKNOWN";
 }
@@ -469,8 +482,10 @@ nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** opt
   }
   set_result(prog, NULL, 0);
   switch (mode) {
-  case MODE_ECHO: return compile_text(prog, 0);
-  case MODE_HEAPORDER: return compile_text(prog, 1);
+  case MODE_ECHO:
+    return compile_text(prog, 0);
+  case MODE_HEAPORDER:
+    return compile_text(prog, 1);
   case MODE_PAIRORDER: {
     nvvmResult r = compile_text(prog, 0);
     if (r == NVVM_SUCCESS && pair_flipped() && prog->result_size > 1) {
@@ -497,14 +512,20 @@ nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** opt
   case MODE_FAIL:
     set_log(prog, "fake: compilation failed (requested)\n");
     return NVVM_ERROR_COMPILATION;
-  case MODE_CRASH: raise(SIGSEGV); break;
-  case MODE_ABORT: abort();
+  case MODE_CRASH:
+    raise(SIGSEGV);
+    break;
+  case MODE_ABORT:
+    abort();
   case MODE_HANG:
     for (;;) {
       pause();
     }
-  case MODE_GARBAGE: return compile_garbage(prog);
-  case MODE_PRINT: print_junk(); return compile_text(prog, 0);
+  case MODE_GARBAGE:
+    return compile_garbage(prog);
+  case MODE_PRINT:
+    print_junk();
+    return compile_text(prog, 0);
   case MODE_CRASH_RATE:
     if ((atomic_fetch_add(&g_crash_rate_calls, 1) + 1) % rate == 0) {
       raise(SIGSEGV);

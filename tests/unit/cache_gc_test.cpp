@@ -65,7 +65,8 @@ TEST(CacheGc, ShrinksBelowLimitLeastRecentlyUsedFirstKeepingEvidence) {
   }
   // Key 0 is the oldest but holds two variants: evidence, removed last.
   s.put(keys[0], {{"n", 0}}, "", {{"ptx", blob + "other"}}, Origin{});
-  for (int i = 0; i < 10; ++i) set_used(s, keys[i], 1000000 + i * 10);
+  for (int i = 0; i < 10; ++i)
+    set_used(s, keys[i], 1000000 + i * 10);
   set_used(s, keys[3], 2000000); // key 3 used most recently
 
   // A stale staging folder (a writer killed mid-write) and a fresh one.
@@ -94,7 +95,8 @@ TEST(CacheGc, ShrinksBelowLimitLeastRecentlyUsedFirstKeepingEvidence) {
   EXPECT_GT(r.keys_removed, 0u);
   EXPECT_TRUE(s.lookup(keys[0], false).hit) << "the multi-variant key (evidence) survives";
   EXPECT_TRUE(s.lookup(keys[3], false).hit) << "the most recently used key survives";
-  EXPECT_FALSE(s.lookup(keys[1], false).hit) << "the least recently used single-variant key goes first";
+  EXPECT_FALSE(s.lookup(keys[1], false).hit)
+      << "the least recently used single-variant key goes first";
   auto after = cache_stats(s);
   EXPECT_EQ(after["keys"].get<uint64_t>(), 10 - r.keys_removed);
   EXPECT_EQ(after["keys_with_variants"], 1);

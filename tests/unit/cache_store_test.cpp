@@ -5,11 +5,10 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,7 +21,8 @@ namespace {
 KeyMaterial sample_material() {
   KeyMaterial m;
   m.backend = "nvvm";
-  m.compiler = {"nvvm", "/usr/local/cuda/lib64/libnvvm.so", "0123456789abcdef0123456789abcdef", "libNVVM 2.0"};
+  m.compiler = {"nvvm", "/usr/local/cuda/lib64/libnvvm.so", "0123456789abcdef0123456789abcdef",
+                "libNVVM 2.0"};
   m.options = {"-arch=compute_90a", "-opt=3"};
   m.env = {{"OMP_NUM_THREADS", std::string("1")}};
   m.input_hash = hash_bytes("define void @k() { ret void }");
@@ -36,7 +36,9 @@ struct ScratchDir {
   ~ScratchDir() { remove_tree(path); }
 };
 
-std::vector<backend::Artifact> ptx(const std::string& text) { return {{"ptx", text}}; }
+std::vector<backend::Artifact> ptx(const std::string& text) {
+  return {{"ptx", text}};
+}
 
 } // namespace
 
@@ -89,7 +91,8 @@ TEST(CacheKey, VerifyRateParsing) {
   EXPECT_TRUE(sample(1.0));
   EXPECT_FALSE(sample(0.0));
   int hits = 0;
-  for (int i = 0; i < 4000; ++i) hits += sample(0.25) ? 1 : 0;
+  for (int i = 0; i < 4000; ++i)
+    hits += sample(0.25) ? 1 : 0;
   EXPECT_GT(hits, 800);
   EXPECT_LT(hits, 1200);
 }
@@ -209,8 +212,8 @@ TEST(CacheStore, ConcurrentWritersInForkedProcessesLoseNothing) {
     if (pid == 0) {
       Store s(t.path);
       for (int j = 0; j < 20; ++j) // each writer stores its own variant and a shared one
-        s.put(key, to_json(sample_material()), "in", ptx(j % 2 ? "shared" : "writer " + std::to_string(i)),
-              Origin{});
+        s.put(key, to_json(sample_material()), "in",
+              ptx(j % 2 ? "shared" : "writer " + std::to_string(i)), Origin{});
       ::_exit(0);
     }
     pids.push_back(pid);
@@ -229,7 +232,8 @@ TEST(CacheStore, ConcurrentWritersInForkedProcessesLoseNothing) {
     EXPECT_TRUE(s.load_variant(key, v, lv, why)) << why;
   }
   size_t logged = 0;
-  for (const auto& e : s.events(key)) logged += e.value("event", "") == "variant" ? 1 : 0;
+  for (const auto& e : s.events(key))
+    logged += e.value("event", "") == "variant" ? 1 : 0;
   EXPECT_EQ(logged, order.size()) << "each variant logged exactly once";
   EXPECT_TRUE(s.lookup(key).hit);
 }

@@ -6,9 +6,8 @@
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 
 namespace kdet::diff {
 namespace {
@@ -23,7 +22,8 @@ class DiffCubin : public ::testing::Test {
 protected:
   void SetUp() override {
     m_ptxas = ptxas_path();
-    if (m_ptxas.empty()) GTEST_SKIP() << "ptxas not found (looked in " KDET_DEFAULT_CUDA_HOME "/bin and PATH)";
+    if (m_ptxas.empty())
+      GTEST_SKIP() << "ptxas not found (looked in " KDET_DEFAULT_CUDA_HOME "/bin and PATH)";
     m_dir = make_temp_dir("kdet-diff-cubin");
   }
   void TearDown() override {
@@ -99,14 +99,17 @@ TEST_F(DiffCubin, O0VersusO3NamesRegisterCountAndText) {
     EXPECT_NE(v->a, v->b);
     EXPECT_LT(e->count_a, e->count_b) << "-O0 code is longer";
   }
-  EXPECT_NE(summary_line(r).find("register count changed in 2 of 2 kernels"), std::string::npos) << summary_line(r);
+  EXPECT_NE(summary_line(r).find("register count changed in 2 of 2 kernels"), std::string::npos)
+      << summary_line(r);
   bool said_bytes = false;
-  for (const auto& n : r.notes) said_bytes |= n.find("16-byte instruction words") != std::string::npos;
+  for (const auto& n : r.notes)
+    said_bytes |= n.find("16-byte instruction words") != std::string::npos;
   EXPECT_TRUE(said_bytes);
 }
 
 TEST_F(DiffCubin, MaxRegCountLowersRegisterCount) {
-  Report r = compare(cubin("row_softmax.ptx", {"-O3"}), cubin("row_softmax.ptx", {"-O3", "--maxrregcount", "24"}));
+  Report r = compare(cubin("row_softmax.ptx", {"-O3"}),
+                     cubin("row_softmax.ptx", {"-O3", "--maxrregcount", "24"}));
   const Entry* e = find(r, "row_softmax");
   ASSERT_TRUE(e);
   const ValueChange* v = value(*e, "register count");
@@ -117,7 +120,8 @@ TEST_F(DiffCubin, MaxRegCountLowersRegisterCount) {
 }
 
 TEST_F(DiffCubin, LineInfoIsNotACodeChange) {
-  Report r = compare(cubin("row_softmax.ptx", {"-O3"}), cubin("row_softmax.ptx", {"-O3", "-lineinfo"}));
+  Report r =
+      compare(cubin("row_softmax.ptx", {"-O3"}), cubin("row_softmax.ptx", {"-O3", "-lineinfo"}));
   const Entry* e = find(r, "row_softmax");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->change, Change::identical) << to_text(r, false, "a", "b");
@@ -129,7 +133,8 @@ TEST_F(DiffCubin, LineInfoIsNotACodeChange) {
 
 TEST_F(DiffCubin, MaxRegCountAboveNeedChangesOnlyAttributes) {
   // The kernel needs few registers: code stays, MAXREG_COUNT and the options note change.
-  Report r = compare(cubin("saxpy.ptx", {"-O3"}), cubin("saxpy.ptx", {"-O3", "--maxrregcount", "200"}));
+  Report r =
+      compare(cubin("saxpy.ptx", {"-O3"}), cubin("saxpy.ptx", {"-O3", "--maxrregcount", "200"}));
   const Entry* e = find(r, "saxpy");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->change, Change::attributes) << to_text(r, false, "a", "b");
@@ -154,14 +159,17 @@ TEST_F(DiffCubin, SwappedSassWordsAreReordered) {
   std::string b = a;
   // Swap instruction words 3 and 4 (distinct in any real kernel).
   ASSERT_NE(a.substr(text + 48, 16), a.substr(text + 64, 16));
-  std::swap_ranges(b.begin() + static_cast<long>(text + 48), b.begin() + static_cast<long>(text + 64),
+  std::swap_ranges(b.begin() + static_cast<long>(text + 48),
+                   b.begin() + static_cast<long>(text + 64),
                    b.begin() + static_cast<long>(text + 64));
   Report r = compare(a, b);
   const Entry* e = find(r, "tiled_matmul");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->change, Change::reordered);
   EXPECT_EQ(e->moved, 1u);
-  EXPECT_NE(summary_line(r).find("SASS instruction order changed in 1 of 1 kernel"), std::string::npos) << summary_line(r);
+  EXPECT_NE(summary_line(r).find("SASS instruction order changed in 1 of 1 kernel"),
+            std::string::npos)
+      << summary_line(r);
 }
 
 TEST_F(DiffCubin, ConstantBankEditIsAttributes) {
@@ -181,7 +189,7 @@ TEST_F(DiffCubin, ConstantBankEditIsAttributes) {
 TEST_F(DiffCubin, TruncatedCubinFallsBackOrFails) {
   std::string a = cubin("saxpy.ptx", {"-O3"});
   std::string b = a.substr(0, 200);
-  Report r = compare(a, b);  // detected as cubin, unreadable: compared as bytes, with a note
+  Report r = compare(a, b); // detected as cubin, unreadable: compared as bytes, with a note
   EXPECT_EQ(r.format, Format::binary);
   EXPECT_FALSE(identical(r));
   ASSERT_FALSE(r.notes.empty());
@@ -190,7 +198,8 @@ TEST_F(DiffCubin, TruncatedCubinFallsBackOrFails) {
 
 TEST(DiffCubinReader, NvInfoRecords) {
   // REGCOUNT (SVAL: symbol 5, value 40), MAXREG_COUNT (HVAL 255), then a truncated record.
-  std::string d("\x04\x2f\x08\x00\x05\x00\x00\x00\x28\x00\x00\x00\x03\x1b\xff\x00\x04\x17\x10\x00\x01", 21);
+  std::string d(
+      "\x04\x2f\x08\x00\x05\x00\x00\x00\x28\x00\x00\x00\x03\x1b\xff\x00\x04\x17\x10\x00\x01", 21);
   auto attrs = detail::parse_nv_info(d);
   ASSERT_EQ(attrs.size(), 2u);
   EXPECT_EQ(detail::eiattr_name(attrs[0].code), "REGCOUNT");

@@ -3,9 +3,8 @@
 #include "kdet/diff/diff.hpp"
 #include "kdet/util/fs.hpp"
 
-#include <gtest/gtest.h>
-
 #include <chrono>
+#include <gtest/gtest.h>
 #include <regex>
 
 namespace kdet::diff {
@@ -35,7 +34,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 std::string join(const std::vector<std::string>& lines) {
   std::string out;
-  for (const auto& l : lines) out += l + "\n";
+  for (const auto& l : lines)
+    out += l + "\n";
   return out;
 }
 
@@ -44,12 +44,14 @@ std::string join(const std::vector<std::string>& lines) {
 std::string renumber(const std::string& ptx) {
   std::map<std::string, int> limit;
   std::regex decl(R"(%(\w+?)<(\d+)>)");
-  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), decl); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), decl); it != std::sregex_iterator();
+       ++it)
     limit[(*it)[1]] = std::max(limit[(*it)[1]], std::stoi((*it)[2]));
   std::regex reg(R"(%(rd|fd|rs|r|f|p|h)(\d+)\b)");
   std::string out;
   auto last = ptx.cbegin();
-  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), reg); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), reg); it != std::sregex_iterator();
+       ++it) {
     out.append(last, (*it)[0].first);
     int n = std::stoi((*it)[2]);
     out += "%" + (*it)[1].str() + std::to_string(limit[(*it)[1]] - n);
@@ -60,7 +62,8 @@ std::string renumber(const std::string& ptx) {
 }
 
 // Index of the first line containing `needle` at or after `from`.
-size_t line_with(const std::vector<std::string>& lines, const std::string& needle, size_t from = 0) {
+size_t line_with(const std::vector<std::string>& lines, const std::string& needle,
+                 size_t from = 0) {
   for (size_t i = from; i < lines.size(); ++i)
     if (lines[i].find(needle) != std::string::npos) return i;
   ADD_FAILURE() << "no line with " << needle;
@@ -81,7 +84,8 @@ TEST(DiffPtx, IdenticalFiles) {
 }
 
 TEST(DiffPtx, RenumberedRegistersAreRenamed) {
-  for (const char* name : {"saxpy.ptx", "block_reduce.ptx", "tiled_matmul.ptx", "row_softmax.ptx", "two_kernels.ptx"}) {
+  for (const char* name : {"saxpy.ptx", "block_reduce.ptx", "tiled_matmul.ptx", "row_softmax.ptx",
+                           "two_kernels.ptx"}) {
     std::string a = data(name), b = renumber(a);
     ASSERT_NE(a, b) << name;
     Report r = compare(a, b);
@@ -90,14 +94,15 @@ TEST(DiffPtx, RenumberedRegistersAreRenamed) {
     for (const auto& e : r.entries) {
       if (e.kind == "module") continue;
       EXPECT_EQ(e.change, Change::renamed) << name << " " << e.name;
-      EXPECT_TRUE(e.hunks.empty()) << name << " " << e.name << ": renaming must not show in the diff";
+      EXPECT_TRUE(e.hunks.empty())
+          << name << " " << e.name << ": renaming must not show in the diff";
     }
   }
 }
 
 TEST(DiffPtx, SwappedIndependentInstructionsAreReordered) {
   auto lines = lines_of(data("block_reduce.ptx"));
-  size_t i = line_with(lines, "ld.param.u64");  // two independent parameter loads
+  size_t i = line_with(lines, "ld.param.u64"); // two independent parameter loads
   ASSERT_NE(lines[i + 1].find("ld.param.u64"), std::string::npos);
   auto swapped = lines;
   std::swap(swapped[i], swapped[i + 1]);
@@ -144,7 +149,8 @@ TEST(DiffPtx, ChangedImmediateIsCode) {
   auto b = lines;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(b[i], m, std::regex(R"(, (\d+);)")));
-  b[i] = std::regex_replace(b[i], std::regex(R"(, (\d+);)"), ", " + std::to_string(std::stoi(m[1]) + 1) + ";");
+  b[i] = std::regex_replace(b[i], std::regex(R"(, (\d+);)"),
+                            ", " + std::to_string(std::stoi(m[1]) + 1) + ";");
   Report r = compare(join(lines), join(b));
   const Entry* e = find(r, "tiled_matmul");
   ASSERT_TRUE(e);
@@ -153,7 +159,8 @@ TEST(DiffPtx, ChangedImmediateIsCode) {
   EXPECT_EQ(summary_line(r), "code changed in 1 of 1 function");
   size_t changed = 0;
   for (const auto& h : e->hunks)
-    for (const auto& l : h.lines) changed += l.op != ' ';
+    for (const auto& l : h.lines)
+      changed += l.op != ' ';
   EXPECT_EQ(changed, 2u);
 }
 
@@ -184,7 +191,8 @@ TEST(DiffPtx, RegCountAndReorderTogether) {
 
 TEST(DiffPtx, CommentsOnlyAreTrivia) {
   std::string a = data("saxpy.ptx");
-  std::string b = std::regex_replace(a, std::regex("Compiler Build ID: [A-Z0-9-]+"), "Compiler Build ID: CL-0");
+  std::string b =
+      std::regex_replace(a, std::regex("Compiler Build ID: [A-Z0-9-]+"), "Compiler Build ID: CL-0");
   b = std::regex_replace(b, std::regex("\tret;"), "\tret;   // the end");
   ASSERT_NE(a, b);
   Report r = compare(a, b);
@@ -260,12 +268,14 @@ TEST(DiffPtx, RenderersNameTheChange) {
 // A synthetic 100k-statement function: renumbered and with one changed immediate it must
 // still be classified quickly (the Myers cap keeps the worst case bounded).
 TEST(DiffPtx, LargeFunctionStaysFast) {
-  std::string head = ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry big(\n.param .u64 p\n)\n{\n"
-                     "\t.reg .b32 \t%r<100002>;\n";
+  std::string head =
+      ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry big(\n.param .u64 p\n)\n{\n"
+      "\t.reg .b32 \t%r<100002>;\n";
   std::string a = head, b = head;
   for (int i = 1; i <= 100000; ++i) {
-    a += "\tadd.s32 \t%r" + std::to_string(i) + ", %r" + std::to_string(i / 2) + ", " + std::to_string(i % 7) + ";\n";
-    int j = 100001 - i;  // same function, registers numbered backwards
+    a += "\tadd.s32 \t%r" + std::to_string(i) + ", %r" + std::to_string(i / 2) + ", " +
+         std::to_string(i % 7) + ";\n";
+    int j = 100001 - i; // same function, registers numbered backwards
     b += "\tadd.s32 \t%r" + std::to_string(j) + ", %r" + std::to_string(100001 - i / 2) + ", " +
          std::to_string(i == 50000 ? 99 : i % 7) + ";\n";
   }

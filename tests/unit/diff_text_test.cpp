@@ -5,7 +5,6 @@
 #include "kdet/diff/ptx_reader.hpp"
 
 #include <gtest/gtest.h>
-
 #include <random>
 
 namespace kdet::diff {
@@ -25,8 +24,10 @@ TEST(DiffLines, MyersFindsAnLcsAndAValidScript) {
   for (int round = 0; round < 300; ++round) {
     std::vector<uint32_t> a(rng() % 40), b(rng() % 40);
     uint32_t alphabet = 1 + rng() % 5;
-    for (auto& x : a) x = rng() % alphabet;
-    for (auto& x : b) x = rng() % alphabet;
+    for (auto& x : a)
+      x = rng() % alphabet;
+    for (auto& x : b)
+      x = rng() % alphabet;
     auto s = detail::diff_sequences(a, b);
     ASSERT_FALSE(s.approximate);
     EXPECT_EQ(s.kept, lcs_length(a, b)) << "round " << round;
@@ -47,11 +48,13 @@ TEST(DiffLines, MyersFindsAnLcsAndAValidScript) {
 TEST(DiffLines, CapMakesItApproximateButValid) {
   // Nothing in common: past the cap, one replaced block.
   std::vector<uint32_t> a, b;
-  for (uint32_t i = 0; i < 5000; ++i) a.push_back(i), b.push_back(i + 100000);
+  for (uint32_t i = 0; i < 5000; ++i)
+    a.push_back(i), b.push_back(i + 100000);
   auto s = detail::diff_sequences(a, b, 50);
   EXPECT_TRUE(s.approximate);
   size_t del = 0, ins = 0;
-  for (const auto& e : s.edits) del += e.op == detail::Edit::Op::del, ins += e.op == detail::Edit::Op::ins;
+  for (const auto& e : s.edits)
+    del += e.op == detail::Edit::Op::del, ins += e.op == detail::Edit::Op::ins;
   EXPECT_EQ(del, 5000u);
   EXPECT_EQ(ins, 5000u);
 }
@@ -78,8 +81,14 @@ TEST(DiffLines, PastTheCapUniqueAnchorsKeepTheDiffFine) {
 TEST(DiffFormat, Detection) {
   EXPECT_EQ(detect_format(".version 9.0\n.target sm_90\n"), Format::ptx);
   EXPECT_EQ(detect_format("// no directives\nmov.u32 %r1, 1;\n"), Format::text);
-  EXPECT_EQ(detect_format(std::string("\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x01\0\x3e\0", 20)), Format::binary);
-  EXPECT_EQ(detect_format(std::string("\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x01\0\xbe\0", 20)), Format::cubin);
+  EXPECT_EQ(detect_format(std::string("\x7f"
+                                      "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x01\0\x3e\0",
+                                      20)),
+            Format::binary);
+  EXPECT_EQ(detect_format(std::string("\x7f"
+                                      "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x01\0\xbe\0",
+                                      20)),
+            Format::cubin);
   EXPECT_EQ(detect_format(std::string("ab\0cd", 5)), Format::binary);
   EXPECT_EQ(detect_format(""), Format::text);
   EXPECT_EQ(parse_format("cubin"), Format::cubin);
@@ -104,9 +113,9 @@ TEST(DiffText, UnifiedHunksWithLineNumbers) {
 TEST(DiffBinary, ByteRanges) {
   std::string a(1000, '\0'), b = a;
   b[10] = 1;
-  b[12] = 1;   // within the merge gap of 10: one range
-  b[500] = 1;  // far away: a second range
-  b += "xyz";  // tail
+  b[12] = 1;  // within the merge gap of 10: one range
+  b[500] = 1; // far away: a second range
+  b += "xyz"; // tail
   Report r = compare(a, b);
   EXPECT_EQ(r.format, Format::binary);
   ASSERT_EQ(r.byte_ranges.size(), 3u);
@@ -162,11 +171,12 @@ $L__BB0_1:
   const auto& f = m.functions[0];
   EXPECT_EQ(f.name, "k");
   EXPECT_EQ(f.kind, "entry");
-  EXPECT_EQ(f.first_line, 8u);  // where ".visible .entry" starts, after the block comment
+  EXPECT_EQ(f.first_line, 8u); // where ".visible .entry" starts, after the block comment
   ASSERT_EQ(f.header.size(), 2u);
   EXPECT_EQ(f.header[1].text, ".maxntid 128, 1, 1");
   bool call = false;
-  for (const auto& s : f.body) call |= s.text == "call.uni (retval0), vprintf, ( param0 );";
+  for (const auto& s : f.body)
+    call |= s.text == "call.uni (retval0), vprintf, ( param0 );";
   EXPECT_TRUE(call);
   bool proto = false, table = false;
   for (const auto& s : m.module) {

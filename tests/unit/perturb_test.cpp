@@ -52,7 +52,8 @@ TEST(Factors, FixedLevelsAreTheSameEveryRun) {
   EXPECT_EQ(a.env, b.env);
   EXPECT_EQ(a.umask, 0022);
   bool omp = false;
-  for (const auto& e : a.env) omp |= e == "OMP_NUM_THREADS=1";
+  for (const auto& e : a.env)
+    omp |= e == "OMP_NUM_THREADS=1";
   EXPECT_TRUE(omp);
 }
 
@@ -64,14 +65,16 @@ TEST(Factors, ChaosGoesInProcessForLibrariesAndToTheChildForExec) {
   EXPECT_EQ(lib.chaos_seed, 5u);
   auto launch = plan_launch(s, ctx());
   bool preload = false;
-  for (const auto& e : launch.env) preload |= e.rfind("LD_PRELOAD=/x/libkdet_chaos.so", 0) == 0;
+  for (const auto& e : launch.env)
+    preload |= e.rfind("LD_PRELOAD=/x/libkdet_chaos.so", 0) == 0;
   EXPECT_TRUE(preload);
   Context ec = ctx();
   ec.exec_backend = true;
   auto ex = plan_run(s, ec, 0, 5);
   EXPECT_FALSE(ex.chaos_reseed);
   bool seed = false;
-  for (const auto& e : ex.env) seed |= e == "KDET_CHAOS_SEED=0x5";
+  for (const auto& e : ex.env)
+    seed |= e == "KDET_CHAOS_SEED=0x5";
   EXPECT_TRUE(seed);
   EXPECT_TRUE(plan_launch(s, ec).env.empty()); // the worker itself is not preloaded for exec
 }

@@ -1,9 +1,8 @@
 // The worker protocol: round trips, and garbage never decodes.
 #include "kdet/engine/protocol.hpp"
 
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <random>
 #include <unistd.h>
 
@@ -34,7 +33,10 @@ TEST(Protocol, ResultMessageRoundTrips) {
   ResultMessage m;
   m.result.status = backend::Status::ok;
   m.result.log = "warning";
-  m.result.artifacts = {{"ptx", "// ptx"}, {"cubin", std::string("\x7f" "ELF\0\1", 6)}};
+  m.result.artifacts = {{"ptx", "// ptx"},
+                        {"cubin", std::string("\x7f"
+                                              "ELF\0\1",
+                                              6)}};
   m.compile_ns = 123;
   ResultMessage d;
   ASSERT_TRUE(decode(encode(m), d));
@@ -49,11 +51,13 @@ TEST(Protocol, TruncatedAndRandomPayloadsAreRejected) {
   m.result.artifacts = {{"ptx", "abc"}};
   std::string good = encode(m);
   ResultMessage d;
-  for (size_t cut = 0; cut < good.size(); ++cut) EXPECT_FALSE(decode(good.substr(0, cut), d)) << cut;
+  for (size_t cut = 0; cut < good.size(); ++cut)
+    EXPECT_FALSE(decode(good.substr(0, cut), d)) << cut;
   std::mt19937_64 rng(7);
   for (int i = 0; i < 2000; ++i) {
     std::string junk(rng() % 64, '\0');
-    for (auto& c : junk) c = static_cast<char>(rng());
+    for (auto& c : junk)
+      c = static_cast<char>(rng());
     CompileMessage c;
     (void)decode(junk, d); // must not crash or over-read (ASan builds check)
     (void)decode(junk, c);

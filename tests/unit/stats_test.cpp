@@ -2,9 +2,8 @@
 // Clopper-Pearson intervals, closed forms, and a direct binomial sum.
 #include "kdet/stats/stats.hpp"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 
 using namespace kdet::stats;
 
@@ -14,8 +13,9 @@ namespace {
 double binom_cdf(uint64_t k, uint64_t n, double p) {
   double sum = 0;
   for (uint64_t i = 0; i <= k; ++i) {
-    double log_term = std::lgamma(double(n) + 1) - std::lgamma(double(i) + 1) - std::lgamma(double(n - i) + 1) +
-                      double(i) * std::log(p) + double(n - i) * std::log1p(-p);
+    double log_term = std::lgamma(double(n) + 1) - std::lgamma(double(i) + 1) -
+                      std::lgamma(double(n - i) + 1) + double(i) * std::log(p) +
+                      double(n - i) * std::log1p(-p);
     sum += std::exp(log_term);
   }
   return sum;
@@ -41,7 +41,7 @@ TEST(ClopperPearson, EndsSolveTheBinomialEquations) {
   // The reporter's kernel: 22 of 360 runs gave the second variant.
   const uint64_t k = 22, n = 360;
   auto iv = clopper_pearson(k, n);
-  EXPECT_NEAR(binom_cdf(k, n, iv.high), 0.025, 1e-9);       // P(X <= k | p_hi) = alpha/2
+  EXPECT_NEAR(binom_cdf(k, n, iv.high), 0.025, 1e-9);        // P(X <= k | p_hi) = alpha/2
   EXPECT_NEAR(1 - binom_cdf(k - 1, n, iv.low), 0.025, 1e-9); // P(X >= k | p_lo) = alpha/2
   EXPECT_LT(iv.low, 22.0 / 360);
   EXPECT_GT(iv.high, 22.0 / 360);

@@ -15,11 +15,16 @@ namespace kdet::backend {
 
 const char* to_string(Status s) {
   switch (s) {
-  case Status::ok: return "ok";
-  case Status::compile_error: return "compile-error";
-  case Status::crashed: return "crashed";
-  case Status::timed_out: return "timed-out";
-  case Status::infra_error: return "infra-error";
+  case Status::ok:
+    return "ok";
+  case Status::compile_error:
+    return "compile-error";
+  case Status::crashed:
+    return "crashed";
+  case Status::timed_out:
+    return "timed-out";
+  case Status::infra_error:
+    return "infra-error";
   case Status::no_output:
     return "no-output";
   case Status::output_too_large:
@@ -54,9 +59,10 @@ std::string backend_for_extension(const std::string& path) {
   if (ext == "ll" || ext == "bc" || ext == "nvvm") return "nvvm";
   if (ext == "cu" || ext == "cuh") return "nvrtc";
   if (ext == "ptx" || ext == "ltoir" || ext == "cubin" || ext == "fatbin") return "nvjitlink";
-  throw Error::format("cannot tell the backend from the extension of {} ('.{}'); use --backend "
-                      "nvvm|nvrtc|nvjitlink|exec (.ll/.bc -> nvvm, .cu -> nvrtc, .ptx -> nvjitlink)",
-                      path, ext);
+  throw Error::format(
+      "cannot tell the backend from the extension of {} ('.{}'); use --backend "
+      "nvvm|nvrtc|nvjitlink|exec (.ll/.bc -> nvvm, .cu -> nvrtc, .ptx -> nvjitlink)",
+      path, ext);
 }
 
 std::string default_library_path(const std::string& kind) {
@@ -77,8 +83,10 @@ std::string default_library_path(const std::string& kind) {
     }
   }
   std::string list;
-  for (size_t i = 0; i < tried.size() && i < 4; ++i) list += "\n  " + tried[i];
-  throw Error::format("cannot find {} (set CUDA_HOME or pass --lib PATH); looked at:{}", file, list);
+  for (size_t i = 0; i < tried.size() && i < 4; ++i)
+    list += "\n  " + tried[i];
+  throw Error::format("cannot find {} (set CUDA_HOME or pass --lib PATH); looked at:{}", file,
+                      list);
 }
 
 std::string cached_file_hash(const std::string& path) {

@@ -63,26 +63,26 @@ bool parse_status(const std::string& s, Status& out);
 
 struct CompileResult {
   Status status = Status::infra_error;
-  int code = 0;         // API result code or exit code
-  int signal = 0;       // for crashed
-  std::string log;      // compiler log / stderr (capped)
-  std::string detail;   // kdet's one-line description ("nvvmCompileProgram: NVVM_ERROR_COMPILATION")
+  int code = 0;       // API result code or exit code
+  int signal = 0;     // for crashed
+  std::string log;    // compiler log / stderr (capped)
+  std::string detail; // kdet's one-line description ("nvvmCompileProgram: NVVM_ERROR_COMPILATION")
   std::vector<Artifact> artifacts;
 };
 
 struct CompileRequest {
-  std::string input;               // input bytes
-  std::string input_path;          // where the input lives (exec templates, module names)
-  std::string input_name;          // base name given to the compiler as module/program name
+  std::string input;      // input bytes
+  std::string input_path; // where the input lives (exec templates, module names)
+  std::string input_name; // base name given to the compiler as module/program name
   std::vector<std::string> options;
-  std::string workdir;             // a private folder for this run (exec)
+  std::string workdir; // a private folder for this run (exec)
   std::chrono::milliseconds timeout{0};
   // This run's perturbation (perturb/factors.hpp). Library backends get them
   // applied to the worker process before compile(); exec passes them to the child.
-  std::vector<std::string> env;    // "K=V" sets, "K" unsets
-  std::string cwd;                 // empty: unchanged
-  int umask = -1;                  // -1: unchanged
-  bool pid_namespace = false;      // exec: run the compiler as pid 2 of a fresh PID namespace
+  std::vector<std::string> env;     // "K=V" sets, "K" unsets
+  std::string cwd;                  // empty: unchanged
+  int umask = -1;                   // -1: unchanged
+  bool pid_namespace = false;       // exec: run the compiler as pid 2 of a fresh PID namespace
   uint64_t max_output = UINT64_MAX; // larger artifacts make the outcome output_too_large
 };
 
@@ -95,10 +95,10 @@ public:
 
 // Settings that choose and configure a backend; passed to workers on their command line.
 struct BackendConfig {
-  std::string kind;          // nvvm | nvrtc | nvjitlink | exec
-  std::string lib;           // library path (empty: default search)
-  std::string command;       // exec template
-  std::string output_ext;    // exec: extension of {output}
+  std::string kind;       // nvvm | nvrtc | nvjitlink | exec
+  std::string lib;        // library path (empty: default search)
+  std::string command;    // exec template
+  std::string output_ext; // exec: extension of {output}
 };
 
 // A success that produced no bytes at all (no artifact, or only empty ones) becomes

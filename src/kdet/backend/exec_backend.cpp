@@ -39,9 +39,11 @@ std::string version_line(const std::string& text) {
   for (const auto& raw : split(text, '\n')) {
     std::string line = trim(raw);
     std::string lower = line;
-    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : lower)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     bool digit = line.find_first_of("0123456789") != std::string::npos;
-    if (digit && (lower.find("version") != std::string::npos || lower.find("release") != std::string::npos))
+    if (digit &&
+        (lower.find("version") != std::string::npos || lower.find("release") != std::string::npos))
       return line;
   }
   return first_line(text);
@@ -76,7 +78,8 @@ public:
       opt.argv.push_back(expand_word(a, values));
     opt.argv[0] = m_program;
     // Options after `--` are appended to the command.
-    for (const auto& o : req.options) opt.argv.push_back(o);
+    for (const auto& o : req.options)
+      opt.argv.push_back(o);
     if (!req.env.empty()) opt.env = with_env_changes(current_environment(), req.env);
     opt.cwd = req.cwd;
     if (req.umask >= 0) opt.umask = static_cast<unsigned>(req.umask);

@@ -24,11 +24,15 @@ Library::Library(const std::string& path) : m_path(path) {
   }
 }
 
-void* Library::try_symbol(const char* name) const { return ::dlsym(m_handle, name); }
+void* Library::try_symbol(const char* name) const {
+  return ::dlsym(m_handle, name);
+}
 
 void* Library::symbol(const char* name) const {
   void* p = try_symbol(name);
-  if (!p) throw Error::format("{} has no symbol {}: is it really the library it claims to be?", m_path, name);
+  if (!p)
+    throw Error::format("{} has no symbol {}: is it really the library it claims to be?", m_path,
+                        name);
   return p;
 }
 

@@ -62,7 +62,8 @@ public:
   CompileResult compile(const CompileRequest& req) override {
     CompileResult r;
     std::vector<const char*> opts;
-    for (const auto& o : req.options) opts.push_back(o.c_str());
+    for (const auto& o : req.options)
+      opts.push_back(o.c_str());
     nvJitLinkHandle h = nullptr;
     nvJitLinkResult rc = m_create(&h, static_cast<uint32_t>(opts.size()), opts.data());
     if (rc != NVJITLINK_SUCCESS) {
@@ -97,7 +98,8 @@ private:
     if (size_fn(h, &n) != NVJITLINK_SUCCESS || n <= 1) return;
     std::string log(n, '\0');
     if (log_fn(h, log.data()) == NVJITLINK_SUCCESS) {
-      while (!log.empty() && log.back() == '\0') log.pop_back();
+      while (!log.empty() && log.back() == '\0')
+        log.pop_back();
       out += log;
     }
   }

@@ -38,16 +38,19 @@ public:
   CompileResult compile(const CompileRequest& req) override {
     CompileResult r;
     nvrtcProgram prog = nullptr;
-    nvrtcResult rc = m_create(&prog, req.input.c_str(), req.input_name.c_str(), 0, nullptr, nullptr);
+    nvrtcResult rc =
+        m_create(&prog, req.input.c_str(), req.input_name.c_str(), 0, nullptr, nullptr);
     if (rc != NVRTC_SUCCESS) return fail(r, rc, "nvrtcCreateProgram");
     std::vector<const char*> opts;
-    for (const auto& o : req.options) opts.push_back(o.c_str());
+    for (const auto& o : req.options)
+      opts.push_back(o.c_str());
     rc = m_compile(prog, static_cast<int>(opts.size()), opts.data());
     size_t n = 0;
     if (m_log_size(prog, &n) == NVRTC_SUCCESS && n > 1) {
       std::string log(n, '\0');
       if (m_log(prog, log.data()) == NVRTC_SUCCESS) {
-        while (!log.empty() && log.back() == '\0') log.pop_back();
+        while (!log.empty() && log.back() == '\0')
+          log.pop_back();
         r.log = std::move(log);
       }
     }
@@ -59,13 +62,15 @@ public:
     if (m_ptx_size(prog, &n) == NVRTC_SUCCESS && n > 1) {
       std::string ptx(n, '\0');
       if (m_ptx(prog, ptx.data()) == NVRTC_SUCCESS) {
-        while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+        while (!ptx.empty() && ptx.back() == '\0')
+          ptx.pop_back();
         r.artifacts.push_back({"ptx", std::move(ptx)});
       }
     }
     if (m_cubin_size(prog, &n) == NVRTC_SUCCESS && n > 0) {
       std::string cubin(n, '\0');
-      if (m_cubin(prog, cubin.data()) == NVRTC_SUCCESS) r.artifacts.push_back({"cubin", std::move(cubin)});
+      if (m_cubin(prog, cubin.data()) == NVRTC_SUCCESS)
+        r.artifacts.push_back({"cubin", std::move(cubin)});
     }
     // LTO-IR exists only under -dlto; without it a -dlto compile would look like "no output" every
     // run.

@@ -47,7 +47,8 @@ public:
       return fail(r, rc, "nvvmAddModuleToProgram");
     }
     std::vector<const char*> opts;
-    for (const auto& o : req.options) opts.push_back(o.c_str());
+    for (const auto& o : req.options)
+      opts.push_back(o.c_str());
     rc = m_compile(prog, static_cast<int>(opts.size()), opts.data());
     read_log(prog, r);
     if (rc != NVVM_SUCCESS) {
@@ -83,7 +84,8 @@ private:
     if (m_log_size(prog, &n) != NVVM_SUCCESS || n <= 1) return;
     std::string log(n, '\0');
     if (m_log(prog, log.data()) == NVVM_SUCCESS) {
-      while (!log.empty() && log.back() == '\0') log.pop_back();
+      while (!log.empty() && log.back() == '\0')
+        log.pop_back();
       r.log += log;
     }
   }

@@ -10,7 +10,6 @@
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
 #include <random>
 
 namespace kdet::cache {
@@ -22,7 +21,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 nlohmann::json identity_json(const backend::Identity& id) {
-  return {{"backend", id.backend}, {"path", id.path}, {"content_hash", id.content_hash}, {"version", id.version}};
+  return {{"backend", id.backend},
+          {"path", id.path},
+          {"content_hash", id.content_hash},
+          {"version", id.version}};
 }
 
 } // namespace
@@ -100,7 +102,8 @@ KeyMaterial job_key_material(const Store& store, const CompileJob& job, std::str
   return m;
 }
 
-std::string describe_difference(const std::vector<backend::Artifact>& a, const std::vector<backend::Artifact>& b) {
+std::string describe_difference(const std::vector<backend::Artifact>& a,
+                                const std::vector<backend::Artifact>& b) {
   std::vector<std::string> parts;
   for (const auto& x : a) {
     const backend::Artifact* y = nullptr;
@@ -112,19 +115,22 @@ std::string describe_difference(const std::vector<backend::Artifact>& a, const s
     }
     if (x.data == y->data) continue;
     try {
-      parts.push_back(fmt::format("{}: {}", x.name, diff::summary_line(diff::compare(x.data, y->data))));
+      parts.push_back(
+          fmt::format("{}: {}", x.name, diff::summary_line(diff::compare(x.data, y->data))));
     } catch (const std::exception& e) {
-      parts.push_back(fmt::format("{}: differs ({} vs {} bytes; diff failed: {})", x.name, x.data.size(),
-                                  y->data.size(), e.what()));
+      parts.push_back(fmt::format("{}: differs ({} vs {} bytes; diff failed: {})", x.name,
+                                  x.data.size(), y->data.size(), e.what()));
     }
   }
   for (const auto& y : b) {
     bool found = false;
-    for (const auto& x : a) found = found || x.name == y.name;
+    for (const auto& x : a)
+      found = found || x.name == y.name;
     if (!found) parts.push_back(fmt::format("{}: only in the second", y.name));
   }
   std::string s;
-  for (const auto& p : parts) s += (s.empty() ? "" : "; ") + p;
+  for (const auto& p : parts)
+    s += (s.empty() ? "" : "; ") + p;
   return s.empty() ? "identical" : s;
 }
 
@@ -141,8 +147,10 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   auto refuse_if_variants = [&](const std::vector<std::string>& ids) {
     o.variants = ids.size();
     if (ids.size() <= 1) return false;
-    std::string msg = fmt::format("cache key {} holds {} variants: the compiler is nondeterministic for this input "
-                                  "(see `kdet cache report`)", o.key, ids.size());
+    std::string msg = fmt::format(
+        "cache key {} holds {} variants: the compiler is nondeterministic for this input "
+        "(see `kdet cache report`)",
+        o.key, ids.size());
     if (job.policy == Policy::fail) {
       o.result = "refused";
       o.error = msg + "; --on-variants fail";
@@ -170,8 +178,8 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
       Recompiled r = compile_once(job.backend, job.input_path, job.options, job.timeout, env,
                                   job.max_output, km.compiler);
       if (!r.ok) {
-        o.warnings.push_back(fmt::format("verification compile of {} failed ({}); serving the cached variant",
-                                         o.key, r.detail));
+        o.warnings.push_back(fmt::format(
+            "verification compile of {} failed ({}); serving the cached variant", o.key, r.detail));
       } else {
         std::string vid = variant_id(r.artifacts);
         if (vid == o.variant) {
@@ -182,17 +190,21 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
           origin.how = "verify";
           origin.extra = {{"compiler", identity_json(r.identity)}, {"verified_against", o.variant}};
           PutResult p = store.put(o.key, to_json(km), input, r.artifacts, origin);
-          store.log_event(o.key, {{"event", "verify"}, {"result", "mismatch"}, {"served", o.variant},
+          store.log_event(o.key, {{"event", "verify"},
+                                  {"result", "mismatch"},
+                                  {"served", o.variant},
                                   {"recompiled", vid}});
           o.warnings.push_back(fmt::format(
-              "verification MISMATCH for cache key {}: the recompile gave variant {} ({}), the cache holds {}; "
+              "verification MISMATCH for cache key {}: the recompile gave variant {} ({}), the "
+              "cache holds {}; "
               "both are kept ({} variants); difference: {}",
-              o.key, vid.substr(0, 12), p.added ? "new" : "already known", o.variant.substr(0, 12), p.variants,
-              describe_difference(o.artifacts, r.artifacts)));
+              o.key, vid.substr(0, 12), p.added ? "new" : "already known", o.variant.substr(0, 12),
+              p.variants, describe_difference(o.artifacts, r.artifacts)));
           o.variants = p.variants;
           if (job.policy == Policy::fail) {
             o.result = "refused";
-            o.error = fmt::format("cache key {}: verification found a second variant; --on-variants fail", o.key);
+            o.error = fmt::format(
+                "cache key {}: verification found a second variant; --on-variants fail", o.key);
             o.artifacts.clear();
             o.exit_code = 1;
           }
@@ -218,8 +230,9 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   // between has another stat signature, so this asks again only then.
   r.identity = compiler_identity(store, job.backend);
   if (r.identity.content_hash != km.compiler.content_hash) {
-    o.warnings.push_back(fmt::format("the compiler {} changed while kdet was using it; stored under its new identity",
-                                     r.identity.path));
+    o.warnings.push_back(fmt::format(
+        "the compiler {} changed while kdet was using it; stored under its new identity",
+        r.identity.path));
     km.compiler.content_hash = r.identity.content_hash;
     km.compiler.version = r.identity.version;
     o.key = compute_key(km);
@@ -244,8 +257,9 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
     // Another process stored a different variant first (or a damaged one was set aside).
     Lookup again = store.lookup(o.key);
     if (again.hit && again.first.meta.id != p.variant) {
-      o.warnings.push_back(fmt::format("cache key {}: this compile gave variant {}, another process stored {} first",
-                                       o.key, p.variant.substr(0, 12), again.first.meta.id.substr(0, 12)));
+      o.warnings.push_back(
+          fmt::format("cache key {}: this compile gave variant {}, another process stored {} first",
+                      o.key, p.variant.substr(0, 12), again.first.meta.id.substr(0, 12)));
       if (!refuse_if_variants(again.variants)) {
         o.variant = again.first.meta.id;
         o.artifacts = again.first.artifacts;

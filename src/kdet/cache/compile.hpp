@@ -29,25 +29,25 @@ Policy parse_policy(const std::string& text, const std::string& option);
 
 struct CompileJob {
   backend::BackendConfig backend;
-  std::string input_path;                 // absolute
+  std::string input_path; // absolute
   std::vector<std::string> options;
   std::chrono::milliseconds timeout{0};
   uint64_t max_output = engine::k_default_max_output; // --max-output
-  std::vector<std::string> key_env;       // declared relevant variables (names)
+  std::vector<std::string> key_env;                   // declared relevant variables (names)
   double verify_rate = k_default_verify_rate;
   Policy policy = Policy::serve_first;
-  std::string command_line;               // recorded in meta.json
+  std::string command_line; // recorded in meta.json
 };
 
 struct CompileOutcome {
-  std::string result;   // hit | miss | verified | mismatch | refused | failed
+  std::string result; // hit | miss | verified | mismatch | refused | failed
   std::string key;
-  std::string variant;  // the one served
+  std::string variant;                      // the one served
   std::vector<backend::Artifact> artifacts; // served (empty for refused/failed)
-  size_t variants = 0;  // under the key afterwards
+  size_t variants = 0;                      // under the key afterwards
   std::vector<std::string> warnings;
-  std::string error;    // refused/failed: why; failed: the compiler's log follows
-  int exit_code = 0;    // 0 served, 1 refused (policy fail), 3 the compiler failed
+  std::string error; // refused/failed: why; failed: the compiler's log follows
+  int exit_code = 0; // 0 served, 1 refused (policy fail), 3 the compiler failed
   double seconds = 0;
 };
 
@@ -59,7 +59,7 @@ struct Recompiled {
   bool ok = false;
   backend::Identity identity;
   std::vector<backend::Artifact> artifacts;
-  std::string detail;   // how it failed
+  std::string detail; // how it failed
   std::string log;
 };
 Recompiled compile_once(const backend::BackendConfig& config, const std::string& input_path,
@@ -75,6 +75,7 @@ KeyMaterial job_key_material(const Store& store, const CompileJob& job, std::str
 CompileOutcome cached_compile(Store& store, const CompileJob& job);
 
 // kdet diff's one-line classification of how two variants differ, artifact by artifact.
-std::string describe_difference(const std::vector<backend::Artifact>& a, const std::vector<backend::Artifact>& b);
+std::string describe_difference(const std::vector<backend::Artifact>& a,
+                                const std::vector<backend::Artifact>& b);
 
 } // namespace kdet::cache

@@ -30,8 +30,10 @@ std::string stat_signature(const std::string& kind, const std::string& path, boo
   Hasher h;
   h.add("kdet.cache.identity-memo/1").add(kind).add(path);
   h.add_u64(st.st_dev).add_u64(st.st_ino).add_u64(static_cast<uint64_t>(st.st_size));
-  h.add_u64(static_cast<uint64_t>(st.st_mtim.tv_sec)).add_u64(static_cast<uint64_t>(st.st_mtim.tv_nsec));
-  h.add_u64(static_cast<uint64_t>(st.st_ctim.tv_sec)).add_u64(static_cast<uint64_t>(st.st_ctim.tv_nsec));
+  h.add_u64(static_cast<uint64_t>(st.st_mtim.tv_sec))
+      .add_u64(static_cast<uint64_t>(st.st_mtim.tv_nsec));
+  h.add_u64(static_cast<uint64_t>(st.st_ctim.tv_sec))
+      .add_u64(static_cast<uint64_t>(st.st_ctim.tv_nsec));
   return h.hex();
 }
 
@@ -82,7 +84,8 @@ backend::Identity compiler_identity(const Store& store, const backend::BackendCo
   std::string text;
   if (store.read(memo, text)) {
     auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_object() && j.value("path", "") == id.path && j.contains("content_hash") && j.contains("version")) {
+    if (j.is_object() && j.value("path", "") == id.path && j.contains("content_hash") &&
+        j.contains("version")) {
       id.content_hash = j["content_hash"].get<std::string>();
       id.version = j["version"].get<std::string>();
       return id;
@@ -95,7 +98,9 @@ backend::Identity compiler_identity(const Store& store, const backend::BackendCo
   // Memoize only when the file did not change while it was hashed and probed.
   bool still = false;
   if (stat_signature(config.kind, id.path, still) == sig && still) {
-    nlohmann::json j = {{"path", id.path}, {"backend", id.backend}, {"content_hash", id.content_hash},
+    nlohmann::json j = {{"path", id.path},
+                        {"backend", id.backend},
+                        {"content_hash", id.content_hash},
                         {"version", id.version}};
     store.write_atomic(memo, json_text(j) + "\n"); // best effort
   }

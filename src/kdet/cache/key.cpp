@@ -19,10 +19,12 @@ std::string compute_key(const KeyMaterial& m) {
   Hasher h;
   h.add(k_key_schema).add(m.backend).add(m.compiler.content_hash).add(m.compiler.version);
   h.add_u64(m.command.size());
-  for (const auto& w : m.command) h.add(w);
+  for (const auto& w : m.command)
+    h.add(w);
   h.add(m.output_ext);
   h.add_u64(m.options.size());
-  for (const auto& o : m.options) h.add(o);
+  for (const auto& o : m.options)
+    h.add(o);
   h.add_u64(m.env.size());
   for (const auto& [name, value] : m.env) {
     h.add(name).add_u64(value ? 1 : 0);
@@ -34,12 +36,15 @@ std::string compute_key(const KeyMaterial& m) {
 
 nlohmann::json to_json(const KeyMaterial& m) {
   nlohmann::json env = nlohmann::json::object();
-  for (const auto& [name, value] : m.env) env[name] = value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  for (const auto& [name, value] : m.env)
+    env[name] = value ? nlohmann::json(*value) : nlohmann::json(nullptr);
   nlohmann::json j = {
       {"schema", k_key_schema},
       {"backend", m.backend},
       {"compiler",
-       {{"path", m.compiler.path}, {"content_hash", m.compiler.content_hash}, {"version", m.compiler.version}}},
+       {{"path", m.compiler.path},
+        {"content_hash", m.compiler.content_hash},
+        {"version", m.compiler.version}}},
       {"options", m.options},
       {"target", target_of(m.options)},
       {"env", env},
@@ -67,7 +72,9 @@ KeyMaterial key_material_from_json(const nlohmann::json& j) {
     if (j.contains("output_ext")) m.output_ext = j.at("output_ext").get<std::string>();
     m.options = j.at("options").get<std::vector<std::string>>();
     for (const auto& [name, value] : j.at("env").items())
-      m.env.emplace_back(name, value.is_null() ? std::nullopt : std::optional<std::string>(value.get<std::string>()));
+      m.env.emplace_back(name, value.is_null()
+                                   ? std::nullopt
+                                   : std::optional<std::string>(value.get<std::string>()));
     std::sort(m.env.begin(), m.env.end());
     const auto& in = j.at("input");
     m.input_hash = in.at("hash").get<std::string>();
@@ -79,12 +86,13 @@ KeyMaterial key_material_from_json(const nlohmann::json& j) {
   }
 }
 
-std::vector<std::pair<std::string, std::optional<std::string>>> read_env(const std::vector<std::string>& names,
-                                                                         const std::string& option) {
+std::vector<std::pair<std::string, std::optional<std::string>>>
+read_env(const std::vector<std::string>& names, const std::string& option) {
   std::vector<std::pair<std::string, std::optional<std::string>>> env;
   for (const auto& n : names) {
     if (n.empty() || n.find('=') != std::string::npos)
-      throw Error::format("{} {}: expected a variable name such as OPENBLAS_NUM_THREADS", option, n);
+      throw Error::format("{} {}: expected a variable name such as OPENBLAS_NUM_THREADS", option,
+                          n);
     if (std::any_of(env.begin(), env.end(), [&](const auto& e) { return e.first == n; })) continue;
     const char* v = std::getenv(n.c_str());
     env.emplace_back(n, v ? std::optional<std::string>(v) : std::nullopt);
@@ -108,14 +116,16 @@ std::string resolve_cache_dir(const std::string& dir) {
   if (!dir.empty()) return dir;
   if (const char* d = std::getenv("KDET_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kdet";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/kdet";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/kdet";
   throw Error("no cache folder: give --dir DIR or set KDET_CACHE_DIR (HOME is not set)");
 }
 
 double parse_verify_rate(const std::string& text, const std::string& option) {
   auto bad = [&] {
-    return Error::format("{} {}: expected a fraction between 0 and 1 such as 1/32, 0.1, 1 (always) or 0 (never)",
-                         option, text);
+    return Error::format(
+        "{} {}: expected a fraction between 0 and 1 such as 1/32, 0.1, 1 (always) or 0 (never)",
+        option, text);
   };
   double v = 0;
   try {
@@ -142,7 +152,8 @@ double parse_verify_rate(const std::string& text, const std::string& option) {
 bool sample(double rate) {
   if (rate <= 0) return false;
   if (rate >= 1) return true;
-  thread_local std::mt19937_64 rng{(static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()};
+  thread_local std::mt19937_64 rng{(static_cast<uint64_t>(std::random_device{}()) << 32) ^
+                                   std::random_device{}()};
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng) < rate;
 }
 

@@ -11,9 +11,8 @@
 
 #include "kdet/backend/backend.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,15 +22,17 @@ namespace kdet::cache {
 
 // The parts of a key. to_json() writes them out as the entry's key.json.
 struct KeyMaterial {
-  std::string backend;                // nvvm | nvrtc | nvjitlink | exec | capi
-  backend::Identity compiler;         // content_hash and version enter the key; path is recorded only
-  std::vector<std::string> command;   // exec: template words after the program ({input}, {output} kept)
-  std::string output_ext;             // exec: extension of {output}
-  std::vector<std::string> options;   // in order
-  std::vector<std::pair<std::string, std::optional<std::string>>> env; // declared names (sorted), value or unset
-  std::string input_hash;             // hash_bytes(input)
+  std::string backend;        // nvvm | nvrtc | nvjitlink | exec | capi
+  backend::Identity compiler; // content_hash and version enter the key; path is recorded only
+  std::vector<std::string>
+      command;            // exec: template words after the program ({input}, {output} kept)
+  std::string output_ext; // exec: extension of {output}
+  std::vector<std::string> options; // in order
+  std::vector<std::pair<std::string, std::optional<std::string>>>
+      env;                // declared names (sorted), value or unset
+  std::string input_hash; // hash_bytes(input)
   uint64_t input_size = 0;
-  std::string input_name;             // recorded only
+  std::string input_name; // recorded only
 };
 
 // The key: 32 hex digits. Changing any keyed part changes it.
@@ -43,13 +44,14 @@ KeyMaterial key_material_from_json(const nlohmann::json& j);
 
 // Reads the declared variables from this process's environment, sorted by name;
 // throws Error naming `option` for a name that is empty or contains '='.
-std::vector<std::pair<std::string, std::optional<std::string>>> read_env(const std::vector<std::string>& names,
-                                                                         const std::string& option);
+std::vector<std::pair<std::string, std::optional<std::string>>>
+read_env(const std::vector<std::string>& names, const std::string& option);
 
 // The -arch=/--gpu-name=/-arch X value among the options, "" when none (shown in reports).
 std::string target_of(const std::vector<std::string>& options);
 
-// The cache folder: `dir` if given, else $KDET_CACHE_DIR, else $XDG_CACHE_HOME/kdet, else ~/.cache/kdet.
+// The cache folder: `dir` if given, else $KDET_CACHE_DIR, else $XDG_CACHE_HOME/kdet, else
+// ~/.cache/kdet.
 std::string resolve_cache_dir(const std::string& dir);
 
 // Parses a verify rate: "1/32", "0.25", "1" (always), "0" (never); throws Error naming `option`.

@@ -68,33 +68,38 @@ nlohmann::json report_to_json(const Store& store, const std::vector<MultiVariant
     for (size_t i = 0; i < m.variants.size(); ++i) {
       const auto& v = m.variants[i];
       uint64_t size = 0;
-      for (const auto& a : v.artifacts) size += a.size;
-      nlohmann::json j = {{"id", v.id},     {"created_at", v.created_at}, {"how", v.how},     {"host", v.host},
-                          {"pid", v.pid},   {"command", v.command},       {"bytes", size}, {"served", i == 0}};
+      for (const auto& a : v.artifacts)
+        size += a.size;
+      nlohmann::json j = {
+          {"id", v.id},   {"created_at", v.created_at}, {"how", v.how},  {"host", v.host},
+          {"pid", v.pid}, {"command", v.command},       {"bytes", size}, {"served", i == 0}};
       if (i > 0) j["difference"] = m.differences[i - 1];
       vs.push_back(j);
     }
     arr.push_back({{"key", m.key}, {"material", m.key_json}, {"variants", vs}});
   }
-  return {{"schema", "kdet.cache.report/1"}, {"cache", store.root()}, {"keys_with_variants", keys.size()},
+  return {{"schema", "kdet.cache.report/1"},
+          {"cache", store.root()},
+          {"keys_with_variants", keys.size()},
           {"keys", arr}};
 }
 
 std::string report_to_text(const std::vector<MultiVariantKey>& keys) {
   if (keys.empty()) return "no key holds more than one variant\n";
-  std::string s = fmt::format("{} key{} hold{} more than one variant:\n", keys.size(), keys.size() == 1 ? "" : "s",
-                              keys.size() == 1 ? "s" : "");
+  std::string s = fmt::format("{} key{} hold{} more than one variant:\n", keys.size(),
+                              keys.size() == 1 ? "" : "s", keys.size() == 1 ? "s" : "");
   for (const auto& m : keys) {
     std::string input = m.key_json.is_object() ? m.key_json["input"].value("name", "?") : "?";
-    std::string compiler = m.key_json.is_object() ? m.key_json["compiler"].value("version", "?") : "?";
+    std::string compiler =
+        m.key_json.is_object() ? m.key_json["compiler"].value("version", "?") : "?";
     std::string options;
     if (m.key_json.is_object() && m.key_json.contains("options"))
       options = shell_join(m.key_json["options"].get<std::vector<std::string>>());
     s += fmt::format("\n{}  {}  ({}; {})\n", m.key, input, compiler, options);
     for (size_t i = 0; i < m.variants.size(); ++i) {
       const auto& v = m.variants[i];
-      s += fmt::format("  {} {}  {}  {} on {} pid {}{}\n", i == 0 ? "*" : " ", v.id.substr(0, 16), v.created_at,
-                       v.how, v.host, v.pid, i == 0 ? "  (served)" : "");
+      s += fmt::format("  {} {}  {}  {} on {} pid {}{}\n", i == 0 ? "*" : " ", v.id.substr(0, 16),
+                       v.created_at, v.how, v.host, v.pid, i == 0 ? "  (served)" : "");
       if (i > 0) s += fmt::format("      vs first: {}\n", m.differences[i - 1]);
     }
   }
@@ -109,7 +114,8 @@ nlohmann::json cache_stats(const Store& store) {
     variants += order.size();
     if (order.size() > 1) ++multi;
     for (const auto& e : store.events(k)) {
-      if (e.value("event", "") == "verify") (e.value("result", "") == "match" ? matches : mismatches)++;
+      if (e.value("event", "") == "verify")
+        (e.value("result", "") == "match" ? matches : mismatches)++;
       if (e.value("event", "") == "damaged") ++damaged_events;
     }
   }
@@ -142,7 +148,9 @@ uint64_t parse_size(const std::string& text, const std::string& option) {
     }
   }
   auto v = parse_u64(t);
-  if (!v) throw Error::format("{} {}: expected a size such as 500M, 2G, 64K or a number of bytes", option, text);
+  if (!v)
+    throw Error::format("{} {}: expected a size such as 500M, 2G, 64K or a number of bytes", option,
+                        text);
   if (shift > 0 && *v > (UINT64_MAX >> shift))
     throw Error::format("{} {}: too large (the largest size is {} bytes, about 16 EiB)", option,
                         text, UINT64_MAX);
@@ -284,7 +292,8 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
     std::vector<std::string> env;
     for (const auto& [name, value] : km.env)
       if (value) env.push_back(name + "=" + *value);
-    std::string name = km.input_name.empty() ? "input" : fs::path(km.input_name).filename().string();
+    std::string name =
+        km.input_name.empty() ? "input" : fs::path(km.input_name).filename().string();
     std::string dir = fmt::format("{}/{}", tmp, k);
     make_dirs(dir);
     std::string path = dir + "/" + name;
@@ -309,10 +318,13 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
     o.how = "verify-all";
     o.command = command_line;
     PutResult p = store.put(k, kj, input, rc.artifacts, o);
-    store.log_event(k, {{"event", "verify"}, {"result", "mismatch"}, {"recompiled", vid},
+    store.log_event(k, {{"event", "verify"},
+                        {"result", "mismatch"},
+                        {"recompiled", vid},
                         {"served", l.hit ? l.first.meta.id : ""}});
-    r.lines.push_back(fmt::format("MISMATCH  {}  {}  recompile gave {} ({}), {} variants; {}", k, km.input_name,
-                                  vid.substr(0, 12), p.added ? "new" : "known", p.variants,
+    r.lines.push_back(fmt::format("MISMATCH  {}  {}  recompile gave {} ({}), {} variants; {}", k,
+                                  km.input_name, vid.substr(0, 12), p.added ? "new" : "known",
+                                  p.variants,
                                   l.hit ? describe_difference(l.first.artifacts, rc.artifacts)
                                         : "served variant unreadable"));
   }

@@ -3,10 +3,9 @@
 
 #include "kdet/cache/store.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,9 +14,10 @@ namespace kdet::cache {
 // One key with more than one variant, for `kdet cache report`.
 struct MultiVariantKey {
   std::string key;
-  nlohmann::json key_json;             // what the key covers (may be empty if key.json is missing)
-  std::vector<VariantMeta> variants;   // earliest first
-  std::vector<std::string> differences; // differences[i]: variant i+1 against variant 0 (kdet diff's words)
+  nlohmann::json key_json;           // what the key covers (may be empty if key.json is missing)
+  std::vector<VariantMeta> variants; // earliest first
+  std::vector<std::string>
+      differences; // differences[i]: variant i+1 against variant 0 (kdet diff's words)
 };
 
 // Every key holding more than one variant (sorted by key).

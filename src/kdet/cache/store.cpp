@@ -47,7 +47,8 @@ int64_t now_ns() {
 
 std::string iso_now() {
   auto now = std::chrono::system_clock::now();
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(now)));
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(now)));
 }
 
 std::string host_name() {
@@ -136,9 +137,17 @@ nlohmann::json meta_to_json(const VariantMeta& m) {
   nlohmann::json arts = nlohmann::json::array();
   for (const auto& a : m.artifacts)
     arts.push_back({{"name", a.name}, {"file", a.file}, {"hash", a.hash}, {"size", a.size}});
-  return {{"schema", "kdet.cache.variant/1"}, {"id", m.id}, {"created_at", m.created_at},
-          {"created_ns", m.created_ns}, {"how", m.how}, {"host", m.host}, {"pid", m.pid},
-          {"kdet_version", m.kdet_version}, {"command", m.command}, {"extra", m.extra}, {"artifacts", arts}};
+  return {{"schema", "kdet.cache.variant/1"},
+          {"id", m.id},
+          {"created_at", m.created_at},
+          {"created_ns", m.created_ns},
+          {"how", m.how},
+          {"host", m.host},
+          {"pid", m.pid},
+          {"kdet_version", m.kdet_version},
+          {"command", m.command},
+          {"extra", m.extra},
+          {"artifacts", arts}};
 }
 
 } // namespace
@@ -146,7 +155,8 @@ nlohmann::json meta_to_json(const VariantMeta& m) {
 std::string variant_id(const std::vector<backend::Artifact>& artifacts) {
   Hasher h;
   h.add("kdet.cache.variant/1").add_u64(artifacts.size());
-  for (const auto& a : artifacts) h.add(a.name).add(hash_bytes(a.data));
+  for (const auto& a : artifacts)
+    h.add(a.name).add(hash_bytes(a.data));
   return h.hex();
 }
 
@@ -384,8 +394,8 @@ bool Store::load_variant(const std::string& key, const std::string& id, LoadedVa
       return false;
     }
     if (art.data.size() != a.size || hash_bytes(art.data) != a.hash) {
-      why = fmt::format("artifact {} ({}) fails its hash check ({} bytes, expected {})", a.name, a.file,
-                        art.data.size(), a.size);
+      why = fmt::format("artifact {} ({}) fails its hash check ({} bytes, expected {})", a.name,
+                        a.file, art.data.size(), a.size);
       return false;
     }
     out.artifacts.push_back(std::move(art));
@@ -397,7 +407,8 @@ bool Store::load_variant(const std::string& key, const std::string& id, LoadedVa
   return true;
 }
 
-std::string Store::quarantine(const std::string& key, const std::string& id, const std::string& why) {
+std::string Store::quarantine(const std::string& key, const std::string& id,
+                              const std::string& why) {
   std::string name = fmt::format("{}.{}.{}.{}", key, id, now_ns(), ::getpid());
   try {
     open_dir("damaged", true);
@@ -439,7 +450,8 @@ std::vector<std::string> Store::variant_order(const std::string& key) const {
     rest.emplace_back(t, v);
   }
   std::sort(rest.begin(), rest.end());
-  for (auto& [t, v] : rest) order.push_back(v);
+  for (auto& [t, v] : rest)
+    order.push_back(v);
   return order;
 }
 
@@ -458,9 +470,9 @@ Lookup Store::lookup(const std::string& key, bool touch) {
       return r;
     }
     std::string moved = quarantine(key, r.variants[0], why);
-    r.warnings.push_back(fmt::format("cache entry {} variant {} is damaged ({}); treated as a miss{}", key,
-                                     r.variants[0].substr(0, 12), why,
-                                     moved.empty() ? "" : ", moved to " + moved));
+    r.warnings.push_back(
+        fmt::format("cache entry {} variant {} is damaged ({}); treated as a miss{}", key,
+                    r.variants[0].substr(0, 12), why, moved.empty() ? "" : ", moved to " + moved));
     r.variants.clear();
     for (auto& w : take_warnings())
       r.warnings.push_back(std::move(w));
@@ -540,13 +552,12 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
       ::fsync(vars.get());
       break;
     }
-    if (e == EEXIST) break;                // the same variant is already there
+    if (e == EEXIST) break;                   // the same variant is already there
     if (e == ENOENT && attempt < 3) continue; // gc removed the entry under us: recreate it
     throw Error::format("cache: cannot move {}/v to {}/{}/variants/{}: {}", stage.path(), m_root,
                         erel, r.variant, std::strerror(e));
   }
-  if (r.added)
-    log_event(key, {{"event", "variant"}, {"variant", r.variant}, {"how", origin.how}});
+  if (r.added) log_event(key, {{"event", "variant"}, {"variant", r.variant}, {"how", origin.how}});
   auto order = variant_order(key);
   r.variants = order.size();
   r.first = order.empty() ? r.variant : order[0];
@@ -621,7 +632,8 @@ bool Store::read_key_json(const std::string& key, nlohmann::json& out, uid_t* ow
   return out.is_object();
 }
 
-bool Store::read_input(const std::string& key, const std::string& expected_hash, std::string& out) const {
+bool Store::read_input(const std::string& key, const std::string& expected_hash,
+                       std::string& out) const {
   if (!read(entry_rel(key) + "/input", out)) return false;
   return hash_bytes(out) == expected_hash;
 }

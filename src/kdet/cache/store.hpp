@@ -33,14 +33,15 @@ namespace kdet::cache {
 
 // How a variant came to be stored, recorded in its meta.json.
 struct Origin {
-  std::string how = "fill";      // fill (a miss), verify (a sampled hit recompiled), verify-all (kdet cache verify)
-  std::string command;           // the command line that produced it
-  nlohmann::json extra;          // anything else worth keeping (compiler identity, run timing)
+  std::string how =
+      "fill"; // fill (a miss), verify (a sampled hit recompiled), verify-all (kdet cache verify)
+  std::string command;  // the command line that produced it
+  nlohmann::json extra; // anything else worth keeping (compiler identity, run timing)
 };
 
 struct ArtifactMeta {
   std::string name;
-  std::string file;   // a0, a1, ... inside the variant folder
+  std::string file; // a0, a1, ... inside the variant folder
   std::string hash;
   uint64_t size = 0;
 };
@@ -48,8 +49,8 @@ struct ArtifactMeta {
 // One variant as recorded.
 struct VariantMeta {
   std::string id;
-  std::string created_at;        // ISO 8601 UTC
-  int64_t created_ns = 0;        // CLOCK_REALTIME, for ordering variants missing from the log
+  std::string created_at; // ISO 8601 UTC
+  int64_t created_ns = 0; // CLOCK_REALTIME, for ordering variants missing from the log
   std::string how;
   std::string host;
   int pid = 0;
@@ -67,17 +68,17 @@ struct LoadedVariant {
 // The result of a lookup.
 struct Lookup {
   bool hit = false;
-  LoadedVariant first;                // the variant served (the earliest stored)
-  std::vector<std::string> variants;  // ids, earliest first (first.meta.id is variants[0])
-  std::vector<std::string> warnings;  // damaged variants moved aside, ...
+  LoadedVariant first;               // the variant served (the earliest stored)
+  std::vector<std::string> variants; // ids, earliest first (first.meta.id is variants[0])
+  std::vector<std::string> warnings; // damaged variants moved aside, ...
 };
 
 // The result of a store.
 struct PutResult {
-  std::string variant;    // its id
-  bool added = false;     // this call created the variant folder
-  size_t variants = 0;    // variants under the key afterwards
-  std::string first;      // id of the earliest variant under the key afterwards
+  std::string variant; // its id
+  bool added = false;  // this call created the variant folder
+  size_t variants = 0; // variants under the key afterwards
+  std::string first;   // id of the earliest variant under the key afterwards
 };
 
 // The variant id of a set of artifacts (names and contents).
@@ -128,7 +129,8 @@ public:
   std::vector<std::string> variant_order(const std::string& key) const;
 
   // Reads one variant with hash checks; false (and `why`) when missing or damaged.
-  bool load_variant(const std::string& key, const std::string& id, LoadedVariant& out, std::string& why) const;
+  bool load_variant(const std::string& key, const std::string& id, LoadedVariant& out,
+                    std::string& why) const;
 
   // Moves a variant aside to damaged/; returns the new path ("" when it was already gone).
   std::string quarantine(const std::string& key, const std::string& id, const std::string& why);

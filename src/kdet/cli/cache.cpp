@@ -45,32 +45,42 @@ void add_serving_options(CLI::App* cmd, CacheOptions& o) {
   add_dir_option(cmd, o);
   cmd->add_option("--verify-rate", o.verify_rate,
                   "Fraction of hits recompiled and compared (default 1/32; 1 = always, 0 = never)");
-  cmd->add_option("--on-variants", o.on_variants,
-                  "When a key holds more than one variant: serve-first (warn, default) or fail (exit 1)");
+  cmd->add_option(
+      "--on-variants", o.on_variants,
+      "When a key holds more than one variant: serve-first (warn, default) or fail (exit 1)");
   cmd->add_option("--key-env", o.key_env,
-                  "An environment variable whose value decides the output; its value enters the key (repeatable)");
-  cmd->add_option("--json", o.json_path, "Write what happened (schema kdet.cache.compile/1) to FILE, or - for stdout");
+                  "An environment variable whose value decides the output; its value enters the "
+                  "key (repeatable)");
+  cmd->add_option("--json", o.json_path,
+                  "Write what happened (schema kdet.cache.compile/1) to FILE, or - for stdout");
   cmd->add_flag("--quiet,-q", o.quiet, "No status line (warnings still go to stderr)");
 }
 
 void write_artifact(const cache::CompileOutcome& o, const std::string& out) {
   if (out.empty() || o.artifacts.empty()) return;
   if (o.artifacts.size() > 1)
-    fmt::print(stderr, "kdet: warning: the compile gave {} artifacts; {} gets the first ({})\n", o.artifacts.size(),
-               out, o.artifacts[0].name);
+    fmt::print(stderr, "kdet: warning: the compile gave {} artifacts; {} gets the first ({})\n",
+               o.artifacts.size(), out, o.artifacts[0].name);
   write_output(out, o.artifacts[0].data, "--out");
 }
 
 int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::string& out) {
-  for (const auto& w : o.warnings) fmt::print(stderr, "kdet: warning: {}\n", w);
+  for (const auto& w : o.warnings)
+    fmt::print(stderr, "kdet: warning: {}\n", w);
   if (o.exit_code == 0) write_artifact(o, out);
   if (!opt.quiet)
-    fmt::print(stderr, "kdet cache: {} {} (variant {}, {} variant{} under the key, {})\n", o.result, o.key,
-               o.variant.substr(0, 12), o.variants, o.variants == 1 ? "" : "s", human_seconds(o.seconds));
+    fmt::print(stderr, "kdet cache: {} {} (variant {}, {} variant{} under the key, {})\n", o.result,
+               o.key, o.variant.substr(0, 12), o.variants, o.variants == 1 ? "" : "s",
+               human_seconds(o.seconds));
   if (!opt.json_path.empty()) {
-    nlohmann::json j = {{"schema", "kdet.cache.compile/1"}, {"result", o.result},   {"key", o.key},
-                        {"variant", o.variant},              {"variants", o.variants}, {"seconds", o.seconds},
-                        {"warnings", o.warnings},            {"exit_code", o.exit_code}};
+    nlohmann::json j = {{"schema", "kdet.cache.compile/1"},
+                        {"result", o.result},
+                        {"key", o.key},
+                        {"variant", o.variant},
+                        {"variants", o.variants},
+                        {"seconds", o.seconds},
+                        {"warnings", o.warnings},
+                        {"exit_code", o.exit_code}};
     if (!o.error.empty()) j["error"] = o.error;
     if (opt.json_path == "-")
       fmt::print("{}\n", json_text(j));
@@ -166,7 +176,8 @@ void adopt_output_convention(CcCmd& a) {
 
 int do_cc(CcCmd& a) {
   if (a.command.empty())
-    throw Error("kdet cc needs a command template after --, e.g. kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a "
+    throw Error("kdet cc needs a command template after --, e.g. kdet cc k.ptx -o k.cubin -- ptxas "
+                "-arch=sm_90a "
                 "{input} -o {output}");
   adopt_output_convention(a);
   CompileArgs c;
@@ -208,46 +219,56 @@ int do_stats(const CacheOptions& o) {
   fmt::print("cache       {}\n", j["cache"].get<std::string>());
   fmt::print("keys        {}\n", j["keys"].get<uint64_t>());
   fmt::print("variants    {} ({} key{} with more than one)\n", j["variants"].get<uint64_t>(),
-             j["keys_with_variants"].get<uint64_t>(), j["keys_with_variants"].get<uint64_t>() == 1 ? "" : "s");
+             j["keys_with_variants"].get<uint64_t>(),
+             j["keys_with_variants"].get<uint64_t>() == 1 ? "" : "s");
   fmt::print("size        {} ({} in entries)\n", human_bytes(j["bytes"].get<uint64_t>()),
              human_bytes(j["entry_bytes"].get<uint64_t>()));
   fmt::print("verified    {} match, {} mismatch\n", j["verifications"]["match"].get<uint64_t>(),
              j["verifications"]["mismatch"].get<uint64_t>());
   fmt::print("damaged     {} set aside in damaged/\n", j["damaged"].get<uint64_t>());
-  fmt::print("staging     {} in tmp/ (stale ones are removed by gc)\n", j["staging"].get<uint64_t>());
+  fmt::print("staging     {} in tmp/ (stale ones are removed by gc)\n",
+             j["staging"].get<uint64_t>());
   return 0;
 }
 
 } // namespace
 
 void add_cache(CLI::App& root, Action& action) {
-  auto* cache = root.add_subcommand("cache", "A compiled-kernel cache that checks itself: keeps every variant, "
-                                             "recompiles a sample of hits, reports nondeterminism");
+  auto* cache = root.add_subcommand(
+      "cache", "A compiled-kernel cache that checks itself: keeps every variant, "
+               "recompiles a sample of hits, reports nondeterminism");
   cache->require_subcommand(1);
-  cache->footer("Keys and layout: docs/CACHE.md. Exit codes: report exits 1 when a key holds more than one "
-                "variant; compile exits 1 when --on-variants fail refuses, 3 when the compiler failed.");
+  cache->footer(
+      "Keys and layout: docs/CACHE.md. Exit codes: report exits 1 when a key holds more than one "
+      "variant; compile exits 1 when --on-variants fail refuses, 3 when the compiler failed.");
 
   auto c = std::make_shared<CompileCmd>();
-  auto* compile = cache->add_subcommand("compile", "Compile through the cache: a hit is served, a miss compiled "
-                                                   "and stored, a sample of hits recompiled and compared");
+  auto* compile = cache->add_subcommand(
+      "compile", "Compile through the cache: a hit is served, a miss compiled "
+                 "and stored, a sample of hits recompiled and compared");
   add_compile_options(compile, c->compile);
   add_serving_options(compile, c->cache);
   compile->add_option("--out,-o", c->out, "Write the (first) artifact to FILE, or - for stdout");
   compile->footer("Examples:\n"
                   "  kdet cache compile saxpy.ll --out saxpy.ptx -- -arch=compute_90a -opt=3\n"
-                  "  kdet cache compile k.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}' -o k.cubin");
+                  "  kdet cache compile k.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o "
+                  "{output}' -o k.cubin");
   compile->callback([c, &action] { action = [c] { return do_compile(*c); }; });
 
   auto r = std::make_shared<CacheOptions>();
-  auto* report = cache->add_subcommand("report", "List keys with more than one variant (exit 1 if any)");
+  auto* report =
+      cache->add_subcommand("report", "List keys with more than one variant (exit 1 if any)");
   add_dir_option(report, *r);
-  report->add_option("--json", r->json_path, "Write the report (schema kdet.cache.report/1) to FILE, or - for stdout");
+  report->add_option("--json", r->json_path,
+                     "Write the report (schema kdet.cache.report/1) to FILE, or - for stdout");
   report->callback([r, &action] { action = [r] { return do_report(*r); }; });
 
   auto s = std::make_shared<CacheOptions>();
-  auto* stats = cache->add_subcommand("stats", "Keys, variants, size, verifications, damaged entries");
+  auto* stats =
+      cache->add_subcommand("stats", "Keys, variants, size, verifications, damaged entries");
   add_dir_option(stats, *s);
-  stats->add_option("--json", s->json_path, "Write the stats (schema kdet.cache.stats/1) to FILE, or - for stdout");
+  stats->add_option("--json", s->json_path,
+                    "Write the stats (schema kdet.cache.stats/1) to FILE, or - for stdout");
   stats->callback([s, &action] { action = [s] { return do_stats(*s); }; });
 
   struct GcArgs {
@@ -256,10 +277,13 @@ void add_cache(CLI::App& root, Action& action) {
     double staging_age = 3600;
   };
   auto g = std::make_shared<GcArgs>();
-  auto* gc = cache->add_subcommand("gc", "Shrink the cache below --max-size: stale staging, damaged evidence, then "
-                                         "least recently used keys (multi-variant keys last)");
+  auto* gc = cache->add_subcommand(
+      "gc", "Shrink the cache below --max-size: stale staging, damaged evidence, then "
+            "least recently used keys (multi-variant keys last)");
   add_dir_option(gc, g->o);
-  gc->add_option("--max-size", g->max_size, "Size limit, e.g. 500M, 2G (K/M/G/T are powers of 1024)")->required();
+  gc->add_option("--max-size", g->max_size,
+                 "Size limit, e.g. 500M, 2G (K/M/G/T are powers of 1024)")
+      ->required();
   gc->add_option(
         "--staging-age", g->staging_age,
         "Remove abandoned staging folders older than this many seconds (default 3600; a write in "
@@ -273,9 +297,10 @@ void add_cache(CLI::App& root, Action& action) {
       auto res = cache::gc(store, max, age);
       for (const auto& w : res.warnings)
         fmt::print(stderr, "kdet: warning: {}\n", w);
-      fmt::print("gc: {} -> {} (limit {}); removed {} key{}, {} damaged, {} staging\n", human_bytes(res.bytes_before),
-                 human_bytes(res.bytes_after), human_bytes(max), res.keys_removed, res.keys_removed == 1 ? "" : "s",
-                 res.damaged_removed, res.staging_removed);
+      fmt::print("gc: {} -> {} (limit {}); removed {} key{}, {} damaged, {} staging\n",
+                 human_bytes(res.bytes_before), human_bytes(res.bytes_after), human_bytes(max),
+                 res.keys_removed, res.keys_removed == 1 ? "" : "s", res.damaged_removed,
+                 res.staging_removed);
       return 0;
     };
   });
@@ -285,10 +310,12 @@ void add_cache(CLI::App& root, Action& action) {
     std::string sample = "1";
   };
   auto v = std::make_shared<VerifyArgs>();
-  auto* verify = cache->add_subcommand("verify", "Recompile every key (or --sample F of them) and compare with the "
-                                                 "served variant; exit 1 on a mismatch");
+  auto* verify = cache->add_subcommand(
+      "verify", "Recompile every key (or --sample F of them) and compare with the "
+                "served variant; exit 1 on a mismatch");
   add_dir_option(verify, v->o);
-  verify->add_option("--sample", v->sample, "Fraction of keys to recompile (default 1 = all; e.g. 1/10)");
+  verify->add_option("--sample", v->sample,
+                     "Fraction of keys to recompile (default 1 = all; e.g. 1/10)");
   verify->add_flag("--quiet,-q", v->o.quiet, "Only the summary line");
   verify->callback([v, &action] {
     action = [v] {
@@ -297,9 +324,10 @@ void add_cache(CLI::App& root, Action& action) {
       engine::install_interrupt_handler();
       auto res = cache::verify_all(store, f, invocation());
       if (!v->o.quiet)
-        for (const auto& l : res.lines) fmt::print("{}\n", l);
-      fmt::print("verify: {} recompiled, {} match, {} mismatch, {} failed, {} skipped\n", res.checked, res.matched,
-                 res.mismatched, res.failed, res.skipped);
+        for (const auto& l : res.lines)
+          fmt::print("{}\n", l);
+      fmt::print("verify: {} recompiled, {} match, {} mismatch, {} failed, {} skipped\n",
+                 res.checked, res.matched, res.mismatched, res.failed, res.skipped);
       return res.mismatched > 0 ? k_exit_nondeterministic : k_exit_deterministic;
     };
   });
@@ -312,7 +340,8 @@ void add_cc(CLI::App& root, Action& action) {
   cmd->add_option("command", a->command,
                   "After --: the command template with {input} and {output} (words naming "
                   "INPUT or the -o file become them)");
-  cmd->add_option("--out,-o", a->out, "Where the artifact goes (the file the command would have written), or -")
+  cmd->add_option("--out,-o", a->out,
+                  "Where the artifact goes (the file the command would have written), or -")
       ->required();
   cmd->add_option("--output-ext", a->output_ext, "Extension given to {output} (e.g. cubin)");
   cmd->add_option("--timeout", a->timeout_seconds,

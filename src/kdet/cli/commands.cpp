@@ -5,8 +5,8 @@ namespace kdet::cli {
 
 void add_run(CLI::App& root, Action& action);
 void add_diff(CLI::App& root, Action& action);    // cli/diff.cpp
-void add_explain(CLI::App& root, Action& action);  // cli/explain.cpp
-void add_exec(CLI::App& root, Action& action);     // cli/exec.cpp
+void add_explain(CLI::App& root, Action& action); // cli/explain.cpp
+void add_exec(CLI::App& root, Action& action);    // cli/exec.cpp
 void add_scan(CLI::App& root, Action& action);    // cli/scan.cpp
 void add_merge(CLI::App& root, Action& action);   // cli/scan.cpp
 void add_compare(CLI::App& root, Action& action); // cli/scan.cpp
@@ -16,16 +16,9 @@ void add_cc(CLI::App& root, Action& action);      // cli/cache.cpp
 
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> table = {
-      {"run", add_run},
-      {"diff", add_diff},
-      {"explain", add_explain},
-      {"exec", add_exec},
-      {"scan", add_scan},
-      {"merge", add_merge},
-      {"compare", add_compare},
-      {"corpus", add_corpus},
-      {"cache", add_cache},
-      {"cc", add_cc},
+      {"run", add_run},     {"diff", add_diff},   {"explain", add_explain}, {"exec", add_exec},
+      {"scan", add_scan},   {"merge", add_merge}, {"compare", add_compare}, {"corpus", add_corpus},
+      {"cache", add_cache}, {"cc", add_cc},
   };
   return table;
 }

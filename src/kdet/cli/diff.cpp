@@ -43,7 +43,7 @@ struct DiffArgs {
 
 // One pair of files to compare; a side may be missing (path empty).
 struct Pair {
-  std::string name;  // artifact name, or "" for a plain two-file diff
+  std::string name; // artifact name, or "" for a plain two-file diff
   std::string a, b;
 };
 
@@ -66,7 +66,8 @@ std::string resolve_variant(const std::string& dir, const std::string& id) {
   }
   if (hits.size() == 1) return hits[0];
   if (hits.empty()) throw Error::format("{}: no variant matching '{}' in {}", dir, id, vdir);
-  throw Error::format("{}: variant id '{}' is ambiguous ({} matches); give more digits", dir, id, hits.size());
+  throw Error::format("{}: variant id '{}' is ambiguous ({} matches); give more digits", dir, id,
+                      hits.size());
 }
 
 // The two most common variants from DIR/result.json ("variants" is most common first).
@@ -84,9 +85,11 @@ std::pair<std::string, std::string> two_most_common(const std::string& dir) {
   for (const auto& x : j["variants"])
     if (x.contains("id") && x["id"].is_string())
       v.emplace_back(x.value("count", int64_t{0}), x["id"].get<std::string>());
-  std::stable_sort(v.begin(), v.end(), [](const auto& l, const auto& r) { return l.first > r.first; });
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& l, const auto& r) { return l.first > r.first; });
   if (v.size() < 2)
-    throw Error::format("{}: {} variant{}, nothing to compare", path, v.size(), v.size() == 1 ? "" : "s");
+    throw Error::format("{}: {} variant{}, nothing to compare", path, v.size(),
+                        v.size() == 1 ? "" : "s");
   return {v[0].second, v[1].second};
 }
 
@@ -193,8 +196,10 @@ int do_diff(const DiffArgs& args) {
   } else if (p.size() == 2) {
     label_a = p[0];
     label_b = p[1];
-    if (is_dir(p[0]) && is_dir(p[1])) pairs = folder_pairs(p[0], p[1]);
-    else pairs.push_back({"", p[0], p[1]});
+    if (is_dir(p[0]) && is_dir(p[1]))
+      pairs = folder_pairs(p[0], p[1]);
+    else
+      pairs.push_back({"", p[0], p[1]});
   } else {
     throw Error("give two files (A B), a run folder and two variants (DIR A B), or --run-dir DIR");
   }
@@ -253,12 +258,16 @@ int do_diff(const DiffArgs& args) {
 
   nlohmann::json out = std::move(single);
   if (out.is_null())
-    out = {{"schema", "kdet.diff-set/1"}, {"a", label_a}, {"b", label_b},
-           {"identical", all_identical}, {"artifacts", std::move(artifacts)}};
+    out = {{"schema", "kdet.diff-set/1"},
+           {"a", label_a},
+           {"b", label_b},
+           {"identical", all_identical},
+           {"artifacts", std::move(artifacts)}};
   if (!args.json_path.empty()) {
     // Inputs may hold invalid UTF-8: such bytes are shown as U+0080..U+00FF (util/strings).
     std::string dumped = json_text(out);
-    if (json_stdout) fmt::print("{}\n", dumped);
+    if (json_stdout)
+      fmt::print("{}\n", dumped);
     else
       write_output(args.json_path, dumped + "\n", "--json");
   }
@@ -275,17 +284,22 @@ void add_diff(CLI::App& root, Action& action) {
       "diff", "Compare two compiler outputs and name the real change (PTX, cubin, text, binary)");
   cmd->footer("Exit codes: 0 identical, 1 different, 2 unreadable input or bad options.");
   cmd->add_option("paths", args->paths, "A B (files or folders), or DIR VARIANT_A VARIANT_B");
-  cmd->add_option("--run-dir", args->run_dir,
-                  "A `kdet run --out` folder; compares VARIANT_A VARIANT_B, or the two most common");
-  cmd->add_option("--format", args->format, "Read both inputs as this format instead of detecting it")
+  cmd->add_option(
+      "--run-dir", args->run_dir,
+      "A `kdet run --out` folder; compares VARIANT_A VARIANT_B, or the two most common");
+  cmd->add_option("--format", args->format,
+                  "Read both inputs as this format instead of detecting it")
       ->check(CLI::IsMember({"ptx", "cubin", "text", "binary"}));
-  cmd->add_option("--json", args->json_path, "Write the kdet.diff/1 JSON report to FILE (- = stdout)");
-  cmd->add_option("--html", args->html_path, "Write an HTML fragment (for embedding in reports) to FILE");
+  cmd->add_option("--json", args->json_path,
+                  "Write the kdet.diff/1 JSON report to FILE (- = stdout)");
+  cmd->add_option("--html", args->html_path,
+                  "Write an HTML fragment (for embedding in reports) to FILE");
   cmd->add_option(
       "--max-size", args->max_size,
       "Inputs larger than SIZE (e.g. 64M, 1G; K/M/G/T are powers of 1024) are compared by hash "
       "and size only (default 64M): a detailed diff needs memory in proportion to its inputs");
-  cmd->add_option("--color", args->color, "Colour the text report: auto (on a terminal), always, never")
+  cmd->add_option("--color", args->color,
+                  "Colour the text report: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->callback([args, &action] { action = [args] { return do_diff(*args); }; });
 }

@@ -31,8 +31,10 @@ const std::vector<std::string> k_all_fixes = {"aslr", "threadvars", "locale", "u
                                               "tz",   "time",       "env",    "pid"};
 const std::vector<std::string> k_default_fixes = {"aslr", "threadvars", "locale", "umask", "tz"};
 // Kept by --fix env: what a compile needs to find its tools and nothing more.
-const std::vector<std::string> k_env_keep = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM",
-                                             "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "TMPDIR"};
+const std::vector<std::string> k_env_keep = {"PATH",       "HOME",      "USER",
+                                             "LOGNAME",    "SHELL",     "TERM",
+                                             "CUDA_HOME",  "CUDA_PATH", "LD_LIBRARY_PATH",
+                                             "PYTHONPATH", "TMPDIR"};
 
 struct ExecArgs {
   bool deterministic = false;
@@ -46,8 +48,11 @@ struct ExecArgs {
 
 int do_exec(const ExecArgs& a) {
   if (!a.deterministic)
-    throw Error("kdet exec needs --deterministic (the only mode so far): kdet exec --deterministic -- CMD...");
-  if (a.command.empty()) throw Error("kdet exec: give the command after --, e.g. kdet exec --deterministic -- nvcc -c k.cu");
+    throw Error("kdet exec needs --deterministic (the only mode so far): kdet exec --deterministic "
+                "-- CMD...");
+  if (a.command.empty())
+    throw Error(
+        "kdet exec: give the command after --, e.g. kdet exec --deterministic -- nvcc -c k.cu");
   std::set<std::string> fixes;
   std::vector<std::string> requested = a.fix.empty() ? k_default_fixes : split(a.fix, ',');
   for (const auto& f : requested) {
@@ -88,7 +93,8 @@ int do_exec(const ExecArgs& a) {
   }
   std::vector<std::string> changes;
   if (fixes.count("threadvars"))
-    for (const auto& v : perturb::thread_count_variables()) changes.push_back(v + "=1");
+    for (const auto& v : perturb::thread_count_variables())
+      changes.push_back(v + "=1");
   if (fixes.count("locale")) changes.insert(changes.end(), {"LC_ALL=C", "LANG=C"});
   if (fixes.count("tz")) changes.push_back("TZ=UTC");
   if (fixes.count("umask")) opt.umask = 0022;
@@ -98,19 +104,22 @@ int do_exec(const ExecArgs& a) {
     perturb::find_preload_libraries(ctx);
     if (ctx.faketime_lib.empty())
       throw Error("--fix time needs libfaketime (Debian package faketime), which is not installed");
-    changes.insert(changes.end(), {"LD_PRELOAD=" + perturb::preload_list({ctx.faketime_lib}), "FAKETIME=@" + a.time,
-                                   "DONT_FAKE_MONOTONIC=1", "SOURCE_DATE_EPOCH=1577836800"});
+    changes.insert(changes.end(), {"LD_PRELOAD=" + perturb::preload_list({ctx.faketime_lib}),
+                                   "FAKETIME=@" + a.time, "DONT_FAKE_MONOTONIC=1",
+                                   "SOURCE_DATE_EPOCH=1577836800"});
   }
   if (fixes.count("pid")) {
     std::string why;
     if (!perturb::pid_namespace_available(&why))
-      throw Error::format("--fix pid: this machine does not let kdet create a PID namespace ({})", why);
+      throw Error::format("--fix pid: this machine does not let kdet create a PID namespace ({})",
+                          why);
     opt.new_pid_namespace = true;
   }
   opt.env = with_env_changes(std::move(env), changes);
   if (a.print) {
     std::string f;
-    for (const auto& x : fixes) f += (f.empty() ? "" : ",") + x;
+    for (const auto& x : fixes)
+      f += (f.empty() ? "" : ",") + x;
     fmt::print(stderr, "kdet exec: fixing {}: {}\n", f, shell_join(a.command));
   }
   // Ctrl-C at the terminal reaches the command too and is its business; a
@@ -126,12 +135,15 @@ int do_exec(const ExecArgs& a) {
   st = wait_child(pid, deadline, engine::interrupt_fd());
   if (engine::interrupted()) throw Interrupted();
   switch (st.kind) {
-  case ExitStatus::Kind::exited: return st.code;
-  case ExitStatus::Kind::signaled: return 128 + st.signal;
+  case ExitStatus::Kind::exited:
+    return st.code;
+  case ExitStatus::Kind::signaled:
+    return 128 + st.signal;
   case ExitStatus::Kind::timed_out:
     fmt::print(stderr, "kdet exec: {} ran past --timeout and was killed\n", a.command[0]);
     return 124;
-  default: throw Error::format("cannot run {}: {}", a.command[0], st.describe());
+  default:
+    throw Error::format("cannot run {}: {}", a.command[0], st.describe());
   }
 }
 
@@ -139,7 +151,8 @@ int do_exec(const ExecArgs& a) {
 
 void add_exec(CLI::App& root, Action& action) {
   auto args = std::make_shared<ExecArgs>();
-  auto* cmd = root.add_subcommand("exec", "Run a command with the factors that make compiles repeatable held fixed");
+  auto* cmd = root.add_subcommand(
+      "exec", "Run a command with the factors that make compiles repeatable held fixed");
   cmd->footer(
       "Fixes (--fix, comma-separated; default aslr,threadvars,locale,umask,tz):\n"
       "  aslr        personality(ADDR_NO_RANDOMIZE), inherited by every child\n"
@@ -158,8 +171,11 @@ void add_exec(CLI::App& root, Action& action) {
   cmd->add_option(
       "--fix", args->fix,
       "Which factors to fix (default aslr,threadvars,locale,umask,tz; 'all' for every one)");
-  cmd->add_option("--keep-env", args->keep_env, "With --fix env: also keep this variable (repeatable)")->allow_extra_args(false);
-  cmd->add_option("--time", args->time, "With --fix time: the instant the command sees (default '2020-01-01 00:00:00')");
+  cmd->add_option("--keep-env", args->keep_env,
+                  "With --fix env: also keep this variable (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--time", args->time,
+                  "With --fix time: the instant the command sees (default '2020-01-01 00:00:00')");
   cmd->add_option("--timeout", args->timeout_seconds,
                   "Kill the command after this many seconds (default: never)")
       ->check(real_option(k_timeout_range));

@@ -65,7 +65,8 @@ int do_explain(ExplainArgs args) {
       write_output(args.json_path, json_text(j) + "\n", "--json");
   }
   bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
-  fmt::print(json_to_stdout ? stderr : stdout, "{}", report::explain_to_text(opt, r, color, args.compile.input));
+  fmt::print(json_to_stdout ? stderr : stdout, "{}",
+             report::explain_to_text(opt, r, color, args.compile.input));
   return r.exit_code;
 }
 
@@ -73,8 +74,9 @@ int do_explain(ExplainArgs args) {
 
 void add_explain(CLI::App& root, Action& action) {
   auto args = std::make_shared<ExplainArgs>();
-  auto* cmd = root.add_subcommand("explain", "Find which factor (heap, ASLR, threads, pid, paths, time, ...) makes "
-                                             "a compile nondeterministic");
+  auto* cmd = root.add_subcommand(
+      "explain", "Find which factor (heap, ASLR, threads, pid, paths, time, ...) makes "
+                 "a compile nondeterministic");
   cmd->footer(
       "It times two plain compiles, probes the fixed and varied levels with short runs (killed "
       "after\n"
@@ -94,8 +96,11 @@ void add_explain(CLI::App& root, Action& action) {
       "Exit: 0 deterministic, 1 variance found (explained or not), 3 the compiler always failed.\n"
       "Example: kdet explain kernel.ll -- -arch=compute_90a -opt=3");
   add_compile_options(cmd, args->compile);
-  cmd->add_option("--env", args->factors.env, "Set K=V in the compiler's environment (repeatable)")->allow_extra_args(false);
-  cmd->add_option("--env-vary", args->factors.env_vary, "NAME=V1,V2,...: also test this variable as a factor")->allow_extra_args(false);
+  cmd->add_option("--env", args->factors.env, "Set K=V in the compiler's environment (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--env-vary", args->factors.env_vary,
+                  "NAME=V1,V2,...: also test this variable as a factor")
+      ->allow_extra_args(false);
   cmd->add_option("--seed", args->factors.seed, "Master seed (default: random, printed)");
   cmd->add_option(
       "--factors", args->only, "Only these factors (comma-separated): " + [] {
@@ -120,8 +125,10 @@ void add_explain(CLI::App& root, Action& action) {
       ->check(real_option({0, 1e7}));
   cmd->add_option("--jobs,-j", args->jobs, "Parallel workers per cell (default 1)")
       ->check(whole_option(k_jobs_range));
-  cmd->add_option("--json", args->json_path, "Write the result as JSON (schema kdet.explain/1) to FILE, or - for stdout");
-  cmd->add_option("--color", args->color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--json", args->json_path,
+                  "Write the result as JSON (schema kdet.explain/1) to FILE, or - for stdout");
+  cmd->add_option("--color", args->color, "auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->callback([args, &action] { action = [args] { return do_explain(*args); }; });
 }
 

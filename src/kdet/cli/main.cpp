@@ -31,7 +31,8 @@ Run `kdet COMMAND --help` for a command's options.)";
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (size_t j = 1; j <= b.size(); ++j)
@@ -57,7 +58,8 @@ void check_command_name(int argc, char** argv) {
   }
   if (!best.empty()) throw Error::format("unknown command '{}'; did you mean '{}'?", name, best);
   std::string names;
-  for (const auto& c : command_table()) names += std::string(names.empty() ? "" : ", ") + c.name;
+  for (const auto& c : command_table())
+    names += std::string(names.empty() ? "" : ", ") + c.name;
   throw Error::format("unknown command '{}'; commands are: {}", name, names);
 }
 
@@ -133,7 +135,9 @@ void reject_empty_values(CLI::App& app) {
 
 } // namespace
 
-const std::string& invocation() { return command_line(); }
+const std::string& invocation() {
+  return command_line();
+}
 
 namespace {
 
@@ -148,7 +152,8 @@ int dispatch(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(k_footer);
   Action action;
-  for (const auto& c : command_table()) c.add(app, action);
+  for (const auto& c : command_table())
+    c.add(app, action);
 
   try {
     check_command_name(argc, argv);

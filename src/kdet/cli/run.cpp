@@ -51,9 +51,12 @@ int do_run(RunArgs args) {
   if (args.runs > 0 && args.max_rate > 0)
     throw Error("--runs and --max-rate both choose the number of runs; give one of them");
   if (args.max_rate < 0 || args.max_rate >= 1)
-    throw Error::format("--max-rate {}: must be a fraction between 0 and 1, e.g. 0.01 for 1%", args.max_rate);
-  plan.runs = args.max_rate > 0 ? stats::runs_to_bound(args.max_rate) : (args.runs ? args.runs : k_default_runs);
-  if (args.jobs < 1 || args.jobs > 1024) throw Error::format("--jobs {}: must be between 1 and 1024", args.jobs);
+    throw Error::format("--max-rate {}: must be a fraction between 0 and 1, e.g. 0.01 for 1%",
+                        args.max_rate);
+  plan.runs = args.max_rate > 0 ? stats::runs_to_bound(args.max_rate)
+                                : (args.runs ? args.runs : k_default_runs);
+  if (args.jobs < 1 || args.jobs > 1024)
+    throw Error::format("--jobs {}: must be between 1 and 1024", args.jobs);
   plan.jobs = args.jobs;
   if (args.stop_on_variant) plan.stop_at_outcomes = 2;
 
@@ -82,7 +85,8 @@ int do_run(RunArgs args) {
   }
   engine::RunOutput out = engine::execute(plan, progress);
   if (tty) fmt::print(stderr, "\r\033[K");
-  out.warnings.insert(out.warnings.begin(), args.factors.warnings.begin(), args.factors.warnings.end());
+  out.warnings.insert(out.warnings.begin(), args.factors.warnings.begin(),
+                      args.factors.warnings.end());
   out.warnings.insert(out.warnings.end(), defaults.findings.begin(), defaults.findings.end());
   out.default_varied = defaults.varied;
   out.probe_runs = defaults.probe_runs;
@@ -100,7 +104,8 @@ int do_run(RunArgs args) {
       write_output(args.json_path, json_text(result) + "\n", "--json");
   }
   if (!args.quiet) {
-    bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
+    bool color =
+        args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
     std::string text = report::run_to_text(out, a, color, args.compile.input);
     if (!args.out_dir.empty()) text += fmt::format("saved     {}\n", args.out_dir);
     fmt::print(json_to_stdout ? stderr : stdout, "{}", text);
@@ -112,8 +117,9 @@ int do_run(RunArgs args) {
 
 void add_run(CLI::App& root, Action& action) {
   auto args = std::make_shared<RunArgs>();
-  auto* cmd = root.add_subcommand("run", "Recompile one input N times under controlled perturbation; "
-                                         "report variants, rate and bound");
+  auto* cmd =
+      root.add_subcommand("run", "Recompile one input N times under controlled perturbation; "
+                                 "report variants, rate and bound");
   cmd->footer(
       "Examples:\n"
       "  kdet run kernel.ll -- -arch=compute_90a -opt=3\n"
@@ -140,8 +146,10 @@ void add_run(CLI::App& root, Action& action) {
       ->check(real_option({1e-6, 0.5}));
   cmd->add_option("--jobs,-j", args->jobs, "Parallel workers (default 1)")
       ->check(whole_option(k_jobs_range));
-  cmd->add_option("--out,-o", args->out_dir, "Keep one file per variant and the record of every run in DIR");
-  cmd->add_option("--json", args->json_path, "Write the result as JSON (schema kdet.run/1) to FILE, or - for stdout");
+  cmd->add_option("--out,-o", args->out_dir,
+                  "Keep one file per variant and the record of every run in DIR");
+  cmd->add_option("--json", args->json_path,
+                  "Write the result as JSON (schema kdet.run/1) to FILE, or - for stdout");
   cmd->add_option("--color", args->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option(
@@ -151,7 +159,8 @@ void add_run(CLI::App& root, Action& action) {
       ->check(CLI::IsMember({"vary", "natural"}));
   cmd->add_flag("--stop-on-variant", args->stop_on_variant,
                 "Stop at the first run whose outcome differs (the first sign of nondeterminism)");
-  cmd->add_flag("--quiet,-q", args->quiet, "No summary or progress; the exit code (and --json/--out) only");
+  cmd->add_flag("--quiet,-q", args->quiet,
+                "No summary or progress; the exit code (and --json/--out) only");
   cmd->callback([args, &action] { action = [args] { return do_run(*args); }; });
 }
 

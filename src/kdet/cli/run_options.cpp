@@ -17,14 +17,18 @@
 namespace kdet::cli {
 
 void add_compile_options(CLI::App* cmd, CompileArgs& a) {
-  cmd->add_option("input", a.input, "The input: NVVM IR (.ll/.bc), CUDA C++ (.cu), PTX (.ptx), or anything "
-                                    "for --backend exec")
+  cmd->add_option("input", a.input,
+                  "The input: NVVM IR (.ll/.bc), CUDA C++ (.cu), PTX (.ptx), or anything "
+                  "for --backend exec")
       ->required();
-  cmd->add_option("compiler_options", a.options, "Options after -- go to the compiler (e.g. -arch=compute_90a -opt=3)");
-  cmd->add_option("--backend,-b", a.backend, "nvvm, nvrtc, nvjitlink or exec (default: from the input's extension)")
+  cmd->add_option("compiler_options", a.options,
+                  "Options after -- go to the compiler (e.g. -arch=compute_90a -opt=3)");
+  cmd->add_option("--backend,-b", a.backend,
+                  "nvvm, nvrtc, nvjitlink or exec (default: from the input's extension)")
       ->check(CLI::IsMember({"nvvm", "nvrtc", "nvjitlink", "exec"}));
-  cmd->add_option("--lib", a.lib, "Compiler library for nvvm/nvrtc/nvjitlink (default: under $CUDA_HOME, then "
-                                  "/usr/local/cuda)");
+  cmd->add_option("--lib", a.lib,
+                  "Compiler library for nvvm/nvrtc/nvjitlink (default: under $CUDA_HOME, then "
+                  "/usr/local/cuda)");
   cmd->add_option("--cmd", a.command,
                   "exec: command template with {input}, {output}, {workdir}; split into argv "
                   "without a shell (a shell script takes names as \"$1\"); without {output} "
@@ -34,7 +38,8 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
             return trim(s).empty() ? std::string("the command template is empty") : "";
           },
           "", "command"));
-  cmd->add_option("--output-ext", a.output_ext, "exec: extension given to {output} (e.g. cubin, o, ptx)");
+  cmd->add_option("--output-ext", a.output_ext,
+                  "exec: extension given to {output} (e.g. cubin, o, ptx)");
   cmd->add_option("--timeout", a.timeout_seconds,
                   "Seconds before a compile counts as hung and is killed "
                   "(default 300; 0 = never)")
@@ -54,8 +59,9 @@ void add_factor_options(CLI::App* cmd, FactorArgs& a) {
   }
   cmd->add_option("--env", a.env, "Set K=V in the compiler's environment (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("--seed", a.seed, "Master seed (decimal or 0x hex); every run's perturbation derives from it "
-                                    "(default: random, printed)");
+  cmd->add_option("--seed", a.seed,
+                  "Master seed (decimal or 0x hex); every run's perturbation derives from it "
+                  "(default: random, printed)");
 }
 
 void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
@@ -63,16 +69,21 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
     throw Error::format("input {}: {}", a.input, std::strerror(errno));
   plan.input_path = absolute_path(a.input);
   auto& b = plan.backend;
-  b.kind = !a.backend.empty() ? a.backend : (!a.command.empty() ? "exec" : backend::backend_for_extension(a.input));
+  b.kind = !a.backend.empty()
+               ? a.backend
+               : (!a.command.empty() ? "exec" : backend::backend_for_extension(a.input));
   b.lib = a.lib.empty() ? "" : absolute_path(a.lib);
   b.command = a.command;
   b.output_ext = a.output_ext;
   if (b.kind == "exec") {
     if (a.command.empty())
-      throw Error("--backend exec needs --cmd, e.g. --cmd 'ptxas -arch=sm_90a {input} -o {output}'");
-    if (!a.lib.empty()) throw Error("--lib is for the nvvm, nvrtc and nvjitlink backends; exec takes --cmd");
+      throw Error(
+          "--backend exec needs --cmd, e.g. --cmd 'ptxas -arch=sm_90a {input} -o {output}'");
+    if (!a.lib.empty())
+      throw Error("--lib is for the nvvm, nvrtc and nvjitlink backends; exec takes --cmd");
     auto argv = backend::check_command_template(a.command, "--cmd");
-    if (find_program(argv[0]).empty()) throw Error::format("--cmd: program '{}' not found in PATH", argv[0]);
+    if (find_program(argv[0]).empty())
+      throw Error::format("--cmd: program '{}' not found in PATH", argv[0]);
   } else {
     if (!a.command.empty()) throw Error::format("--cmd is for --backend exec, not {}", b.kind);
     if (!a.lib.empty() && ::access(a.lib.c_str(), R_OK) != 0)
@@ -109,10 +120,12 @@ void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {
           "backend (nvvm, nvrtc, nvjitlink) to repeat compiles in one process",
           given("process"));
     if (given("heap") == "churn")
-      throw Error("--heap churn: churn happens inside the worker process, which an exec compiler does not share; "
+      throw Error("--heap churn: churn happens inside the worker process, which an exec compiler "
+                  "does not share; "
                   "use --heap chaos (preloaded into the compiler) or none with exec");
     if (!given("threads").empty() && given("threads") != "0")
-      throw Error("--threads: extra threads live in the worker process, which an exec compiler does not share");
+      throw Error("--threads: extra threads live in the worker process, which an exec compiler "
+                  "does not share");
   }
   // Library backends default to both regimes: fresh workers (ASLR, pid) and one shared worker (heap
   // history).
@@ -124,8 +137,7 @@ void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {
   }
   for (const auto& kv : a.env) {
     auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error::format("--env {}: expected KEY=VALUE", kv);
+    if (eq == std::string::npos || eq == 0) throw Error::format("--env {}: expected KEY=VALUE", kv);
   }
   s.env = a.env;
   for (const auto& ev : a.env_vary)
@@ -139,8 +151,9 @@ void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {
     s.seed = *v;
   }
   if (s.aslr && !system_aslr_enabled())
-    a.warnings.push_back("ASLR is off system-wide (/proc/sys/kernel/randomize_va_space = 0): aslr=on cannot "
-                         "vary addresses here");
+    a.warnings.push_back(
+        "ASLR is off system-wide (/proc/sys/kernel/randomize_va_space = 0): aslr=on cannot "
+        "vary addresses here");
   for (const auto& f : perturb::unreachable_factors(s, exec))
     a.warnings.push_back(
         fmt::format("{}={} acts only across processes, which --process same does not cover; use "

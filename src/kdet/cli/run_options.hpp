@@ -9,7 +9,6 @@
 #include "kdet/engine/runner.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <map>
 #include <string>
 #include <vector>
@@ -18,7 +17,7 @@ namespace kdet::cli {
 
 struct CompileArgs {
   std::string input;
-  std::string backend;           // empty: from the input's extension
+  std::string backend; // empty: from the input's extension
   std::string lib;
   std::string command;
   std::string output_ext;
@@ -32,7 +31,7 @@ struct FactorArgs {
   std::map<std::string, std::string> values;
   std::vector<std::string> env;
   std::vector<std::string> env_vary; // NAME=V1,V2,...
-  std::string seed;      // empty: random
+  std::string seed;                  // empty: random
   std::vector<std::string> warnings; // filled by resolve_factor_args
 };
 

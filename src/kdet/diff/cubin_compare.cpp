@@ -24,10 +24,9 @@
 #include "kdet/diff/line_diff.hpp"
 #include "kdet/util/error.hpp"
 
+#include <algorithm>
 #include <elf.h>
 #include <fmt/format.h>
-
-#include <algorithm>
 #include <map>
 #include <set>
 
@@ -35,7 +34,7 @@ namespace kdet::diff::detail {
 
 namespace {
 
-constexpr size_t k_word = 16;  // SASS instruction size on sm_70 and later
+constexpr size_t k_word = 16; // SASS instruction size on sm_70 and later
 
 struct AttrVal {
   std::string value;
@@ -43,33 +42,39 @@ struct AttrVal {
 };
 
 struct Kernel {
-  size_t text = 0;                               // section index of .text.<name>
-  std::map<std::string, size_t> owned;           // ".nv.constant0" / ".nv.shared" / ".rela.text" / ".nv.info" -> section
-  std::map<std::string, AttrVal> attrs;          // display name -> value
-  std::map<std::string, std::string> symbols;    // symbol name -> "value size bind other"
+  size_t text = 0; // section index of .text.<name>
+  std::map<std::string, size_t>
+      owned; // ".nv.constant0" / ".nv.shared" / ".rela.text" / ".nv.info" -> section
+  std::map<std::string, AttrVal> attrs;       // display name -> value
+  std::map<std::string, std::string> symbols; // symbol name -> "value size bind other"
 };
 
 struct Model {
   const CudaElf* elf = nullptr;
   std::map<std::string, Kernel> kernels;
   std::vector<std::string> kernel_order;
-  std::map<std::string, size_t> module_sections;  // name -> index
+  std::map<std::string, size_t> module_sections; // name -> index
   std::map<std::string, size_t> meta_sections;
   std::map<std::string, std::string> module_symbols;
 };
 
-bool starts(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+bool starts(const std::string& s, std::string_view p) {
+  return s.rfind(p, 0) == 0;
+}
 
 std::string hex(std::string_view v) {
   std::string out;
-  for (size_t i = 0; i < v.size() && i < 64; ++i) out += fmt::format("{:02x}", static_cast<unsigned char>(v[i]));
+  for (size_t i = 0; i < v.size() && i < 64; ++i)
+    out += fmt::format("{:02x}", static_cast<unsigned char>(v[i]));
   if (v.size() > 64) out += fmt::format("...({} bytes)", v.size());
   return out;
 }
 
 std::string render_value(const NvInfoAttr& a) {
   if (a.format != 4 || a.value.size() == 2) {
-    unsigned v = a.value.size() >= 2 ? static_cast<unsigned char>(a.value[0]) | (static_cast<unsigned char>(a.value[1]) << 8) : 0;
+    unsigned v = a.value.size() >= 2 ? static_cast<unsigned char>(a.value[0]) |
+                                           (static_cast<unsigned char>(a.value[1]) << 8)
+                                     : 0;
     return std::to_string(v);
   }
   if (a.value.size() % 4 == 0 && a.value.size() <= 64) {
@@ -85,16 +90,21 @@ std::string render_value(const NvInfoAttr& a) {
 
 std::string aspect_of(uint8_t code) {
   switch (code) {
-  case 0x2f: return "register_count";
+  case 0x2f:
+    return "register_count";
   case 0x11:
   case 0x12:
   case 0x1e:
-  case 0x23: return "stack";
-  default: return "attributes";
+  case 0x23:
+    return "stack";
+  default:
+    return "attributes";
   }
 }
 
-std::string display_name(uint8_t code) { return code == 0x2f ? "register count" : eiattr_name(code); }
+std::string display_name(uint8_t code) {
+  return code == 0x2f ? "register count" : eiattr_name(code);
+}
 
 // ".nv.constant0.foo" -> {".nv.constant0", "foo"}; "" when `name` is not kernel-owned.
 std::pair<std::string, std::string> owner_of(const std::string& name) {
@@ -103,8 +113,10 @@ std::pair<std::string, std::string> owner_of(const std::string& name) {
       return {std::string(p.substr(0, p.size() - 1)), name.substr(p.size())};
   if (starts(name, ".nv.constant")) {
     size_t i = 12;
-    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) ++i;
-    if (i > 12 && i + 1 < name.size() && name[i] == '.') return {name.substr(0, i), name.substr(i + 1)};
+    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])))
+      ++i;
+    if (i > 12 && i + 1 < name.size() && name[i] == '.')
+      return {name.substr(0, i), name.substr(i + 1)};
   }
   return {"", ""};
 }
@@ -140,18 +152,22 @@ Model build_model(const CudaElf& elf) {
     }
     auto [kind, owner] = owner_of(s.name);
     auto it = m.kernels.find(owner);
-    if (!kind.empty() && it != m.kernels.end()) it->second.owned[kind] = i;
-    else m.module_sections.emplace(s.name, i);
+    if (!kind.empty() && it != m.kernels.end())
+      it->second.owned[kind] = i;
+    else
+      m.module_sections.emplace(s.name, i);
   }
   // Symbols: those in a kernel's .text belong to it; others are module-level.
   for (const auto& sym : elf.symbols) {
     if (sym.name.empty() || sym.type == STT_SECTION) continue;
-    std::string desc = fmt::format("value {:#x} size {} bind {} other {:#x}", sym.value, sym.size, sym.bind, sym.other);
+    std::string desc = fmt::format("value {:#x} size {} bind {} other {:#x}", sym.value, sym.size,
+                                   sym.bind, sym.other);
     auto it = text_owner.find(sym.shndx);
     if (it != text_owner.end()) {
       m.kernels[it->second].symbols[sym.name] = desc;
     } else {
-      std::string where = sym.shndx < elf.sections.size() ? elf.sections[sym.shndx].name : std::to_string(sym.shndx);
+      std::string where = sym.shndx < elf.sections.size() ? elf.sections[sym.shndx].name
+                                                          : std::to_string(sym.shndx);
       m.module_symbols[sym.name] = desc + " in " + where;
     }
   }
@@ -184,7 +200,8 @@ Model build_model(const CudaElf& elf) {
       if (owner == text_owner.end()) continue;
       std::string key = display_name(a.code);
       if (sym.name != owner->second) key += " (" + sym.name + ")";
-      std::string value = a.value.size() == 8 ? std::to_string(read_u32(a.value, 4)) : hex(a.value.substr(4));
+      std::string value =
+          a.value.size() == 8 ? std::to_string(read_u32(a.value, 4)) : hex(a.value.substr(4));
       m.kernels[owner->second].attrs[key] = {value, aspect_of(a.code)};
     }
   }
@@ -199,7 +216,8 @@ void add_aspect(Entry& e, const std::string& a) {
 Change compare_text(std::string_view a, std::string_view b, Entry& e, bool& approximate) {
   auto words = [](std::string_view t) {
     std::vector<std::string> w;
-    for (size_t i = 0; i < t.size(); i += k_word) w.emplace_back(t.substr(i, k_word));
+    for (size_t i = 0; i < t.size(); i += k_word)
+      w.emplace_back(t.substr(i, k_word));
     return w;
   };
   auto wa = words(a), wb = words(b);
@@ -208,8 +226,10 @@ Change compare_text(std::string_view a, std::string_view b, Entry& e, bool& appr
   if (a == b) return Change::identical;
   Interner in;
   std::vector<uint32_t> ia, ib;
-  for (const auto& w : wa) ia.push_back(in.id(w));
-  for (const auto& w : wb) ib.push_back(in.id(w));
+  for (const auto& w : wa)
+    ia.push_back(in.id(w));
+  for (const auto& w : wb)
+    ib.push_back(in.id(w));
   EditScript s = diff_sequences(ia, ib);
   approximate |= s.approximate;
   add_aspect(e, "text");
@@ -218,11 +238,13 @@ Change compare_text(std::string_view a, std::string_view b, Entry& e, bool& appr
   std::sort(sb.begin(), sb.end());
   if (sa == sb) {
     e.moved = wa.size() - s.kept;
-    e.notes.push_back(fmt::format(".text: same SASS words in another order, {} of {} moved", e.moved, wa.size()));
+    e.notes.push_back(
+        fmt::format(".text: same SASS words in another order, {} of {} moved", e.moved, wa.size()));
     return Change::reordered;
   }
-  e.notes.push_back(fmt::format(".text: {} and {} instruction words, {} in common{}", wa.size(), wb.size(),
-                                s.kept, a.size() != b.size() ? fmt::format(" (size {} -> {} bytes)", a.size(), b.size()) : ""));
+  e.notes.push_back(fmt::format(
+      ".text: {} and {} instruction words, {} in common{}", wa.size(), wb.size(), s.kept,
+      a.size() != b.size() ? fmt::format(" (size {} -> {} bytes)", a.size(), b.size()) : ""));
   return Change::code;
 }
 
@@ -236,14 +258,18 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
   Change text = compare_text(sa[ka.text].data, sb[kb.text].data, e, approximate);
 
   std::set<std::string> kinds;
-  for (const auto& [k, i] : ka.owned) kinds.insert(k);
-  for (const auto& [k, i] : kb.owned) kinds.insert(k);
+  for (const auto& [k, i] : ka.owned)
+    kinds.insert(k);
+  for (const auto& [k, i] : kb.owned)
+    kinds.insert(k);
   for (const auto& kind : kinds) {
-    if (kind == ".nv.info") continue;  // compared attribute by attribute below
+    if (kind == ".nv.info") continue; // compared attribute by attribute below
     auto ia = ka.owned.find(kind), ib = kb.owned.find(kind);
     const ElfSection* xa = ia == ka.owned.end() ? nullptr : &sa[ia->second];
     const ElfSection* xb = ib == kb.owned.end() ? nullptr : &sb[ib->second];
-    auto size = [](const ElfSection* s) { return s ? fmt::format("{} bytes", s->size) : std::string(); };
+    auto size = [](const ElfSection* s) {
+      return s ? fmt::format("{} bytes", s->size) : std::string();
+    };
     if (xa && xb && xa->size == xb->size && xa->data == xb->data) continue;
     if (kind == ".nv.shared") {
       if (xa && xb && xa->size == xb->size) continue;
@@ -261,7 +287,9 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
       }
     } else if (kind == ".rela.text" || kind == ".rel.text") {
       add_aspect(e, "text");
-      e.values.push_back({"relocations", size(xa), size(xb) + (xa && xb && xa->size == xb->size ? " (content differs)" : "")});
+      e.values.push_back(
+          {"relocations", size(xa),
+           size(xb) + (xa && xb && xa->size == xb->size ? " (content differs)" : "")});
       if (text == Change::identical) text = Change::code;
     } else {
       add_aspect(e, "attributes");
@@ -270,8 +298,10 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
   }
 
   std::set<std::string> keys;
-  for (const auto& [k, v] : ka.attrs) keys.insert(k);
-  for (const auto& [k, v] : kb.attrs) keys.insert(k);
+  for (const auto& [k, v] : ka.attrs)
+    keys.insert(k);
+  for (const auto& [k, v] : kb.attrs)
+    keys.insert(k);
   for (const auto& k : keys) {
     auto ia = ka.attrs.find(k), ib = kb.attrs.find(k);
     std::string va = ia == ka.attrs.end() ? "" : ia->second.value;
@@ -283,8 +313,10 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
 
   if (text == Change::identical) {
     std::set<std::string> names;
-    for (const auto& [n, d] : ka.symbols) names.insert(n);
-    for (const auto& [n, d] : kb.symbols) names.insert(n);
+    for (const auto& [n, d] : ka.symbols)
+      names.insert(n);
+    for (const auto& [n, d] : kb.symbols)
+      names.insert(n);
     for (const auto& n : names) {
       auto ia = ka.symbols.find(n), ib = kb.symbols.find(n);
       std::string va = ia == ka.symbols.end() ? "" : ia->second;
@@ -296,10 +328,14 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
   }
 
   bool attr_like = false;
-  for (const auto& a : e.aspects) attr_like |= a != "text";
-  if (text == Change::code) e.change = Change::code;
-  else if (attr_like) e.change = Change::attributes;
-  else e.change = text;
+  for (const auto& a : e.aspects)
+    attr_like |= a != "text";
+  if (text == Change::code)
+    e.change = Change::code;
+  else if (attr_like)
+    e.change = Change::attributes;
+  else
+    e.change = text;
   return e;
 }
 
@@ -307,14 +343,18 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
 void compare_sections(const std::map<std::string, size_t>& a, const CudaElf& ea,
                       const std::map<std::string, size_t>& b, const CudaElf& eb, Entry& e) {
   std::set<std::string> names;
-  for (const auto& [n, i] : a) names.insert(n);
-  for (const auto& [n, i] : b) names.insert(n);
+  for (const auto& [n, i] : a)
+    names.insert(n);
+  for (const auto& [n, i] : b)
+    names.insert(n);
   for (const auto& n : names) {
     auto ia = a.find(n), ib = b.find(n);
     const ElfSection* xa = ia == a.end() ? nullptr : &ea.sections[ia->second];
     const ElfSection* xb = ib == b.end() ? nullptr : &eb.sections[ib->second];
     if (xa && xb && xa->size == xb->size && xa->data == xb->data) continue;
-    auto size = [](const ElfSection* s) { return s ? fmt::format("{} bytes", s->size) : std::string(); };
+    auto size = [](const ElfSection* s) {
+      return s ? fmt::format("{} bytes", s->size) : std::string();
+    };
     std::string vb = size(xb);
     if (xa && xb && xa->size == xb->size) {
       uint64_t total = 0;
@@ -330,7 +370,8 @@ void compare_sections(const std::map<std::string, size_t>& a, const CudaElf& ea,
 CudaElf read_or_throw(std::string_view data, const char* side) {
   CudaElf elf;
   std::string error;
-  if (!read_elf(data, elf, error)) throw Error::format("{} is not a readable CUDA ELF: {}", side, error);
+  if (!read_elf(data, elf, error))
+    throw Error::format("{} is not a readable CUDA ELF: {}", side, error);
   return elf;
 }
 
@@ -364,11 +405,16 @@ Report compare_cubin(std::string_view a, std::string_view b) {
   mod.name = "(module sections)";
   mod.kind = "sections";
   compare_sections(ma.module_sections, ea, mb.module_sections, eb, mod);
-  if (ea.flags != eb.flags) mod.values.push_back({"ELF e_flags", fmt::format("{:#x}", ea.flags), fmt::format("{:#x}", eb.flags)});
-  if (ea.elf_class != eb.elf_class) mod.values.push_back({"ELF class", std::to_string(ea.elf_class), std::to_string(eb.elf_class)});
+  if (ea.flags != eb.flags)
+    mod.values.push_back(
+        {"ELF e_flags", fmt::format("{:#x}", ea.flags), fmt::format("{:#x}", eb.flags)});
+  if (ea.elf_class != eb.elf_class)
+    mod.values.push_back({"ELF class", std::to_string(ea.elf_class), std::to_string(eb.elf_class)});
   std::set<std::string> syms;
-  for (const auto& [n, d] : ma.module_symbols) syms.insert(n);
-  for (const auto& [n, d] : mb.module_symbols) syms.insert(n);
+  for (const auto& [n, d] : ma.module_symbols)
+    syms.insert(n);
+  for (const auto& [n, d] : mb.module_symbols)
+    syms.insert(n);
   for (const auto& n : syms) {
     auto ia = ma.module_symbols.find(n), ib = mb.module_symbols.find(n);
     std::string va = ia == ma.module_symbols.end() ? "" : ia->second;
@@ -396,7 +442,8 @@ Report compare_cubin(std::string_view a, std::string_view b) {
     r.overall = Change::metadata;
     r.notes.push_back("the files differ only in layout (section order, padding or headers)");
   }
-  if (text_differs) r.notes.push_back("SASS compared as 16-byte instruction words (nvdisasm not used)");
+  if (text_differs)
+    r.notes.push_back("SASS compared as 16-byte instruction words (nvdisasm not used)");
   if (r.approximate) r.notes.push_back("a diff hit its size cap; counts are approximate");
   return r;
 }

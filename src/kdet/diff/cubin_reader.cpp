@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 #include <gelf.h>
 #include <libelf.h>
-
 #include <memory>
 
 namespace kdet::diff::detail {
@@ -31,7 +30,9 @@ struct ElfCloser {
 
 uint32_t read_u32(std::string_view s, size_t offset) {
   if (offset > s.size() || s.size() - offset < 4) return 0;
-  auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(s[offset + i])); };
+  auto b = [&](size_t i) {
+    return static_cast<uint32_t>(static_cast<unsigned char>(s[offset + i]));
+  };
   return b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24);
 }
 
@@ -54,7 +55,8 @@ bool read_elf(std::string_view image, CudaElf& out, std::string& error) {
   }
   uint64_t table = static_cast<uint64_t>(eh.e_shnum) * eh.e_shentsize;
   if (eh.e_shoff == 0 || eh.e_shoff > image.size() || table > image.size() - eh.e_shoff) {
-    error = eh.e_shoff == 0 ? "no section table" : "the section table lies outside the file (truncated?)";
+    error = eh.e_shoff == 0 ? "no section table"
+                            : "the section table lies outside the file (truncated?)";
     return false;
   }
   out.machine = eh.e_machine;
@@ -122,7 +124,8 @@ std::vector<NvInfoAttr> parse_nv_info(std::string_view d) {
     NvInfoAttr a;
     a.format = static_cast<uint8_t>(d[pos]);
     a.code = static_cast<uint8_t>(d[pos + 1]);
-    size_t len = static_cast<unsigned char>(d[pos + 2]) | (static_cast<size_t>(static_cast<unsigned char>(d[pos + 3])) << 8);
+    size_t len = static_cast<unsigned char>(d[pos + 2]) |
+                 (static_cast<size_t>(static_cast<unsigned char>(d[pos + 3])) << 8);
     if (a.format == 4) {
       if (d.size() - pos - 4 < len) break;
       a.value.assign(d.substr(pos + 4, len));
@@ -131,7 +134,7 @@ std::vector<NvInfoAttr> parse_nv_info(std::string_view d) {
       a.value.assign(d.substr(pos + 2, 2));
       pos += 4;
     } else {
-      break;  // unknown format: the rest cannot be framed
+      break; // unknown format: the rest cannot be framed
     }
     out.push_back(std::move(a));
   }
@@ -140,23 +143,40 @@ std::vector<NvInfoAttr> parse_nv_info(std::string_view d) {
 
 std::string eiattr_name(uint8_t code) {
   switch (code) {
-  case 0x04: return "CTAIDZ_USED";
-  case 0x05: return "MAX_THREADS";
-  case 0x0a: return "PARAM_CBANK";
-  case 0x0f: return "EXTERNS";
-  case 0x10: return "REQNTID";
-  case 0x11: return "FRAME_SIZE";
-  case 0x12: return "MIN_STACK_SIZE";
-  case 0x17: return "KPARAM_INFO";
-  case 0x19: return "CBANK_PARAM_SIZE";
-  case 0x1b: return "MAXREG_COUNT";
-  case 0x1c: return "EXIT_INSTR_OFFSETS";
-  case 0x1d: return "S2RCTAID_INSTR_OFFSETS";
-  case 0x1e: return "CRS_STACK_SIZE";
-  case 0x23: return "MAX_STACK_SIZE";
-  case 0x2f: return "REGCOUNT";
-  case 0x37: return "CUDA_API_VERSION";
-  default: return fmt::format("EIATTR_0x{:02x}", code);
+  case 0x04:
+    return "CTAIDZ_USED";
+  case 0x05:
+    return "MAX_THREADS";
+  case 0x0a:
+    return "PARAM_CBANK";
+  case 0x0f:
+    return "EXTERNS";
+  case 0x10:
+    return "REQNTID";
+  case 0x11:
+    return "FRAME_SIZE";
+  case 0x12:
+    return "MIN_STACK_SIZE";
+  case 0x17:
+    return "KPARAM_INFO";
+  case 0x19:
+    return "CBANK_PARAM_SIZE";
+  case 0x1b:
+    return "MAXREG_COUNT";
+  case 0x1c:
+    return "EXIT_INSTR_OFFSETS";
+  case 0x1d:
+    return "S2RCTAID_INSTR_OFFSETS";
+  case 0x1e:
+    return "CRS_STACK_SIZE";
+  case 0x23:
+    return "MAX_STACK_SIZE";
+  case 0x2f:
+    return "REGCOUNT";
+  case 0x37:
+    return "CUDA_API_VERSION";
+  default:
+    return fmt::format("EIATTR_0x{:02x}", code);
   }
 }
 

@@ -21,7 +21,7 @@ struct ElfSection {
   uint64_t flags = 0;
   uint32_t link = 0;
   uint32_t info = 0;
-  uint64_t size = 0;  // sh_size (also for NOBITS, where data is empty)
+  uint64_t size = 0; // sh_size (also for NOBITS, where data is empty)
   std::string data;
 };
 
@@ -33,16 +33,16 @@ struct ElfSymbol {
   uint8_t type = 0;
   uint8_t bind = 0;
   uint8_t other = 0;
-  uint32_t shndx = 0;  // index into CudaElf::sections
+  uint32_t shndx = 0; // index into CudaElf::sections
 };
 
 // What kdet needs from a cubin.
 struct CudaElf {
   uint16_t machine = 0;
-  uint32_t flags = 0;     // e_flags (encodes the SM architecture)
-  uint8_t elf_class = 0;  // 1 = 32-bit, 2 = 64-bit
-  std::vector<ElfSection> sections;  // index = section index
-  std::vector<ElfSymbol> symbols;    // index = symbol index
+  uint32_t flags = 0;               // e_flags (encodes the SM architecture)
+  uint8_t elf_class = 0;            // 1 = 32-bit, 2 = 64-bit
+  std::vector<ElfSection> sections; // index = section index
+  std::vector<ElfSymbol> symbols;   // index = symbol index
 };
 
 // One .nv.info record: format (1 NVAL, 2 BVAL, 3 HVAL, 4 SVAL), attribute code, value bytes.

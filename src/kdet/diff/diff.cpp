@@ -5,10 +5,9 @@
 #include "kdet/diff/ptx_reader.hpp"
 #include "kdet/util/error.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cstring>
+#include <fmt/format.h>
 #include <map>
 
 namespace kdet::diff {
@@ -22,7 +21,8 @@ bool is_cuda_elf(std::string_view d) {
   if (d.size() < 20 || std::memcmp(d.data(), k_elf_magic, 4) != 0) return false;
   bool little = d[5] == 1;
   auto b0 = static_cast<unsigned char>(d[18]), b1 = static_cast<unsigned char>(d[19]);
-  uint16_t machine = little ? static_cast<uint16_t>(b0 | (b1 << 8)) : static_cast<uint16_t>((b0 << 8) | b1);
+  uint16_t machine =
+      little ? static_cast<uint16_t>(b0 | (b1 << 8)) : static_cast<uint16_t>((b0 << 8) | b1);
   return machine == k_em_cuda;
 }
 
@@ -32,7 +32,8 @@ bool is_text(std::string_view d) {
   for (char ch : head) {
     auto c = static_cast<unsigned char>(ch);
     if (c == 0) return false;
-    if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v' && c != 0x1b) ++odd;
+    if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v' && c != 0x1b)
+      ++odd;
   }
   return odd * 100 <= head.size();
 }
@@ -48,10 +49,14 @@ Format detect_format(std::string_view data) {
 
 const char* to_string(Format format) {
   switch (format) {
-  case Format::ptx: return "ptx";
-  case Format::cubin: return "cubin";
-  case Format::text: return "text";
-  case Format::binary: return "binary";
+  case Format::ptx:
+    return "ptx";
+  case Format::cubin:
+    return "cubin";
+  case Format::text:
+    return "text";
+  case Format::binary:
+    return "binary";
   }
   return "binary";
 }
@@ -64,32 +69,49 @@ std::optional<Format> parse_format(std::string_view name) {
 
 const char* to_string(Change change) {
   switch (change) {
-  case Change::identical: return "identical";
-  case Change::trivia: return "trivia";
-  case Change::metadata: return "metadata";
-  case Change::renamed: return "renamed";
-  case Change::reordered: return "reordered";
-  case Change::reg_decls: return "reg_decls";
-  case Change::attributes: return "attributes";
-  case Change::code: return "code";
-  case Change::removed: return "removed";
-  case Change::added: return "added";
+  case Change::identical:
+    return "identical";
+  case Change::trivia:
+    return "trivia";
+  case Change::metadata:
+    return "metadata";
+  case Change::renamed:
+    return "renamed";
+  case Change::reordered:
+    return "reordered";
+  case Change::reg_decls:
+    return "reg_decls";
+  case Change::attributes:
+    return "attributes";
+  case Change::code:
+    return "code";
+  case Change::removed:
+    return "removed";
+  case Change::added:
+    return "added";
   }
   return "code";
 }
 
 int severity(Change change) {
   switch (change) {
-  case Change::identical: return 0;
+  case Change::identical:
+    return 0;
   case Change::trivia:
-  case Change::metadata: return 1;
-  case Change::renamed: return 2;
-  case Change::reordered: return 3;
+  case Change::metadata:
+    return 1;
+  case Change::renamed:
+    return 2;
+  case Change::reordered:
+    return 3;
   case Change::reg_decls:
-  case Change::attributes: return 4;
-  case Change::code: return 5;
+  case Change::attributes:
+    return 4;
+  case Change::code:
+    return 5;
   case Change::removed:
-  case Change::added: return 6;
+  case Change::added:
+    return 6;
   }
   return 5;
 }
@@ -119,15 +141,17 @@ Report compare(std::string_view a, std::string_view b, std::optional<Format> for
   std::string mixed;
   if (fa != fb) {
     // Different kinds of content: compare as the most general format both fit.
-    bool both_text = fa != Format::binary && fa != Format::cubin && fb != Format::binary &&
-                     fb != Format::cubin;
+    bool both_text =
+        fa != Format::binary && fa != Format::cubin && fb != Format::binary && fb != Format::cubin;
     f = both_text ? Format::text : Format::binary;
     mixed = fmt::format("A looks like {}, B like {}; compared as {}", to_string(fa), to_string(fb),
                         to_string(f));
   }
   Report r;
   switch (f) {
-  case Format::ptx: r = detail::compare_ptx(a, b); break;
+  case Format::ptx:
+    r = detail::compare_ptx(a, b);
+    break;
   case Format::cubin:
     try {
       r = detail::compare_cubin(a, b);
@@ -138,15 +162,21 @@ Report compare(std::string_view a, std::string_view b, std::optional<Format> for
       r.notes.push_back(std::string("read as binary: ") + e.what());
     }
     break;
-  case Format::text: r = detail::compare_text(a, b); break;
-  case Format::binary: r = detail::compare_binary(a, b); break;
+  case Format::text:
+    r = detail::compare_text(a, b);
+    break;
+  case Format::binary:
+    r = detail::compare_binary(a, b);
+    break;
   }
   if (!mixed.empty()) r.notes.insert(r.notes.begin(), mixed);
   if (a == b) r.overall = Change::identical;
   return r;
 }
 
-bool identical(const Report& report) { return report.overall == Change::identical; }
+bool identical(const Report& report) {
+  return report.overall == Change::identical;
+}
 
 namespace {
 
@@ -162,22 +192,32 @@ std::string ptx_summary(const Report& r) {
     ++total;
     ++count[e.change];
   }
-  if (severity(r.overall) <= severity(Change::trivia)) return "differ only in comments or whitespace";
+  if (severity(r.overall) <= severity(Change::trivia))
+    return "differ only in comments or whitespace";
   if (r.overall == Change::renamed) return "same after register renaming";
   std::vector<std::string> parts;
   auto of = [&](Change c, const char* what) {
-    if (count[c]) parts.push_back(fmt::format("{} in {} of {} function{}", what, count[c], total, total == 1 ? "" : "s"));
+    if (count[c])
+      parts.push_back(
+          fmt::format("{} in {} of {} function{}", what, count[c], total, total == 1 ? "" : "s"));
   };
-  if (count[Change::removed]) parts.push_back(fmt::format("{} function{} only in A", count[Change::removed], count[Change::removed] == 1 ? "" : "s"));
-  if (count[Change::added]) parts.push_back(fmt::format("{} function{} only in B", count[Change::added], count[Change::added] == 1 ? "" : "s"));
+  if (count[Change::removed])
+    parts.push_back(fmt::format("{} function{} only in A", count[Change::removed],
+                                count[Change::removed] == 1 ? "" : "s"));
+  if (count[Change::added])
+    parts.push_back(fmt::format("{} function{} only in B", count[Change::added],
+                                count[Change::added] == 1 ? "" : "s"));
   of(Change::code, "code changed");
   of(Change::reg_decls, "register declarations changed");
   of(Change::reordered, "differ by instruction order");
-  if (module && module->change == Change::code) parts.push_back("module-level declarations changed");
-  if (module && module->change == Change::reordered) parts.push_back("module-level statements reordered");
+  if (module && module->change == Change::code)
+    parts.push_back("module-level declarations changed");
+  if (module && module->change == Change::reordered)
+    parts.push_back("module-level statements reordered");
   if (parts.empty()) return r.notes.empty() ? "differ" : r.notes.back();
   std::string out = parts[0];
-  for (size_t i = 1; i < parts.size(); ++i) out += "; " + parts[i];
+  for (size_t i = 1; i < parts.size(); ++i)
+    out += "; " + parts[i];
   return out;
 }
 
@@ -189,7 +229,8 @@ std::string cubin_summary(const Report& r) {
   for (const auto& e : r.entries) {
     if (e.kind == "kernel") {
       ++total;
-      for (const auto& a : e.aspects) ++aspect[a];
+      for (const auto& a : e.aspects)
+        ++aspect[a];
       reordered += e.change == Change::reordered;
       added += e.change == Change::added;
       removed += e.change == Change::removed;
@@ -201,12 +242,16 @@ std::string cubin_summary(const Report& r) {
   }
   std::vector<std::string> parts;
   std::string of = fmt::format("of {} kernel{}", total, total == 1 ? "" : "s");
-  if (removed) parts.push_back(fmt::format("{} kernel{} only in A", removed, removed == 1 ? "" : "s"));
+  if (removed)
+    parts.push_back(fmt::format("{} kernel{} only in A", removed, removed == 1 ? "" : "s"));
   if (added) parts.push_back(fmt::format("{} kernel{} only in B", added, added == 1 ? "" : "s"));
   const std::pair<const char*, const char*> names[] = {
-      {"register_count", "register count changed"}, {"stack", "stack size changed"},
-      {"shared_memory", "shared memory changed"},   {"text", ".text changed"},
-      {"constants", "constant bank changed"},       {"attributes", ".nv.info attributes changed"},
+      {"register_count", "register count changed"},
+      {"stack", "stack size changed"},
+      {"shared_memory", "shared memory changed"},
+      {"text", ".text changed"},
+      {"constants", "constant bank changed"},
+      {"attributes", ".nv.info attributes changed"},
       {"symbol", "symbol changed"}};
   for (const auto& [key, phrase] : names) {
     if (!aspect[key]) continue;
@@ -219,7 +264,8 @@ std::string cubin_summary(const Report& r) {
   if (parts.empty() && meta) return "metadata only (debug or note sections differ)";
   if (parts.empty()) return r.notes.empty() ? "differ" : r.notes.back();
   std::string out = parts[0];
-  for (size_t i = 1; i < parts.size(); ++i) out += "; " + parts[i];
+  for (size_t i = 1; i < parts.size(); ++i)
+    out += "; " + parts[i];
   return out;
 }
 
@@ -249,12 +295,15 @@ std::string summary_line(const Report& report) {
   if (identical(report)) return "identical";
   if (report.summary_only) return size_only_summary(report.size_a, report.size_b);
   switch (report.format) {
-  case Format::ptx: return ptx_summary(report);
-  case Format::cubin: return cubin_summary(report);
+  case Format::ptx:
+    return ptx_summary(report);
+  case Format::cubin:
+    return cubin_summary(report);
   case Format::text: {
     size_t plus = 0, minus = 0;
     for (const auto& h : report.hunks)
-      for (const auto& l : h.lines) plus += l.op == '+', minus += l.op == '-';
+      for (const auto& l : h.lines)
+        plus += l.op == '+', minus += l.op == '-';
     return fmt::format("text differs: {} hunk{}, +{} -{} lines", report.hunks.size(),
                        report.hunks.size() == 1 ? "" : "s", plus, minus);
   }

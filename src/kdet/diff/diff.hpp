@@ -13,10 +13,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,7 +43,8 @@ enum class Change {
   renamed,    // same after canonical renaming of registers and labels
   reordered,  // same instructions in another order (`moved` says how many)
   reg_decls,  // PTX .reg declarations differ, code otherwise the same up to order
-  attributes, // cubin: .nv.info attributes / register count / stack / shared memory / constants, .text same
+  attributes, // cubin: .nv.info attributes / register count / stack / shared memory / constants,
+              // .text same
   code,       // instructions or immediates differ
   removed,    // present only in A
   added,      // present only in B
@@ -59,7 +59,7 @@ int severity(Change change);
 
 // One line of a diff hunk. Line numbers are 1-based original line numbers; 0 = not on that side.
 struct DiffLine {
-  char op = ' ';  // ' ' context, '-' only in A, '+' only in B
+  char op = ' '; // ' ' context, '-' only in A, '+' only in B
   std::string text;
   size_t line_a = 0;
   size_t line_b = 0;
@@ -67,15 +67,15 @@ struct DiffLine {
 
 // A run of changed lines with context, like one @@ block of a unified diff.
 struct Hunk {
-  size_t start_a = 0, count_a = 0;  // 1-based first line and count in A
+  size_t start_a = 0, count_a = 0; // 1-based first line and count in A
   size_t start_b = 0, count_b = 0;
   std::vector<DiffLine> lines;
 };
 
 // A named value that differs (cubin attribute, .reg declaration, section size, ...).
 struct ValueChange {
-  std::string name;  // "register count", ".reg .b64 %rd", "EIATTR_MAX_STACK_SIZE"
-  std::string a;     // value in A ("" = absent)
+  std::string name; // "register count", ".reg .b64 %rd", "EIATTR_MAX_STACK_SIZE"
+  std::string a;    // value in A ("" = absent)
   std::string b;
 };
 
@@ -88,18 +88,18 @@ struct ByteRange {
 // One compared unit: a PTX function, the PTX module-level part, a cubin kernel,
 // the cubin's module-level sections, or its debug/note sections.
 struct Entry {
-  std::string name;                  // "saxpy", "(module)", "(debug and notes)"
-  std::string kind;                  // "entry", "func", "module", "kernel", "sections", "metadata"
+  std::string name; // "saxpy", "(module)", "(debug and notes)"
+  std::string kind; // "entry", "func", "module", "kernel", "sections", "metadata"
   Change change = Change::identical;
-  std::vector<std::string> aspects;  // what differs, machine-readable: "order", "names", "reg_decls",
-                                     // "code", "immediates", "signature", "text", "register_count",
-                                     // "stack", "shared_memory", "constants", "attributes", "symbol",
-                                     // "sections"
-  size_t count_a = 0, count_b = 0;   // instructions (PTX statements, SASS 16-byte words)
-  size_t moved = 0;                  // instructions not on a longest common subsequence
-  std::vector<ValueChange> values;   // named values that differ
-  std::vector<std::string> notes;    // human-readable facts ("3 of 120 instructions moved")
-  std::vector<Hunk> hunks;           // smallest diff of canonical forms, original line numbers
+  std::vector<std::string> aspects; // what differs, machine-readable: "order", "names",
+                                    // "reg_decls", "code", "immediates", "signature", "text",
+                                    // "register_count", "stack", "shared_memory", "constants",
+                                    // "attributes", "symbol", "sections"
+  size_t count_a = 0, count_b = 0;  // instructions (PTX statements, SASS 16-byte words)
+  size_t moved = 0;                 // instructions not on a longest common subsequence
+  std::vector<ValueChange> values;  // named values that differ
+  std::vector<std::string> notes;   // human-readable facts ("3 of 120 instructions moved")
+  std::vector<Hunk> hunks;          // smallest diff of canonical forms, original line numbers
 };
 
 // The result of compare().
@@ -107,13 +107,14 @@ struct Report {
   Format format = Format::binary;
   Change overall = Change::identical;
   uint64_t size_a = 0, size_b = 0;
-  std::vector<Entry> entries;          // PTX functions / cubin kernels, in A's order then B-only ones
-  std::vector<std::string> notes;      // report-wide facts ("SASS compared as bytes: nvdisasm not found")
-  std::vector<Hunk> hunks;             // text format: the unified diff
-  std::vector<ByteRange> byte_ranges;  // binary format (and cubin fallback): differing ranges
-  uint64_t bytes_differing = 0;        // binary: total bytes in byte_ranges
-  bool approximate = false;            // a diff hit its size cap; hunks and counts may not be minimal
-  bool summary_only = false;           // inputs past the size limit: compared by hash and size only
+  std::vector<Entry> entries; // PTX functions / cubin kernels, in A's order then B-only ones
+  std::vector<std::string>
+      notes;               // report-wide facts ("SASS compared as bytes: nvdisasm not found")
+  std::vector<Hunk> hunks; // text format: the unified diff
+  std::vector<ByteRange> byte_ranges; // binary format (and cubin fallback): differing ranges
+  uint64_t bytes_differing = 0;       // binary: total bytes in byte_ranges
+  bool approximate = false;  // a diff hit its size cap; hunks and counts may not be minimal
+  bool summary_only = false; // inputs past the size limit: compared by hash and size only
 };
 
 // Inputs larger than this (either side) get a summary by hash and size rather

@@ -32,15 +32,16 @@ bool myers(const std::vector<uint32_t>& a, size_t a0, size_t a1, const std::vect
   // v[k + off] = furthest x on diagonal k.
   const int off = limit + 1;
   std::vector<int> v(2 * static_cast<size_t>(limit) + 3, 0);
-  std::vector<std::vector<int>> trace;  // trace[d][k + d + 1] = v before round d
+  std::vector<std::vector<int>> trace; // trace[d][k + d + 1] = v before round d
   int found = -1;
   for (int d = 0; d <= limit && found < 0; ++d) {
     trace.emplace_back(v.begin() + (off - d - 1), v.begin() + (off + d + 2));
     for (int k = -d; k <= d; k += 2) {
       int x = (k == -d || (k != d && v[off + k - 1] < v[off + k + 1])) ? v[off + k + 1]
-                                                                     : v[off + k - 1] + 1;
+                                                                       : v[off + k - 1] + 1;
       int y = x - k;
-      while (x < n && y < m && a[a0 + x] == b[b0 + y]) ++x, ++y;
+      while (x < n && y < m && a[a0 + x] == b[b0 + y])
+        ++x, ++y;
       v[off + k] = x;
       if (x >= n && y >= m) {
         found = d;
@@ -64,9 +65,11 @@ bool myers(const std::vector<uint32_t>& a, size_t a0, size_t a1, const std::vect
     }
     if (d > 0) {
       if (x == prev_x)
-        rev.push_back({Edit::Op::ins, static_cast<uint32_t>(a0 + x), static_cast<uint32_t>(b0 + prev_y)});
+        rev.push_back(
+            {Edit::Op::ins, static_cast<uint32_t>(a0 + x), static_cast<uint32_t>(b0 + prev_y)});
       else
-        rev.push_back({Edit::Op::del, static_cast<uint32_t>(a0 + prev_x), static_cast<uint32_t>(b0 + y)});
+        rev.push_back(
+            {Edit::Op::del, static_cast<uint32_t>(a0 + prev_x), static_cast<uint32_t>(b0 + y)});
     }
     x = prev_x;
     y = prev_y;
@@ -88,7 +91,8 @@ void replace_all(size_t a0, size_t a1, size_t b0, size_t b1, std::vector<Edit>& 
 // gap, recursing a few levels; what is still too far apart is replaced whole.
 void anchored(const std::vector<uint32_t>& a, size_t a0, size_t a1, const std::vector<uint32_t>& b,
               size_t b0, size_t b1, size_t max_d, int depth, std::vector<Edit>& out) {
-  std::unordered_map<uint32_t, std::pair<int64_t, int64_t>> pos;  // id -> (index in a or -2 if repeated, in b)
+  std::unordered_map<uint32_t, std::pair<int64_t, int64_t>>
+      pos; // id -> (index in a or -2 if repeated, in b)
   for (size_t i = a0; i < a1; ++i) {
     auto [it, fresh] = pos.try_emplace(a[i], static_cast<int64_t>(i), -1);
     if (!fresh) it->second.first = -2;
@@ -100,7 +104,8 @@ void anchored(const std::vector<uint32_t>& a, size_t a0, size_t a1, const std::v
   }
   std::vector<std::pair<size_t, size_t>> pairs;
   for (const auto& [id, p] : pos)
-    if (p.first >= 0 && p.second >= 0) pairs.emplace_back(static_cast<size_t>(p.first), static_cast<size_t>(p.second));
+    if (p.first >= 0 && p.second >= 0)
+      pairs.emplace_back(static_cast<size_t>(p.first), static_cast<size_t>(p.second));
   std::sort(pairs.begin(), pairs.end());
   // Longest increasing subsequence of the b positions (patience sorting).
   std::vector<size_t> tails, prev(pairs.size(), SIZE_MAX);
@@ -108,11 +113,14 @@ void anchored(const std::vector<uint32_t>& a, size_t a0, size_t a1, const std::v
     auto it = std::lower_bound(tails.begin(), tails.end(), pairs[k].second,
                                [&](size_t t, size_t v) { return pairs[t].second < v; });
     if (it != tails.begin()) prev[k] = *(it - 1);
-    if (it == tails.end()) tails.push_back(k);
-    else *it = k;
+    if (it == tails.end())
+      tails.push_back(k);
+    else
+      *it = k;
   }
   std::vector<std::pair<size_t, size_t>> anchors;
-  for (size_t k = tails.empty() ? SIZE_MAX : tails.back(); k != SIZE_MAX; k = prev[k]) anchors.push_back(pairs[k]);
+  for (size_t k = tails.empty() ? SIZE_MAX : tails.back(); k != SIZE_MAX; k = prev[k])
+    anchors.push_back(pairs[k]);
   std::reverse(anchors.begin(), anchors.end());
   if (anchors.empty()) {
     replace_all(a0, a1, b0, b1, out);
@@ -124,9 +132,12 @@ void anchored(const std::vector<uint32_t>& a, size_t a0, size_t a1, const std::v
       return;
     }
     std::vector<Edit> tmp;
-    if (myers(a, x0, x1, b, y0, y1, max_d, tmp)) out.insert(out.end(), tmp.begin(), tmp.end());
-    else if (depth < 3) anchored(a, x0, x1, b, y0, y1, max_d, depth + 1, out);
-    else replace_all(x0, x1, y0, y1, out);
+    if (myers(a, x0, x1, b, y0, y1, max_d, tmp))
+      out.insert(out.end(), tmp.begin(), tmp.end());
+    else if (depth < 3)
+      anchored(a, x0, x1, b, y0, y1, max_d, depth + 1, out);
+    else
+      replace_all(x0, x1, y0, y1, out);
   };
   size_t pa = a0, pb = b0;
   for (const auto& [i, j] : anchors) {
@@ -144,7 +155,8 @@ EditScript diff_sequences(const std::vector<uint32_t>& a, const std::vector<uint
                           size_t max_d) {
   EditScript s;
   size_t pre = 0;
-  while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) ++pre;
+  while (pre < a.size() && pre < b.size() && a[pre] == b[pre])
+    ++pre;
   size_t suf = 0;
   while (suf < a.size() - pre && suf < b.size() - pre &&
          a[a.size() - 1 - suf] == b[b.size() - 1 - suf])
@@ -157,8 +169,10 @@ EditScript diff_sequences(const std::vector<uint32_t>& a, const std::vector<uint
     anchored(a, pre, a1, b, pre, b1, max_d, 0, s.edits);
   }
   for (size_t t = 0; t < suf; ++t)
-    s.edits.push_back({Edit::Op::keep, static_cast<uint32_t>(a1 + t), static_cast<uint32_t>(b1 + t)});
-  for (const auto& e : s.edits) s.kept += e.op == Edit::Op::keep;
+    s.edits.push_back(
+        {Edit::Op::keep, static_cast<uint32_t>(a1 + t), static_cast<uint32_t>(b1 + t)});
+  for (const auto& e : s.edits)
+    s.kept += e.op == Edit::Op::keep;
   return s;
 }
 
@@ -170,7 +184,8 @@ std::vector<Hunk> make_hunks(const EditScript& script, const std::vector<std::st
   const auto& e = script.edits;
   size_t idx = 0;
   while (idx < e.size()) {
-    while (idx < e.size() && e[idx].op == Edit::Op::keep) ++idx;
+    while (idx < e.size() && e[idx].op == Edit::Op::keep)
+      ++idx;
     if (idx == e.size()) break;
     // [first, last] changed, extended while the next change is within 2*context.
     size_t first = idx, last = idx;
@@ -181,7 +196,8 @@ std::vector<Hunk> make_hunks(const EditScript& script, const std::vector<std::st
         continue;
       }
       size_t run = scan;
-      while (run < e.size() && e[run].op == Edit::Op::keep) ++run;
+      while (run < e.size() && e[run].op == Edit::Op::keep)
+        ++run;
       if (run < e.size() && run - scan <= 2 * context) {
         scan = run;
         continue;

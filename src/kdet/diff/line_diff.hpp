@@ -25,15 +25,15 @@ namespace kdet::diff::detail {
 struct Edit {
   enum class Op : uint8_t { keep, del, ins };
   Op op;
-  uint32_t i;  // index into a (keep, del)
-  uint32_t j;  // index into b (keep, ins)
+  uint32_t i; // index into a (keep, del)
+  uint32_t j; // index into b (keep, ins)
 };
 
 // Result of diff_sequences().
 struct EditScript {
   std::vector<Edit> edits;
-  size_t kept = 0;           // length of the common subsequence found (an LCS unless approximate)
-  bool approximate = false;  // the cap was hit
+  size_t kept = 0;          // length of the common subsequence found (an LCS unless approximate)
+  bool approximate = false; // the cap was hit
 };
 
 // Maps strings to small integers so sequences compare by id.

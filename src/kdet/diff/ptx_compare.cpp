@@ -28,10 +28,9 @@
 #include "kdet/diff/line_diff.hpp"
 #include "kdet/diff/ptx_reader.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cctype>
+#include <fmt/format.h>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -40,14 +39,18 @@ namespace kdet::diff::detail {
 
 namespace {
 
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+bool ident_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+bool ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
 
 // A register or label occurrence inside a statement.
 struct Tok {
   bool label = false;
-  std::string prefix;  // register prefix ("rd"), empty for labels
-  uint32_t sym = 0;    // index into Side::syms
+  std::string prefix; // register prefix ("rd"), empty for labels
+  uint32_t sym = 0;   // index into Side::syms
 };
 
 // A statement cut around its register and label tokens: pieces.size() == toks.size() + 1.
@@ -67,10 +70,10 @@ struct RegDecl {
 
 // One function, tokenised.
 struct Side {
-  std::vector<Stmt> body;                  // without the counted .reg lines
-  std::vector<PtxStatement> head;          // header + counted .reg lines, as normalised text
-  std::map<std::string, RegDecl> decls;    // prefix -> declaration
-  std::vector<std::string> canon;          // canonical name per symbol (first use)
+  std::vector<Stmt> body;               // without the counted .reg lines
+  std::vector<PtxStatement> head;       // header + counted .reg lines, as normalised text
+  std::map<std::string, RegDecl> decls; // prefix -> declaration
+  std::vector<std::string> canon;       // canonical name per symbol (first use)
   std::vector<bool> sym_is_label;
   std::vector<std::string> sym_prefix;
 };
@@ -84,7 +87,8 @@ bool parse_reg_decl(const std::string& s, std::string& prefix, RegDecl& d) {
   size_t p = t1 + 1;
   if (p >= s.size() || s[p] != '%') return false;
   size_t q = ++p;
-  while (q < s.size() && std::isalpha(static_cast<unsigned char>(s[q]))) ++q;
+  while (q < s.size() && std::isalpha(static_cast<unsigned char>(s[q])))
+    ++q;
   if (q == p || q >= s.size() || s[q] != '<') return false;
   prefix = s.substr(p, q - p);
   size_t r = ++q;
@@ -98,7 +102,8 @@ bool parse_reg_decl(const std::string& s, std::string& prefix, RegDecl& d) {
 
 Side tokenise(const PtxFunction& f) {
   Side side;
-  for (const auto& h : f.header) side.head.push_back(h);
+  for (const auto& h : f.header)
+    side.head.push_back(h);
   std::set<std::string> labels;
   std::vector<const PtxStatement*> body;
   for (const auto& s : f.body) {
@@ -110,7 +115,8 @@ Side tokenise(const PtxFunction& f) {
       side.head.push_back(s);
       continue;
     }
-    if (s.text.size() > 1 && s.text.back() == ':') labels.insert(s.text.substr(0, s.text.size() - 1));
+    if (s.text.size() > 1 && s.text.back() == ':')
+      labels.insert(s.text.substr(0, s.text.size() - 1));
     body.push_back(&s);
   }
   std::unordered_map<std::string, uint32_t> sym_ids;
@@ -138,9 +144,11 @@ Side tokenise(const PtxFunction& f) {
       bool boundary = i == 0 || !ident_char(t[i - 1]);
       if (c == '%' && boundary) {
         size_t j = i + 1;
-        while (j < t.size() && std::isalpha(static_cast<unsigned char>(t[j]))) ++j;
+        while (j < t.size() && std::isalpha(static_cast<unsigned char>(t[j])))
+          ++j;
         size_t k = j;
-        while (k < t.size() && std::isdigit(static_cast<unsigned char>(t[k]))) ++k;
+        while (k < t.size() && std::isdigit(static_cast<unsigned char>(t[k])))
+          ++k;
         std::string prefix = t.substr(i + 1, j - i - 1);
         if (k > j && (k == t.size() || !ident_char(t[k])) && side.decls.count(prefix)) {
           st.pieces.push_back(std::move(piece));
@@ -151,7 +159,8 @@ Side tokenise(const PtxFunction& f) {
         }
       } else if (ident_start(c) && boundary) {
         size_t j = i + 1;
-        while (j < t.size() && ident_char(t[j])) ++j;
+        while (j < t.size() && ident_char(t[j]))
+          ++j;
         std::string name = t.substr(i, j - i);
         if (labels.count(name)) {
           st.pieces.push_back(std::move(piece));
@@ -177,8 +186,10 @@ std::string render(const Stmt& s, const Side& side, const std::vector<std::strin
   std::string out = s.pieces[0];
   for (size_t t = 0; t < s.toks.size(); ++t) {
     const Tok& tok = s.toks[t];
-    if (names) out += (*names)[tok.sym];
-    else out += tok.label ? "$L?" : "%" + tok.prefix + "?";
+    if (names)
+      out += (*names)[tok.sym];
+    else
+      out += tok.label ? "$L?" : "%" + tok.prefix + "?";
     out += s.pieces[t + 1];
   }
   return out;
@@ -195,7 +206,8 @@ std::string erase_immediates(const std::string& s) {
   for (size_t i = 0; i < s.size();) {
     bool boundary = i == 0 || !(ident_char(s[i - 1]) || s[i - 1] == '%' || s[i - 1] == '.');
     if (boundary && std::isdigit(static_cast<unsigned char>(s[i]))) {
-      while (i < s.size() && ident_char(s[i])) ++i;
+      while (i < s.size() && ident_char(s[i]))
+        ++i;
       out += '#';
       continue;
     }
@@ -215,10 +227,14 @@ Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& appr
   if (fa.raw == fb.raw) return e;
 
   std::vector<std::string> norm_a, norm_b;
-  for (const auto& h : fa.header) norm_a.push_back(h.text);
-  for (const auto& s : fa.body) norm_a.push_back(s.text);
-  for (const auto& h : fb.header) norm_b.push_back(h.text);
-  for (const auto& s : fb.body) norm_b.push_back(s.text);
+  for (const auto& h : fa.header)
+    norm_a.push_back(h.text);
+  for (const auto& s : fa.body)
+    norm_a.push_back(s.text);
+  for (const auto& h : fb.header)
+    norm_b.push_back(h.text);
+  for (const auto& s : fb.body)
+    norm_b.push_back(s.text);
   if (norm_a == norm_b) {
     e.change = Change::trivia;
     e.notes.push_back("only comments or whitespace differ");
@@ -226,13 +242,17 @@ Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& appr
   }
 
   std::vector<std::string> canon_a, canon_b, shape_a, shape_b;
-  for (const auto& s : a.body) canon_a.push_back(render(s, a, &a.canon)), shape_a.push_back(render(s, a, nullptr));
-  for (const auto& s : b.body) canon_b.push_back(render(s, b, &b.canon)), shape_b.push_back(render(s, b, nullptr));
+  for (const auto& s : a.body)
+    canon_a.push_back(render(s, a, &a.canon)), shape_a.push_back(render(s, a, nullptr));
+  for (const auto& s : b.body)
+    canon_b.push_back(render(s, b, &b.canon)), shape_b.push_back(render(s, b, nullptr));
 
   Interner interner;
   std::vector<uint32_t> ids_a, ids_b;
-  for (const auto& s : shape_a) ids_a.push_back(interner.id(s));
-  for (const auto& s : shape_b) ids_b.push_back(interner.id(s));
+  for (const auto& s : shape_a)
+    ids_a.push_back(interner.id(s));
+  for (const auto& s : shape_b)
+    ids_b.push_back(interner.id(s));
   EditScript align = diff_sequences(ids_a, ids_b);
   approximate |= align.approximate;
 
@@ -240,7 +260,8 @@ Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& appr
   if (canon_a == canon_b) {
     code_class = Change::renamed;
     e.aspects.push_back("names");
-  } else if (sorted(canon_a) == sorted(canon_b) || (shape_a != shape_b && sorted(shape_a) == sorted(shape_b))) {
+  } else if (sorted(canon_a) == sorted(canon_b) ||
+             (shape_a != shape_b && sorted(shape_a) == sorted(shape_b))) {
     code_class = Change::reordered;
     e.moved = e.count_a - align.kept;
     e.aspects.push_back("order");
@@ -248,8 +269,10 @@ Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& appr
   } else {
     code_class = Change::code;
     std::vector<std::string> skel_a, skel_b;
-    for (const auto& s : shape_a) skel_a.push_back(erase_immediates(s));
-    for (const auto& s : shape_b) skel_b.push_back(erase_immediates(s));
+    for (const auto& s : shape_a)
+      skel_a.push_back(erase_immediates(s));
+    for (const auto& s : shape_b)
+      skel_b.push_back(erase_immediates(s));
     if (shape_a == shape_b) {
       e.aspects.push_back("operands");
       e.notes.push_back("same instructions in the same order, but registers flow differently");
@@ -264,8 +287,10 @@ Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& appr
   }
 
   std::vector<std::string> head_a, head_b;
-  for (const auto& h : fa.header) head_a.push_back(h.text);
-  for (const auto& h : fb.header) head_b.push_back(h.text);
+  for (const auto& h : fa.header)
+    head_a.push_back(h.text);
+  for (const auto& h : fb.header)
+    head_b.push_back(h.text);
   if (head_a != head_b) {
     code_class = Change::code;
     e.aspects.push_back("signature");
@@ -274,22 +299,28 @@ Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& appr
 
   bool decls_differ = false;
   std::set<std::string> prefixes;
-  for (const auto& [p, d] : a.decls) prefixes.insert(p);
-  for (const auto& [p, d] : b.decls) prefixes.insert(p);
+  for (const auto& [p, d] : a.decls)
+    prefixes.insert(p);
+  for (const auto& [p, d] : b.decls)
+    prefixes.insert(p);
   for (const auto& p : prefixes) {
     auto ia = a.decls.find(p), ib = b.decls.find(p);
     auto show = [&](const auto& it, const auto& end) {
-      return it == end ? std::string() : fmt::format(".reg {} %{}<{}>", it->second.type, p, it->second.count);
+      return it == end ? std::string()
+                       : fmt::format(".reg {} %{}<{}>", it->second.type, p, it->second.count);
     };
     std::string va = show(ia, a.decls.end()), vb = show(ib, b.decls.end());
     if (va != vb) {
       decls_differ = true;
       e.values.push_back({".reg %" + p, va, vb});
-      e.notes.push_back(fmt::format("{} -> {}", va.empty() ? "(none)" : va, vb.empty() ? "(none)" : vb));
+      e.notes.push_back(
+          fmt::format("{} -> {}", va.empty() ? "(none)" : va, vb.empty() ? "(none)" : vb));
     }
   }
   if (decls_differ) e.aspects.push_back("reg_decls");
-  e.change = code_class == Change::code ? Change::code : decls_differ ? Change::reg_decls : code_class;
+  e.change = code_class == Change::code ? Change::code
+             : decls_differ             ? Change::reg_decls
+                                        : code_class;
 
   // Hunks: B's symbols take A's names where aligned statements pin them down.
   std::vector<std::string> mapped(b.canon.size());
@@ -310,14 +341,20 @@ Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& appr
     if (mapped[y].empty()) mapped[y] = b.canon[y] + "'";
   std::vector<std::string> text_a, text_b;
   std::vector<size_t> line_a, line_b;
-  for (const auto& h : a.head) text_a.push_back(h.text), line_a.push_back(h.line);
-  for (const auto& h : b.head) text_b.push_back(h.text), line_b.push_back(h.line);
-  for (const auto& s : a.body) text_a.push_back(render(s, a, &a.canon)), line_a.push_back(s.line);
-  for (const auto& s : b.body) text_b.push_back(render(s, b, &mapped)), line_b.push_back(s.line);
+  for (const auto& h : a.head)
+    text_a.push_back(h.text), line_a.push_back(h.line);
+  for (const auto& h : b.head)
+    text_b.push_back(h.text), line_b.push_back(h.line);
+  for (const auto& s : a.body)
+    text_a.push_back(render(s, a, &a.canon)), line_a.push_back(s.line);
+  for (const auto& s : b.body)
+    text_b.push_back(render(s, b, &mapped)), line_b.push_back(s.line);
   Interner lines;
   std::vector<uint32_t> la, lb;
-  for (const auto& s : text_a) la.push_back(lines.id(s));
-  for (const auto& s : text_b) lb.push_back(lines.id(s));
+  for (const auto& s : text_a)
+    la.push_back(lines.id(s));
+  for (const auto& s : text_b)
+    lb.push_back(lines.id(s));
   EditScript script = diff_sequences(la, lb);
   approximate |= script.approximate;
   e.hunks = make_hunks(script, text_a, text_b, line_a, line_b, 3, &budget, &cut);
@@ -334,8 +371,10 @@ Entry compare_module(const PtxModule& ma, const PtxModule& mb, bool& approximate
   if (ma.module_raw == mb.module_raw) return e;
   std::vector<std::string> ta, tb;
   std::vector<size_t> la, lb;
-  for (const auto& s : ma.module) ta.push_back(s.text), la.push_back(s.line);
-  for (const auto& s : mb.module) tb.push_back(s.text), lb.push_back(s.line);
+  for (const auto& s : ma.module)
+    ta.push_back(s.text), la.push_back(s.line);
+  for (const auto& s : mb.module)
+    tb.push_back(s.text), lb.push_back(s.line);
   if (ta == tb) {
     e.change = Change::trivia;
     e.notes.push_back("only comments or whitespace differ");
@@ -343,8 +382,10 @@ Entry compare_module(const PtxModule& ma, const PtxModule& mb, bool& approximate
   }
   Interner in;
   std::vector<uint32_t> ia, ib;
-  for (const auto& s : ta) ia.push_back(in.id(s));
-  for (const auto& s : tb) ib.push_back(in.id(s));
+  for (const auto& s : ta)
+    ia.push_back(in.id(s));
+  for (const auto& s : tb)
+    ib.push_back(in.id(s));
   EditScript script = diff_sequences(ia, ib);
   approximate |= script.approximate;
   if (sorted(ta) == sorted(tb)) {
@@ -373,10 +414,11 @@ Report compare_ptx(std::string_view a, std::string_view b) {
   bool cut = false;
   r.entries.push_back(compare_module(ma, mb, r.approximate, budget, cut));
   std::map<std::string, const PtxFunction*> by_name_b;
-  for (const auto& f : mb.functions) by_name_b.emplace(f.name, &f);
+  for (const auto& f : mb.functions)
+    by_name_b.emplace(f.name, &f);
   std::set<std::string> seen;
   for (const auto& fa : ma.functions) {
-    if (!seen.insert(fa.name).second) continue;  // a duplicate name: the first one speaks for it
+    if (!seen.insert(fa.name).second) continue; // a duplicate name: the first one speaks for it
     auto it = by_name_b.find(fa.name);
     if (it == by_name_b.end()) {
       r.entries.push_back(one_sided_entry(fa.name, fa.kind, true, fa.body.size()));

@@ -19,7 +19,9 @@ namespace kdet::diff::detail {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
 
 bool is_ident(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.';
@@ -54,10 +56,22 @@ public:
         continue;
       }
       switch (c) {
-      case '"': m_quote = true; add(c, line_no); break;
-      case ';': add(c, line_no); emit(); break;
-      case '(': ++m_paren; add(c, line_no); break;
-      case ')': --m_paren; add(c, line_no); break;
+      case '"':
+        m_quote = true;
+        add(c, line_no);
+        break;
+      case ';':
+        add(c, line_no);
+        emit();
+        break;
+      case '(':
+        ++m_paren;
+        add(c, line_no);
+        break;
+      case ')':
+        --m_paren;
+        add(c, line_no);
+        break;
       case '{':
         if (m_init_brace > 0 || m_pending.find('=') != std::string::npos) {
           ++m_init_brace;
@@ -76,15 +90,18 @@ public:
           out.push_back({"}", line_no});
         }
         break;
-      default: add(c, line_no);
+      default:
+        add(c, line_no);
       }
     }
     // End of line: finishes the statement unless it visibly continues.
     size_t end = m_pending.find_last_not_of(" \t\r");
     bool open = m_paren > 0 || m_init_brace > 0 || m_quote ||
                 (end != std::string::npos && m_pending[end] == ',');
-    if (!open) emit();
-    else m_pending += ' ';
+    if (!open)
+      emit();
+    else
+      m_pending += ' ';
   }
 
   void finish() { emit(); }
@@ -130,8 +147,10 @@ std::string strip_comments(std::string_view line, bool& in_block) {
       if (c == '"') quote = false;
       continue;
     }
-    if (c == '"') quote = true;
-    else if (c == '/' && i + 1 < line.size() && line[i + 1] == '/') break;
+    if (c == '"')
+      quote = true;
+    else if (c == '/' && i + 1 < line.size() && line[i + 1] == '/')
+      break;
     else if (c == '/' && i + 1 < line.size() && line[i + 1] == '*') {
       in_block = true;
       ++i;
@@ -147,13 +166,15 @@ std::string function_kind(std::string_view s) {
   size_t pos = 0;
   while (pos < s.size()) {
     size_t end = pos;
-    while (end < s.size() && !is_space(s[end]) && s[end] != '(') ++end;
+    while (end < s.size() && !is_space(s[end]) && s[end] != '(')
+      ++end;
     std::string_view word = s.substr(pos, end - pos);
     if (word == ".entry") return "entry";
     if (word == ".func") return "func";
     if (word != ".visible" && word != ".weak" && word != ".extern" && word != ".common") return "";
     pos = end;
-    while (pos < s.size() && is_space(s[pos])) ++pos;
+    while (pos < s.size() && is_space(s[pos]))
+      ++pos;
   }
   return "";
 }
@@ -164,20 +185,24 @@ std::string function_name(std::string_view s, const std::string& kind) {
   size_t pos = s.find(key);
   if (pos == std::string_view::npos) return "";
   pos += key.size();
-  while (pos < s.size() && is_space(s[pos])) ++pos;
+  while (pos < s.size() && is_space(s[pos]))
+    ++pos;
   if (pos < s.size() && s[pos] == '(') {
     int depth = 0;
     for (; pos < s.size(); ++pos) {
-      if (s[pos] == '(') ++depth;
+      if (s[pos] == '(')
+        ++depth;
       else if (s[pos] == ')' && --depth == 0) {
         ++pos;
         break;
       }
     }
-    while (pos < s.size() && is_space(s[pos])) ++pos;
+    while (pos < s.size() && is_space(s[pos]))
+      ++pos;
   }
   size_t end = pos;
-  while (end < s.size() && is_ident(s[end])) ++end;
+  while (end < s.size() && is_ident(s[end]))
+    ++end;
   return std::string(s.substr(pos, end - pos));
 }
 
@@ -189,9 +214,11 @@ bool looks_like_ptx(std::string_view text) {
   auto directive = [&](std::string_view d) {
     for (size_t pos = head.find(d); pos != std::string_view::npos; pos = head.find(d, pos + 1)) {
       size_t b = pos;
-      while (b > 0 && is_space(head[b - 1])) --b;
+      while (b > 0 && is_space(head[b - 1]))
+        --b;
       size_t after = pos + d.size();
-      if ((b == 0 || head[b - 1] == '\n') && after < head.size() && is_space(head[after])) return true;
+      if ((b == 0 || head[b - 1] == '\n') && after < head.size() && is_space(head[after]))
+        return true;
     }
     return false;
   };
@@ -213,7 +240,8 @@ PtxModule read_ptx(std::string_view text) {
 
   StatementSplitter splitter;
   bool in_block = false;
-  for (size_t i = 0; i < lines.size(); ++i) splitter.line(strip_comments(lines[i], in_block), i + 1);
+  for (size_t i = 0; i < lines.size(); ++i)
+    splitter.line(strip_comments(lines[i], in_block), i + 1);
   splitter.finish();
 
   PtxModule m;
@@ -255,7 +283,8 @@ PtxModule read_ptx(std::string_view text) {
         depth = 1;
       } else if (s.text == "}" || s.text.back() == ';') {
         // A prototype (or junk): its statements are module-level after all.
-        for (auto& h : cur.header) m.module.push_back(std::move(h));
+        for (auto& h : cur.header)
+          m.module.push_back(std::move(h));
         m.module.push_back(std::move(s));
         cur = PtxFunction{};
         state = State::outside;

@@ -17,24 +17,24 @@ namespace kdet::diff::detail {
 
 // One PTX statement: an instruction, directive, label, or a lone brace.
 struct PtxStatement {
-  std::string text;  // comments removed, whitespace runs collapsed to one space
-  size_t line = 0;   // 1-based line where it starts
+  std::string text; // comments removed, whitespace runs collapsed to one space
+  size_t line = 0;  // 1-based line where it starts
 };
 
 // One .entry or .func with a body.
 struct PtxFunction {
   std::string name;
-  std::string kind;                  // "entry" or "func"
+  std::string kind; // "entry" or "func"
   size_t first_line = 0, last_line = 0;
-  std::vector<PtxStatement> header;  // signature and performance directives, before '{'
-  std::vector<PtxStatement> body;    // statements inside the outer braces
-  std::string raw;                   // the exact source lines first_line..last_line
+  std::vector<PtxStatement> header; // signature and performance directives, before '{'
+  std::vector<PtxStatement> body;   // statements inside the outer braces
+  std::string raw;                  // the exact source lines first_line..last_line
 };
 
 // A whole PTX module.
 struct PtxModule {
-  std::vector<PtxStatement> module;  // statements outside function bodies (incl. prototypes)
-  std::string module_raw;            // the exact source lines outside function bodies
+  std::vector<PtxStatement> module; // statements outside function bodies (incl. prototypes)
+  std::string module_raw;           // the exact source lines outside function bodies
   std::vector<PtxFunction> functions;
 };
 

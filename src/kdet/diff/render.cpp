@@ -30,9 +30,15 @@ nlohmann::json hunks_json(const std::vector<Hunk>& hunks) {
   for (const auto& h : hunks) {
     auto lines = nlohmann::json::array();
     for (const auto& l : h.lines)
-      lines.push_back({{"op", std::string(1, l.op)}, {"text", l.text}, {"line_a", l.line_a}, {"line_b", l.line_b}});
-    out.push_back({{"start_a", h.start_a}, {"count_a", h.count_a}, {"start_b", h.start_b},
-                   {"count_b", h.count_b}, {"lines", std::move(lines)}});
+      lines.push_back({{"op", std::string(1, l.op)},
+                       {"text", l.text},
+                       {"line_a", l.line_a},
+                       {"line_b", l.line_b}});
+    out.push_back({{"start_a", h.start_a},
+                   {"count_a", h.count_a},
+                   {"start_b", h.start_b},
+                   {"count_b", h.count_b},
+                   {"lines", std::move(lines)}});
   }
   return out;
 }
@@ -48,10 +54,12 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 void hunks_text(std::string& out, const std::vector<Hunk>& hunks, const Palette& p) {
   size_t shown = 0, total = 0;
-  for (const auto& h : hunks) total += h.lines.size();
+  for (const auto& h : hunks)
+    total += h.lines.size();
   for (const auto& h : hunks) {
     if (shown >= k_max_text_lines) break;
-    out += fmt::format("{}@@ -{},{} +{},{} @@{}\n", p.cyan, h.start_a, h.count_a, h.start_b, h.count_b, p.reset);
+    out += fmt::format("{}@@ -{},{} +{},{} @@{}\n", p.cyan, h.start_a, h.count_a, h.start_b,
+                       h.count_b, p.reset);
     for (const auto& l : h.lines) {
       if (shown++ >= k_max_text_lines) break;
       const char* c = l.op == '-' ? p.red : l.op == '+' ? p.green : "";
@@ -85,27 +93,37 @@ nlohmann::json to_json(const Report& r) {
   auto entries = nlohmann::json::array();
   for (const auto& e : r.entries) {
     auto values = nlohmann::json::array();
-    for (const auto& v : e.values) values.push_back({{"name", v.name}, {"a", v.a}, {"b", v.b}});
-    entries.push_back({{"name", e.name}, {"kind", e.kind}, {"change", to_string(e.change)},
-                       {"aspects", e.aspects}, {"count_a", e.count_a}, {"count_b", e.count_b},
-                       {"moved", e.moved}, {"values", std::move(values)}, {"notes", e.notes},
+    for (const auto& v : e.values)
+      values.push_back({{"name", v.name}, {"a", v.a}, {"b", v.b}});
+    entries.push_back({{"name", e.name},
+                       {"kind", e.kind},
+                       {"change", to_string(e.change)},
+                       {"aspects", e.aspects},
+                       {"count_a", e.count_a},
+                       {"count_b", e.count_b},
+                       {"moved", e.moved},
+                       {"values", std::move(values)},
+                       {"notes", e.notes},
                        {"hunks", hunks_json(e.hunks)}});
   }
   j["entries"] = std::move(entries);
   j["hunks"] = hunks_json(r.hunks);
   auto ranges = nlohmann::json::array();
-  for (const auto& br : r.byte_ranges) ranges.push_back({{"offset", br.offset}, {"length", br.length}});
+  for (const auto& br : r.byte_ranges)
+    ranges.push_back({{"offset", br.offset}, {"length", br.length}});
   j["byte_ranges"] = std::move(ranges);
   j["bytes_differing"] = r.bytes_differing;
   return j;
 }
 
-std::string to_text(const Report& r, bool color, const std::string& name_a, const std::string& name_b) {
+std::string to_text(const Report& r, bool color, const std::string& name_a,
+                    const std::string& name_b) {
   Palette p = palette(color);
   std::string out;
   out += fmt::format("{}{} vs {} ({}): {}{}\n", p.bold, name_a, name_b, to_string(r.format),
                      summary_line(r), p.reset);
-  for (const auto& n : r.notes) out += fmt::format("  note: {}\n", n);
+  for (const auto& n : r.notes)
+    out += fmt::format("  note: {}\n", n);
   if (identical(r)) return out;
   size_t same = 0;
   for (const auto& e : r.entries) {
@@ -118,14 +136,15 @@ std::string to_text(const Report& r, bool color, const std::string& name_a, cons
     if (!e.notes.empty()) out += ": " + join(e.notes, "; ");
     out += '\n';
     for (const auto& v : e.values)
-      if (v.name.rfind(".reg", 0) != 0)  // .reg changes are already in the notes
+      if (v.name.rfind(".reg", 0) != 0) // .reg changes are already in the notes
         out += fmt::format("      {}: {} -> {}\n", v.name, v.a.empty() ? "(none)" : v.a,
                            v.b.empty() ? "(none)" : v.b);
   }
   if (same) out += fmt::format("  ({} identical part{} not listed)\n", same, same == 1 ? "" : "s");
   for (const auto& e : r.entries) {
     if (e.hunks.empty()) continue;
-    out += fmt::format("{}--- {}:{}\n+++ {}:{}{}\n", p.bold, name_a, e.name, name_b, e.name, p.reset);
+    out +=
+        fmt::format("{}--- {}:{}\n+++ {}:{}{}\n", p.bold, name_a, e.name, name_b, e.name, p.reset);
     hunks_text(out, e.hunks, p);
   }
   if (!r.hunks.empty()) {
@@ -142,16 +161,20 @@ std::string to_html(const Report& r) {
   std::string out = fmt::format("<div class=\"kdet-diff kdet-diff-{}\" data-format=\"{}\">\n",
                                 to_string(r.overall), to_string(r.format));
   out += fmt::format("<p class=\"kdet-diff-summary\">{}</p>\n", html_escape(summary_line(r)));
-  for (const auto& n : r.notes) out += fmt::format("<p class=\"kdet-diff-note\">{}</p>\n", html_escape(n));
+  for (const auto& n : r.notes)
+    out += fmt::format("<p class=\"kdet-diff-note\">{}</p>\n", html_escape(n));
   if (!r.entries.empty()) {
-    out += "<table class=\"kdet-diff-entries\">\n<tr><th>name</th><th>kind</th><th>change</th><th>details</th></tr>\n";
+    out += "<table "
+           "class=\"kdet-diff-entries\">\n<tr><th>name</th><th>kind</th><th>change</"
+           "th><th>details</th></tr>\n";
     for (const auto& e : r.entries) {
       std::vector<std::string> details = e.notes;
       for (const auto& v : e.values)
         if (v.name.rfind(".reg", 0) != 0) details.push_back(v.name + ": " + v.a + " -> " + v.b);
-      out += fmt::format("<tr class=\"kdet-diff-{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                         to_string(e.change), html_escape(e.name), html_escape(e.kind),
-                         to_string(e.change), html_escape(join(details, "; ")));
+      out += fmt::format(
+          "<tr class=\"kdet-diff-{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+          to_string(e.change), html_escape(e.name), html_escape(e.kind), to_string(e.change),
+          html_escape(join(details, "; ")));
     }
     out += "</table>\n";
   }
@@ -163,17 +186,20 @@ std::string to_html(const Report& r) {
                          h.count_a, h.start_b, h.count_b);
       for (const auto& l : h.lines) {
         const char* cls = l.op == '-' ? "del" : l.op == '+' ? "add" : "ctx";
-        out += fmt::format("<span class=\"kdet-diff-{}\">{} {}</span>\n", cls, l.op, html_escape(l.text));
+        out += fmt::format("<span class=\"kdet-diff-{}\">{} {}</span>\n", cls, l.op,
+                           html_escape(l.text));
       }
     }
     out += "</pre>\n";
   };
-  for (const auto& e : r.entries) hunks_html(e.hunks, e.name);
+  for (const auto& e : r.entries)
+    hunks_html(e.hunks, e.name);
   hunks_html(r.hunks, "text");
   if (!r.byte_ranges.empty()) {
     out += "<ul class=\"kdet-diff-bytes\">\n";
     for (const auto& br : r.byte_ranges)
-      out += fmt::format("<li>0x{:x}..0x{:x} ({} bytes)</li>\n", br.offset, br.offset + br.length, br.length);
+      out += fmt::format("<li>0x{:x}..0x{:x} ({} bytes)</li>\n", br.offset, br.offset + br.length,
+                         br.length);
     out += "</ul>\n";
   }
   out += "</div>\n";

@@ -34,8 +34,10 @@ Report compare_text(std::string_view a, std::string_view b) {
   Interner in;
   std::vector<uint32_t> ia, ib;
   std::vector<size_t> na, nb;
-  for (size_t i = 0; i < la.size(); ++i) ia.push_back(in.id(la[i])), na.push_back(i + 1);
-  for (size_t i = 0; i < lb.size(); ++i) ib.push_back(in.id(lb[i])), nb.push_back(i + 1);
+  for (size_t i = 0; i < la.size(); ++i)
+    ia.push_back(in.id(la[i])), na.push_back(i + 1);
+  for (size_t i = 0; i < lb.size(); ++i)
+    ib.push_back(in.id(lb[i])), nb.push_back(i + 1);
   EditScript s = diff_sequences(ia, ib);
   r.approximate = s.approximate;
   size_t budget = k_max_report_hunk_lines;

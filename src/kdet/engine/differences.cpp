@@ -14,18 +14,20 @@ void annotate_differences(RunOutput& out) {
   for (size_t i = 1; i < out.variants.size(); ++i) {
     Variant& v = out.variants[i];
     if (v.status != modal.status) {
-      v.difference = fmt::format("{} where the most common outcome is {}", backend::to_string(v.status),
-                                 backend::to_string(modal.status));
+      v.difference = fmt::format("{} where the most common outcome is {}",
+                                 backend::to_string(v.status), backend::to_string(modal.status));
       continue;
     }
-    if (v.status != backend::Status::ok) continue; // same failure class, other code or signal: the detail says it
+    if (v.status != backend::Status::ok)
+      continue; // same failure class, other code or signal: the detail says it
     std::string summary;
     for (const auto& a : v.artifacts) {
       const backend::Artifact* m = nullptr;
       for (const auto& b : modal.artifacts)
         if (b.name == a.name) m = &b;
       std::string part;
-      if (!m) part = "only in this variant";
+      if (!m)
+        part = "only in this variant";
       else if (m->hash == a.hash && m->size == a.size)
         continue;
       else if (std::max(m->size, a.size) > diff::k_max_detailed_size)

@@ -54,15 +54,15 @@ struct CellPlan {
 };
 
 struct Cell {
-  std::string name;                 // "vary aslr only"
-  std::vector<std::string> varied;  // factor names varied in this cell
-  std::vector<std::string> fixed;   // factor names held fixed (the rest were left natural)
+  std::string name;                // "vary aslr only"
+  std::vector<std::string> varied; // factor names varied in this cell
+  std::vector<std::string> fixed;  // factor names held fixed (the rest were left natural)
   uint64_t runs = 0;
   size_t outcomes = 0;
   Assessment assessment;
-  std::string result;               // "varies", "deterministic", "failed"
-  std::string failure;              // for failed cells: how
-  double median_seconds = 0;        // median wall time of a run
+  std::string result;        // "varies", "deterministic", "failed"
+  std::string failure;       // for failed cells: how
+  double median_seconds = 0; // median wall time of a run
   bool probe = false;
 };
 
@@ -70,8 +70,8 @@ struct Cell {
 using CellRunner = std::function<Cell(const CellPlan&)>;
 
 struct ExplainOptions {
-  RunPlan base;                      // input, backend, options, timeout; setting.seed and env used
-  std::vector<std::string> only;     // restrict to these factors (empty: all that apply)
+  RunPlan base;                  // input, backend, options, timeout; setting.seed and env used
+  std::vector<std::string> only; // restrict to these factors (empty: all that apply)
   std::vector<std::string> skip;
   uint64_t baseline_runs = 60;
   uint64_t min_cell_runs = 5;
@@ -83,18 +83,18 @@ struct ExplainOptions {
 
 struct ExplainResult {
   std::vector<Cell> cells;
-  std::vector<std::string> factors;        // the factors in the design
-  std::vector<std::string> left_out;       // applicable factors --factors/--skip left out
+  std::vector<std::string> factors;    // the factors in the design
+  std::vector<std::string> left_out;   // applicable factors --factors/--skip left out
   std::vector<std::string> untestable; // factors this machine cannot vary ("time: no libfaketime")
-  std::vector<std::string> findings;       // factors that break the compiler or cannot be tested
-  std::vector<std::string> cause;          // what to fix: the smallest sufficient set seen
-  std::vector<std::string> necessary; // factors that alone make it vary (every fix must hold them)
-  std::string mechanism; // "follows memory addresses: ..." when several address factors matter
-  std::string regimes;   // which regimes the baseline covered
-  std::string conclusion;                  // one sentence
-  std::string verdict;                     // deterministic | explained | inconclusive | failed
+  std::vector<std::string> findings;   // factors that break the compiler or cannot be tested
+  std::vector<std::string> cause;      // what to fix: the smallest sufficient set seen
+  std::vector<std::string> necessary;  // factors that alone make it vary (every fix must hold them)
+  std::string mechanism;  // "follows memory addresses: ..." when several address factors matter
+  std::string regimes;    // which regimes the baseline covered
+  std::string conclusion; // one sentence
+  std::string verdict;    // deterministic | explained | inconclusive | failed
   double baseline_rate = 0;
-  uint64_t cell_runs = 0;                  // runs per cell planned from the baseline rate
+  uint64_t cell_runs = 0; // runs per cell planned from the baseline rate
   std::chrono::milliseconds probe_timeout{0};
   int exit_code = 0;
   backend::Identity identity;
@@ -110,7 +110,8 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
 
 // Runs the experiment through engine::execute. `on_cell` is told about each finished cell
 // (progress).
-ExplainResult explain(const ExplainOptions& options, const std::function<void(const Cell&)>& on_cell = {});
+ExplainResult explain(const ExplainOptions& options,
+                      const std::function<void(const Cell&)>& on_cell = {});
 
 // The experiment over given factors with a given cell runner (the seam unit tests use);
 // `left_out` and `untestable` are named in conclusions as explain_factors gave them.

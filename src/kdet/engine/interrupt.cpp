@@ -33,7 +33,11 @@ void install_interrupt_handler(bool leave_terminal_sigint) {
   ::sigaction(SIGTERM, &sa, nullptr);
 }
 
-int interrupt_fd() { return g_pipe[0]; }
-bool interrupted() { return g_interrupted.load(); }
+int interrupt_fd() {
+  return g_pipe[0];
+}
+bool interrupted() {
+  return g_interrupted.load();
+}
 
 } // namespace kdet::engine

@@ -137,9 +137,11 @@ std::string encode(const CompileMessage& m) {
   w.str(r.input).str(r.input_path).str(r.input_name).str(r.workdir);
   w.u64(static_cast<uint64_t>(r.timeout.count()));
   w.u32(static_cast<uint32_t>(r.options.size()));
-  for (const auto& o : r.options) w.str(o);
+  for (const auto& o : r.options)
+    w.str(o);
   w.u32(static_cast<uint32_t>(r.env.size()));
-  for (const auto& e : r.env) w.str(e);
+  for (const auto& e : r.env)
+    w.str(e);
   w.str(r.cwd).u32(static_cast<uint32_t>(r.umask)).u32(r.pid_namespace ? 1 : 0);
   w.u64(r.max_output);
   return std::move(w.buffer());
@@ -161,11 +163,13 @@ bool decode(std::string_view payload, CompileMessage& m) {
   uint32_t n = rd.u32();
   if (rd.failed() || n > 100000) return false;
   r.options.clear();
-  for (uint32_t i = 0; i < n && !rd.failed(); ++i) r.options.push_back(rd.str());
+  for (uint32_t i = 0; i < n && !rd.failed(); ++i)
+    r.options.push_back(rd.str());
   uint32_t ne = rd.u32();
   if (rd.failed() || ne > 100000) return false;
   r.env.clear();
-  for (uint32_t i = 0; i < ne && !rd.failed(); ++i) r.env.push_back(rd.str());
+  for (uint32_t i = 0; i < ne && !rd.failed(); ++i)
+    r.env.push_back(rd.str());
   r.cwd = rd.str();
   r.umask = static_cast<int>(rd.u32());
   r.pid_namespace = rd.u32() == 1;

@@ -62,8 +62,8 @@ ReadStatus read_frame(int fd, MessageType& type, std::string& payload,
 // The compile request the driver sends for one run.
 struct CompileMessage {
   uint64_t run_index = 0;
-  uint64_t seed = 0;       // this run's seed (heap churn)
-  uint32_t churn = 0;      // 1: churn the heap before compiling
+  uint64_t seed = 0;         // this run's seed (heap churn)
+  uint32_t churn = 0;        // 1: churn the heap before compiling
   uint32_t chaos_reseed = 0; // 1: reseed libkdet_chaos with `chaos_seed` before compiling
   uint64_t chaos_seed = 0;
   backend::CompileRequest request;
@@ -75,8 +75,8 @@ bool decode(std::string_view payload, CompileMessage& m);
 // The worker's answer for one run.
 struct ResultMessage {
   backend::CompileResult result;
-  uint64_t compile_ns = 0;  // time inside the backend call
-  uint64_t churn_ns = 0;    // time spent churning the heap first
+  uint64_t compile_ns = 0; // time inside the backend call
+  uint64_t churn_ns = 0;   // time spent churning the heap first
 };
 
 std::string encode(const ResultMessage& m);

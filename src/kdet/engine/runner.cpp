@@ -37,7 +37,8 @@ std::vector<std::string> build_env(const std::vector<std::string>& overrides) {
 }
 
 std::string iso_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(system_clock::to_time_t(system_clock::now())));
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     fmt::gmtime(system_clock::to_time_t(system_clock::now())));
 }
 
 } // namespace
@@ -213,7 +214,8 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
         rec.worker_pid = worker.pid();
         rec.worker = worker_serial;
         rec.nth_in_worker = ++nth;
-        auto driver_timeout = plan.timeout.count() > 0 && is_exec ? plan.timeout + k_exec_grace : plan.timeout;
+        auto driver_timeout =
+            plan.timeout.count() > 0 && is_exec ? plan.timeout + k_exec_grace : plan.timeout;
         reply = worker.compile(msg, driver_timeout, interrupt_fd());
         if (reply.interrupted) {
           stop.store(true);
@@ -239,7 +241,8 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
       rec.signal = result.signal;
       rec.detail = result.detail;
       rec.log_hash = hash_bytes(result.log);
-      rec.log = result.log.size() > k_max_log_kept ? result.log.substr(0, k_max_log_kept) : result.log;
+      rec.log =
+          result.log.size() > k_max_log_kept ? result.log.substr(0, k_max_log_kept) : result.log;
       if (result.status == backend::Status::ok) {
         for (const auto& a : result.artifacts)
           rec.artifacts.push_back({a.name, a.hash, a.size});
@@ -302,16 +305,19 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
       1, std::min<int>(plan.jobs,
                        static_cast<int>(plan.runs - std::min(plan.runs, plan.first_index))));
   std::vector<std::thread> threads;
-  for (int s = 1; s < jobs; ++s) threads.emplace_back(slot_main, s);
+  for (int s = 1; s < jobs; ++s)
+    threads.emplace_back(slot_main, s);
   slot_main(0);
-  for (auto& t : threads) t.join();
+  for (auto& t : threads)
+    t.join();
 
   if (content_hash.valid()) out.identity.content_hash = content_hash.get();
   out.completed = completed;
   out.workers_started = workers_started.load();
   out.interrupted = interrupted();
   out.stopped_early = !out.interrupted && completed + plan.first_index < plan.runs;
-  for (auto& [id, v] : variants) out.variants.push_back(std::move(v));
+  for (auto& [id, v] : variants)
+    out.variants.push_back(std::move(v));
   std::sort(out.variants.begin(), out.variants.end(), [](const Variant& a, const Variant& b) {
     return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
   });

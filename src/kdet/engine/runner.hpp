@@ -22,8 +22,8 @@ struct RunRecord;
 struct RunPlan {
   backend::BackendConfig backend;
   perturb::Setting setting;
-  std::string input_path;            // absolute
-  std::vector<std::string> options;  // passed to the compiler
+  std::string input_path;           // absolute
+  std::vector<std::string> options; // passed to the compiler
   uint64_t runs = 32;
   // Runs below this index are not run (done before an interruption): a resumed
   // scan round gives its remaining runs the indices, and so the seeds, they had.
@@ -54,26 +54,26 @@ struct ArtifactInfo {
 
 // One compile, as recorded.
 struct RunRecord {
-  uint64_t index = 0;           // 0-based run number
-  uint64_t seed = 0;            // this run's seed
-  int slot = 0;                 // which parallel slot ran it
-  int worker = 0;               // serial number of the worker process (same-process runs share it)
+  uint64_t index = 0; // 0-based run number
+  uint64_t seed = 0;  // this run's seed
+  int slot = 0;       // which parallel slot ran it
+  int worker = 0;     // serial number of the worker process (same-process runs share it)
   int worker_pid = 0;
-  int nth_in_worker = 0;        // 1 = first compile in that worker
+  int nth_in_worker = 0; // 1 = first compile in that worker
   bool fresh_process =
       false; // ran in a worker started for this run alone (the across-processes regime)
   backend::Status status = backend::Status::infra_error;
   int code = 0;
   int signal = 0;
   std::string detail;
-  std::string log;              // compiler log / stderr, capped
+  std::string log; // compiler log / stderr, capped
   std::string log_hash;
   std::vector<ArtifactInfo> artifacts;
-  std::string variant;          // outcome id (hash)
-  double seconds = 0;           // wall time as the driver saw it
-  double compile_seconds = 0;   // inside the backend call
+  std::string variant;        // outcome id (hash)
+  double seconds = 0;         // wall time as the driver saw it
+  double compile_seconds = 0; // inside the backend call
   double churn_seconds = 0;
-  bool done = false;            // false for runs not reached (interrupted)
+  bool done = false; // false for runs not reached (interrupted)
 };
 
 // A distinct outcome.
@@ -82,23 +82,23 @@ struct Variant {
   uint64_t count = 0;
   uint64_t first_run = 0;
   backend::Status status = backend::Status::ok;
-  std::string detail;           // for failures: how it failed
+  std::string detail;                       // for failures: how it failed
   std::vector<backend::Artifact> artifacts; // content of the first occurrence (large ones in files)
-  std::string difference;       // against the most common variant (kdet diff's summary)
+  std::string difference;                   // against the most common variant (kdet diff's summary)
 };
 
 struct RunOutput {
   RunPlan plan;
-  backend::Identity identity;   // with content_hash filled in
-  std::vector<RunRecord> records;  // indexed by run number; `done` says which ran
-  std::vector<Variant> variants;   // most common first
+  backend::Identity identity;     // with content_hash filled in
+  std::vector<RunRecord> records; // indexed by run number; `done` says which ran
+  std::vector<Variant> variants;  // most common first
   uint64_t completed = 0;
   int workers_started = 0;
   bool interrupted = false;
-  bool stopped_early = false;   // stop_at_outcomes reached before all runs
+  bool stopped_early = false; // stop_at_outcomes reached before all runs
   double wall_seconds = 0;
   double worker_start_seconds = 0; // one worker's start + compiler load (the probe)
-  std::string started_at;       // ISO 8601 UTC
+  std::string started_at;          // ISO 8601 UTC
   std::vector<std::string> warnings;
   // kdet run: the factors set to their varied level because no option named
   // them ("time=vary"), and the compiles spent probing those levels.

@@ -6,10 +6,14 @@ namespace kdet::engine {
 
 const char* to_string(Verdict v) {
   switch (v) {
-  case Verdict::deterministic: return "deterministic";
-  case Verdict::nondeterministic: return "nondeterministic";
-  case Verdict::failed: return "failed";
-  case Verdict::no_runs: return "no-runs";
+  case Verdict::deterministic:
+    return "deterministic";
+  case Verdict::nondeterministic:
+    return "nondeterministic";
+  case Verdict::failed:
+    return "failed";
+  case Verdict::no_runs:
+    return "no-runs";
   }
   return "?";
 }

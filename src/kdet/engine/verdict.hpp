@@ -16,12 +16,12 @@ const char* to_string(Verdict v);
 // not the most common one; the rate and its bounds are over completed runs.
 struct Assessment {
   Verdict verdict = Verdict::no_runs;
-  uint64_t runs = 0;          // completed
-  uint64_t ok_runs = 0;       // runs where the compiler succeeded
-  uint64_t differing = 0;     // runs not giving the most common outcome
-  double rate = 0;            // differing / runs
-  stats::Interval interval;   // two-sided 95% Clopper-Pearson
-  double upper_bound = 1;     // one-sided 95% upper bound
+  uint64_t runs = 0;        // completed
+  uint64_t ok_runs = 0;     // runs where the compiler succeeded
+  uint64_t differing = 0;   // runs not giving the most common outcome
+  double rate = 0;          // differing / runs
+  stats::Interval interval; // two-sided 95% Clopper-Pearson
+  double upper_bound = 1;   // one-sided 95% upper bound
   double confidence = 0.95;
   int exit_code = 0;
 };

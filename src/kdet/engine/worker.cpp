@@ -65,7 +65,9 @@ private:
 
 } // namespace
 
-WorkerProcess::~WorkerProcess() { stop(); }
+WorkerProcess::~WorkerProcess() {
+  stop();
+}
 
 WorkerProcess& WorkerProcess::operator=(WorkerProcess&& other) noexcept {
   if (this == &other) return *this;
@@ -243,7 +245,8 @@ std::string WorkerProcess::log_tail(size_t max_bytes) const {
   if (fd < 0) return {};
   struct stat st {};
   ::fstat(fd, &st);
-  long long start = std::max<long long>(m_log_offset, st.st_size - static_cast<long long>(max_bytes));
+  long long start =
+      std::max<long long>(m_log_offset, st.st_size - static_cast<long long>(max_bytes));
   std::string out;
   if (st.st_size > start) {
     out.resize(static_cast<size_t>(st.st_size - start));

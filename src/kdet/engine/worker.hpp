@@ -14,22 +14,22 @@ namespace kdet::engine {
 // How to start a worker. Everything here is the same for every worker of a
 // session, so that with all factors fixed each one starts in the same state.
 struct WorkerLaunch {
-  std::string exe;                      // the kdet binary
+  std::string exe; // the kdet binary
   backend::BackendConfig backend;
-  bool aslr = true;                     // false: ADDR_NO_RANDOMIZE
-  bool pid_namespace = false;           // run as pid 2 of a fresh PID namespace
+  bool aslr = true;           // false: ADDR_NO_RANDOMIZE
+  bool pid_namespace = false; // run as pid 2 of a fresh PID namespace
   int threads = 0;
   uint64_t thread_seed = 0;
-  std::vector<std::string> env;         // the worker's whole environment
-  std::string log_path;                 // worker stdout+stderr (the compiler's own output)
+  std::vector<std::string> env; // the worker's whole environment
+  std::string log_path;         // worker stdout+stderr (the compiler's own output)
   std::chrono::milliseconds start_timeout{60000};
 };
 
 // The outcome of one compile as the driver saw it.
 struct WorkerReply {
   ResultMessage message;
-  bool worker_lost = false;   // the worker died or was killed; start another
-  bool interrupted = false;   // the user interrupted kdet while waiting
+  bool worker_lost = false; // the worker died or was killed; start another
+  bool interrupted = false; // the user interrupted kdet while waiting
 };
 
 class WorkerProcess {

@@ -47,12 +47,18 @@ bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
       return false;
     }
     std::string v = argv[++i];
-    if (k == "--backend") a.backend.kind = v;
-    else if (k == "--lib") a.backend.lib = v;
-    else if (k == "--cmd") a.backend.command = v;
-    else if (k == "--ext") a.backend.output_ext = v;
-    else if (k == "--threads") a.threads = static_cast<int>(parse_u64(v).value_or(0));
-    else if (k == "--thread-seed") a.thread_seed = parse_u64(v).value_or(0);
+    if (k == "--backend")
+      a.backend.kind = v;
+    else if (k == "--lib")
+      a.backend.lib = v;
+    else if (k == "--cmd")
+      a.backend.command = v;
+    else if (k == "--ext")
+      a.backend.output_ext = v;
+    else if (k == "--threads")
+      a.threads = static_cast<int>(parse_u64(v).value_or(0));
+    else if (k == "--thread-seed")
+      a.thread_seed = parse_u64(v).value_or(0);
     else {
       error = "unknown worker option " + k;
       return false;
@@ -87,8 +93,10 @@ void die_with_driver() {
 std::string apply_run_perturbation(const CompileMessage& msg) {
   for (const auto& e : msg.request.env) {
     auto eq = e.find('=');
-    if (eq == std::string::npos) ::unsetenv(e.c_str());
-    else ::setenv(e.substr(0, eq).c_str(), e.c_str() + eq + 1, 1);
+    if (eq == std::string::npos)
+      ::unsetenv(e.c_str());
+    else
+      ::setenv(e.substr(0, eq).c_str(), e.c_str() + eq + 1, 1);
   }
   // A run must never go on in the previous run's folder.
   if (!msg.request.cwd.empty() && ::chdir(msg.request.cwd.c_str()) != 0)
@@ -131,7 +139,8 @@ int worker_main(int argc, char** argv) {
   for (;;) {
     MessageType type;
     ReadStatus s = read_frame(k_request_fd, type, payload, std::nullopt);
-    if (s != ReadStatus::ok || type == MessageType::quit) return s == ReadStatus::eof || s == ReadStatus::ok ? 0 : 2;
+    if (s != ReadStatus::ok || type == MessageType::quit)
+      return s == ReadStatus::eof || s == ReadStatus::ok ? 0 : 2;
     if (type != MessageType::compile || !decode(payload, msg)) return 2;
 
     ResultMessage reply;

@@ -46,7 +46,8 @@ void* thread_body(void* arg) {
     if (blocks[i]) std::memset(blocks[i], 0xA5, n);
   }
   // Stay alive like a pool thread; the blocks stay allocated.
-  for (;;) ::pause();
+  for (;;)
+    ::pause();
   return nullptr;
 }
 
@@ -64,8 +65,10 @@ void heap_churn(uint64_t seed) {
     size_t n = random_size(s);
     void* p = std::malloc(n);
     if (p) static_cast<volatile char*>(p)[0] = 1; // touch, so the block is real
-    if (i % 2 == 0) std::free(p);
-    else g_kept[slot][kept++] = p;
+    if (i % 2 == 0)
+      std::free(p);
+    else
+      g_kept[slot][kept++] = p;
   }
   ++g_generation;
 }

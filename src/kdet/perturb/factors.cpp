@@ -6,7 +6,6 @@
 #include "kdet/util/hash.hpp"
 
 #include <fmt/format.h>
-
 #include <mutex>
 #include <thread>
 #include <unistd.h>
@@ -16,7 +15,9 @@ namespace kdet::perturb {
 namespace {
 
 // Independent seeded choices per factor from one run seed.
-uint64_t pick(uint64_t run_seed, uint64_t salt) { return mix_seed(run_seed, salt); }
+uint64_t pick(uint64_t run_seed, uint64_t salt) {
+  return mix_seed(run_seed, salt);
+}
 
 std::string random_name(uint64_t r, size_t len) {
   static constexpr char k_chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -36,15 +37,17 @@ const unsigned k_umasks[] = {0022, 0002, 0027, 0077};
 
 std::string preload_list(const std::vector<std::string>& libs) {
   std::string v;
-  for (const auto& l : libs) v += (v.empty() ? "" : ":") + l;
-  if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing) v += std::string(":") + existing;
+  for (const auto& l : libs)
+    v += (v.empty() ? "" : ":") + l;
+  if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing)
+    v += std::string(":") + existing;
   return v;
 }
 
 const std::vector<std::string>& thread_count_variables() {
-  static const std::vector<std::string> v = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",   "MKL_NUM_THREADS",
-                                             "GOTO_NUM_THREADS",     "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
-                                             "TBB_NUM_THREADS",      "NPROC"};
+  static const std::vector<std::string> v = {
+      "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",        "MKL_NUM_THREADS", "GOTO_NUM_THREADS",
+      "NUMEXPR_NUM_THREADS",  "VECLIB_MAXIMUM_THREADS", "TBB_NUM_THREADS", "NPROC"};
   return v;
 }
 
@@ -73,9 +76,10 @@ void find_preload_libraries(Context& ctx) {
       break;
     }
   }
-  for (const char* cand : {"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
-                           "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
-                           "/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1"}) {
+  for (const char* cand :
+       {"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+        "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+        "/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1"}) {
     if (::access(cand, R_OK) == 0) {
       ctx.faketime_lib = cand;
       break;
@@ -85,21 +89,25 @@ void find_preload_libraries(Context& ctx) {
 
 void check_available(const Setting& s, const Context& ctx) {
   if (s.heap == HeapMode::chaos && ctx.chaos_lib.empty())
-    throw Error("--heap chaos: libkdet_chaos.so was not found beside the kdet binary (build the kdet_chaos target)");
+    throw Error("--heap chaos: libkdet_chaos.so was not found beside the kdet binary (build the "
+                "kdet_chaos target)");
   if (s.time != Level::inherit && ctx.faketime_lib.empty())
-    throw Error("--time fixed|vary needs libfaketime (Debian package faketime), which is not installed");
+    throw Error(
+        "--time fixed|vary needs libfaketime (Debian package faketime), which is not installed");
   std::string why;
   if (s.pid == Level::fixed && !pid_namespace_available(&why))
-    throw Error::format("--pid fixed: this machine does not let kdet create a PID namespace ({}); the pid "
-                        "cannot be held fixed here",
-                        why);
+    throw Error::format(
+        "--pid fixed: this machine does not let kdet create a PID namespace ({}); the pid "
+        "cannot be held fixed here",
+        why);
 }
 
 Launch plan_launch(const Setting& s, const Context& ctx) {
   Launch l;
   l.disable_aslr = !s.aslr;
   l.threads = s.threads;
-  // Exec compilers are separate processes: preloads and namespaces go to them per run, not to the worker.
+  // Exec compilers are separate processes: preloads and namespaces go to them per run, not to the
+  // worker.
   if (!ctx.exec_backend) {
     l.pid_namespace = s.pid == Level::fixed;
     std::vector<std::string> preload;
@@ -118,7 +126,8 @@ Launch plan_launch(const Setting& s, const Context& ctx) {
   return l;
 }
 
-RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_index, uint64_t run_seed) {
+RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_index,
+                         uint64_t run_seed) {
   RunPerturbation p;
   auto slash = ctx.input_path.find_last_of('/');
   std::string base = ctx.input_path.substr(slash + 1);
@@ -127,7 +136,8 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
   p.input_path = ctx.input_path;
   p.input_name = base;
   if (s.path == Level::vary) {
-    std::string dir = fmt::format("{}/p{}-{}", ctx.session_dir, run_index, random_name(pick(run_seed, 1), 6));
+    std::string dir =
+        fmt::format("{}/p{}-{}", ctx.session_dir, run_index, random_name(pick(run_seed, 1), 6));
     p.input_name = random_name(pick(run_seed, 2), 4 + pick(run_seed, 3) % 9) + ext;
     p.input_path = dir + "/" + p.input_name;
     p.make_dirs.push_back(dir);
@@ -140,7 +150,8 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
     p.cwd = ctx.base_cwd;
   }
   if (s.tmpdir == Level::vary) {
-    std::string t = fmt::format("{}/t{}-{}", ctx.session_dir, run_index, random_name(pick(run_seed, 5), 8));
+    std::string t =
+        fmt::format("{}/t{}-{}", ctx.session_dir, run_index, random_name(pick(run_seed, 5), 8));
     p.make_dirs.push_back(t);
     p.env.push_back("TMPDIR=" + t);
   }
@@ -149,7 +160,8 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
     // ten years either way (libfaketime's "+N"/"-N" seconds form).
     std::string t = k_fixed_time;
     if (s.time == Level::vary) {
-      long long offset = static_cast<long long>(pick(run_seed, 6) % (20ULL * 365 * 86400)) - 10LL * 365 * 86400;
+      long long offset =
+          static_cast<long long>(pick(run_seed, 6) % (20ULL * 365 * 86400)) - 10LL * 365 * 86400;
       t = fmt::format("{:+d}", offset);
     }
     p.env.push_back("FAKETIME=" + t);
@@ -166,12 +178,15 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
     p.env.push_back(std::string("LC_ALL=") + l);
     p.env.push_back(std::string("LANG=") + l);
   }
-  if (s.umask == Level::fixed) p.umask = 0022;
-  else if (s.umask == Level::vary) p.umask = static_cast<int>(k_umasks[pick(run_seed, 8) % std::size(k_umasks)]);
+  if (s.umask == Level::fixed)
+    p.umask = 0022;
+  else if (s.umask == Level::vary)
+    p.umask = static_cast<int>(k_umasks[pick(run_seed, 8) % std::size(k_umasks)]);
   if (s.threadvars != Level::inherit) {
     unsigned hw = std::max(2u, std::thread::hardware_concurrency());
     for (size_t i = 0; i < thread_count_variables().size(); ++i) {
-      unsigned n = s.threadvars == Level::fixed ? 1 : 1 + static_cast<unsigned>(pick(run_seed, 20 + i) % hw);
+      unsigned n =
+          s.threadvars == Level::fixed ? 1 : 1 + static_cast<unsigned>(pick(run_seed, 20 + i) % hw);
       p.env.push_back(fmt::format("{}={}", thread_count_variables()[i], n));
     }
   }

@@ -21,25 +21,25 @@ struct Context {
 
 // How every worker of the session is started.
 struct Launch {
-  std::vector<std::string> env;   // K=V added to the worker's environment
+  std::vector<std::string> env; // K=V added to the worker's environment
   bool disable_aslr = false;
-  bool pid_namespace = false;     // the worker runs as pid 2 of a fresh PID namespace
+  bool pid_namespace = false; // the worker runs as pid 2 of a fresh PID namespace
   int threads = 0;
 };
 
 // One run's own perturbation, applied by the worker just before the compile
 // (library backends: setenv/chdir/umask in the worker; exec: the child's).
 struct RunPerturbation {
-  std::vector<std::string> env;   // "K=V" sets, "K" unsets
-  std::string cwd;                // empty: unchanged
-  int umask = -1;                 // -1: unchanged
-  std::string input_path;         // where the compiler reads the input
-  std::string input_name;         // module / program name given to library compilers
-  bool copy_input = false;        // the driver must place the input at input_path
+  std::vector<std::string> env;       // "K=V" sets, "K" unsets
+  std::string cwd;                    // empty: unchanged
+  int umask = -1;                     // -1: unchanged
+  std::string input_path;             // where the compiler reads the input
+  std::string input_name;             // module / program name given to library compilers
+  bool copy_input = false;            // the driver must place the input at input_path
   std::vector<std::string> make_dirs; // folders the driver creates before the run
-  bool chaos_reseed = false;      // library backends: reseed libkdet_chaos in the worker
+  bool chaos_reseed = false;          // library backends: reseed libkdet_chaos in the worker
   uint64_t chaos_seed = 0;
-  bool pid_namespace = false;     // exec: start the compiler in a fresh PID namespace
+  bool pid_namespace = false; // exec: start the compiler in a fresh PID namespace
 };
 
 // Locates libkdet_chaos.so (beside the kdet binary) and libfaketime; fills `ctx`.
@@ -50,7 +50,8 @@ void find_preload_libraries(Context& ctx);
 void check_available(const Setting& s, const Context& ctx);
 
 Launch plan_launch(const Setting& s, const Context& ctx);
-RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_index, uint64_t run_seed);
+RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_index,
+                         uint64_t run_seed);
 
 // An LD_PRELOAD value: `libs` first, then whatever this process already preloads.
 std::string preload_list(const std::vector<std::string>& libs);

@@ -4,7 +4,6 @@
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
-
 #include <map>
 
 namespace kdet::perturb {
@@ -20,14 +19,10 @@ struct LevelSpelling {
 // How each level factor spells its levels on the command line. nullptr: not offered.
 const std::map<std::string, LevelSpelling>& spellings() {
   static const std::map<std::string, LevelSpelling> m = {
-      {"path", {nullptr, "fixed", "vary"}},
-      {"cwd", {nullptr, "fixed", "vary"}},
-      {"tmpdir", {nullptr, "fixed", "vary"}},
-      {"time", {"real", "fixed", "vary"}},
-      {"locale", {"inherit", "fixed", "vary"}},
-      {"umask", {"inherit", "fixed", "vary"}},
-      {"pid", {nullptr, "fixed", "vary"}},
-      {"threadvars", {"inherit", "fixed", "vary"}},
+      {"path", {nullptr, "fixed", "vary"}},     {"cwd", {nullptr, "fixed", "vary"}},
+      {"tmpdir", {nullptr, "fixed", "vary"}},   {"time", {"real", "fixed", "vary"}},
+      {"locale", {"inherit", "fixed", "vary"}}, {"umask", {"inherit", "fixed", "vary"}},
+      {"pid", {nullptr, "fixed", "vary"}},      {"threadvars", {"inherit", "fixed", "vary"}},
   };
   return m;
 }
@@ -81,7 +76,8 @@ Level parse_level(const std::string& factor, const std::string& v, const std::st
   std::string valid;
   for (const char* s : {sp.inherit, sp.fixed, sp.vary}) {
     if (!s) continue;
-    if (v == s) return s == sp.inherit ? Level::inherit : s == sp.fixed ? Level::fixed : Level::vary;
+    if (v == s)
+      return s == sp.inherit ? Level::inherit : s == sp.fixed ? Level::fixed : Level::vary;
     valid += std::string(valid.empty() ? "" : ", ") + s;
   }
   throw Error::format("{}: '{}' is not valid; use {}", option, v, valid);
@@ -90,7 +86,8 @@ Level parse_level(const std::string& factor, const std::string& v, const std::st
 std::pair<std::string, std::vector<std::string>> parse_env_vary(const std::string& value) {
   auto eq = value.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw Error::format("--env-vary {}: expected NAME=V1,V2,... (values separated by commas)", value);
+    throw Error::format("--env-vary {}: expected NAME=V1,V2,... (values separated by commas)",
+                        value);
   auto values = split(value.substr(eq + 1), ',');
   if (values.size() < 2)
     throw Error::format("--env-vary {}: give at least two values to vary between", value);
@@ -109,33 +106,44 @@ Level& level_of(Setting& s, const std::string& f) {
   throw Error::format("unknown factor '{}'", f);
 }
 
-Level level_of(const Setting& s, const std::string& f) { return level_of(const_cast<Setting&>(s), f); }
+Level level_of(const Setting& s, const std::string& f) {
+  return level_of(const_cast<Setting&>(s), f);
+}
 
 std::string describe(const Setting& s) {
   std::string out = fmt::format("process={} heap={} aslr={} threads={}", to_string(s.process),
                                 to_string(s.heap), s.aslr ? "on" : "off", s.threads);
   Setting defaults;
   for (const auto& f : level_factor_names())
-    if (level_of(s, f) != level_of(defaults, f)) out += fmt::format(" {}={}", f, level_name(f, level_of(s, f)));
-  for (const auto& [k, vals] : s.env_vary) out += fmt::format(" env-vary:{}({} values)", k, vals.size());
-  for (const auto& e : s.env) out += " env:" + e;
+    if (level_of(s, f) != level_of(defaults, f))
+      out += fmt::format(" {}={}", f, level_name(f, level_of(s, f)));
+  for (const auto& [k, vals] : s.env_vary)
+    out += fmt::format(" env-vary:{}({} values)", k, vals.size());
+  for (const auto& e : s.env)
+    out += " env:" + e;
   out += fmt::format(" seed={:#x}", s.seed);
   return out;
 }
 
 nlohmann::json to_json(const Setting& s) {
-  nlohmann::json j = {{"process", to_string(s.process)}, {"heap", to_string(s.heap)},
-                      {"aslr", s.aslr ? "on" : "off"},   {"threads", s.threads},
-                      {"env", s.env},                    {"seed", fmt::format("{:#x}", s.seed)}};
-  for (const auto& f : level_factor_names()) j[f] = level_name(f, level_of(s, f));
+  nlohmann::json j = {{"process", to_string(s.process)},
+                      {"heap", to_string(s.heap)},
+                      {"aslr", s.aslr ? "on" : "off"},
+                      {"threads", s.threads},
+                      {"env", s.env},
+                      {"seed", fmt::format("{:#x}", s.seed)}};
+  for (const auto& f : level_factor_names())
+    j[f] = level_name(f, level_of(s, f));
   nlohmann::json ev = nlohmann::json::object();
-  for (const auto& [k, vals] : s.env_vary) ev[k] = vals;
+  for (const auto& [k, vals] : s.env_vary)
+    ev[k] = vals;
   j["env_vary"] = ev;
   return j;
 }
 
 bool all_fixed(const Setting& s) {
-  if (!(s.process == ProcessMode::fresh && s.heap == HeapMode::none && !s.aslr && s.threads == 0)) return false;
+  if (!(s.process == ProcessMode::fresh && s.heap == HeapMode::none && !s.aslr && s.threads == 0))
+    return false;
   // pid is left out: it differs between processes by nature unless --pid fixed.
   for (const auto& f : level_factor_names())
     if (f != "pid" && level_of(s, f) == Level::vary) return false;

@@ -9,9 +9,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,16 +29,16 @@ enum class Level { inherit, fixed, vary };
 struct Setting {
   ProcessMode process = ProcessMode::same;
   HeapMode heap = HeapMode::churn;
-  bool aslr = true;                  // false: workers run with ADDR_NO_RANDOMIZE
-  int threads = 0;                   // extra allocating threads in each worker
-  std::vector<std::string> env;      // K=V set for the worker (and so the compiler)
-  uint64_t seed = 0;                 // master seed; run i uses mix_seed(seed, i)
+  bool aslr = true;             // false: workers run with ADDR_NO_RANDOMIZE
+  int threads = 0;              // extra allocating threads in each worker
+  std::vector<std::string> env; // K=V set for the worker (and so the compiler)
+  uint64_t seed = 0;            // master seed; run i uses mix_seed(seed, i)
 
-  Level path = Level::fixed;         // input path and file name (vary: random folder and name per run)
-  Level cwd = Level::fixed;          // working directory of the compiler
-  Level tmpdir = Level::fixed;       // TMPDIR
-  Level time = Level::inherit;       // inherit = the real clock; fixed/vary through libfaketime
-  Level locale = Level::inherit;     // LC_ALL
+  Level path = Level::fixed;     // input path and file name (vary: random folder and name per run)
+  Level cwd = Level::fixed;      // working directory of the compiler
+  Level tmpdir = Level::fixed;   // TMPDIR
+  Level time = Level::inherit;   // inherit = the real clock; fixed/vary through libfaketime
+  Level locale = Level::inherit; // LC_ALL
   Level umask = Level::inherit;
   Level pid = Level::vary;           // vary = natural pids; fixed = a fresh PID namespace (pid 2)
   Level threadvars = Level::inherit; // OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, ...

@@ -67,11 +67,12 @@ nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::
           {"exit_code", r.exit_code}};
 }
 
-std::string explain_to_text(const engine::ExplainOptions& opt, const engine::ExplainResult& r, bool color,
-                            const std::string& input_display) {
+std::string explain_to_text(const engine::ExplainOptions& opt, const engine::ExplainResult& r,
+                            bool color, const std::string& input_display) {
   std::string s;
   s += fmt::format("input       {}\n", input_display);
-  s += fmt::format("compiler    {}: {} ({})\n", r.identity.backend, r.identity.version, r.identity.path);
+  s += fmt::format("compiler    {}: {} ({})\n", r.identity.backend, r.identity.version,
+                   r.identity.path);
   if (!opt.base.options.empty()) s += fmt::format("options     {}\n", shell_join(opt.base.options));
   s += fmt::format("factors     {}\n", join(r.factors));
   if (!r.left_out.empty())
@@ -84,25 +85,31 @@ std::string explain_to_text(const engine::ExplainOptions& opt, const engine::Exp
         "probes      short runs to find levels that break the compiler, killed after {}\n",
         human_seconds(static_cast<double>(r.probe_timeout.count()) / 1000));
   if (r.cell_runs)
-    s += fmt::format("cells       up to {} runs each (enough to see half the baseline rate of {} with 95% "
-                     "probability); a cell stops at its second outcome\n",
-                     r.cell_runs, percent(r.baseline_rate));
+    s += fmt::format(
+        "cells       up to {} runs each (enough to see half the baseline rate of {} with 95% "
+        "probability); a cell stops at its second outcome\n",
+        r.cell_runs, percent(r.baseline_rate));
   s += "\n";
   size_t w = 12;
-  for (const auto& c : r.cells) w = std::max(w, c.name.size());
+  for (const auto& c : r.cells)
+    w = std::max(w, c.name.size());
   s += fmt::format("  {:<{}}  {:>5}  {:>8}  {}\n", "cell", w, "runs", "outcomes", "result");
   for (const auto& c : r.cells)
     s += fmt::format("  {:<{}}  {:>5}  {:>8}  {}\n", c.name, w, c.runs, c.outcomes, cell_result(c));
   s += "\n";
-  for (const auto& f : r.findings) s += fmt::format("finding     {}\n", f);
+  for (const auto& f : r.findings)
+    s += fmt::format("finding     {}\n", f);
   if (!r.necessary.empty())
     s += fmt::format("necessary   {} (each alone makes it vary)\n", join(r.necessary));
-  const char* code = r.verdict == "deterministic" ? "1;32" : r.verdict == "explained" ? "1;31" : "1;33";
+  const char* code = r.verdict == "deterministic" ? "1;32"
+                     : r.verdict == "explained"   ? "1;31"
+                                                  : "1;33";
   std::string head = r.verdict == "deterministic" ? "DETERMINISTIC"
                      : r.verdict == "explained"   ? "EXPLAINED"
                      : r.verdict == "failed"      ? "FAILED"
                                                   : "INCONCLUSIVE";
-  s += fmt::format("conclusion  {}: {}\n", color ? fmt::format("\033[{}m{}\033[0m", code, head) : head, r.conclusion);
+  s += fmt::format("conclusion  {}: {}\n",
+                   color ? fmt::format("\033[{}m{}\033[0m", code, head) : head, r.conclusion);
   return s;
 }
 

@@ -19,7 +19,9 @@ using engine::Verdict;
 
 namespace {
 
-std::string short_id(const std::string& id) { return id.substr(0, 12); }
+std::string short_id(const std::string& id) {
+  return id.substr(0, 12);
+}
 
 double median_compile(const RunOutput& out) {
   std::vector<double> v;
@@ -31,7 +33,8 @@ double median_compile(const RunOutput& out) {
 }
 
 std::string artifacts_brief(const engine::Variant& v) {
-  if (v.status != backend::Status::ok) return v.detail.empty() ? backend::to_string(v.status) : v.detail;
+  if (v.status != backend::Status::ok)
+    return v.detail.empty() ? backend::to_string(v.status) : v.detail;
   std::string s;
   for (const auto& a : v.artifacts) {
     if (!s.empty()) s += ", ";
@@ -54,8 +57,8 @@ std::string failure_breakdown(const RunOutput& out) {
 } // namespace
 
 std::string bound_sentence(double upper_bound, double confidence) {
-  return fmt::format("fewer than {} of runs would differ, at {:.0f}% confidence", percent(upper_bound),
-                     confidence * 100);
+  return fmt::format("fewer than {} of runs would differ, at {:.0f}% confidence",
+                     percent(upper_bound), confidence * 100);
 }
 
 // Which regimes the runs covered, with how many runs each (exec compilers are a new process every
@@ -81,7 +84,8 @@ static nlohmann::json regimes_json(const RunOutput& out) {
 
 nlohmann::json record_to_json(const engine::RunRecord& r) {
   nlohmann::json arts = nlohmann::json::array();
-  for (const auto& a : r.artifacts) arts.push_back({{"name", a.name}, {"hash", a.hash}, {"size", a.size}});
+  for (const auto& a : r.artifacts)
+    arts.push_back({{"name", a.name}, {"hash", a.hash}, {"size", a.size}});
   nlohmann::json j = {
       {"run", r.index + 1},
       {"seed", fmt::format("{:#x}", r.seed)},
@@ -202,13 +206,15 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
   s += fmt::format("regimes   {}\n",
                    perturb::describe_regime(out.plan.setting, out.plan.backend.kind == "exec"));
   std::string runs_note =
-      out.interrupted     ? fmt::format(" (interrupted: {} of {} planned runs done)", a.runs, out.plan.runs)
-      : out.stopped_early ? fmt::format(" (stopped at the first differing run; {} planned)", out.plan.runs)
-                          : "";
+      out.interrupted
+          ? fmt::format(" (interrupted: {} of {} planned runs done)", a.runs, out.plan.runs)
+      : out.stopped_early
+          ? fmt::format(" (stopped at the first differing run; {} planned)", out.plan.runs)
+          : "";
   switch (a.verdict) {
   case Verdict::deterministic:
-    s += fmt::format("verdict   {}: all {} runs gave the same output{}\n", paint("DETERMINISTIC", "1;32"),
-                     a.runs, runs_note);
+    s += fmt::format("verdict   {}: all {} runs gave the same output{}\n",
+                     paint("DETERMINISTIC", "1;32"), a.runs, runs_note);
     s += fmt::format("bound     {}", bound_sentence(a.upper_bound, a.confidence));
     if (a.upper_bound > 0.01)
       s += fmt::format(" ({} runs would bound it below 1%: --max-rate 0.01)",
@@ -216,14 +222,15 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
     s += "\n";
     break;
   case Verdict::nondeterministic:
-    s += fmt::format("verdict   {}: {} distinct outcomes in {} runs{}\n", paint("NONDETERMINISTIC", "1;31"),
-                     out.variants.size(), a.runs, runs_note);
-    s += fmt::format("rate      {} of runs ({} of {}) differ from the most common outcome (95% CI {} to {})\n",
-                     percent(a.rate), a.differing, a.runs, percent(a.interval.low), percent(a.interval.high));
+    s += fmt::format("verdict   {}: {} distinct outcomes in {} runs{}\n",
+                     paint("NONDETERMINISTIC", "1;31"), out.variants.size(), a.runs, runs_note);
+    s += fmt::format(
+        "rate      {} of runs ({} of {}) differ from the most common outcome (95% CI {} to {})\n",
+        percent(a.rate), a.differing, a.runs, percent(a.interval.low), percent(a.interval.high));
     break;
   case Verdict::failed:
-    s += fmt::format("verdict   {}: the compiler failed on every run ({}){}\n", paint("FAILED", "1;33"),
-                     failure_breakdown(out), runs_note);
+    s += fmt::format("verdict   {}: the compiler failed on every run ({}){}\n",
+                     paint("FAILED", "1;33"), failure_breakdown(out), runs_note);
     break;
   case Verdict::no_runs:
     s += fmt::format("verdict   no run completed{}\n", runs_note);
@@ -237,15 +244,17 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
         s += fmt::format("  ... {} more (see --out or --json)\n", out.variants.size() - 20);
         break;
       }
-      s += fmt::format("  {}  {:>5} run{}  first run {:<5} {}", short_id(v.id), v.count, v.count == 1 ? " " : "s",
-                       v.first_run + 1, artifacts_brief(v));
+      s += fmt::format("  {}  {:>5} run{}  first run {:<5} {}", short_id(v.id), v.count,
+                       v.count == 1 ? " " : "s", v.first_run + 1, artifacts_brief(v));
       if (!v.difference.empty()) s += "  differs: " + v.difference;
       s += "\n";
     }
   }
-  s += fmt::format("time      {} (median compile {}, worker start + load {})\n", human_seconds(out.wall_seconds),
-                   human_seconds(median_compile(out)), human_seconds(out.worker_start_seconds));
-  for (const auto& w : out.warnings) s += fmt::format("warning   {}\n", w);
+  s += fmt::format("time      {} (median compile {}, worker start + load {})\n",
+                   human_seconds(out.wall_seconds), human_seconds(median_compile(out)),
+                   human_seconds(out.worker_start_seconds));
+  for (const auto& w : out.warnings)
+    s += fmt::format("warning   {}\n", w);
   return s;
 }
 

@@ -5,7 +5,6 @@
 #include "kdet/engine/verdict.hpp"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace kdet::report {

@@ -126,8 +126,9 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       todo.push_back(&j);
   }
   std::atomic<size_t> next{0}, finished{0};
-  std::mutex mu;           // guards state, stats.errors, broken, identities, the progress line
-  std::map<size_t, backend::Identity> identities; // by compiler index: loaded once, later rounds skip the probe
+  std::mutex mu; // guards state, stats.errors, broken, identities, the progress line
+  std::map<size_t, backend::Identity>
+      identities;          // by compiler index: loaded once, later rounds skip the probe
   std::set<size_t> broken; // compilers that failed to load
   auto last_print = Clock::now() - std::chrono::seconds(1);
 
@@ -184,7 +185,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         plan.stop_at_outcomes = 2;
         {
           std::lock_guard<std::mutex> lock(mu);
-          if (auto it = identities.find(job.compiler); it != identities.end()) plan.identity = it->second;
+          if (auto it = identities.find(job.compiler); it != identities.end())
+            plan.identity = it->second;
         }
         engine::RunOutput out;
         try {

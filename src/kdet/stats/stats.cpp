@@ -1,7 +1,6 @@
 #include "kdet/stats/stats.hpp"
 
 #include <boost/math/distributions/beta.hpp>
-
 #include <cmath>
 
 namespace kdet::stats {
@@ -41,6 +40,8 @@ uint64_t runs_to_bound(double max_rate, double confidence) {
   return r == 0 ? 1 : r;
 }
 
-uint64_t runs_to_detect(double rate, double power) { return runs_to_bound(rate, power); }
+uint64_t runs_to_detect(double rate, double power) {
+  return runs_to_bound(rate, power);
+}
 
 } // namespace kdet::stats

@@ -30,7 +30,9 @@ Fd open_out_dir(const std::string& dir) {
 
 } // namespace
 
-std::string variant_dir_name(const std::string& id) { return id.substr(0, 12); }
+std::string variant_dir_name(const std::string& id) {
+  return id.substr(0, 12);
+}
 
 void prepare_run_dir(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -40,9 +42,10 @@ void prepare_run_dir(const std::string& dir) {
     return ::lstat((dir + "/" + name).c_str(), &st) == 0;
   };
   if (present("result.json") || present("runs.jsonl"))
-    throw Error::format("--out {}: it already holds a kdet result; choose another folder or remove it "
-                        "(kdet never overwrites a recorded result)",
-                        dir);
+    throw Error::format(
+        "--out {}: it already holds a kdet result; choose another folder or remove it "
+        "(kdet never overwrites a recorded result)",
+        dir);
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw Error::format("--out {}: exists and is not a folder", dir);
   make_dirs(dir);
@@ -76,7 +79,8 @@ std::function<void(const engine::RunRecord&)> run_log_appender(const std::string
   };
 }
 
-void write_run_dir(const std::string& dir, const engine::RunOutput& out, const nlohmann::json& result) {
+void write_run_dir(const std::string& dir, const engine::RunOutput& out,
+                   const nlohmann::json& result) {
   // Every path below DIR is reached from DIR's fd without following a link.
   Fd d = open_out_dir(dir);
   auto put = [&](const std::string& rel, std::string_view data) {
@@ -102,8 +106,8 @@ void write_run_dir(const std::string& dir, const engine::RunOutput& out, const n
       write_file_beneath(d.get(), vrel + "/" + a.name, copy, dir + "/" + vrel + "/" + a.name);
     }
     if (v.status != backend::Status::ok) {
-      std::string text = fmt::format("status: {}\ndetail: {}\nfirst run: {}\n", backend::to_string(v.status),
-                                     v.detail, v.first_run + 1);
+      std::string text = fmt::format("status: {}\ndetail: {}\nfirst run: {}\n",
+                                     backend::to_string(v.status), v.detail, v.first_run + 1);
       const auto& rec = out.records[v.first_run];
       if (!rec.log.empty()) text += "\nlog:\n" + rec.log;
       put(vrel + "/failure.txt", text);

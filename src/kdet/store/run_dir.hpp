@@ -30,7 +30,8 @@ void prepare_run_dir(const std::string& dir);
 std::function<void(const engine::RunRecord&)> run_log_appender(const std::string& dir);
 
 // Writes the whole result into `dir` (prepared before the runs started).
-void write_run_dir(const std::string& dir, const engine::RunOutput& out, const nlohmann::json& result);
+void write_run_dir(const std::string& dir, const engine::RunOutput& out,
+                   const nlohmann::json& result);
 
 // Folder name of a variant inside DIR/variants.
 std::string variant_dir_name(const std::string& id);

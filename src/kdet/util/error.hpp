@@ -9,7 +9,6 @@
 #pragma once
 
 #include <fmt/format.h>
-
 #include <stdexcept>
 #include <string>
 
@@ -31,8 +30,7 @@ public:
   explicit Error(std::string message, int exit_code = k_exit_usage)
       : std::runtime_error(std::move(message)), m_exit_code(exit_code) {}
 
-  template <typename... Args>
-  static Error format(fmt::format_string<Args...> f, Args&&... args) {
+  template <typename... Args> static Error format(fmt::format_string<Args...> f, Args&&... args) {
     return Error(fmt::format(f, std::forward<Args>(args)...));
   }
 

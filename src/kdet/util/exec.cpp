@@ -43,15 +43,18 @@ std::string ExitStatus::describe() const {
 
 std::vector<std::string> current_environment() {
   std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  for (char** e = environ; e && *e; ++e)
+    env.emplace_back(*e);
   return env;
 }
 
-std::vector<std::string> with_env_changes(std::vector<std::string> env, const std::vector<std::string>& changes) {
+std::vector<std::string> with_env_changes(std::vector<std::string> env,
+                                          const std::vector<std::string>& changes) {
   for (const auto& c : changes) {
     auto eq = c.find('=');
     std::string prefix = c.substr(0, eq) + "=";
-    std::erase_if(env, [&](const std::string& x) { return x.compare(0, prefix.size(), prefix) == 0; });
+    std::erase_if(env,
+                  [&](const std::string& x) { return x.compare(0, prefix.size(), prefix) == 0; });
     if (eq != std::string::npos) env.push_back(c);
   }
   return env;
@@ -101,12 +104,14 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
     return -1;
   }
   p.argv_store = options.argv;
-  for (auto& a : p.argv_store) p.argv.push_back(a.data());
+  for (auto& a : p.argv_store)
+    p.argv.push_back(a.data());
   p.argv.push_back(nullptr);
   char** envp = environ;
   if (options.env) {
     p.env_store = *options.env;
-    for (auto& e : p.env_store) p.env.push_back(e.data());
+    for (auto& e : p.env_store)
+      p.env.push_back(e.data());
     p.env.push_back(nullptr);
     envp = p.env.data();
   }

@@ -21,12 +21,12 @@
 namespace kdet {
 
 struct SpawnOptions {
-  std::vector<std::string> argv;                 // argv[0] is looked up in PATH if it has no '/'
-  std::optional<std::vector<std::string>> env;   // full environment; nullopt = inherit
-  std::string cwd;                               // empty = inherit
-  std::optional<bool> disable_aslr;              // personality(ADDR_NO_RANDOMIZE) on/off; nullopt = inherit
-  std::optional<unsigned> umask;                 // nullopt = inherit
-  bool new_process_group = true;                 // so a timeout can kill the whole tree
+  std::vector<std::string> argv;               // argv[0] is looked up in PATH if it has no '/'
+  std::optional<std::vector<std::string>> env; // full environment; nullopt = inherit
+  std::string cwd;                             // empty = inherit
+  std::optional<bool> disable_aslr; // personality(ADDR_NO_RANDOMIZE) on/off; nullopt = inherit
+  std::optional<unsigned> umask;    // nullopt = inherit
+  bool new_process_group = true;    // so a timeout can kill the whole tree
   // Run the program as pid 2 of a fresh PID namespace (pid 1 is a small reaper
   // that dies with the relay, taking the namespace down; the relay, which kdet
   // waits for, passes on the program's exit status or signal).
@@ -53,9 +53,9 @@ inline constexpr std::chrono::milliseconds k_kill_grace{1000};
 struct ExitStatus {
   enum class Kind { exited, signaled, not_started, timed_out };
   Kind kind = Kind::not_started;
-  int code = 0;       // exit code (exited) or errno (not_started)
-  int signal = 0;     // signal number (signaled)
-  std::string error;  // why it could not start
+  int code = 0;      // exit code (exited) or errno (not_started)
+  int signal = 0;    // signal number (signaled)
+  std::string error; // why it could not start
 
   bool ok() const { return kind == Kind::exited && code == 0; }
   // "exited 0", "killed by signal 11 (SIGSEGV)", "timed out", "could not start: ..."
@@ -101,7 +101,8 @@ std::vector<std::string> current_environment();
 
 // `env` with each change applied in order: "K=V" sets K (replacing any
 // earlier value), "K" alone removes it.
-std::vector<std::string> with_env_changes(std::vector<std::string> env, const std::vector<std::string>& changes);
+std::vector<std::string> with_env_changes(std::vector<std::string> env,
+                                          const std::vector<std::string>& changes);
 
 // Looks `name` up in PATH (or returns it as is when it contains '/'); empty when not found.
 std::string find_program(const std::string& name);

@@ -3,12 +3,11 @@
 #include "kdet/util/error.hpp"
 
 #define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 namespace kdet {
 
@@ -57,7 +56,9 @@ std::string hash_file(const std::string& path) {
 Hasher::Hasher() : m_state(XXH3_createState()) {
   XXH3_128bits_reset(static_cast<XXH3_state_t*>(m_state));
 }
-Hasher::~Hasher() { XXH3_freeState(static_cast<XXH3_state_t*>(m_state)); }
+Hasher::~Hasher() {
+  XXH3_freeState(static_cast<XXH3_state_t*>(m_state));
+}
 
 Hasher& Hasher::add(std::string_view part) {
   add_u64(part.size());

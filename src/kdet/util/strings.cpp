@@ -16,16 +16,20 @@ std::vector<std::string> split_command(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (quote == '\'') {
-      if (c == '\'') quote = 0;
-      else cur += c;
+      if (c == '\'')
+        quote = 0;
+      else
+        cur += c;
       continue;
     }
     if (quote == '"') {
-      if (c == '"') quote = 0;
+      if (c == '"')
+        quote = 0;
       else if (c == '\\' && i + 1 < text.size() &&
                (text[i + 1] == '"' || text[i + 1] == '\\' || text[i + 1] == '$'))
         cur += text[++i];
-      else cur += c;
+      else
+        cur += c;
       continue;
     }
     if (c == ' ' || c == '\t' || c == '\n') {
@@ -37,9 +41,12 @@ std::vector<std::string> split_command(std::string_view text) {
       continue;
     }
     in_word = true;
-    if (c == '\'' || c == '"') quote = c;
-    else if (c == '\\' && i + 1 < text.size()) cur += text[++i];
-    else cur += c;
+    if (c == '\'' || c == '"')
+      quote = c;
+    else if (c == '\\' && i + 1 < text.size())
+      cur += text[++i];
+    else
+      cur += c;
   }
   if (quote) throw Error::format("command template has an unclosed {} quote: {}", quote, text);
   if (in_word) out.push_back(std::move(cur));
@@ -113,7 +120,9 @@ std::optional<uint64_t> parse_seed(std::string_view t) {
   return parse_u64(t);
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
 
 std::string trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t\r\n");
@@ -127,7 +136,8 @@ std::vector<std::string> split(std::string_view s, char sep) {
   size_t start = 0;
   for (;;) {
     size_t p = s.find(sep, start);
-    out.emplace_back(s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
+    out.emplace_back(
+        s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
     if (p == std::string_view::npos) break;
     start = p + 1;
   }
@@ -138,16 +148,19 @@ std::string shell_join(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) {
     if (!out.empty()) out += ' ';
-    bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                    "0123456789-_=./,:+@%") == std::string::npos;
+    bool plain =
+        !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789-_=./,:+@%") == std::string::npos;
     if (plain) {
       out += a;
       continue;
     }
     out += '\'';
     for (char c : a) {
-      if (c == '\'') out += "'\\''";
-      else out += c;
+      if (c == '\'')
+        out += "'\\''";
+      else
+        out += c;
     }
     out += '\'';
   }

@@ -48,8 +48,12 @@ namespace {
 std::string g_command_line;
 } // namespace
 
-void set_command_line(std::string line) { g_command_line = std::move(line); }
-const std::string& command_line() { return g_command_line; }
+void set_command_line(std::string line) {
+  g_command_line = std::move(line);
+}
+const std::string& command_line() {
+  return g_command_line;
+}
 
 nlohmann::json system_info() {
   utsname u{};

@@ -64,11 +64,11 @@ static const uint64_t k_tag = 0xC4A05ULL << 44;
 static const uint64_t k_tag_mask = 0xFFFFFULL << 44;
 
 /* Configuration read once from the environment (see docs/CHAOS.md). */
-static _Atomic int g_config_state;  /* 0 none, 1 defaults (no environ yet), 2 final */
+static _Atomic int g_config_state; /* 0 none, 1 defaults (no environ yet), 2 final */
 static _Atomic int g_enabled = 1;
 static _Atomic uint64_t g_seed = 1;
 static _Atomic uint64_t g_epoch;
-static size_t g_max_pad = 256;          /* KDET_CHAOS_MAX_PAD, bytes */
+static size_t g_max_pad = 256;           /* KDET_CHAOS_MAX_PAD, bytes */
 static unsigned g_decoy_per_mille = 100; /* KDET_CHAOS_DECOY_PERMILLE */
 static unsigned g_hole_per_mille = 250;  /* KDET_CHAOS_HOLE_PERMILLE */
 static size_t g_page_size = 4096;
@@ -160,10 +160,14 @@ static int parse_u64(const char* s, uint64_t* out) {
   uint64_t v = 0;
   for (; *s; ++s) {
     int d;
-    if (*s >= '0' && *s <= '9') d = *s - '0';
-    else if (base == 16 && *s >= 'a' && *s <= 'f') d = *s - 'a' + 10;
-    else if (base == 16 && *s >= 'A' && *s <= 'F') d = *s - 'A' + 10;
-    else return 0;
+    if (*s >= '0' && *s <= '9')
+      d = *s - '0';
+    else if (base == 16 && *s >= 'a' && *s <= 'f')
+      d = *s - 'a' + 10;
+    else if (base == 16 && *s >= 'A' && *s <= 'F')
+      d = *s - 'A' + 10;
+    else
+      return 0;
     if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) return 0;
     v = v * (uint64_t)base + (uint64_t)d;
   }
@@ -210,7 +214,8 @@ static void configure(void) {
   if (read_env_u64("KDET_CHAOS_MAX_PAD", &v)) g_max_pad = v > (1u << 20) ? (1u << 20) : (size_t)v;
   if (read_env_u64("KDET_CHAOS_DECOY_PERMILLE", &v))
     g_decoy_per_mille = v > 1000 ? 1000u : (unsigned)v;
-  if (read_env_u64("KDET_CHAOS_HOLE_PERMILLE", &v)) g_hole_per_mille = v > 1000 ? 1000u : (unsigned)v;
+  if (read_env_u64("KDET_CHAOS_HOLE_PERMILLE", &v))
+    g_hole_per_mille = v > 1000 ? 1000u : (unsigned)v;
   atomic_fetch_add(&g_epoch, 1); /* threads rederive from the configured seed */
   atomic_store_explicit(&g_config_state, 2, memory_order_release);
 }
@@ -278,7 +283,9 @@ static uint64_t check_word(const void* p, uint64_t size, uint64_t offset) {
   return k_tag | (h & ~k_tag_mask);
 }
 
-static Header* header_of(const void* p) { return (Header*)((char*)(uintptr_t)p - k_header_size); }
+static Header* header_of(const void* p) {
+  return (Header*)((char*)(uintptr_t)p - k_header_size);
+}
 
 /* 1 if p carries a valid chaos header (p non-NULL). */
 static int is_chaos_block(const void* p) {
@@ -351,7 +358,8 @@ static void* chaos_alloc(size_t size, size_t align, int zero) {
      * allocated one after another then come out of address order, which is
      * what code that compares or sorts pointers is sensitive to. */
     void* hole = NULL;
-    if (g_hole_per_mille && ((r >> 32) % 1000) < g_hole_per_mille) hole = __libc_malloc(offset + body);
+    if (g_hole_per_mille && ((r >> 32) % 1000) < g_hole_per_mille)
+      hole = __libc_malloc(offset + body);
     base = zero ? __libc_calloc(1, offset + body) : __libc_malloc(offset + body);
     if (hole) __libc_free(hole);
     align = k_min_align;
@@ -392,7 +400,8 @@ static int normalize_align(size_t* align) {
   if (a < k_min_align) a = k_min_align;
   if (a & (a - 1)) {
     size_t p = k_min_align;
-    while (p < a) p <<= 1;
+    while (p < a)
+      p <<= 1;
     a = p;
   }
   *align = a;
@@ -415,9 +424,13 @@ static void* chaos_malloc(size_t size) {
   return chaos_alloc(size, k_min_align, 0);
 }
 
-KDET_EXPORT void* malloc(size_t size) { return chaos_malloc(size); }
+KDET_EXPORT void* malloc(size_t size) {
+  return chaos_malloc(size);
+}
 
-KDET_EXPORT void free(void* p) { chaos_free(p); }
+KDET_EXPORT void free(void* p) {
+  chaos_free(p);
+}
 
 KDET_EXPORT void* calloc(size_t n, size_t size) {
   size_t total;
@@ -474,7 +487,9 @@ KDET_EXPORT void* reallocarray(void* p, size_t n, size_t size) {
   return realloc(p, total);
 }
 
-KDET_EXPORT void* memalign(size_t align, size_t size) { return chaos_memalign(align, size); }
+KDET_EXPORT void* memalign(size_t align, size_t size) {
+  return chaos_memalign(align, size);
+}
 
 KDET_EXPORT void* aligned_alloc(size_t align, size_t size) {
   /* glibc 2.36 (this host) treats aligned_alloc like memalign; so do we. */
@@ -527,7 +542,9 @@ KDET_EXPORT size_t malloc_usable_size(void* p) {
 
 /* ---- control API (kdet_chaos.h) ------------------------------------------ */
 
-KDET_EXPORT int kdet_chaos_abi_version(void) { return KDET_CHAOS_ABI_VERSION; }
+KDET_EXPORT int kdet_chaos_abi_version(void) {
+  return KDET_CHAOS_ABI_VERSION;
+}
 
 KDET_EXPORT void kdet_chaos_reseed(unsigned long long seed) {
   chaos_active();
@@ -559,7 +576,8 @@ KDET_EXPORT int kdet_chaos_set_enabled(int enabled) {
 
 KDET_EXPORT unsigned long long kdet_chaos_release_decoys(void) {
   /* Waits for the lock here only: this is called by the worker, never from malloc. */
-  while (atomic_flag_test_and_set_explicit(&g_decoy_lock, memory_order_acquire)) sched_yield();
+  while (atomic_flag_test_and_set_explicit(&g_decoy_lock, memory_order_acquire))
+    sched_yield();
   unsigned long long n = 0;
   for (int i = 0; i < k_decoy_slots; ++i) {
     if (!g_decoys[i]) continue;
