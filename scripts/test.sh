@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (CI runs it through .ci/run): installs what is missing, then runs these
 # phases in order, each in its own build folder, and prints each phase's wall time:
-#   plain  build/        warnings are errors (KDET_WERROR); every unit and end-to-end test
+#   plain  build/        sources match .clang-format; warnings are errors (KDET_WERROR); every
+#                        unit and end-to-end test
 #   asan   build-asan/   AddressSanitizer + UndefinedBehaviorSanitizer; every unit and e2e test
 #   tsan   build-tsan/   ThreadSanitizer; the tests of kdet's threads (KDET_TSAN_TESTS below)
 #   fuzz   build-fuzz/   every libFuzzer target (fuzz/) for KDET_FUZZ_SECONDS each (default 60)
@@ -106,6 +107,7 @@ run_ctest() {
 }
 
 phase_plain() {
+  "$root/scripts/check-format.sh" || return 1
   build "$root/build" -DKDET_WERROR=ON || return 1
   run_ctest "$root/build" -LE fuzz
 }
