@@ -14,6 +14,7 @@
 #include "kdet/backend/slot_namespace.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
+#include "kdet/util/faketime_shm.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -21,6 +22,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,7 +82,14 @@ public:
     // Options after `--` are appended to the command.
     for (const auto& o : req.options)
       opt.argv.push_back(o);
-    if (!req.env.empty()) opt.env = with_env_changes(current_environment(), req.env);
+    // libfaketime's shared clock for this compile's process tree, removed when it has ended.
+    std::optional<FaketimeShared> clock;
+    if (env_sets_faketime(req.env)) clock.emplace();
+    if (!req.env.empty()) {
+      std::vector<std::string> changes = req.env;
+      if (clock && !clock->env().empty()) changes.push_back(clock->env());
+      opt.env = with_env_changes(current_environment(), changes);
+    }
     opt.cwd = req.cwd;
     if (req.umask >= 0) opt.umask = static_cast<unsigned>(req.umask);
     opt.new_pid_namespace = req.pid_namespace;

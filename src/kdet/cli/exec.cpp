@@ -13,12 +13,14 @@
 #include "kdet/perturb/factors.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/faketime_shm.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
 #include <csignal>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace kdet::cli {
@@ -92,6 +94,8 @@ int do_exec(const ExecArgs& a) {
     env = kept;
   }
   std::vector<std::string> changes;
+  // libfaketime's shared clock for the command's process tree; removed when kdet returns.
+  std::optional<FaketimeShared> clock;
   if (fixes.count("threadvars"))
     for (const auto& v : perturb::thread_count_variables())
       changes.push_back(v + "=1");
@@ -107,6 +111,8 @@ int do_exec(const ExecArgs& a) {
     changes.insert(changes.end(), {"LD_PRELOAD=" + perturb::preload_list({ctx.faketime_lib}),
                                    "FAKETIME=@" + a.time, "DONT_FAKE_MONOTONIC=1",
                                    "SOURCE_DATE_EPOCH=1577836800"});
+    clock.emplace();
+    if (!clock->env().empty()) changes.push_back(clock->env());
   }
   if (fixes.count("pid")) {
     std::string why;

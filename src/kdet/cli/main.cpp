@@ -3,6 +3,7 @@
 #include "kdet/engine/worker_main.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/faketime_shm.hpp"
 #include "kdet/util/reap.hpp"
 #include "kdet/util/strings.hpp"
 #include "kdet/util/sysinfo.hpp"
@@ -194,9 +195,10 @@ int kdet_main(int argc, char** argv) {
 
   // Nothing outlives kdet: orphans of its workers and compilers (setsid,
   // double fork) are handed to kdet rather than to init, and ended before it
-  // exits; what a killed kdet left in TMPDIR goes now.
+  // exits; what a killed kdet left in TMPDIR and /dev/shm goes now.
   become_subreaper();
   sweep_stale_temp_dirs();
+  sweep_stale_faketime_objects();
   int rc = dispatch(argc, argv);
   kill_orphans();
   return rc;

@@ -77,6 +77,7 @@ WorkerProcess& WorkerProcess::operator=(WorkerProcess&& other) noexcept {
   m_reply_fd = std::exchange(other.m_reply_fd, -1);
   m_log_path = std::move(other.m_log_path);
   m_log_offset = other.m_log_offset;
+  m_clock = std::move(other.m_clock);
   return *this;
 }
 
@@ -103,6 +104,10 @@ bool WorkerProcess::start(const WorkerLaunch& launch, HelloMessage& hello, std::
                                      std::to_string(launch.thread_seed)});
   }
   opt.env = launch.env;
+  if (env_sets_faketime(launch.env)) {
+    m_clock = std::make_unique<FaketimeShared>();
+    if (!m_clock->env().empty()) opt.env = with_env_changes(launch.env, {m_clock->env()});
+  }
   opt.disable_aslr = !launch.aslr;
   opt.new_pid_namespace = launch.pid_namespace;
   opt.fds = {{0, -1}, {1, log_fd}, {2, log_fd}, {3, req[0]}, {4, rep[1]}};
@@ -118,6 +123,7 @@ bool WorkerProcess::start(const WorkerLaunch& launch, HelloMessage& hello, std::
     ::close(m_request_fd);
     ::close(m_reply_fd);
     m_request_fd = m_reply_fd = -1;
+    m_clock.reset();
     return false;
   }
   MessageType type;
@@ -225,6 +231,7 @@ void WorkerProcess::lose() {
   m_pid = -1;
   // Its compiler and whatever that started were handed to this process.
   kill_orphans();
+  m_clock.reset();
 }
 
 void WorkerProcess::stop() {
@@ -238,6 +245,7 @@ void WorkerProcess::stop() {
   m_reply_fd = -1;
   m_pid = -1;
   kill_orphans();
+  m_clock.reset();
 }
 
 std::string WorkerProcess::log_tail(size_t max_bytes) const {

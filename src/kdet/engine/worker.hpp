@@ -3,8 +3,10 @@
 
 #include "kdet/backend/backend.hpp"
 #include "kdet/engine/protocol.hpp"
+#include "kdet/util/faketime_shm.hpp"
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -66,6 +68,8 @@ private:
   int m_reply_fd = -1;
   std::string m_log_path;
   long long m_log_offset = 0;
+  // libfaketime's shared clock for this worker's process tree; removed once it is reaped.
+  std::unique_ptr<FaketimeShared> m_clock;
 };
 
 } // namespace kdet::engine
