@@ -87,3 +87,21 @@ TEST(BackendStatus, ASuccessWithoutBytesIsNoOutput) {
   classify_empty_output(some);
   EXPECT_EQ(some.status, Status::ok);
 }
+
+TEST(ExecTemplate, OutputExtensionStaysInTheRunsFolder) {
+  using kdet::backend::check_output_ext;
+  EXPECT_EQ(check_output_ext("cubin", "--output-ext"), "cubin");
+  EXPECT_EQ(check_output_ext(".cubin", "--output-ext"), "cubin");
+  EXPECT_EQ(check_output_ext("tar.gz", "--output-ext"), "tar.gz");
+  EXPECT_EQ(check_output_ext("", "--output-ext"), "");
+  for (const char* bad : {"../x", "a/b", "/x", "..", ".", "x..y", "a b", "x\n", "é"}) {
+    try {
+      check_output_ext(bad, "--output-ext");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const kdet::Error& e) {
+      EXPECT_EQ(e.exit_code(), kdet::k_exit_usage);
+      EXPECT_NE(std::string(e.what()).find("--output-ext '"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(check_output_ext(std::string(33, 'x'), "--output-ext"), kdet::Error);
+}

@@ -152,6 +152,14 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
        "\"nvvm\"\n"
        "lib = \"libfake.so\"\ntarget_option = \"-arch=sm_90\"\n",
        "m.toml:3: compiler 'c' has 2 targets but neither"},
+      {"empty target", "inputs = [\"a.ll\"]\ntargets = [\"80\", \"\"]\n" + comp,
+       "m.toml:2: manifest.targets holds an empty target"},
+      {"target twice", "inputs = [\"a.ll\"]\ntargets = [\"80\", \"80\"]\n" + comp,
+       "m.toml:2: manifest.targets lists '80' twice"},
+      {"output_ext with a slash",
+       "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"exec\"\ncommand = "
+       "\"true {input} {output}\"\noutput_ext = \"../x\"\n",
+       "m.toml:2: compiler 'c': output_ext '../x': an extension is up to 32"},
       {"target not a string", "inputs = [\"a.ll\"]\ntargets = [80]\n" + comp,
        "m.toml:2: manifest.targets must hold strings only"},
       {"bad option set", "inputs = [\"a.ll\"]\n" + comp + "[option_sets]\nO3 = \"-opt=3\"\n",

@@ -54,7 +54,8 @@ std::string version_line(const std::string& text) {
 class ExecBackend final : public Backend {
 public:
   explicit ExecBackend(const BackendConfig& config)
-      : m_template(check_command_template(config.command, "--cmd")), m_ext(config.output_ext) {
+      : m_template(check_command_template(config.command, "--cmd")),
+        m_ext(check_output_ext(config.output_ext, "--output-ext")) {
     m_program = find_program(m_template[0]);
     if (!m_program.empty()) m_program = absolute_path(m_program); // --cwd vary must not lose it
     if (m_program.empty() || ::access(m_program.c_str(), X_OK) != 0)

@@ -5,6 +5,7 @@
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 #include <set>
 
@@ -203,6 +204,20 @@ std::string expand_word(const std::string& word, const std::map<std::string, std
     at = p.pos + p.len;
   }
   return out + word.substr(at);
+}
+
+std::string check_output_ext(const std::string& ext, const std::string& where) {
+  std::string e = ext.starts_with('.') ? ext.substr(1) : ext;
+  bool ok = e.size() <= 32 && e.find("..") == std::string::npos && !e.starts_with('.') &&
+            !e.ends_with('.') && std::all_of(e.begin(), e.end(), [](char c) {
+              return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '+' ||
+                     c == '-' || c == '.';
+            });
+  if (!ok || (e.empty() && !ext.empty()))
+    throw Error::format("{} '{}': an extension is up to 32 letters, digits and _+-. (e.g. cubin, "
+                        "o, ptx), with no '/' or '..'",
+                        where, utf8_safe(ext));
+  return e;
 }
 
 } // namespace kdet::backend

@@ -26,6 +26,12 @@ const std::vector<std::string>& template_placeholders();
 std::vector<std::string> check_command_template(const std::string& text, const std::string& where,
                                                 const std::vector<std::string>& extra = {});
 
+// Checks the extension given to {output} (--output-ext, a manifest's output_ext) and
+// returns it without one leading dot ("cubin" from ".cubin"). Throws Error (exit 2)
+// naming `where` unless it is empty or up to 32 of [A-Za-z0-9_+-.] with no "..":
+// a '/' would put the output outside the run's own folder.
+std::string check_output_ext(const std::string& ext, const std::string& where);
+
 // Whether any word of `words` names the placeholder `{name}`.
 bool template_names(const std::vector<std::string>& words, const std::string& name);
 

@@ -159,7 +159,13 @@ void adopt_output_convention(CcCmd& a) {
     return done;
   };
   if (!words_name("output") && a.out != "-" && rewrite(a.out, "{output}")) {
-    if (a.output_ext.empty()) a.output_ext = file_extension(a.out);
+    if (a.output_ext.empty()) {
+      // The -o file's own extension, when it is a plain one; else {output} has none.
+      try {
+        a.output_ext = backend::check_output_ext(file_extension(a.out), "-o");
+      } catch (const Error&) {
+      }
+    }
     if (!a.cache.quiet)
       fmt::print(
           stderr,
@@ -184,7 +190,7 @@ int do_cc(CcCmd& a) {
   c.input = a.input;
   c.backend = "exec";
   c.command = shell_join(a.command);
-  c.output_ext = a.output_ext;
+  c.output_ext = backend::check_output_ext(a.output_ext, "--output-ext");
   c.timeout_seconds = a.timeout_seconds;
   engine::RunPlan plan;
   resolve_compile_args(c, plan);

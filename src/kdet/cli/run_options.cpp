@@ -74,7 +74,7 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
                : (!a.command.empty() ? "exec" : backend::backend_for_extension(a.input));
   b.lib = a.lib.empty() ? "" : absolute_path(a.lib);
   b.command = a.command;
-  b.output_ext = a.output_ext;
+  b.output_ext = backend::check_output_ext(a.output_ext, "--output-ext");
   if (b.kind == "exec") {
     if (a.command.empty())
       throw Error(

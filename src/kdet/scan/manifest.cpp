@@ -77,6 +77,21 @@ public:
     return out;
   }
 
+  // `targets`: strings, none empty or blank, none twice (each would be a job of its own).
+  std::vector<std::string> targets(const toml::table& t, const std::string& where) const {
+    std::vector<std::string> out = strs(t, "targets", where);
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i].find_first_not_of(" \t") == std::string::npos)
+        fail(line_of(*t.get("targets")),
+             fmt::format("{}.targets holds an empty target; give each as e.g. \"90a\"", where));
+      if (std::find(out.begin(), out.begin() + static_cast<long>(i), out[i]) !=
+          out.begin() + static_cast<long>(i))
+        fail(line_of(*t.get("targets")),
+             fmt::format("{}.targets lists '{}' twice", where, utf8_safe(out[i])));
+    }
+    return out;
+  }
+
   // A number in [lo, hi]: NaN and infinities are refused (they compare false with every bound).
   double num(const toml::table& t, const char* key, const std::string& where, double fallback,
              double lo, double hi, const char* meaning) const {
@@ -249,7 +264,12 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
                                where, k));
     std::string lib = c.str(t, "lib", where, false);
     s.config.command = c.str(t, "command", where, false);
-    s.config.output_ext = c.str(t, "output_ext", where, false);
+    try {
+      s.config.output_ext =
+          backend::check_output_ext(c.str(t, "output_ext", where, false), where + ": output_ext");
+    } catch (const Error& e) {
+      c.fail(line, e.what());
+    }
     if (k == "exec") {
       if (s.config.command.empty())
         c.fail(line,
@@ -287,7 +307,7 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
     s.target_option =
         t.get("target_option") ? c.str(t, "target_option", where, false) : default_target_option(k);
     s.options = c.strs(t, "options", where);
-    s.targets = c.strs(t, "targets", where);
+    s.targets = c.targets(t, where);
     m.compilers.push_back(std::move(s));
   }
 }
@@ -418,7 +438,7 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   m.name = c.str(root, "name", "manifest", false, "scan");
   parse_inputs(c, root, m);
   parse_compilers(c, root, m);
-  m.targets = c.strs(root, "targets", "manifest");
+  m.targets = c.targets(root, "manifest");
   for (const auto& cs : m.compilers) {
     const auto& targets = cs.targets.empty() ? m.targets : cs.targets;
     bool has_target = cs.target_option.find("{target}") != std::string::npos ||
