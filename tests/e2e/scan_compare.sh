@@ -3,7 +3,7 @@
 # varies (libfakenvvm -fake-mode=heaporder) and the other does not (echo):
 # inside one scan (base -> same: identical, base -> heap: regressed), with
 # exec fakes (echo -> path: changed), and across two databases with
-# `kdet compare` (old -> new: fixed, exit 0; new -> old: regressed, exit 1;
+# `kdet compare` (old -> new: fixed, exit 0; a short B run: not-seen; new -> old: regressed, exit 1;
 # old -> old: varies-both).
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
 set -euo pipefail
@@ -40,6 +40,9 @@ c = d["comparisons"][int(sys.argv[2])]["counts"] if "comparisons" in d else d["c
 print(" ".join(f"{k}={v}" for k, v in sorted(c.items()) if v))
 PY
 }
+json_answers() { # a_varied b_varies b_emits_new_code
+  python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["answers"]; print(a["a_varied"], a["b_varies"], a["b_emits_new_code"])' "$1"
+}
 check() { # check WHAT GOT WANT
   if [[ $2 != "$3" ]]; then echo "scan_compare: FAIL: $1: got '$2', want '$3'"; exit 1; fi
 }
@@ -67,13 +70,24 @@ heap_exec=$(counts "$tmp/exec.json" 1)
 check "compare old new: exit" "$rc" 0
 check "compare old new" "$(counts "$tmp/c1.json")" "fixed=4"
 grep -q "fixed" "$tmp/c1.txt"
+# Where A varied, B (the echo fake) emits code A never gave; the answers say so.
+grep -q "where A varied (4 jobs), B emits: code A never gave in 4" "$tmp/c1.txt"
+check "answers in JSON" "$(json_answers "$tmp/c1.json")" "4 0 4"
 "$KDET" compare "$tmp/new.db" "$tmp/old.db" --json "$tmp/c2.json" >/dev/null && rc=0 || rc=$?
 check "compare new old: exit" "$rc" 1
 check "compare new old" "$(counts "$tmp/c2.json")" "regressed=4"
 "$KDET" compare "$tmp/old.db" "$tmp/old.db" --json "$tmp/c3.json" >/dev/null || true
 check "compare old old" "$(counts "$tmp/c3.json")" "varies-both=4"
-"$KDET" compare "$tmp/lib.db" "$tmp/lib.db" --a-compiler heap --b-compiler base --json "$tmp/c4.json" >/dev/null
-check "compare heap base in one db" "$(counts "$tmp/c4.json")" "fixed=8"
+# That scan's budget (target_rate 0.1) bounds B's rate only below ~10%: not ten times below
+# A's rate, so "not-seen", with both numbers; a margin of 1 accepts it.
+"$KDET" compare "$tmp/lib.db" "$tmp/lib.db" --a-compiler heap --b-compiler base --json "$tmp/c4.json" >"$tmp/c4.txt"
+check "compare heap base in one db" "$(counts "$tmp/c4.json")" "not-seen=8"
+grep -Eq "not-seen +.*A: [0-9]+ of [0-9]+ runs differ .*B: one output in [0-9]+ runs, rate < .* at 95%.*not 10x below" "$tmp/c4.txt"
+grep -q "does B vary?  not seen in 8 jobs" "$tmp/c4.txt"
+"$KDET" compare "$tmp/lib.db" "$tmp/lib.db" --a-compiler heap --b-compiler base --margin 1 --json "$tmp/c5.json" >/dev/null
+check "compare heap base, margin 1" "$(counts "$tmp/c5.json")" "fixed=8"
+"$KDET" compare "$tmp/lib.db" "$tmp/lib.db" --margin 0.5 2>/dev/null && rc=0 || rc=$?
+check "compare --margin below 1: exit" "$rc" 2
 "$KDET" compare "$tmp/lib.db" "$tmp/new.db" 2>"$tmp/err" && rc=0 || rc=$?
 check "compare without naming one of several compilers: exit" "$rc" 2
 grep -q "choose one with --a-compiler" "$tmp/err"

@@ -207,11 +207,22 @@ scan::JobRow verdict_job(const std::string& compiler, const std::string& input,
   return j;
 }
 
+// `j` with its runs set to `runs`, all of them in its variants' proportions kept simple:
+// one variant takes every run but those of the others (5 each).
+scan::JobRow many_runs(scan::JobRow j, uint64_t runs) {
+  uint64_t others = 5 * (j.variants.size() - 1);
+  j.variants.front().count = runs - others;
+  j.runs = runs;
+  j.ok_runs = j.ok_runs ? runs : 0;
+  return j;
+}
+
 TEST(ScanLabels, EachLabel) {
   std::vector<scan::JobRow> jobs = {
       verdict_job("a", "same.ll", {"X"}),        verdict_job("b", "same.ll", {"X"}),
       verdict_job("a", "chg.ll", {"X"}),         verdict_job("b", "chg.ll", {"Y"}),
-      verdict_job("a", "fix.ll", {"X", "Y"}),    verdict_job("b", "fix.ll", {"Z"}),
+      verdict_job("a", "fix.ll", {"X", "Y"}),    many_runs(verdict_job("b", "fix.ll", {"Y"}), 59),
+      verdict_job("a", "nsee.ll", {"X", "Y"}),   verdict_job("b", "nsee.ll", {"Z"}),
       verdict_job("a", "reg.ll", {"X"}),         verdict_job("b", "reg.ll", {"X", "Y"}),
       verdict_job("a", "both.ll", {"X", "Y"}),   verdict_job("b", "both.ll", {"Z", "W"}),
       verdict_job("a", "fail.ll", {"E"}, false), verdict_job("b", "fail.ll", {"X"}),
@@ -224,6 +235,8 @@ TEST(ScanLabels, EachLabel) {
   EXPECT_EQ(got["same.ll"], "identical");
   EXPECT_EQ(got["chg.ll"], "changed");
   EXPECT_EQ(got["fix.ll"], "fixed");
+  // Five runs bound B's rate only below 45%: not ten times below A's 50%.
+  EXPECT_EQ(got["nsee.ll"], "not-seen");
   EXPECT_EQ(got["reg.ll"], "regressed");
   EXPECT_EQ(got["both.ll"], "varies-both");
   EXPECT_EQ(got["fail.ll"], "failed");
@@ -232,6 +245,37 @@ TEST(ScanLabels, EachLabel) {
   for (size_t i = 0; i < n.size(); ++i)
     EXPECT_EQ(n[i], 1u) << scan::to_string(scan::k_all_labels[i]);
   EXPECT_EQ(scan::compare_exit_code(pairs), 1);
+
+  // What B emits where A varied: fix.ll gives A's second variant; nsee.ll new code;
+  // both.ll no single output.
+  std::map<std::string, int> emits;
+  for (const auto& p : pairs)
+    emits[p.key.substr(0, p.key.find(' '))] = p.b_is_a_variant;
+  EXPECT_EQ(emits["fix.ll"], 2);
+  EXPECT_EQ(emits["nsee.ll"], 0);
+  EXPECT_EQ(emits["both.ll"], -1);
+  auto ans = scan::answer(pairs);
+  EXPECT_EQ(ans.b_jobs, 7u);
+  EXPECT_EQ(ans.b_varies, 2u);
+  EXPECT_EQ(ans.a_varied, 3u);
+  EXPECT_EQ(ans.b_emits_a_variant, 1u);
+  EXPECT_EQ(ans.by_a_variant.at(2), 1u);
+  EXPECT_EQ(ans.b_emits_new, 1u);
+  EXPECT_EQ(ans.b_no_single_output, 1u);
+}
+
+TEST(ScanLabels, FixedNeedsTheMarginAndAWorkingCompiler) {
+  // A: 1 of 20 runs differs (5%). B: one output; fixed needs B's bound <= 0.5%.
+  auto a = many_runs(verdict_job("a", "k.ll", {"X", "Y"}), 20);
+  a.variants = {{"X", 19, 0, "ok", "", {}}, {"Y", 1, 3, "ok", "", {}}};
+  auto b = many_runs(verdict_job("b", "k.ll", {"X"}), 100);
+  EXPECT_EQ(scan::label_pair(&a, &b), scan::Label::not_seen);
+  b = many_runs(verdict_job("b", "k.ll", {"X"}), 800);
+  EXPECT_EQ(scan::label_pair(&a, &b), scan::Label::fixed);
+  EXPECT_EQ(scan::label_pair(&a, &b, 1000), scan::Label::not_seen);
+  // A compiler that now fails on every run has not been fixed.
+  auto failing = verdict_job("b", "k.ll", {"E"}, false);
+  EXPECT_EQ(scan::label_pair(&a, &failing), scan::Label::failed);
 }
 
 TEST(ScanReport, StatusesAndExitCode) {

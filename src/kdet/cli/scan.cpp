@@ -258,15 +258,20 @@ void add_compare(CLI::App& root, Action& action) {
   struct CompareArgs {
     std::string a, b, ca, cb, json_path, color = "auto";
     bool all = false;
+    double margin = scan::k_default_fix_margin;
   };
   auto a = std::make_shared<CompareArgs>();
   auto* cmd = root.add_subcommand("compare",
                                   "Label each job across two scan databases: identical, changed, "
-                                  "fixed, regressed, varies-both");
+                                  "fixed, not-seen, regressed, varies-both");
   cmd->footer("Example:\n  kdet compare nvvm-13.3.db nvvm-13.4.db\n"
               "Jobs are matched on (input, target, option set) for the compiler chosen on each "
               "side; with one\n"
-              "compiler per database none need be named. Exit 1 when any job regressed.");
+              "compiler per database none need be named. A job that varied in A and gave one "
+              "output in B\n"
+              "is 'fixed' only when B's 95% bound lies --margin times below A's rate; else "
+              "'not-seen'.\n"
+              "Exit 1 when any job regressed.");
   cmd->add_option("a", a->a, "The baseline database (before)")->required();
   cmd->add_option("b", a->b, "The database to compare with it (after)")->required();
   cmd->add_option("--a-compiler", a->ca,
@@ -275,6 +280,10 @@ void add_compare(CLI::App& root, Action& action) {
   cmd->add_option("--json", a->json_path, "Write the comparison as JSON to FILE, or - for stdout");
   cmd->add_option("--color", a->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--margin", a->margin,
+                  "Call a job fixed only when B gave one output and its 95% upper bound on the "
+                  "variance rate lies this many times below A's observed rate (else: not-seen)")
+      ->check(real_option({1, 1e6, false}));
   cmd->callback([a, &action] {
     action = [a] {
       for (const auto* p : {&a->a, &a->b})
@@ -306,7 +315,8 @@ void add_compare(CLI::App& root, Action& action) {
       cb = pick(rb, cb, ca, a->b, "--b-compiler");
       ca = pick(ra, ca, cb, a->a, "--a-compiler");
       report::CompilerComparison cmp{a->a + ":" + ca, a->b + ":" + cb,
-                                     scan::pair_jobs(ra.jobs, ca, rb.jobs, cb)};
+                                     scan::pair_jobs(ra.jobs, ca, rb.jobs, cb, a->margin),
+                                     a->margin};
       bool json_stdout = a->json_path == "-";
       if (!a->json_path.empty()) {
         std::string text = json_text(report::comparison_to_json(cmp)) + "\n";

@@ -95,9 +95,10 @@ std::string matrix_svg(const std::vector<CompilerComparison>& cmps) {
       "<svg id=\"chart-compare\" class=\"chart\" width=\"{}\" height=\"{}\" "
       "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"compiler comparison\">"
       "<text x=\"0\" y=\"16\" font-weight=\"bold\">Compiler comparison</text>",
-      label_w + cell * 7, h);
-  const char* colors[] = {"#2e7d32", "#1565c0", "#43a047", "#c62828",
-                          "#ef6c00", "#616161", "#9e9e9e"};
+      label_w + cell * static_cast<int>(scan::k_all_labels.size()), h);
+  const char* colors[] = {"#2e7d32", "#1565c0", "#43a047", "#f9a825",
+                          "#c62828", "#ef6c00", "#616161", "#9e9e9e"};
+  static_assert(std::size(colors) == scan::k_all_labels.size());
   for (size_t i = 0; i < scan::k_all_labels.size(); ++i)
     s += fmt::format("<text x=\"{}\" y=\"40\">{}</text>", label_w + static_cast<int>(i) * cell,
                      scan::to_string(scan::k_all_labels[i]));
@@ -207,11 +208,16 @@ std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs, siz
   if (!cmps.empty()) {
     s += "<h2>Compiler comparison</h2>\n" + matrix_svg(cmps);
     for (const auto& cmp : cmps) {
-      s += fmt::format("<table class=\"labels\"><tr><th colspan=\"2\">{} &#8594; {}</th></tr>",
+      std::string answers = esc(compare_answers(cmp));
+      for (size_t at = answers.find('\n'); at != std::string::npos; at = answers.find('\n', at))
+        answers.replace(at, 1, "<br>");
+      s += "<p class=\"answers\">" + answers + "</p>";
+      s += fmt::format("<table class=\"labels\"><tr><th colspan=\"3\">{} &#8594; {}</th></tr>",
                        esc(cmp.a), esc(cmp.b));
       for (const auto& p : cmp.pairs)
         if (p.label != scan::Label::identical && p.label != scan::Label::changed)
-          s += fmt::format("<tr><td>{}</td><td>{}</td></tr>", scan::to_string(p.label), esc(p.key));
+          s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>", scan::to_string(p.label),
+                           esc(p.key), esc(pair_evidence(p, cmp.margin)));
       s += "</table>\n";
     }
   }

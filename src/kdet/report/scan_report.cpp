@@ -302,12 +302,62 @@ std::string scan_to_junit(const scan::ScanResult& r) {
   return out;
 }
 
+std::string pair_evidence(const scan::Pairing& pr, double margin) {
+  if (!pr.a || !pr.b || !pr.a->varies() || pr.b->runs == 0) return "";
+  std::string s = fmt::format("A: {} of {} runs differ ({})", pr.a->differing(), pr.a->runs,
+                              percent(scan::observed_rate(*pr.a)));
+  if (pr.b->verdict() == "deterministic")
+    s += fmt::format("; B: one output in {} runs, rate < {} at 95%", pr.b->runs,
+                     percent(pr.b->upper_bound()));
+  if (pr.b_is_a_variant > 0)
+    s += fmt::format("; B emits A's variant {} ({})", pr.b_is_a_variant,
+                     pr.b->modal().substr(0, 12));
+  else if (pr.b_is_a_variant == 0)
+    s += "; B emits code A never gave";
+  if (pr.label == scan::Label::not_seen)
+    s +=
+        fmt::format(": not {:g}x below A's rate; give B more runs before calling it fixed", margin);
+  return s;
+}
+
+namespace {
+
+std::string variant_tally(const scan::CompareAnswers& ans) {
+  std::vector<std::string> parts;
+  for (const auto& [rank, n] : ans.by_a_variant)
+    parts.push_back(fmt::format("A's variant {} in {}", rank, n));
+  if (ans.b_emits_new) parts.push_back(fmt::format("code A never gave in {}", ans.b_emits_new));
+  if (ans.b_no_single_output)
+    parts.push_back(fmt::format("no single output in {}", ans.b_no_single_output));
+  return parts.empty() ? "nothing" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+} // namespace
+
+std::string compare_answers(const CompilerComparison& c) {
+  const scan::CompareAnswers ans = scan::answer(c.pairs);
+  std::string s;
+  if (ans.b_varies)
+    s += fmt::format("does B vary?  yes: in {} of {} jobs\n", ans.b_varies, ans.b_jobs);
+  else
+    s +=
+        fmt::format("does B vary?  not seen in {} jobs ({} with one output, the weakest rate bound "
+                    "{} at 95%), under this scan's setting only\n",
+                    ans.b_jobs, ans.b_one_output, percent(ans.b_weakest_bound));
+  s += fmt::format("where A varied ({} jobs), B emits: {}\n", ans.a_varied, variant_tally(ans));
+  return s;
+}
+
 std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed) {
   Paint p{color};
   auto n = scan::count_labels(c.pairs);
-  std::string s = fmt::format("{} -> {}: {} jobs compared\n", c.a, c.b, c.pairs.size());
+  std::string s = fmt::format(
+      "{} -> {}: {} jobs compared (fixed: B gave one output and its 95% bound is {:g}x below A's "
+      "rate)\n",
+      c.a, c.b, c.pairs.size(), c.margin);
   for (size_t i = 0; i < n.size(); ++i)
     s += fmt::format("  {:<12} {}\n", scan::to_string(scan::k_all_labels[i]), n[i]);
+  s += compare_answers(c);
   size_t listed = 0;
   for (const auto& pr : c.pairs) {
     if (pr.label == scan::Label::identical || pr.label == scan::Label::changed) continue;
@@ -318,8 +368,10 @@ std::string comparison_to_text(const CompilerComparison& c, bool color, size_t m
     const char* code = pr.label == scan::Label::regressed ? "31"
                        : pr.label == scan::Label::fixed   ? "32"
                                                           : "33";
-    s += fmt::format("  {}  {}\n", p(code, fmt::format("{:<12}", scan::to_string(pr.label))),
-                     pr.key);
+    std::string why = pair_evidence(pr, c.margin);
+    if (!why.empty()) why = "  " + why;
+    s += fmt::format("  {}  {}{}\n", p(code, fmt::format("{:<12}", scan::to_string(pr.label))),
+                     pr.key, why);
   }
   return s;
 }
@@ -331,12 +383,40 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
   for (size_t i = 0; i < n.size(); ++i)
     counts[scan::to_string(scan::k_all_labels[i])] = n[i];
   json pairs = json::array();
-  for (const auto& p : c.pairs)
-    pairs.push_back({{"key", p.key},
-                     {"label", scan::to_string(p.label)},
-                     {"a", p.a ? json(p.a->id) : json()},
-                     {"b", p.b ? json(p.b->id) : json()}});
-  return {{"a", c.a}, {"b", c.b}, {"counts", counts}, {"pairs", pairs}};
+  for (const auto& p : c.pairs) {
+    json j = {{"key", p.key},
+              {"label", scan::to_string(p.label)},
+              {"a", p.a ? json(p.a->id) : json()},
+              {"b", p.b ? json(p.b->id) : json()}};
+    if (p.a && p.a->runs) {
+      j["a_runs"] = p.a->runs;
+      j["a_rate"] = scan::observed_rate(*p.a);
+    }
+    if (p.b && p.b->runs) {
+      j["b_runs"] = p.b->runs;
+      j["b_upper_bound"] = p.b->upper_bound();
+    }
+    if (p.b_is_a_variant >= 0) {
+      j["b_output"] = p.b->modal();
+      j["b_is_a_variant"] = p.b_is_a_variant > 0 ? json(p.b_is_a_variant) : json(nullptr);
+    }
+    pairs.push_back(std::move(j));
+  }
+  const scan::CompareAnswers ans = scan::answer(c.pairs);
+  json emits = json::object();
+  for (const auto& [rank, k] : ans.by_a_variant)
+    emits[std::to_string(rank)] = k;
+  json answers = {{"b_jobs", ans.b_jobs},
+                  {"b_varies", ans.b_varies},
+                  {"b_one_output", ans.b_one_output},
+                  {"b_weakest_upper_bound", ans.b_weakest_bound},
+                  {"a_varied", ans.a_varied},
+                  {"b_emits_a_variant", ans.b_emits_a_variant},
+                  {"b_emits_a_variant_by_rank", emits},
+                  {"b_emits_new_code", ans.b_emits_new},
+                  {"b_no_single_output", ans.b_no_single_output}};
+  return {{"a", c.a},         {"b", c.b},           {"margin", c.margin},
+          {"counts", counts}, {"answers", answers}, {"pairs", pairs}};
 }
 
 } // namespace kdet::report

@@ -35,6 +35,7 @@ struct CompilerComparison {
   std::string a; // "nvvm-13.3" or "old.db:nvvm"
   std::string b;
   std::vector<scan::Pairing> pairs;
+  double margin = scan::k_default_fix_margin; // "fixed": B's bound this many times below A's rate
 };
 std::vector<CompilerComparison> compare_compilers(const scan::ScanResult& r);
 
@@ -59,6 +60,12 @@ std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs,
                          size_t max_diffs = 200);
 
 // The comparison of two databases' results as text and JSON.
+// Both numbers behind a pair's label where A varied (A's observed rate, B's runs and
+// bound, and which of A's variants B emits); "" for other pairs.
+std::string pair_evidence(const scan::Pairing& pr, double margin);
+// The comparison's two answers, one line each: does B vary anywhere, and where A
+// varied, what does B emit.
+std::string compare_answers(const CompilerComparison& c);
 std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed = 50);
 nlohmann::json comparison_to_json(const CompilerComparison& c);
 

@@ -1,6 +1,7 @@
 //===- scan/labels.cpp - compiler comparison labels ----------------------------===//
 #include "kdet/scan/labels.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace kdet::scan {
@@ -13,6 +14,8 @@ const char* to_string(Label label) {
     return "changed";
   case Label::fixed:
     return "fixed";
+  case Label::not_seen:
+    return "not-seen";
   case Label::regressed:
     return "regressed";
   case Label::varies_both:
@@ -25,18 +28,24 @@ const char* to_string(Label label) {
   return "?";
 }
 
-Label label_pair(const JobRow* a, const JobRow* b) {
+double observed_rate(const JobRow& j) {
+  return j.runs ? static_cast<double>(j.differing()) / static_cast<double>(j.runs) : 0.0;
+}
+
+Label label_pair(const JobRow* a, const JobRow* b, double margin) {
   if (!a || !b || a->runs == 0 || b->runs == 0) return Label::missing;
   bool va = a->varies(), vb = b->varies();
   if (va && vb) return Label::varies_both;
-  if (va) return Label::fixed;
   if (vb) return Label::regressed;
+  // A compiler that now fails has not been fixed.
   if (a->verdict() == "failed" || b->verdict() == "failed") return Label::failed;
+  if (va) return b->upper_bound() * margin <= observed_rate(*a) ? Label::fixed : Label::not_seen;
   return a->modal() == b->modal() ? Label::identical : Label::changed;
 }
 
 std::vector<Pairing> pair_jobs(const std::vector<JobRow>& a_jobs, const std::string& ca,
-                               const std::vector<JobRow>& b_jobs, const std::string& cb) {
+                               const std::vector<JobRow>& b_jobs, const std::string& cb,
+                               double margin) {
   auto key = [](const JobRow& j) {
     return j.input + " " + (j.target.empty() ? "-" : j.target) + " " + j.option_set;
   };
@@ -48,17 +57,47 @@ std::vector<Pairing> pair_jobs(const std::vector<JobRow>& a_jobs, const std::str
   std::vector<Pairing> out;
   for (auto& [k, p] : by_key) {
     p.key = k;
-    p.label = label_pair(p.a, p.b);
+    p.label = label_pair(p.a, p.b, margin);
+    if (p.a && p.b && p.b->runs && !p.b->varies() && p.b->verdict() != "failed") {
+      p.b_is_a_variant = 0;
+      for (size_t i = 0; i < p.a->variants.size(); ++i)
+        if (p.a->variants[i].id == p.b->modal()) p.b_is_a_variant = static_cast<int>(i) + 1;
+    }
     out.push_back(p);
   }
   return out;
 }
 
-std::array<size_t, 7> count_labels(const std::vector<Pairing>& pairs) {
-  std::array<size_t, 7> n{};
+std::array<size_t, k_all_labels.size()> count_labels(const std::vector<Pairing>& pairs) {
+  std::array<size_t, k_all_labels.size()> n{};
   for (const auto& p : pairs)
     ++n[static_cast<size_t>(p.label)];
   return n;
+}
+
+CompareAnswers answer(const std::vector<Pairing>& pairs) {
+  CompareAnswers r;
+  for (const auto& p : pairs) {
+    if (!p.a || !p.b || p.a->runs == 0 || p.b->runs == 0) continue;
+    ++r.b_jobs;
+    if (p.b->varies()) {
+      ++r.b_varies;
+    } else if (p.b->verdict() == "deterministic") {
+      ++r.b_one_output;
+      r.b_weakest_bound = std::max(r.b_weakest_bound, p.b->upper_bound());
+    }
+    if (!p.a->varies()) continue;
+    ++r.a_varied;
+    if (p.b_is_a_variant > 0) {
+      ++r.b_emits_a_variant;
+      ++r.by_a_variant[p.b_is_a_variant];
+    } else if (p.b_is_a_variant == 0) {
+      ++r.b_emits_new;
+    } else {
+      ++r.b_no_single_output;
+    }
+  }
+  return r;
 }
 
 int compare_exit_code(const std::vector<Pairing>& pairs) {

@@ -2,9 +2,14 @@
 //
 // The same (input, target, option set) under compiler A and compiler B gets
 // one label: identical (deterministic in both, same output), changed
-// (deterministic in both, other output), fixed (varied in A, not in B),
-// regressed (not in A, varies in B), varies-both, failed (a side failed on
-// every run) or missing (a side has no finished job for it).
+// (deterministic in both, other output), fixed (varied in A; B gave one output
+// in enough runs that its 95% upper bound lies `margin` times below A's
+// observed rate), not-seen (varied in A; B gave one output, but too few runs to
+// call it fixed: a compiler that still has the bug but no longer triggers here
+// looks the same), regressed (not in A, varies in B), varies-both, failed (a
+// side failed on every run) or missing (a side has no finished job for it).
+// Where A varied, each pairing also says what B emits: one of A's variants
+// (which) or code A never gave.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -12,36 +17,61 @@
 #include "kdet/scan/result.hpp"
 
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace kdet::scan {
 
-enum class Label { identical, changed, fixed, regressed, varies_both, failed, missing };
-inline constexpr std::array<Label, 7> k_all_labels = {
-    Label::identical,   Label::changed, Label::fixed,  Label::regressed,
-    Label::varies_both, Label::failed,  Label::missing};
+enum class Label { identical, changed, fixed, not_seen, regressed, varies_both, failed, missing };
+inline constexpr std::array<Label, 8> k_all_labels = {
+    Label::identical, Label::changed,     Label::fixed,  Label::not_seen,
+    Label::regressed, Label::varies_both, Label::failed, Label::missing};
 
-// "identical", "changed", "fixed", "regressed", "varies-both", "failed", "missing".
+// How far below A's observed rate B's bound must lie for "fixed", by default.
+inline constexpr double k_default_fix_margin = 10;
+
+// "identical", "changed", "fixed", "not-seen", "regressed", "varies-both", "failed", "missing".
 const char* to_string(Label label);
 
-// The label of one pair (either may be null: missing).
-Label label_pair(const JobRow* a, const JobRow* b);
+// The label of one pair (either may be null: missing); see the top of this file.
+Label label_pair(const JobRow* a, const JobRow* b, double margin = k_default_fix_margin);
+
+// A's observed variance rate on a job: the runs that differ from its most common
+// output, over all its runs (0 when it has none).
+double observed_rate(const JobRow& j);
 
 struct Pairing {
   std::string key; // "input target option_set"
   const JobRow* a = nullptr;
   const JobRow* b = nullptr;
   Label label = Label::missing;
+  // Where B gave one output: 1 + the rank of that output among A's variants (most
+  // common first), or 0 when A never gave it (new code); -1 when B gave no single output.
+  int b_is_a_variant = -1;
 };
 
 // Pairs A's jobs of compiler `ca` with B's jobs of compiler `cb` on (input,
 // target, option set). `a_jobs` and `b_jobs` may be the same list.
 std::vector<Pairing> pair_jobs(const std::vector<JobRow>& a_jobs, const std::string& ca,
-                               const std::vector<JobRow>& b_jobs, const std::string& cb);
+                               const std::vector<JobRow>& b_jobs, const std::string& cb,
+                               double margin = k_default_fix_margin);
 
 // Counts per label, in k_all_labels order.
-std::array<size_t, 7> count_labels(const std::vector<Pairing>& pairs);
+std::array<size_t, k_all_labels.size()> count_labels(const std::vector<Pairing>& pairs);
+
+// The two questions a comparison answers: does B vary anywhere, and where A
+// varied, what does B emit?
+struct CompareAnswers {
+  size_t b_jobs = 0;          // pairs where both sides ran
+  size_t b_varies = 0;        // of those, B varied (regressed or varies-both)
+  size_t b_one_output = 0;    // of those, B gave one output on every run
+  double b_weakest_bound = 0; // the largest 95% upper bound among those one-output jobs
+  size_t a_varied = 0;        // pairs where A varied and B ran
+  size_t b_emits_a_variant = 0, b_emits_new = 0, b_no_single_output = 0;
+  std::map<int, size_t> by_a_variant; // A's variant rank (1 = most common) -> jobs
+};
+CompareAnswers answer(const std::vector<Pairing>& pairs);
 
 // Exit code of a comparison: 1 when anything regressed, else 0.
 int compare_exit_code(const std::vector<Pairing>& pairs);
