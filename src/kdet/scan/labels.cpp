@@ -25,19 +25,20 @@ const char* to_string(Label label) {
   return "?";
 }
 
-Label label_pair(const JobRow* a, const JobRow* b) {
+Label label_pair(const store::JobRow* a, const store::JobRow* b) {
   if (!a || !b || a->runs == 0 || b->runs == 0) return Label::missing;
   bool va = a->varies(), vb = b->varies();
   if (va && vb) return Label::varies_both;
   if (va) return Label::fixed;
   if (vb) return Label::regressed;
-  if (a->verdict() == "failed" || b->verdict() == "failed") return Label::failed;
+  if (a->verdict() == engine::Verdict::failed || b->verdict() == engine::Verdict::failed)
+    return Label::failed;
   return a->modal() == b->modal() ? Label::identical : Label::changed;
 }
 
-std::vector<Pairing> pair_jobs(const std::vector<JobRow>& a_jobs, const std::string& ca,
-                               const std::vector<JobRow>& b_jobs, const std::string& cb) {
-  auto key = [](const JobRow& j) {
+std::vector<Pairing> pair_jobs(const std::vector<store::JobRow>& a_jobs, const std::string& ca,
+                               const std::vector<store::JobRow>& b_jobs, const std::string& cb) {
+  auto key = [](const store::JobRow& j) {
     return j.input + " " + (j.target.empty() ? "-" : j.target) + " " + j.option_set;
   };
   std::map<std::string, Pairing> by_key;

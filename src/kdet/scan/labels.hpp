@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "kdet/scan/result.hpp"
+#include "kdet/store/scan_result.hpp"
 
 #include <array>
 #include <string>
@@ -26,19 +26,19 @@ inline constexpr std::array<Label, 7> k_all_labels = {
 const char* to_string(Label label);
 
 // The label of one pair (either may be null: missing).
-Label label_pair(const JobRow* a, const JobRow* b);
+Label label_pair(const store::JobRow* a, const store::JobRow* b);
 
 struct Pairing {
   std::string key; // "input target option_set"
-  const JobRow* a = nullptr;
-  const JobRow* b = nullptr;
+  const store::JobRow* a = nullptr;
+  const store::JobRow* b = nullptr;
   Label label = Label::missing;
 };
 
 // Pairs A's jobs of compiler `ca` with B's jobs of compiler `cb` on (input,
 // target, option set). `a_jobs` and `b_jobs` may be the same list.
-std::vector<Pairing> pair_jobs(const std::vector<JobRow>& a_jobs, const std::string& ca,
-                               const std::vector<JobRow>& b_jobs, const std::string& cb);
+std::vector<Pairing> pair_jobs(const std::vector<store::JobRow>& a_jobs, const std::string& ca,
+                               const std::vector<store::JobRow>& b_jobs, const std::string& cb);
 
 // Counts per label, in k_all_labels order.
 std::array<size_t, 7> count_labels(const std::vector<Pairing>& pairs);
