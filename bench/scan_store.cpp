@@ -53,9 +53,9 @@ int main(int argc, char** argv) {
   const char* targets[] = {"80", "86", "89", "90a", "100a", "120a", "121a"};
   const char* opts[] = {"O0", "O1", "O2", "O3"};
 
-  std::vector<scan::JobRow> planned;
+  std::vector<store::JobRow> planned;
   for (size_t i = 0; i < n_jobs; ++i) {
-    scan::JobRow j;
+    store::JobRow j;
     j.id = hash_bytes(fmt::format("job{}", i));
     j.input = fmt::format("kernels/k{:05}.mlir", i / 28);
     j.compiler = "nvvm-13.3";
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     store::ScanWriter writer(db);
     size_t stride = n_varying ? n_jobs / n_varying : n_jobs + 1;
     for (size_t i = 0; i < n_jobs; ++i) {
-      scan::JobRow j = planned[i];
+      store::JobRow j = planned[i];
       bool varies = n_varying && i % stride == 0 && i / stride < n_varying;
       size_t runs = varies ? 3 : runs_per_job;
       store::RoundWrite w;
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
 
   store::ScanDb db(path);
   auto t1 = Clock::now();
-  scan::ScanResult r = db.load();
+  store::ScanResult r = db.load();
   double load_s = since(t1);
   auto t2 = Clock::now();
   std::string html = report::scan_to_html(r, [&db](const std::string& h) { return db.blob(h); });

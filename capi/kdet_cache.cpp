@@ -11,6 +11,7 @@
 #include "kdet/cache/compile.hpp"
 #include "kdet/cache/key.hpp"
 #include "kdet/cache/store.hpp"
+#include "kdet/engine/differences.hpp"
 #include "kdet/util/hash.hpp"
 
 #include <algorithm>
@@ -221,7 +222,7 @@ KDET_API int kdet_cache_store(kdet_cache* cache, const char* key, const void* da
     cache::LoadedVariant first;
     std::string why;
     std::string difference = cache->store.load_variant(key, p.first, first, why)
-                                 ? cache::describe_difference(first.artifacts, arts)
+                                 ? engine::describe(first.artifacts, arts)
                                  : "first variant unreadable: " + why;
     if (verification)
       cache->store.log_event(

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command (CI runs it through .ci/run): installs what is missing, then runs these
 # phases in order, each in its own build folder, and prints each phase's wall time:
-#   plain  build/        sources match .clang-format; warnings are errors (KDET_WERROR); every
-#                        unit and end-to-end test
+#   plain  build/        sources match .clang-format; src/kdet's folders include only downwards
+#                        (scripts/layers.py); warnings are errors (KDET_WERROR); every unit
+#                        and end-to-end test
 #   asan   build-asan/   AddressSanitizer + UndefinedBehaviorSanitizer; every unit and e2e test
 #   tsan   build-tsan/   ThreadSanitizer; the tests of kdet's threads (KDET_TSAN_TESTS below)
 #   fuzz   build-fuzz/   every libFuzzer target (fuzz/) for KDET_FUZZ_SECONDS each (default 60)
@@ -108,6 +109,7 @@ run_ctest() {
 
 phase_plain() {
   "$root/scripts/check-format.sh" || return 1
+  python3 "$root/scripts/layers.py" || return 1
   build "$root/build" -DKDET_WERROR=ON || return 1
   run_ctest "$root/build" -LE fuzz
 }

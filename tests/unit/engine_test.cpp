@@ -1,4 +1,5 @@
 // Outcome ids and verdicts, without starting any compiler.
+#include "kdet/engine/differences.hpp"
 #include "kdet/engine/runner.hpp"
 #include "kdet/engine/verdict.hpp"
 #include "kdet/perturb/setting.hpp"
@@ -86,4 +87,42 @@ TEST(Setting, ParsesAndRejectsWithTheOptionName) {
   EXPECT_TRUE(perturb::all_fixed(s));
   s.threads = 1;
   EXPECT_FALSE(perturb::all_fixed(s));
+}
+
+// engine::describe: the one description of how two variants differ (kdet run and the cache).
+TEST(EngineDescribe, IdenticalArtifactsSayIdentical) {
+  std::vector<backend::Artifact> a = {{"ptx", "same bytes"}}, b = {{"ptx", "same bytes"}};
+  EXPECT_EQ(engine::describe(a, b), "identical");
+}
+
+TEST(EngineDescribe, NamesArtifactsOfOneSideOnly) {
+  std::vector<backend::Artifact> a = {{"ptx", "x"}, {"log", "l"}},
+                                 b = {{"ptx", "x"}, {"cubin", "c"}};
+  EXPECT_EQ(engine::describe(a, b), "cubin: only in this variant; log: missing in this variant");
+}
+
+TEST(EngineDescribe, ComparesBytesWhenNoHashIsKnown) {
+  // Artifacts handed in through the C API carry bytes but no hash: equal sizes must not pass
+  // for equal content.
+  std::vector<backend::Artifact> a = {{"output", "aaaa"}}, b = {{"output", "abab"}};
+  std::string d = engine::describe(a, b);
+  EXPECT_EQ(d.rfind("output: ", 0), 0u) << d;
+  EXPECT_NE(d, "identical");
+}
+
+TEST(EngineDescribe, SameHashIsSameContent) {
+  backend::Artifact x{"ptx", "one"}, y{"ptx", "one"};
+  x.hash = y.hash = "h";
+  x.size = y.size = 3;
+  EXPECT_EQ(engine::describe({x}, {y}), "identical");
+}
+
+TEST(EngineDescribe, ClassifiesPtxWithKdetDiff) {
+  std::string p1 = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                   ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n\tmov.u32 %r1, 1;\n\tret;\n}\n";
+  std::string p2 = p1;
+  p2.replace(p2.find("%r1, 1"), 6, "%r1, 2");
+  std::string d = engine::describe({{"ptx", p1}}, {{"ptx", p2}});
+  EXPECT_EQ(d.rfind("ptx: ", 0), 0u) << d;
+  EXPECT_NE(d.find("code"), std::string::npos) << d;
 }

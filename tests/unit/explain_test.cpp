@@ -65,18 +65,18 @@ Run run(const Model& m, ExplainOptions opt = {}, std::vector<std::string> left_o
     Cell c;
     c.median_seconds = m.median_seconds;
     if (m.fails(varied, left, fixed)) {
-      c.result = "failed";
+      c.result = Verdict::failed;
       c.failure = "timed-out";
       c.runs = std::min<uint64_t>(2, p.runs);
       c.assessment.verdict = Verdict::failed;
     } else if (m.varies(varied, fixed) && p.runs > 1) {
-      c.result = "varies";
+      c.result = Verdict::nondeterministic;
       c.runs = p.stop_early ? 2 : p.runs;
       c.outcomes = 2;
       c.assessment.verdict = Verdict::nondeterministic;
       c.assessment.rate = p.stop_early ? 0.5 : m.rate;
     } else {
-      c.result = "deterministic";
+      c.result = Verdict::deterministic;
       c.runs = p.runs;
       c.outcomes = 1;
       c.assessment.verdict = Verdict::deterministic;

@@ -7,9 +7,9 @@
 namespace kdet {
 namespace {
 
-scan::JobRow make_job(const std::string& input, std::vector<uint64_t> counts, bool ok = true,
-                      bool expected = false) {
-  scan::JobRow j;
+store::JobRow make_job(const std::string& input, std::vector<uint64_t> counts, bool ok = true,
+                       bool expected = false) {
+  store::JobRow j;
   j.id = "id-" + input;
   j.input = input;
   j.compiler = "cc";
@@ -40,7 +40,7 @@ TEST(ScanStatus, ExpectedButQuietNeedsABoundBelowTheExpectedRate) {
 }
 
 TEST(ScanStatus, ExpectedRateComesFromTheManifestBudget) {
-  scan::ScanResult r;
+  store::ScanResult r;
   EXPECT_DOUBLE_EQ(scan::expected_rate(r), scan::k_default_expected_rate);
   r.meta["target_rate"] = "0.01";
   EXPECT_DOUBLE_EQ(scan::expected_rate(r), 0.01);
@@ -49,7 +49,7 @@ TEST(ScanStatus, ExpectedRateComesFromTheManifestBudget) {
 }
 
 TEST(ScanStatus, ExitCodePrecedence) {
-  scan::ScanResult r;
+  store::ScanResult r;
   r.jobs.push_back(make_job("det.ll", {30}));
   EXPECT_EQ(scan::scan_exit_code(scan::count(r)), 0);
   r.jobs.push_back(make_job("quiet.ll", {12}, true, true)); // not seen: no failure
@@ -62,7 +62,7 @@ TEST(ScanStatus, ExitCodePrecedence) {
 }
 
 TEST(ScanStatus, NotSeenIsSkippedInJUnitNotFailed) {
-  scan::ScanResult r;
+  store::ScanResult r;
   r.jobs.push_back(make_job("quiet.ll", {12}, true, true));
   std::string x = report::scan_to_junit(r);
   EXPECT_NE(x.find("failures=\"0\""), std::string::npos) << x;
@@ -74,7 +74,7 @@ TEST(ScanStatus, NotSeenIsSkippedInJUnitNotFailed) {
 }
 
 TEST(ScanStatus, SummaryListsEveryUnexpectedJobBeforeTheRest) {
-  scan::ScanResult r;
+  store::ScanResult r;
   // 40 expected varying jobs sort before the unexpected ones by name; 20 unexpected follow.
   for (int i = 0; i < 40; ++i)
     r.jobs.push_back(make_job("a" + std::to_string(100 + i) + ".ll", {5, 5}, true, true));

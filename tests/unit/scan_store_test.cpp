@@ -14,9 +14,9 @@ using namespace kdet;
 
 namespace {
 
-scan::JobRow job(const std::string& id, const std::string& compiler,
-                 const std::string& input = "a.ll") {
-  scan::JobRow j;
+store::JobRow job(const std::string& id, const std::string& compiler,
+                  const std::string& input = "a.ll") {
+  store::JobRow j;
   j.id = id;
   j.input = input;
   j.compiler = compiler;
@@ -28,7 +28,7 @@ scan::JobRow job(const std::string& id, const std::string& compiler,
 }
 
 // A round that took the job to `runs` runs with the given variant counts.
-store::RoundWrite round(scan::JobRow j, std::vector<std::pair<std::string, uint64_t>> variants,
+store::RoundWrite round(store::JobRow j, std::vector<std::pair<std::string, uint64_t>> variants,
                         uint64_t from) {
   store::RoundWrite w;
   j.variants.clear();
@@ -85,7 +85,7 @@ TEST_F(ScanStoreTest, RoundsRoundTripAndResumeState) {
   EXPECT_EQ(j1.differing(), 1u);
   EXPECT_EQ(j2.runs, 0u);
   EXPECT_FALSE(j2.done);
-  EXPECT_EQ(j2.verdict(), "no-runs");
+  EXPECT_EQ(j2.verdict(), engine::Verdict::no_runs);
   EXPECT_EQ(db.run_count(), 7u);
   EXPECT_EQ(db.blob("h-v2"), "ptx v2");
   EXPECT_EQ(db.blob("absent"), "");
@@ -196,9 +196,9 @@ TEST_F(ScanStoreTest, UnsoundDatabasesAreRefusedNamingTheFile) {
   EXPECT_THROW(store::ScanDb(m_dir + "/absent.db", store::Access::read), Error);
 }
 
-scan::JobRow verdict_job(const std::string& compiler, const std::string& input,
-                         std::vector<std::string> variants, bool ok = true) {
-  scan::JobRow j = job(compiler + input, compiler, input);
+store::JobRow verdict_job(const std::string& compiler, const std::string& input,
+                          std::vector<std::string> variants, bool ok = true) {
+  store::JobRow j = job(compiler + input, compiler, input);
   for (const auto& v : variants)
     j.variants.push_back({v, 5, 0, ok ? "ok" : "compile_error", "", {}});
   j.runs = 5 * variants.size();
@@ -209,7 +209,7 @@ scan::JobRow verdict_job(const std::string& compiler, const std::string& input,
 
 // `j` with its runs set to `runs`, all of them in its variants' proportions kept simple:
 // one variant takes every run but those of the others (5 each).
-scan::JobRow many_runs(scan::JobRow j, uint64_t runs) {
+store::JobRow many_runs(store::JobRow j, uint64_t runs) {
   uint64_t others = 5 * (j.variants.size() - 1);
   j.variants.front().count = runs - others;
   j.runs = runs;
@@ -218,7 +218,7 @@ scan::JobRow many_runs(scan::JobRow j, uint64_t runs) {
 }
 
 TEST(ScanLabels, EachLabel) {
-  std::vector<scan::JobRow> jobs = {
+  std::vector<store::JobRow> jobs = {
       verdict_job("a", "same.ll", {"X"}),        verdict_job("b", "same.ll", {"X"}),
       verdict_job("a", "chg.ll", {"X"}),         verdict_job("b", "chg.ll", {"Y"}),
       verdict_job("a", "fix.ll", {"X", "Y"}),    many_runs(verdict_job("b", "fix.ll", {"Y"}), 59),
@@ -279,7 +279,7 @@ TEST(ScanLabels, FixedNeedsTheMarginAndAWorkingCompiler) {
 }
 
 TEST(ScanReport, StatusesAndExitCode) {
-  scan::ScanResult r;
+  store::ScanResult r;
   r.jobs.push_back(verdict_job("a", "det.ll", {"X"}));
   EXPECT_EQ(scan::scan_exit_code(scan::count(r)), 0);
   auto expected = verdict_job("a", "exp.ll", {"X", "Y"});

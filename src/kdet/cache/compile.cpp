@@ -2,7 +2,7 @@
 #include "kdet/cache/compile.hpp"
 
 #include "kdet/cache/identity.hpp"
-#include "kdet/diff/diff.hpp"
+#include "kdet/engine/differences.hpp"
 #include "kdet/engine/runner.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -102,38 +102,6 @@ KeyMaterial job_key_material(const Store& store, const CompileJob& job, std::str
   return m;
 }
 
-std::string describe_difference(const std::vector<backend::Artifact>& a,
-                                const std::vector<backend::Artifact>& b) {
-  std::vector<std::string> parts;
-  for (const auto& x : a) {
-    const backend::Artifact* y = nullptr;
-    for (const auto& c : b)
-      if (c.name == x.name) y = &c;
-    if (!y) {
-      parts.push_back(fmt::format("{}: only in the first", x.name));
-      continue;
-    }
-    if (x.data == y->data) continue;
-    try {
-      parts.push_back(
-          fmt::format("{}: {}", x.name, diff::summary_line(diff::compare(x.data, y->data))));
-    } catch (const std::exception& e) {
-      parts.push_back(fmt::format("{}: differs ({} vs {} bytes; diff failed: {})", x.name,
-                                  x.data.size(), y->data.size(), e.what()));
-    }
-  }
-  for (const auto& y : b) {
-    bool found = false;
-    for (const auto& x : a)
-      found = found || x.name == y.name;
-    if (!found) parts.push_back(fmt::format("{}: only in the second", y.name));
-  }
-  std::string s;
-  for (const auto& p : parts)
-    s += (s.empty() ? "" : "; ") + p;
-  return s.empty() ? "identical" : s;
-}
-
 CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   auto t0 = std::chrono::steady_clock::now();
   CompileOutcome o;
@@ -199,7 +167,7 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
               "cache holds {}; "
               "both are kept ({} variants); difference: {}",
               o.key, vid.substr(0, 12), p.added ? "new" : "already known", o.variant.substr(0, 12),
-              p.variants, describe_difference(o.artifacts, r.artifacts)));
+              p.variants, engine::describe(o.artifacts, r.artifacts)));
           o.variants = p.variants;
           if (job.policy == Policy::fail) {
             o.result = "refused";

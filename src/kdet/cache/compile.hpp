@@ -74,8 +74,4 @@ KeyMaterial job_key_material(const Store& store, const CompileJob& job, std::str
 // The full get-or-compile path described above.
 CompileOutcome cached_compile(Store& store, const CompileJob& job);
 
-// kdet diff's one-line classification of how two variants differ, artifact by artifact.
-std::string describe_difference(const std::vector<backend::Artifact>& a,
-                                const std::vector<backend::Artifact>& b);
-
 } // namespace kdet::cache

@@ -4,6 +4,7 @@
 #include "kdet/cache/compile.hpp"
 #include "kdet/cache/identity.hpp"
 #include "kdet/cache/key.hpp"
+#include "kdet/engine/differences.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
@@ -55,7 +56,7 @@ std::vector<MultiVariantKey> multi_variant_keys(const Store& store) {
     for (size_t i = 1; i < loaded.size(); ++i)
       m.differences.push_back(loaded[0].artifacts.empty() || loaded[i].artifacts.empty()
                                   ? "unknown (a variant is unreadable)"
-                                  : describe_difference(loaded[0].artifacts, loaded[i].artifacts));
+                                  : engine::describe(loaded[0].artifacts, loaded[i].artifacts));
     out.push_back(std::move(m));
   }
   return out;
@@ -322,11 +323,10 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
                         {"result", "mismatch"},
                         {"recompiled", vid},
                         {"served", l.hit ? l.first.meta.id : ""}});
-    r.lines.push_back(fmt::format("MISMATCH  {}  {}  recompile gave {} ({}), {} variants; {}", k,
-                                  km.input_name, vid.substr(0, 12), p.added ? "new" : "known",
-                                  p.variants,
-                                  l.hit ? describe_difference(l.first.artifacts, rc.artifacts)
-                                        : "served variant unreadable"));
+    r.lines.push_back(fmt::format(
+        "MISMATCH  {}  {}  recompile gave {} ({}), {} variants; {}", k, km.input_name,
+        vid.substr(0, 12), p.added ? "new" : "known", p.variants,
+        l.hit ? engine::describe(l.first.artifacts, rc.artifacts) : "served variant unreadable"));
   }
   if (progress) progress(chosen.size(), chosen.size());
   for (auto& w : store.take_warnings())

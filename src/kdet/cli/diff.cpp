@@ -9,6 +9,7 @@
 #include "kdet/diff/diff.hpp"
 
 #include "kdet/cli/main.hpp"
+#include "kdet/store/run_dir.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -50,47 +51,6 @@ struct Pair {
 bool is_dir(const std::string& p) {
   std::error_code ec;
   return fs::is_directory(p, ec);
-}
-
-// The variant folder in DIR/variants named by `id` (exact, or either one a prefix of the other).
-std::string resolve_variant(const std::string& dir, const std::string& id) {
-  std::string vdir = dir + "/variants";
-  if (!is_dir(vdir)) throw Error::format("{}: not a kdet run folder (no variants/ inside)", dir);
-  std::vector<std::string> hits;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(vdir, ec)) {
-    std::string name = e.path().filename().string();
-    if (!e.is_directory()) continue;
-    if (name == id) return e.path().string();
-    if (name.rfind(id, 0) == 0 || id.rfind(name, 0) == 0) hits.push_back(e.path().string());
-  }
-  if (hits.size() == 1) return hits[0];
-  if (hits.empty()) throw Error::format("{}: no variant matching '{}' in {}", dir, id, vdir);
-  throw Error::format("{}: variant id '{}' is ambiguous ({} matches); give more digits", dir, id,
-                      hits.size());
-}
-
-// The two most common variants from DIR/result.json ("variants" is most common first).
-std::pair<std::string, std::string> two_most_common(const std::string& dir) {
-  std::string path = dir + "/result.json";
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error::format("{}: not valid JSON: {}", path, e.what());
-  }
-  if (!j.contains("variants") || !j["variants"].is_array())
-    throw Error::format("{}: has no \"variants\" array", path);
-  std::vector<std::pair<int64_t, std::string>> v;
-  for (const auto& x : j["variants"])
-    if (x.contains("id") && x["id"].is_string())
-      v.emplace_back(x.value("count", int64_t{0}), x["id"].get<std::string>());
-  std::stable_sort(v.begin(), v.end(),
-                   [](const auto& l, const auto& r) { return l.first > r.first; });
-  if (v.size() < 2)
-    throw Error::format("{}: {} variant{}, nothing to compare", path, v.size(),
-                        v.size() == 1 ? "" : "s");
-  return {v[0].second, v[1].second};
 }
 
 // Same-named regular files of two folders (union, sorted).
@@ -176,10 +136,10 @@ int do_diff(const DiffArgs& args) {
   std::vector<Pair> pairs;
   auto from_run_dir = [&](const std::string& dir, std::vector<std::string> ids) {
     if (ids.empty()) {
-      auto [x, y] = two_most_common(dir);
+      auto [x, y] = store::two_most_common_variants(dir);
       ids = {x, y};
     }
-    std::string da = resolve_variant(dir, ids[0]), db = resolve_variant(dir, ids[1]);
+    std::string da = store::resolve_variant(dir, ids[0]), db = store::resolve_variant(dir, ids[1]);
     label_a = fs::path(da).filename().string();
     label_b = fs::path(db).filename().string();
     pairs = folder_pairs(da, db);

@@ -53,7 +53,9 @@ int do_explain(ExplainArgs args) {
   bool tty = ::isatty(2);
   bool json_to_stdout = args.json_path == "-";
   auto on_cell = [&](const engine::Cell& c) {
-    if (tty) fmt::print(stderr, "\r\033[K  {:<48} {:>4} runs  {}", c.name, c.runs, c.result);
+    if (tty)
+      fmt::print(stderr, "\r\033[K  {:<48} {:>4} runs  {}", c.name, c.runs,
+                 report::cell_result_name(c.result));
   };
   engine::ExplainResult r = engine::explain(opt, on_cell);
   if (tty) fmt::print(stderr, "\r\033[K");

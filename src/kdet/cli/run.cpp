@@ -63,7 +63,11 @@ int do_run(RunArgs args) {
   bool json_to_stdout = args.json_path == "-";
   if (!args.out_dir.empty()) {
     store::prepare_run_dir(args.out_dir);
-    plan.on_record = store::run_log_appender(args.out_dir); // runs survive a SIGKILL
+    // Each run is appended as it ends, so the runs done survive a SIGKILL.
+    plan.on_record =
+        store::run_log_appender(args.out_dir, report::record_to_json, [](const std::string& w) {
+          fmt::print(stderr, "kdet: warning: {}\n", w);
+        });
   }
   std::string input_hash = hash_bytes(read_file(plan.input_path));
 
@@ -96,7 +100,8 @@ int do_run(RunArgs args) {
 
   engine::Assessment a = engine::assess(out);
   nlohmann::json result = report::run_to_json(out, a, input_hash, true);
-  if (!args.out_dir.empty()) store::write_run_dir(args.out_dir, out, result);
+  if (!args.out_dir.empty())
+    store::write_run_dir(args.out_dir, out, result, report::record_to_json);
   if (!args.json_path.empty()) {
     if (json_to_stdout)
       fmt::print("{}\n", json_text(result));

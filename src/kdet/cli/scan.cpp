@@ -9,18 +9,14 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
-#include "kdet/engine/interrupt.hpp"
 #include "kdet/report/scan_report.hpp"
 #include "kdet/scan/labels.hpp"
-#include "kdet/scan/manifest.hpp"
-#include "kdet/scan/planner.hpp"
-#include "kdet/scan/scheduler.hpp"
+#include "kdet/scan/session.hpp"
 #include "kdet/scan/status.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
-#include "kdet/version.hpp"
 
 #include <fmt/format.h>
 #include <memory>
@@ -62,7 +58,7 @@ void add_report_options(CLI::App* cmd, ReportArgs& r) {
 }
 
 // Writes the requested reports of a result and prints the summary.
-void emit_reports(const scan::ScanResult& result, store::ScanDb& db, const ReportArgs& r) {
+void emit_reports(const store::ScanResult& result, store::ScanDb& db, const ReportArgs& r) {
   bool json_stdout = r.json_path == "-";
   if (!r.json_path.empty()) {
     std::string text = json_text(report::scan_to_json(result)) + "\n";
@@ -87,7 +83,7 @@ int do_report(const ScanArgs& a) {
   if (::access(a.report_db.c_str(), R_OK) != 0)
     throw Error::format("--report {}: {}", a.report_db, std::strerror(errno));
   store::ScanDb db(a.report_db, store::Access::read);
-  scan::ScanResult result = db.load();
+  store::ScanResult result = db.load();
   if (result.meta.empty())
     throw Error::format("--report {}: the database holds no scan", a.report_db);
   emit_reports(result, db, a.report);
@@ -109,87 +105,48 @@ int do_scan(const ScanArgs& a) {
       a.jobs ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (threads < 1 || threads > 1024)
     throw Error::format("--jobs {}: must be between 1 and 1024", a.jobs);
-  scan::Shard shard;
-  if (!a.shard.empty()) shard = scan::parse_shard(a.shard);
 
-  scan::Manifest m = scan::load_manifest(a.manifest);
-  auto compilers = scan::resolve_compilers(m);
-  std::vector<scan::Job> all = scan::plan_jobs(m, compilers), jobs;
-  for (auto& j : all)
-    if (scan::in_shard(j.id, shard)) jobs.push_back(std::move(j));
-
-  store::ScanDb db(a.db);
-  auto meta = db.meta();
-  if (!meta.empty() && meta["manifest_hash"] != m.text_hash)
-    throw Error::format(
-        "--db {}: it holds a scan of another manifest (or an earlier version of {}); give a new "
-        "--db file, or delete it to start over",
-        a.db, a.manifest);
-  if (meta.empty())
-    db.set_meta({{"name", m.name},
-                 {"manifest", a.manifest},
-                 {"manifest_hash", m.text_hash},
-                 {"manifest_text", read_file(a.manifest)},
-                 {"kdet_version", k_version},
-                 {"setting", json_text(perturb::to_json(m.setting), -1)},
-                 {"target_rate", fmt::format("{}", m.target_rate)},
-                 {"budget", std::to_string(scan::job_budget(m))}});
-
-  std::vector<scan::CompilerRow> crow;
-  for (const auto& c : compilers)
-    crow.push_back({c.name, c.config.kind, c.path, c.content_hash, ""});
-  std::vector<scan::JobRow> planned;
-  std::vector<std::pair<std::string, std::string>> inputs;
-  for (const auto& j : jobs)
-    planned.push_back(scan::initial_row(m, j));
-  for (const auto& in : m.inputs)
-    inputs.emplace_back(in.name, backend::cached_file_hash(in.path));
-  db.plan(crow, planned, inputs);
-
-  std::map<std::string, scan::JobRow> state;
-  {
-    scan::ScanResult stored = db.load();
-    for (auto& j : stored.jobs)
-      state[j.id] = std::move(j);
-  }
-  size_t resumed = 0;
-  for (const auto& j : jobs)
-    resumed += state.at(j.id).runs > 0;
-  bool progress = !a.report.quiet && (a.progress || ::isatty(2));
+  scan::SessionRequest req;
+  req.manifest_path = a.manifest;
+  req.db_path = a.db;
+  req.shard = a.shard;
+  req.threads = threads;
+  req.invocation = invocation();
   if (!a.report.quiet)
-    fmt::print(
-        stderr,
-        "kdet scan: {} jobs{} ({} inputs, {} compilers, {} targets, {} option sets), {} at once, "
-        "up to {} runs each{}\n",
-        jobs.size(),
-        shard.count > 1 ? fmt::format(" in shard {}/{} of {}", shard.index, shard.count, all.size())
-                        : "",
-        m.inputs.size(), m.compilers.size(), std::max<size_t>(1, m.targets.size()),
-        m.option_sets.size(), threads, scan::job_budget(m),
-        resumed ? fmt::format("; resuming {} started jobs", resumed) : "");
+    req.on_start = [](const scan::SessionStart& s) {
+      fmt::print(
+          stderr,
+          "kdet scan: {} jobs{} ({} inputs, {} compilers, {} targets, {} option sets), {} at "
+          "once, up to {} runs each{}\n",
+          s.jobs,
+          s.shard.count > 1
+              ? fmt::format(" in shard {}/{} of {}", s.shard.index, s.shard.count, s.all_jobs)
+              : "",
+          s.inputs, s.compilers, s.targets, s.option_sets, s.threads, s.budget,
+          s.resumed ? fmt::format("; resuming {} started jobs", s.resumed) : "");
+    };
+  if (!a.report.quiet && (a.progress || ::isatty(2)))
+    req.progress = [](const scan::ScanProgress& p) {
+      std::string left = p.seconds_left < 0    ? "?"
+                         : p.seconds_left == 0 ? "none"
+                                               : human_seconds(p.seconds_left);
+      fmt::print(stderr, "\r\033[K[{}/{} jobs] {} vary, {} left", p.done, p.total, p.varying, left);
+      if (p.last) fmt::print(stderr, "\n");
+    };
+  scan::SessionEnd end = scan::run_session(req);
 
-  engine::install_interrupt_handler();
-  int64_t scan_id = db.begin_scan(a.shard.empty() ? "1/1" : a.shard, invocation());
-  scan::ScheduleStats stats;
-  {
-    store::ScanWriter writer(db);
-    stats = scan::run_jobs(m, jobs, state, writer, {threads, progress});
-  }
-  db.finish_scan(scan_id, stats.interrupted ? "interrupted" : "finished");
-
-  scan::ScanResult result = db.load();
-  emit_reports(result, db, a.report);
-  for (const auto& e : stats.errors)
+  emit_reports(end.result, *end.db, a.report);
+  for (const auto& e : end.stats.errors)
     fmt::print(stderr, "kdet: error: {}\n", e);
-  if (stats.interrupted) {
+  if (end.stats.interrupted) {
     fmt::print(
         stderr,
         "kdet scan: interrupted; {} runs recorded in {}. Run the same command again to resume.\n",
-        db.run_count(), a.db);
+        end.db->run_count(), a.db);
     return k_exit_interrupted;
   }
-  if (!stats.errors.empty()) return k_exit_usage;
-  return scan::scan_exit_code(scan::count(result));
+  if (!end.stats.errors.empty()) return k_exit_usage;
+  return scan::scan_exit_code(scan::count(end.result));
 }
 
 } // namespace
@@ -247,7 +204,7 @@ void add_merge(CLI::App& root, Action& action) {
       store::ScanDb db(a->out);
       for (const auto& in : a->inputs)
         db.merge_from(in);
-      scan::ScanResult result = db.load();
+      store::ScanResult result = db.load();
       emit_reports(result, db, a->report);
       return scan::scan_exit_code(scan::count(result));
     };
@@ -290,8 +247,8 @@ void add_compare(CLI::App& root, Action& action) {
         if (::access(p->c_str(), R_OK) != 0)
           throw Error::format("compare: {}: {}", *p, std::strerror(errno));
       store::ScanDb da(a->a, store::Access::read), db(a->b, store::Access::read);
-      scan::ScanResult ra = da.load(), rb = db.load();
-      auto pick = [](const scan::ScanResult& r, const std::string& given, const std::string& other,
+      store::ScanResult ra = da.load(), rb = db.load();
+      auto pick = [](const store::ScanResult& r, const std::string& given, const std::string& other,
                      const std::string& path, const char* opt) {
         auto has = [&](const std::string& n) {
           return std::any_of(r.compilers.begin(), r.compilers.end(),

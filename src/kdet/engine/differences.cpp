@@ -1,12 +1,63 @@
+//===- engine/differences.cpp - how a variant differs from another ---------===//
 // Names how each variant differs from the most common one, with kdet diff's classification
 // (artifacts past diff::k_max_detailed_size are compared by hash and size only).
+#include "kdet/engine/differences.hpp"
+
 #include "kdet/diff/diff.hpp"
 #include "kdet/engine/runner.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <fmt/format.h>
 
 namespace kdet::engine {
+
+namespace {
+
+// Same content: by hash and size where both sides have a hash, else by bytes.
+bool same_content(const backend::Artifact& a, const backend::Artifact& b) {
+  if (!a.hash.empty() && !b.hash.empty()) return a.hash == b.hash && a.size == b.size;
+  return backend::artifact_bytes(a) == backend::artifact_bytes(b);
+}
+
+} // namespace
+
+std::string describe(const std::vector<backend::Artifact>& reference,
+                     const std::vector<backend::Artifact>& other) {
+  std::string summary;
+  auto add = [&](const std::string& name, const std::string& part) {
+    summary += fmt::format("{}{}: {}", summary.empty() ? "" : "; ", name, part);
+  };
+  auto find = [](const std::vector<backend::Artifact>& in, const std::string& name) {
+    const backend::Artifact* hit = nullptr;
+    for (const auto& x : in)
+      if (x.name == name) hit = &x;
+    return hit;
+  };
+  for (const auto& a : other) {
+    const backend::Artifact* m = find(reference, a.name);
+    if (!m) {
+      add(a.name, "only in this variant");
+      continue;
+    }
+    if (same_content(*m, a)) continue;
+    uint64_t size_m = m->file ? m->size : std::max<uint64_t>(m->size, m->data.size());
+    uint64_t size_a = a.file ? a.size : std::max<uint64_t>(a.size, a.data.size());
+    if (std::max(size_m, size_a) > diff::k_max_detailed_size) {
+      add(a.name, diff::size_only_summary(size_m, size_a));
+      continue;
+    }
+    try {
+      add(a.name, diff::summary_line(
+                      diff::compare(backend::artifact_bytes(*m), backend::artifact_bytes(a))));
+    } catch (const std::exception& e) {
+      add(a.name, std::string("could not compare: ") + e.what());
+    }
+  }
+  for (const auto& m : reference)
+    if (!find(other, m.name)) add(m.name, "missing in this variant");
+  return summary.empty() ? "identical" : summary;
+}
 
 void annotate_differences(RunOutput& out) {
   if (out.variants.size() < 2) return;
@@ -20,29 +71,7 @@ void annotate_differences(RunOutput& out) {
     }
     if (v.status != backend::Status::ok)
       continue; // same failure class, other code or signal: the detail says it
-    std::string summary;
-    for (const auto& a : v.artifacts) {
-      const backend::Artifact* m = nullptr;
-      for (const auto& b : modal.artifacts)
-        if (b.name == a.name) m = &b;
-      std::string part;
-      if (!m)
-        part = "only in this variant";
-      else if (m->hash == a.hash && m->size == a.size)
-        continue;
-      else if (std::max(m->size, a.size) > diff::k_max_detailed_size)
-        part = diff::size_only_summary(m->size, a.size);
-      else {
-        try {
-          part = diff::summary_line(
-              diff::compare(backend::artifact_bytes(*m), backend::artifact_bytes(a)));
-        } catch (const std::exception& e) {
-          part = std::string("could not compare: ") + e.what();
-        }
-      }
-      summary += fmt::format("{}{}: {}", summary.empty() ? "" : "; ", a.name, part);
-    }
-    v.difference = summary;
+    v.difference = describe(modal.artifacts, v.artifacts);
   }
 }
 

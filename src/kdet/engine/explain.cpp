@@ -65,7 +65,7 @@ private:
     return spent > m_opt.budget_seconds;
   }
   bool supported(const Cell& c) const {
-    return c.result == "deterministic" && c.assessment.upper_bound < m_all.assessment.rate;
+    return c.result == Verdict::deterministic && c.assessment.upper_bound < m_all.assessment.rate;
   }
   const Factor& factor(const std::string& n) const {
     for (const auto& f : m_factors)
@@ -128,7 +128,7 @@ Cell Experiment::cell(const std::string& name, const std::vector<std::string>& v
 // Stage 1: the compile as a plain user runs it; its time sizes the probes.
 bool Experiment::calibrate() {
   Cell nat = cell("natural levels (calibration)", {}, 2, false, false, m_names);
-  if (nat.result == "failed") {
+  if (nat.result == Verdict::failed) {
     m_res.verdict = "failed";
     m_res.conclusion = fmt::format(
         "the compiler failed on every run, even at its natural levels: {}", nat.failure);
@@ -146,14 +146,14 @@ bool Experiment::calibrate() {
 // Stage 2: does holding every factor fixed break the compiler? One short probe, then one per level.
 bool Experiment::probe_fixed_levels(Cell& fixed) {
   Cell p = cell("probe: all fixed", {}, 1, true, true);
-  if (p.result != "failed") return true;
+  if (p.result != Verdict::failed) return true;
   for (const auto& f : m_factors) {
     if (f.fixed_label == f.natural_label) continue;
     std::vector<std::string> others;
     for (const auto& n : m_names)
       if (n != f.name) others.push_back(n);
     Cell c = cell(fmt::format("probe: fix {} only", f.name), {}, 1, true, true, others);
-    if (c.result != "failed") continue;
+    if (c.result != Verdict::failed) continue;
     m_broken.insert(f.name);
     m_res.findings.push_back(fmt::format(
         "{} cannot be tested with this compiler: holding it at {} made the "
@@ -163,7 +163,7 @@ bool Experiment::probe_fixed_levels(Cell& fixed) {
         m_opt.probe_factor, f.natural_label));
   }
   fixed = cell("probe: all fixed, broken levels left natural", {}, 1, true, true);
-  if (fixed.result == "failed") {
+  if (fixed.result == Verdict::failed) {
     m_res.verdict = "failed";
     m_res.conclusion =
         fmt::format("the compiler failed on every run with every factor fixed ({}), though it "
@@ -178,14 +178,14 @@ bool Experiment::probe_fixed_levels(Cell& fixed) {
 // Stage 3: does varying every factor break it? A short probe, then one per varied level.
 bool Experiment::probe_varied_levels() {
   Cell p = cell("probe: all varied", m_names, 1, true, true);
-  if (p.result != "failed") return true;
+  if (p.result != Verdict::failed) return true;
   for (const auto& f : m_factors) {
     if (m_broken.count(f.name) || f.varied_label == f.natural_label) continue;
     std::vector<std::string> others;
     for (const auto& n : m_names)
       if (n != f.name) others.push_back(n);
     Cell c = cell(fmt::format("probe: vary {} only", f.name), {f.name}, 1, true, true, others);
-    if (c.result != "failed") continue;
+    if (c.result != Verdict::failed) continue;
     m_broken.insert(f.name);
     m_res.findings.push_back(
         fmt::format("varying {} ({}) made the compiler fail: {}; it is left at {} in every "
@@ -200,9 +200,9 @@ void Experiment::single_factors() {
   for (const auto& n : m_names) {
     if (m_broken.count(n)) continue;
     Cell c = cell(fmt::format("vary {} only", n), {n}, m_res.cell_runs, true);
-    if (c.result == "varies")
+    if (c.result == Verdict::nondeterministic)
       m_single.push_back(n);
-    else if (c.result == "failed")
+    else if (c.result == Verdict::failed)
       m_res.findings.push_back(
           fmt::format("varying {} alone made every run fail: {}", n, c.failure));
   }
@@ -214,7 +214,7 @@ void Experiment::sufficient_set() {
   m_check = cell(cause.empty() ? "vary everything (no single factor varied it)"
                                : fmt::format("fix {}; vary the rest", join(cause)),
                  rest_of(cause), m_res.cell_runs, true);
-  if (m_check.result == "varies") {
+  if (m_check.result == Verdict::nondeterministic) {
     std::vector<std::string> rest = rest_of(cause);
     for (size_t i = 0; i < rest.size(); ++i) {
       for (size_t j = i + 1; j < rest.size(); ++j) {
@@ -225,7 +225,7 @@ void Experiment::sufficient_set() {
         }
         Cell c = cell(fmt::format("vary {} and {} only", rest[i], rest[j]), {rest[i], rest[j]},
                       m_res.cell_runs, true);
-        if (c.result != "varies") continue;
+        if (c.result != Verdict::nondeterministic) continue;
         for (const auto& n : {rest[i], rest[j]}) {
           if (!contains(cause, n)) cause.push_back(n);
           if (!contains(m_pairs, n)) m_pairs.push_back(n);
@@ -258,7 +258,7 @@ void Experiment::run() {
   if (!probe_fixed_levels(m_fixed)) return;
   if (!probe_varied_levels()) return;
   m_fixed = cell("all fixed", {}, m_opt.min_cell_runs, true);
-  if (m_fixed.result == "failed") {
+  if (m_fixed.result == Verdict::failed) {
     m_res.verdict = "failed";
     m_res.conclusion = fmt::format("the compiler failed on every run with every factor fixed: {}",
                                    m_fixed.failure);
@@ -269,9 +269,10 @@ void Experiment::run() {
   // slow compiler then saves the rest. Otherwise the full --runs baseline decides.
   uint64_t first = std::min<uint64_t>(m_opt.baseline_runs, 15);
   m_all = cell("all varied", m_names, first, false);
-  if (first < m_opt.baseline_runs && !(m_all.result == "varies" && m_all.assessment.rate >= 0.5))
+  if (first < m_opt.baseline_runs &&
+      !(m_all.result == Verdict::nondeterministic && m_all.assessment.rate >= 0.5))
     m_all = cell("all varied (full baseline)", m_names, m_opt.baseline_runs, false);
-  if (m_all.result == "failed") {
+  if (m_all.result == Verdict::failed) {
     m_res.verdict = "inconclusive";
     m_res.conclusion =
         "the compiler fails whenever the factors are varied together, and no single factor "
@@ -280,7 +281,7 @@ void Experiment::run() {
     return;
   }
   m_res.baseline_rate = m_all.assessment.rate;
-  if (m_all.result == "deterministic") {
+  if (m_all.result == Verdict::deterministic) {
     conclude();
     return;
   }
@@ -307,9 +308,9 @@ void Experiment::run() {
                                            m_opt.max_cell_runs)));
     }
   }
-  if (m_fixed.runs < m_res.cell_runs && m_fixed.result == "deterministic")
+  if (m_fixed.runs < m_res.cell_runs && m_fixed.result == Verdict::deterministic)
     m_fixed = cell("all fixed (more runs)", {}, m_res.cell_runs, true);
-  if (m_fixed.result == "deterministic" && supported(m_fixed)) {
+  if (m_fixed.result == Verdict::deterministic && supported(m_fixed)) {
     single_factors();
     sufficient_set();
   }
@@ -321,8 +322,8 @@ void Experiment::conclude() {
   std::string untested = untested_clause();
   std::string regimes = m_res.regimes;
   // R3/R4: no variance with every factor varied.
-  if (m_all.result == "deterministic") {
-    if (m_fixed.result == "varies") {
+  if (m_all.result == Verdict::deterministic) {
+    if (m_fixed.result == Verdict::nondeterministic) {
       m_res.verdict = "inconclusive";
       m_res.conclusion =
           "varies with every factor fixed but not with every factor varied: too few runs to tell; "
@@ -341,7 +342,7 @@ void Experiment::conclude() {
   }
   m_res.exit_code = k_exit_nondeterministic;
   // R5: varies with everything fixed: name what was not tested before blaming the compiler.
-  if (m_fixed.result == "varies") {
+  if (m_fixed.result == Verdict::nondeterministic) {
     m_res.verdict = "inconclusive";
     m_res.conclusion =
         untested.empty()
@@ -378,8 +379,9 @@ void Experiment::conclude() {
   // R7: nothing sufficient was found.
   if (!best) {
     m_res.verdict = "inconclusive";
-    m_res.cause = m_check.result == "varies" ? std::vector<std::string>{} : m_single;
-    if (m_check.result == "varies") {
+    m_res.cause =
+        m_check.result == Verdict::nondeterministic ? std::vector<std::string>{} : m_single;
+    if (m_check.result == Verdict::nondeterministic) {
       m_res.conclusion =
           fmt::format("fixing {} is not enough and no pair of the other factors explains the rest",
                       m_single.empty() ? "any single factor" : join(labels(m_single, true)));
@@ -416,7 +418,7 @@ void Experiment::conclude() {
     if (best->name != m_check.name) m_res.conclusion += " " + evidence;
     if (!singles_in_cause)
       m_res.conclusion += fmt::format("; yet varied alone, {} each made it vary", join(m_single));
-    else if (m_check.result == "varies" && !m_single.empty())
+    else if (m_check.result == Verdict::nondeterministic && !m_single.empty())
       m_res.conclusion +=
           fmt::format("; fixing {} alone is not enough", join(labels(m_single, true)));
     else if (m_single.size() > 1 && m_single.size() == cause.size())

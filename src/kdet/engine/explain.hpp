@@ -60,7 +60,8 @@ struct Cell {
   uint64_t runs = 0;
   size_t outcomes = 0;
   Assessment assessment;
-  std::string result;        // "varies", "deterministic", "failed"
+  // The cell's verdict; a cell without a run is failed.
+  Verdict result = Verdict::no_runs;
   std::string failure;       // for failed cells: how
   double median_seconds = 0; // median wall time of a run
   bool probe = false;

@@ -161,13 +161,13 @@ CellRunner execute_runner(const ExplainOptions& opt, const std::vector<Factor>& 
     }
     switch (c.assessment.verdict) {
     case Verdict::deterministic:
-      c.result = "deterministic";
+      c.result = Verdict::deterministic;
       break;
     case Verdict::nondeterministic:
-      c.result = "varies";
+      c.result = Verdict::nondeterministic;
       break;
     default:
-      c.result = "failed";
+      c.result = Verdict::failed;
       if (!out.variants.empty())
         c.failure = fmt::format("{} ({})", backend::to_string(out.variants.front().status),
                                 out.variants.front().detail);

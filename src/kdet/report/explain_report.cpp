@@ -17,12 +17,24 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 std::string cell_result(const engine::Cell& c) {
-  if (c.result == "deterministic")
+  if (c.result == engine::Verdict::deterministic)
     return fmt::format("deterministic (rate < {})", percent(c.assessment.upper_bound));
-  if (c.result == "varies") return fmt::format("varies ({} outcomes)", c.outcomes);
+  if (c.result == engine::Verdict::nondeterministic)
+    return fmt::format("varies ({} outcomes)", c.outcomes);
   return "failed: " + c.failure;
 }
 } // namespace
+
+const char* cell_result_name(engine::Verdict v) {
+  switch (v) {
+  case engine::Verdict::deterministic:
+    return "deterministic";
+  case engine::Verdict::nondeterministic:
+    return "varies";
+  default:
+    return "failed";
+  }
+}
 
 nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::ExplainResult& r) {
   nlohmann::json cells = nlohmann::json::array();
@@ -31,7 +43,7 @@ nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::
                      {"varied", c.varied},
                      {"runs", c.runs},
                      {"outcomes", c.outcomes},
-                     {"result", c.result},
+                     {"result", cell_result_name(c.result)},
                      {"rate", c.assessment.rate},
                      {"upper_bound", c.assessment.upper_bound},
                      {"failure", c.failure},

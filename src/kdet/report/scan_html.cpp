@@ -60,7 +60,7 @@ std::string bars_svg(const std::string& id, const std::string& title,
 }
 
 // Column chart: how many jobs had 1, 2, 3, 4, 5+ variants.
-std::string variants_svg(const scan::ScanResult& r) {
+std::string variants_svg(const store::ScanResult& r) {
   std::array<size_t, 6> n{}; // 0 (no runs), 1, 2, 3, 4, 5+
   for (const auto& j : r.jobs)
     ++n[std::min<size_t>(j.variants.size(), 5)];
@@ -122,7 +122,7 @@ std::string matrix_svg(const std::vector<CompilerComparison>& cmps) {
   return s + "</svg>\n";
 }
 
-std::string job_section(const scan::JobRow& j, double rate, const BlobLoader& blobs) {
+std::string job_section(const store::JobRow& j, double rate, const BlobLoader& blobs) {
   std::string s = fmt::format("<div class=\"job {}\" id=\"job-{}\"><h3>{}</h3>",
                               scan::to_string(scan::job_status(j, rate)), j.id, esc(j.label()));
   s += fmt::format(
@@ -148,7 +148,7 @@ std::string job_section(const scan::JobRow& j, double rate, const BlobLoader& bl
       const auto& other = j.variants[k];
       for (const auto& a : modal.artifacts) {
         auto it = std::find_if(other.artifacts.begin(), other.artifacts.end(),
-                               [&](const scan::ArtifactRow& x) { return x.name == a.name; });
+                               [&](const store::ArtifactRow& x) { return x.name == a.name; });
         if (it == other.artifacts.end() || it->hash == a.hash) continue;
         std::string da = blobs(a.hash), db = blobs(it->hash);
         if (da.empty() || db.empty()) continue;
@@ -165,7 +165,7 @@ std::string job_section(const scan::JobRow& j, double rate, const BlobLoader& bl
 
 } // namespace
 
-std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs, size_t max_diffs) {
+std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs, size_t max_diffs) {
   scan::ScanCounts c = scan::count(r);
   double rate = scan::expected_rate(r);
   std::string s;
@@ -197,12 +197,12 @@ std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs, siz
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
         esc(x.name), esc(x.backend), esc(x.version), esc(x.path), x.content_hash.substr(0, 16));
   s += "</table>\n<h2>Variance</h2>\n";
-  s += bars_svg("chart-target", "Variance rate by target", tally_by(r, &scan::JobRow::target));
+  s += bars_svg("chart-target", "Variance rate by target", tally_by(r, &store::JobRow::target));
   s += bars_svg("chart-options", "Variance rate by option set",
-                tally_by(r, &scan::JobRow::option_set));
+                tally_by(r, &store::JobRow::option_set));
   if (r.compilers.size() > 1)
     s += bars_svg("chart-compiler", "Variance rate by compiler",
-                  tally_by(r, &scan::JobRow::compiler));
+                  tally_by(r, &store::JobRow::compiler));
   s += variants_svg(r);
   auto cmps = compare_compilers(r);
   if (!cmps.empty()) {
@@ -223,13 +223,13 @@ std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs, siz
   }
   s += "<h2 id=\"varying\">Varying jobs</h2>\n";
   // Unexpected variance first, then stale expectations, then expected variance.
-  std::vector<const scan::JobRow*> listed;
+  std::vector<const store::JobRow*> listed;
   for (auto want : {scan::JobStatus::varies, scan::JobStatus::no_longer_varies,
                     scan::JobStatus::varies_expected})
     for (const auto& j : r.jobs)
       if (scan::job_status(j, rate) == want) listed.push_back(&j);
   size_t shown = 0;
-  for (const scan::JobRow* jp : listed) {
+  for (const store::JobRow* jp : listed) {
     const auto& j = *jp;
     if (shown++ < max_diffs)
       s += job_section(j, rate, blobs);

@@ -13,7 +13,8 @@ using scan::count;
 using scan::JobStatus;
 using scan::ScanCounts;
 
-std::map<std::string, Tally> tally_by(const scan::ScanResult& r, std::string scan::JobRow::*field) {
+std::map<std::string, Tally> tally_by(const store::ScanResult& r,
+                                      std::string store::JobRow::*field) {
   std::map<std::string, Tally> out;
   for (const auto& j : r.jobs) {
     auto& t = out[j.*field];
@@ -23,7 +24,7 @@ std::map<std::string, Tally> tally_by(const scan::ScanResult& r, std::string sca
   return out;
 }
 
-std::vector<CompilerComparison> compare_compilers(const scan::ScanResult& r) {
+std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r) {
   std::vector<CompilerComparison> out;
   for (size_t i = 1; i < r.compilers.size(); ++i) {
     CompilerComparison c{r.compilers[0].name, r.compilers[i].name, {}};
@@ -51,14 +52,14 @@ std::string tally_line(const std::map<std::string, Tally>& t) {
 
 } // namespace
 
-std::string scan_to_text(const scan::ScanResult& r, bool color, size_t max_rest) {
+std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest) {
   Paint p{color};
   ScanCounts c = count(r);
   double rate = scan::expected_rate(r);
   std::string s;
-  size_t inputs = tally_by(r, &scan::JobRow::input).size();
+  size_t inputs = tally_by(r, &store::JobRow::input).size();
   size_t inputs_varying = 0;
-  for (const auto& [k, t] : tally_by(r, &scan::JobRow::input))
+  for (const auto& [k, t] : tally_by(r, &store::JobRow::input))
     inputs_varying += t.varying > 0;
   std::string head = fmt::format("{} of {} jobs vary ({} of {} inputs)", c.varying, c.jobs,
                                  inputs_varying, inputs);
@@ -83,11 +84,11 @@ std::string scan_to_text(const scan::ScanResult& r, bool color, size_t max_rest)
         p("33", fmt::format("  incomplete:    {} jobs not finished (run kdet scan again to resume)",
                             c.incomplete)) +
         "\n";
-  auto targets = tally_by(r, &scan::JobRow::target);
+  auto targets = tally_by(r, &store::JobRow::target);
   if (targets.size() > 1 || (targets.size() == 1 && !targets.begin()->first.empty()))
     s += fmt::format("  by target:     {}\n", tally_line(targets));
-  s += fmt::format("  by options:    {}\n", tally_line(tally_by(r, &scan::JobRow::option_set)));
-  s += fmt::format("  by compiler:   {}\n", tally_line(tally_by(r, &scan::JobRow::compiler)));
+  s += fmt::format("  by options:    {}\n", tally_line(tally_by(r, &store::JobRow::option_set)));
+  s += fmt::format("  by compiler:   {}\n", tally_line(tally_by(r, &store::JobRow::compiler)));
   uint64_t runs = 0;
   double secs = 0;
   for (const auto& j : r.jobs)
@@ -146,7 +147,7 @@ std::string scan_to_text(const scan::ScanResult& r, bool color, size_t max_rest)
   return s;
 }
 
-nlohmann::json scan_to_json(const scan::ScanResult& r) {
+nlohmann::json scan_to_json(const store::ScanResult& r) {
   using nlohmann::json;
   ScanCounts c = count(r);
   json out;
@@ -160,7 +161,7 @@ nlohmann::json scan_to_json(const scan::ScanResult& r) {
                          {"content_hash", x.content_hash},
                          {"version", x.version}});
   out["compilers"] = compilers;
-  auto tallies = [&](std::string scan::JobRow::*f) {
+  auto tallies = [&](std::string store::JobRow::*f) {
     json t = json::object();
     for (const auto& [k, v] : tally_by(r, f))
       t[k] = {{"jobs", v.jobs}, {"varying", v.varying}};
@@ -176,9 +177,9 @@ nlohmann::json scan_to_json(const scan::ScanResult& r) {
                     {"failed", c.failed},
                     {"incomplete", c.incomplete},
                     {"exit_code", scan::scan_exit_code(c)},
-                    {"by_target", tallies(&scan::JobRow::target)},
-                    {"by_option_set", tallies(&scan::JobRow::option_set)},
-                    {"by_compiler", tallies(&scan::JobRow::compiler)}};
+                    {"by_target", tallies(&store::JobRow::target)},
+                    {"by_option_set", tallies(&store::JobRow::option_set)},
+                    {"by_compiler", tallies(&store::JobRow::compiler)}};
   json jobs = json::array();
   for (const auto& j : r.jobs) {
     json vars = json::array();
@@ -201,7 +202,7 @@ nlohmann::json scan_to_json(const scan::ScanResult& r) {
                     {"option_set", j.option_set},
                     {"options", j.options},
                     {"status", scan::to_string(scan::job_status(j, scan::expected_rate(r)))},
-                    {"verdict", j.verdict()},
+                    {"verdict", engine::to_string(j.verdict())},
                     {"done", j.done},
                     {"runs", j.runs},
                     {"budget", j.budget},
@@ -225,8 +226,8 @@ std::string xml_escape(std::string_view s) {
   return xml_text(s);
 }
 
-std::string scan_to_junit(const scan::ScanResult& r) {
-  std::map<std::string, std::vector<const scan::JobRow*>> by_compiler;
+std::string scan_to_junit(const store::ScanResult& r) {
+  std::map<std::string, std::vector<const store::JobRow*>> by_compiler;
   for (const auto& j : r.jobs)
     by_compiler[j.compiler].push_back(&j);
   ScanCounts all = count(r);
@@ -306,7 +307,7 @@ std::string pair_evidence(const scan::Pairing& pr, double margin) {
   if (!pr.a || !pr.b || !pr.a->varies() || pr.b->runs == 0) return "";
   std::string s = fmt::format("A: {} of {} runs differ ({})", pr.a->differing(), pr.a->runs,
                               percent(scan::observed_rate(*pr.a)));
-  if (pr.b->verdict() == "deterministic")
+  if (pr.b->verdict() == engine::Verdict::deterministic)
     s += fmt::format("; B: one output in {} runs, rate < {} at 95%", pr.b->runs,
                      percent(pr.b->upper_bound()));
   if (pr.b_is_a_variant > 0)

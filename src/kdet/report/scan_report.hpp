@@ -9,8 +9,8 @@
 #pragma once
 
 #include "kdet/scan/labels.hpp"
-#include "kdet/scan/result.hpp"
 #include "kdet/scan/status.hpp"
+#include "kdet/store/scan_result.hpp"
 
 #include <functional>
 #include <map>
@@ -27,7 +27,8 @@ struct Tally {
   size_t jobs = 0;
   size_t varying = 0;
 };
-std::map<std::string, Tally> tally_by(const scan::ScanResult& r, std::string scan::JobRow::*field);
+std::map<std::string, Tally> tally_by(const store::ScanResult& r,
+                                      std::string store::JobRow::*field);
 
 // A comparison between two compilers of one result (the first compiler
 // against each other one), or between two databases (kdet compare).
@@ -37,26 +38,26 @@ struct CompilerComparison {
   std::vector<scan::Pairing> pairs;
   double margin = scan::k_default_fix_margin; // "fixed": B's bound this many times below A's rate
 };
-std::vector<CompilerComparison> compare_compilers(const scan::ScanResult& r);
+std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r);
 
 // The terminal summary: counts, then every unexpected varying job, then
 // every regression and every job whose compiler always failed, then the
 // rest (expected, no longer varying, not seen), cut after `max_rest` lines.
-std::string scan_to_text(const scan::ScanResult& r, bool color, size_t max_rest = 30);
+std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest = 30);
 
 // JSON, schema kdet.scan/1.
-nlohmann::json scan_to_json(const scan::ScanResult& r);
+nlohmann::json scan_to_json(const store::ScanResult& r);
 
 // JUnit XML: a testsuite per compiler, a testcase per job; unexpected
 // variance and no-longer-varies = failure, failed compiles = error,
 // expected-to-vary, not-seen and unfinished jobs = skipped.
-std::string scan_to_junit(const scan::ScanResult& r);
+std::string scan_to_junit(const store::ScanResult& r);
 
 // Loads an artifact's bytes by hash ("" when absent).
 using BlobLoader = std::function<std::string(const std::string& hash)>;
 
 // One self-contained HTML page. Diffs are shown for at most `max_diffs` varying jobs.
-std::string scan_to_html(const scan::ScanResult& r, const BlobLoader& blobs,
+std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs,
                          size_t max_diffs = 200);
 
 // The comparison of two databases' results as text and JSON.

@@ -28,25 +28,26 @@ const char* to_string(Label label) {
   return "?";
 }
 
-double observed_rate(const JobRow& j) {
+double observed_rate(const store::JobRow& j) {
   return j.runs ? static_cast<double>(j.differing()) / static_cast<double>(j.runs) : 0.0;
 }
 
-Label label_pair(const JobRow* a, const JobRow* b, double margin) {
+Label label_pair(const store::JobRow* a, const store::JobRow* b, double margin) {
   if (!a || !b || a->runs == 0 || b->runs == 0) return Label::missing;
   bool va = a->varies(), vb = b->varies();
   if (va && vb) return Label::varies_both;
   if (vb) return Label::regressed;
   // A compiler that now fails has not been fixed.
-  if (a->verdict() == "failed" || b->verdict() == "failed") return Label::failed;
+  if (a->verdict() == engine::Verdict::failed || b->verdict() == engine::Verdict::failed)
+    return Label::failed;
   if (va) return b->upper_bound() * margin <= observed_rate(*a) ? Label::fixed : Label::not_seen;
   return a->modal() == b->modal() ? Label::identical : Label::changed;
 }
 
-std::vector<Pairing> pair_jobs(const std::vector<JobRow>& a_jobs, const std::string& ca,
-                               const std::vector<JobRow>& b_jobs, const std::string& cb,
+std::vector<Pairing> pair_jobs(const std::vector<store::JobRow>& a_jobs, const std::string& ca,
+                               const std::vector<store::JobRow>& b_jobs, const std::string& cb,
                                double margin) {
-  auto key = [](const JobRow& j) {
+  auto key = [](const store::JobRow& j) {
     return j.input + " " + (j.target.empty() ? "-" : j.target) + " " + j.option_set;
   };
   std::map<std::string, Pairing> by_key;
@@ -58,7 +59,7 @@ std::vector<Pairing> pair_jobs(const std::vector<JobRow>& a_jobs, const std::str
   for (auto& [k, p] : by_key) {
     p.key = k;
     p.label = label_pair(p.a, p.b, margin);
-    if (p.a && p.b && p.b->runs && !p.b->varies() && p.b->verdict() != "failed") {
+    if (p.a && p.b && p.b->runs && !p.b->varies() && p.b->verdict() != engine::Verdict::failed) {
       p.b_is_a_variant = 0;
       for (size_t i = 0; i < p.a->variants.size(); ++i)
         if (p.a->variants[i].id == p.b->modal()) p.b_is_a_variant = static_cast<int>(i) + 1;
@@ -82,7 +83,7 @@ CompareAnswers answer(const std::vector<Pairing>& pairs) {
     ++r.b_jobs;
     if (p.b->varies()) {
       ++r.b_varies;
-    } else if (p.b->verdict() == "deterministic") {
+    } else if (p.b->verdict() == engine::Verdict::deterministic) {
       ++r.b_one_output;
       r.b_weakest_bound = std::max(r.b_weakest_bound, p.b->upper_bound());
     }

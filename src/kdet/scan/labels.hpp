@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "kdet/scan/result.hpp"
+#include "kdet/store/scan_result.hpp"
 
 #include <array>
 #include <map>
@@ -35,16 +35,17 @@ inline constexpr double k_default_fix_margin = 10;
 const char* to_string(Label label);
 
 // The label of one pair (either may be null: missing); see the top of this file.
-Label label_pair(const JobRow* a, const JobRow* b, double margin = k_default_fix_margin);
+Label label_pair(const store::JobRow* a, const store::JobRow* b,
+                 double margin = k_default_fix_margin);
 
 // A's observed variance rate on a job: the runs that differ from its most common
 // output, over all its runs (0 when it has none).
-double observed_rate(const JobRow& j);
+double observed_rate(const store::JobRow& j);
 
 struct Pairing {
   std::string key; // "input target option_set"
-  const JobRow* a = nullptr;
-  const JobRow* b = nullptr;
+  const store::JobRow* a = nullptr;
+  const store::JobRow* b = nullptr;
   Label label = Label::missing;
   // Where B gave one output: 1 + the rank of that output among A's variants (most
   // common first), or 0 when A never gave it (new code); -1 when B gave no single output.
@@ -53,8 +54,8 @@ struct Pairing {
 
 // Pairs A's jobs of compiler `ca` with B's jobs of compiler `cb` on (input,
 // target, option set). `a_jobs` and `b_jobs` may be the same list.
-std::vector<Pairing> pair_jobs(const std::vector<JobRow>& a_jobs, const std::string& ca,
-                               const std::vector<JobRow>& b_jobs, const std::string& cb,
+std::vector<Pairing> pair_jobs(const std::vector<store::JobRow>& a_jobs, const std::string& ca,
+                               const std::vector<store::JobRow>& b_jobs, const std::string& cb,
                                double margin = k_default_fix_margin);
 
 // Counts per label, in k_all_labels order.

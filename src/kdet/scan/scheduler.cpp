@@ -20,8 +20,8 @@ namespace kdet::scan {
 
 using Clock = std::chrono::steady_clock;
 
-JobRow initial_row(const Manifest& m, const Job& job) {
-  JobRow r;
+store::JobRow initial_row(const Manifest& m, const Job& job) {
+  store::JobRow r;
   r.id = job.id;
   r.input = job.input->name;
   r.input_hash = job.input_hash;
@@ -57,7 +57,7 @@ RoundSpan round_holding(const Manifest& m, uint64_t budget, uint64_t runs) {
 }
 
 // Folds one round's output into the job's cumulative row; returns what to store.
-store::RoundWrite fold_round(JobRow& row, const engine::RunOutput& out, uint64_t offset) {
+store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, uint64_t offset) {
   store::RoundWrite w;
   w.compiler_version = out.identity.version;
   for (const auto& r : out.records) {
@@ -79,12 +79,12 @@ store::RoundWrite fold_round(JobRow& row, const engine::RunOutput& out, uint64_t
   }
   for (const auto& v : out.variants) {
     auto it = std::find_if(row.variants.begin(), row.variants.end(),
-                           [&](const VariantRow& x) { return x.id == v.id; });
+                           [&](const store::VariantRow& x) { return x.id == v.id; });
     if (it != row.variants.end()) {
       it->count += v.count;
       continue;
     }
-    VariantRow nv;
+    store::VariantRow nv;
     nv.id = v.id;
     nv.count = v.count;
     nv.first_run = offset + v.first_run;
@@ -96,9 +96,10 @@ store::RoundWrite fold_round(JobRow& row, const engine::RunOutput& out, uint64_t
     }
     row.variants.push_back(std::move(nv));
   }
-  std::sort(row.variants.begin(), row.variants.end(), [](const VariantRow& a, const VariantRow& b) {
-    return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
-  });
+  std::sort(row.variants.begin(), row.variants.end(),
+            [](const store::VariantRow& a, const store::VariantRow& b) {
+              return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
+            });
   row.runs += out.completed;
   row.rounds += 1;
   row.seconds += out.wall_seconds;
@@ -110,7 +111,7 @@ store::RoundWrite fold_round(JobRow& row, const engine::RunOutput& out, uint64_t
 } // namespace
 
 ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
-                       std::map<std::string, JobRow>& state, store::ScanWriter& writer,
+                       std::map<std::string, store::JobRow>& state, store::ScanWriter& writer,
                        const ScheduleOptions& options) {
   ScheduleStats stats;
   auto t0 = Clock::now();
@@ -118,7 +119,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   size_t total = jobs.size(), already = 0;
   std::atomic<size_t> varying{0};
   for (const auto& j : jobs) {
-    const JobRow& r = state.at(j.id);
+    const store::JobRow& r = state.at(j.id);
     if (r.done) {
       ++already;
       if (r.varies()) ++varying;
@@ -126,25 +127,30 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       todo.push_back(&j);
   }
   std::atomic<size_t> next{0}, finished{0};
-  std::mutex mu; // guards state, stats.errors, broken, identities, the progress line
+  std::mutex mu; // guards state, stats.errors, broken, identities, progress calls
   std::map<size_t, backend::Identity>
       identities;          // by compiler index: loaded once, later rounds skip the probe
   std::set<size_t> broken; // compilers that failed to load
-  auto last_print = Clock::now() - std::chrono::seconds(1);
+  auto last_report = Clock::now() - std::chrono::seconds(1);
 
-  auto print_progress = [&](bool force) {
+  auto report_progress = [&](bool force, bool last) {
     if (!options.progress) return;
     auto now = Clock::now();
-    if (!force && now - last_print < std::chrono::milliseconds(200)) return;
-    last_print = now;
+    if (!force && now - last_report < std::chrono::milliseconds(200)) return;
+    last_report = now;
     size_t done_now = finished.load();
     double el = std::chrono::duration<double>(now - t0).count();
-    std::string left = done_now == todo.size() ? "none"
-                       : done_now              ? human_seconds(el / static_cast<double>(done_now) *
-                                                               static_cast<double>(todo.size() - done_now))
-                                               : "?";
-    fmt::print(stderr, "\r\033[K[{}/{} jobs] {} vary, {} left", already + done_now, total,
-               varying.load(), left);
+    ScanProgress p;
+    p.done = already + done_now;
+    p.total = total;
+    p.varying = varying.load();
+    p.last = last;
+    if (done_now == todo.size())
+      p.seconds_left = 0;
+    else if (done_now)
+      p.seconds_left =
+          el / static_cast<double>(done_now) * static_cast<double>(todo.size() - done_now);
+    options.progress(p);
   };
 
   std::atomic<bool> aborted{false}; // the store failed: stop taking jobs
@@ -154,7 +160,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       size_t i = next.fetch_add(1);
       if (i >= todo.size()) return;
       const Job& job = *todo[i];
-      JobRow row;
+      store::JobRow row;
       {
         std::lock_guard<std::mutex> lock(mu);
         if (broken.count(job.compiler)) continue;
@@ -214,7 +220,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         ++stats.jobs_finished;
         if (row.varies()) ++varying;
       }
-      print_progress(false);
+      report_progress(false, false);
     }
   };
   // A failing store (disk full, database locked by another writer) ends the scan with its message.
@@ -240,7 +246,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   } catch (const std::exception& e) {
     stats.errors.push_back(e.what());
   }
-  if (options.progress && !todo.empty()) fmt::print(stderr, "\n");
+  if (!todo.empty()) report_progress(true, true);
   stats.interrupted = engine::interrupted();
   stats.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return stats;

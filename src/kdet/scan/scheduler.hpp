@@ -12,18 +12,32 @@
 #pragma once
 
 #include "kdet/scan/planner.hpp"
-#include "kdet/scan/result.hpp"
 #include "kdet/store/scan_db.hpp"
+#include "kdet/store/scan_result.hpp"
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace kdet::scan {
 
+// Where a scan stands, for a progress line.
+struct ScanProgress {
+  size_t done = 0;          // finished jobs, those finished before this invocation included
+  size_t total = 0;         // jobs of this invocation's slice
+  size_t varying = 0;       // finished jobs that vary
+  double seconds_left = -1; // estimated from this invocation's jobs; -1 before one finished
+  bool last = false;        // the call after the pool stopped (done, interrupted or failed)
+};
+using ScanProgressFn = std::function<void(const ScanProgress&)>;
+
 struct ScheduleOptions {
-  int threads = 1;       // jobs at once
-  bool progress = false; // a progress line on stderr
+  int threads = 1; // jobs at once
+  // Called from the pool threads, one at a time, at most every 200 ms and once at the end
+  // (`last` set); never when no job was left to run. The scheduler itself prints nothing.
+  ScanProgressFn progress;
 };
 
 struct ScheduleStats {
@@ -35,13 +49,13 @@ struct ScheduleStats {
   std::vector<std::string> errors; // compilers that could not be loaded
 };
 
-// The JobRow a planned job starts from (nothing run yet).
-JobRow initial_row(const Manifest& m, const Job& job);
+// The store::JobRow a planned job starts from (nothing run yet).
+store::JobRow initial_row(const Manifest& m, const Job& job);
 
 // Runs every job whose state in `state` (keyed by job id) is not done; the
 // state is updated in place and each round is pushed to `writer`.
 ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
-                       std::map<std::string, JobRow>& state, store::ScanWriter& writer,
+                       std::map<std::string, store::JobRow>& state, store::ScanWriter& writer,
                        const ScheduleOptions& options);
 
 } // namespace kdet::scan

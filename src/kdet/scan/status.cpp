@@ -26,23 +26,23 @@ const char* to_string(JobStatus s) {
   return "?";
 }
 
-double expected_rate(const ScanResult& r) {
+double expected_rate(const store::ScanResult& r) {
   auto it = r.meta.find("target_rate");
   if (it == r.meta.end()) return k_default_expected_rate;
   auto v = parse_real(it->second, {1e-9, 1, false});
   return v ? *v : k_default_expected_rate;
 }
 
-JobStatus job_status(const JobRow& j, double rate) {
+JobStatus job_status(const store::JobRow& j, double rate) {
   if (j.varies()) return j.expected_vary ? JobStatus::varies_expected : JobStatus::varies;
   if (!j.done) return JobStatus::incomplete;
-  if (j.verdict() == "failed") return JobStatus::failed;
+  if (j.verdict() == engine::Verdict::failed) return JobStatus::failed;
   if (!j.expected_vary) return JobStatus::deterministic;
   // One output so far: the expectation is stale only when the runs rule out the expected rate.
   return j.upper_bound() < rate ? JobStatus::no_longer_varies : JobStatus::not_seen;
 }
 
-ScanCounts count(const ScanResult& r) {
+ScanCounts count(const store::ScanResult& r) {
   ScanCounts c;
   c.jobs = r.jobs.size();
   double rate = expected_rate(r);

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "kdet/scan/result.hpp"
+#include "kdet/store/scan_result.hpp"
 
 #include <cstddef>
 
@@ -35,17 +35,17 @@ inline constexpr double k_default_expected_rate = 0.05;
 
 // The rate [[expect]]ed jobs of this result are expected to vary at: its
 // manifest's budget.target_rate (meta "target_rate"), else the default.
-double expected_rate(const ScanResult& r);
+double expected_rate(const store::ScanResult& r);
 
 // The status of one job, given the rate it was expected to vary at.
-JobStatus job_status(const JobRow& j, double expected_rate);
+JobStatus job_status(const store::JobRow& j, double expected_rate);
 
 // Jobs per status.
 struct ScanCounts {
   size_t jobs = 0, varying = 0, unexpected = 0, expected = 0, no_longer_varies = 0, not_seen = 0,
          failed = 0, incomplete = 0;
 };
-ScanCounts count(const ScanResult& r);
+ScanCounts count(const store::ScanResult& r);
 
 // The exit code of a scan's result, first match wins:
 // 1 a job varies unexpectedly or an expectation is stale (no-longer-varies);

@@ -1,11 +1,11 @@
 #include "kdet/store/run_dir.hpp"
 
-#include "kdet/report/run_report.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/stream.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -51,7 +51,9 @@ void prepare_run_dir(const std::string& dir) {
   make_dirs(dir);
 }
 
-std::function<void(const engine::RunRecord&)> run_log_appender(const std::string& dir) {
+std::function<void(const engine::RunRecord&)>
+run_log_appender(const std::string& dir, RecordToJson to_json,
+                 std::function<void(const std::string&)> warn) {
   Fd d = open_out_dir(dir);
   // O_EXCL|O_NOFOLLOW: a planted runs.jsonl (or link) is refused, never appended to.
   Fd fd(::openat(d.get(), "runs.jsonl",
@@ -64,23 +66,22 @@ std::function<void(const engine::RunRecord&)> run_log_appender(const std::string
     bool failed = false;
   };
   auto log = std::make_shared<Log>(Log{std::move(fd), dir});
-  return [log](const engine::RunRecord& r) {
+  return [log, to_json = std::move(to_json), warn = std::move(warn)](const engine::RunRecord& r) {
     if (log->failed || !r.done) return;
     // One write() per line: a SIGKILL keeps every line written (the page cache outlives
     // the process); the whole file is fsynced and rewritten in run order at the end.
-    std::string line = json_text(report::record_to_json(r), -1) + "\n";
+    std::string line = json_text(to_json(r), -1) + "\n";
     if (!write_all(log->fd.get(), line)) {
       log->failed = true;
-      fmt::print(
-          stderr,
-          "kdet: warning: --out {}: cannot append to runs.jsonl ({}); it is written at the end\n",
-          log->dir, std::strerror(errno));
+      if (warn)
+        warn(fmt::format("--out {}: cannot append to runs.jsonl ({}); it is written at the end",
+                         log->dir, std::strerror(errno)));
     }
   };
 }
 
 void write_run_dir(const std::string& dir, const engine::RunOutput& out,
-                   const nlohmann::json& result) {
+                   const nlohmann::json& result, const RecordToJson& to_json) {
   // Every path below DIR is reached from DIR's fd without following a link.
   Fd d = open_out_dir(dir);
   auto put = [&](const std::string& rel, std::string_view data) {
@@ -117,12 +118,54 @@ void write_run_dir(const std::string& dir, const engine::RunOutput& out,
   std::string lines;
   for (const auto& r : out.records) {
     if (!r.done) continue;
-    lines += json_text(report::record_to_json(r), -1) + "\n";
+    lines += json_text(to_json(r), -1) + "\n";
     if (!r.log.empty() && logs_written.insert(r.log_hash).second)
       put(fmt::format("logs/{}.txt", r.log_hash.substr(0, 12)), r.log);
   }
   put("runs.jsonl", lines); // replaces the appended copy: the same records, in run order
   put("result.json", json_text(result) + "\n");
+}
+
+std::string resolve_variant(const std::string& dir, const std::string& id) {
+  namespace fs = std::filesystem;
+  std::string vdir = dir + "/variants";
+  std::error_code ec;
+  if (!fs::is_directory(vdir, ec))
+    throw Error::format("{}: not a kdet run folder (no variants/ inside)", dir);
+  std::vector<std::string> hits;
+  for (const auto& e : fs::directory_iterator(vdir, ec)) {
+    std::string name = e.path().filename().string();
+    if (!e.is_directory()) continue;
+    if (name == id) return e.path().string();
+    if (name.rfind(id, 0) == 0 || id.rfind(name, 0) == 0) hits.push_back(e.path().string());
+  }
+  if (hits.size() == 1) return hits[0];
+  if (hits.empty()) throw Error::format("{}: no variant matching '{}' in {}", dir, id, vdir);
+  throw Error::format("{}: variant id '{}' is ambiguous ({} matches); give more digits", dir, id,
+                      hits.size());
+}
+
+std::pair<std::string, std::string> two_most_common_variants(const std::string& dir) {
+  std::string path = dir + "/result.json";
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error::format("{}: not valid JSON: {}", path, e.what());
+  }
+  // "variants" is written most common first; sorting again keeps a hand-edited file right.
+  if (!j.contains("variants") || !j["variants"].is_array())
+    throw Error::format("{}: has no \"variants\" array", path);
+  std::vector<std::pair<int64_t, std::string>> v;
+  for (const auto& x : j["variants"])
+    if (x.contains("id") && x["id"].is_string())
+      v.emplace_back(x.value("count", int64_t{0}), x["id"].get<std::string>());
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& l, const auto& r) { return l.first > r.first; });
+  if (v.size() < 2)
+    throw Error::format("{}: {} variant{}, nothing to compare", path, v.size(),
+                        v.size() == 1 ? "" : "s");
+  return {v[0].second, v[1].second};
 }
 
 } // namespace kdet::store

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "kdet/scan/result.hpp"
+#include "kdet/store/scan_result.hpp"
 
 #include <condition_variable>
 #include <cstdint>
@@ -46,7 +46,7 @@ struct RunRow {
 // What one finished round of a job adds: the job's cumulative state (its
 // variants with their counts so far), the round's runs, new artifact bytes.
 struct RoundWrite {
-  scan::JobRow job;
+  JobRow job;
   std::vector<RunRow> runs;
   std::vector<std::pair<std::string, std::string>> blobs; // hash -> bytes
   std::string compiler_version;
@@ -75,7 +75,7 @@ public:
   std::map<std::string, std::string> meta();
   void set_meta(const std::map<std::string, std::string>& values);
   // Records the compilers and the planned jobs (existing jobs keep their state).
-  void plan(const std::vector<scan::CompilerRow>& compilers, const std::vector<scan::JobRow>& jobs,
+  void plan(const std::vector<CompilerRow>& compilers, const std::vector<JobRow>& jobs,
             const std::vector<std::pair<std::string, std::string>>& inputs /* name, hash */);
   // Starts a row in `scans`; returns its id. finish_scan() closes it.
   int64_t begin_scan(const std::string& shard, const std::string& invocation);
@@ -85,7 +85,7 @@ public:
   void write(const std::vector<RoundWrite>& rounds);
 
   // Everything, jobs ordered by (input, compiler, target, option_set).
-  scan::ScanResult load();
+  ScanResult load();
   // Artifact bytes by hash ("" when absent).
   std::string blob(const std::string& hash);
   uint64_t run_count();
@@ -102,7 +102,7 @@ private:
   void check();
   void lock();
   void rollback() noexcept;
-  scan::ScanResult load_checked();
+  ScanResult load_checked();
   std::string m_path;
   Access m_access;
   int m_lock = -1;

@@ -1,17 +1,21 @@
-//===- scan/result.hpp - a scan's results as the reports read them --------------===//
+//===- store/scan_result.hpp - a scan's results as stored and as the reports read them -===//
 //
-// The store (store/scan_db) loads these from a database; the reports, the
-// compare labels and `kdet merge` work on them. Nothing here runs a compiler.
+// store/scan_db writes and loads these; scan/ fills them from its rounds and
+// decides their status; the reports, the compare labels and `kdet merge` work
+// on them. They live with the store, below scan/, so the store needs nothing
+// of scan/. Nothing here runs a compiler.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+
+#include "kdet/engine/verdict.hpp"
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-namespace kdet::scan {
+namespace kdet::store {
 
 struct CompilerRow {
   std::string name;
@@ -56,9 +60,9 @@ struct JobRow {
   double seconds = 0;               // wall time spent on it
   std::vector<VariantRow> variants; // most common first
 
-  // "deterministic", "nondeterministic", "failed", "no-runs" (as kdet run's verdicts).
-  std::string verdict() const;
-  bool varies() const { return verdict() == "nondeterministic"; }
+  // The same verdict kdet run gives a set of runs (engine::Verdict).
+  engine::Verdict verdict() const;
+  bool varies() const { return verdict() == engine::Verdict::nondeterministic; }
   uint64_t differing() const { return variants.empty() ? 0 : runs - variants.front().count; }
   // One-sided 95% upper bound on the per-run variance rate.
   double upper_bound() const;
@@ -74,4 +78,4 @@ struct ScanResult {
   std::vector<JobRow> jobs; // ordered by (input, compiler, target, option_set)
 };
 
-} // namespace kdet::scan
+} // namespace kdet::store

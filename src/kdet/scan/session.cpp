@@ -1,0 +1,89 @@
+//===- scan/session.cpp - manifest, database, resume, rounds, in that order --===//
+#include "kdet/scan/session.hpp"
+
+#include "kdet/backend/backend.hpp"
+#include "kdet/engine/interrupt.hpp"
+#include "kdet/scan/manifest.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
+#include "kdet/version.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace kdet::scan {
+
+SessionEnd run_session(const SessionRequest& req) {
+  Shard shard;
+  if (!req.shard.empty()) shard = parse_shard(req.shard);
+
+  // The manifest first: a bad one must not leave a database file behind.
+  Manifest m = load_manifest(req.manifest_path);
+  auto compilers = resolve_compilers(m);
+  std::vector<Job> all = plan_jobs(m, compilers), jobs;
+  for (auto& j : all)
+    if (in_shard(j.id, shard)) jobs.push_back(std::move(j));
+
+  SessionEnd end;
+  end.db = std::make_unique<store::ScanDb>(req.db_path);
+  store::ScanDb& db = *end.db;
+  auto meta = db.meta();
+  if (!meta.empty() && meta["manifest_hash"] != m.text_hash)
+    throw Error::format(
+        "--db {}: it holds a scan of another manifest (or an earlier version of {}); give a new "
+        "--db file, or delete it to start over",
+        req.db_path, req.manifest_path);
+  if (meta.empty())
+    db.set_meta({{"name", m.name},
+                 {"manifest", req.manifest_path},
+                 {"manifest_hash", m.text_hash},
+                 {"manifest_text", read_file(req.manifest_path)},
+                 {"kdet_version", k_version},
+                 {"setting", json_text(perturb::to_json(m.setting), -1)},
+                 {"target_rate", fmt::format("{}", m.target_rate)},
+                 {"budget", std::to_string(job_budget(m))}});
+
+  std::vector<store::CompilerRow> crow;
+  for (const auto& c : compilers)
+    crow.push_back({c.name, c.config.kind, c.path, c.content_hash, ""});
+  std::vector<store::JobRow> planned;
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const auto& j : jobs)
+    planned.push_back(initial_row(m, j));
+  for (const auto& in : m.inputs)
+    inputs.emplace_back(in.name, backend::cached_file_hash(in.path));
+  db.plan(crow, planned, inputs);
+
+  std::map<std::string, store::JobRow> state;
+  {
+    store::ScanResult stored = db.load();
+    for (auto& j : stored.jobs)
+      state[j.id] = std::move(j);
+  }
+  SessionStart start;
+  start.jobs = jobs.size();
+  start.all_jobs = all.size();
+  start.shard = shard;
+  start.inputs = m.inputs.size();
+  start.compilers = m.compilers.size();
+  start.targets = std::max<size_t>(1, m.targets.size());
+  start.option_sets = m.option_sets.size();
+  start.threads = req.threads;
+  start.budget = job_budget(m);
+  for (const auto& j : jobs)
+    start.resumed += state.at(j.id).runs > 0;
+  if (req.on_start) req.on_start(start);
+
+  engine::install_interrupt_handler();
+  int64_t scan_id = db.begin_scan(req.shard.empty() ? "1/1" : req.shard, req.invocation);
+  {
+    store::ScanWriter writer(db);
+    end.stats = run_jobs(m, jobs, state, writer, {req.threads, req.progress});
+  }
+  db.finish_scan(scan_id, end.stats.interrupted ? "interrupted" : "finished");
+  end.result = db.load();
+  return end;
+}
+
+} // namespace kdet::scan

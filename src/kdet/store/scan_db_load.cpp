@@ -1,0 +1,161 @@
+//===- store/scan_db_load.cpp - read a scan database; merge another into it -===//
+#include "kdet/store/scan_db.hpp"
+#include "kdet/store/sqlite_stmt.hpp"
+#include "kdet/util/error.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+namespace kdet::store {
+
+ScanResult ScanDb::load() {
+  try {
+    return load_checked();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error::format(
+        "database {}: holds a value kdet cannot read ({}); restore it or give a new --db file",
+        m_path, e.what());
+  }
+}
+
+ScanResult ScanDb::load_checked() {
+  ScanResult out;
+  out.meta = meta();
+  {
+    Stmt s(m_db, "SELECT name, backend, path, content_hash, version FROM compilers ORDER BY rowid");
+    while (s.step())
+      out.compilers.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)});
+  }
+  std::map<std::string, size_t> index;
+  {
+    Stmt s(m_db, "SELECT id, input, input_hash, compiler, target, option_set, options, seed, "
+                 "budget, runs, ok_runs, "
+                 "rounds, done, expected_vary, expect_reason, seconds FROM jobs "
+                 "ORDER BY input, compiler, target, option_set, id");
+    while (s.step()) {
+      JobRow j;
+      j.id = s.text(0);
+      j.input = s.text(1);
+      j.input_hash = s.text(2);
+      j.compiler = s.text(3);
+      j.target = s.text(4);
+      j.option_set = s.text(5);
+      // A damaged column is a damaged database (exit 2 naming it), not a JSON type error.
+      auto options = nlohmann::json::parse(s.text(6), nullptr, false);
+      bool sound = options.is_array();
+      for (const auto& o : options)
+        sound = sound && o.is_string();
+      if (!sound)
+        throw Error::format("database {}: job {} has damaged options; not a sound scan database",
+                            m_path, j.id);
+      j.options = options.get<std::vector<std::string>>();
+      j.seed = static_cast<uint64_t>(s.i64(7));
+      j.budget = static_cast<uint64_t>(s.i64(8));
+      j.runs = static_cast<uint64_t>(s.i64(9));
+      j.ok_runs = static_cast<uint64_t>(s.i64(10));
+      j.rounds = static_cast<uint64_t>(s.i64(11));
+      j.done = s.i64(12) != 0;
+      j.expected_vary = s.i64(13) != 0;
+      j.expect_reason = s.text(14);
+      j.seconds = s.dbl(15);
+      index[j.id] = out.jobs.size();
+      out.jobs.push_back(std::move(j));
+    }
+  }
+  {
+    Stmt s(m_db, "SELECT job_id, id, count, first_run, status, detail FROM variants "
+                 "ORDER BY job_id, count DESC, first_run");
+    while (s.step()) {
+      auto it = index.find(s.text(0));
+      if (it == index.end()) continue;
+      out.jobs[it->second].variants.push_back({s.text(1),
+                                               static_cast<uint64_t>(s.i64(2)),
+                                               static_cast<uint64_t>(s.i64(3)),
+                                               s.text(4),
+                                               s.text(5),
+                                               {}});
+    }
+  }
+  {
+    Stmt s(m_db, "SELECT job_id, variant, name, hash, size FROM variant_artifacts ORDER BY job_id, "
+                 "variant, name");
+    while (s.step()) {
+      auto it = index.find(s.text(0));
+      if (it == index.end()) continue;
+      std::string vid = s.text(1);
+      for (auto& v : out.jobs[it->second].variants)
+        if (v.id == vid)
+          v.artifacts.push_back({s.text(2), s.text(3), static_cast<uint64_t>(s.i64(4))});
+    }
+  }
+  return out;
+}
+
+std::string ScanDb::blob(const std::string& hash) {
+  Stmt s(m_db, "SELECT data FROM blobs WHERE hash=?");
+  s.bind(1, hash);
+  return s.step() ? s.blob(0) : std::string();
+}
+
+uint64_t ScanDb::run_count() {
+  Stmt s(m_db, "SELECT count(*) FROM runs");
+  s.step();
+  return static_cast<uint64_t>(s.i64(0));
+}
+
+void ScanDb::merge_from(const std::string& other_path) {
+  bool immutable = false; // read-only folder: no -shm can be made beside it
+  if (::access(other_path.c_str(), R_OK) != 0)
+    throw Error::format("merge: {}: {}", other_path, std::strerror(errno));
+  {
+    ScanDb other(other_path, Access::read); // checks integrity and schema
+    immutable = other.m_immutable;
+    auto mine = meta(), theirs = other.meta();
+    if (theirs.empty()) throw Error::format("merge: {} holds no scan", other_path);
+    if (mine.empty()) {
+      set_meta(theirs);
+    } else if (mine["manifest_hash"] != theirs["manifest_hash"]) {
+      throw Error::format(
+          "merge: {} was scanned from another manifest ({} {}) than {} ({} {}); merge only shards "
+          "of one manifest",
+          other_path, theirs["manifest"], theirs["manifest_hash"].substr(0, 12), m_path,
+          mine["manifest"], mine["manifest_hash"].substr(0, 12));
+    }
+  }
+  Stmt att(m_db, "ATTACH DATABASE ? AS o");
+  att.bind(1, file_uri(other_path, immutable ? "mode=ro&immutable=1" : "mode=ro")).run();
+  try {
+    exec("BEGIN IMMEDIATE");
+    exec(R"sql(
+CREATE TEMP TABLE take AS SELECT t.id FROM o.jobs t LEFT JOIN main.jobs m ON m.id = t.id
+  WHERE m.id IS NULL OR (t.done > m.done) OR (t.done = m.done AND t.runs > m.runs);
+DELETE FROM main.runs WHERE job_id IN (SELECT id FROM take);
+DELETE FROM main.variants WHERE job_id IN (SELECT id FROM take);
+DELETE FROM main.variant_artifacts WHERE job_id IN (SELECT id FROM take);
+INSERT OR REPLACE INTO main.jobs SELECT * FROM o.jobs WHERE id IN (SELECT id FROM take);
+INSERT INTO main.runs SELECT * FROM o.runs WHERE job_id IN (SELECT id FROM take);
+INSERT INTO main.variants SELECT * FROM o.variants WHERE job_id IN (SELECT id FROM take);
+INSERT INTO main.variant_artifacts SELECT * FROM o.variant_artifacts WHERE job_id IN (SELECT id FROM take);
+INSERT OR IGNORE INTO main.blobs SELECT * FROM o.blobs;
+INSERT OR IGNORE INTO main.compilers SELECT * FROM o.compilers;
+UPDATE main.compilers SET version = (SELECT c.version FROM o.compilers c WHERE c.name = main.compilers.name)
+  WHERE version = '' AND EXISTS (SELECT 1 FROM o.compilers c WHERE c.name = main.compilers.name AND c.version != '');
+INSERT OR IGNORE INTO main.inputs SELECT * FROM o.inputs;
+INSERT INTO main.scans(started_at, finished_at, shard, invocation, host, status)
+  SELECT started_at, finished_at, shard, invocation, host, status FROM o.scans;
+DROP TABLE take;
+COMMIT;
+)sql");
+  } catch (...) {
+    rollback();
+    sqlite3_exec(m_db, "DETACH DATABASE o", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec("DETACH DATABASE o");
+}
+
+} // namespace kdet::store
