@@ -182,7 +182,7 @@ int do_cc(CcCmd& a) {
   adopt_output_convention(a);
   CompileArgs c;
   c.input = a.input;
-  c.backend = "exec";
+  c.backend = backend::to_string(backend::Kind::exec);
   c.command = shell_join(a.command);
   c.output_ext = a.output_ext;
   c.timeout_seconds = a.timeout_seconds;

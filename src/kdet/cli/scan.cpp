@@ -137,7 +137,7 @@ int do_scan(const ScanArgs& a) {
 
   std::vector<scan::CompilerRow> crow;
   for (const auto& c : compilers)
-    crow.push_back({c.name, c.config.kind, c.path, c.content_hash, ""});
+    crow.push_back({c.name, backend::to_string(c.config.kind), c.path, c.content_hash, ""});
   std::vector<scan::JobRow> planned;
   std::vector<std::pair<std::string, std::string>> inputs;
   for (const auto& j : jobs)
