@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
+#include "kdet/cli/output.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/report/scan_report.hpp"
 #include "kdet/scan/labels.hpp"
@@ -32,11 +33,9 @@ namespace kdet::cli {
 namespace {
 
 struct ReportArgs {
-  std::string json_path;
+  OutputArgs output;
   std::string junit_path;
   std::string html_path;
-  std::string color = "auto";
-  bool quiet = false;
 };
 
 struct ScanArgs {
@@ -50,37 +49,25 @@ struct ScanArgs {
 };
 
 void add_report_options(CLI::App* cmd, ReportArgs& r) {
-  cmd->add_option("--json", r.json_path,
-                  "Write the result as JSON (schema kdet.scan/1) to FILE, or - for stdout");
+  add_json_option(cmd, r.output, "the result", "kdet.scan/1");
   cmd->add_option("--junit", r.junit_path,
                   "Write JUnit XML (one test case per job) to FILE, or - for stdout");
   cmd->add_option("--report-html", r.html_path,
                   "Write one self-contained HTML report with SVG charts to FILE");
-  cmd->add_option("--color", r.color, "Colour: auto, always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  cmd->add_flag("--quiet,-q", r.quiet, "No summary or progress line");
+  add_color_option(cmd, r.output);
+  add_quiet_option(cmd, r.output, "No summary or progress line");
 }
 
 // Writes the requested reports of a result and prints the summary.
 void emit_reports(const scan::ScanResult& result, store::ScanDb& db, const ReportArgs& r) {
-  bool json_stdout = r.json_path == "-";
-  if (!r.json_path.empty()) {
-    std::string text = json_text(report::scan_to_json(result)) + "\n";
-    if (json_stdout)
-      fmt::print("{}", text);
-    else
-      write_output(r.json_path, text, "--json");
-  }
+  Output output(r.output);
+  if (!r.output.json_path.empty()) output.write_json(report::scan_to_json(result));
   if (!r.junit_path.empty()) write_output(r.junit_path, report::scan_to_junit(result), "--junit");
   if (!r.html_path.empty())
     write_output(r.html_path,
                  report::scan_to_html(result, [&db](const std::string& h) { return db.blob(h); }),
                  "--report-html");
-  if (!r.quiet) {
-    FILE* to = json_stdout ? stderr : stdout;
-    bool color = r.color == "always" || (r.color == "auto" && ::isatty(::fileno(to)));
-    fmt::print(to, "{}", report::scan_to_text(result, color));
-  }
+  if (!output.quiet()) output.print_text(report::scan_to_text(result, output.color()));
 }
 
 int do_report(const ScanArgs& a) {
@@ -155,8 +142,8 @@ int do_scan(const ScanArgs& a) {
   size_t resumed = 0;
   for (const auto& j : jobs)
     resumed += state.at(j.id).runs > 0;
-  bool progress = !a.report.quiet && (a.progress || ::isatty(2));
-  if (!a.report.quiet)
+  bool progress = !a.report.output.quiet && (a.progress || ::isatty(2));
+  if (!a.report.output.quiet)
     fmt::print(
         stderr,
         "kdet scan: {} jobs{} ({} inputs, {} compilers, {} targets, {} option sets), {} at once, "
@@ -256,7 +243,8 @@ void add_merge(CLI::App& root, Action& action) {
 
 void add_compare(CLI::App& root, Action& action) {
   struct CompareArgs {
-    std::string a, b, ca, cb, json_path, color = "auto";
+    std::string a, b, ca, cb;
+    OutputArgs output;
     bool all = false;
   };
   auto a = std::make_shared<CompareArgs>();
@@ -272,9 +260,8 @@ void add_compare(CLI::App& root, Action& action) {
   cmd->add_option("--a-compiler", a->ca,
                   "Compiler name in A (default: its only one, or the one named as in B)");
   cmd->add_option("--b-compiler", a->cb, "Compiler name in B");
-  cmd->add_option("--json", a->json_path, "Write the comparison as JSON to FILE, or - for stdout");
-  cmd->add_option("--color", a->color, "Colour: auto, always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  add_json_option(cmd, a->output, "the comparison", "");
+  add_color_option(cmd, a->output);
   cmd->callback([a, &action] {
     action = [a] {
       for (const auto* p : {&a->a, &a->b})
@@ -307,17 +294,9 @@ void add_compare(CLI::App& root, Action& action) {
       ca = pick(ra, ca, cb, a->a, "--a-compiler");
       report::CompilerComparison cmp{a->a + ":" + ca, a->b + ":" + cb,
                                      scan::pair_jobs(ra.jobs, ca, rb.jobs, cb)};
-      bool json_stdout = a->json_path == "-";
-      if (!a->json_path.empty()) {
-        std::string text = json_text(report::comparison_to_json(cmp)) + "\n";
-        if (json_stdout)
-          fmt::print("{}", text);
-        else
-          write_output(a->json_path, text, "--json");
-      }
-      FILE* to = json_stdout ? stderr : stdout;
-      bool color = a->color == "always" || (a->color == "auto" && ::isatty(::fileno(to)));
-      fmt::print(to, "{}", report::comparison_to_text(cmp, color));
+      Output output(a->output);
+      if (!a->output.json_path.empty()) output.write_json(report::comparison_to_json(cmp));
+      output.print_text(report::comparison_to_text(cmp, output.color()));
       return scan::compare_exit_code(cmp.pairs);
     };
   });
