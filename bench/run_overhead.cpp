@@ -207,7 +207,7 @@ int main(int argc, char** argv) {
     if (kdet_exe.empty())
       kdet_exe =
           (std::filesystem::path(self).parent_path().parent_path() / "src" / "kdet").string();
-    if (lib.empty()) lib = backend::default_library_path("nvvm");
+    if (lib.empty()) lib = backend::default_library_path(backend::Kind::nvvm);
     if (!std::filesystem::exists(lib)) {
       fmt::print(stderr, "run_overhead: SKIP: {} not found\n", lib);
       return 77;

@@ -19,7 +19,7 @@ TEST(Worker, FailedChdirIsAnOutcomeNamingTheFolder) {
   std::string dir = make_temp_dir("kdet-worker-test");
   WorkerLaunch launch;
   launch.exe = exe;
-  launch.backend.kind = "nvvm";
+  launch.backend.kind = backend::Kind::nvvm;
   launch.backend.lib = std::string(fakes) + "/libfakenvvm.so";
   launch.env = current_environment();
   launch.log_path = dir + "/worker.log";

@@ -54,21 +54,46 @@ void classify_empty_output(CompileResult& result) {
   result.artifacts.clear();
 }
 
-std::string backend_for_extension(const std::string& path) {
+const char* to_string(Kind k) {
+  switch (k) {
+  case Kind::nvvm:
+    return "nvvm";
+  case Kind::nvrtc:
+    return "nvrtc";
+  case Kind::nvjitlink:
+    return "nvjitlink";
+  case Kind::exec:
+    return "exec";
+  }
+  return "?";
+}
+
+std::optional<Kind> parse_kind(std::string_view s) {
+  for (Kind k : k_kinds)
+    if (s == to_string(k)) return k;
+  return std::nullopt;
+}
+
+Kind parse_kind(std::string_view s, const std::string& what) {
+  if (auto k = parse_kind(s)) return *k;
+  throw Error::format("{} '{}' is not valid; use nvvm, nvrtc, nvjitlink or exec", what, s);
+}
+
+Kind backend_for_extension(const std::string& path) {
   std::string ext = file_extension(path);
-  if (ext == "ll" || ext == "bc" || ext == "nvvm") return "nvvm";
-  if (ext == "cu" || ext == "cuh") return "nvrtc";
-  if (ext == "ptx" || ext == "ltoir" || ext == "cubin" || ext == "fatbin") return "nvjitlink";
+  if (ext == "ll" || ext == "bc" || ext == "nvvm") return Kind::nvvm;
+  if (ext == "cu" || ext == "cuh") return Kind::nvrtc;
+  if (ext == "ptx" || ext == "ltoir" || ext == "cubin" || ext == "fatbin") return Kind::nvjitlink;
   throw Error::format(
       "cannot tell the backend from the extension of {} ('.{}'); use --backend "
       "nvvm|nvrtc|nvjitlink|exec (.ll/.bc -> nvvm, .cu -> nvrtc, .ptx -> nvjitlink)",
       path, ext);
 }
 
-std::string default_library_path(const std::string& kind) {
-  std::string file = kind == "nvvm"    ? "libnvvm.so"
-                     : kind == "nvrtc" ? "libnvrtc.so"
-                                       : "libnvJitLink.so";
+std::string default_library_path(Kind kind) {
+  std::string file = kind == Kind::nvvm    ? "libnvvm.so"
+                     : kind == Kind::nvrtc ? "libnvrtc.so"
+                                           : "libnvJitLink.so";
   std::vector<std::string> homes;
   if (const char* h = std::getenv("CUDA_HOME"); h && *h) homes.push_back(h);
   if (const char* h = std::getenv("CUDA_PATH"); h && *h) homes.push_back(h);
@@ -106,11 +131,17 @@ std::unique_ptr<Backend> make_nvjitlink_backend(const BackendConfig& config);
 std::unique_ptr<Backend> make_exec_backend(const BackendConfig& config);
 
 std::unique_ptr<Backend> load_backend(const BackendConfig& config) {
-  if (config.kind == "nvvm") return make_nvvm_backend(config);
-  if (config.kind == "nvrtc") return make_nvrtc_backend(config);
-  if (config.kind == "nvjitlink") return make_nvjitlink_backend(config);
-  if (config.kind == "exec") return make_exec_backend(config);
-  throw Error::format("unknown backend '{}'; valid: nvvm, nvrtc, nvjitlink, exec", config.kind);
+  switch (config.kind) {
+  case Kind::nvvm:
+    return make_nvvm_backend(config);
+  case Kind::nvrtc:
+    return make_nvrtc_backend(config);
+  case Kind::nvjitlink:
+    return make_nvjitlink_backend(config);
+  case Kind::exec:
+    return make_exec_backend(config);
+  }
+  throw Error::format("unknown backend kind {}", static_cast<int>(config.kind));
 }
 
 } // namespace kdet::backend

@@ -12,10 +12,26 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kdet::backend {
+
+// Which compiler interface a backend drives: three libraries loaded in a worker, or
+// any command run as a child process.
+enum class Kind { nvvm, nvrtc, nvjitlink, exec };
+inline constexpr Kind k_kinds[] = {Kind::nvvm, Kind::nvrtc, Kind::nvjitlink, Kind::exec};
+
+// The one spelling of a kind, used in options, manifests, worker argv, JSON and messages.
+const char* to_string(Kind k);
+
+// The kind spelt `s` (as to_string writes it); nullopt for anything else.
+std::optional<Kind> parse_kind(std::string_view s);
+
+// The kind spelt `s`, or an Error "`what` 'S' is not valid; use nvvm, nvrtc, nvjitlink or exec".
+Kind parse_kind(std::string_view s, const std::string& what);
 
 // What makes two compilers "the same": file, content hash, reported version.
 struct Identity {
@@ -95,7 +111,7 @@ public:
 
 // Settings that choose and configure a backend; passed to workers on their command line.
 struct BackendConfig {
-  std::string kind;       // nvvm | nvrtc | nvjitlink | exec
+  Kind kind = Kind::nvvm;
   std::string lib;        // library path (empty: default search)
   std::string command;    // exec template
   std::string output_ext; // exec: extension of {output}
@@ -110,10 +126,10 @@ std::unique_ptr<Backend> load_backend(const BackendConfig& config);
 
 // Picks a backend from an input's extension: .ll/.bc/.nvvm -> nvvm,
 // .cu/.cuh -> nvrtc, .ptx/.ltoir -> nvjitlink. Throws Error when unknown.
-std::string backend_for_extension(const std::string& path);
+Kind backend_for_extension(const std::string& path);
 
 // Library lookup: $CUDA_HOME then /usr/local/cuda (lib64, lib, nvvm/lib64).
-std::string default_library_path(const std::string& kind);
+std::string default_library_path(Kind kind);
 
 // exec: the program's `--version` line ("unknown (--version gave nothing)" when it
 // says nothing), memoized per process. Exec workers leave Identity::version empty:

@@ -61,7 +61,7 @@ public:
     if (m_program.empty() || ::access(m_program.c_str(), X_OK) != 0)
       throw Error::format("--cmd: program '{}' not found or not executable", m_template[0]);
     m_has_output = template_names(m_template, "output");
-    m_identity.backend = "exec";
+    m_identity.backend = to_string(Kind::exec);
     m_identity.path = absolute_path(m_program);
     // The version is asked once per kdet invocation by the driver (exec_program_version),
     // not by every worker: a fresh worker per run would otherwise run `--version` per run.

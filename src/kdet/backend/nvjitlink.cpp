@@ -38,7 +38,7 @@ nvJitLinkInputType input_type_for(const std::string& path) {
 class NvJitLinkBackend final : public Backend {
 public:
   explicit NvJitLinkBackend(const BackendConfig& config)
-      : m_lib(config.lib.empty() ? default_library_path("nvjitlink") : config.lib) {
+      : m_lib(config.lib.empty() ? default_library_path(Kind::nvjitlink) : config.lib) {
     m_create = m_lib.get<CreateFn>("nvJitLinkCreate");
     m_destroy = m_lib.get<DestroyFn>("nvJitLinkDestroy");
     m_add = m_lib.get<AddDataFn>("nvJitLinkAddData");
@@ -52,7 +52,7 @@ public:
     unsigned major = 0, minor = 0;
     if (auto version = reinterpret_cast<VersionFn>(m_lib.try_symbol("nvJitLinkVersion")))
       version(&major, &minor);
-    m_identity.backend = "nvjitlink";
+    m_identity.backend = to_string(Kind::nvjitlink);
     m_identity.path = m_lib.real_path();
     m_identity.version = fmt::format("nvJitLink {}.{}", major, minor);
   }

@@ -12,7 +12,7 @@ namespace {
 class NvrtcBackend final : public Backend {
 public:
   explicit NvrtcBackend(const BackendConfig& config)
-      : m_lib(config.lib.empty() ? default_library_path("nvrtc") : config.lib) {
+      : m_lib(config.lib.empty() ? default_library_path(Kind::nvrtc) : config.lib) {
     m_error_string = m_lib.get<decltype(&nvrtcGetErrorString)>("nvrtcGetErrorString");
     m_create = m_lib.get<decltype(&nvrtcCreateProgram)>("nvrtcCreateProgram");
     m_destroy = m_lib.get<decltype(&nvrtcDestroyProgram)>("nvrtcDestroyProgram");
@@ -28,7 +28,7 @@ public:
     auto version = m_lib.get<decltype(&nvrtcVersion)>("nvrtcVersion");
     int major = 0, minor = 0;
     version(&major, &minor);
-    m_identity.backend = "nvrtc";
+    m_identity.backend = to_string(Kind::nvrtc);
     m_identity.path = m_lib.real_path();
     m_identity.version = fmt::format("NVRTC {}.{}", major, minor);
   }

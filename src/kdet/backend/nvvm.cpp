@@ -12,7 +12,7 @@ namespace {
 class NvvmBackend final : public Backend {
 public:
   explicit NvvmBackend(const BackendConfig& config)
-      : m_lib(config.lib.empty() ? default_library_path("nvvm") : config.lib) {
+      : m_lib(config.lib.empty() ? default_library_path(Kind::nvvm) : config.lib) {
     m_error_string = m_lib.get<decltype(&nvvmGetErrorString)>("nvvmGetErrorString");
     m_create = m_lib.get<decltype(&nvvmCreateProgram)>("nvvmCreateProgram");
     m_destroy = m_lib.get<decltype(&nvvmDestroyProgram)>("nvvmDestroyProgram");
@@ -27,7 +27,7 @@ public:
     int major = 0, minor = 0, ir_major = 0, ir_minor = 0, dbg_major = 0, dbg_minor = 0;
     version(&major, &minor);
     ir_version(&ir_major, &ir_minor, &dbg_major, &dbg_minor);
-    m_identity.backend = "nvvm";
+    m_identity.backend = to_string(Kind::nvvm);
     m_identity.path = m_lib.real_path();
     m_identity.version = fmt::format("libNVVM {}.{}, NVVM IR {}.{}, debug metadata {}.{}", major,
                                      minor, ir_major, ir_minor, dbg_major, dbg_minor);

@@ -86,9 +86,9 @@ Recompiled compile_once(const backend::BackendConfig& config, const std::string&
 KeyMaterial job_key_material(const Store& store, const CompileJob& job, std::string& input) {
   input = read_file(job.input_path);
   KeyMaterial m;
-  m.backend = job.backend.kind;
+  m.backend = backend::to_string(job.backend.kind);
   m.compiler = compiler_identity(store, job.backend);
-  if (job.backend.kind == "exec") {
+  if (job.backend.kind == backend::Kind::exec) {
     auto argv = split_command(job.backend.command);
     m.command.assign(argv.begin() + 1, argv.end());
     m.output_ext = job.backend.output_ext;

@@ -39,7 +39,7 @@ std::string stat_signature(const std::string& kind, const std::string& path, boo
 
 std::string probe_version(const backend::BackendConfig& config, const std::string& file) {
   // An exec program is asked directly: a worker would only ask it the same.
-  if (config.kind == "exec") return backend::exec_program_version(file);
+  if (config.kind == backend::Kind::exec) return backend::exec_program_version(file);
   engine::WorkerLaunch launch;
   launch.exe = self_exe();
   launch.backend = config;
@@ -51,7 +51,7 @@ std::string probe_version(const backend::BackendConfig& config, const std::strin
   engine::HelloMessage hello;
   std::string error;
   if (!probe.start(launch, hello, error))
-    throw Error::format("cannot load the {} compiler: {}", config.kind, error);
+    throw Error::format("cannot load the {} compiler: {}", backend::to_string(config.kind), error);
   probe.stop();
   return hello.identity.version;
 }
@@ -60,7 +60,7 @@ std::string probe_version(const backend::BackendConfig& config, const std::strin
 
 std::string compiler_file(const backend::BackendConfig& config) {
   std::string file;
-  if (config.kind == "exec") {
+  if (config.kind == backend::Kind::exec) {
     auto argv = backend::check_command_template(config.command, "--cmd");
     file = find_program(argv[0]);
     if (file.empty()) throw Error::format("--cmd: program '{}' not found in PATH", argv[0]);
@@ -75,10 +75,10 @@ std::string compiler_file(const backend::BackendConfig& config) {
 
 backend::Identity compiler_identity(const Store& store, const backend::BackendConfig& config) {
   backend::Identity id;
-  id.backend = config.kind;
+  id.backend = backend::to_string(config.kind);
   id.path = compiler_file(config);
   bool ok = false;
-  std::string sig = stat_signature(config.kind, id.path, ok);
+  std::string sig = stat_signature(id.backend, id.path, ok);
   if (!ok) throw Error::format("compiler {}: {}", id.path, std::strerror(errno));
   std::string memo = "identity/" + sig + ".json"; // beneath the cache's v1/, links refused
   std::string text;
@@ -93,11 +93,11 @@ backend::Identity compiler_identity(const Store& store, const backend::BackendCo
   }
   id.content_hash = hash_file(id.path);
   backend::BackendConfig probe = config;
-  if (config.kind != "exec") probe.lib = id.path;
+  if (config.kind != backend::Kind::exec) probe.lib = id.path;
   id.version = probe_version(probe, id.path);
   // Memoize only when the file did not change while it was hashed and probed.
   bool still = false;
-  if (stat_signature(config.kind, id.path, still) == sig && still) {
+  if (stat_signature(id.backend, id.path, still) == sig && still) {
     nlohmann::json j = {{"path", id.path},
                         {"backend", id.backend},
                         {"content_hash", id.content_hash},

@@ -50,7 +50,7 @@ nlohmann::json to_json(const KeyMaterial& m) {
       {"env", env},
       {"input", {{"hash", m.input_hash}, {"size", m.input_size}, {"name", m.input_name}}},
   };
-  if (m.backend == "exec") {
+  if (m.backend == backend::to_string(backend::Kind::exec)) {
     j["command"] = m.command;
     j["output_ext"] = m.output_ext;
   }

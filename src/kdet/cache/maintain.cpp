@@ -269,9 +269,14 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
       skip("stored input missing or fails its hash check");
       continue;
     }
+    auto kind = backend::parse_kind(km.backend);
+    if (!kind) {
+      skip(fmt::format("backend '{}' is not one kdet can recompile", km.backend));
+      continue;
+    }
     backend::BackendConfig cfg;
-    cfg.kind = km.backend;
-    if (km.backend == "exec") {
+    cfg.kind = *kind;
+    if (*kind == backend::Kind::exec) {
       std::vector<std::string> argv = {km.compiler.path};
       argv.insert(argv.end(), km.command.begin(), km.command.end());
       cfg.command = shell_join(argv);

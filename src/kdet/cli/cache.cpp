@@ -14,6 +14,7 @@
 #include "kdet/cache/store.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
+#include "kdet/cli/output.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/util/error.hpp"
@@ -22,7 +23,6 @@
 
 #include <fmt/format.h>
 #include <memory>
-#include <unistd.h>
 
 namespace kdet::cli {
 
@@ -33,8 +33,7 @@ struct CacheOptions {
   std::string verify_rate = "1/32";
   std::string on_variants = "serve-first";
   std::vector<std::string> key_env;
-  std::string json_path;
-  bool quiet = false;
+  OutputArgs output; // --json and --quiet; cache commands print no colour
 };
 
 void add_dir_option(CLI::App* cmd, CacheOptions& o) {
@@ -51,9 +50,8 @@ void add_serving_options(CLI::App* cmd, CacheOptions& o) {
   cmd->add_option("--key-env", o.key_env,
                   "An environment variable whose value decides the output; its value enters the "
                   "key (repeatable)");
-  cmd->add_option("--json", o.json_path,
-                  "Write what happened (schema kdet.cache.compile/1) to FILE, or - for stdout");
-  cmd->add_flag("--quiet,-q", o.quiet, "No status line (warnings still go to stderr)");
+  add_json_option(cmd, o.output, "what happened", "kdet.cache.compile/1");
+  add_quiet_option(cmd, o.output, "No status line (warnings still go to stderr)");
 }
 
 void write_artifact(const cache::CompileOutcome& o, const std::string& out) {
@@ -68,11 +66,11 @@ int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::s
   for (const auto& w : o.warnings)
     fmt::print(stderr, "kdet: warning: {}\n", w);
   if (o.exit_code == 0) write_artifact(o, out);
-  if (!opt.quiet)
+  if (!opt.output.quiet)
     fmt::print(stderr, "kdet cache: {} {} (variant {}, {} variant{} under the key, {})\n", o.result,
                o.key, o.variant.substr(0, 12), o.variants, o.variants == 1 ? "" : "s",
                human_seconds(o.seconds));
-  if (!opt.json_path.empty()) {
+  if (!opt.output.json_path.empty()) {
     nlohmann::json j = {{"schema", "kdet.cache.compile/1"},
                         {"result", o.result},
                         {"key", o.key},
@@ -82,10 +80,7 @@ int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::s
                         {"warnings", o.warnings},
                         {"exit_code", o.exit_code}};
     if (!o.error.empty()) j["error"] = o.error;
-    if (opt.json_path == "-")
-      fmt::print("{}\n", json_text(j));
-    else
-      write_output(opt.json_path, json_text(j) + "\n", "--json");
+    Output(opt.output).write_json(j);
   }
   if (o.exit_code == 1) fmt::print(stderr, "kdet: error: {}\n", o.error);
   if (o.exit_code == 3) fmt::print(stderr, "kdet: error: the compiler failed: {}\n", o.error);
@@ -166,7 +161,7 @@ void adopt_output_convention(CcCmd& a) {
       } catch (const Error&) {
       }
     }
-    if (!a.cache.quiet)
+    if (!a.cache.output.quiet)
       fmt::print(
           stderr,
           "kdet cc: the command writes {} itself; kdet gives it {{output}} there and copies the "
@@ -188,7 +183,7 @@ int do_cc(CcCmd& a) {
   adopt_output_convention(a);
   CompileArgs c;
   c.input = a.input;
-  c.backend = "exec";
+  c.backend = backend::to_string(backend::Kind::exec);
   c.command = shell_join(a.command);
   c.output_ext = backend::check_output_ext(a.output_ext, "--output-ext");
   c.timeout_seconds = a.timeout_seconds;
@@ -202,26 +197,18 @@ int do_cc(CcCmd& a) {
 int do_report(const CacheOptions& o) {
   cache::Store store(cache::resolve_cache_dir(o.dir));
   auto keys = cache::multi_variant_keys(store);
-  bool json_stdout = o.json_path == "-";
-  if (!o.json_path.empty()) {
-    auto j = cache::report_to_json(store, keys);
-    if (json_stdout)
-      fmt::print("{}\n", json_text(j));
-    else
-      write_output(o.json_path, json_text(j) + "\n", "--json");
-  }
-  if (!json_stdout) fmt::print("{}", cache::report_to_text(keys));
+  Output output(o.output);
+  if (!o.output.json_path.empty()) output.write_json(cache::report_to_json(store, keys));
+  if (!output.json_to_stdout()) fmt::print("{}", cache::report_to_text(keys));
   return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
 }
 
 int do_stats(const CacheOptions& o) {
   cache::Store store(cache::resolve_cache_dir(o.dir));
   auto j = cache::cache_stats(store);
-  if (o.json_path == "-") {
-    fmt::print("{}\n", json_text(j));
-    return 0;
-  }
-  if (!o.json_path.empty()) write_output(o.json_path, json_text(j) + "\n", "--json");
+  Output output(o.output);
+  output.write_json(j);
+  if (output.json_to_stdout()) return 0;
   fmt::print("cache       {}\n", j["cache"].get<std::string>());
   fmt::print("keys        {}\n", j["keys"].get<uint64_t>());
   fmt::print("variants    {} ({} key{} with more than one)\n", j["variants"].get<uint64_t>(),
@@ -265,16 +252,14 @@ void add_cache(CLI::App& root, Action& action) {
   auto* report =
       cache->add_subcommand("report", "List keys with more than one variant (exit 1 if any)");
   add_dir_option(report, *r);
-  report->add_option("--json", r->json_path,
-                     "Write the report (schema kdet.cache.report/1) to FILE, or - for stdout");
+  add_json_option(report, r->output, "the report", "kdet.cache.report/1");
   report->callback([r, &action] { action = [r] { return do_report(*r); }; });
 
   auto s = std::make_shared<CacheOptions>();
   auto* stats =
       cache->add_subcommand("stats", "Keys, variants, size, verifications, damaged entries");
   add_dir_option(stats, *s);
-  stats->add_option("--json", s->json_path,
-                    "Write the stats (schema kdet.cache.stats/1) to FILE, or - for stdout");
+  add_json_option(stats, s->output, "the stats", "kdet.cache.stats/1");
   stats->callback([s, &action] { action = [s] { return do_stats(*s); }; });
 
   struct GcArgs {
@@ -322,14 +307,14 @@ void add_cache(CLI::App& root, Action& action) {
   add_dir_option(verify, v->o);
   verify->add_option("--sample", v->sample,
                      "Fraction of keys to recompile (default 1 = all; e.g. 1/10)");
-  verify->add_flag("--quiet,-q", v->o.quiet, "Only the summary line");
+  add_quiet_option(verify, v->o.output, "Only the summary line");
   verify->callback([v, &action] {
     action = [v] {
       double f = cache::parse_verify_rate(v->sample, "--sample");
       cache::Store store(cache::resolve_cache_dir(v->o.dir));
       engine::install_interrupt_handler();
       auto res = cache::verify_all(store, f, invocation());
-      if (!v->o.quiet)
+      if (!v->o.output.quiet)
         for (const auto& l : res.lines)
           fmt::print("{}\n", l);
       fmt::print("verify: {} recompiled, {} match, {} mismatch, {} failed, {} skipped\n",

@@ -1,6 +1,7 @@
 //===- cli/corpus.cpp - `kdet corpus`: write a folder of synthetic kernels ----===//
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
+#include "kdet/cli/output.hpp"
 #include "kdet/corpus/generator.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/strings.hpp"
@@ -18,7 +19,7 @@ struct CorpusArgs {
   std::string size = "medium";
   std::string seed = "0";
   std::string dialect = "llvm7";
-  bool quiet = false;
+  OutputArgs output; // --quiet only
 };
 
 int do_corpus(const CorpusArgs& args) {
@@ -32,7 +33,7 @@ int do_corpus(const CorpusArgs& args) {
     throw Error::format("--seed {}: must be a decimal or 0x-prefixed hex integer", args.seed);
   spec.seed = *seed;
   auto files = corpus::write_corpus(spec);
-  if (!args.quiet) {
+  if (!args.output.quiet) {
     size_t total = 0;
     for (const auto& f : files)
       total += f.kernel.instructions;
@@ -69,7 +70,7 @@ void add_corpus(CLI::App& root, Action& action) {
                   "Seed (decimal or 0x hex; default 0); same seed, same files");
   cmd->add_option("--dialect", args->dialect,
                   "llvm7 (typed pointers, default) or modern (opaque ptr)");
-  cmd->add_flag("--quiet,-q", args->quiet, "Print nothing on success");
+  add_quiet_option(cmd, args->output, "Print nothing on success");
   cmd->callback([args, &action] { action = [args] { return do_corpus(*args); }; });
 }
 

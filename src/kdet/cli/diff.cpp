@@ -9,6 +9,7 @@
 #include "kdet/diff/diff.hpp"
 
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/output.hpp"
 #include "kdet/store/run_dir.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -36,9 +37,8 @@ struct DiffArgs {
   std::vector<std::string> paths;
   std::string run_dir;
   std::string format;
-  std::string json_path;
+  OutputArgs output; // --json and --color
   std::string html_path;
-  std::string color = "auto";
   std::string max_size; // past it: compared by hash and size only
 };
 
@@ -164,9 +164,10 @@ int do_diff(const DiffArgs& args) {
     throw Error("give two files (A B), a run folder and two variants (DIR A B), or --run-dir DIR");
   }
 
-  bool json_stdout = args.json_path == "-";
-  bool color = args.color == "always" ||
-               (args.color == "auto" && !json_stdout && ::isatty(1) && !std::getenv("NO_COLOR"));
+  // With --json - the text report is not printed at all: stdout is the JSON's.
+  Output output(args.output);
+  bool json_stdout = output.json_to_stdout();
+  bool color = output.color();
   bool all_identical = true;
   std::string text, html;
   nlohmann::json artifacts = nlohmann::json::array();
@@ -202,7 +203,7 @@ int do_diff(const DiffArgs& args) {
                   ? diff::to_html(r)
                   : fmt::format("<section class=\"kdet-diff-artifact\"><h3>{}</h3>\n{}</section>\n",
                                 pr.name, diff::to_html(r));
-    if (args.json_path.empty()) continue;
+    if (args.output.json_path.empty()) continue;
     nlohmann::json j = diff::to_json(r);
     j["a"] = pr.a;
     j["b"] = pr.b;
@@ -223,14 +224,8 @@ int do_diff(const DiffArgs& args) {
            {"b", label_b},
            {"identical", all_identical},
            {"artifacts", std::move(artifacts)}};
-  if (!args.json_path.empty()) {
-    // Inputs may hold invalid UTF-8: such bytes are shown as U+0080..U+00FF (util/strings).
-    std::string dumped = json_text(out);
-    if (json_stdout)
-      fmt::print("{}\n", dumped);
-    else
-      write_output(args.json_path, dumped + "\n", "--json");
-  }
+  // Inputs may hold invalid UTF-8: such bytes are shown as U+0080..U+00FF (util/strings).
+  output.write_json(out);
   if (!args.html_path.empty()) write_output(args.html_path, html, "--html");
   if (!json_stdout) fmt::print("{}", text);
   return all_identical ? k_exit_deterministic : k_exit_nondeterministic;
@@ -250,17 +245,14 @@ void add_diff(CLI::App& root, Action& action) {
   cmd->add_option("--format", args->format,
                   "Read both inputs as this format instead of detecting it")
       ->check(CLI::IsMember({"ptx", "cubin", "text", "binary"}));
-  cmd->add_option("--json", args->json_path,
-                  "Write the kdet.diff/1 JSON report to FILE (- = stdout)");
+  add_json_option(cmd, args->output, "the report", "kdet.diff/1, or kdet.diff-set/1 for folders");
   cmd->add_option("--html", args->html_path,
                   "Write an HTML fragment (for embedding in reports) to FILE");
   cmd->add_option(
       "--max-size", args->max_size,
       "Inputs larger than SIZE (e.g. 64M, 1G; K/M/G/T are powers of 1024) are compared by hash "
       "and size only (default 64M): a detailed diff needs memory in proportion to its inputs");
-  cmd->add_option("--color", args->color,
-                  "Colour the text report: auto (on a terminal), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  add_color_option(cmd, args->output);
   cmd->callback([args, &action] { action = [args] { return do_diff(*args); }; });
 }
 

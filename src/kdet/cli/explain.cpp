@@ -3,6 +3,7 @@
 
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
+#include "kdet/cli/output.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/registry.hpp"
@@ -13,7 +14,6 @@
 
 #include <fmt/format.h>
 #include <memory>
-#include <unistd.h>
 
 namespace kdet::cli {
 
@@ -29,8 +29,7 @@ struct ExplainArgs {
   uint64_t max_cell_runs = 150;
   double budget = 270;
   int jobs = 1;
-  std::string json_path;
-  std::string color = "auto";
+  OutputArgs output;
 };
 
 int do_explain(ExplainArgs args) {
@@ -50,8 +49,8 @@ int do_explain(ExplainArgs args) {
   opt.budget_seconds = args.budget;
   opt.base.jobs = args.jobs;
   engine::install_interrupt_handler();
-  bool tty = ::isatty(2);
-  bool json_to_stdout = args.json_path == "-";
+  Output output(args.output);
+  bool tty = output.progress();
   auto on_cell = [&](const engine::Cell& c) {
     if (tty)
       fmt::print(stderr, "\r\033[K  {:<48} {:>4} runs  {}", c.name, c.runs,
@@ -60,15 +59,8 @@ int do_explain(ExplainArgs args) {
   engine::ExplainResult r = engine::explain(opt, on_cell);
   if (tty) fmt::print(stderr, "\r\033[K");
   auto j = report::explain_to_json(opt, r);
-  if (!args.json_path.empty()) {
-    if (json_to_stdout)
-      fmt::print("{}\n", json_text(j));
-    else
-      write_output(args.json_path, json_text(j) + "\n", "--json");
-  }
-  bool color = args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
-  fmt::print(json_to_stdout ? stderr : stdout, "{}",
-             report::explain_to_text(opt, r, color, args.compile.input));
+  output.write_json(j);
+  output.print_text(report::explain_to_text(opt, r, output.color(), args.compile.input));
   return r.exit_code;
 }
 
@@ -127,10 +119,8 @@ void add_explain(CLI::App& root, Action& action) {
       ->check(real_option({0, 1e7}));
   cmd->add_option("--jobs,-j", args->jobs, "Parallel workers per cell (default 1)")
       ->check(whole_option(k_jobs_range));
-  cmd->add_option("--json", args->json_path,
-                  "Write the result as JSON (schema kdet.explain/1) to FILE, or - for stdout");
-  cmd->add_option("--color", args->color, "auto, always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  add_json_option(cmd, args->output, "the result", "kdet.explain/1");
+  add_color_option(cmd, args->output);
   cmd->callback([args, &action] { action = [args] { return do_explain(*args); }; });
 }
 

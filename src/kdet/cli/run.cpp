@@ -1,6 +1,7 @@
 //===- cli/run.cpp - `kdet run`: recompile one input N times ------------------===//
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
+#include "kdet/cli/output.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/run_defaults.hpp"
@@ -18,7 +19,6 @@
 #include <fmt/format.h>
 #include <memory>
 #include <set>
-#include <unistd.h>
 
 namespace kdet::cli {
 
@@ -31,9 +31,7 @@ struct RunArgs {
   double max_rate = 0;
   int jobs = 1;
   std::string out_dir;
-  std::string json_path;
-  std::string color = "auto";
-  bool quiet = false;
+  OutputArgs output;
   bool stop_on_variant = false;
   std::string unnamed = "vary";
 };
@@ -60,7 +58,6 @@ int do_run(RunArgs args) {
   plan.jobs = args.jobs;
   if (args.stop_on_variant) plan.stop_at_outcomes = 2;
 
-  bool json_to_stdout = args.json_path == "-";
   if (!args.out_dir.empty()) {
     store::prepare_run_dir(args.out_dir);
     // Each run is appended as it ends, so the runs done survive a SIGKILL.
@@ -76,7 +73,8 @@ int do_run(RunArgs args) {
   // varied" cell); levels that break the compiler are found by short probes.
   engine::DefaultLevels defaults;
   if (args.unnamed == "vary") defaults = engine::vary_unset_factors(plan, given);
-  bool tty = ::isatty(2) && !args.quiet;
+  Output output(args.output);
+  bool tty = output.progress();
   auto t0 = std::chrono::steady_clock::now();
   engine::ProgressFn progress;
   if (tty) {
@@ -102,18 +100,11 @@ int do_run(RunArgs args) {
   nlohmann::json result = report::run_to_json(out, a, input_hash, true);
   if (!args.out_dir.empty())
     store::write_run_dir(args.out_dir, out, result, report::record_to_json);
-  if (!args.json_path.empty()) {
-    if (json_to_stdout)
-      fmt::print("{}\n", json_text(result));
-    else
-      write_output(args.json_path, json_text(result) + "\n", "--json");
-  }
-  if (!args.quiet) {
-    bool color =
-        args.color == "always" || (args.color == "auto" && ::isatty(json_to_stdout ? 2 : 1));
-    std::string text = report::run_to_text(out, a, color, args.compile.input);
+  output.write_json(result);
+  if (!output.quiet()) {
+    std::string text = report::run_to_text(out, a, output.color(), args.compile.input);
     if (!args.out_dir.empty()) text += fmt::format("saved     {}\n", args.out_dir);
-    fmt::print(json_to_stdout ? stderr : stdout, "{}", text);
+    output.print_text(text);
   }
   return a.exit_code;
 }
@@ -153,10 +144,8 @@ void add_run(CLI::App& root, Action& action) {
       ->check(whole_option(k_jobs_range));
   cmd->add_option("--out,-o", args->out_dir,
                   "Keep one file per variant and the record of every run in DIR");
-  cmd->add_option("--json", args->json_path,
-                  "Write the result as JSON (schema kdet.run/1) to FILE, or - for stdout");
-  cmd->add_option("--color", args->color, "Colour: auto, always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  add_json_option(cmd, args->output, "the result", "kdet.run/1");
+  add_color_option(cmd, args->output);
   cmd->add_option(
          "--unnamed", args->unnamed,
          "The factors no option names: vary (default: in the regime where each acts, as "
@@ -164,8 +153,8 @@ void add_run(CLI::App& root, Action& action) {
       ->check(CLI::IsMember({"vary", "natural"}));
   cmd->add_flag("--stop-on-variant", args->stop_on_variant,
                 "Stop at the first run whose outcome differs (the first sign of nondeterminism)");
-  cmd->add_flag("--quiet,-q", args->quiet,
-                "No summary or progress; the exit code (and --json/--out) only");
+  add_quiet_option(cmd, args->output,
+                   "No summary or progress; the exit code (and --json/--out) only");
   cmd->callback([args, &action] { action = [args] { return do_run(*args); }; });
 }
 

@@ -25,7 +25,12 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
                   "Options after -- go to the compiler (e.g. -arch=compute_90a -opt=3)");
   cmd->add_option("--backend,-b", a.backend,
                   "nvvm, nvrtc, nvjitlink or exec (default: from the input's extension)")
-      ->check(CLI::IsMember({"nvvm", "nvrtc", "nvjitlink", "exec"}));
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> names;
+        for (auto k : backend::k_kinds)
+          names.emplace_back(backend::to_string(k));
+        return names;
+      }()));
   cmd->add_option("--lib", a.lib,
                   "Compiler library for nvvm/nvrtc/nvjitlink (default: under $CUDA_HOME, then "
                   "/usr/local/cuda)");
@@ -69,13 +74,14 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
     throw Error::format("input {}: {}", a.input, std::strerror(errno));
   plan.input_path = absolute_path(a.input);
   auto& b = plan.backend;
-  b.kind = !a.backend.empty()
-               ? a.backend
-               : (!a.command.empty() ? "exec" : backend::backend_for_extension(a.input));
+  // Parsed here, once: past this point the backend is a Kind, never a string.
+  b.kind = !a.backend.empty()   ? backend::parse_kind(a.backend, "--backend")
+           : !a.command.empty() ? backend::Kind::exec
+                                : backend::backend_for_extension(a.input);
   b.lib = a.lib.empty() ? "" : absolute_path(a.lib);
   b.command = a.command;
   b.output_ext = backend::check_output_ext(a.output_ext, "--output-ext");
-  if (b.kind == "exec") {
+  if (b.kind == backend::Kind::exec) {
     if (a.command.empty())
       throw Error(
           "--backend exec needs --cmd, e.g. --cmd 'ptxas -arch=sm_90a {input} -o {output}'");
@@ -85,7 +91,8 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
     if (find_program(argv[0]).empty())
       throw Error::format("--cmd: program '{}' not found in PATH", argv[0]);
   } else {
-    if (!a.command.empty()) throw Error::format("--cmd is for --backend exec, not {}", b.kind);
+    if (!a.command.empty())
+      throw Error::format("--cmd is for --backend exec, not {}", backend::to_string(b.kind));
     if (!a.lib.empty() && ::access(a.lib.c_str(), R_OK) != 0)
       throw Error::format("--lib {}: {}", a.lib, std::strerror(errno));
     // dlopen of a FIFO waits for a writer for ever, in a worker kdet would then wait on.
@@ -109,7 +116,7 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
 
 void resolve_factor_args(FactorArgs& a, engine::RunPlan& plan) {
   auto& s = plan.setting;
-  bool exec = plan.backend.kind == "exec";
+  bool exec = plan.backend.kind == backend::Kind::exec;
   auto given = [&](const std::string& f) {
     return a.values.count(f) ? a.values.at(f) : std::string();
   };

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
+#include "kdet/cli/output.hpp"
+#include "kdet/engine/interrupt.hpp"
 #include "kdet/report/scan_report.hpp"
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/session.hpp"
@@ -28,11 +30,9 @@ namespace kdet::cli {
 namespace {
 
 struct ReportArgs {
-  std::string json_path;
+  OutputArgs output;
   std::string junit_path;
   std::string html_path;
-  std::string color = "auto";
-  bool quiet = false;
 };
 
 struct ScanArgs {
@@ -46,37 +46,25 @@ struct ScanArgs {
 };
 
 void add_report_options(CLI::App* cmd, ReportArgs& r) {
-  cmd->add_option("--json", r.json_path,
-                  "Write the result as JSON (schema kdet.scan/1) to FILE, or - for stdout");
+  add_json_option(cmd, r.output, "the result", "kdet.scan/1");
   cmd->add_option("--junit", r.junit_path,
                   "Write JUnit XML (one test case per job) to FILE, or - for stdout");
   cmd->add_option("--report-html", r.html_path,
                   "Write one self-contained HTML report with SVG charts to FILE");
-  cmd->add_option("--color", r.color, "Colour: auto, always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  cmd->add_flag("--quiet,-q", r.quiet, "No summary or progress line");
+  add_color_option(cmd, r.output);
+  add_quiet_option(cmd, r.output, "No summary or progress line");
 }
 
 // Writes the requested reports of a result and prints the summary.
 void emit_reports(const store::ScanResult& result, store::ScanDb& db, const ReportArgs& r) {
-  bool json_stdout = r.json_path == "-";
-  if (!r.json_path.empty()) {
-    std::string text = json_text(report::scan_to_json(result)) + "\n";
-    if (json_stdout)
-      fmt::print("{}", text);
-    else
-      write_output(r.json_path, text, "--json");
-  }
+  Output output(r.output);
+  if (!r.output.json_path.empty()) output.write_json(report::scan_to_json(result));
   if (!r.junit_path.empty()) write_output(r.junit_path, report::scan_to_junit(result), "--junit");
   if (!r.html_path.empty())
     write_output(r.html_path,
                  report::scan_to_html(result, [&db](const std::string& h) { return db.blob(h); }),
                  "--report-html");
-  if (!r.quiet) {
-    FILE* to = json_stdout ? stderr : stdout;
-    bool color = r.color == "always" || (r.color == "auto" && ::isatty(::fileno(to)));
-    fmt::print(to, "{}", report::scan_to_text(result, color));
-  }
+  if (!output.quiet()) output.print_text(report::scan_to_text(result, output.color()));
 }
 
 int do_report(const ScanArgs& a) {
@@ -112,7 +100,7 @@ int do_scan(const ScanArgs& a) {
   req.shard = a.shard;
   req.threads = threads;
   req.invocation = invocation();
-  if (!a.report.quiet)
+  if (!a.report.output.quiet)
     req.on_start = [](const scan::SessionStart& s) {
       fmt::print(
           stderr,
@@ -125,7 +113,7 @@ int do_scan(const ScanArgs& a) {
           s.inputs, s.compilers, s.targets, s.option_sets, s.threads, s.budget,
           s.resumed ? fmt::format("; resuming {} started jobs", s.resumed) : "");
     };
-  if (!a.report.quiet && (a.progress || ::isatty(2)))
+  if (!a.report.output.quiet && (a.progress || ::isatty(2)))
     req.progress = [](const scan::ScanProgress& p) {
       std::string left = p.seconds_left < 0    ? "?"
                          : p.seconds_left == 0 ? "none"
@@ -213,7 +201,8 @@ void add_merge(CLI::App& root, Action& action) {
 
 void add_compare(CLI::App& root, Action& action) {
   struct CompareArgs {
-    std::string a, b, ca, cb, json_path, color = "auto";
+    std::string a, b, ca, cb;
+    OutputArgs output;
     bool all = false;
     double margin = scan::k_default_fix_margin;
   };
@@ -234,9 +223,8 @@ void add_compare(CLI::App& root, Action& action) {
   cmd->add_option("--a-compiler", a->ca,
                   "Compiler name in A (default: its only one, or the one named as in B)");
   cmd->add_option("--b-compiler", a->cb, "Compiler name in B");
-  cmd->add_option("--json", a->json_path, "Write the comparison as JSON to FILE, or - for stdout");
-  cmd->add_option("--color", a->color, "Colour: auto, always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  add_json_option(cmd, a->output, "the comparison", "");
+  add_color_option(cmd, a->output);
   cmd->add_option("--margin", a->margin,
                   "Call a job fixed only when B gave one output and its 95% upper bound on the "
                   "variance rate lies this many times below A's observed rate (else: not-seen)")
@@ -274,17 +262,9 @@ void add_compare(CLI::App& root, Action& action) {
       report::CompilerComparison cmp{a->a + ":" + ca, a->b + ":" + cb,
                                      scan::pair_jobs(ra.jobs, ca, rb.jobs, cb, a->margin),
                                      a->margin};
-      bool json_stdout = a->json_path == "-";
-      if (!a->json_path.empty()) {
-        std::string text = json_text(report::comparison_to_json(cmp)) + "\n";
-        if (json_stdout)
-          fmt::print("{}", text);
-        else
-          write_output(a->json_path, text, "--json");
-      }
-      FILE* to = json_stdout ? stderr : stdout;
-      bool color = a->color == "always" || (a->color == "auto" && ::isatty(::fileno(to)));
-      fmt::print(to, "{}", report::comparison_to_text(cmp, color));
+      Output output(a->output);
+      if (!a->output.json_path.empty()) output.write_json(report::comparison_to_json(cmp));
+      output.print_text(report::comparison_to_text(cmp, output.color()));
       return scan::compare_exit_code(cmp.pairs);
     };
   });

@@ -441,7 +441,7 @@ ExplainResult explain_with(const ExplainOptions& opt, const std::vector<Factor>&
     res.factors.push_back(f.name);
   res.left_out = left_out;
   res.untestable = untestable;
-  bool exec = opt.base.backend.kind == "exec";
+  bool exec = opt.base.backend.kind == backend::Kind::exec;
   res.regimes = exec ? "across processes (the compiler is a new process every run)"
                 : contains(res.factors, "process")
                     ? "across processes and inside one process (process=both)"

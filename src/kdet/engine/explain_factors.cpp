@@ -55,7 +55,7 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
                                     const std::vector<std::string>& skip,
                                     std::vector<std::string>* left_out,
                                     std::vector<std::string>* untestable) {
-  bool exec = base.backend.kind == "exec";
+  bool exec = base.backend.kind == backend::Kind::exec;
   perturb::Context ctx;
   perturb::find_preload_libraries(ctx);
   std::vector<Factor> all;

@@ -75,7 +75,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   auto kept_files = std::make_shared<const TempFolder>("artifacts");
   uint64_t kept_serial = 0;
 
-  const bool is_exec = plan.backend.kind == "exec";
+  const bool is_exec = plan.backend.kind == backend::Kind::exec;
   perturb::Context ctx;
   ctx.session_dir = session_dir;
   ctx.input_path = plan.input_path;
@@ -111,7 +111,8 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
     auto t_probe = steady_clock::now();
     if (!probe.start(launch, hello, error)) {
       if (interrupted()) throw Interrupted();
-      throw Error::format("cannot load the {} compiler: {}", plan.backend.kind, error);
+      throw Error::format("cannot load the {} compiler: {}", backend::to_string(plan.backend.kind),
+                          error);
     }
     out.worker_start_seconds = duration<double>(steady_clock::now() - t_probe).count();
     if (fresh) probe.stop();

@@ -93,7 +93,7 @@ bool WorkerProcess::start(const WorkerLaunch& launch, HelloMessage& hello, std::
   m_log_offset = (log_fd >= 0 && ::fstat(log_fd, &st) == 0) ? st.st_size : 0;
 
   SpawnOptions opt;
-  opt.argv = {launch.exe, k_worker_command, "--backend", launch.backend.kind};
+  opt.argv = {launch.exe, k_worker_command, "--backend", backend::to_string(launch.backend.kind)};
   if (!launch.backend.lib.empty()) opt.argv.insert(opt.argv.end(), {"--lib", launch.backend.lib});
   if (!launch.backend.command.empty())
     opt.argv.insert(opt.argv.end(), {"--cmd", launch.backend.command});

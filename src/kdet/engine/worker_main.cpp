@@ -47,9 +47,14 @@ bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
       return false;
     }
     std::string v = argv[++i];
-    if (k == "--backend")
-      a.backend.kind = v;
-    else if (k == "--lib")
+    if (k == "--backend") {
+      auto kind = backend::parse_kind(v);
+      if (!kind) {
+        error = "--backend " + v + ": not nvvm, nvrtc, nvjitlink or exec";
+        return false;
+      }
+      a.backend.kind = *kind;
+    } else if (k == "--lib")
       a.backend.lib = v;
     else if (k == "--cmd")
       a.backend.command = v;
@@ -145,7 +150,7 @@ int worker_main(int argc, char** argv) {
 
     ResultMessage reply;
     using clock = std::chrono::steady_clock;
-    if (args.backend.kind != "exec") {
+    if (args.backend.kind != backend::Kind::exec) {
       std::string why = apply_run_perturbation(msg);
       if (!why.empty()) {
         reply.result.status = backend::Status::infra_error;

@@ -64,7 +64,7 @@ std::string bound_sentence(double upper_bound, double confidence) {
 // Which regimes the runs covered, with how many runs each (exec compilers are a new process every
 // run).
 static nlohmann::json regimes_json(const RunOutput& out) {
-  bool exec = out.plan.backend.kind == "exec";
+  bool exec = out.plan.backend.kind == backend::Kind::exec;
   uint64_t fresh = 0, same = 0;
   for (const auto& r : out.records) {
     if (!r.done) continue;
@@ -203,8 +203,9 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
         "slots     each slot has its own folder ({}): a compiler that writes its {{output}} or "
         "{{workdir}} path into its output can differ by slot; --jobs 1 avoids it\n",
         out.slot_paths_unshared);
-  s += fmt::format("regimes   {}\n",
-                   perturb::describe_regime(out.plan.setting, out.plan.backend.kind == "exec"));
+  s += fmt::format(
+      "regimes   {}\n",
+      perturb::describe_regime(out.plan.setting, out.plan.backend.kind == backend::Kind::exec));
   std::string runs_note =
       out.interrupted
           ? fmt::format(" (interrupted: {} of {} planned runs done)", a.runs, out.plan.runs)

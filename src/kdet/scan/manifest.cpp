@@ -137,9 +137,16 @@ private:
   std::string m_path;
 };
 
-std::string default_target_option(const std::string& kind) {
-  if (kind == "nvvm") return "-arch=compute_{target}";
-  if (kind == "nvrtc" || kind == "nvjitlink") return "-arch=sm_{target}";
+std::string default_target_option(backend::Kind kind) {
+  switch (kind) {
+  case backend::Kind::nvvm:
+    return "-arch=compute_{target}";
+  case backend::Kind::nvrtc:
+  case backend::Kind::nvjitlink:
+    return "-arch=sm_{target}";
+  case backend::Kind::exec:
+    break;
+  }
   return ""; // exec: {target} in the command template
 }
 
@@ -257,11 +264,13 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
     if (!names.insert(s.name).second)
       c.fail(line, fmt::format("compiler name '{}' is used twice", s.name));
     std::string where = fmt::format("compiler '{}'", s.name);
-    s.config.kind = c.str(t, "backend", where, true);
-    const auto& k = s.config.kind;
-    if (k != "nvvm" && k != "nvrtc" && k != "nvjitlink" && k != "exec")
+    std::string kind = c.str(t, "backend", where, true);
+    auto parsed = backend::parse_kind(kind);
+    if (!parsed)
       c.fail(line, fmt::format("{}: backend '{}' is not valid; use nvvm, nvrtc, nvjitlink or exec",
-                               where, k));
+                               where, kind));
+    s.config.kind = *parsed;
+    const auto k = s.config.kind;
     std::string lib = c.str(t, "lib", where, false);
     s.config.command = c.str(t, "command", where, false);
     try {
@@ -270,7 +279,7 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
     } catch (const Error& e) {
       c.fail(line, e.what());
     }
-    if (k == "exec") {
+    if (k == backend::Kind::exec) {
       if (s.config.command.empty())
         c.fail(line,
                fmt::format("{}: backend exec needs command = \"prog {{input}} -o {{output}} ...\"",
@@ -288,7 +297,8 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
                                  argv.empty() ? "" : argv[0]));
     } else {
       if (!s.config.command.empty())
-        c.fail(line, fmt::format("{}: command is for backend exec, not {}", where, k));
+        c.fail(line, fmt::format("{}: command is for backend exec, not {}", where,
+                                 backend::to_string(k)));
       if (!lib.empty()) {
         s.config.lib = lib.starts_with("/") ? lib : absolute_path(m.dir + "/" + lib);
         struct stat st {};
@@ -314,8 +324,9 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
 
 void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
   const toml::table* t = root.get_as<toml::table>("setting");
-  bool all_exec = std::all_of(m.compilers.begin(), m.compilers.end(),
-                              [](const CompilerSpec& s) { return s.config.kind == "exec"; });
+  bool all_exec = std::all_of(m.compilers.begin(), m.compilers.end(), [](const CompilerSpec& s) {
+    return s.config.kind == backend::Kind::exec;
+  });
   auto& s = m.setting;
   // Library compilers default to both regimes, as `kdet run` does (perturb/registry.hpp).
   s.process = all_exec ? perturb::ProcessMode::fresh : perturb::ProcessMode::both;

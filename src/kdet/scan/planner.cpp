@@ -32,14 +32,14 @@ std::vector<ResolvedCompiler> resolve_compilers(const Manifest& m) {
     ResolvedCompiler r;
     r.name = c.name;
     r.config = c.config;
-    if (c.config.kind == "exec") {
+    if (c.config.kind == backend::Kind::exec) {
       r.path = find_program(split_command(c.config.command).at(0));
     } else {
       r.path = c.config.lib.empty() ? backend::default_library_path(c.config.kind) : c.config.lib;
       if (r.path.empty() || ::access(r.path.c_str(), R_OK) != 0)
         throw Error::format(
             "{}:{}: compiler '{}': no {} library found (set lib = \"/path/to/lib...so\")", m.path,
-            c.line, c.name, c.config.kind);
+            c.line, c.name, backend::to_string(c.config.kind));
     }
     r.content_hash = backend::cached_file_hash(r.path);
     out.push_back(std::move(r));
@@ -94,7 +94,7 @@ std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler
               .add(in.name)
               .add(input_hash)
               .add(spec.name)
-              .add(spec.config.kind);
+              .add(backend::to_string(spec.config.kind));
           h.add(compilers[ci].content_hash)
               .add(substitute(spec.config.command, vars)) // as before word-wise expansion
               .add(j.backend.output_ext)

@@ -46,7 +46,7 @@ SessionEnd run_session(const SessionRequest& req) {
 
   std::vector<store::CompilerRow> crow;
   for (const auto& c : compilers)
-    crow.push_back({c.name, c.config.kind, c.path, c.content_hash, ""});
+    crow.push_back({c.name, backend::to_string(c.config.kind), c.path, c.content_hash, ""});
   std::vector<store::JobRow> planned;
   std::vector<std::pair<std::string, std::string>> inputs;
   for (const auto& j : jobs)

@@ -1,0 +1,84 @@
+//===- cli/output.hpp - --json, --color and --quiet, decided once ----------===//
+//
+// Every command that reports shares the same three choices: where its JSON
+// goes (a file, written safely, or stdout), whether its text is coloured, and
+// whether it prints at all. They are made here, once, so that NO_COLOR, TERM=dumb
+// and "JSON on stdout moves the text to stderr" mean the same in every command.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace kdet::cli {
+
+enum class ColorMode { automatic, always, never };
+
+// Parses "auto", "always" or "never"; throws Error naming `option` otherwise.
+ColorMode parse_color_mode(const std::string& s, const std::string& option = "--color");
+
+// What the colour decision looks at besides the mode, gathered so the decision is testable.
+struct TerminalFacts {
+  bool tty = false;     // the text's stream is a terminal
+  std::string no_color; // $NO_COLOR ("" when unset)
+  std::string term;     // $TERM ("" when unset)
+};
+
+// always: colour; never: none; automatic: only on a terminal that is not TERM=dumb,
+// and not when NO_COLOR is set to a non-empty value (https://no-color.org).
+bool decide_color(ColorMode mode, const TerminalFacts& facts);
+
+// The facts for `fd` from isatty and this process's environment.
+TerminalFacts terminal_facts(int fd);
+
+// The options as parsed; register them with the add_*_option functions.
+struct OutputArgs {
+  std::string json_path; // empty: no JSON; "-": stdout
+  std::string color = "auto";
+  bool quiet = false;
+};
+
+// --json FILE: "Write `what` as JSON (schema `schema`, unless empty) to FILE, or - for stdout".
+void add_json_option(CLI::App* cmd, OutputArgs& o, const std::string& what,
+                     const std::string& schema);
+
+// --color auto|always|never, with NO_COLOR and TERM=dumb named in its help.
+void add_color_option(CLI::App* cmd, OutputArgs& o);
+
+// --quiet,-q with the command's own meaning in `help`.
+void add_quiet_option(CLI::App* cmd, OutputArgs& o, const std::string& help);
+
+// One command's output decisions, made when it starts reporting.
+class Output {
+public:
+  explicit Output(const OutputArgs& args);
+
+  // True when --json - takes stdout, so the text goes to stderr (or nowhere).
+  bool json_to_stdout() const { return m_args.json_path == "-"; }
+  bool quiet() const { return m_args.quiet; }
+  // Where the text report goes: stdout, or stderr when JSON takes stdout.
+  FILE* text_stream() const { return json_to_stdout() ? stderr : stdout; }
+  // Whether the text report is coloured (decided for text_stream()).
+  bool color() const { return m_color; }
+  // Whether a progress line may be redrawn on stderr: not quiet, a terminal, not TERM=dumb.
+  bool progress() const { return m_progress; }
+
+  // Writes `j` (json_text, then a newline) to stdout or, through write_output (which
+  // never replaces a device node or follows a planted link), to the --json file.
+  // Does nothing when --json was not given.
+  void write_json(const nlohmann::json& j) const;
+
+  // Prints `text` to text_stream() unless --quiet.
+  void print_text(std::string_view text) const;
+
+private:
+  OutputArgs m_args;
+  bool m_color = false;
+  bool m_progress = false;
+};
+
+} // namespace kdet::cli
