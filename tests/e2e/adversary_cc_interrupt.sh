@@ -16,8 +16,7 @@ for sig in TERM INT; do
   kill -$sig $pid
   set +e; wait $pid; rc=$?; set -e
   [[ $rc == 130 ]] || { cat "$T/err" >&2; fail "kdet cc after SIG$sig: exit $rc, want 130"; }
-  for _ in $(seq 30); do pgrep -f "$M" >/dev/null || break; sleep 0.1; done
-  pgrep -f "$M" >/dev/null && fail "the compiler outlived kdet cc after SIG$sig"
+  wait_no_pids 3 "$M" || fail "the compiler outlived kdet cc after SIG$sig"
 done
 expect_exit 0 "$KDET" cache stats --dir "$T/cache"
 expect_output "^keys +0"

@@ -65,7 +65,7 @@ case $2 in
 esac
 SH
 chmod +x "$T/hostile.sh"
-left() { pgrep -f "$M" >/dev/null && { pgrep -af "$M" >&2; fail "processes left: $1"; }; true; }
+left() { [[ -z $(test_pids "$M") ]] || fail "processes left: $1: $(test_pids "$M")"; }
 expect_exit 0 timeout 60 "$KDET" run "$T/k.txt" --backend exec --cmd "$T/hostile.sh $M setsid {input} {output}" -n 2 -q
 left "setsid child after run"
 expect_exit 3 timeout 60 "$KDET" run "$T/k.txt" --backend exec --cmd "$T/hostile.sh $M devlink {input} {output} $T/zero" -n 2 --color never
@@ -86,7 +86,7 @@ for sig in TERM INT KILL; do
     kill -$sig $pid
     set +e; wait $pid; rc=$?; set -e
     [[ $rc == 130 || $rc == 137 ]] || fail "$cmd after SIG$sig: exit $rc"
-    for _ in $(seq 30); do pgrep -f "$M" >/dev/null || break; sleep 0.1; done
+    wait_no_pids 3 "$M" || true
     left "$cmd after SIG$sig"
   done
 done
