@@ -78,7 +78,7 @@ if [[ -n $lib && -f $KDET_FAKES_DIR/libforkhold.so ]]; then
   expect_output 'crashed'
   (($(elapsed "$t0" | cut -d. -f1) < 10)) || fail "a crash with the pipe held took $(elapsed "$t0") s"
 fi
-[[ -z $(test_pids) ]] || fail "processes left by the attribution checks: $(test_pids | tr '\n' ' ')"
+[[ -z $(test_pids) ]] || fail "processes left by the attribution checks: $(echo $(test_pids))"
 
 modes=(run run-pid explain exec exec-pid scan)
 [[ -n $lib ]] && modes+=(run-lib)

@@ -80,18 +80,28 @@ json_eval() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print
 # sql DB QUERY: the rows of QUERY on the SQLite database DB, one a line, fields joined by |.
 sql() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print("|".join(map(str,r))) for r in c.execute(sys.argv[2])]' "$1" "$2"; }
 
-# test_pids [PATTERN]: the live processes started by this test (they carry its
-# marker), optionally only those whose command line holds PATTERN (fixed string).
+# test_pids [FILTER]: the live processes this test started: those whose environment
+# carries its marker, and those whose command line holds $KDET_E2E_MARK (for a
+# compiler run with a cleaned environment, e.g. `kdet exec --fix all`, put the
+# marker in its argv). With FILTER, only those whose command line holds FILTER.
+# Call it alone, not in a pipeline: the pipeline's other commands carry the marker too.
 test_pids() {
-  local p
+  local p argv env cmd envs
   for p in /proc/[0-9]*; do
     [[ ${p#/proc/} == "$BASHPID" ]] && continue
-    grep -qsaF "KDET_E2E_MARK=$KDET_E2E_MARK" "$p/environ" 2>/dev/null || continue
-    [[ -z ${1:-} ]] || tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$1" || continue
+    mapfile -d "" -t argv 2>/dev/null <"$p/cmdline" || continue
+    printf -v cmd ' %s' "${argv[@]}"
+    if [[ $cmd != *"$KDET_E2E_MARK"* ]]; then
+      mapfile -d "" -t env 2>/dev/null <"$p/environ" || continue
+      printf -v envs '\n%s' "${env[@]}"
+      [[ $envs$'\n' == *$'\n'"KDET_E2E_MARK=$KDET_E2E_MARK"$'\n'* ]] || continue
+    fi
+    [[ -z ${1:-} || $cmd == *"$1"* ]] || continue
     echo "${p#/proc/}"
   done
   return 0
 }
+
 # wait_no_pids SECONDS [PATTERN]: wait until test_pids is empty; false if it never is.
 wait_no_pids() {
   local i
