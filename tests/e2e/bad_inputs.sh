@@ -11,7 +11,6 @@ set +e # every try is counted and the summary decides, so a failure does not sto
 need_fakes libfakenvvm.so
 need_cmd python3 "to parse JSON and XML"
 lib=$FAKES/libfakenvvm.so
-src=$(realpath "$KDET_SOURCE_DIR")
 in=$(ls "$EX"/nvvm/llvm7/*.ll | head -1)
 cp "$in" "$T/k.ll"
 
