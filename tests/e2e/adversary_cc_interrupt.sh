@@ -5,7 +5,7 @@
 # Env: KDET, KDET_SOURCE_DIR. Exit 0 pass, 1 fail.
 source "$(dirname "$0")/lib/common.bash"
 export TMPDIR=$T
-M=ADVCCINT$$
+M=$KDET_E2E_MARK # in every hostile compiler's argv too: `exec --fix all` cleans the environment
 printf 'kernel\n' >"$T/k.txt"
 printf '#!/bin/bash\ntrap "" TERM INT\nwhile :; do sleep 0.2; done\n' >"$T/stuck.sh"
 chmod +x "$T/stuck.sh"
@@ -16,8 +16,7 @@ for sig in TERM INT; do
   kill -$sig $pid
   set +e; wait $pid; rc=$?; set -e
   [[ $rc == 130 ]] || { cat "$T/err" >&2; fail "kdet cc after SIG$sig: exit $rc, want 130"; }
-  for _ in $(seq 30); do pgrep -f "$M" >/dev/null || break; sleep 0.1; done
-  pgrep -f "$M" >/dev/null && fail "the compiler outlived kdet cc after SIG$sig"
+  wait_no_pids 3 || fail "the compiler outlived kdet cc after SIG$sig"
 done
 expect_exit 0 "$KDET" cache stats --dir "$T/cache"
 expect_output "^keys +0"

@@ -15,7 +15,7 @@ export TMPDIR=$T/tmp # kdet's own folders and sweeps stay in this test
 mkdir "$T/tmp"
 printf 'kernel\n' >"$T/k.txt"
 printf 'define void @k() { ret void }\n' >"$T/k.ll"
-M=ADVTRUTH$$ # in every hostile compiler's argv: the leftover check sees this test only
+M=$KDET_E2E_MARK # in every hostile compiler's argv too: `exec --fix all` cleans the environment
 
 # Exec compilers: every cause is caught by the defaults, with {output} and with stdout.
 for m in aslr mmap libc time pwd tmpdir pid omp lang umask heap inpath cwdpid; do
@@ -63,7 +63,7 @@ case $2 in
 esac
 SH
 chmod +x "$T/hostile.sh"
-left() { pgrep -f "$M" >/dev/null && { pgrep -af "$M" >&2; fail "processes left: $1"; }; true; }
+left() { [[ -z $(test_pids) ]] || fail "processes left: $1: $(test_pids)"; }
 expect_exit 0 timeout 60 "$KDET" run "$T/k.txt" --backend exec --cmd "$T/hostile.sh $M setsid {input} {output}" -n 2 -q
 left "setsid child after run"
 expect_exit 3 timeout 60 "$KDET" run "$T/k.txt" --backend exec --cmd "$T/hostile.sh $M devlink {input} {output} $T/zero" -n 2 --color never
@@ -84,7 +84,7 @@ for sig in TERM INT KILL; do
     kill -$sig $pid
     set +e; wait $pid; rc=$?; set -e
     [[ $rc == 130 || $rc == 137 ]] || fail "$cmd after SIG$sig: exit $rc"
-    for _ in $(seq 30); do pgrep -f "$M" >/dev/null || break; sleep 0.1; done
+    wait_no_pids 3 || true
     left "$cmd after SIG$sig"
   done
 done

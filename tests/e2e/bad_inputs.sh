@@ -6,36 +6,33 @@
 # that are not UTF-8 must never give exit 70, and the JSON, JUnit and HTML
 # written for them must parse.
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
-set -uo pipefail
-: "${KDET:?}" "${KDET_FAKES_DIR:?}" "${KDET_SOURCE_DIR:?}"
-lib=$(realpath "$KDET_FAKES_DIR")/libfakenvvm.so
-src=$(realpath "$KDET_SOURCE_DIR")
-[[ -f $lib ]] || { echo "bad_inputs: SKIP: $lib not built"; exit 77; }
-command -v python3 >/dev/null || { echo "bad_inputs: SKIP: python3 (to parse JSON and XML) absent"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-in=$(ls "$src"/examples/nvvm/llvm7/*.ll | head -1)
-cp "$in" "$tmp/k.ll"
+source "$(dirname "$0")/lib/common.bash"
+set +e # every try is counted and the summary decides, so a failure does not stop the test
+need_fakes libfakenvvm.so
+need_cmd python3 "to parse JSON and XML"
+lib=$FAKES/libfakenvvm.so
+in=$(ls "$EX"/nvvm/llvm7/*.ll | head -1)
+cp "$in" "$T/k.ll"
 
 tried=0 clean=0 fails=0 crashes=0 hangs=0 e70=0
-fail() { echo "bad_inputs: FAIL: $*"; fails=$((fails + 1)); }
+fail() { echo "bad_inputs: FAIL: $*"; fails=$((fails + 1)); } # counts instead of exiting
 
 # expect_usage WANT_IN_MESSAGE -- ARGS...: exit 2 and the message holds WANT.
 expect_usage() {
   local want=$1
   shift 2
   tried=$((tried + 1))
-  timeout 20 "$KDET" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  timeout 20 "$KDET" "$@" >"$T/out" 2>"$T/err" </dev/null
   local rc=$?
   case $rc in
-  2) if grep -qF -- "$want" "$tmp/err"; then clean=$((clean + 1)); else fail "kdet $*: exit 2 but the message does not name '$want': $(head -c 300 "$tmp/err")"; fi ;;
+  2) if grep -qF -- "$want" "$T/err"; then clean=$((clean + 1)); else fail "kdet $*: exit 2 but the message does not name '$want': $(head -c 300 "$T/err")"; fi ;;
   124) hangs=$((hangs + 1)); fail "kdet $*: still running after 20 s" ;;
-  70) e70=$((e70 + 1)); fail "kdet $*: exit 70: $(head -c 300 "$tmp/err")" ;;
-  *) ((rc > 128)) && crashes=$((crashes + 1)); fail "kdet $*: exit $rc, want 2: $(head -c 300 "$tmp/err")" ;;
+  70) e70=$((e70 + 1)); fail "kdet $*: exit 70: $(head -c 300 "$T/err")" ;;
+  *) ((rc > 128)) && crashes=$((crashes + 1)); fail "kdet $*: exit $rc, want 2: $(head -c 300 "$T/err")" ;;
   esac
 }
 
-run=(run "$tmp/k.ll" --lib "$lib" -q)
+run=(run "$T/k.ll" --lib "$lib" -q)
 for v in -1 0 4294967296 18446744073709551616 1.5 1e3 nan inf " 3" 0x10 ""; do
   expect_usage "--runs" -- "${run[@]}" -n "$v"
 done
@@ -48,42 +45,42 @@ for v in 0.0005 -1 nan inf -inf 1e7 1e400 1s; do
 done
 for v in 0 -5 1025 2.5 nan; do
   expect_usage "--jobs" -- "${run[@]}" -j "$v"
-  expect_usage "--jobs" -- explain "$tmp/k.ll" --lib "$lib" -j "$v"
-  expect_usage "--jobs" -- scan "$tmp/none.toml" --db "$tmp/x.db" -j "$v"
+  expect_usage "--jobs" -- explain "$T/k.ll" --lib "$lib" -j "$v"
+  expect_usage "--jobs" -- scan "$T/none.toml" --db "$T/x.db" -j "$v"
 done
 for v in -1 257 1.5 nan; do
   expect_usage "--threads" -- "${run[@]}" --threads "$v"
 done
 for v in -1 0 1 1.5 nan 99999999999999999999; do
-  expect_usage "--runs" -- explain "$tmp/k.ll" --lib "$lib" -n "$v"
-  expect_usage "--min-cell-runs" -- explain "$tmp/k.ll" --lib "$lib" --min-cell-runs "$v"
-  expect_usage "--max-cell-runs" -- explain "$tmp/k.ll" --lib "$lib" --max-cell-runs "$v"
+  expect_usage "--runs" -- explain "$T/k.ll" --lib "$lib" -n "$v"
+  expect_usage "--min-cell-runs" -- explain "$T/k.ll" --lib "$lib" --min-cell-runs "$v"
+  expect_usage "--max-cell-runs" -- explain "$T/k.ll" --lib "$lib" --max-cell-runs "$v"
 done
 for v in -1 0 1.5 nan 1000001; do
-  expect_usage "--count" -- corpus -o "$tmp/corpus" -n "$v"
+  expect_usage "--count" -- corpus -o "$T/corpus" -n "$v"
 done
 for v in 16777216T 99999999999999999999 -1 1.5G nan; do
-  expect_usage "--max-size" -- cache gc --dir "$tmp/cache" --max-size "$v"
+  expect_usage "--max-size" -- cache gc --dir "$T/cache" --max-size "$v"
 done
 # 0 is valid: a staging folder whose writer still holds its lock is never removed.
 for v in -1 -0.5 nan inf 1e30; do
-  expect_usage "--staging-age" -- cache gc --dir "$tmp/cache" --max-size 1G --staging-age "$v"
+  expect_usage "--staging-age" -- cache gc --dir "$T/cache" --max-size 1G --staging-age "$v"
 done
 for v in 0.0005 -1 nan; do
-  expect_usage "--timeout" -- cc "$tmp/k.ll" -o "$tmp/o" --timeout "$v" -- cp {input} {output}
+  expect_usage "--timeout" -- cc "$T/k.ll" -o "$T/o" --timeout "$v" -- cp {input} {output}
 done
 for v in 2 -1 nan 1.5; do
-  expect_usage "--verify-rate" -- cache compile "$tmp/k.ll" --lib "$lib" --verify-rate "$v"
+  expect_usage "--verify-rate" -- cache compile "$T/k.ll" --lib "$lib" --verify-rate "$v"
 done
-expect_usage "--cmd" -- run "$tmp/k.ll" --cmd ""
-expect_usage "--cmd" -- run "$tmp/k.ll" --cmd "   "
-expect_usage "--shard" -- scan "$tmp/none.toml" --db "$tmp/x.db" --shard 0/4
+expect_usage "--cmd" -- run "$T/k.ll" --cmd ""
+expect_usage "--cmd" -- run "$T/k.ll" --cmd "   "
+expect_usage "--shard" -- scan "$T/none.toml" --db "$T/x.db" --shard 0/4
 expect_usage "--seed" -- "${run[@]}" --seed -1
-expect_usage "--seed" -- corpus -o "$tmp/corpus" -n 1 --seed 99999999999999999999
+expect_usage "--seed" -- corpus -o "$T/corpus" -n 1 --seed 99999999999999999999
 
 # Manifest values: FILE:LINE and the range.
 manifest() {
-  cat >"$tmp/m.toml" <<TOML
+  cat >"$T/m.toml" <<TOML
 inputs = ["k.ll"]
 [[compiler]]
 name = "fake"
@@ -97,15 +94,15 @@ for kv in "max_runs = nan" "max_runs = 1.5" "max_runs = -1" "max_runs = inf" "ma
   "target_rate = nan" "target_rate = 0" "target_rate = 1e-300" "target_rate = 2" "first_round = 0" \
   "first_round = 2.5" "max_round = -inf" "timeout = 0.0005" "timeout = nan" "timeout = -1"; do
   manifest "$kv"
-  expect_usage "m.toml:7: budget.${kv%% *}" -- scan "$tmp/m.toml" --db "$tmp/m.db" -q
+  expect_usage "m.toml:7: budget.${kv%% *}" -- scan "$T/m.toml" --db "$T/m.db" -q
 done
 # A brace bomb is refused at once.
 bomb=$(printf '{a,b}%.0s' $(seq 1 22))
-printf 'inputs = ["k%s.ll"]\n[[compiler]]\nname = "fake"\nbackend = "nvvm"\nlib = "%s"\n' "$bomb" "$lib" >"$tmp/m.toml"
-expect_usage "m.toml:1: input" -- scan "$tmp/m.toml" --db "$tmp/m.db" -q
+printf 'inputs = ["k%s.ll"]\n[[compiler]]\nname = "fake"\nbackend = "nvvm"\nlib = "%s"\n' "$bomb" "$lib" >"$T/m.toml"
+expect_usage "m.toml:1: input" -- scan "$T/m.toml" --db "$T/m.db" -q
 
 # Names, options and env values that are not UTF-8: never exit 70; JSON and XML parse.
-latin="$tmp/caf$(printf '\xe9')"
+latin="$T/caf$(printf '\xe9')"
 cp "$in" "$latin.ll"
 opt="-DX=$(printf '\xe9\x01')"
 utf_tried=0 utf_ok=0
@@ -115,21 +112,21 @@ check_rc() { # NAME RC ALLOWED...
   utf_tried=$((utf_tried + 1))
   for a in "$@"; do [[ $rc == "$a" ]] && { utf_ok=$((utf_ok + 1)); return; }; done
   ((rc == 70)) && e70=$((e70 + 1))
-  fail "$name: exit $rc, want one of $*: $(head -c 300 "$tmp/err")"
+  fail "$name: exit $rc, want one of $*: $(head -c 300 "$T/err")"
 }
-check_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$1" 2>"$tmp/perr" || fail "$1 is not valid JSON: $(cat "$tmp/perr")"; }
-check_xml() { python3 -c 'import xml.etree.ElementTree as E,sys; E.parse(sys.argv[1])' "$1" 2>"$tmp/perr" || fail "$1 is not valid XML: $(cat "$tmp/perr")"; }
+check_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$1" 2>"$T/perr" || fail "$1 is not valid JSON: $(cat "$T/perr")"; }
+check_xml() { python3 -c 'import xml.etree.ElementTree as E,sys; E.parse(sys.argv[1])' "$1" 2>"$T/perr" || fail "$1 is not valid XML: $(cat "$T/perr")"; }
 
-timeout 60 "$KDET" run "$latin.ll" --lib "$lib" -n 3 -q --json "$tmp/r.json" --env "V=$(printf '\xff')" -- "$opt" 2>"$tmp/err"
+timeout 60 "$KDET" run "$latin.ll" --lib "$lib" -n 3 -q --json "$T/r.json" --env "V=$(printf '\xff')" -- "$opt" 2>"$T/err"
 check_rc "run --json" $? 0 1 3
-check_json "$tmp/r.json"
-grep -q 'café' "$tmp/r.json" || fail "run --json does not show the Latin-1 name as café"
+check_json "$T/r.json"
+grep -q 'café' "$T/r.json" || fail "run --json does not show the Latin-1 name as café"
 timeout 120 "$KDET" explain "$latin.ll" --lib "$lib" -n 4 --min-cell-runs 2 --max-cell-runs 4 --factors heap \
-  --json "$tmp/e.json" -- "$opt" >/dev/null 2>"$tmp/err"
+  --json "$T/e.json" -- "$opt" >/dev/null 2>"$T/err"
 check_rc "explain --json" $? 0 1 3
-check_json "$tmp/e.json"
+check_json "$T/e.json"
 # TOML is UTF-8 by definition: the Latin-1 name comes from the glob, a control character from \u0001.
-cat >"$tmp/s.toml" <<TOML
+cat >"$T/s.toml" <<TOML
 name = "caf\\u00e9 <&>"
 inputs = ["caf*.ll"]
 [option_sets]
@@ -141,28 +138,28 @@ lib = "$lib"
 [budget]
 max_runs = 4
 TOML
-timeout 120 "$KDET" scan "$tmp/s.toml" --db "$tmp/s.db" -q --json "$tmp/s.json" --junit "$tmp/s.xml" \
-  --report-html "$tmp/s.html" 2>"$tmp/err"
+timeout 120 "$KDET" scan "$T/s.toml" --db "$T/s.db" -q --json "$T/s.json" --junit "$T/s.xml" \
+  --report-html "$T/s.html" 2>"$T/err"
 check_rc "scan --json --junit --report-html" $? 0 1 3
-check_json "$tmp/s.json"
-check_xml "$tmp/s.xml"
+check_json "$T/s.json"
+check_xml "$T/s.xml"
 python3 -c 'import re,sys; t=open(sys.argv[1],"rb").read().decode("utf-8"); sys.exit(1 if re.search("[\x00-\x08\x0b\x0c\x0e-\x1f]", t) else 0)' \
-  "$tmp/s.html" 2>"$tmp/perr" || fail "scan --report-html is not UTF-8 or holds control characters: $(tail -1 "$tmp/perr")"
-grep -q 'café' "$tmp/s.json" || fail "scan --json does not show the Latin-1 input name as café"
-timeout 60 "$KDET" cache compile "$latin.ll" --lib "$lib" --dir "$tmp/cache" -q -o "$tmp/c.out" --json "$tmp/c.json" \
-  -- "$opt" 2>"$tmp/err"
+  "$T/s.html" 2>"$T/perr" || fail "scan --report-html is not UTF-8 or holds control characters: $(tail -1 "$T/perr")"
+grep -q 'café' "$T/s.json" || fail "scan --json does not show the Latin-1 input name as café"
+timeout 60 "$KDET" cache compile "$latin.ll" --lib "$lib" --dir "$T/cache" -q -o "$T/c.out" --json "$T/c.json" \
+  -- "$opt" 2>"$T/err"
 check_rc "cache compile --json" $? 0 3
-check_json "$tmp/c.json"
-V=$(printf '\xe9') timeout 60 "$KDET" cache compile "$latin.ll" --lib "$lib" --dir "$tmp/cache" -q -o "$tmp/c2.out" \
-  --key-env V --json "$tmp/c2.json" 2>"$tmp/err"
+check_json "$T/c.json"
+V=$(printf '\xe9') timeout 60 "$KDET" cache compile "$latin.ll" --lib "$lib" --dir "$T/cache" -q -o "$T/c2.out" \
+  --key-env V --json "$T/c2.json" 2>"$T/err"
 check_rc "cache compile with a Latin-1 --key-env value" $? 0
-check_json "$tmp/c2.json"
+check_json "$T/c2.json"
 for sub in "stats" "report"; do
-  timeout 60 "$KDET" cache $sub --dir "$tmp/cache" --json "$tmp/c-$sub.json" >/dev/null 2>"$tmp/err"
+  timeout 60 "$KDET" cache $sub --dir "$T/cache" --json "$T/c-$sub.json" >/dev/null 2>"$T/err"
   check_rc "cache $sub --json" $? 0 1
-  check_json "$tmp/c-$sub.json"
+  check_json "$T/c-$sub.json"
 done
-timeout 60 "$KDET" cache verify --dir "$tmp/cache" >/dev/null 2>"$tmp/err"
+timeout 60 "$KDET" cache verify --dir "$T/cache" >/dev/null 2>"$T/err"
 check_rc "cache verify" $? 0
 
 echo "bad_inputs: $tried bad numbers and names tried: $clean clean exit-2 errors naming the option; $utf_tried non-UTF-8 runs: $utf_ok without error; $crashes crashes, $hangs hangs, $e70 exit 70s, $fails failures"

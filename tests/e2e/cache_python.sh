@@ -4,21 +4,17 @@
 # (pure-Python fake compiler), then libNVVM through ctypes when present; `kdet cache
 # report` on the same folder then lists the mismatching key and exits 1.
 # Env: KDET, KDET_SOURCE_DIR, KDET_BINARY_DIR. Exit 0 pass, 1 fail, 77 skipped.
-set -euo pipefail
-trap 'echo "cache_python: FAIL at line $LINENO" >&2' ERR
-: "${KDET:?}" "${KDET_SOURCE_DIR:?}" "${KDET_BINARY_DIR:?}"
+source "$(dirname "$0")/lib/common.bash"
 lib=$KDET_BINARY_DIR/capi/libkdet_cache.so
-command -v python3 >/dev/null || { echo "cache_python: SKIP: no python3"; exit 77; }
-[[ -f $lib ]] || { echo "cache_python: SKIP: $lib not built (ninja kdet_cache)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+need_cmd python3 "to run the example"
+[[ -f $lib ]] || skip "$lib not built (ninja kdet_cache)"
 KDET_CACHE_LIB=$lib KDET_NVVM_INPUT=$KDET_SOURCE_DIR/examples/nvvm/llvm7/saxpy.ll \
-  python3 "$KDET_SOURCE_DIR/examples/python/cached_compile.py" "$tmp/cache" 2>"$tmp/err" | tee "$tmp/out"
-grep -q 'detected mismatch' "$tmp/out"
-grep -q 'verification MISMATCH' "$tmp/err"
-if [[ -r ${CUDA_HOME:-/usr/local/cuda}/lib64/libnvvm.so ]]; then grep -q 'libNVVM through ctypes: miss, verified' "$tmp/out"; fi
+  python3 "$KDET_SOURCE_DIR/examples/python/cached_compile.py" "$T/cache" 2>"$T/err" | tee "$T/out"
+grep -q 'detected mismatch' "$T/out"
+grep -q 'verification MISMATCH' "$T/err"
+if [[ -r ${CUDA_HOME:-/usr/local/cuda}/lib64/libnvvm.so ]]; then grep -q 'libNVVM through ctypes: miss, verified' "$T/out"; fi
 rc=0
-"$KDET" cache report --dir "$tmp/cache" >"$tmp/report" || rc=$?
+"$KDET" cache report --dir "$T/cache" >"$T/report" || rc=$?
 [[ $rc == 1 ]]
-grep -q '1 key holds more than one variant' "$tmp/report"
+grep -q '1 key holds more than one variant' "$T/report"
 echo "cache_python: PASS"

@@ -9,25 +9,20 @@
 # twice gives the same output.
 # Env: KDET (libkdet_chaos.so lies next to it), KDET_FAKES_DIR (fake_cc).
 # Exit 0 pass, 1 fail, 77 skipped (fake_cc absent, or ASLR cannot be turned off).
-set -euo pipefail
-trap 'echo "chaos_heap_order: FAIL at line $LINENO" >&2' ERR
-
-: "${KDET:?KDET must name the kdet binary}"
+source "$(dirname "$0")/lib/common.bash"
 lib=$(dirname "$KDET")/libkdet_chaos.so
-fake=${KDET_FAKES_DIR:-}/fake_cc
-[[ -x $fake ]] || { echo "chaos_heap_order: SKIP: fake compiler $fake not built"; exit 77; }
-[[ -f $lib ]] || { echo "chaos_heap_order: $lib not built" >&2; exit 1; }
+need_fakes fake_cc
+fake=$FAKES/fake_cc
+[[ -f $lib ]] || fail "$lib not built"
 setarch -R true 2>/dev/null ||
-  { echo "chaos_heap_order: SKIP: setarch -R (personality ADDR_NO_RANDOMIZE) not permitted here"; exit 77; }
+  skip "setarch -R (personality ADDR_NO_RANDOMIZE) not permitted here"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-for i in $(seq 1 60); do echo "  mov.u32 %r$i, $((i * 7));"; done >"$tmp/in.ptx"
+for i in $(seq 1 60); do echo "  mov.u32 %r$i, $((i * 7));"; done >"$T/in.ptx"
 
 # run ENV...: one compile with ASLR off; prints the output's hash.
 run() {
-  env "$@" setarch -R "$fake" heaporder "$tmp/in.ptx" "$tmp/out" >/dev/null
-  cksum <"$tmp/out" | cut -d' ' -f1
+  env "$@" setarch -R "$fake" heaporder "$T/in.ptx" "$T/out" >/dev/null
+  cksum <"$T/out" | cut -d' ' -f1
 }
 
 plain=()

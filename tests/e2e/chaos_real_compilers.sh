@@ -13,29 +13,23 @@
 # heavy setting (pads up to 4 KiB, a decoy event on every allocation).
 # Env: KDET (kdet binary; libkdet_chaos.so lies next to it), KDET_SOURCE_DIR.
 # Exit 0 pass, 1 fail, 77 skipped (CUDA or the examples absent).
-set -euo pipefail
-trap 'echo "chaos_real_compilers: FAIL at line $LINENO" >&2' ERR
-
-: "${KDET:?KDET must name the kdet binary}"
-: "${KDET_SOURCE_DIR:?KDET_SOURCE_DIR must name the source tree}"
+source "$(dirname "$0")/lib/common.bash"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 lib=$(dirname "$KDET")/libkdet_chaos.so
-examples=$KDET_SOURCE_DIR/examples
+examples=$EX
 driver=$KDET_SOURCE_DIR/tests/chaos/chaos_driver.py
 
 for need in "$cuda/bin/ptxas" "$cuda/bin/nvcc" "$cuda/lib64/libnvrtc.so" "$cuda/lib64/libnvJitLink.so"; do
-  [[ -e $need ]] || { echo "chaos_real_compilers: SKIP: $need not found"; exit 77; }
+  [[ -e $need ]] || skip "$need not found"
 done
 [[ -e $cuda/lib64/libnvvm.so || -e $cuda/nvvm/lib64/libnvvm.so ]] ||
-  { echo "chaos_real_compilers: SKIP: libnvvm.so not found under $cuda"; exit 77; }
+  skip "libnvvm.so not found under $cuda"
 [[ -d $examples/ptx && -d $examples/cuda && -d $examples/nvvm ]] ||
-  { echo "chaos_real_compilers: SKIP: $examples (the bundled corpus) not found"; exit 77; }
-[[ -f $lib ]] || { echo "chaos_real_compilers: $lib not built" >&2; exit 1; }
+  skip "$examples (the bundled corpus) not found"
+[[ -f $lib ]] || fail "$lib not built"
 # The real interpreter, not a wrapper script (pyenv shims would run under the library too).
 python=$(python3 -c 'import sys; print(sys.executable)')
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 ptx_files=("$examples"/ptx/*.ptx)
 cu_files=("$examples"/cuda/*.cu)
@@ -58,8 +52,8 @@ for f in "${ptx_files[@]}"; do jit_jobs+=("$f:sm_90"); done
     echo "extern \"C\" __global__ void k$k(float* o, const float* in, int n) {"
     echo "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = poly<$k>(in[i]); }"
   done
-} >"$tmp/split.cu"
-"$cuda/bin/nvcc" --ptx -arch=sm_90 "$tmp/split.cu" -o "$tmp/split.ptx"
+} >"$T/split.cu"
+"$cuda/bin/nvcc" --ptx -arch=sm_90 "$T/split.cu" -o "$T/split.ptx"
 
 # compile_all DIR [env assignments...]: every compile, outputs into DIR, stderr into DIR.log/.
 compile_all() {
@@ -71,7 +65,7 @@ compile_all() {
     b=$(basename "$f")
     env "$@" "$cuda/bin/ptxas" -arch=sm_90a "$f" -o "$out/ptxas.$b.cubin" 2>"$out.log/ptxas.$b"
   done
-  env "$@" "$cuda/bin/ptxas" -arch=sm_90a --split-compile 4 "$tmp/split.ptx" \
+  env "$@" "$cuda/bin/ptxas" -arch=sm_90a --split-compile 4 "$T/split.ptx" \
     -o "$out/ptxas-split.cubin" 2>"$out.log/ptxas.split"
   for f in "${cu_files[@]}"; do
     b=$(basename "$f")
@@ -87,17 +81,17 @@ compile_all() {
 }
 
 SECONDS=0
-compile_all "$tmp/base1"
-compile_all "$tmp/base2"
+compile_all "$T/base1"
+compile_all "$T/base2"
 base_s=$SECONDS
-n_outputs=$(ls "$tmp/base1" | wc -l)
+n_outputs=$(ls "$T/base1" | wc -l)
 echo "chaos_real_compilers: $n_outputs outputs per run (baseline pair took ${base_s}s)"
 
 # Outputs that differ between two plain runs cannot be blamed on the library.
 excluded=()
-for f in "$tmp"/base1/*; do
+for f in "$T"/base1/*; do
   b=$(basename "$f")
-  if ! cmp -s "$f" "$tmp/base2/$b"; then
+  if ! cmp -s "$f" "$T/base2/$b"; then
     excluded+=("$b")
     echo "chaos_real_compilers: note: $b differs even without the library; not compared"
   fi
@@ -105,9 +99,9 @@ done
 
 failures=0
 check_run() {
-  local name=$1 dir=$tmp/$1
+  local name=$1 dir=$T/$1
   local b compared=0
-  for f in "$tmp"/base1/*; do
+  for f in "$T"/base1/*; do
     b=$(basename "$f")
     [[ " ${excluded[*]-} " == *" $b "* ]] && continue
     if [[ ! -f $dir/$b ]]; then
@@ -145,11 +139,11 @@ check_run() {
 
 for seed in 1 0x2a 987654321; do
   SECONDS=0
-  compile_all "$tmp/seed_$seed" LD_PRELOAD="$lib" KDET_CHAOS_SEED="$seed" KDET_CHAOS_VERBOSE=1
+  compile_all "$T/seed_$seed" LD_PRELOAD="$lib" KDET_CHAOS_SEED="$seed" KDET_CHAOS_VERBOSE=1
   echo "chaos_real_compilers: seed $seed run took ${SECONDS}s"
   check_run "seed_$seed"
 done
-compile_all "$tmp/heavy" LD_PRELOAD="$lib" KDET_CHAOS_SEED=7 KDET_CHAOS_VERBOSE=1 \
+compile_all "$T/heavy" LD_PRELOAD="$lib" KDET_CHAOS_SEED=7 KDET_CHAOS_VERBOSE=1 \
   KDET_CHAOS_MAX_PAD=4096 KDET_CHAOS_DECOY_PERMILLE=1000
 check_run heavy
 

@@ -4,9 +4,9 @@
 # random moment while hostile compilers run (one hangs, one ignores SIGTERM, one
 # leaves a setsid'd child holding stdout, one double-forks, a library that hangs
 # in-process). After each kill: kdet must end within 10 s, and no process of the
-# test may be left, told by a marker in the environment of everything this test
-# starts (never a machine-wide search). After all tries, the next kdet start
-# must leave no kdet temp folder behind.
+# test may be left, told by the marker in the environment of everything this
+# test starts (test_pids in lib/common.bash; never a machine-wide search). After
+# all tries, the next kdet start must leave no kdet temp folder behind.
 # KDET_CLEANUP_TRIES (default 24) and KDET_CLEANUP_SEED replay or widen it.
 source "$(dirname "$0")/lib/common.bash" || exit 2
 [[ -n ${T:-} && -d $T ]] || { echo "no private temp folder" >&2; exit 2; } # never write elsewhere
@@ -14,7 +14,6 @@ source "$(dirname "$0")/lib/common.bash" || exit 2
 tries=${KDET_CLEANUP_TRIES:-24}
 seed=${KDET_CLEANUP_SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$seed
-mark="KDET_CLEANUP_MARK=$$-$seed-$(date +%s%N)"
 export TMPDIR=$T/tmp
 mkdir -p "$TMPDIR"
 printf 'line one\nline two\n' >"$T/in.ll"
@@ -33,15 +32,6 @@ fake dfork '( sleep 1000 & ) ; ( setsid sh -c "sleep 1000 & sleep 1000" & ) ; sl
 fakes=(hang ignterm setsid_out dfork)
 lib=${KDET_FAKES_DIR:+$KDET_FAKES_DIR/libfakenvvm.so}
 [[ -n $lib && -f $lib ]] || lib=
-
-# The processes carrying this test's marker (kdet, its workers, the fakes and their children).
-marked() {
-  local p
-  for p in /proc/[0-9]*; do
-    grep -qsaF "$mark" "$p/environ" 2>/dev/null && echo "${p#/proc/}"
-  done
-  return 0
-}
 
 scan_n=0
 command_for() { # command_for MODE FAKE: sets cmd=(...)
@@ -74,21 +64,21 @@ TOML
 elapsed() { python3 -c 'import sys,time; print(time.time() - float(sys.argv[1]))' "$1"; }
 fake stdout_held 'setsid sleep 1000 & echo same'
 t0=$(date +%s.%N)
-expect_exit 0 env "$mark" "$KDET" run "$IN" --cmd "$T/stdout_held {input}" -n 3 --timeout 20
+expect_exit 0 "$KDET" run "$IN" --cmd "$T/stdout_held {input}" -n 3 --timeout 20
 (($(elapsed "$t0" | cut -d. -f1) < 10)) || fail "a compiler that exited 0 leaving a child on stdout took $(elapsed "$t0") s"
 t0=$(date +%s.%N)
-expect_exit 3 env "$mark" "$KDET" run "$IN" --cmd "$T/ignterm {input}" -n 2 --timeout 1
+expect_exit 3 "$KDET" run "$IN" --cmd "$T/ignterm {input}" -n 2 --timeout 1
 (($(elapsed "$t0" | cut -d. -f1) < 10)) || fail "2 runs of a compiler ignoring SIGTERM with --timeout 1 took $(elapsed "$t0") s"
 expect_output "timed-out"
 if [[ -n $lib && -f $KDET_FAKES_DIR/libforkhold.so ]]; then
   # A library crash while a detached child of the worker holds its reply pipe is a crash.
   t0=$(date +%s.%N)
-  expect_exit 3 env "$mark" "$KDET" run "$IN" --lib "$lib" --env LD_PRELOAD="$KDET_FAKES_DIR/libforkhold.so" \
+  expect_exit 3 "$KDET" run "$IN" --lib "$lib" --env LD_PRELOAD="$KDET_FAKES_DIR/libforkhold.so" \
     --env FAKE_FORKHOLD=1 -n 2 --timeout 20 -- -fake-mode=crash
   expect_output 'crashed'
   (($(elapsed "$t0" | cut -d. -f1) < 10)) || fail "a crash with the pipe held took $(elapsed "$t0") s"
 fi
-[[ -z $(marked) ]] || fail "processes left by the attribution checks: $(marked | tr '\n' ' ')"
+[[ -z $(test_pids) ]] || fail "processes left by the attribution checks: $(echo $(test_pids))"
 
 modes=(run run-pid explain exec exec-pid scan)
 [[ -n $lib ]] && modes+=(run-lib)
@@ -103,7 +93,7 @@ for ((i = 1; i <= tries; i++)); do
   sig=${signals[RANDOM % 3]}
   delay=$(printf '0.%03d' $((100 + RANDOM % 900)))
   command_for "$mode" "$f"
-  env "$mark" "${cmd[@]}" >"$T/out.$i" 2>&1 &
+  "${cmd[@]}" >"$T/out.$i" 2>&1 &
   kpid=$!
   sleep "$delay"
   kill -"$sig" "$kpid" 2>/dev/null || true
@@ -119,7 +109,7 @@ for ((i = 1; i <= tries; i++)); do
   { wait "$kpid"; } 2>/dev/null || true
   left=()
   for ((w = 0; w < 30; w++)); do
-    mapfile -t left < <(marked)
+    mapfile -t left < <(test_pids)
     ((${#left[@]} == 0)) && break
     sleep 0.1
   done

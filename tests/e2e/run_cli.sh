@@ -47,21 +47,21 @@ seq1=$(json_eval "$T/s1.json" '[r["variant"] for r in d["records"]]')
 seq2=$(json_eval "$T/s2.json" '[r["variant"] for r in d["records"]]')
 [[ $seq1 == "$seq2" ]] || fail "same seed, ASLR off: the run sequence should repeat"
 
-# Ctrl-C: exit 130, and the runs done so far are written. The compiler is a private copy so that
-# the process checks see this test's workers only, not those of other kdet runs on the machine.
-cp "$FAKE" "$T/libfake-int.so"
-"$KDET" run "$IN" --lib "$T/libfake-int.so" -n 1000 --timeout 60 --out "$T/int" -- -fake-mode=hang >/dev/null 2>&1 &
+# Ctrl-C: exit 130, and the runs done so far are written. The process checks see this test's
+# workers only (test_pids: the marker in their environment), never other kdet runs on the machine.
+"$KDET" run "$IN" --lib "$FAKE" -n 1000 --timeout 60 --out "$T/int" -- -fake-mode=hang >/dev/null 2>&1 &
 pid=$!
 # Wait until a compile is under way (the probe has loaded the compiler), then interrupt.
 for _ in $(seq 200); do
-  pgrep -f "__worker.*$T/libfake-int.so" >/dev/null && break
+  [[ -n $(test_pids __worker) ]] && break
   sleep 0.1
 done
+[[ -n $(test_pids __worker) ]] || fail "no worker of this run seen in 20 s"
 sleep 0.5
 kill -INT $pid
 set +e; wait $pid; rc=$?; set -e
 [[ $rc == 130 ]] || fail "interrupted run should exit 130, got $rc"
 [[ -f $T/int/result.json ]] || fail "interrupted run should still write its result"
 [[ $(json_get "$T/int/result.json" '["interrupted"]') == True ]] || fail "interrupted flag"
-pgrep -f "__worker.*$T/libfake-int.so" >/dev/null && fail "workers left behind"
+wait_no_pids 5 __worker || fail "workers left behind: $(test_pids __worker)"
 echo "ok: cli"

@@ -6,30 +6,22 @@
 # `kdet compare` (old -> new: fixed, exit 0; a short B run: not-seen; new -> old: regressed, exit 1;
 # old -> old: varies-both).
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
-set -euo pipefail
-trap 'echo "scan_compare: FAIL at line $LINENO" >&2' ERR
-: "${KDET:?}" "${KDET_FAKES_DIR:?}" "${KDET_SOURCE_DIR:?}"
-fakes=$(realpath "$KDET_FAKES_DIR")
-src=$(realpath "$KDET_SOURCE_DIR")
-[[ -f $fakes/libfakenvvm.so && -x $fakes/fake_cc ]] || { echo "scan_compare: SKIP: fakes not built in $fakes"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cp "$fakes/libfakenvvm.so" "$tmp/libfakenvvm-copy.so"
-inputs="inputs = [\"$src/examples/nvvm/llvm7/*.ll\"]"
-lib() { # lib NAME PATH MODE
-  printf '[[compiler]]\nname = "%s"\nbackend = "nvvm"\nlib = "%s"\noptions = ["-fake-mode=%s"]\n' "$1" "$2" "$3"
-}
+source "$(dirname "$0")/lib/common.bash"
+source "$(dirname "$0")/lib/scan.bash"
+need_fakes libfakenvvm.so fake_cc
+cp "$FAKES/libfakenvvm.so" "$T/libfakenvvm-copy.so"
+inputs="inputs = [\"$EX/nvvm/llvm7/*.ll\"]"
 { echo "$inputs"; echo 'targets = ["80", "90a"]'
-  lib base "$fakes/libfakenvvm.so" echo; lib same "$tmp/libfakenvvm-copy.so" echo; lib heap "$fakes/libfakenvvm.so" heaporder
-  printf '[budget]\ntarget_rate = 0.1\n'; } >"$tmp/lib.toml"
+  nvvm_compiler base echo; nvvm_compiler same echo "$T/libfakenvvm-copy.so"; nvvm_compiler heap heaporder
+  printf '[budget]\ntarget_rate = 0.1\n'; } >"$T/lib.toml"
 { echo "$inputs"
   for m in echo path heaporder; do
     printf '[[compiler]]\nname = "%s"\nbackend = "exec"\ncommand = "%s %s {input} {output}"\noutput_ext = "ptx"\n' \
-      "x$m" "$fakes/fake_cc" "$m"
+      "x$m" "$FAKES/fake_cc" "$m"
   done
-  printf '[budget]\ntarget_rate = 0.2\n'; } >"$tmp/exec.toml"
-{ echo "$inputs"; lib nvvm "$fakes/libfakenvvm.so" heaporder; } >"$tmp/old.toml"
-{ echo "$inputs"; lib nvvm "$tmp/libfakenvvm-copy.so" echo; } >"$tmp/new.toml"
+  printf '[budget]\ntarget_rate = 0.2\n'; } >"$T/exec.toml"
+{ echo "$inputs"; nvvm_compiler nvvm heaporder; } >"$T/old.toml"
+{ echo "$inputs"; nvvm_compiler nvvm echo "$T/libfakenvvm-copy.so"; } >"$T/new.toml"
 
 # counts FILE.json COMPARISON_INDEX -> "label=n ..." for the non-zero labels
 counts() {
@@ -43,52 +35,49 @@ PY
 json_answers() { # a_varied b_varies b_emits_new_code
   python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["answers"]; print(a["a_varied"], a["b_varies"], a["b_emits_new_code"])' "$1"
 }
-check() { # check WHAT GOT WANT
-  if [[ $2 != "$3" ]]; then echo "scan_compare: FAIL: $1: got '$2', want '$3'"; exit 1; fi
-}
 
-"$KDET" scan "$tmp/lib.toml" --db "$tmp/lib.db" --json "$tmp/lib.json" --junit "$tmp/lib.xml" -q && rc=0 || rc=$?
-check "exit of a scan with unexpected variance" "$rc" 1
-check "base -> same" "$(counts "$tmp/lib.json" 0)" "identical=8"
-check "base -> heap" "$(counts "$tmp/lib.json" 1)" "regressed=8"
-junit=$(python3 - "$tmp/lib.xml" <<'PY'
+"$KDET" scan "$T/lib.toml" --db "$T/lib.db" --json "$T/lib.json" --junit "$T/lib.xml" -q && rc=0 || rc=$?
+expect_eq "exit of a scan with unexpected variance" "$rc" 1
+expect_eq "base -> same" "$(counts "$T/lib.json" 0)" "identical=8"
+expect_eq "base -> heap" "$(counts "$T/lib.json" 1)" "regressed=8"
+junit=$(python3 - "$T/lib.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 cases = root.findall("./testsuite/testcase")
 print(len(cases), sum(c.find("failure") is not None for c in cases), root.get("failures"))
 PY
 )
-check "JUnit: test cases, failures, failures attribute" "$junit" "24 8 8"
+expect_eq "JUnit: test cases, failures, failures attribute" "$junit" "24 8 8"
 
-"$KDET" scan "$tmp/exec.toml" --db "$tmp/exec.db" --json "$tmp/exec.json" -q || true
-check "xecho -> xpath" "$(counts "$tmp/exec.json" 0)" "changed=4"
-heap_exec=$(counts "$tmp/exec.json" 1)
+"$KDET" scan "$T/exec.toml" --db "$T/exec.db" --json "$T/exec.json" -q || true
+expect_eq "xecho -> xpath" "$(counts "$T/exec.json" 0)" "changed=4"
+heap_exec=$(counts "$T/exec.json" 1)
 
-"$KDET" scan "$tmp/old.toml" --db "$tmp/old.db" -q || true
-"$KDET" scan "$tmp/new.toml" --db "$tmp/new.db" -q
-"$KDET" compare "$tmp/old.db" "$tmp/new.db" --json "$tmp/c1.json" >"$tmp/c1.txt" && rc=0 || rc=$?
-check "compare old new: exit" "$rc" 0
-check "compare old new" "$(counts "$tmp/c1.json")" "fixed=4"
-grep -q "fixed" "$tmp/c1.txt"
+"$KDET" scan "$T/old.toml" --db "$T/old.db" -q || true
+"$KDET" scan "$T/new.toml" --db "$T/new.db" -q
+"$KDET" compare "$T/old.db" "$T/new.db" --json "$T/c1.json" >"$T/c1.txt" && rc=0 || rc=$?
+expect_eq "compare old new: exit" "$rc" 0
+expect_eq "compare old new" "$(counts "$T/c1.json")" "fixed=4"
+grep -q "fixed" "$T/c1.txt"
 # Where A varied, B (the echo fake) emits code A never gave; the answers say so.
-grep -q "where A varied (4 jobs), B emits: code A never gave in 4" "$tmp/c1.txt"
-check "answers in JSON" "$(json_answers "$tmp/c1.json")" "4 0 4"
-"$KDET" compare "$tmp/new.db" "$tmp/old.db" --json "$tmp/c2.json" >/dev/null && rc=0 || rc=$?
-check "compare new old: exit" "$rc" 1
-check "compare new old" "$(counts "$tmp/c2.json")" "regressed=4"
-"$KDET" compare "$tmp/old.db" "$tmp/old.db" --json "$tmp/c3.json" >/dev/null || true
-check "compare old old" "$(counts "$tmp/c3.json")" "varies-both=4"
+grep -q "where A varied (4 jobs), B emits: code A never gave in 4" "$T/c1.txt"
+expect_eq "answers in JSON" "$(json_answers "$T/c1.json")" "4 0 4"
+"$KDET" compare "$T/new.db" "$T/old.db" --json "$T/c2.json" >/dev/null && rc=0 || rc=$?
+expect_eq "compare new old: exit" "$rc" 1
+expect_eq "compare new old" "$(counts "$T/c2.json")" "regressed=4"
+"$KDET" compare "$T/old.db" "$T/old.db" --json "$T/c3.json" >/dev/null || true
+expect_eq "compare old old" "$(counts "$T/c3.json")" "varies-both=4"
 # That scan's budget (target_rate 0.1) bounds B's rate only below ~10%: not ten times below
 # A's rate, so "not-seen", with both numbers; a margin of 1 accepts it.
-"$KDET" compare "$tmp/lib.db" "$tmp/lib.db" --a-compiler heap --b-compiler base --json "$tmp/c4.json" >"$tmp/c4.txt"
-check "compare heap base in one db" "$(counts "$tmp/c4.json")" "not-seen=8"
-grep -Eq "not-seen +.*A: [0-9]+ of [0-9]+ runs differ .*B: one output in [0-9]+ runs, rate < .* at 95%.*not 10x below" "$tmp/c4.txt"
-grep -q "does B vary?  not seen in 8 jobs" "$tmp/c4.txt"
-"$KDET" compare "$tmp/lib.db" "$tmp/lib.db" --a-compiler heap --b-compiler base --margin 1 --json "$tmp/c5.json" >/dev/null
-check "compare heap base, margin 1" "$(counts "$tmp/c5.json")" "fixed=8"
-"$KDET" compare "$tmp/lib.db" "$tmp/lib.db" --margin 0.5 2>/dev/null && rc=0 || rc=$?
-check "compare --margin below 1: exit" "$rc" 2
-"$KDET" compare "$tmp/lib.db" "$tmp/new.db" 2>"$tmp/err" && rc=0 || rc=$?
-check "compare without naming one of several compilers: exit" "$rc" 2
-grep -q "choose one with --a-compiler" "$tmp/err"
+"$KDET" compare "$T/lib.db" "$T/lib.db" --a-compiler heap --b-compiler base --json "$T/c4.json" >"$T/c4.txt"
+expect_eq "compare heap base in one db" "$(counts "$T/c4.json")" "not-seen=8"
+grep -Eq "not-seen +.*A: [0-9]+ of [0-9]+ runs differ .*B: one output in [0-9]+ runs, rate < .* at 95%.*not 10x below" "$T/c4.txt"
+grep -q "does B vary?  not seen in 8 jobs" "$T/c4.txt"
+"$KDET" compare "$T/lib.db" "$T/lib.db" --a-compiler heap --b-compiler base --margin 1 --json "$T/c5.json" >/dev/null
+expect_eq "compare heap base, margin 1" "$(counts "$T/c5.json")" "fixed=8"
+"$KDET" compare "$T/lib.db" "$T/lib.db" --margin 0.5 2>/dev/null && rc=0 || rc=$?
+expect_eq "compare --margin below 1: exit" "$rc" 2
+"$KDET" compare "$T/lib.db" "$T/new.db" 2>"$T/err" && rc=0 || rc=$?
+expect_eq "compare without naming one of several compilers: exit" "$rc" 2
+grep -q "choose one with --a-compiler" "$T/err"
 echo "scan_compare: identical, changed, regressed, fixed, varies-both all labelled as expected (exec heaporder: $heap_exec)"

@@ -42,7 +42,7 @@ jobs=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execut
 # 2. Read-only database and folder.
 mkdir "$T/ro" && cp "$T/r.db" "$T/ro/r.db" && cp "$T/r.db" "$T/ro/s.db"
 if chattr +i "$T/ro/r.db" "$T/ro/s.db" "$T/ro" 2>/dev/null; then
-  trap 'chattr -i "$T/ro" "$T/ro/r.db" "$T/ro/s.db" 2>/dev/null; rm -rf "$T"' EXIT
+  on_exit 'chattr -i "$T/ro" "$T/ro/r.db" "$T/ro/s.db" 2>/dev/null'
   expect_exit "$rc" "$KDET" scan --report "$T/ro/r.db" --json "$T/report.json"
   json_get "$T/report.json" '["schema"]' >/dev/null
   "$KDET" compare "$T/ro/r.db" "$T/ro/s.db" >"$T/out" 2>&1 || { r=$?; ((r <= 1)) || { cat "$T/out"; fail "compare of read-only databases: exit $r"; }; }

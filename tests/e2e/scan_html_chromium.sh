@@ -4,19 +4,13 @@
 # (variance by target and option set, variants per job, compiler comparison)
 # and a classified diff for the varying jobs.
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
-set -euo pipefail
-trap 'echo "scan_html_chromium: FAIL at line $LINENO" >&2' ERR
-: "${KDET:?}" "${KDET_FAKES_DIR:?}" "${KDET_SOURCE_DIR:?}"
-fakes=$(realpath "$KDET_FAKES_DIR")
-src=$(realpath "$KDET_SOURCE_DIR")
-[[ -f $fakes/libfakenvvm.so ]] || { echo "scan_html_chromium: SKIP: fakes not built in $fakes"; exit 77; }
+source "$(dirname "$0")/lib/common.bash"
+need_fakes libfakenvvm.so
 chrome=$(command -v chromium || command -v chromium-browser || true)
-[[ -n $chrome ]] || { echo "scan_html_chromium: SKIP: chromium not installed (apt-get install -y chromium)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/m.toml" <<TOML
+[[ -n $chrome ]] || skip "chromium not installed (apt-get install -y chromium)"
+cat >"$T/m.toml" <<TOML
 name = "html <check>"
-inputs = ["$src/examples/nvvm/llvm7/*.ll"]
+inputs = ["$EX/nvvm/llvm7/*.ll"]
 targets = ["80", "90a"]
 [option_sets]
 O2 = ["-opt=2"]
@@ -24,29 +18,29 @@ O3 = ["-opt=3"]
 [[compiler]]
 name = "old"
 backend = "nvvm"
-lib = "$fakes/libfakenvvm.so"
+lib = "$FAKES/libfakenvvm.so"
 options = ["-fake-mode=heaporder"]
 [[compiler]]
 name = "new"
 backend = "nvvm"
-lib = "$fakes/libfakenvvm.so"
+lib = "$FAKES/libfakenvvm.so"
 [budget]
 target_rate = 0.1
 TOML
-"$KDET" scan "$tmp/m.toml" --db "$tmp/s.db" --report-html "$tmp/r.html" --json "$tmp/s.json" -q || true
-[[ -s $tmp/r.html ]] || { echo "scan_html_chromium: FAIL: no HTML written"; exit 1; }
+"$KDET" scan "$T/m.toml" --db "$T/s.db" --report-html "$T/r.html" --json "$T/s.json" -q || true
+[[ -s $T/r.html ]] || fail "no HTML written"
 profile=$(mktemp -d)
 timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-background-networking \
   --disable-component-update --no-first-run --disable-sync --user-data-dir="$profile" \
-  --dump-dom "file://$tmp/r.html" >"$tmp/dom.html" 2>"$tmp/chrome.err" && rc=0 || rc=$?
+  --dump-dom "file://$T/r.html" >"$T/dom.html" 2>"$T/chrome.err" && rc=0 || rc=$?
 rm -rf "$profile"
-if ((rc != 0)) || [[ ! -s $tmp/dom.html ]]; then
-  if grep -qiE "cannot open display|no usable sandbox|Failed to launch|crashpad" "$tmp/chrome.err"; then
-    echo "scan_html_chromium: SKIP: chromium cannot start here (rc $rc): $(head -c 300 "$tmp/chrome.err")"; exit 77
+if ((rc != 0)) || [[ ! -s $T/dom.html ]]; then
+  if grep -qiE "cannot open display|no usable sandbox|Failed to launch|crashpad" "$T/chrome.err"; then
+    echo "scan_html_chromium: SKIP: chromium cannot start here (rc $rc): $(head -c 300 "$T/chrome.err")"; exit 77
   fi
-  echo "scan_html_chromium: FAIL: chromium exited $rc: $(tail -c 600 "$tmp/chrome.err")"; exit 1
+  echo "scan_html_chromium: FAIL: chromium exited $rc: $(tail -c 600 "$T/chrome.err")"; exit 1
 fi
-python3 - "$tmp" <<'PY'
+python3 - "$T" <<'PY'
 import json, sys, html.parser
 tmp = sys.argv[1]
 dom = open(f"{tmp}/dom.html", encoding="utf-8").read()

@@ -5,43 +5,20 @@
 # runs and outputs (varying jobs stop at a random run, so only their verdict
 # is compared). Merging is idempotent (merging a shard twice changes nothing).
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
-set -euo pipefail
-trap 'echo "scan_shard_merge: FAIL at line $LINENO" >&2' ERR
-: "${KDET:?}" "${KDET_FAKES_DIR:?}" "${KDET_SOURCE_DIR:?}"
-fakes=$(realpath "$KDET_FAKES_DIR")
-src=$(realpath "$KDET_SOURCE_DIR")
-[[ -f $fakes/libfakenvvm.so ]] || { echo "scan_shard_merge: SKIP: fakes not built in $fakes"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/m.toml" <<TOML
-name = "shards"
-inputs = ["$src/examples/nvvm/llvm7/*.ll", "$src/examples/nvvm/modern/*.ll"]
-targets = ["80", "90a", "100a"]
-[option_sets]
-O0 = ["-opt=0"]
-O3 = ["-opt=3"]
-[[compiler]]
-name = "echo"
-backend = "nvvm"
-lib = "$fakes/libfakenvvm.so"
-[[compiler]]
-name = "heap"
-backend = "nvvm"
-lib = "$fakes/libfakenvvm.so"
-options = ["-fake-mode=heaporder"]
-[[compiler]]
-name = "fail"
-backend = "nvvm"
-lib = "$fakes/libfakenvvm.so"
-options = ["-fake-mode=fail"]
-[budget]
-target_rate = 0.1
-TOML
-"$KDET" scan "$tmp/m.toml" --db "$tmp/whole.db" --json "$tmp/whole.json" -q || true
-for i in 1 2 3; do "$KDET" scan "$tmp/m.toml" --db "$tmp/s$i.db" --shard $i/3 -q || true; done
-"$KDET" merge "$tmp/merged.db" "$tmp/s1.db" "$tmp/s2.db" "$tmp/s3.db" --json "$tmp/merged.json" -q || true
-"$KDET" merge "$tmp/merged.db" "$tmp/s2.db" --json "$tmp/again.json" -q || true
-python3 - "$tmp" <<'PY'
+source "$(dirname "$0")/lib/common.bash"
+source "$(dirname "$0")/lib/scan.bash"
+need_fakes libfakenvvm.so
+{
+  printf 'name = "shards"\ninputs = ["%s/nvvm/llvm7/*.ll", "%s/nvvm/modern/*.ll"]\n' "$EX" "$EX"
+  printf 'targets = ["80", "90a", "100a"]\n[option_sets]\nO0 = ["-opt=0"]\nO3 = ["-opt=3"]\n'
+  nvvm_compiler echo; nvvm_compiler heap heaporder; nvvm_compiler fail fail
+  printf '[budget]\ntarget_rate = 0.1\n'
+} >"$T/m.toml"
+"$KDET" scan "$T/m.toml" --db "$T/whole.db" --json "$T/whole.json" -q || true
+for i in 1 2 3; do "$KDET" scan "$T/m.toml" --db "$T/s$i.db" --shard $i/3 -q || true; done
+"$KDET" merge "$T/merged.db" "$T/s1.db" "$T/s2.db" "$T/s3.db" --json "$T/merged.json" -q || true
+"$KDET" merge "$T/merged.db" "$T/s2.db" --json "$T/again.json" -q || true
+python3 - "$T" <<'PY'
 import json, sqlite3, sys
 tmp = sys.argv[1]
 def view(path):

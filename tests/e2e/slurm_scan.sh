@@ -7,55 +7,38 @@
 # Time-boxed: the daemons get 30 s to come up, the array 180 s.
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped
 # (Slurm or munge absent, not root, or the daemons cannot start here).
-set -euo pipefail
-trap 'echo "slurm_scan: FAIL at line $LINENO" >&2' ERR
-: "${KDET:?}" "${KDET_FAKES_DIR:?}" "${KDET_SOURCE_DIR:?}"
+source "$(dirname "$0")/lib/common.bash"
+source "$(dirname "$0")/lib/scan.bash"
 KDET=$(realpath "$KDET")
-fakes=$(realpath "$KDET_FAKES_DIR")
 src=$(realpath "$KDET_SOURCE_DIR")
-[[ -f $fakes/libfakenvvm.so ]] || { echo "slurm_scan: SKIP: fakes not built in $fakes"; exit 77; }
+need_fakes libfakenvvm.so
 for p in munged slurmctld slurmd sbatch; do
-  command -v $p >/dev/null || { echo "slurm_scan: SKIP: $p not installed (apt-get install -y slurm-wlm munge)"; exit 77; }
+  command -v $p >/dev/null || skip "$p not installed (apt-get install -y slurm-wlm munge)"
 done
-((EUID == 0)) || { echo "slurm_scan: SKIP: a private slurmd needs root"; exit 77; }
-tmp=$(mktemp -d)
-cleanup() { bash "$src/scripts/slurm/run-local.sh" stop "$tmp/slurm" >/dev/null 2>&1 || true; rm -rf "$tmp"; }
-trap cleanup EXIT
-if ! out=$(timeout 60 bash "$src/scripts/slurm/run-local.sh" start "$tmp/slurm" 2>&1); then
+((EUID == 0)) || skip "a private slurmd needs root"
+on_exit 'bash "$src/scripts/slurm/run-local.sh" stop "$T/slurm" >/dev/null 2>&1'
+if ! out=$(timeout 60 bash "$src/scripts/slurm/run-local.sh" start "$T/slurm" 2>&1); then
   echo "slurm_scan: SKIP: a one-node Slurm cannot start here:"; echo "$out" | tail -n 20; exit 77
 fi
 eval "$(echo "$out" | grep '^export SLURM_CONF=')"
-cat >"$tmp/m.toml" <<TOML
-name = "slurm"
-inputs = ["$src/examples/nvvm/llvm7/*.ll", "$src/examples/nvvm/modern/*.ll"]
-targets = ["80", "90a"]
-[option_sets]
-O0 = ["-opt=0"]
-O3 = ["-opt=3"]
-[[compiler]]
-name = "echo"
-backend = "nvvm"
-lib = "$fakes/libfakenvvm.so"
-[[compiler]]
-name = "heap"
-backend = "nvvm"
-lib = "$fakes/libfakenvvm.so"
-options = ["-fake-mode=heaporder"]
-[budget]
-target_rate = 0.1
-TOML
+{
+  printf 'name = "slurm"\ninputs = ["%s/nvvm/llvm7/*.ll", "%s/nvvm/modern/*.ll"]\n' "$EX" "$EX"
+  printf 'targets = ["80", "90a"]\n[option_sets]\nO0 = ["-opt=0"]\nO3 = ["-opt=3"]\n'
+  nvvm_compiler echo; nvvm_compiler heap heaporder
+  printf '[budget]\ntarget_rate = 0.1\n'
+} >"$T/m.toml"
 n=3
 export KDET
-timeout 180 sbatch --wait --array=1-$n --output="$tmp/task-%a.out" --chdir="$tmp" \
-  "$src/scripts/slurm/kdet-scan.sbatch" "$tmp/m.toml" "$tmp/shards" >"$tmp/sbatch.out" 2>&1 && rc=0 || rc=$?
+timeout 180 sbatch --wait --array=1-$n --output="$T/task-%a.out" --chdir="$T" \
+  "$src/scripts/slurm/kdet-scan.sbatch" "$T/m.toml" "$T/shards" >"$T/sbatch.out" 2>&1 && rc=0 || rc=$?
 if ((rc != 0)); then
-  echo "slurm_scan: FAIL: sbatch --wait exited $rc"; cat "$tmp/sbatch.out" "$tmp"/task-*.out 2>/dev/null | tail -n 30; exit 1
+  echo "slurm_scan: FAIL: sbatch --wait exited $rc"; cat "$T/sbatch.out" "$T"/task-*.out 2>/dev/null | tail -n 30; exit 1
 fi
-shards=("$tmp"/shards/shard-*-of-$n.db)
-((${#shards[@]} == n)) || { echo "slurm_scan: FAIL: ${#shards[@]} shard databases, want $n"; ls -R "$tmp"; exit 1; }
-"$KDET" merge "$tmp/merged.db" "${shards[@]}" --json "$tmp/merged.json" -q || true
-"$KDET" scan "$tmp/m.toml" --db "$tmp/whole.db" --json "$tmp/whole.json" -q || true
-python3 - "$tmp" <<'PY'
+shards=("$T"/shards/shard-*-of-$n.db)
+((${#shards[@]} == n)) || { echo "slurm_scan: FAIL: ${#shards[@]} shard databases, want $n"; ls -R "$T"; exit 1; }
+"$KDET" merge "$T/merged.db" "${shards[@]}" --json "$T/merged.json" -q || true
+"$KDET" scan "$T/m.toml" --db "$T/whole.db" --json "$T/whole.json" -q || true
+python3 - "$T" <<'PY'
 import json, sys
 tmp = sys.argv[1]
 def view(path):

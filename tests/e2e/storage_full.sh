@@ -8,10 +8,10 @@
 # Uses small private tmpfs mounts in the test's temp folder; skipped visibly where mount is refused.
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
-[[ -x ${KDET_FAKES_DIR:-}/fake_cc && -f $KDET_FAKES_DIR/libfakenvvm.so ]] || skip "fakes not built"
+need_fakes fake_cc libfakenvvm.so
 mkdir "$T/small" "$T/tiny"
 mount -t tmpfs -o size=256k tmpfs "$T/small" 2>/dev/null || skip "cannot mount a private tmpfs here (not root, or no permission)"
-trap 'umount "$T/small" "$T/tiny" 2>/dev/null; rm -rf "$T"' EXIT
+on_exit 'umount "$T/small" "$T/tiny" 2>/dev/null'
 mount -t tmpfs -o size=40k tmpfs "$T/tiny" || fail "the second tmpfs mount failed"
 
 # 1. A full cache serves the compile.
@@ -25,7 +25,7 @@ cmp "$T/expected.txt" "$T/out.txt" || fail "the served output differs from the c
 # 1b. A read-only cache (a read-only mount: root ignores file modes) serves too.
 mkdir "$T/ro"
 mount -t tmpfs -o size=1m tmpfs "$T/ro" && mount -o remount,ro "$T/ro" || fail "read-only remount failed"
-trap 'umount "$T/small" "$T/tiny" "$T/ro" 2>/dev/null; rm -rf "$T"' EXIT
+on_exit 'umount "$T/ro" 2>/dev/null'
 expect_exit 0 "$KDET" cc "$T/big.txt" --dir "$T/ro" -o "$T/out2.txt" -- "$KDET_FAKES_DIR/fake_cc" echo {input} {output}
 expect_output "Read-only file system.*served but not stored"
 cmp "$T/expected.txt" "$T/out2.txt" || fail "the read-only cache did not serve the compiler's output"

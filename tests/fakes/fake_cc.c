@@ -19,6 +19,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "fake_core.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -29,51 +31,17 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { k_buckets = 16 };
-
 static const char k_usage[] =
     "usage: fake_cc MODE INPUT OUTPUT\n"
     "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair\n";
-
-/* A growable byte buffer; any allocation failure exits with status 2. */
-typedef struct {
-  char* data;
-  size_t size;
-  size_t capacity;
-} Buffer;
 
 static void die(const char* what, const char* detail) {
   fprintf(stderr, "fake_cc: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
   exit(2);
 }
 
-static void buffer_append(Buffer* b, const void* bytes, size_t n) {
-  if (b->size + n > b->capacity) {
-    size_t cap = b->capacity ? b->capacity : 256;
-    while (cap < b->size + n) {
-      cap *= 2;
-    }
-    char* grown = realloc(b->data, cap);
-    if (!grown) {
-      die("out of memory", NULL);
-    }
-    b->data = grown;
-    b->capacity = cap;
-  }
-  memcpy(b->data + b->size, bytes, n);
-  b->size += n;
-}
-
 static void buffer_append_str(Buffer* b, const char* s) {
   buffer_append(b, s, strlen(s));
-}
-
-static void buffer_append_line(Buffer* b, unsigned number, const char* line, size_t len) {
-  char prefix[32];
-  int n = snprintf(prefix, sizeof prefix, "%u: ", number);
-  buffer_append(b, prefix, (size_t)n);
-  buffer_append(b, line, len);
-  buffer_append(b, "\n", 1);
 }
 
 /* Reads a whole file; exits with status 2 when it cannot. */
@@ -92,6 +60,9 @@ static char* read_file(const char* path, size_t* size) {
     die(path, "read error");
   }
   fclose(f);
+  if (b.failed) {
+    die("out of memory", NULL);
+  }
   *size = b.size;
   return b.data;
 }
@@ -103,81 +74,6 @@ static void write_file(const char* path, const char* data, size_t size) {
   }
   if ((size > 0 && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
     die(path, "write error");
-  }
-}
-
-/* Calls fn(ctx, number, line, len) for each line of text (1-based). */
-typedef void (*LineFn)(void* ctx, unsigned number, const char* line, size_t len);
-
-static void for_each_line(const char* text, size_t size, LineFn fn, void* ctx) {
-  size_t start = 0;
-  unsigned number = 1;
-  for (size_t i = 0; i <= size; ++i) {
-    if (i == size || text[i] == '\n') {
-      if (i > start || i < size) {
-        fn(ctx, number++, text + start, i - start);
-      }
-      start = i + 1;
-    }
-  }
-}
-
-static void echo_line(void* ctx, unsigned number, const char* line, size_t len) {
-  buffer_append_line((Buffer*)ctx, number, line, len);
-}
-
-/* One input line in the address-keyed table; allocated with a size of
- * 24..200 bytes that varies with the line's length. */
-typedef struct Node {
-  struct Node* next;
-  const char* line;
-  unsigned number;
-  unsigned len;
-} Node;
-
-typedef struct {
-  Node* head[k_buckets];
-  Node* tail[k_buckets];
-} Table;
-
-static void heap_insert(void* ctx, unsigned number, const char* line, size_t len) {
-  Table* t = ctx;
-  size_t bytes = 24 + len % 177; /* 24..200 */
-  Node* node = malloc(bytes < sizeof(Node) ? sizeof(Node) : bytes);
-  if (!node) {
-    die("out of memory", NULL);
-  }
-  node->next = NULL;
-  node->line = line;
-  node->number = number;
-  node->len = (unsigned)len;
-  uintptr_t p = (uintptr_t)node;
-  unsigned bucket = (unsigned)(((p >> 4) ^ (p >> 12)) % k_buckets);
-  if (t->tail[bucket]) {
-    t->tail[bucket]->next = node;
-  } else {
-    t->head[bucket] = node;
-  }
-  t->tail[bucket] = node;
-}
-
-/* Appends the lines in the order a pointer-keyed hash map would visit them. */
-static void heaporder_lines(const char* text, size_t size, Buffer* out) {
-  Table table;
-  memset(&table, 0, sizeof table);
-  for_each_line(text, size, heap_insert, &table);
-  for (int b = 0; b < k_buckets; ++b) {
-    for (Node* n = table.head[b]; n; n = n->next) {
-      buffer_append_line(out, n->number, n->line, n->len);
-    }
-  }
-  for (int b = 0; b < k_buckets; ++b) {
-    Node* n = table.head[b];
-    while (n) {
-      Node* next = n->next;
-      free(n);
-      n = next;
-    }
   }
 }
 
@@ -306,6 +202,7 @@ int main(int argc, char** argv) {
     if (lines.size > 0) {
       buffer_append(&out, lines.data, lines.size);
     }
+    out.failed |= lines.failed;
     free(lines.data);
   } else {
     char scratch[PATH_MAX + 64];
@@ -315,6 +212,9 @@ int main(int argc, char** argv) {
       buffer_append_str(&out, extra);
     }
     for_each_line(text, size, echo_line, &out);
+  }
+  if (out.failed) {
+    die("out of memory", NULL);
   }
   write_file(output, out.data, out.size);
   free(out.data);

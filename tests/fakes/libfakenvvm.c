@@ -21,6 +21,8 @@
  * pid, rand or uninitialised memory reaches an output or a log.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "fake_core.h"
+
 #include <nvvm.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -32,7 +34,6 @@
 #include <unistd.h>
 
 enum { k_magic = 0x46414b45 }; /* "FAKE": tells live handles from junk */
-enum { k_buckets = 16 };
 
 typedef enum {
   MODE_ECHO,
@@ -62,43 +63,6 @@ struct _nvvmProgram {
 /* Counts crash-rate compiles in this process (any program, any thread). */
 static atomic_ulong g_crash_rate_calls;
 
-/* A growable byte buffer; `failed` latches an allocation failure. */
-typedef struct {
-  char* data;
-  size_t size;
-  size_t capacity;
-  int failed;
-} Buffer;
-
-static void buffer_append(Buffer* b, const void* bytes, size_t n) {
-  if (b->failed) {
-    return;
-  }
-  if (b->size + n > b->capacity) {
-    size_t cap = b->capacity ? b->capacity : 256;
-    while (cap < b->size + n) {
-      cap *= 2;
-    }
-    char* grown = realloc(b->data, cap);
-    if (!grown) {
-      b->failed = 1;
-      return;
-    }
-    b->data = grown;
-    b->capacity = cap;
-  }
-  memcpy(b->data + b->size, bytes, n);
-  b->size += n;
-}
-
-static void buffer_append_line(Buffer* b, unsigned number, const char* line, size_t len) {
-  char prefix[32];
-  int n = snprintf(prefix, sizeof prefix, "%u: ", number);
-  buffer_append(b, prefix, (size_t)n);
-  buffer_append(b, line, len);
-  buffer_append(b, "\n", 1);
-}
-
 static int is_program(nvvmProgram prog) {
   return prog != NULL && prog->magic == k_magic;
 }
@@ -116,86 +80,6 @@ static void set_result(nvvmProgram prog, char* data, size_t size) {
   free(prog->result);
   prog->result = data;
   prog->result_size = size;
-}
-
-/* Calls fn(ctx, number, line, len) for each line of the input (1-based). */
-typedef void (*LineFn)(void* ctx, unsigned number, const char* line, size_t len);
-
-static void for_each_line(const char* text, size_t size, LineFn fn, void* ctx) {
-  size_t start = 0;
-  unsigned number = 1;
-  for (size_t i = 0; i <= size; ++i) {
-    if (i == size || text[i] == '\n') {
-      if (i > start || i < size) {
-        fn(ctx, number++, text + start, i - start);
-      }
-      start = i + 1;
-    }
-  }
-}
-
-static void echo_line(void* ctx, unsigned number, const char* line, size_t len) {
-  buffer_append_line((Buffer*)ctx, number, line, len);
-}
-
-/* One input line in the address-keyed table; allocated with a size of
- * 24..200 bytes that varies with the line's length. */
-typedef struct Node {
-  struct Node* next;
-  const char* line;
-  unsigned number;
-  unsigned len;
-} Node;
-
-typedef struct {
-  Node* head[k_buckets];
-  Node* tail[k_buckets];
-  int failed;
-} Table;
-
-static void heap_insert(void* ctx, unsigned number, const char* line, size_t len) {
-  Table* t = ctx;
-  size_t bytes = 24 + len % 177; /* 24..200 */
-  Node* node = malloc(bytes < sizeof(Node) ? sizeof(Node) : bytes);
-  if (!node) {
-    t->failed = 1;
-    return;
-  }
-  node->next = NULL;
-  node->line = line;
-  node->number = number;
-  node->len = (unsigned)len;
-  uintptr_t p = (uintptr_t)node;
-  unsigned bucket = (unsigned)(((p >> 4) ^ (p >> 12)) % k_buckets);
-  if (t->tail[bucket]) {
-    t->tail[bucket]->next = node;
-  } else {
-    t->head[bucket] = node;
-  }
-  t->tail[bucket] = node;
-}
-
-/* Echo lines in the order a pointer-keyed hash map would visit them. */
-static void heaporder_lines(const char* text, size_t size, Buffer* out) {
-  Table table;
-  memset(&table, 0, sizeof table);
-  for_each_line(text, size, heap_insert, &table);
-  for (int b = 0; b < k_buckets; ++b) {
-    for (Node* n = table.head[b]; n; n = n->next) {
-      buffer_append_line(out, n->number, n->line, n->len);
-    }
-  }
-  for (int b = 0; b < k_buckets; ++b) {
-    Node* n = table.head[b];
-    while (n) {
-      Node* next = n->next;
-      free(n);
-      n = next;
-    }
-  }
-  if (table.failed) {
-    out->failed = 1;
-  }
 }
 
 /* pairorder: a tie between two equal candidates broken by pointer order, as

@@ -86,7 +86,7 @@ RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
   perturb::Launch factors = perturb::plan_launch(plan.setting, ctx);
 
   WorkerLaunch launch;
-  launch.exe = self_exe();
+  launch.exe = plan.worker_exe.empty() ? self_exe() : plan.worker_exe;
   launch.backend = plan.backend;
   launch.aslr = !factors.disable_aslr;
   launch.pid_namespace = factors.pid_namespace;

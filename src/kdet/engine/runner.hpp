@@ -44,6 +44,9 @@ struct RunPlan {
   // Called with each finished run's record as it arrives (one call at a time,
   // in completion order), so a caller can make it durable before the end.
   std::function<void(const RunRecord&)> on_record;
+  // The kdet binary the workers run (`kdet __worker`); empty: this process's own. Unit tests,
+  // which are not kdet, name it.
+  std::string worker_exe;
 };
 
 struct ArtifactInfo {

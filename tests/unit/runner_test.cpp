@@ -1,0 +1,142 @@
+// engine/runner: execute() through real workers (`kdet __worker`) on the fakes:
+// what it records per run, how outcomes become variants, early stops, and that
+// a run's seed depends on its index alone (what a resumed scan relies on).
+#include "kdet/engine/runner.hpp"
+#include "kdet/util/fs.hpp"
+
+#include <cstdlib>
+#include <gtest/gtest.h>
+#include <set>
+
+using namespace kdet;
+using namespace kdet::engine;
+
+namespace {
+
+// The environment may name another build (ctest sets it); else the paths this test was built with.
+std::string kdet_exe() {
+  const char* e = std::getenv("KDET_EXE");
+  return e ? e : KDET_EXE_PATH;
+}
+std::string fakes_dir() {
+  const char* e = std::getenv("KDET_FAKES_DIR");
+  return e ? e : KDET_FAKES_PATH;
+}
+
+class Runner : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_dir = make_temp_dir("kdet-runner-test");
+    m_input = m_dir + "/k.ll";
+    write_file_atomic(m_input, "line one\nline two\nline three\n");
+  }
+  void TearDown() override { remove_tree(m_dir); }
+
+  // A plan on the fake libNVVM in -fake-mode=MODE.
+  RunPlan nvvm_plan(const std::string& mode, uint64_t runs) const {
+    RunPlan p;
+    p.worker_exe = kdet_exe();
+    p.backend.kind = kdet::backend::Kind::nvvm;
+    p.backend.lib = fakes_dir() + "/libfakenvvm.so";
+    p.input_path = m_input;
+    p.options = {"-fake-mode=" + mode};
+    p.runs = runs;
+    p.timeout = std::chrono::seconds(20);
+    p.setting.seed = 42;
+    return p;
+  }
+
+  std::string m_dir;
+  std::string m_input;
+};
+
+} // namespace
+
+TEST_F(Runner, DeterministicCompilerGivesOneVariantOverEveryRun) {
+  RunPlan plan = nvvm_plan("echo", 6);
+  plan.jobs = 2;
+  int recorded = 0;
+  plan.on_record = [&](const RunRecord& r) {
+    ++recorded;
+    EXPECT_TRUE(r.done);
+  };
+  uint64_t last_done = 0, last_planned = 0;
+  plan.setting.process = perturb::ProcessMode::same;
+  RunOutput out = execute(plan, [&](uint64_t done, uint64_t planned, size_t outcomes) {
+    EXPECT_EQ(outcomes, 1u);
+    last_done = done;
+    last_planned = planned;
+  });
+  EXPECT_EQ(out.completed, 6u);
+  EXPECT_EQ(recorded, 6);
+  EXPECT_EQ(last_done, 6u);
+  EXPECT_EQ(last_planned, 6u);
+  ASSERT_EQ(out.records.size(), 6u);
+  ASSERT_EQ(out.variants.size(), 1u);
+  EXPECT_EQ(out.variants[0].count, 6u);
+  EXPECT_EQ(out.variants[0].status, backend::Status::ok);
+  std::set<int> slots;
+  for (uint64_t i = 0; i < 6; ++i) {
+    const RunRecord& r = out.records[i];
+    EXPECT_EQ(r.index, i);
+    EXPECT_TRUE(r.done);
+    EXPECT_EQ(r.status, backend::Status::ok) << r.detail;
+    EXPECT_EQ(r.variant, out.variants[0].id);
+    slots.insert(r.slot);
+  }
+  EXPECT_EQ(slots.size(), 2u) << "--jobs 2 should use both slots";
+  EXPECT_FALSE(out.interrupted);
+  EXPECT_FALSE(out.stopped_early);
+}
+
+TEST_F(Runner, AFailingCompilerIsAVariantNotAnException) {
+  RunOutput out = execute(nvvm_plan("fail", 3));
+  EXPECT_EQ(out.completed, 3u);
+  ASSERT_EQ(out.variants.size(), 1u);
+  EXPECT_EQ(out.variants[0].status, backend::Status::compile_error);
+  EXPECT_EQ(out.variants[0].count, 3u);
+}
+
+TEST_F(Runner, ACrashIsRecordedAndTheNextRunGetsAFreshWorker) {
+  RunPlan plan = nvvm_plan("crash", 3);
+  plan.setting.process = perturb::ProcessMode::same;
+  RunOutput out = execute(plan);
+  EXPECT_EQ(out.completed, 3u);
+  for (const RunRecord& r : out.records)
+    EXPECT_EQ(r.status, backend::Status::crashed) << r.index << ": " << r.detail;
+  std::set<int> workers;
+  for (const RunRecord& r : out.records)
+    workers.insert(r.worker);
+  EXPECT_EQ(workers.size(), 3u) << "a crashed worker must not serve another run";
+}
+
+TEST_F(Runner, StopsAtTheSecondOutcomeWhenAsked) {
+  RunPlan plan = nvvm_plan("echo", 40);
+  plan.backend.kind = kdet::backend::Kind::exec;
+  plan.backend.lib.clear();
+  plan.backend.command = fakes_dir() + "/fake_cc pid {input} {output}";
+  plan.backend.output_ext = "ptx";
+  plan.options.clear();
+  plan.stop_at_outcomes = 2;
+  RunOutput out = execute(plan);
+  EXPECT_TRUE(out.stopped_early);
+  EXPECT_EQ(out.variants.size(), 2u);
+  EXPECT_LT(out.completed, 40u);
+  EXPECT_GE(out.completed, 2u);
+}
+
+TEST_F(Runner, ARunsSeedDependsOnItsIndexAloneAndSkippedRunsStayUndone) {
+  RunOutput whole = execute(nvvm_plan("echo", 5));
+  RunPlan tail = nvvm_plan("echo", 5);
+  tail.first_index = 3;
+  RunOutput rest = execute(tail);
+  EXPECT_EQ(rest.completed, 2u);
+  ASSERT_EQ(rest.records.size(), 5u);
+  for (uint64_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(rest.records[i].done, i >= 3) << i;
+    if (i >= 3) {
+      EXPECT_EQ(rest.records[i].seed, whole.records[i].seed) << i;
+    }
+  }
+  EXPECT_NE(whole.records[3].seed, whole.records[4].seed);
+}
