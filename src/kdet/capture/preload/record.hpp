@@ -1,0 +1,56 @@
+//===- capture/preload/record.hpp - the preload's recording side -----------===//
+//
+// What libkdet_capture.so writes under $KDET_CAPTURE_DIR (format in
+// docs/CAPTURE.md): content-addressed blobs (blobs/HASH, written to a
+// temporary name and renamed, so a blob is whole or absent) and one record file
+// per compile (records/PID-NONCE-SEQ.rec, O_EXCL then O_APPEND lines), so a
+// pipeline killed at any moment leaves every line it finished. No C++ runtime:
+// plain libc, so the library can be preloaded into any process.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+
+namespace kdet_capture {
+
+// A growable byte buffer on malloc (no exceptions: a failed growth sets `failed`).
+struct Buf {
+  char* data = nullptr;
+  size_t size = 0;
+  size_t cap = 0;
+  bool failed = false;
+  void add(const char* s, size_t n);
+  void add(const char* s);
+  void add_u64(unsigned long long v);
+  // "-" for null, else "x" followed by the bytes as hex: one token, any bytes.
+  void add_text(const char* s, size_t n);
+  void add_text(const char* s);
+  void release();
+};
+
+// 32 lower-case hex digits of XXH3-128 (as kdet's hash_bytes) plus NUL.
+void hash_hex(const void* data, size_t size, char out[33]);
+
+// The capture folder ($KDET_CAPTURE_DIR) or null when capture is off.
+const char* capture_dir();
+
+// Stores `data` as blobs/HASH unless this process stored it already; writes its hash to `out`.
+void store_blob(const void* data, size_t size, char out[33]);
+
+// Creates a new record file (O_EXCL) holding `text`; its path goes to `path`
+// (PATH_MAX bytes). False when capture is off or the file could not be made.
+bool create_record(const Buf& text, char* path);
+
+// Appends one line to a record file made by create_record (best effort).
+void append_record(const char* path, const char* line, size_t n);
+
+// Identity of the library mapped at `addr`: its path from /proc/self/maps
+// (resolved by the kernel) and content hash, cached per mapping base. False when unknown.
+bool library_identity(const void* addr, char* path, size_t path_size, char hash[33],
+                      unsigned long long* size);
+
+// The calling thread's kernel id.
+long thread_id();
+
+} // namespace kdet_capture
