@@ -51,6 +51,13 @@ int nvrtc_output(int slot, int which, void* prog, char* buf);
 
 namespace kdet_capture {
 
+thread_local int t_depth = 0;
+thread_local int t_slot = 0;
+
+bool nested_call() {
+  return t_depth > 1;
+}
+
 namespace {
 
 using DlsymFn = void* (*)(void*, const char*);

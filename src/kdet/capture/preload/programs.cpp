@@ -20,6 +20,7 @@
 namespace kdet_capture {
 
 void* real_fn(int slot, int f); // interpose.cpp
+bool nested_call();             // interpose.cpp: the library calling itself; record nothing
 
 namespace {
 
@@ -74,7 +75,7 @@ size_t bucket(void* key) {
 }
 
 Prog* add_prog(void* key) {
-  if (!key || !capture_dir()) return nullptr;
+  if (!key || nested_call() || !capture_dir()) return nullptr;
   void* mem = std::calloc(1, sizeof(Prog));
   if (!mem) return nullptr;
   Prog* p = new (mem) Prog;
@@ -88,6 +89,7 @@ Prog* add_prog(void* key) {
 }
 
 Prog* find_prog(void* key) {
+  if (nested_call()) return nullptr;
   pthread_mutex_lock(&g_lock);
   Prog* p = g_progs[bucket(key)];
   while (p && p->key != key)
@@ -97,6 +99,7 @@ Prog* find_prog(void* key) {
 }
 
 void drop_prog(void* key) {
+  if (nested_call()) return;
   pthread_mutex_lock(&g_lock);
   Prog** b = &g_progs[bucket(key)];
   while (*b && (*b)->key != key)

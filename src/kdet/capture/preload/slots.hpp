@@ -54,9 +54,28 @@ constexpr const char* k_func_names[] = {
 
 constexpr int k_nslots = 8;
 
-template <int S> struct Wrappers {
+// Marks a wrapper call on this thread. A call made while another is active is
+// the library calling itself through an exported name (the fake libNVVM's lazy
+// add calls its plain add): it is forwarded unrecorded, and slot 0 (where such
+// a call lands, being our export) is read as the slot of the outer call, since
+// RTLD_NEXT cannot see a library dlopen'ed with RTLD_LOCAL.
+extern thread_local int t_depth;
+extern thread_local int t_slot;
+struct Scope {
+  int slot;
+  explicit Scope(int s) : slot(t_depth > 0 && s == 0 ? t_slot : s) {
+    if (t_depth++ == 0) t_slot = slot;
+  }
+  ~Scope() { --t_depth; }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+};
+
+template <int SLOT> struct Wrappers {
 #define KDET_WRAP(name, call, ...)                                                                 \
   static int name(__VA_ARGS__) {                                                                   \
+    Scope scope(SLOT);                                                                             \
+    const int S = scope.slot;                                                                      \
     return call;                                                                                   \
   }
   KDET_CAPTURE_FUNCS(KDET_WRAP)
@@ -66,7 +85,7 @@ template <int S> struct Wrappers {
     switch (f) {
 #define KDET_PTR(name, call, ...)                                                                  \
   case f_##name:                                                                                   \
-    return reinterpret_cast<void*>(&Wrappers<S>::name);
+    return reinterpret_cast<void*>(&Wrappers<SLOT>::name);
       KDET_CAPTURE_FUNCS(KDET_PTR)
 #undef KDET_PTR
     default:
@@ -123,8 +142,9 @@ inline void* exported_wrapper(int f) {
 // Definitions of the exports: slot 0.
 #define KDET_DEFINE_EXPORT(name, call, ...)                                                        \
   extern "C" __attribute__((visibility("default"))) int name(__VA_ARGS__) {                        \
-    constexpr int S = 0;                                                                           \
     using namespace kdet_capture;                                                                  \
+    Scope scope(0);                                                                                \
+    const int S = scope.slot;                                                                      \
     return call;                                                                                   \
   }
 KDET_CAPTURE_FUNCS(KDET_DEFINE_EXPORT)

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# What a capture keeps when things go wrong: a compile that crashes the
+# pipeline stays recorded (inputs, no result); a kdet capture killed while the
+# pipeline hangs in a compile leaves its raw record and no process behind; a
+# capture folder that cannot be written never breaks the pipeline.
+source "$(dirname "$0")/lib/common.bash"
+FAKE=$KDET_FAKES_DIR/libfakenvvm.so
+CL=${KDET_BINARY_DIR:?}/tests/capture
+LIB=$(dirname "$KDET")/libkdet_capture.so
+[[ -f $FAKE && -x $CL/capture_nvvm_client && -f $LIB ]] || skip "fakes, capture clients or libkdet_capture.so not built"
+IN=$EX/nvvm/llvm7/saxpy.ll
+
+# A compile that crashes: recorded with its inputs and no result (unfinished).
+expect_exit 0 "$KDET" capture --json "$T/c.json" -- sh -c '"$1" "$2" 1 1 "$3" -- -fake-mode=echo; "$1" "$2" 1 1 "$3" -- -fake-mode=crash' sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
+[[ $(json_eval "$T/c.json" 'len(d["compiles"])') == 2 ]] || fail "both compiles recorded"
+[[ $(json_eval "$T/c.json" '[c["result"] for c in d["compiles"]]') == "[0, None]" ]] || fail "the crashed compile has no result"
+[[ $(json_eval "$T/c.json" '[b["unfinished"] for b in d["bundles"]]') == "[0, 1]" ]] || fail "unfinished counted"
+[[ $(json_eval "$T/c.json" 'd["pipeline"]["exit_code"]') == 139 ]] || fail "the pipeline's status (sh saw SIGSEGV)"
+
+# kdet capture killed with SIGKILL while the pipeline hangs inside a compile.
+cp "$CL/capture_nvvm_client" "$T/hang_client"
+"$KDET" capture --out "$T/k" -- "$T/hang_client" "$FAKE" 1 1 "$IN" -- -fake-mode=hang >"$T/k.log" 2>&1 &
+kpid=$!
+for _ in $(seq 100); do
+  compgen -G "$T/k/raw/records/*.rec" >/dev/null && break
+  sleep 0.1
+done
+rec=$(compgen -G "$T/k/raw/records/*.rec" | head -1) || fail "no record appeared"
+kill -9 "$kpid"
+wait "$kpid" 2>/dev/null || true
+grep -qx begin "$rec" || fail "the record's header is incomplete"
+grep -q '^result' "$rec" && fail "a hung compile cannot have a result"
+grep -qx 'option x2d66616b652d6d6f64653d68616e67' "$rec" || fail "the option (-fake-mode=hang) is recorded"
+h=$(sed -n 's/^module \([0-9a-f]*\) .*/\1/p' "$rec")
+cmp "$T/k/raw/blobs/$h" "$IN" || fail "the module's bytes are kept"
+for _ in $(seq 50); do
+  pgrep -f "$T/hang_client" >/dev/null || break
+  sleep 0.1
+done
+pgrep -f "$T/hang_client" >/dev/null && fail "the hung pipeline outlived kdet capture"
+
+# Recording fails (no such folder, or not absolute): the pipeline runs as without capture.
+expect_exit 0 env LD_PRELOAD="$LIB" KDET_CAPTURE_DIR="$T/missing" "$CL/capture_nvvm_client" "$FAKE" 2 2 "$IN" -- -fake-mode=echo
+expect_exit 0 env LD_PRELOAD="$LIB" KDET_CAPTURE_DIR=relative "$CL/capture_nvvm_client" "$FAKE" 1 1 "$IN" -- -fake-mode=echo
+[[ -e relative ]] && fail "a relative capture folder was written"
+mkdir "$T/ro" "$T/ro/records" "$T/ro/blobs" && chmod 500 "$T/ro/records" "$T/ro/blobs"
+expect_exit 0 env LD_PRELOAD="$LIB" KDET_CAPTURE_DIR="$T/ro" "$CL/capture_nvvm_client" "$FAKE" 1 1 "$IN" -- -fake-mode=echo
+echo "capture_killed: OK"

@@ -1,0 +1,145 @@
+// Unit tests for capture/records: reading records (whole, cut short, foreign)
+// and grouping compiles into bundles (what makes two compiles the same one,
+// and what counts as a variation).
+#include "kdet/capture/output.hpp"
+#include "kdet/capture/records.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kdet::capture {
+namespace {
+
+const std::string k_h1 = "0123456789abcdef0123456789abcdef";
+const std::string k_h2 = "fedcba9876543210fedcba9876543210";
+const std::string k_h3 = "00000000000000000000000000000003";
+
+std::string record_text() {
+  return "kdet-capture-record 1\nkind nvvm\npid 12\nppid 1\nthread 13\ntime_ns 99\n"
+         "lib x2f6c6962\nlib_hash " +
+         k_h3 + "\nlib_size 7\nmodule " + k_h1 + " 10 0 x612e6c6c\nmodule " + k_h2 +
+         " 20 1 -\noption x2d6f70743d33\nbegin\nresult 0\noutput nvvm " + k_h1 + " 5\n";
+}
+
+TEST(CaptureRecords, ReadsAWholeRecord) {
+  std::string problem;
+  Compile c = parse_record(record_text(), problem);
+  EXPECT_EQ(problem, "");
+  EXPECT_EQ(c.kind, "nvvm");
+  EXPECT_EQ(c.pid, 12);
+  EXPECT_EQ(c.thread, 13);
+  EXPECT_EQ(c.lib, "/lib");
+  ASSERT_EQ(c.inputs.size(), 2u);
+  EXPECT_EQ(*c.inputs[0].name, "a.ll");
+  EXPECT_FALSE(c.inputs[0].lazy);
+  EXPECT_TRUE(c.inputs[1].lazy);
+  EXPECT_FALSE(c.inputs[1].name.has_value());
+  EXPECT_EQ(c.options, std::vector<std::string>{"-opt=3"});
+  EXPECT_TRUE(c.begun);
+  EXPECT_EQ(c.result, 0);
+  ASSERT_EQ(c.outputs.size(), 1u);
+  EXPECT_EQ(c.outputs[0].size, 5u);
+}
+
+TEST(CaptureRecords, KeepsWhatCameBeforeACut) {
+  std::string text = record_text();
+  std::string cut = text.substr(0, text.find("result")) + "resu";
+  std::string problem;
+  Compile c = parse_record(cut, problem);
+  EXPECT_NE(problem, "");
+  EXPECT_TRUE(c.begun);
+  EXPECT_FALSE(c.result.has_value());
+  EXPECT_EQ(c.inputs.size(), 2u);
+}
+
+TEST(CaptureRecords, RefusesForeignAndDamagedText) {
+  std::string problem;
+  parse_record("hello\n", problem);
+  EXPECT_NE(problem.find("not a kdet capture record"), std::string::npos);
+  problem.clear();
+  Compile c = parse_record("kdet-capture-record 1\nkind nvvm\nmodule zz 1 0 -\nbegin\n", problem);
+  EXPECT_NE(problem.find("unreadable line"), std::string::npos);
+  EXPECT_FALSE(c.begun); // nothing after a bad line is believed
+  problem.clear();
+  parse_record("kdet-capture-record 1\noption x4\n", problem); // odd hex
+  EXPECT_NE(problem, "");
+}
+
+Compile compile_of(std::vector<std::string> options, bool lazy, const std::string& out,
+                   int rc = 0) {
+  Compile c;
+  c.kind = "nvvm";
+  c.lib_hash = k_h3;
+  c.inputs = {{"module", k_h1, 10, false, "a.ll"}, {"module", k_h2, 20, lazy, "b.ll"}};
+  c.options = std::move(options);
+  c.begun = true;
+  c.result = rc;
+  if (!out.empty()) c.outputs.push_back({"nvvm", out, 5});
+  return c;
+}
+
+TEST(CaptureBundles, SameCompileSameBundleAnythingElseAnother) {
+  Compile a = compile_of({"-opt=3"}, false, k_h1);
+  EXPECT_EQ(bundle_id(a), bundle_id(compile_of({"-opt=3"}, false, k_h2))); // outputs do not count
+  EXPECT_NE(bundle_id(a), bundle_id(compile_of({"-opt=0"}, false, k_h1)));
+  EXPECT_NE(bundle_id(a), bundle_id(compile_of({"-opt=3"}, true, k_h1)));
+  EXPECT_NE(bundle_id(a), bundle_id(compile_of({"-opt=3", ""}, false, k_h1)));
+  Compile swapped = a;
+  std::swap(swapped.inputs[0], swapped.inputs[1]);
+  EXPECT_NE(bundle_id(a), bundle_id(swapped)); // module order matters
+  Compile other_lib = a;
+  other_lib.lib_hash = k_h1;
+  EXPECT_NE(bundle_id(a), bundle_id(other_lib)); // another compiler is another bundle
+  EXPECT_EQ(bundle_id(a).size(), 16u);
+}
+
+TEST(CaptureBundles, TwoOutputsOfOneKindVary) {
+  std::vector<Compile> cs = {compile_of({}, false, k_h1), compile_of({}, false, k_h1),
+                             compile_of({}, false, k_h2), compile_of({"-x"}, false, k_h2)};
+  auto bundles = group_bundles(cs);
+  ASSERT_EQ(bundles.size(), 2u);
+  EXPECT_TRUE(bundles[0].varies);
+  EXPECT_EQ(bundles[0].compiles, 3u);
+  EXPECT_EQ((bundles[0].counts[{"nvvm", k_h1}]), 2u);
+  EXPECT_FALSE(bundles[1].varies);
+  EXPECT_EQ(cs[3].bundle, bundles[1].id);
+}
+
+TEST(CaptureBundles, KindsApartReturnCodesAndUnfinished) {
+  // A PTX and a cubin of one compile are two kinds, not a variation.
+  Compile a = compile_of({}, false, k_h1);
+  a.outputs.push_back({"cubin", k_h2, 9});
+  std::vector<Compile> cs = {a, a};
+  EXPECT_FALSE(group_bundles(cs)[0].varies);
+  // Success once, failure once: a variation.
+  cs = {compile_of({}, false, ""), compile_of({}, false, "", 9)};
+  EXPECT_TRUE(group_bundles(cs)[0].varies);
+  // A compile that never returned is counted apart and is no variation.
+  Compile dead = compile_of({}, false, "");
+  dead.result.reset();
+  cs = {compile_of({}, false, k_h1), dead};
+  auto b = group_bundles(cs);
+  EXPECT_FALSE(b[0].varies);
+  EXPECT_EQ(b[0].unfinished, 1u);
+}
+
+TEST(CaptureOutput, JsonAndSummaryNameKindsNeverSeen) {
+  CaptureResult r;
+  r.pipeline_status = "exited 0";
+  r.compiles = {compile_of({}, false, k_h1), compile_of({}, false, k_h2)};
+  r.bundles = group_bundles(r.compiles);
+  nlohmann::json j = capture_json(r);
+  EXPECT_EQ(j["schema"], "kdet.capture/1");
+  EXPECT_EQ(j["compiles"][0]["bundle"], r.bundles[0].id);
+  EXPECT_EQ(j["bundles"][0]["varies"], true);
+  EXPECT_EQ(j["bundles"][0]["outputs"].size(), 2u);
+  EXPECT_EQ(j["not_seen"], nlohmann::json({"nvrtc", "nvjitlink", "exec"}));
+  std::string s = capture_summary(r);
+  EXPECT_NE(s.find("VARIED     bundle " + r.bundles[0].id), std::string::npos);
+  EXPECT_NE(s.find("never seen nvrtc"), std::string::npos);
+  r.compiles.clear();
+  r.bundles.clear();
+  EXPECT_NE(capture_summary(r).find("no compile was captured"), std::string::npos);
+}
+
+} // namespace
+} // namespace kdet::capture
