@@ -32,7 +32,21 @@ grep -qx begin "$rec" || fail "the record's header is incomplete"
 grep -q '^result' "$rec" && fail "a hung compile cannot have a result"
 grep -qx 'option x2d66616b652d6d6f64653d68616e67' "$rec" || fail "the option (-fake-mode=hang) is recorded"
 h=$(sed -n 's/^module \([0-9a-f]*\) .*/\1/p' "$rec")
-cmp "$T/k/raw/blobs/$h" "$IN" || fail "the module's bytes are kept"
+# The module's bytes are in the process's blob pack: "kdet-blob HASH SIZE\n" then the bytes.
+python3 - "$h" "$IN" "$T"/k/raw/blobs/*.pack <<'PY' || fail "the module's bytes are kept"
+import sys
+want, src, packs = sys.argv[1], open(sys.argv[2], "rb").read(), sys.argv[3:]
+for p in packs:
+    data, off = open(p, "rb").read(), 0
+    while off < len(data):
+        nl = data.index(b"\n", off)
+        _, h, n = data[off:nl].decode().split()
+        body = data[nl + 1 : nl + 1 + int(n)]
+        if h == want and body == src:
+            sys.exit(0)
+        off = nl + 1 + int(n)
+sys.exit(1)
+PY
 for _ in $(seq 50); do
   pgrep -f "$T/hang_client" >/dev/null || break
   sleep 0.1

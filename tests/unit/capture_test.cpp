@@ -1,9 +1,14 @@
-// Unit tests for capture/records: reading records (whole, cut short, foreign)
-// and grouping compiles into bundles (what makes two compiles the same one,
-// and what counts as a variation).
+// Unit tests for capture/: reading records (whole, cut short, foreign),
+// grouping compiles into bundles (what makes two compiles the same one, and
+// what counts as a variation), blob packs (whole entries only, hashes checked).
+#include "kdet/capture/blobs.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/tempdir.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace kdet::capture {
@@ -139,6 +144,36 @@ TEST(CaptureOutput, JsonAndSummaryNameKindsNeverSeen) {
   r.compiles.clear();
   r.bundles.clear();
   EXPECT_NE(capture_summary(r).find("no compile was captured"), std::string::npos);
+}
+
+} // namespace
+} // namespace kdet::capture
+
+// ---- blob packs --------------------------------------------------------------
+
+namespace kdet::capture {
+namespace {
+
+std::string entry(const std::string& data) {
+  return fmt::format("kdet-blob {} {}\n", hash_bytes(data), data.size()) + data;
+}
+
+TEST(CaptureBlobs, WholeEntriesOnlyAndEveryHashChecked) {
+  TempDir t("capture-test");
+  make_dirs(t.path() + "/blobs");
+  std::string a = "module one", b = std::string("ptx\0two", 7), c = "cut short";
+  std::string damaged = entry("damaged");
+  damaged.back() = 'X'; // bytes that no longer match their hash
+  write_file_atomic(t.path() + "/blobs/1-a.pack",
+                    entry(a) + entry(b) + damaged + entry(c).substr(0, 20));
+  std::vector<std::string> problems;
+  BlobStore store(t.path(), problems);
+  EXPECT_EQ(store.get(hash_bytes(a)), a);
+  EXPECT_EQ(store.get(hash_bytes(b)), b);
+  EXPECT_FALSE(store.get(hash_bytes("damaged")).has_value());
+  EXPECT_FALSE(store.get(hash_bytes(c)).has_value());
+  ASSERT_EQ(problems.size(), 1u); // the cut-short tail
+  EXPECT_NE(problems[0].find("1-a.pack: damaged or cut short"), std::string::npos);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 //===- capture/output.cpp - bundle folders, JSON and summary of a capture ---===//
 #include "kdet/capture/output.hpp"
 
+#include "kdet/capture/blobs.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
@@ -27,20 +28,6 @@ std::string input_file(const Input& in, size_t n, const std::string& first_bytes
 std::string output_file(const std::string& kind, const std::string& hash) {
   std::string ext = kind == "nvvm" ? "ptx" : kind;
   return fmt::format("outputs/{}.{}", hash, ext);
-}
-
-// Reads RAW/blobs/HASH; nullopt when absent (a pipeline killed while storing it).
-std::optional<std::string> read_blob(const std::string& raw, const std::string& hash) {
-  int fd = ::open((raw + "/blobs/" + hash).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return std::nullopt;
-  std::string data;
-  char buf[1 << 16];
-  ssize_t r;
-  while ((r = ::read(fd, buf, sizeof buf)) > 0)
-    data.append(buf, static_cast<size_t>(r));
-  ::close(fd);
-  if (r < 0) return std::nullopt;
-  return data;
 }
 
 nlohmann::json input_json(const Input& in, const std::string& file) {
@@ -88,7 +75,7 @@ nlohmann::json bundle_json(const Bundle& b) {
   return j;
 }
 
-void write_bundles(int out_fd, const std::string& shown, const std::string& raw,
+void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
                    const std::vector<Bundle>& bundles) {
   for (const auto& b : bundles) {
     std::string dir = "bundles/" + b.id;
@@ -96,14 +83,14 @@ void write_bundles(int out_fd, const std::string& shown, const std::string& raw,
     for (size_t n = 0; n < b.inputs.size(); ++n) {
       const Input& in = b.inputs[n];
       if (in.tag == "name_expr") continue;
-      std::optional<std::string> data = read_blob(raw, in.hash);
+      std::optional<std::string> data = blobs.get(in.hash);
       std::string file = input_file(in, n, data ? data->substr(0, 4) : "");
       j["inputs"][n]["file"] = data ? nlohmann::json(file) : nlohmann::json(nullptr);
       if (data) write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
     }
     for (size_t n = 0; n < b.outputs.size(); ++n) {
       const auto& [kind, hash] = b.outputs[n];
-      std::optional<std::string> data = read_blob(raw, hash);
+      std::optional<std::string> data = blobs.get(hash);
       std::string file = output_file(kind, hash);
       if (!data)
         j["outputs"][n]["file"] = nullptr;
@@ -203,7 +190,7 @@ std::string capture_summary(const CaptureResult& r) {
         s += fmt::format("             result {} x{}\n", rc, n);
   }
   for (const auto& p : r.problems)
-    s += fmt::format("  note       record {}\n", p);
+    s += fmt::format("  note       {}\n", p);
   if (!r.out_dir.empty())
     s += fmt::format("  bundles in {}/bundles, raw records in {}/raw\n", r.out_dir, r.out_dir);
   return s;

@@ -29,9 +29,10 @@ struct KindInfo {
 const std::vector<KindInfo>& capture_kinds();
 
 // Writes one self-contained folder per bundle under `out_fd`/bundles/ID
-// (bundle.json, inputs/, outputs/), copying bytes from `raw`/blobs, never
+// (bundle.json, inputs/, outputs/), copying bytes from `blobs`, never
 // following a link; throws Error naming `shown` on failure.
-void write_bundles(int out_fd, const std::string& shown, const std::string& raw,
+class BlobStore;
+void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
                    const std::vector<Bundle>& bundles);
 
 // A bundle's bundle.json (schema kdet.capture.bundle/1).

@@ -6,6 +6,7 @@
 // very run (docs/CAPTURE.md).
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/capture/blobs.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
 #include "kdet/cli/main.hpp"
@@ -118,7 +119,10 @@ int do_capture(const CaptureArgs& a) {
     throw Error::format("kdet capture: cannot run {}: {}", a.command[0], st.describe());
   r.compiles = capture::read_records(raw, r.problems);
   r.bundles = capture::group_bundles(r.compiles);
-  if (out_fd.ok()) capture::write_bundles(out_fd.get(), a.out, raw, r.bundles);
+  if (out_fd.ok()) {
+    capture::BlobStore blobs(raw, r.problems);
+    capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
+  }
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   std::fputs(capture::capture_summary(r).c_str(), stderr);
   if (engine::interrupted()) throw Interrupted();

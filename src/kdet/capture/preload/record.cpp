@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -37,6 +38,7 @@ unsigned long long g_nonce = 0;
 
 // Library identities, keyed by mapping path (one per library file).
 struct LibId {
+  const void* base; // load base (dli_fbase): a later compile finds its identity without /proc
   char path[PATH_MAX];
   char hash[33];
   unsigned long long size;
@@ -45,8 +47,34 @@ constexpr int k_libs = 16;
 LibId g_libs[k_libs];
 int g_nlibs = 0;
 
+// This process's blob pack (blobs/PID-NONCE.pack), opened on first use.
+int g_pack_fd = -1;
+pid_t g_pack_pid = 0;
+std::atomic<bool> g_pack_broken{false};
+
 void on_fork_child() {
   pthread_mutex_init(&g_lock, nullptr);
+}
+
+// The pack of the calling process: a child after fork gets its own, so every
+// pack has one writer process (its threads append whole entries).
+int pack_fd(const char* dir) {
+  pthread_mutex_lock(&g_lock);
+  if (g_pack_pid != ::getpid()) {
+    if (g_pack_fd >= 0 && g_pack_pid != 0) ::close(g_pack_fd);
+    g_pack_fd = -1;
+    g_pack_broken = false;
+    g_pack_pid = ::getpid();
+    char path[PATH_MAX];
+    int n = std::snprintf(path, sizeof path, "%s/blobs/%d-%llx.pack", dir,
+                          static_cast<int>(g_pack_pid), g_nonce);
+    if (n > 0 && static_cast<size_t>(n) < sizeof path)
+      g_pack_fd =
+          ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  }
+  int fd = g_pack_broken ? -1 : g_pack_fd;
+  pthread_mutex_unlock(&g_lock);
+  return fd;
 }
 
 __attribute__((constructor)) void init() {
@@ -173,18 +201,19 @@ void store_blob(const void* data, size_t size, char out[33]) {
   hash_hex(data, size, out);
   const char* dir = capture_dir();
   if (!dir || !mark_seen(out)) return;
-  char final_path[PATH_MAX], tmp[PATH_MAX], name[80];
-  if (!join(final_path, sizeof final_path, dir, "/blobs/", out)) return;
-  struct stat st {};
-  if (::lstat(final_path, &st) == 0) return;
-  std::snprintf(name, sizeof name, ".tmp-%d-%ld-%llu", static_cast<int>(::getpid()), thread_id(),
-                g_seq.fetch_add(1));
-  if (!join(tmp, sizeof tmp, dir, "/blobs/", name)) return;
-  int fd = ::open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  int fd = pack_fd(dir);
   if (fd < 0) return;
-  bool ok = write_all(fd, static_cast<const char*>(data), size);
-  ::close(fd);
-  if (!ok || ::rename(tmp, final_path) != 0) ::unlink(tmp);
+  // One writev per entry on an O_APPEND file: entries of several threads (or a
+  // forked child sharing the file) never interleave; a kill leaves at most the
+  // last entry short, which the reader drops (it checks every blob's hash).
+  char head[96];
+  int n = std::snprintf(head, sizeof head, "kdet-blob %s %zu\n", out, size);
+  iovec iov[2] = {{head, static_cast<size_t>(n)}, {const_cast<void*>(data), size}};
+  size_t want = static_cast<size_t>(n) + size;
+  ssize_t w = ::writev(fd, iov, 2);
+  // A short write (disk full): appending more would put entries after a hole
+  // the reader cannot step over, so this process stores no more blobs.
+  if (w < 0 || static_cast<size_t>(w) != want) g_pack_broken = true;
 }
 
 bool create_record(const Buf& text, char* path) {
@@ -211,6 +240,20 @@ void append_record(const char* path, const char* line, size_t n) {
 
 bool library_identity(const void* addr, char* path, size_t path_size, char hash[33],
                       unsigned long long* size) {
+  Dl_info where{};
+  const void* base = dladdr(addr, &where) ? where.dli_fbase : nullptr;
+  if (base) {
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_nlibs; ++i)
+      if (g_libs[i].base == base && std::strlen(g_libs[i].path) < path_size) {
+        std::strcpy(path, g_libs[i].path);
+        std::memcpy(hash, g_libs[i].hash, 33);
+        *size = g_libs[i].size;
+        pthread_mutex_unlock(&g_lock);
+        return true;
+      }
+    pthread_mutex_unlock(&g_lock);
+  }
   // The kernel's name of the mapping is the resolved file, whatever path or
   // soname the pipeline gave dlopen and whatever its working folder is now.
   FILE* maps = std::fopen("/proc/self/maps", "re");
@@ -268,6 +311,7 @@ bool library_identity(const void* addr, char* path, size_t path_size, char hash[
   *size = total;
   pthread_mutex_lock(&g_lock);
   if (g_nlibs < k_libs) {
+    g_libs[g_nlibs].base = base;
     std::strcpy(g_libs[g_nlibs].path, path);
     std::memcpy(g_libs[g_nlibs].hash, hash, 33);
     g_libs[g_nlibs].size = total;
