@@ -2,7 +2,8 @@
 # kdet capture with the fake libNVVM: a pipeline that compiles one module twice
 # and gets two outputs is caught in the run itself (exit 1, the bundle and both
 # hashes named); deterministic pipelines exit 0; child processes are followed;
-# programs linked at build time are seen; usage errors exit 2.
+# programs linked at build time (also through an RTLD_LOCAL module) are
+# seen; usage errors exit 2.
 source "$(dirname "$0")/lib/common.bash"
 FAKE=$KDET_FAKES_DIR/libfakenvvm.so
 CL=${KDET_BINARY_DIR:?}/tests/capture
@@ -53,6 +54,15 @@ expect_exit 1 "$KDET" capture --json "$T/p.json" -- sh -c 'for i in 1 2 3; do "$
 expect_exit 1 "$KDET" capture --json "$T/l.json" -- "$CL/capture_linked_client" garbage 2
 expect_exit 0 "$KDET" capture --json "$T/l.json" -- "$CL/capture_linked_client" echo 3
 [[ $(json_eval "$T/l.json" 'len(d["compiles"])') == 3 ]] || fail "linked: 3 compiles"
+
+# Linked into a module loaded with dlopen(RTLD_LOCAL) (a Python extension with its own bundled
+# compiler): RTLD_NEXT cannot see that compiler; the call must still reach it, and be recorded.
+MOD=$CL/libcapture_linked_module.so
+[[ -f $MOD && -x $CL/capture_module_loader ]] || fail "capture_linked_module not built"
+expect_exit 0 "$KDET" capture --json "$T/m.json" -- "$CL/capture_module_loader" "$MOD" echo 2
+expect_output 'the pipeline exited 0'
+[[ $(json_eval "$T/m.json" 'len(d["compiles"]), d["bundles"][0]["library"]["path"]') == "(2, '$(realpath "$FAKE")')" ]] || fail "module-linked compiles"
+expect_exit 1 "$KDET" capture -- "$CL/capture_module_loader" "$MOD" garbage 2
 
 # A failing compile is recorded with its return code; fails every time: no variation.
 expect_exit 0 "$KDET" capture --json "$T/f.json" -- "$CL/capture_nvvm_client" "$FAKE" 1 2 "$IN" -- -fake-mode=fail

@@ -145,6 +145,52 @@ void* wrap_lookup(void* handle, const char* name, int f) {
   return slot_wrapper(s, f);
 }
 
+namespace {
+// Caller module (load base) -> slot, for export_slot; -1 marks a free entry.
+constexpr int k_callers = 64;
+struct CallerSlot {
+  const void* base;
+  int slot;
+};
+CallerSlot g_callers[k_callers];
+int g_ncallers = 0;
+} // namespace
+
+int export_slot(int f, const void* caller) {
+  Dl_info ci{};
+  if (!dladdr(caller, &ci) || !ci.dli_fbase) return 0;
+  pthread_mutex_lock(&g_slot_lock);
+  for (int i = 0; i < g_ncallers; ++i)
+    if (g_callers[i].base == ci.dli_fbase) {
+      int s = g_callers[i].slot;
+      pthread_mutex_unlock(&g_slot_lock);
+      return s;
+    }
+  pthread_mutex_unlock(&g_slot_lock);
+  int s = 0;
+  DlsymFn d = real_dlsym();
+  // The main program (its own name is not dlopen-able) and modules in the global
+  // scope are served by slot 0 (RTLD_NEXT); others by their own scope.
+  void* h = ci.dli_fname && *ci.dli_fname ? dlopen(ci.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : nullptr;
+  void* real = h && d ? d(h, k_func_names[f]) : nullptr;
+  Dl_info ri{};
+  if (real && real != exported_wrapper(f) && dladdr(real, &ri) && ri.dli_fbase && ri.dli_fname &&
+      !(d(RTLD_NEXT, k_func_names[f]) == real)) {
+    void* own = dlopen(ri.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    int got = own ? slot_for(ri.dli_fbase, own) : -1;
+    if (got > 0) {
+      g_slots[got].fn[f].store(real, std::memory_order_release);
+      s = got;
+    }
+  }
+  // The reference taken by dlopen(RTLD_NOLOAD) on the caller is kept: the
+  // caller is running, so it is loaded; dropping it here could race its dlclose.
+  pthread_mutex_lock(&g_slot_lock);
+  if (g_ncallers < k_callers) g_callers[g_ncallers++] = {ci.dli_fbase, s};
+  pthread_mutex_unlock(&g_slot_lock);
+  return s;
+}
+
 } // namespace kdet_capture
 
 using namespace kdet_capture;

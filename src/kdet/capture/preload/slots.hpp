@@ -126,6 +126,11 @@ KDET_CAPTURE_FUNCS(KDET_EXPORT_FN)
 }
 
 namespace kdet_capture {
+// The slot for a call that reached our export from `caller`: the library the
+// caller's own scope resolves the name to (a module dlopen'ed RTLD_LOCAL with
+// its compiler as a dependency: RTLD_NEXT cannot see that one), else 0.
+int export_slot(int f, const void* caller);
+
 inline void* exported_wrapper(int f) {
   switch (f) {
 #define KDET_PTR(name, call, ...)                                                                  \
@@ -143,7 +148,7 @@ inline void* exported_wrapper(int f) {
 #define KDET_DEFINE_EXPORT(name, call, ...)                                                        \
   extern "C" __attribute__((visibility("default"))) int name(__VA_ARGS__) {                        \
     using namespace kdet_capture;                                                                  \
-    Scope scope(0);                                                                                \
+    Scope scope(t_depth > 0 ? 0 : export_slot(f_##name, __builtin_return_address(0)));             \
     const int S = scope.slot;                                                                      \
     return call;                                                                                   \
   }
