@@ -53,6 +53,24 @@ for _ in $(seq 50); do
 done
 pgrep -f "$T/hang_client" >/dev/null && fail "the hung pipeline outlived kdet capture"
 
+# SIGTERM to kdet capture: the pipeline ends, what was recorded is summarized and written, exit 130.
+cp "$CL/capture_nvvm_client" "$T/term_client"
+"$KDET" capture --out "$T/t" --json "$T/t.json" -- "$T/term_client" "$FAKE" 1 1 "$IN" -- -fake-mode=hang >"$T/t.log" 2>&1 &
+kpid=$!
+for _ in $(seq 100); do
+  compgen -G "$T/t/raw/records/*.rec" >/dev/null && break
+  sleep 0.1
+done
+kill -TERM "$kpid"
+set +e
+wait "$kpid"
+rc=$?
+set -e
+[[ $rc == 130 ]] || { cat "$T/t.log" >&2; fail "SIGTERM: exit $rc, expected 130"; }
+grep -q 'the pipeline was killed by signal 15' "$T/t.log" || { cat "$T/t.log" >&2; fail "summary after SIGTERM"; }
+[[ $(json_eval "$T/t.json" 'len(d["compiles"]), d["compiles"][0]["result"]') == "(1, None)" ]] || fail "the hung compile is in the JSON"
+pgrep -f "$T/term_client" >/dev/null && fail "the pipeline outlived SIGTERM"
+
 # Recording fails (no such folder, or not absolute): the pipeline runs as without capture.
 expect_exit 0 env LD_PRELOAD="$LIB" KDET_CAPTURE_DIR="$T/missing" "$CL/capture_nvvm_client" "$FAKE" 2 2 "$IN" -- -fake-mode=echo
 expect_exit 0 env LD_PRELOAD="$LIB" KDET_CAPTURE_DIR=relative "$CL/capture_nvvm_client" "$FAKE" 1 1 "$IN" -- -fake-mode=echo

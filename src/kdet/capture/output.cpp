@@ -154,8 +154,9 @@ nlohmann::json capture_json(const CaptureResult& r) {
 }
 
 std::string capture_summary(const CaptureResult& r) {
-  std::string s = fmt::format("kdet capture: the pipeline {} after {}\n", r.pipeline_status,
-                              human_seconds(r.seconds));
+  std::string s = fmt::format("kdet capture: the pipeline {}{} after {}\n",
+                              starts_with(r.pipeline_status, "killed") ? "was " : "",
+                              r.pipeline_status, human_seconds(r.seconds));
   std::string per_kind, never;
   for (const auto& k : capture_kinds()) {
     size_t n = 0;
