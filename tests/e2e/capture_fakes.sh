@@ -46,9 +46,13 @@ expect_exit 0 "$KDET" capture --json "$T/o.json" -- sh -c '"$1" "$2" 1 1 "$3" --
 [[ $(json_eval "$T/o.json" 'len(d["bundles"])') == 2 ]] || fail "two option sets, two bundles"
 
 # Child processes are followed: the load-address fake gives one output per process.
-expect_exit 1 "$KDET" capture --json "$T/p.json" -- sh -c 'for i in 1 2 3; do "$1" "$2" 1 1 "$3" -- -fake-mode=loadaddr || exit 1; done' sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
+expect_exit 1 "$KDET" capture --out "$T/p" --json "$T/p.json" -- sh -c 'for i in 1 2 3; do "$1" "$2" 1 1 "$3" -- -fake-mode=loadaddr || exit 1; done' sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
 [[ $(json_eval "$T/p.json" 'len({c["pid"] for c in d["compiles"]})') == 3 ]] || fail "three processes"
 [[ $(json_eval "$T/p.json" 'd["bundles"][0]["varies"]') == True ]] || fail "loadaddr varies across processes"
+[[ $(json_eval "$T/p.json" 'len(d["bundles"])') == 1 ]] || fail "one bundle across processes"
+# The library was hashed once; the later processes read the hash kept in raw/libs.
+[[ $(ls "$T/p/raw/libs" | wc -l) == 1 ]] || fail "one cached library hash expected"
+[[ $(cat "$T/p/raw/libs/"*) == $(json_eval "$T/p.json" 'd["bundles"][0]["library"]["hash"]') ]] || fail "cached hash"
 
 # Linked at build time (DT_NEEDED on the fake): the library's own exports are interposed.
 expect_exit 1 "$KDET" capture --json "$T/l.json" -- "$CL/capture_linked_client" garbage 2

@@ -122,6 +122,19 @@ bool mark_seen(const char* hash) {
   return true;
 }
 
+void remember_library(const void* base, const char* path, const char* hash,
+                      unsigned long long size) {
+  pthread_mutex_lock(&g_lock);
+  if (g_nlibs < k_libs) {
+    g_libs[g_nlibs].base = base;
+    std::strcpy(g_libs[g_nlibs].path, path);
+    std::memcpy(g_libs[g_nlibs].hash, hash, 33);
+    g_libs[g_nlibs].size = size;
+    ++g_nlibs;
+  }
+  pthread_mutex_unlock(&g_lock);
+}
+
 } // namespace
 
 void Buf::add(const char* s, size_t n) {
@@ -288,6 +301,31 @@ bool library_identity(const void* addr, char* path, size_t path_size, char hash[
       return true;
     }
   pthread_mutex_unlock(&g_lock);
+  // Another process of this capture may have hashed this very file already
+  // (multiprocessing pools, one process per compile): its hash is kept under
+  // libs/, keyed by device, inode, size and modification time.
+  char cached[PATH_MAX] = {};
+  struct stat lst {};
+  const char* dir = capture_dir();
+  if (dir && ::stat(path, &lst) == 0 &&
+      std::snprintf(cached, sizeof cached, "%s/libs/%llx-%llx-%llx-%llx.%09ld", dir,
+                    static_cast<unsigned long long>(lst.st_dev),
+                    static_cast<unsigned long long>(lst.st_ino),
+                    static_cast<unsigned long long>(lst.st_size),
+                    static_cast<unsigned long long>(lst.st_mtim.tv_sec), lst.st_mtim.tv_nsec) > 0) {
+    int cfd = ::open(cached, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    char text[33] = {};
+    bool ok = cfd >= 0 && ::read(cfd, text, 32) == 32;
+    if (cfd >= 0) ::close(cfd);
+    for (int i = 0; ok && i < 32; ++i)
+      ok = (text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f');
+    if (ok) {
+      std::memcpy(hash, text, 33);
+      *size = static_cast<unsigned long long>(lst.st_size);
+      remember_library(base, path, hash, *size);
+      return true;
+    }
+  }
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   XXH3_state_t st;
@@ -309,15 +347,21 @@ bool library_identity(const void* addr, char* path, size_t path_size, char hash[
   }
   hash[32] = 0;
   *size = total;
-  pthread_mutex_lock(&g_lock);
-  if (g_nlibs < k_libs) {
-    g_libs[g_nlibs].base = base;
-    std::strcpy(g_libs[g_nlibs].path, path);
-    std::memcpy(g_libs[g_nlibs].hash, hash, 33);
-    g_libs[g_nlibs].size = total;
-    ++g_nlibs;
+  remember_library(base, path, hash, total);
+  if (cached[0]) {
+    char libs[PATH_MAX], tmp[PATH_MAX + 64];
+    if (join(libs, sizeof libs, dir, "/libs", "")) {
+      ::mkdir(libs, 0755);
+      std::snprintf(tmp, sizeof tmp, "%s.tmp-%d-%ld", cached, static_cast<int>(::getpid()),
+                    thread_id());
+      int tfd = ::open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+      if (tfd >= 0) {
+        bool ok = write_all(tfd, hash, 32);
+        ::close(tfd);
+        if (!ok || ::rename(tmp, cached) != 0) ::unlink(tmp);
+      }
+    }
   }
-  pthread_mutex_unlock(&g_lock);
   return true;
 }
 
