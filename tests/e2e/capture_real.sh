@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kdet capture with the real CUDA compilers: NVRTC loaded by soname and driven
 # from 4 threads (sources with and without headers, PTX and cubin fetched),
-# libNVVM loaded by path with dlopen + dlsym in both IR dialects. Real
+# NVRTC through Python ctypes from threads and forked children; libNVVM
+# loaded by path with dlopen + dlsym in both IR dialects. Real
 # compilers are deterministic here: exit 0, one output per bundle.
 source "$(dirname "$0")/lib/common.bash"
 CL=${KDET_BINARY_DIR:?}/tests/capture
@@ -27,6 +28,17 @@ ptx=$(json_eval "$B/bundle.json" '[o["file"] for o in d["outputs"] if o["kind"] 
 grep -q '.entry k' "$B/$ptx" || fail "PTX of the header program"
 cubin=$(json_eval "$B/bundle.json" '[o["file"] for o in d["outputs"] if o["kind"] == "cubin"][0]')
 [[ $(head -c 4 "$B/$cubin" | od -An -c | tr -d ' ') == 177ELF ]] || fail "cubin is an ELF file"
+
+# Python: NVRTC through ctypes, from a thread pool and from forked multiprocessing children that
+# inherit the loaded library: every compile of every process is seen; VALUE (from the header)
+# makes 4 bundles, value 0 compiled 3 times (parent, thread, child).
+if /usr/bin/python3 -c 'import ctypes, multiprocessing' 2>/dev/null; then
+  expect_exit 0 env LD_LIBRARY_PATH=/usr/local/cuda/lib64 "$KDET" capture --json "$T/p.json" -- \
+    /usr/bin/python3 "$KDET_SOURCE_DIR/tests/capture/nvrtc_ctypes.py" "$SONAME" 4 sm_90
+  expect_output 'the pipeline exited 0'
+  [[ $(json_eval "$T/p.json" 'len(d["compiles"]), len({c["pid"] for c in d["compiles"]}) >= 2, sorted(b["compiles"] for b in d["bundles"])') == "(9, True, [2, 2, 2, 3])" ]] || fail "python ctypes pipeline"
+  [[ $(json_eval "$T/p.json" 'all(len(b["outputs"]) == 1 for b in d["bundles"])') == True ]] || fail "one PTX per bundle"
+fi
 
 # libNVVM by path: LLVM-7 IR for compute_90a, modern IR for compute_100a.
 NVVM=$( (ls /usr/local/cuda/lib64/libnvvm.so* /usr/local/cuda/nvvm/lib64/libnvvm.so* 2>/dev/null || true) | head -1)
