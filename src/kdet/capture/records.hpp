@@ -1,7 +1,7 @@
 //===- capture/records.hpp - reading what libkdet_capture.so wrote ----------===//
 //
 // The preload writes one record file per compile under RAW/records and the
-// bytes it saw under RAW/blobs/HASH (format: docs/CAPTURE.md). This reads
+// bytes it saw in RAW/blobs/*.pack (format: docs/CAPTURE.md; capture/blobs). This reads
 // them back, tolerating records cut short by a killed pipeline, and groups
 // compiles into bundles: one per distinct compile (library content hash,
 // inputs in order, options).

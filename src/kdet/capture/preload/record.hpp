@@ -1,8 +1,8 @@
 //===- capture/preload/record.hpp - the preload's recording side -----------===//
 //
 // What libkdet_capture.so writes under $KDET_CAPTURE_DIR (format in
-// docs/CAPTURE.md): content-addressed blobs (blobs/HASH, written to a
-// temporary name and renamed, so a blob is whole or absent) and one record file
+// docs/CAPTURE.md): the bytes of inputs and outputs, appended to one pack per
+// process (blobs/PID-NONCE.pack, one writev per entry) and one record file
 // per compile (records/PID-NONCE-SEQ.rec, O_EXCL then O_APPEND lines), so a
 // pipeline killed at any moment leaves every line it finished. No C++ runtime:
 // plain libc, so the library can be preloaded into any process.
@@ -35,7 +35,8 @@ void hash_hex(const void* data, size_t size, char out[33]);
 // The capture folder ($KDET_CAPTURE_DIR) or null when capture is off.
 const char* capture_dir();
 
-// Stores `data` as blobs/HASH unless this process stored it already; writes its hash to `out`.
+// Appends `data` to this process's blob pack unless it stored that hash already;
+// writes its hash to `out` (also when capture is off or the write fails).
 void store_blob(const void* data, size_t size, char out[33]);
 
 // Creates a new record file (O_EXCL) holding `text`; its path goes to `path`
