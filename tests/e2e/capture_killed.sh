@@ -22,14 +22,14 @@ cp "$CL/capture_nvvm_client" "$T/hang_client"
 "$KDET" capture --out "$T/k" -- "$T/hang_client" "$FAKE" 1 1 "$IN" -- -fake-mode=hang >"$T/k.log" 2>&1 &
 kpid=$!
 for _ in $(seq 100); do
-  compgen -G "$T/k/raw/records/*.rec" >/dev/null && break
+  cat "$T"/k/raw/records/*.log 2>/dev/null | grep -qx begin && break
   sleep 0.1
 done
-rec=$(compgen -G "$T/k/raw/records/*.rec" | head -1) || fail "no record appeared"
+rec=$(compgen -G "$T/k/raw/records/*.log" | head -1) || fail "no record appeared"
 kill -9 "$kpid"
 wait "$kpid" 2>/dev/null || true
 grep -qx begin "$rec" || fail "the record's header is incomplete"
-grep -q '^result' "$rec" && fail "a hung compile cannot have a result"
+grep -Eq '^[0-9]+ result' "$rec" && fail "a hung compile cannot have a result"
 grep -qx 'option x2d66616b652d6d6f64653d68616e67' "$rec" || fail "the option (-fake-mode=hang) is recorded"
 h=$(sed -n 's/^module \([0-9a-f]*\) .*/\1/p' "$rec")
 # The module's bytes are in the process's blob pack: "kdet-blob HASH SIZE\n" then the bytes.
@@ -58,7 +58,7 @@ cp "$CL/capture_nvvm_client" "$T/term_client"
 "$KDET" capture --out "$T/t" --json "$T/t.json" -- "$T/term_client" "$FAKE" 1 1 "$IN" -- -fake-mode=hang >"$T/t.log" 2>&1 &
 kpid=$!
 for _ in $(seq 100); do
-  compgen -G "$T/t/raw/records/*.rec" >/dev/null && break
+  cat "$T"/t/raw/records/*.log 2>/dev/null | grep -qx begin && break
   sleep 0.1
 done
 kill -TERM "$kpid"

@@ -18,17 +18,24 @@ const std::string k_h1 = "0123456789abcdef0123456789abcdef";
 const std::string k_h2 = "fedcba9876543210fedcba9876543210";
 const std::string k_h3 = "00000000000000000000000000000003";
 
-std::string record_text() {
-  return "kdet-capture-record 1\nkind nvvm\npid 12\nppid 1\nthread 13\ntime_ns 99\n"
+// A log as the preload writes it: compile 1's header, compile 2's header, then
+// their later lines interleaved (two threads).
+std::string log_text() {
+  return "kdet-capture-record 1 1\nkind nvvm\npid 12\nppid 1\nthread 13\ntime_ns 99\n"
          "lib x2f6c6962\nlib_hash " +
          k_h3 + "\nlib_size 7\nmodule " + k_h1 + " 10 0 x612e6c6c\nmodule " + k_h2 +
-         " 20 1 -\noption x2d6f70743d33\nbegin\nresult 0\noutput nvvm " + k_h1 + " 5\n";
+         " 20 1 -\noption x2d6f70743d33\nbegin\n"
+         "kdet-capture-record 1 2\nkind nvrtc\nsource " +
+         k_h2 + " 4 x6b2e6375\nbegin\n2 result 6\n1 result 0\n1 output nvvm " + k_h1 + " 5\n";
 }
 
-TEST(CaptureRecords, ReadsAWholeRecord) {
-  std::string problem;
-  Compile c = parse_record(record_text(), problem);
-  EXPECT_EQ(problem, "");
+TEST(CaptureRecords, ReadsALogOfInterleavedCompiles) {
+  std::vector<std::string> problems;
+  std::vector<Compile> cs = parse_log(log_text(), "12-ab.log", problems);
+  EXPECT_TRUE(problems.empty());
+  ASSERT_EQ(cs.size(), 2u);
+  const Compile& c = cs[0];
+  EXPECT_EQ(c.record, "12-ab.log#1");
   EXPECT_EQ(c.kind, "nvvm");
   EXPECT_EQ(c.pid, 12);
   EXPECT_EQ(c.thread, 13);
@@ -43,30 +50,47 @@ TEST(CaptureRecords, ReadsAWholeRecord) {
   EXPECT_EQ(c.result, 0);
   ASSERT_EQ(c.outputs.size(), 1u);
   EXPECT_EQ(c.outputs[0].size, 5u);
+  EXPECT_EQ(cs[1].kind, "nvrtc");
+  EXPECT_EQ(cs[1].result, 6);
+  EXPECT_TRUE(cs[1].outputs.empty());
 }
 
 TEST(CaptureRecords, KeepsWhatCameBeforeACut) {
-  std::string text = record_text();
-  std::string cut = text.substr(0, text.find("result")) + "resu";
-  std::string problem;
-  Compile c = parse_record(cut, problem);
-  EXPECT_NE(problem, "");
-  EXPECT_TRUE(c.begun);
-  EXPECT_FALSE(c.result.has_value());
-  EXPECT_EQ(c.inputs.size(), 2u);
+  std::string text = log_text();
+  std::vector<std::string> problems;
+  std::vector<Compile> cs =
+      parse_log(text.substr(0, text.find("1 result")) + "1 resu", "l", problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("cut short"), std::string::npos);
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_TRUE(cs[0].begun);
+  EXPECT_FALSE(cs[0].result.has_value()); // died inside the compile, as far as the log knows
+  EXPECT_EQ(cs[0].inputs.size(), 2u);
+  // A header cut before "begin" is no compile at all.
+  problems.clear();
+  cs = parse_log(text.substr(0, text.find("begin")), "l", problems);
+  EXPECT_TRUE(cs.empty());
 }
 
-TEST(CaptureRecords, RefusesForeignAndDamagedText) {
-  std::string problem;
-  parse_record("hello\n", problem);
-  EXPECT_NE(problem.find("not a kdet capture record"), std::string::npos);
-  problem.clear();
-  Compile c = parse_record("kdet-capture-record 1\nkind nvvm\nmodule zz 1 0 -\nbegin\n", problem);
-  EXPECT_NE(problem.find("unreadable line"), std::string::npos);
-  EXPECT_FALSE(c.begun); // nothing after a bad line is believed
-  problem.clear();
-  parse_record("kdet-capture-record 1\noption x4\n", problem); // odd hex
-  EXPECT_NE(problem, "");
+TEST(CaptureRecords, RefusesForeignAndDamagedLines) {
+  std::vector<std::string> problems;
+  EXPECT_TRUE(parse_log("hello\n", "l", problems).empty());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("unreadable line 'hello'"), std::string::npos);
+  problems.clear();
+  // A damaged header line: that compile is dropped, the next one still counts.
+  auto cs = parse_log("kdet-capture-record 1 1\nkind nvvm\nmodule zz 1 0 -\nbegin\n"
+                      "kdet-capture-record 1 2\nkind nvvm\nbegin\n",
+                      "l", problems);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].record, "l#2");
+  EXPECT_FALSE(problems.empty());
+  problems.clear();
+  parse_log("kdet-capture-record 1 1\noption x4\n", "l", problems); // odd hex
+  EXPECT_FALSE(problems.empty());
+  problems.clear();
+  parse_log("7 result 0\n", "l", problems); // a line for a compile the log never began
+  EXPECT_FALSE(problems.empty());
 }
 
 Compile compile_of(std::vector<std::string> options, bool lazy, const std::string& out,

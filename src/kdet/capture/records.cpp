@@ -93,34 +93,52 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
 
 } // namespace
 
-Compile parse_record(const std::string& text, std::string& problem) {
-  Compile c;
+std::vector<Compile> parse_log(const std::string& text, const std::string& name,
+                               std::vector<std::string>& problems) {
+  std::vector<Compile> out;
+  std::map<std::string, size_t> by_id; // record id -> index in `out`
+  bool in_header = false;              // between "kdet-capture-record 1 ID" and "begin"
   size_t pos = 0;
-  bool first = true;
+  size_t noted = 0; // at most 5 notes per log, then a count
+  auto problem = [&](const std::string& why) {
+    if (noted++ < 5) problems.push_back(fmt::format("{}: {}", name, why));
+  };
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) {
-      problem = "cut short (last line incomplete)";
+      problem("cut short (last line incomplete)");
       break;
     }
     std::string line = text.substr(pos, nl - pos);
     pos = nl + 1;
-    if (first) {
-      if (line != "kdet-capture-record 1") {
-        problem = "not a kdet capture record (first line)";
-        return c;
-      }
-      first = false;
+    std::vector<std::string> w = split(line, ' ');
+    if (w.size() == 3 && w[0] == "kdet-capture-record" && w[1] == "1" && parse_u64(w[2])) {
+      if (in_header) problem("a compile's header is incomplete");
+      Compile c;
+      c.record = fmt::format("{}#{}", name, w[2]);
+      by_id[w[2]] = out.size();
+      out.push_back(std::move(c));
+      in_header = true;
       continue;
     }
-    std::vector<std::string> w = split(line, ' ');
-    if (w.empty() || !apply_line(c, w)) {
-      problem = fmt::format("unreadable line '{}'", line.substr(0, 80));
-      break;
+    bool ok = false;
+    if (in_header) {
+      ok = !w.empty() && apply_line(out.back(), w);
+      if (ok && out.back().begun) in_header = false;
+      if (!ok) {
+        out.pop_back(); // a damaged header is never believed
+        in_header = false;
+      }
+    } else if (w.size() >= 2) {
+      auto it = by_id.find(w[0]);
+      std::vector<std::string> rest(w.begin() + 1, w.end());
+      ok = it != by_id.end() && it->second < out.size() && apply_line(out[it->second], rest);
     }
+    if (!ok) problem(fmt::format("unreadable line '{}'", line.substr(0, 80)));
   }
-  if (first && problem.empty()) problem = "empty";
-  return c;
+  if (in_header) out.pop_back(); // the header was cut short
+  if (noted > 5) problems.push_back(fmt::format("{}: {} more unreadable lines", name, noted - 5));
+  return out;
 }
 
 std::vector<Compile> read_records(const std::string& raw, std::vector<std::string>& problems) {
@@ -131,7 +149,7 @@ std::vector<Compile> read_records(const std::string& raw, std::vector<std::strin
   std::vector<std::string> names;
   while (dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
-    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".rec") == 0) names.push_back(n);
+    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".log") == 0) names.push_back(n);
   }
   ::closedir(d);
   for (const auto& n : names) {
@@ -146,11 +164,8 @@ std::vector<Compile> read_records(const std::string& raw, std::vector<std::strin
     while ((r = ::read(fd, buf, sizeof buf)) > 0)
       text.append(buf, static_cast<size_t>(r));
     ::close(fd);
-    std::string problem;
-    Compile c = parse_record(text, problem);
-    c.record = n;
-    if (!problem.empty()) problems.push_back(fmt::format("{}: {}", n, problem));
-    if (c.begun && !c.kind.empty()) out.push_back(std::move(c));
+    for (auto& c : parse_log(text, n, problems))
+      if (c.begun && !c.kind.empty()) out.push_back(std::move(c));
   }
   std::sort(out.begin(), out.end(), [](const Compile& a, const Compile& b) {
     return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.record < b.record;

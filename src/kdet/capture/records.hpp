@@ -1,6 +1,6 @@
 //===- capture/records.hpp - reading what libkdet_capture.so wrote ----------===//
 //
-// The preload writes one record file per compile under RAW/records and the
+// The preload appends each compile to its process's log under RAW/records and the
 // bytes it saw in RAW/blobs/*.pack (format: docs/CAPTURE.md; capture/blobs). This reads
 // them back, tolerating records cut short by a killed pipeline, and groups
 // compiles into bundles: one per distinct compile (library content hash,
@@ -35,7 +35,7 @@ struct Output {
 
 // One compile call, as recorded.
 struct Compile {
-  std::string record; // file name under RAW/records
+  std::string record; // "LOG#ID": the record log under RAW/records and the compile's id in it
   std::string kind;   // nvvm or nvrtc
   long pid = 0, ppid = 0, thread = 0;
   uint64_t time_ns = 0;
@@ -50,12 +50,15 @@ struct Compile {
   std::string bundle; // id of its bundle (set by group_bundles)
 };
 
-// Reads a record file's text. Lines it cannot read end the record (a record
-// cut short by a kill keeps what came before); `problem` says why, else stays empty.
-Compile parse_record(const std::string& text, std::string& problem);
+// Reads one record log (`name` is its file name, for messages and each
+// compile's `record`). A compile's header block counts only when whole (up to
+// "begin"); later lines ("ID key ...") add its result and outputs. A line that
+// cannot be read is named in `problems` and skipped; a cut-short last line is ignored.
+std::vector<Compile> parse_log(const std::string& text, const std::string& name,
+                               std::vector<std::string>& problems);
 
-// Every record under `raw`/records, ordered by time then file name; records
-// that are not capture records are listed in `problems` ("FILE: why").
+// Every compile under `raw`/records/*.log, ordered by time then record name;
+// what could not be read is listed in `problems` ("FILE: why").
 std::vector<Compile> read_records(const std::string& raw, std::vector<std::string>& problems);
 
 // One distinct compile and what it gave each time.

@@ -55,7 +55,7 @@ struct Prog {
   bool have_size[4] = {};
   bool recorded[4] = {}; // output already recorded for this compile
   bool log_recorded = false;
-  char rec[PATH_MAX] = {}; // the current compile's record file ("" if none)
+  unsigned long long rec = 0; // the current compile's record id (0: none)
 };
 
 constexpr size_t k_buckets = 1024;
@@ -115,12 +115,12 @@ void drop_prog(void* key) {
 
 // Writes a new record for a compile of `prog` about to start.
 void begin_record(Prog* p, const char* kind, int slot, int fn, int n, const char* const* opts) {
-  p->rec[0] = 0;
+  p->rec = 0;
   for (int i = 0; i < 4; ++i)
     p->recorded[i] = p->have_size[i] = false;
   p->log_recorded = false;
   Buf b;
-  b.add("kdet-capture-record 1\nkind ");
+  b.add("kind ");
   b.add(kind);
   b.add("\npid ");
   b.add_u64(static_cast<unsigned long long>(::getpid()));
@@ -152,12 +152,12 @@ void begin_record(Prog* p, const char* kind, int slot, int fn, int n, const char
     b.add("\n");
   }
   b.add("begin\n");
-  if (!create_record(b, p->rec)) p->rec[0] = 0;
+  if (!create_record(b, &p->rec)) p->rec = 0;
   b.release();
 }
 
 void end_record(Prog* p, int rc) {
-  if (!p->rec[0]) return;
+  if (!p->rec) return;
   Buf b;
   b.add("result ");
   b.add_u64(static_cast<unsigned long long>(static_cast<unsigned>(rc)));
@@ -273,7 +273,7 @@ int nvvm_result(int slot, void* prog, char* buf) {
   if (!f) return k_missing;
   int rc = f(prog, buf);
   Prog* p = rc == 0 && buf ? find_prog(prog) : nullptr;
-  if (p && p->rec[0] && !p->recorded[0]) {
+  if (p && p->rec && !p->recorded[0]) {
     size_t size = p->size[0];
     auto sf = real<SizeFn>(slot, k_nvvm_result_size);
     if (p->have_size[0] || (sf && sf(prog, &size) == 0)) {
@@ -294,7 +294,7 @@ int nvvm_log(int slot, void* prog, char* buf) {
   if (!f) return k_missing;
   int rc = f(prog, buf);
   Prog* p = rc == 0 && buf ? find_prog(prog) : nullptr;
-  if (p && p->rec[0] && !p->log_recorded) {
+  if (p && p->rec && !p->log_recorded) {
     size_t size = 0;
     auto sf = real<SizeFn>(slot, k_nvvm_log_size);
     if (sf && sf(prog, &size) == 0) {
@@ -375,7 +375,7 @@ int nvrtc_output(int slot, int which, void* prog, char* buf) {
   if (!f) return k_missing;
   int rc = f(prog, buf);
   Prog* p = rc == 0 && buf ? find_prog(prog) : nullptr;
-  if (p && p->rec[0] && !p->recorded[which]) {
+  if (p && p->rec && !p->recorded[which]) {
     size_t size = p->size[which];
     auto sf = real<SizeFn>(slot, k_nvrtc_ptx_size + 2 * which);
     if (p->have_size[which] || (sf && sf(prog, &size) == 0)) {

@@ -1,4 +1,4 @@
-//===- capture/preload/record.cpp - blobs, record files, library identity --===//
+//===- capture/preload/record.cpp - blob packs, record logs, library identity ===//
 //
 // Every function here is best effort: a failure to record is swallowed, never
 // passed to the pipeline (the caller forwards the compile regardless).
@@ -34,7 +34,6 @@ constexpr size_t k_seen_slots = 4096;
 char g_seen[k_seen_slots][33];
 pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 std::atomic<unsigned long long> g_seq{0};
-unsigned long long g_nonce = 0;
 
 // Library identities, keyed by mapping path (one per library file).
 struct LibId {
@@ -47,41 +46,53 @@ constexpr int k_libs = 16;
 LibId g_libs[k_libs];
 int g_nlibs = 0;
 
-// This process's blob pack (blobs/PID-NONCE.pack), opened on first use.
-int g_pack_fd = -1;
-pid_t g_pack_pid = 0;
-std::atomic<bool> g_pack_broken{false};
+// A file this process appends to (its blob pack, its record log), opened on
+// first use. A child after fork opens its own (pid and a fresh nonce in the
+// name), so every file has one writer process, whose threads append whole entries.
+struct ProcFile {
+  const char* sub;
+  const char* ext;
+  int fd;
+  pid_t pid;
+  std::atomic<bool> broken; // a short write: appending more would follow a hole
+};
+ProcFile g_pack{"blobs", "pack", -1, 0, {false}};
+ProcFile g_log{"records", "log", -1, 0, {false}};
 
 void on_fork_child() {
   pthread_mutex_init(&g_lock, nullptr);
 }
 
-// The pack of the calling process: a child after fork gets its own, so every
-// pack has one writer process (its threads append whole entries).
-int pack_fd(const char* dir) {
+int proc_fd(ProcFile& f, const char* dir) {
   pthread_mutex_lock(&g_lock);
-  if (g_pack_pid != ::getpid()) {
-    if (g_pack_fd >= 0 && g_pack_pid != 0) ::close(g_pack_fd);
-    g_pack_fd = -1;
-    g_pack_broken = false;
-    g_pack_pid = ::getpid();
+  if (f.pid != ::getpid()) {
+    if (f.fd >= 0) ::close(f.fd); // the parent's, inherited
+    f.fd = -1;
+    f.broken = false;
+    f.pid = ::getpid();
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
     char path[PATH_MAX];
-    int n = std::snprintf(path, sizeof path, "%s/blobs/%d-%llx.pack", dir,
-                          static_cast<int>(g_pack_pid), g_nonce);
+    int n =
+        std::snprintf(path, sizeof path, "%s/%s/%d-%llx.%s", dir, f.sub, static_cast<int>(f.pid),
+                      static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull +
+                          static_cast<unsigned long long>(ts.tv_nsec),
+                      f.ext);
     if (n > 0 && static_cast<size_t>(n) < sizeof path)
-      g_pack_fd =
-          ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+      f.fd = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   }
-  int fd = g_pack_broken ? -1 : g_pack_fd;
+  int fd = f.broken ? -1 : f.fd;
   pthread_mutex_unlock(&g_lock);
   return fd;
 }
 
+// One write of a whole entry; a short one stops further appends to `f`.
+void append_whole(ProcFile& f, int fd, const iovec* iov, int n, size_t want) {
+  ssize_t w = ::writev(fd, iov, n);
+  if (w < 0 || static_cast<size_t>(w) != want) f.broken = true;
+}
+
 __attribute__((constructor)) void init() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  g_nonce = static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull +
-            static_cast<unsigned long long>(ts.tv_nsec);
   pthread_atfork(nullptr, nullptr, on_fork_child);
 }
 
@@ -214,41 +225,37 @@ void store_blob(const void* data, size_t size, char out[33]) {
   hash_hex(data, size, out);
   const char* dir = capture_dir();
   if (!dir || !mark_seen(out)) return;
-  int fd = pack_fd(dir);
+  int fd = proc_fd(g_pack, dir);
   if (fd < 0) return;
-  // One writev per entry on an O_APPEND file: entries of several threads (or a
-  // forked child sharing the file) never interleave; a kill leaves at most the
-  // last entry short, which the reader drops (it checks every blob's hash).
+  // A kill leaves at most the last entry short, which the reader drops (it
+  // checks every blob against its hash).
   char head[96];
   int n = std::snprintf(head, sizeof head, "kdet-blob %s %zu\n", out, size);
   iovec iov[2] = {{head, static_cast<size_t>(n)}, {const_cast<void*>(data), size}};
-  size_t want = static_cast<size_t>(n) + size;
-  ssize_t w = ::writev(fd, iov, 2);
-  // A short write (disk full): appending more would put entries after a hole
-  // the reader cannot step over, so this process stores no more blobs.
-  if (w < 0 || static_cast<size_t>(w) != want) g_pack_broken = true;
+  append_whole(g_pack, fd, iov, 2, static_cast<size_t>(n) + size);
 }
 
-bool create_record(const Buf& text, char* path) {
+bool create_record(const Buf& text, unsigned long long* id) {
   const char* dir = capture_dir();
   if (!dir || text.failed) return false;
-  char name[96];
-  std::snprintf(name, sizeof name, "%d-%llx-%llu.rec", static_cast<int>(::getpid()), g_nonce,
-                g_seq.fetch_add(1));
-  if (!join(path, PATH_MAX, dir, "/records/", name)) return false;
-  int fd = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  int fd = proc_fd(g_log, dir);
   if (fd < 0) return false;
-  bool ok = write_all(fd, text.data, text.size);
-  ::close(fd);
-  return ok;
+  *id = g_seq.fetch_add(1) + 1;
+  char head[64];
+  int n = std::snprintf(head, sizeof head, "kdet-capture-record 1 %llu\n", *id);
+  iovec iov[2] = {{head, static_cast<size_t>(n)}, {text.data, text.size}};
+  append_whole(g_log, fd, iov, 2, static_cast<size_t>(n) + text.size);
+  return !g_log.broken;
 }
 
-void append_record(const char* path, const char* line, size_t n) {
-  if (!path || !*path) return;
-  int fd = ::open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+void append_record(unsigned long long id, const char* line, size_t n) {
+  const char* dir = capture_dir();
+  int fd = dir && id ? proc_fd(g_log, dir) : -1;
   if (fd < 0) return;
-  write_all(fd, line, n); // one write for a short line: whole or absent
-  ::close(fd);
+  char head[32];
+  int h = std::snprintf(head, sizeof head, "%llu ", id);
+  iovec iov[2] = {{head, static_cast<size_t>(h)}, {const_cast<char*>(line), n}};
+  append_whole(g_log, fd, iov, 2, static_cast<size_t>(h) + n);
 }
 
 bool library_identity(const void* addr, char* path, size_t path_size, char hash[33],

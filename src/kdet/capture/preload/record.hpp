@@ -2,9 +2,9 @@
 //
 // What libkdet_capture.so writes under $KDET_CAPTURE_DIR (format in
 // docs/CAPTURE.md): the bytes of inputs and outputs, appended to one pack per
-// process (blobs/PID-NONCE.pack, one writev per entry) and one record file
-// per compile (records/PID-NONCE-SEQ.rec, O_EXCL then O_APPEND lines), so a
-// pipeline killed at any moment leaves every line it finished. No C++ runtime:
+// process (blobs/PID-NONCE.pack) and the compiles, appended to one record log
+// per process (records/PID-NONCE.log), each entry one write on an O_APPEND
+// file, so a pipeline killed at any moment leaves every entry it finished. No C++ runtime:
 // plain libc, so the library can be preloaded into any process.
 //
 //===----------------------------------------------------------------------===//
@@ -39,12 +39,13 @@ const char* capture_dir();
 // writes its hash to `out` (also when capture is off or the write fails).
 void store_blob(const void* data, size_t size, char out[33]);
 
-// Creates a new record file (O_EXCL) holding `text`; its path goes to `path`
-// (PATH_MAX bytes). False when capture is off or the file could not be made.
-bool create_record(const Buf& text, char* path);
+// Appends a compile's header block (`text`, ending with "begin") to this
+// process's record log in one write, under a new id (set in `id`, never 0).
+// False when capture is off or the write failed.
+bool create_record(const Buf& text, unsigned long long* id);
 
-// Appends one line to a record file made by create_record (best effort).
-void append_record(const char* path, const char* line, size_t n);
+// Appends one line ("ID " + `line`) for the compile `id` (best effort; 0: none).
+void append_record(unsigned long long id, const char* line, size_t n);
 
 // Identity of the library mapped at `addr`: its path from /proc/self/maps
 // (resolved by the kernel) and content hash, cached per mapping base. False when unknown.
