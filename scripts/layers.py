@@ -20,7 +20,7 @@ ORDER = [
     ["diff", "backend", "perturb", "stats"],
     ["engine"],
     ["store"],
-    ["cache", "corpus"],
+    ["cache", "corpus", "capture"],
     ["scan"],
     ["report"],
     ["cli"],

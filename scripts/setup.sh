@@ -15,6 +15,8 @@ packages=(
   libasan8 libubsan1 libtsan2
   # factors and tools used by tests: libfaketime, libFuzzer (clang-14), headless browser, one-node Slurm
   faketime clang-14 libclang-rt-14-dev chromium slurm-wlm munge
+  # a real Python pipeline for kdet capture: numba loads libNVVM through ctypes
+  python3-numba
 )
 
 missing=()

@@ -1,4 +1,5 @@
 //===- cli/run.cpp - `kdet run`: recompile one input N times ------------------===//
+#include "kdet/capture/replay.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace kdet::cli {
@@ -39,6 +41,11 @@ struct RunArgs {
 constexpr uint64_t k_default_runs = 32;
 
 int do_run(RunArgs args) {
+  // A bundle folder of kdet capture brings its input, library and options (docs/CAPTURE.md).
+  std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
+  if (replay)
+    capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
+                          args.compile.options, args.compile.command);
   engine::RunPlan plan;
   resolve_compile_args(args.compile, plan);
   resolve_factor_args(args.factors, plan);
@@ -98,14 +105,19 @@ int do_run(RunArgs args) {
 
   engine::Assessment a = engine::assess(out);
   nlohmann::json result = report::run_to_json(out, a, input_hash, true);
+  bool reproduced = true;
+  if (replay) result["replay"] = capture::replay_json(*replay, out, reproduced);
   if (!args.out_dir.empty())
     store::write_run_dir(args.out_dir, out, result, report::record_to_json);
   output.write_json(result);
   if (!output.quiet()) {
     std::string text = report::run_to_text(out, a, output.color(), args.compile.input);
+    if (replay) text += capture::replay_text(result["replay"]);
     if (!args.out_dir.empty()) text += fmt::format("saved     {}\n", args.out_dir);
     output.print_text(text);
   }
+  // The captured output never came back: the same compile gave another output.
+  if (!reproduced && a.exit_code == k_exit_deterministic) return k_exit_nondeterministic;
   return a.exit_code;
 }
 
@@ -122,6 +134,8 @@ void add_run(CLI::App& root, Action& action) {
       "  kdet run kernel.ll --process fresh --aslr off --heap none -- -arch=compute_90a\n"
       "  kdet run kernel.cu --max-rate 0.01 --jobs 2 -- -arch=sm_90\n"
       "  kdet run kernel.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}'\n"
+      "  kdet run cap/bundles/ID   (a kdet capture bundle: its library, input and options; says\n"
+      "                            whether the captured output came back)\n"
       "Defaults: every factor not named on the command line is varied, in the regime where it\n"
       "acts, as explain's \"all varied\" cell does: library backends run --process both (odd runs\n"
       "in a fresh worker each: ASLR, pid; even runs in one shared worker: heap history), with the\n"

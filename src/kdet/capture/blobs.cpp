@@ -1,0 +1,82 @@
+//===- capture/blobs.cpp - the bytes the preload stored ---------------------===//
+#include "kdet/capture/blobs.hpp"
+
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <algorithm>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kdet::capture {
+
+namespace {
+
+bool read_at(int fd, uint64_t offset, std::string& out, size_t n) {
+  out.resize(n);
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, out.data() + got, n - got, static_cast<off_t>(offset + got));
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  out.resize(got);
+  return got == n;
+}
+
+} // namespace
+
+BlobStore::BlobStore(const std::string& raw, std::vector<std::string>& problems) {
+  std::string dir = raw + "/blobs";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  std::vector<std::string> packs;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".pack") == 0) packs.push_back(dir + "/" + n);
+  }
+  ::closedir(d);
+  std::sort(packs.begin(), packs.end());
+  for (const auto& pack : packs) {
+    Fd fd(::open(pack.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    struct stat st {};
+    if (!fd.ok() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    auto end = static_cast<uint64_t>(st.st_size);
+    uint64_t off = 0;
+    std::string head;
+    while (off < end) {
+      read_at(fd.get(), off, head, static_cast<size_t>(std::min<uint64_t>(96, end - off)));
+      size_t nl = head.find('\n');
+      std::vector<std::string> w = split(head.substr(0, nl == std::string::npos ? 0 : nl), ' ');
+      uint64_t size = 0;
+      if (w.size() == 3)
+        if (auto v = parse_u64(w[2])) size = *v + 1; // 0: unreadable; else size + 1
+      if (nl == std::string::npos || w.size() != 3 || w[0] != "kdet-blob" || w[1].size() != 32 ||
+          size == 0 || size - 1 > end - off - nl - 1) {
+        problems.push_back(fmt::format("{}: damaged or cut short at byte {}; the rest is ignored",
+                                       pack.substr(pack.rfind('/') + 1), off));
+        break;
+      }
+      m_index[w[1]].push_back({pack, off + nl + 1, size - 1});
+      off += nl + 1 + size - 1;
+    }
+  }
+}
+
+std::optional<std::string> BlobStore::get(const std::string& hash) const {
+  auto it = m_index.find(hash);
+  if (it == m_index.end()) return std::nullopt;
+  for (const auto& loc : it->second) {
+    Fd fd(::open(loc.pack.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    std::string data;
+    if (fd.ok() && read_at(fd.get(), loc.offset, data, loc.size) && hash_bytes(data) == hash)
+      return data;
+  }
+  return std::nullopt;
+}
+
+} // namespace kdet::capture

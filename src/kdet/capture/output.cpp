@@ -1,0 +1,200 @@
+//===- capture/output.cpp - bundle folders, JSON and summary of a capture ---===//
+#include "kdet/capture/output.hpp"
+
+#include "kdet/capture/blobs.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace kdet::capture {
+
+namespace {
+
+// File name of input `i` (number `n`) inside a bundle; empty when it has no bytes.
+std::string input_file(const Input& in, size_t n, const std::string& first_bytes) {
+  if (in.tag == "name_expr") return "";
+  std::string ext = in.tag == "module"   ? (starts_with(first_bytes, "BC\xc0\xde") ? ".bc" : ".ll")
+                    : in.tag == "source" ? ".cu"
+                                         : ".h";
+  return fmt::format("inputs/{:02}-{}{}", n, in.tag, ext);
+}
+
+std::string output_file(const std::string& kind, const std::string& hash) {
+  std::string ext = kind == "nvvm" ? "ptx" : kind;
+  return fmt::format("outputs/{}.{}", hash, ext);
+}
+
+nlohmann::json input_json(const Input& in, const std::string& file) {
+  nlohmann::json j = {{"tag", in.tag}};
+  if (in.tag != "name_expr") {
+    j["hash"] = in.hash;
+    j["size"] = in.size;
+    j["file"] = file.empty() ? nlohmann::json(nullptr) : nlohmann::json(file);
+  }
+  if (in.tag == "module") j["lazy"] = in.lazy;
+  j["name"] = in.name ? nlohmann::json(*in.name) : nlohmann::json(nullptr);
+  return j;
+}
+
+} // namespace
+
+const std::vector<KindInfo>& capture_kinds() {
+  static const std::vector<KindInfo> k = {
+      {"nvvm", true}, {"nvrtc", true}, {"nvjitlink", false}, {"exec", false}};
+  return k;
+}
+
+nlohmann::json bundle_json(const Bundle& b) {
+  nlohmann::json j = {{"schema", "kdet.capture.bundle/1"},
+                      {"id", b.id},
+                      {"kind", b.kind},
+                      {"library", {{"path", b.lib}, {"hash", b.lib_hash}, {"size", b.lib_size}}},
+                      {"options", b.options},
+                      {"compiles", b.compiles},
+                      {"unfinished", b.unfinished},
+                      {"varies", b.varies}};
+  j["inputs"] = nlohmann::json::array();
+  for (size_t n = 0; n < b.inputs.size(); ++n)
+    j["inputs"].push_back(input_json(b.inputs[n], input_file(b.inputs[n], n, "")));
+  j["results"] = nlohmann::json::object();
+  for (const auto& [rc, count] : b.results)
+    j["results"][std::to_string(rc)] = count;
+  j["outputs"] = nlohmann::json::array();
+  for (const auto& key : b.outputs)
+    j["outputs"].push_back({{"kind", key.first},
+                            {"hash", key.second},
+                            {"size", b.sizes.at(key.second)},
+                            {"count", b.counts.at(key)},
+                            {"file", output_file(key.first, key.second)}});
+  return j;
+}
+
+void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
+                   const std::vector<Bundle>& bundles) {
+  for (const auto& b : bundles) {
+    std::string dir = "bundles/" + b.id;
+    nlohmann::json j = bundle_json(b);
+    for (size_t n = 0; n < b.inputs.size(); ++n) {
+      const Input& in = b.inputs[n];
+      if (in.tag == "name_expr") continue;
+      std::optional<std::string> data = blobs.get(in.hash);
+      std::string file = input_file(in, n, data ? data->substr(0, 4) : "");
+      j["inputs"][n]["file"] = data ? nlohmann::json(file) : nlohmann::json(nullptr);
+      if (data) write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
+    }
+    for (size_t n = 0; n < b.outputs.size(); ++n) {
+      const auto& [kind, hash] = b.outputs[n];
+      std::optional<std::string> data = blobs.get(hash);
+      std::string file = output_file(kind, hash);
+      if (!data)
+        j["outputs"][n]["file"] = nullptr;
+      else
+        write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
+    }
+    write_file_beneath(out_fd, dir + "/bundle.json", json_text(j) + "\n",
+                       shown + "/" + dir + "/bundle.json");
+  }
+}
+
+nlohmann::json capture_json(const CaptureResult& r) {
+  nlohmann::json j = {
+      {"schema", "kdet.capture/1"},
+      {"command", r.command},
+      {"pipeline", {{"status", r.pipeline_status}, {"exit_code", r.pipeline_exit}}},
+      {"seconds", r.seconds},
+      {"out", r.out_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.out_dir)},
+      {"problems", r.problems}};
+  j["compiles"] = nlohmann::json::array();
+  for (const auto& c : r.compiles) {
+    nlohmann::json outs = nlohmann::json::object();
+    for (const auto& o : c.outputs)
+      outs[o.kind] = o.hash;
+    j["compiles"].push_back(
+        {{"kind", c.kind},
+         {"bundle", c.bundle},
+         {"output",
+          c.outputs.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.outputs[0].hash)},
+         {"outputs", outs},
+         {"result", c.result ? nlohmann::json(*c.result) : nlohmann::json(nullptr)},
+         {"thread", c.thread},
+         {"pid", c.pid},
+         {"time_ns", c.time_ns},
+         {"library", c.lib},
+         {"record", c.record}});
+  }
+  j["bundles"] = nlohmann::json::array();
+  for (const auto& b : r.bundles) {
+    nlohmann::json bj = bundle_json(b);
+    bj.erase("schema");
+    nlohmann::json hashes = nlohmann::json::array();
+    for (const auto& o : b.outputs)
+      hashes.push_back(o.second);
+    bj["output_counts"] = bj["outputs"];
+    bj["outputs"] = hashes;
+    j["bundles"].push_back(bj);
+  }
+  nlohmann::json kinds = nlohmann::json::object();
+  nlohmann::json not_seen = nlohmann::json::array();
+  for (const auto& k : capture_kinds()) {
+    size_t n = 0;
+    for (const auto& c : r.compiles)
+      n += c.kind == k.name;
+    kinds[k.name] = {{"compiles", n}, {"captured", k.captured}};
+    if (n == 0) not_seen.push_back(k.name);
+  }
+  j["kinds"] = kinds;
+  j["not_seen"] = not_seen;
+  return j;
+}
+
+std::string capture_summary(const CaptureResult& r) {
+  std::string s = fmt::format("kdet capture: the pipeline {}{} after {}\n",
+                              starts_with(r.pipeline_status, "killed") ? "was " : "",
+                              r.pipeline_status, human_seconds(r.seconds));
+  std::string per_kind, never;
+  for (const auto& k : capture_kinds()) {
+    size_t n = 0;
+    for (const auto& c : r.compiles)
+      n += c.kind == k.name;
+    if (!k.captured) {
+      never +=
+          fmt::format("{}{} (not captured by this version)", never.empty() ? "" : ", ", k.name);
+      continue;
+    }
+    per_kind += fmt::format("{}{} {}", per_kind.empty() ? "" : ", ", k.name, n);
+    if (n == 0) never += fmt::format("{}{}", never.empty() ? "" : ", ", k.name);
+  }
+  size_t varied = 0;
+  for (const auto& b : r.bundles)
+    varied += b.varies;
+  s += fmt::format("  compiles   {}\n", per_kind);
+  s += fmt::format("  bundles    {} ({} varied)\n", r.bundles.size(), varied);
+  s += fmt::format("  never seen {}\n", never);
+  if (r.compiles.empty())
+    s += "  warning    no compile was captured: the pipeline made none through a dynamically\n"
+         "             loaded libNVVM or NVRTC (a statically linked compiler, or one run as a\n"
+         "             command, cannot be seen by this version)\n";
+  for (const auto& b : r.bundles) {
+    if (!b.varies) continue;
+    s += fmt::format("  VARIED     bundle {} ({}, {} compiles, {})\n", b.id, b.kind, b.compiles,
+                     b.lib.empty() ? "library unknown" : b.lib);
+    for (const auto& key : b.outputs)
+      s += fmt::format("             {} {} x{}\n", key.first, key.second, b.counts.at(key));
+    if (b.results.size() > 1)
+      for (const auto& [rc, n] : b.results)
+        s += fmt::format("             result {} x{}\n", rc, n);
+  }
+  for (const auto& p : r.problems)
+    s += fmt::format("  note       {}\n", p);
+  if (!r.out_dir.empty())
+    s += fmt::format("  bundles in {}/bundles, raw records in {}/raw\n", r.out_dir, r.out_dir);
+  return s;
+}
+
+} // namespace kdet::capture

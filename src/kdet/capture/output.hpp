@@ -1,0 +1,47 @@
+//===- capture/output.hpp - bundle folders, JSON and summary of a capture ---===//
+#pragma once
+
+#include "kdet/capture/records.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace kdet::capture {
+
+// What `kdet capture` learned, for the renderers.
+struct CaptureResult {
+  std::vector<std::string> command;
+  std::string pipeline_status; // "exited 0", "killed by signal 9 (SIGKILL)", ...
+  int pipeline_exit = 0;       // exit code, or 128+signal
+  double seconds = 0;
+  std::string out_dir; // empty without --out
+  std::vector<Compile> compiles;
+  std::vector<Bundle> bundles;
+  std::vector<std::string> problems; // records that could not be read in full
+};
+
+// The kinds the issue names and whether this version captures them.
+struct KindInfo {
+  const char* name;
+  bool captured;
+};
+const std::vector<KindInfo>& capture_kinds();
+
+// Writes one self-contained folder per bundle under `out_fd`/bundles/ID
+// (bundle.json, inputs/, outputs/), copying bytes from `blobs`, never
+// following a link; throws Error naming `shown` on failure.
+class BlobStore;
+void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
+                   const std::vector<Bundle>& bundles);
+
+// A bundle's bundle.json (schema kdet.capture.bundle/1).
+nlohmann::json bundle_json(const Bundle& b);
+
+// The --json document (schema kdet.capture/1).
+nlohmann::json capture_json(const CaptureResult& r);
+
+// The closing summary for the terminal (ends with a newline).
+std::string capture_summary(const CaptureResult& r);
+
+} // namespace kdet::capture

@@ -1,0 +1,86 @@
+//===- capture/records.hpp - reading what libkdet_capture.so wrote ----------===//
+//
+// The preload appends each compile to its process's log under RAW/records and the
+// bytes it saw in RAW/blobs/*.pack (format: docs/CAPTURE.md; capture/blobs). This reads
+// them back, tolerating records cut short by a killed pipeline, and groups
+// compiles into bundles: one per distinct compile (library content hash,
+// inputs in order, options).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kdet::capture {
+
+// One input of a compile, in the order the pipeline gave it.
+struct Input {
+  std::string tag; // module (nvvm), source / header / name_expr (nvrtc)
+  std::string hash;
+  uint64_t size = 0;
+  bool lazy = false;               // nvvmLazyAddModuleToProgram
+  std::optional<std::string> name; // module name, program name, include name, or the expression
+};
+
+// One output the pipeline fetched after the compile.
+struct Output {
+  std::string kind; // nvvm (libNVVM's result), ptx, cubin, ltoir
+  std::string hash;
+  uint64_t size = 0;
+};
+
+// One compile call, as recorded.
+struct Compile {
+  std::string record; // "LOG#ID": the record log under RAW/records and the compile's id in it
+  std::string kind;   // nvvm or nvrtc
+  long pid = 0, ppid = 0, thread = 0;
+  uint64_t time_ns = 0;
+  std::string lib, lib_hash; // empty when the library could not be identified
+  uint64_t lib_size = 0;
+  std::vector<Input> inputs;
+  std::vector<std::string> options;
+  bool begun = false;        // the header was complete (the "begin" line)
+  std::optional<int> result; // the call's return code; none when the process died inside it
+  std::vector<Output> outputs;
+  std::optional<Output> log;
+  std::string bundle; // id of its bundle (set by group_bundles)
+};
+
+// Reads one record log (`name` is its file name, for messages and each
+// compile's `record`). A compile's header block counts only when whole (up to
+// "begin"); later lines ("ID key ...") add its result and outputs. A line that
+// cannot be read is named in `problems` and skipped; a cut-short last line is ignored.
+std::vector<Compile> parse_log(const std::string& text, const std::string& name,
+                               std::vector<std::string>& problems);
+
+// Every compile under `raw`/records/*.log, ordered by time then record name;
+// what could not be read is listed in `problems` ("FILE: why").
+std::vector<Compile> read_records(const std::string& raw, std::vector<std::string>& problems);
+
+// One distinct compile and what it gave each time.
+struct Bundle {
+  std::string id; // 16 hex digits of the hash of kind, library hash, inputs, options
+  std::string kind;
+  std::string lib, lib_hash;
+  uint64_t lib_size = 0;
+  std::vector<Input> inputs;
+  std::vector<std::string> options;
+  size_t compiles = 0, unfinished = 0;
+  std::map<int, size_t> results;                                // return code -> count
+  std::vector<std::pair<std::string, std::string>> outputs;     // (kind, hash) in first-seen order
+  std::map<std::pair<std::string, std::string>, size_t> counts; // (kind, hash) -> count
+  std::map<std::string, uint64_t> sizes;                        // hash -> size
+  bool varies = false; // two output hashes of one kind, or two return codes
+};
+
+// The id of the bundle a compile belongs to.
+std::string bundle_id(const Compile& c);
+
+// Groups compiles into bundles (first-seen order) and sets each compile's `bundle`.
+std::vector<Bundle> group_bundles(std::vector<Compile>& compiles);
+
+} // namespace kdet::capture

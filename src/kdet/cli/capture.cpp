@@ -1,0 +1,164 @@
+//===- cli/capture.cpp - `kdet capture [--out DIR] [--json FILE] -- CMD...` -===//
+//
+// Runs a build pipeline unchanged with libkdet_capture.so preloaded (inherited
+// by every child through LD_PRELOAD), then reads what it recorded, groups the
+// compiles into bundles and says whether one bundle gave two outputs in this
+// very run (docs/CAPTURE.md).
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/capture/blobs.hpp"
+#include "kdet/capture/output.hpp"
+#include "kdet/capture/records.hpp"
+#include "kdet/cli/main.hpp"
+#include "kdet/engine/interrupt.hpp"
+#include "kdet/perturb/factors.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
+#include "kdet/util/tempdir.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <memory>
+#include <optional>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kdet::cli {
+
+namespace {
+
+struct CaptureArgs {
+  std::string out;
+  std::string json;
+  std::vector<std::string> command;
+};
+
+// libkdet_capture.so beside the kdet executable (build tree) or in ../lib (installed).
+std::string find_capture_library() {
+  std::string dir = self_exe();
+  dir = dir.substr(0, dir.find_last_of('/'));
+  for (const std::string& cand : {dir + "/libkdet_capture.so", dir + "/../lib/libkdet_capture.so"})
+    if (::access(cand.c_str(), R_OK) == 0) return absolute_path(cand);
+  throw Error("kdet capture: libkdet_capture.so was not found beside the kdet binary or in ../lib "
+              "(build the kdet_capture target)");
+}
+
+// Makes DIR (its parent must exist) and DIR/raw/{records,blobs}; refuses a
+// folder that already holds a capture. Returns DIR opened.
+Fd prepare_out(const std::string& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) {
+    if (errno != ENOENT || ::mkdir(dir.c_str(), 0755) != 0)
+      throw Error::format("--out {}: cannot create the folder: {}", dir, std::strerror(errno));
+  }
+  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.ok()) throw Error::format("--out {}: {} (a folder is needed)", dir, std::strerror(errno));
+  for (const char* name : {"raw", "bundles"})
+    if (::fstatat(fd.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+      throw Error::format("--out {}: it already holds a capture ({} exists); choose another folder "
+                          "or remove it (kdet never overwrites a recorded capture)",
+                          dir, name);
+  for (const char* sub : {"raw/records", "raw/blobs"}) {
+    Fd made(make_dirs_beneath(fd.get(), sub, 0755));
+    if (!made.ok())
+      throw Error::format("--out {}: cannot create {}: {}", dir, sub, beneath_error(errno));
+  }
+  return fd;
+}
+
+int do_capture(const CaptureArgs& a) {
+  if (a.command.empty())
+    throw Error("kdet capture: give the pipeline after --, e.g. kdet capture --out cap -- python3 "
+                "build.py");
+  std::string lib = find_capture_library();
+  if (!a.json.empty() && a.json != "-" && a.json == a.out)
+    throw Error("--json and --out name the same path; --json is a file, --out a folder");
+
+  std::optional<TempDir> temp;
+  Fd out_fd;
+  std::string raw;
+  if (!a.out.empty()) {
+    out_fd = prepare_out(a.out);
+    raw = absolute_path(a.out) + "/raw";
+  } else {
+    temp.emplace("capture");
+    raw = temp->path();
+    for (const char* sub : {"records", "blobs"})
+      if (::mkdir((raw + "/" + sub).c_str(), 0755) != 0)
+        throw Error::format("cannot create {}/{}: {}", raw, sub, std::strerror(errno));
+  }
+
+  SpawnOptions opt;
+  opt.argv = a.command;
+  opt.new_process_group = false; // Ctrl-C at the terminal reaches the pipeline as usual
+  opt.guard = true;              // what the pipeline starts ends with it, even if kdet is killed
+  opt.fds = {{0, 0}, {1, 1}, {2, 2}};
+  opt.env = with_env_changes(current_environment(), {"KDET_CAPTURE_DIR=" + raw,
+                                                     "LD_PRELOAD=" + perturb::preload_list({lib})});
+  engine::install_interrupt_handler(/*leave_terminal_sigint=*/true);
+  auto start = std::chrono::steady_clock::now();
+  ExitStatus st;
+  pid_t pid = spawn(opt, st);
+  if (pid < 0) throw Error::format("kdet capture: cannot run {}: {}", a.command[0], st.describe());
+  st = wait_child(pid, std::nullopt, engine::interrupt_fd());
+
+  capture::CaptureResult r;
+  r.command = a.command;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.out_dir = a.out;
+  r.pipeline_status = st.describe();
+  r.pipeline_exit = st.kind == ExitStatus::Kind::exited     ? st.code
+                    : st.kind == ExitStatus::Kind::signaled ? 128 + st.signal
+                                                            : 125;
+  if (st.kind == ExitStatus::Kind::not_started)
+    throw Error::format("kdet capture: cannot run {}: {}", a.command[0], st.describe());
+  r.compiles = capture::read_records(raw, r.problems);
+  r.bundles = capture::group_bundles(r.compiles);
+  if (out_fd.ok()) {
+    capture::BlobStore blobs(raw, r.problems);
+    capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
+  }
+  if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
+  std::fputs(capture::capture_summary(r).c_str(), stderr);
+  if (engine::interrupted()) throw Interrupted();
+  for (const auto& b : r.bundles)
+    if (b.varies) return k_exit_nondeterministic;
+  return k_exit_deterministic;
+}
+
+} // namespace
+
+void add_capture(CLI::App& root, Action& action) {
+  auto args = std::make_shared<CaptureArgs>();
+  auto* cmd = root.add_subcommand(
+      "capture",
+      "Run a build pipeline unchanged and record every libNVVM and NVRTC compile it makes");
+  cmd->footer(
+      "The pipeline runs with libkdet_capture.so in LD_PRELOAD (inherited by its child\n"
+      "processes); it sees libNVVM and NVRTC whether linked at build time or loaded with\n"
+      "dlopen + dlsym (ctypes, cython). Compiles are grouped into bundles: one per distinct\n"
+      "compile (library content hash, inputs in order, options).\n"
+      "Not captured yet: nvJitLink, and compilers run as commands (ptxas, nvcc, cicc);\n"
+      "statically linked compilers cannot be seen. The summary names every kind never seen.\n"
+      "--out DIR keeps raw/ (what the pipeline recorded, kept even if it is killed) and\n"
+      "bundles/ID/ (bundle.json, inputs/, outputs/) for each bundle; `kdet run DIR/bundles/ID`\n"
+      "replays a single-input bundle with the captured library and options.\n"
+      "Exit status: 1 when one bundle gave two different outputs (or return codes) in this\n"
+      "run, 0 otherwise (the pipeline's own status is in the summary and the JSON); 2 for\n"
+      "usage errors and a pipeline that cannot be started; 130 when interrupted.\n"
+      "Example: kdet capture --out cap --json cap.json -- python3 build_kernels.py");
+  cmd->add_option("--out", args->out,
+                  "Folder for the raw records and one bundle folder per distinct compile");
+  cmd->add_option("--json", args->json,
+                  "Write the capture as JSON (schema kdet.capture/1); - is stdout");
+  cmd->add_option("command", args->command, "The pipeline and its arguments (after --)")
+      ->required();
+  cmd->callback([args, &action] { action = [args] { return do_capture(*args); }; });
+}
+
+} // namespace kdet::cli

@@ -1,0 +1,204 @@
+// Unit tests for capture/: reading records (whole, cut short, foreign),
+// grouping compiles into bundles (what makes two compiles the same one, and
+// what counts as a variation), blob packs (whole entries only, hashes checked).
+#include "kdet/capture/blobs.hpp"
+#include "kdet/capture/output.hpp"
+#include "kdet/capture/records.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/tempdir.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace kdet::capture {
+namespace {
+
+const std::string k_h1 = "0123456789abcdef0123456789abcdef";
+const std::string k_h2 = "fedcba9876543210fedcba9876543210";
+const std::string k_h3 = "00000000000000000000000000000003";
+
+// A log as the preload writes it: compile 1's header, compile 2's header, then
+// their later lines interleaved (two threads).
+std::string log_text() {
+  return "kdet-capture-record 1 1\nkind nvvm\npid 12\nppid 1\nthread 13\ntime_ns 99\n"
+         "lib x2f6c6962\nlib_hash " +
+         k_h3 + "\nlib_size 7\nmodule " + k_h1 + " 10 0 x612e6c6c\nmodule " + k_h2 +
+         " 20 1 -\noption x2d6f70743d33\nbegin\n"
+         "kdet-capture-record 1 2\nkind nvrtc\nsource " +
+         k_h2 + " 4 x6b2e6375\nbegin\n2 result 6\n1 result 0\n1 output nvvm " + k_h1 + " 5\n";
+}
+
+TEST(CaptureRecords, ReadsALogOfInterleavedCompiles) {
+  std::vector<std::string> problems;
+  std::vector<Compile> cs = parse_log(log_text(), "12-ab.log", problems);
+  EXPECT_TRUE(problems.empty());
+  ASSERT_EQ(cs.size(), 2u);
+  const Compile& c = cs[0];
+  EXPECT_EQ(c.record, "12-ab.log#1");
+  EXPECT_EQ(c.kind, "nvvm");
+  EXPECT_EQ(c.pid, 12);
+  EXPECT_EQ(c.thread, 13);
+  EXPECT_EQ(c.lib, "/lib");
+  ASSERT_EQ(c.inputs.size(), 2u);
+  EXPECT_EQ(*c.inputs[0].name, "a.ll");
+  EXPECT_FALSE(c.inputs[0].lazy);
+  EXPECT_TRUE(c.inputs[1].lazy);
+  EXPECT_FALSE(c.inputs[1].name.has_value());
+  EXPECT_EQ(c.options, std::vector<std::string>{"-opt=3"});
+  EXPECT_TRUE(c.begun);
+  EXPECT_EQ(c.result, 0);
+  ASSERT_EQ(c.outputs.size(), 1u);
+  EXPECT_EQ(c.outputs[0].size, 5u);
+  EXPECT_EQ(cs[1].kind, "nvrtc");
+  EXPECT_EQ(cs[1].result, 6);
+  EXPECT_TRUE(cs[1].outputs.empty());
+}
+
+TEST(CaptureRecords, KeepsWhatCameBeforeACut) {
+  std::string text = log_text();
+  std::vector<std::string> problems;
+  std::vector<Compile> cs =
+      parse_log(text.substr(0, text.find("1 result")) + "1 resu", "l", problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("cut short"), std::string::npos);
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_TRUE(cs[0].begun);
+  EXPECT_FALSE(cs[0].result.has_value()); // died inside the compile, as far as the log knows
+  EXPECT_EQ(cs[0].inputs.size(), 2u);
+  // A header cut before "begin" is no compile at all.
+  problems.clear();
+  cs = parse_log(text.substr(0, text.find("begin")), "l", problems);
+  EXPECT_TRUE(cs.empty());
+}
+
+TEST(CaptureRecords, RefusesForeignAndDamagedLines) {
+  std::vector<std::string> problems;
+  EXPECT_TRUE(parse_log("hello\n", "l", problems).empty());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("unreadable line 'hello'"), std::string::npos);
+  problems.clear();
+  // A damaged header line: that compile is dropped, the next one still counts.
+  auto cs = parse_log("kdet-capture-record 1 1\nkind nvvm\nmodule zz 1 0 -\nbegin\n"
+                      "kdet-capture-record 1 2\nkind nvvm\nbegin\n",
+                      "l", problems);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].record, "l#2");
+  EXPECT_FALSE(problems.empty());
+  problems.clear();
+  parse_log("kdet-capture-record 1 1\noption x4\n", "l", problems); // odd hex
+  EXPECT_FALSE(problems.empty());
+  problems.clear();
+  parse_log("7 result 0\n", "l", problems); // a line for a compile the log never began
+  EXPECT_FALSE(problems.empty());
+}
+
+Compile compile_of(std::vector<std::string> options, bool lazy, const std::string& out,
+                   int rc = 0) {
+  Compile c;
+  c.kind = "nvvm";
+  c.lib_hash = k_h3;
+  c.inputs = {{"module", k_h1, 10, false, "a.ll"}, {"module", k_h2, 20, lazy, "b.ll"}};
+  c.options = std::move(options);
+  c.begun = true;
+  c.result = rc;
+  if (!out.empty()) c.outputs.push_back({"nvvm", out, 5});
+  return c;
+}
+
+TEST(CaptureBundles, SameCompileSameBundleAnythingElseAnother) {
+  Compile a = compile_of({"-opt=3"}, false, k_h1);
+  EXPECT_EQ(bundle_id(a), bundle_id(compile_of({"-opt=3"}, false, k_h2))); // outputs do not count
+  EXPECT_NE(bundle_id(a), bundle_id(compile_of({"-opt=0"}, false, k_h1)));
+  EXPECT_NE(bundle_id(a), bundle_id(compile_of({"-opt=3"}, true, k_h1)));
+  EXPECT_NE(bundle_id(a), bundle_id(compile_of({"-opt=3", ""}, false, k_h1)));
+  Compile swapped = a;
+  std::swap(swapped.inputs[0], swapped.inputs[1]);
+  EXPECT_NE(bundle_id(a), bundle_id(swapped)); // module order matters
+  Compile other_lib = a;
+  other_lib.lib_hash = k_h1;
+  EXPECT_NE(bundle_id(a), bundle_id(other_lib)); // another compiler is another bundle
+  EXPECT_EQ(bundle_id(a).size(), 16u);
+}
+
+TEST(CaptureBundles, TwoOutputsOfOneKindVary) {
+  std::vector<Compile> cs = {compile_of({}, false, k_h1), compile_of({}, false, k_h1),
+                             compile_of({}, false, k_h2), compile_of({"-x"}, false, k_h2)};
+  auto bundles = group_bundles(cs);
+  ASSERT_EQ(bundles.size(), 2u);
+  EXPECT_TRUE(bundles[0].varies);
+  EXPECT_EQ(bundles[0].compiles, 3u);
+  EXPECT_EQ((bundles[0].counts[{"nvvm", k_h1}]), 2u);
+  EXPECT_FALSE(bundles[1].varies);
+  EXPECT_EQ(cs[3].bundle, bundles[1].id);
+}
+
+TEST(CaptureBundles, KindsApartReturnCodesAndUnfinished) {
+  // A PTX and a cubin of one compile are two kinds, not a variation.
+  Compile a = compile_of({}, false, k_h1);
+  a.outputs.push_back({"cubin", k_h2, 9});
+  std::vector<Compile> cs = {a, a};
+  EXPECT_FALSE(group_bundles(cs)[0].varies);
+  // Success once, failure once: a variation.
+  cs = {compile_of({}, false, ""), compile_of({}, false, "", 9)};
+  EXPECT_TRUE(group_bundles(cs)[0].varies);
+  // A compile that never returned is counted apart and is no variation.
+  Compile dead = compile_of({}, false, "");
+  dead.result.reset();
+  cs = {compile_of({}, false, k_h1), dead};
+  auto b = group_bundles(cs);
+  EXPECT_FALSE(b[0].varies);
+  EXPECT_EQ(b[0].unfinished, 1u);
+}
+
+TEST(CaptureOutput, JsonAndSummaryNameKindsNeverSeen) {
+  CaptureResult r;
+  r.pipeline_status = "exited 0";
+  r.compiles = {compile_of({}, false, k_h1), compile_of({}, false, k_h2)};
+  r.bundles = group_bundles(r.compiles);
+  nlohmann::json j = capture_json(r);
+  EXPECT_EQ(j["schema"], "kdet.capture/1");
+  EXPECT_EQ(j["compiles"][0]["bundle"], r.bundles[0].id);
+  EXPECT_EQ(j["bundles"][0]["varies"], true);
+  EXPECT_EQ(j["bundles"][0]["outputs"].size(), 2u);
+  EXPECT_EQ(j["not_seen"], nlohmann::json({"nvrtc", "nvjitlink", "exec"}));
+  std::string s = capture_summary(r);
+  EXPECT_NE(s.find("VARIED     bundle " + r.bundles[0].id), std::string::npos);
+  EXPECT_NE(s.find("never seen nvrtc"), std::string::npos);
+  r.compiles.clear();
+  r.bundles.clear();
+  EXPECT_NE(capture_summary(r).find("no compile was captured"), std::string::npos);
+}
+
+} // namespace
+} // namespace kdet::capture
+
+// ---- blob packs --------------------------------------------------------------
+
+namespace kdet::capture {
+namespace {
+
+std::string entry(const std::string& data) {
+  return fmt::format("kdet-blob {} {}\n", hash_bytes(data), data.size()) + data;
+}
+
+TEST(CaptureBlobs, WholeEntriesOnlyAndEveryHashChecked) {
+  TempDir t("capture-test");
+  make_dirs(t.path() + "/blobs");
+  std::string a = "module one", b = std::string("ptx\0two", 7), c = "cut short";
+  std::string damaged = entry("damaged");
+  damaged.back() = 'X'; // bytes that no longer match their hash
+  write_file_atomic(t.path() + "/blobs/1-a.pack",
+                    entry(a) + entry(b) + damaged + entry(c).substr(0, 20));
+  std::vector<std::string> problems;
+  BlobStore store(t.path(), problems);
+  EXPECT_EQ(store.get(hash_bytes(a)), a);
+  EXPECT_EQ(store.get(hash_bytes(b)), b);
+  EXPECT_FALSE(store.get(hash_bytes("damaged")).has_value());
+  EXPECT_FALSE(store.get(hash_bytes(c)).has_value());
+  ASSERT_EQ(problems.size(), 1u); // the cut-short tail
+  EXPECT_NE(problems[0].find("1-a.pack: damaged or cut short"), std::string::npos);
+}
+
+} // namespace
+} // namespace kdet::capture
