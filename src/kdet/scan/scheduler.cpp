@@ -196,7 +196,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         }
         engine::RunOutput out;
         try {
-          out = engine::execute(plan);
+          out = options.execute ? options.execute(plan) : engine::execute(plan);
           std::lock_guard<std::mutex> lock(mu);
           identities.emplace(job.compiler, out.identity);
         } catch (const Error& e) {

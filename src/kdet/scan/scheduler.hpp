@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/engine/runner.hpp"
 #include "kdet/scan/planner.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/store/scan_result.hpp"
@@ -38,6 +39,9 @@ struct ScheduleOptions {
   // Called from the pool threads, one at a time, at most every 200 ms and once at the end
   // (`last` set); never when no job was left to run. The scheduler itself prints nothing.
   ScanProgressFn progress;
+  // Runs one round; empty: engine::execute. Tests give scripted outcomes here, so that the
+  // rounds, the stop at a second variant and the budget are checked without a compiler.
+  std::function<engine::RunOutput(const engine::RunPlan&)> execute;
 };
 
 struct ScheduleStats {

@@ -79,7 +79,7 @@ SessionEnd run_session(const SessionRequest& req) {
   int64_t scan_id = db.begin_scan(req.shard.empty() ? "1/1" : req.shard, req.invocation);
   {
     store::ScanWriter writer(db);
-    end.stats = run_jobs(m, jobs, state, writer, {req.threads, req.progress});
+    end.stats = run_jobs(m, jobs, state, writer, {req.threads, req.progress, {}});
   }
   db.finish_scan(scan_id, end.stats.interrupted ? "interrupted" : "finished");
   end.result = db.load();
