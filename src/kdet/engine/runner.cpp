@@ -60,270 +60,330 @@ bool runs_in_fresh_process(perturb::ProcessMode mode, uint64_t index) {
          (mode == perturb::ProcessMode::both && index % 2 == 0);
 }
 
-RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
-  RunOutput out;
-  out.plan = plan;
-  out.started_at = iso_now();
-  out.records.resize(plan.runs);
-  auto t_start = steady_clock::now();
+namespace {
 
-  const std::string input = read_file(plan.input_path);
-  const TempDir session("run");
-  const std::string& session_dir = session.path();
-  // Large artifacts of the variants are kept here, beside the session folder (same file
-  // system, so they move by rename); it goes when the last artifact in it is dropped.
-  auto kept_files = std::make_shared<const TempFolder>("artifacts");
-  uint64_t kept_serial = 0;
-
-  const bool is_exec = plan.backend.kind == backend::Kind::exec;
-  perturb::Context ctx;
-  ctx.session_dir = session_dir;
-  ctx.input_path = plan.input_path;
-  ctx.base_cwd = std::filesystem::current_path().string();
-  ctx.exec_backend = is_exec;
-  perturb::find_preload_libraries(ctx);
-  perturb::check_available(plan.setting, ctx);
-  perturb::Launch factors = perturb::plan_launch(plan.setting, ctx);
-
-  WorkerLaunch launch;
-  launch.exe = plan.worker_exe.empty() ? self_exe() : plan.worker_exe;
-  launch.backend = plan.backend;
-  launch.aslr = !factors.disable_aslr;
-  launch.pid_namespace = factors.pid_namespace;
-  launch.threads = factors.threads;
-  launch.thread_seed = mix_seed(plan.setting.seed, ~0ULL);
-  std::vector<std::string> env_overrides = factors.env;
-  env_overrides.insert(env_overrides.end(), plan.setting.env.begin(), plan.setting.env.end());
-  launch.env = build_env(env_overrides);
-  const perturb::ProcessMode mode = plan.setting.process;
-  const bool fresh = mode == perturb::ProcessMode::fresh;
-
-  // Load the compiler once up front: a bad --lib or --cmd is a usage error, not N failed runs.
-  // With --process same the probe simply stays on as slot 0's worker.
-  HelloMessage hello;
-  WorkerProcess probe;
-  int probe_serial = 0;
-  if (plan.identity) {
-    hello.identity = *plan.identity;
-  } else {
-    launch.log_path = session_dir + "/worker0.log";
-    std::string error;
-    auto t_probe = steady_clock::now();
-    if (!probe.start(launch, hello, error)) {
-      if (interrupted()) throw Interrupted();
-      throw Error::format("cannot load the {} compiler: {}", backend::to_string(plan.backend.kind),
-                          error);
-    }
-    out.worker_start_seconds = duration<double>(steady_clock::now() - t_probe).count();
-    if (fresh) probe.stop();
+// One execute() call. Its stages, in order: prepare_launch (the session folder, the factors, how
+// a worker starts), load_compiler (one worker up front, the compiler's identity), the slots'
+// loops (each run: compile_one, then record), finish (the variants in order).
+class Session {
+public:
+  Session(const RunPlan& plan, const ProgressFn& progress)
+      : m_plan(plan), m_progress(progress), m_input(read_file(plan.input_path)), m_session("run"),
+        m_kept_files(std::make_shared<const TempFolder>("artifacts")),
+        m_is_exec(plan.backend.kind == backend::Kind::exec), m_mode(plan.setting.process),
+        m_next(plan.first_index) {
+    m_out.plan = plan;
+    m_out.started_at = iso_now();
+    m_out.records.resize(plan.runs);
   }
-  out.identity = hello.identity;
-  if (is_exec) {
-    // Exec workers do not ask the program for its version; one question per session.
-    if (out.identity.version.empty())
-      out.identity.version = backend::exec_program_version(out.identity.path);
-    bool to_file = backend::template_names(split_command(plan.backend.command), "output");
-    out.exec_artifact = to_file ? "output-file" : "stdout";
-    out.slot_paths_unshared = backend::slot_namespace_unavailable();
+
+  RunOutput run() {
+    prepare_launch();
+    load_compiler();
+    m_workers_started = m_probe.alive() ? 1 : 0;
+    if (m_probe.alive()) m_probe_serial = 1;
+    int jobs = std::max(
+        1, std::min<int>(m_plan.jobs, static_cast<int>(m_plan.runs -
+                                                       std::min(m_plan.runs, m_plan.first_index))));
+    std::vector<std::thread> threads;
+    for (int s = 1; s < jobs; ++s)
+      threads.emplace_back([this, s] { slot_main(s); });
+    slot_main(0);
+    for (auto& t : threads)
+      t.join();
+    finish();
+    return std::move(m_out);
   }
-  // Hash the compiler file (tens of MB) while the runs go on; only the report needs it.
-  std::future<std::string> content_hash;
-  if (out.identity.content_hash.empty())
-    content_hash = std::async(std::launch::async, backend::cached_file_hash, out.identity.path);
 
-  std::atomic<uint64_t> next{plan.first_index};
-  std::atomic<bool> stop{false};
-  std::mutex mu;
-  std::map<std::string, Variant> variants;
-  uint64_t completed = 0, succeeded = 0;
-
-  std::atomic<int> workers_started{probe.alive() ? 1 : 0};
-  if (probe.alive()) probe_serial = 1;
-  auto slot_main = [&](int slot) {
-    // `shared` serves the slot's same-process runs; `own` is started for one
-    // fresh-process run and stopped after it (process=both uses both).
+private:
+  // The workers of one slot: `shared` serves its same-process runs; `own` is started for one
+  // fresh-process run and stopped after it (process=both uses both).
+  struct Slot {
+    int index = 0;
     WorkerProcess shared, own;
-    if (slot == 0 && probe.alive()) shared = std::move(probe);
-    WorkerLaunch my = launch;
-    my.log_path = fmt::format("{}/worker{}.log", session_dir, slot);
-    std::string workdir = fmt::format("{}/s{}", session_dir, slot);
-    make_dirs(workdir);
-    int shared_serial = shared.alive() ? probe_serial : 0, shared_nth = 0;
-    for (;;) {
-      if (stop.load() || interrupted()) break;
-      uint64_t idx = next.fetch_add(1);
-      if (idx >= plan.runs) break;
-      RunRecord rec;
-      rec.index = idx;
-      rec.seed = mix_seed(plan.setting.seed, idx);
-      rec.slot = slot;
-      const bool run_fresh = runs_in_fresh_process(mode, idx);
-      rec.fresh_process = run_fresh;
-      WorkerProcess& worker = run_fresh ? own : shared;
-      int own_serial = 0, own_nth = 0;
-      int& worker_serial = run_fresh ? own_serial : shared_serial;
-      int& nth = run_fresh ? own_nth : shared_nth;
-      auto t0 = steady_clock::now();
-      backend::CompileResult result;
-      WorkerReply reply;
-      perturb::RunPerturbation pert = perturb::plan_run(plan.setting, ctx, idx, rec.seed);
-      my.env = launch.env;
-      if (run_fresh && !is_exec && !pert.env.empty()) {
-        // A fresh worker gets this run's variables in its initial environment
-        // rather than through setenv(), which would also move the compiler's
-        // heap: a factor must change only what it names.
-        std::vector<std::string> overrides = env_overrides;
-        overrides.insert(overrides.end(), pert.env.begin(), pert.env.end());
-        my.env = build_env(overrides);
-        pert.env.clear();
-      }
-      if (!worker.alive()) {
-        HelloMessage h;
-        std::string error;
-        if (worker.start(my, h, error)) {
-          worker_serial = workers_started.fetch_add(1) + 1;
-          nth = 0;
-        } else if (interrupted()) {
-          stop.store(true);
-          break;
-        } else {
-          result.status = backend::Status::infra_error;
-          result.detail = "could not start a worker: " + error;
-        }
-      }
-      if (worker.alive()) {
-        CompileMessage msg;
-        msg.run_index = idx;
-        msg.seed = rec.seed;
-        msg.churn = plan.setting.heap == perturb::HeapMode::churn ? 1 : 0;
-        msg.request.input = input;
-        for (const auto& d : pert.make_dirs)
-          make_dirs(d);
-        if (pert.copy_input) write_file_atomic(pert.input_path, input);
-        msg.chaos_reseed = pert.chaos_reseed ? 1 : 0;
-        msg.chaos_seed = pert.chaos_seed;
-        msg.request.input_path = pert.input_path;
-        msg.request.input_name = pert.input_name;
-        msg.request.env = pert.env;
-        msg.request.cwd = pert.cwd;
-        msg.request.umask = pert.umask;
-        msg.request.pid_namespace = pert.pid_namespace;
-        msg.request.options = plan.options;
-        msg.request.workdir = workdir;
-        msg.request.timeout = plan.timeout;
-        msg.request.max_output = plan.max_output;
-        rec.worker_pid = worker.pid();
-        rec.worker = worker_serial;
-        rec.nth_in_worker = ++nth;
-        auto driver_timeout =
-            plan.timeout.count() > 0 && is_exec ? plan.timeout + k_exec_grace : plan.timeout;
-        reply = worker.compile(msg, driver_timeout, interrupt_fd());
-        if (reply.interrupted) {
-          stop.store(true);
-          break;
-        }
-        result = std::move(reply.message.result);
-        if (!adopt_artifact_files(result, workdir)) {
-          result = backend::CompileResult{};
-          result.status = backend::Status::infra_error;
-          result.detail =
-              "garbled reply from the worker (an artifact file it named is not where kdet put it)";
-        }
-        backend::classify_empty_output(result);
-        for (const auto& d : pert.make_dirs)
-          remove_tree(d);
-        rec.compile_seconds = static_cast<double>(reply.message.compile_ns) * 1e-9;
-        rec.churn_seconds = static_cast<double>(reply.message.churn_ns) * 1e-9;
-        if (run_fresh && worker.alive()) worker.stop();
-      }
-      rec.seconds = duration<double>(steady_clock::now() - t0).count();
-      rec.status = result.status;
-      rec.code = result.code;
-      rec.signal = result.signal;
-      rec.detail = result.detail;
-      rec.log_hash = hash_bytes(result.log);
-      rec.log =
-          result.log.size() > k_max_log_kept ? result.log.substr(0, k_max_log_kept) : result.log;
-      if (result.status == backend::Status::ok) {
-        for (const auto& a : result.artifacts)
-          rec.artifacts.push_back({a.name, a.hash, a.size});
-      }
-      try {
-        rec.variant = outcome_id(result);
-      } catch (const std::exception& e) {
-        result = backend::CompileResult{};
-        result.status = backend::Status::infra_error;
-        result.detail = e.what();
-        rec.status = result.status;
-        rec.detail = result.detail;
-        rec.artifacts.clear();
-        rec.variant = outcome_id(result);
-      }
-      rec.done = true;
-
-      std::lock_guard<std::mutex> lock(mu);
-      auto [it, inserted] = variants.try_emplace(rec.variant);
-      Variant& v = it->second;
-      if (inserted || idx < v.first_run) {
-        v.id = rec.variant;
-        v.first_run = idx;
-        v.status = result.status;
-        v.detail = result.detail;
-        if (result.status == backend::Status::ok) {
-          // Out of the slot's work folder before its next compile reuses the names.
-          for (auto& a : result.artifacts) {
-            try {
-              keep_artifact_file(a, kept_files, ++kept_serial);
-            } catch (const std::exception& e) {
-              // Cannot move it (should not happen: same folder tree): keep its bytes instead.
-              out.warnings.push_back(e.what());
-              try {
-                a.data = backend::artifact_bytes(a);
-              } catch (const std::exception&) {
-              }
-              a.file.reset();
-            }
-          }
-          v.artifacts = std::move(result.artifacts);
-        }
-      }
-      result.artifacts.clear(); // a repeat's files are removed here
-      ++v.count;
-      out.records[idx] = std::move(rec);
-      if (plan.on_record) plan.on_record(out.records[idx]);
-      ++completed;
-      if (plan.stop_at_outcomes > 0 && variants.size() >= plan.stop_at_outcomes) stop.store(true);
-      if (result.status == backend::Status::ok) ++succeeded;
-      if (plan.stop_after_failures > 0 && succeeded == 0 && completed >= plan.stop_after_failures)
-        stop.store(true);
-      if (progress) progress(completed, plan.runs, variants.size());
-    }
-    shared.stop();
-    own.stop();
+    WorkerLaunch launch;
+    std::string workdir;
+    int shared_serial = 0, shared_nth = 0;
   };
 
-  int jobs = std::max(
-      1, std::min<int>(plan.jobs,
-                       static_cast<int>(plan.runs - std::min(plan.runs, plan.first_index))));
-  std::vector<std::thread> threads;
-  for (int s = 1; s < jobs; ++s)
-    threads.emplace_back(slot_main, s);
-  slot_main(0);
-  for (auto& t : threads)
-    t.join();
+  void prepare_launch() {
+    m_ctx.session_dir = m_session.path();
+    m_ctx.input_path = m_plan.input_path;
+    m_ctx.base_cwd = std::filesystem::current_path().string();
+    m_ctx.exec_backend = m_is_exec;
+    perturb::find_preload_libraries(m_ctx);
+    perturb::check_available(m_plan.setting, m_ctx);
+    perturb::Launch factors = perturb::plan_launch(m_plan.setting, m_ctx);
+    m_launch.exe = m_plan.worker_exe.empty() ? self_exe() : m_plan.worker_exe;
+    m_launch.backend = m_plan.backend;
+    m_launch.aslr = !factors.disable_aslr;
+    m_launch.pid_namespace = factors.pid_namespace;
+    m_launch.threads = factors.threads;
+    m_launch.thread_seed = mix_seed(m_plan.setting.seed, ~0ULL);
+    m_env_overrides = factors.env;
+    m_env_overrides.insert(m_env_overrides.end(), m_plan.setting.env.begin(),
+                           m_plan.setting.env.end());
+    m_launch.env = build_env(m_env_overrides);
+  }
 
-  if (content_hash.valid()) out.identity.content_hash = content_hash.get();
-  out.completed = completed;
-  out.workers_started = workers_started.load();
-  out.interrupted = interrupted();
-  out.stopped_early = !out.interrupted && completed + plan.first_index < plan.runs;
-  for (auto& [id, v] : variants)
-    out.variants.push_back(std::move(v));
-  std::sort(out.variants.begin(), out.variants.end(), [](const Variant& a, const Variant& b) {
-    return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
-  });
-  out.wall_seconds = duration<double>(steady_clock::now() - t_start).count();
-  return out;
+  // Loads the compiler once up front: a bad --lib or --cmd is a usage error, not N failed runs.
+  // With --process same the probe simply stays on as slot 0's worker.
+  void load_compiler() {
+    HelloMessage hello;
+    if (m_plan.identity) {
+      hello.identity = *m_plan.identity;
+    } else {
+      m_launch.log_path = m_session.path() + "/worker0.log";
+      std::string error;
+      auto t_probe = steady_clock::now();
+      if (!m_probe.start(m_launch, hello, error)) {
+        if (interrupted()) throw Interrupted();
+        throw Error::format("cannot load the {} compiler: {}",
+                            backend::to_string(m_plan.backend.kind), error);
+      }
+      m_out.worker_start_seconds = duration<double>(steady_clock::now() - t_probe).count();
+      if (m_mode == perturb::ProcessMode::fresh) m_probe.stop();
+    }
+    m_out.identity = hello.identity;
+    if (m_is_exec) {
+      // Exec workers do not ask the program for its version; one question per session.
+      if (m_out.identity.version.empty())
+        m_out.identity.version = backend::exec_program_version(m_out.identity.path);
+      bool to_file = backend::template_names(split_command(m_plan.backend.command), "output");
+      m_out.exec_artifact = to_file ? "output-file" : "stdout";
+      m_out.slot_paths_unshared = backend::slot_namespace_unavailable();
+    }
+    // Hash the compiler file (tens of MB) while the runs go on; only the report needs it.
+    if (m_out.identity.content_hash.empty())
+      m_content_hash =
+          std::async(std::launch::async, backend::cached_file_hash, m_out.identity.path);
+  }
+
+  void slot_main(int index) {
+    Slot slot;
+    slot.index = index;
+    if (index == 0 && m_probe.alive()) slot.shared = std::move(m_probe);
+    slot.launch = m_launch;
+    slot.launch.log_path = fmt::format("{}/worker{}.log", m_session.path(), index);
+    slot.workdir = fmt::format("{}/s{}", m_session.path(), index);
+    make_dirs(slot.workdir);
+    slot.shared_serial = slot.shared.alive() ? m_probe_serial : 0;
+    for (;;) {
+      if (m_stop.load() || interrupted()) break;
+      uint64_t idx = m_next.fetch_add(1);
+      if (idx >= m_plan.runs) break;
+      RunRecord rec;
+      backend::CompileResult result;
+      if (!compile_one(slot, idx, rec, result)) {
+        m_stop.store(true); // interrupted
+        break;
+      }
+      record(std::move(rec), std::move(result));
+    }
+    slot.shared.stop();
+    slot.own.stop();
+  }
+
+  // Runs compile `idx` in the slot's worker (started first when it is not running) and fills
+  // `rec` and `result`. False when the user interrupted kdet meanwhile.
+  bool compile_one(Slot& slot, uint64_t idx, RunRecord& rec, backend::CompileResult& result) {
+    rec.index = idx;
+    rec.seed = mix_seed(m_plan.setting.seed, idx);
+    rec.slot = slot.index;
+    const bool run_fresh = runs_in_fresh_process(m_mode, idx);
+    rec.fresh_process = run_fresh;
+    WorkerProcess& worker = run_fresh ? slot.own : slot.shared;
+    int own_serial = 0, own_nth = 0;
+    int& worker_serial = run_fresh ? own_serial : slot.shared_serial;
+    int& nth = run_fresh ? own_nth : slot.shared_nth;
+    auto t0 = steady_clock::now();
+    perturb::RunPerturbation pert = perturb::plan_run(m_plan.setting, m_ctx, idx, rec.seed);
+    slot.launch.env = m_launch.env;
+    if (run_fresh && !m_is_exec && !pert.env.empty()) {
+      // A fresh worker gets this run's variables in its initial environment
+      // rather than through setenv(), which would also move the compiler's
+      // heap: a factor must change only what it names.
+      std::vector<std::string> overrides = m_env_overrides;
+      overrides.insert(overrides.end(), pert.env.begin(), pert.env.end());
+      slot.launch.env = build_env(overrides);
+      pert.env.clear();
+    }
+    if (!worker.alive()) {
+      HelloMessage h;
+      std::string error;
+      if (worker.start(slot.launch, h, error)) {
+        worker_serial = m_workers_started.fetch_add(1) + 1;
+        nth = 0;
+      } else if (interrupted()) {
+        return false;
+      } else {
+        result.status = backend::Status::infra_error;
+        result.detail = "could not start a worker: " + error;
+      }
+    }
+    if (worker.alive()) {
+      CompileMessage msg;
+      msg.run_index = idx;
+      msg.seed = rec.seed;
+      msg.churn = m_plan.setting.heap == perturb::HeapMode::churn ? 1 : 0;
+      msg.request.input = m_input;
+      for (const auto& d : pert.make_dirs)
+        make_dirs(d);
+      if (pert.copy_input) write_file_atomic(pert.input_path, m_input);
+      msg.chaos_reseed = pert.chaos_reseed ? 1 : 0;
+      msg.chaos_seed = pert.chaos_seed;
+      msg.request.input_path = pert.input_path;
+      msg.request.input_name = pert.input_name;
+      msg.request.env = pert.env;
+      msg.request.cwd = pert.cwd;
+      msg.request.umask = pert.umask;
+      msg.request.pid_namespace = pert.pid_namespace;
+      msg.request.options = m_plan.options;
+      msg.request.workdir = slot.workdir;
+      msg.request.timeout = m_plan.timeout;
+      msg.request.max_output = m_plan.max_output;
+      rec.worker_pid = worker.pid();
+      rec.worker = worker_serial;
+      rec.nth_in_worker = ++nth;
+      auto driver_timeout =
+          m_plan.timeout.count() > 0 && m_is_exec ? m_plan.timeout + k_exec_grace : m_plan.timeout;
+      WorkerReply reply = worker.compile(msg, driver_timeout, interrupt_fd());
+      if (reply.interrupted) return false;
+      result = std::move(reply.message.result);
+      if (!adopt_artifact_files(result, slot.workdir)) {
+        result = backend::CompileResult{};
+        result.status = backend::Status::infra_error;
+        result.detail =
+            "garbled reply from the worker (an artifact file it named is not where kdet put it)";
+      }
+      backend::classify_empty_output(result);
+      for (const auto& d : pert.make_dirs)
+        remove_tree(d);
+      rec.compile_seconds = static_cast<double>(reply.message.compile_ns) * 1e-9;
+      rec.churn_seconds = static_cast<double>(reply.message.churn_ns) * 1e-9;
+      if (run_fresh && worker.alive()) worker.stop();
+    }
+    rec.seconds = duration<double>(steady_clock::now() - t0).count();
+    describe_outcome(rec, result);
+    return true;
+  }
+
+  // The record's status, log and artifacts from the result, and its outcome id.
+  static void describe_outcome(RunRecord& rec, backend::CompileResult& result) {
+    rec.status = result.status;
+    rec.code = result.code;
+    rec.signal = result.signal;
+    rec.detail = result.detail;
+    rec.log_hash = hash_bytes(result.log);
+    rec.log =
+        result.log.size() > k_max_log_kept ? result.log.substr(0, k_max_log_kept) : result.log;
+    if (result.status == backend::Status::ok) {
+      for (const auto& a : result.artifacts)
+        rec.artifacts.push_back({a.name, a.hash, a.size});
+    }
+    try {
+      rec.variant = outcome_id(result);
+    } catch (const std::exception& e) {
+      result = backend::CompileResult{};
+      result.status = backend::Status::infra_error;
+      result.detail = e.what();
+      rec.status = result.status;
+      rec.detail = result.detail;
+      rec.artifacts.clear();
+      rec.variant = outcome_id(result);
+    }
+    rec.done = true;
+  }
+
+  // Files the run under its variant (keeping the first occurrence's artifacts), hands it to
+  // RunPlan::on_record and the progress callback, and sets the stop conditions.
+  void record(RunRecord rec, backend::CompileResult result) {
+    const uint64_t idx = rec.index;
+    std::lock_guard<std::mutex> lock(m_mu);
+    auto [it, inserted] = m_variants.try_emplace(rec.variant);
+    Variant& v = it->second;
+    if (inserted || idx < v.first_run) {
+      v.id = rec.variant;
+      v.first_run = idx;
+      v.status = result.status;
+      v.detail = result.detail;
+      if (result.status == backend::Status::ok) {
+        // Out of the slot's work folder before its next compile reuses the names.
+        for (auto& a : result.artifacts) {
+          try {
+            keep_artifact_file(a, m_kept_files, ++m_kept_serial);
+          } catch (const std::exception& e) {
+            // Cannot move it (should not happen: same folder tree): keep its bytes instead.
+            m_out.warnings.push_back(e.what());
+            try {
+              a.data = backend::artifact_bytes(a);
+            } catch (const std::exception&) {
+            }
+            a.file.reset();
+          }
+        }
+        v.artifacts = std::move(result.artifacts);
+      }
+    }
+    result.artifacts.clear(); // a repeat's files are removed here
+    ++v.count;
+    m_out.records[idx] = std::move(rec);
+    if (m_plan.on_record) m_plan.on_record(m_out.records[idx]);
+    ++m_completed;
+    if (m_plan.stop_at_outcomes > 0 && m_variants.size() >= m_plan.stop_at_outcomes)
+      m_stop.store(true);
+    if (result.status == backend::Status::ok) ++m_succeeded;
+    if (m_plan.stop_after_failures > 0 && m_succeeded == 0 &&
+        m_completed >= m_plan.stop_after_failures)
+      m_stop.store(true);
+    if (m_progress) m_progress(m_completed, m_plan.runs, m_variants.size());
+  }
+
+  void finish() {
+    if (m_content_hash.valid()) m_out.identity.content_hash = m_content_hash.get();
+    m_out.completed = m_completed;
+    m_out.workers_started = m_workers_started.load();
+    m_out.interrupted = interrupted();
+    m_out.stopped_early = !m_out.interrupted && m_completed + m_plan.first_index < m_plan.runs;
+    for (auto& [id, v] : m_variants)
+      m_out.variants.push_back(std::move(v));
+    std::sort(m_out.variants.begin(), m_out.variants.end(), [](const Variant& a, const Variant& b) {
+      return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
+    });
+    m_out.wall_seconds = duration<double>(steady_clock::now() - m_t_start).count();
+  }
+
+  const RunPlan& m_plan;
+  const ProgressFn& m_progress;
+  const steady_clock::time_point m_t_start = steady_clock::now();
+  const std::string m_input;
+  const TempDir m_session;
+  // Large artifacts of the variants are kept here, beside the session folder (same file
+  // system, so they move by rename); it goes when the last artifact in it is dropped.
+  std::shared_ptr<const TempFolder> m_kept_files;
+  uint64_t m_kept_serial = 0;
+  const bool m_is_exec;
+  const perturb::ProcessMode m_mode;
+  perturb::Context m_ctx;
+  WorkerLaunch m_launch;
+  std::vector<std::string> m_env_overrides;
+  WorkerProcess m_probe;
+  int m_probe_serial = 0;
+  std::future<std::string> m_content_hash;
+  RunOutput m_out;
+
+  std::atomic<uint64_t> m_next;
+  std::atomic<bool> m_stop{false};
+  std::atomic<int> m_workers_started{0};
+  std::mutex m_mu; // guards what record() changes
+  std::map<std::string, Variant> m_variants;
+  uint64_t m_completed = 0, m_succeeded = 0;
+};
+
+} // namespace
+
+RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
+  return Session(plan, progress).run();
 }
 
 } // namespace kdet::engine
