@@ -136,10 +136,12 @@ int do_scan(const ScanArgs& a) {
                  {"budget", std::to_string(scan::job_budget(m))}});
 
   std::vector<scan::CompilerRow> crow;
+  crow.reserve(compilers.size());
   for (const auto& c : compilers)
     crow.push_back({c.name, c.config.kind, c.path, c.content_hash, ""});
   std::vector<scan::JobRow> planned;
   std::vector<std::pair<std::string, std::string>> inputs;
+  planned.reserve(jobs.size());
   for (const auto& j : jobs)
     planned.push_back(scan::initial_row(m, j));
   for (const auto& in : m.inputs)
