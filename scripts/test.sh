@@ -4,19 +4,22 @@
 #   plain  build/        sources match .clang-format; src/kdet's folders include only downwards
 #                        (scripts/layers.py); warnings are errors (KDET_WERROR); every unit
 #                        and end-to-end test
+#   tidy   build/        clang-tidy (.clang-tidy: bugprone-*, performance-* as errors) over src/,
+#                        with build/'s compile commands (scripts/tidy.sh); skipped, saying so, when
+#                        clang-tidy is absent
 #   asan   build-asan/   AddressSanitizer + UndefinedBehaviorSanitizer; every unit and e2e test
 #   tsan   build-tsan/   ThreadSanitizer; the tests of kdet's threads (KDET_TSAN_TESTS below)
 #   fuzz   build-fuzz/   every libFuzzer target (fuzz/) for KDET_FUZZ_SECONDS each (default 60)
 # Usage: scripts/test.sh [--phase NAME]... [CTEST_ARGS...]
-#   no --phase: all four (what CI runs); --phase may repeat; other arguments go to every ctest
+#   no --phase: all five (what CI runs); --phase may repeat; other arguments go to every ctest
 #   (e.g. -R e2e.run_cli). KDET_TEST_PHASES="plain asan" does the same as --phase.
 # End-to-end tests labelled "fuzz" (tests/e2e/*fuzz*.sh) run in the fuzz phase only.
 # A sanitized phase fails when any process left a report in <build>/sanitizer-logs/ (workers
 # and compilers write stderr into compiler logs, so the reports go to files); its tests that
 # cannot run sanitized are skipped with their reason (tests/sanitizers.cmake).
 # Time budget: with KDET_TEST_BUDGET_S (default 5000 s when CI is set, CI's limit being 90 minutes;
-# none otherwise) a phase after the first starts only while enough of it is left (asan 1500 s, tsan
-# 700 s, fuzz 500 s), and a phase's tests are stopped when it runs out. Either is printed as
+# none otherwise) a phase after the first starts only while enough of it is left (tidy 900 s, asan
+# 1500 s, tsan 700 s, fuzz 500 s), and a phase's tests are stopped when it runs out. Either is printed as
 # "skipped (time budget)" or "cut (time budget)", never silently; a test that failed before the
 # cut still fails the phase.
 # Exit: 0 every phase passed, 1 otherwise (the summary names the failed phases).
@@ -27,18 +30,18 @@ phases=()
 ctest_args=()
 while (($#)); do
   case $1 in
-    --phase) phases+=("${2:?--phase needs one of plain, asan, tsan, fuzz}"); shift 2 ;;
+    --phase) phases+=("${2:?--phase needs one of plain, tidy, asan, tsan, fuzz}"); shift 2 ;;
     --phase=*) phases+=("${1#--phase=}"); shift ;;
     *) ctest_args+=("$1"); shift ;;
   esac
 done
 if ((${#phases[@]} == 0)); then
-  read -r -a phases <<<"${KDET_TEST_PHASES:-plain asan tsan fuzz}"
+  read -r -a phases <<<"${KDET_TEST_PHASES:-plain tidy asan tsan fuzz}"
 fi
 for p in "${phases[@]}"; do
   case $p in
-    plain | asan | tsan | fuzz) ;;
-    *) echo "test.sh: unknown phase '$p'; valid: plain, asan, tsan, fuzz" >&2; exit 2 ;;
+    plain | tidy | asan | tsan | fuzz) ;;
+    *) echo "test.sh: unknown phase '$p'; valid: plain, tidy, asan, tsan, fuzz" >&2; exit 2 ;;
   esac
 done
 
@@ -49,7 +52,7 @@ KDET_TSAN_TESTS=${KDET_TSAN_TESTS:-'^(unit\.(Scan|Store|Cache|Runner)[A-Za-z]*\.
 jobs=$(nproc)
 budget=${KDET_TEST_BUDGET_S:-}
 if [[ -z $budget && -n ${CI:-} ]]; then budget=5000; fi
-declare -A phase_needs=([plain]=0 [asan]=1500 [tsan]=700 [fuzz]=500)
+declare -A phase_needs=([plain]=0 [tidy]=900 [asan]=1500 [tsan]=700 [fuzz]=500)
 # left: seconds of the budget left (a large number when there is no budget).
 left() { if [[ -n $budget ]]; then echo $((budget - SECONDS)); else echo 1000000000; fi; }
 
@@ -114,6 +117,22 @@ phase_plain() {
   run_ctest "$root/build" -LE fuzz
 }
 
+# Exit 77 from a phase: skipped; the phase printed why, and sets skip_reason for the summary.
+phase_tidy() {
+  # Configuring is enough (compile_commands.json and the generated headers); the plain phase's
+  # own options, so that a later plain build does not reconfigure.
+  cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
+    -DKDET_WERROR=ON >/dev/null || return 1
+  local rc=0
+  "$root/scripts/tidy.sh" "$root/build" || rc=$?
+  if ((rc == 77)); then
+    skip_reason="clang-tidy is not installed"
+    echo "test.sh: phase tidy skipped: $skip_reason (scripts/setup.sh installs clang-tidy)"
+    return 77
+  fi
+  ((rc == 0))
+}
+
 phase_asan() {
   local dir=$root/build-asan
   build "$dir" -DKDET_ENABLE_ASAN=ON -DKDET_ENABLE_UBSAN=ON -DKDET_BUILD_BENCH=OFF || return 1
@@ -155,8 +174,19 @@ for p in "${phases[@]}"; do
   first=0
   echo "==== test.sh: phase $p ($(date -u +%H:%M:%S) UTC)"
   start=$SECONDS
-  if "phase_$p"; then status=passed; else status=FAILED; failed+=("$p"); fi
+  skip_reason=""
+  "phase_$p"
+  rc=$?
   note=""
+  if ((rc == 0)); then
+    status=passed
+  elif ((rc == 77)); then
+    status=skipped
+    note="  ($skip_reason)"
+  else
+    status=FAILED
+    failed+=("$p")
+  fi
   [[ " ${cut_phases[*]} " == *" $p "* ]] && note="  (cut: time budget)"
   summary+=("$(printf '%-6s %-7s %5d s%s' "$p" "$status" $((SECONDS - start)) "$note")")
 done

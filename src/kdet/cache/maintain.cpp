@@ -24,9 +24,11 @@ namespace fs = std::filesystem;
 namespace {
 
 // Removes a folder by first renaming it out of the live tree (readers see it whole or gone).
+// When the rename fails (another file system, a link on the way) the folder is removed where it
+// is: gc chose it, and keeping it would leave the cache over its limit.
 void remove_atomically(const Store& store, const std::string& rel) {
   Staging stage = store.make_staging();
-  store.move(rel, stage.rel() + "/gone");
+  if (!store.move(rel, stage.rel() + "/gone")) store.remove(rel);
   store.remove(stage.rel());
 }
 

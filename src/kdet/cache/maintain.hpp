@@ -12,6 +12,7 @@
 namespace kdet::cache {
 
 // One key with more than one variant, for `kdet cache report`.
+// NOLINTNEXTLINE(bugprone-exception-escape): its implicit destructor and moves do not throw
 struct MultiVariantKey {
   std::string key;
   nlohmann::json key_json;           // what the key covers (may be empty if key.json is missing)

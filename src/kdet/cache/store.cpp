@@ -270,7 +270,13 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
   struct Cleanup {
     const Store& store;
     std::string rel;
-    ~Cleanup() { store.remove(rel); }
+    // Best effort (a destructor must not throw): gc removes a staging folder left behind.
+    ~Cleanup() {
+      try {
+        store.remove(rel);
+      } catch (...) {
+      }
+    }
   } cleanup{*this, stage.rel()};
   Fd sdir = open_dir(stage.rel(), false);
   if (!sdir.ok()) throw Error::format("cache: staging folder {} vanished", stage.path());

@@ -47,6 +47,7 @@ struct ArtifactMeta {
 };
 
 // One variant as recorded.
+// NOLINTNEXTLINE(bugprone-exception-escape): its implicit destructor and moves do not throw
 struct VariantMeta {
   std::string id;
   std::string created_at; // ISO 8601 UTC
@@ -60,12 +61,14 @@ struct VariantMeta {
   std::vector<ArtifactMeta> artifacts;
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): its implicit destructor and moves do not throw
 struct LoadedVariant {
   VariantMeta meta;
   std::vector<backend::Artifact> artifacts;
 };
 
 // The result of a lookup.
+// NOLINTNEXTLINE(bugprone-exception-escape): its implicit destructor and moves do not throw
 struct Lookup {
   bool hit = false;
   LoadedVariant first;               // the variant served (the earliest stored)

@@ -54,6 +54,7 @@ bool myers(const std::vector<uint32_t>& a, size_t a0, size_t a1, const std::vect
   int x = n, y = m;
   for (int d = found; d >= 0; --d) {
     const auto& t = trace[static_cast<size_t>(d)];
+    // NOLINTNEXTLINE(bugprone-misplaced-widening-cast): k + d + 1 lies in [0, 2d + 2], no overflow
     auto at = [&](int k) { return t[static_cast<size_t>(k + d + 1)]; };
     int k = x - y;
     int prev_k = (k == -d || (k != d && at(k - 1) < at(k + 1))) ? k + 1 : k - 1;

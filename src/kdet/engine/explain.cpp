@@ -74,6 +74,7 @@ private:
   }
   std::vector<std::string> labels(const std::vector<std::string>& set, bool fixed) const {
     std::vector<std::string> l;
+    l.reserve(set.size());
     for (const auto& n : set)
       l.push_back(fixed ? factor(n).fixed_label : factor(n).varied_label);
     return l;
@@ -155,12 +156,13 @@ bool Experiment::probe_fixed_levels(Cell& fixed) {
     Cell c = cell(fmt::format("probe: fix {} only", f.name), {}, 1, true, true, others);
     if (c.result != Verdict::failed) continue;
     m_broken.insert(f.name);
-    m_res.findings.push_back(fmt::format(
-        "{} cannot be tested with this compiler: holding it at {} made the "
-        "compiler fail ({}) within {} ({}x the median compile time); it is left "
-        "at {} in every cell",
-        f.name, f.fixed_label, c.failure, human_seconds(m_res.probe_timeout.count() / 1e3),
-        m_opt.probe_factor, f.natural_label));
+    const double limit_s = static_cast<double>(m_res.probe_timeout.count()) / 1e3;
+    m_res.findings.push_back(
+        fmt::format("{} cannot be tested with this compiler: holding it at {} made the "
+                    "compiler fail ({}) within {} ({}x the median compile time); it is left "
+                    "at {} in every cell",
+                    f.name, f.fixed_label, c.failure, human_seconds(limit_s), m_opt.probe_factor,
+                    f.natural_label));
   }
   fixed = cell("probe: all fixed, broken levels left natural", {}, 1, true, true);
   if (fixed.result == Verdict::failed) {

@@ -80,6 +80,7 @@ void start_allocating_threads(int count, uint64_t seed) {
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     uint64_t s = seed + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(i + 1);
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): the seed rides in the pointer, never dereferenced
     pthread_create(&t, &attr, thread_body, reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
     pthread_attr_destroy(&attr);
   }

@@ -45,6 +45,7 @@ struct Paint {
 
 std::string tally_line(const std::map<std::string, Tally>& t) {
   std::vector<std::string> parts;
+  parts.reserve(t.size());
   for (const auto& [k, v] : t)
     parts.push_back(fmt::format("{} {}/{}", k.empty() ? "(none)" : k, v.varying, v.jobs));
   return fmt::format("{}", fmt::join(parts, ", "));

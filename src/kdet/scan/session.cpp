@@ -45,9 +45,11 @@ SessionEnd run_session(const SessionRequest& req) {
                  {"budget", std::to_string(job_budget(m))}});
 
   std::vector<store::CompilerRow> crow;
+  crow.reserve(compilers.size());
   for (const auto& c : compilers)
     crow.push_back({c.name, backend::to_string(c.config.kind), c.path, c.content_hash, ""});
   std::vector<store::JobRow> planned;
+  planned.reserve(jobs.size());
   std::vector<std::pair<std::string, std::string>> inputs;
   for (const auto& j : jobs)
     planned.push_back(initial_row(m, j));

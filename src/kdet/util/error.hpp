@@ -27,8 +27,8 @@ enum ExitCode : int {
 // fault and, where it helps, what would be valid.
 class Error : public std::runtime_error {
 public:
-  explicit Error(std::string message, int exit_code = k_exit_usage)
-      : std::runtime_error(std::move(message)), m_exit_code(exit_code) {}
+  explicit Error(const std::string& message, int exit_code = k_exit_usage)
+      : std::runtime_error(message), m_exit_code(exit_code) {}
 
   template <typename... Args> static Error format(fmt::format_string<Args...> f, Args&&... args) {
     return Error(fmt::format(f, std::forward<Args>(args)...));

@@ -17,7 +17,7 @@ std::string to_hex(XXH128_hash_t h) {
   XXH128_canonicalFromHash(&c, h);
   static constexpr char k_digits[] = "0123456789abcdef";
   std::string out(32, '0');
-  for (int i = 0; i < 16; ++i) {
+  for (size_t i = 0; i < 16; ++i) {
     out[2 * i] = k_digits[c.digest[i] >> 4];
     out[2 * i + 1] = k_digits[c.digest[i] & 15];
   }
