@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# json_schemas.sh: the JSON documents kdet writes (run, explain, scan,
+# compare) validate against the written JSON Schemas in docs/schemas/, picked
+# by each document's "schema" field; and the schemas can fail: each document
+# with a required key removed (top level and a nested record) is rejected.
+# Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
+source "$(dirname "$0")/lib/common.bash"
+source "$(dirname "$0")/lib/scan.bash"
+need_fakes libfakenvvm.so fake_cc
+python3 -c 'import jsonschema' 2>/dev/null ||
+  skip "python3 module jsonschema (Debian python3-jsonschema) not installed"
+SCHEMAS=$KDET_SOURCE_DIR/docs/schemas
+IN=$EX/nvvm/llvm7/saxpy.ll
+LIB=$FAKES/libfakenvvm.so
+
+# Documents: a varying run, a crashing run (records with code and signal), a
+# deterministic exec run, an explain, a scan of two compilers, a compare.
+expect_exit 1 "$KDET" run "$IN" --lib "$LIB" -n 4 --json "$T/run-heap.json" -- -fake-mode=heaporder
+expect_exit 3 "$KDET" run "$IN" --lib "$LIB" -n 2 --json "$T/run-crash.json" -- -fake-mode=crash
+expect_exit 0 "$KDET" run "$IN" --cmd "$FAKES/fake_cc echo {input} {output}" -n 3 \
+  --unnamed natural --json "$T/run-exec.json"
+expect_exit 1 "$KDET" explain "$IN" --lib "$LIB" -n 8 --json "$T/explain.json" -- -fake-mode=heaporder
+{ echo "inputs = [\"$IN\"]"; nvvm_compiler a; nvvm_compiler b heaporder
+  printf '[budget]\nmax_runs = 4\n'; } >"$T/two.toml"
+{ echo "inputs = [\"$IN\"]"; nvvm_compiler a heaporder; printf '[budget]\nmax_runs = 4\n'; } >"$T/old.toml"
+{ echo "inputs = [\"$IN\"]"; nvvm_compiler a; printf '[budget]\nmax_runs = 4\n'; } >"$T/new.toml"
+expect_exit 1 "$KDET" scan "$T/two.toml" --db "$T/two.db" --json "$T/scan.json" -q
+expect_exit 1 "$KDET" scan "$T/old.toml" --db "$T/old.db" -q
+expect_exit 0 "$KDET" scan "$T/new.toml" --db "$T/new.db" -q
+expect_exit 0 "$KDET" compare "$T/old.db" "$T/new.db" --json "$T/compare.json"
+
+# validate.py SCHEMA_DIR NAME=FILE[:NESTED]...: each FILE against the schema its
+# "schema" field names (NAME when it has none); then, for each required key of
+# the top level and of the record at NESTED (a path of keys and indices joined by
+# /), the document without that key must be rejected. Prints one line a document.
+cat >"$T/validate.py" <<'PY'
+import copy, json, sys
+import jsonschema
+from jsonschema import Draft202012Validator as V
+
+def at(d, path):
+    for p in path.split("/") if path else []:
+        d = d[int(p)] if isinstance(d, list) else d[p]
+    return d
+
+def subschema(v, doc, path):
+    # the schema of the record at path, through properties, items and local $refs
+    s, root = v.schema, v.schema
+    for p in path.split("/") if path else []:
+        while "$ref" in s:
+            s = root["$defs"][s["$ref"].split("/")[-1]]
+        s = s["items"] if p.isdigit() else s["properties"][p]
+    while "$ref" in s:
+        s = root["$defs"][s["$ref"].split("/")[-1]]
+    return s
+
+bad = 0
+for arg in sys.argv[2:]:
+    name, spec = arg.split("=", 1)
+    f, _, nested = spec.partition(":")
+    doc = json.load(open(f))
+    sname = doc.get("schema", name).split("/")[0] if isinstance(doc, dict) else name
+    sch = json.load(open(f"{sys.argv[1]}/{sname}.schema.json"))
+    V.check_schema(sch)
+    v = V(sch)
+    errs = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:120]}" for e in v.iter_errors(doc)]
+    if errs:
+        bad += 1
+        print(f"{f}: INVALID against {sname}: " + "; ".join(errs[:5]))
+        continue
+    removed = 0
+    for path in ["", nested] if nested else [""]:
+        for key in subschema(v, doc, path)["required"]:
+            d = copy.deepcopy(doc)
+            del at(d, path)[key]
+            if v.is_valid(d):
+                bad += 1
+                print(f"{f}: still valid without {path + '/' if path else ''}{key}")
+            removed += 1
+    print(f"{name}: valid; {removed} removals rejected")
+sys.exit(1 if bad else 0)
+PY
+
+python3 "$T/validate.py" "$SCHEMAS" \
+  kdet.run="$T/run-heap.json:records/0" kdet.run="$T/run-crash.json:records/0" \
+  kdet.run="$T/run-exec.json:records/0" kdet.explain="$T/explain.json:cells/0" \
+  kdet.scan="$T/scan.json:jobs/0/variants/0" kdet.scan="$T/scan.json:comparisons/0/pairs/0" \
+  kdet.compare="$T/compare.json:pairs/0" >"$T/v.out" 2>&1 && rc=0 || rc=$?
+cat "$T/v.out"
+expect_eq "validation exit" "$rc" 0
+expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 7
+
+# A wrong type is rejected too: a string where a count belongs.
+python3 - "$T" <<'PY'
+import json, sys
+d = json.load(open(f"{sys.argv[1]}/run-heap.json"))
+d["runs"]["completed"] = "4"
+json.dump(d, open(f"{sys.argv[1]}/run-typo.json", "w"))
+PY
+expect_exit 1 python3 "$T/validate.py" "$SCHEMAS" kdet.run="$T/run-typo.json"
+expect_output 'INVALID against kdet.run: runs/completed'
