@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # json_schemas.sh: the JSON documents kdet writes (run, explain, scan,
-# compare) validate against the written JSON Schemas in docs/schemas/, picked
+# compare, diff, diff set) validate against the written JSON Schemas in docs/schemas/, picked
 # by each document's "schema" field; and the schemas can fail: each document
 # with a required key removed (top level and a nested record) is rejected.
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
@@ -28,15 +28,39 @@ expect_exit 1 "$KDET" scan "$T/two.toml" --db "$T/two.db" --json "$T/scan.json" 
 expect_exit 1 "$KDET" scan "$T/old.toml" --db "$T/old.db" -q
 expect_exit 0 "$KDET" scan "$T/new.toml" --db "$T/new.db" -q
 expect_exit 0 "$KDET" compare "$T/old.db" "$T/new.db" --json "$T/compare.json"
+# kdet diff: PTX with two loads swapped, text, and two folders (a diff set).
+data=$KDET_SOURCE_DIR/tests/data/diff
+mkdir "$T/va" "$T/vb"
+cp "$data/block_reduce.ptx" "$T/va/ptx"
+awk '/ld.param.u64/ && !done { held=$0; getline; print; print held; done=1; next } { print }' \
+  "$data/block_reduce.ptx" >"$T/vb/ptx"
+printf 'one\ntwo\n' >"$T/va/log"
+printf 'one\nthree\n' >"$T/vb/log"
+expect_exit 1 "$KDET" diff "$T/va/ptx" "$T/vb/ptx" --json "$T/diff-ptx.json"
+expect_exit 1 "$KDET" diff "$T/va/log" "$T/vb/log" --json "$T/diff-text.json"
+expect_exit 1 "$KDET" diff "$T/va" "$T/vb" --json "$T/diff-set.json"
 
 # validate.py SCHEMA_DIR NAME=FILE[:NESTED]...: each FILE against the schema its
 # "schema" field names (NAME when it has none); then, for each required key of
 # the top level and of the record at NESTED (a path of keys and indices joined by
 # /), the document without that key must be rejected. Prints one line a document.
 cat >"$T/validate.py" <<'PY'
-import copy, json, sys
-import jsonschema
+import copy, glob, json, sys
 from jsonschema import Draft202012Validator as V
+
+# Every written schema, by $id, for the $refs between them (kdet.diff-set/1 -> kdet.diff/1):
+# through `referencing` on jsonschema >= 4.18, through RefResolver on Debian 12's 4.10.
+ALL = [json.load(open(f)) for f in sorted(glob.glob(f"{sys.argv[1]}/*.schema.json"))]
+for s in ALL:
+    V.check_schema(s)
+def validator(sch):
+    try:
+        from referencing import Registry, Resource
+        reg = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in ALL)
+        return V(sch, registry=reg)
+    except (ImportError, TypeError):
+        from jsonschema import RefResolver
+        return V(sch, resolver=RefResolver.from_schema(sch, store={s["$id"]: s for s in ALL}))
 
 def at(d, path):
     for p in path.split("/") if path else []:
@@ -61,8 +85,7 @@ for arg in sys.argv[2:]:
     doc = json.load(open(f))
     sname = doc.get("schema", name).split("/")[0] if isinstance(doc, dict) else name
     sch = json.load(open(f"{sys.argv[1]}/{sname}.schema.json"))
-    V.check_schema(sch)
-    v = V(sch)
+    v = validator(sch)
     errs = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:120]}" for e in v.iter_errors(doc)]
     if errs:
         bad += 1
@@ -85,10 +108,12 @@ python3 "$T/validate.py" "$SCHEMAS" \
   kdet.run="$T/run-heap.json:records/0" kdet.run="$T/run-crash.json:records/0" \
   kdet.run="$T/run-exec.json:records/0" kdet.explain="$T/explain.json:cells/0" \
   kdet.scan="$T/scan.json:jobs/0/variants/0" kdet.scan="$T/scan.json:comparisons/0/pairs/0" \
-  kdet.compare="$T/compare.json:pairs/0" >"$T/v.out" 2>&1 && rc=0 || rc=$?
+  kdet.compare="$T/compare.json:pairs/0" kdet.diff="$T/diff-ptx.json:entries/0" \
+  kdet.diff="$T/diff-text.json:hunks/0/lines/0" kdet.diff-set="$T/diff-set.json:artifacts/0" \
+  >"$T/v.out" 2>&1 && rc=0 || rc=$?
 cat "$T/v.out"
 expect_eq "validation exit" "$rc" 0
-expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 7
+expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 10
 
 # A wrong type is rejected too: a string where a count belongs.
 python3 - "$T" <<'PY'
@@ -99,3 +124,14 @@ json.dump(d, open(f"{sys.argv[1]}/run-typo.json", "w"))
 PY
 expect_exit 1 python3 "$T/validate.py" "$SCHEMAS" kdet.run="$T/run-typo.json"
 expect_output 'INVALID against kdet.run: runs/completed'
+
+# The diff set reaches into kdet.diff/1 through a $ref: a report inside it loses a key.
+python3 - "$T" <<'PY'
+import json, sys
+d = json.load(open(f"{sys.argv[1]}/diff-set.json"))
+del d["artifacts"][0]["report"]["entries"]
+json.dump(d, open(f"{sys.argv[1]}/diff-set-cut.json", "w"))
+PY
+expect_exit 1 python3 "$T/validate.py" "$SCHEMAS" kdet.diff-set="$T/diff-set-cut.json"
+expect_output "INVALID against kdet.diff-set: artifacts/0/report: 'entries' is a required property"
+echo "$NAME: all checks passed"
