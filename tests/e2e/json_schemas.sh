@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # json_schemas.sh: the JSON documents kdet writes (run, explain, scan,
-# compare, diff, diff set) validate against the written JSON Schemas in docs/schemas/, picked
+# compare, diff, diff set, cache compile, report, stats and key) validate against the written JSON Schemas in docs/schemas/, picked
 # by each document's "schema" field; and the schemas can fail: each document
 # with a required key removed (top level and a nested record) is rejected.
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
@@ -39,6 +39,16 @@ printf 'one\nthree\n' >"$T/vb/log"
 expect_exit 1 "$KDET" diff "$T/va/ptx" "$T/vb/ptx" --json "$T/diff-ptx.json"
 expect_exit 1 "$KDET" diff "$T/va/log" "$T/vb/log" --json "$T/diff-text.json"
 expect_exit 1 "$KDET" diff "$T/va" "$T/vb" --json "$T/diff-set.json"
+# The cache: fake_cc in pid mode gives a new variant each compile, so a verified
+# hit is a mismatch and the report lists a key with two variants.
+printf 'one\ntwo\n' >"$T/k.txt"
+kcc() { "$KDET" cc "$T/k.txt" --dir "$T/cache" -q "$@" -- "$FAKES/fake_cc" pid {input} {output}; }
+expect_exit 0 kcc -o "$T/k1.out" --json "$T/cache-miss.json"
+expect_exit 0 kcc -o "$T/k2.out" --verify-rate 1 --json "$T/cache-mismatch.json"
+expect_exit 1 "$KDET" cache report --dir "$T/cache" --json "$T/cache-report.json"
+expect_exit 0 "$KDET" cache stats --dir "$T/cache" --json "$T/cache-stats.json"
+key_json=$(find "$T/cache" -name key.json | head -n 1)
+[[ -n $key_json ]] || fail "no key.json in the cache folder"
 
 # validate.py SCHEMA_DIR NAME=FILE[:NESTED]...: each FILE against the schema its
 # "schema" field names (NAME when it has none); then, for each required key of
@@ -110,10 +120,13 @@ python3 "$T/validate.py" "$SCHEMAS" \
   kdet.scan="$T/scan.json:jobs/0/variants/0" kdet.scan="$T/scan.json:comparisons/0/pairs/0" \
   kdet.compare="$T/compare.json:pairs/0" kdet.diff="$T/diff-ptx.json:entries/0" \
   kdet.diff="$T/diff-text.json:hunks/0/lines/0" kdet.diff-set="$T/diff-set.json:artifacts/0" \
+  kdet.cache.compile="$T/cache-miss.json" kdet.cache.compile="$T/cache-mismatch.json" \
+  kdet.cache.report="$T/cache-report.json:keys/0/variants/1" kdet.cache.stats="$T/cache-stats.json" \
+  kdet.cache.key="$key_json:input" \
   >"$T/v.out" 2>&1 && rc=0 || rc=$?
 cat "$T/v.out"
 expect_eq "validation exit" "$rc" 0
-expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 10
+expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 15
 
 # A wrong type is rejected too: a string where a count belongs.
 python3 - "$T" <<'PY'
