@@ -10,7 +10,7 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev libxxhash-dev libelf-dev
   libboost-dev libtomlplusplus-dev
   # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev python3 sqlite3
+  libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema sqlite3
   # sanitizer runtimes for the asan and tsan phases of scripts/test.sh
   libasan8 libubsan1 libtsan2
   # factors and tools used by tests: libfaketime, libFuzzer (clang-14), headless browser, one-node Slurm

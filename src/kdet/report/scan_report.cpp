@@ -417,8 +417,8 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
                   {"b_emits_a_variant_by_rank", emits},
                   {"b_emits_new_code", ans.b_emits_new},
                   {"b_no_single_output", ans.b_no_single_output}};
-  return {{"a", c.a},         {"b", c.b},           {"margin", c.margin},
-          {"counts", counts}, {"answers", answers}, {"pairs", pairs}};
+  return {{"schema", "kdet.compare/1"}, {"a", c.a},           {"b", c.b},      {"margin", c.margin},
+          {"counts", counts},           {"answers", answers}, {"pairs", pairs}};
 }
 
 } // namespace kdet::report

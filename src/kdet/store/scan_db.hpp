@@ -95,7 +95,6 @@ public:
   // Throws Error when the manifests differ.
   void merge_from(const std::string& other_path);
 
-
 private:
   void exec(const char* sql);
   void check();
