@@ -205,7 +205,7 @@ void Buf::release() {
 void hash_hex(const void* data, size_t size, char out[33]) {
   XXH128_canonical_t c;
   XXH128_canonicalFromHash(&c, XXH3_128bits(data, size));
-  for (int i = 0; i < 16; ++i) {
+  for (size_t i = 0; i < 16; ++i) {
     out[2 * i] = k_digits[c.digest[i] >> 4];
     out[2 * i + 1] = k_digits[c.digest[i] & 15];
   }
@@ -348,7 +348,7 @@ bool library_identity(const void* addr, char* path, size_t path_size, char hash[
   ::close(fd);
   XXH128_canonical_t c;
   XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
-  for (int i = 0; i < 16; ++i) {
+  for (size_t i = 0; i < 16; ++i) {
     hash[2 * i] = k_digits[c.digest[i] >> 4];
     hash[2 * i + 1] = k_digits[c.digest[i] & 15];
   }

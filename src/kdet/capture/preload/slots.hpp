@@ -59,8 +59,9 @@ constexpr int k_nslots = 8;
 // add calls its plain add): it is forwarded unrecorded, and slot 0 (where such
 // a call lands, being our export) is read as the slot of the outer call, since
 // RTLD_NEXT cannot see a library dlopen'ed with RTLD_LOCAL.
-extern thread_local int t_depth;
-extern thread_local int t_slot;
+// Declarations only: the definitions (interpose.cpp) are constant-initialized.
+extern thread_local int t_depth; // NOLINT(bugprone-dynamic-static-initializers)
+extern thread_local int t_slot;  // NOLINT(bugprone-dynamic-static-initializers)
 struct Scope {
   int slot;
   explicit Scope(int s) : slot(t_depth > 0 && s == 0 ? t_slot : s) {
