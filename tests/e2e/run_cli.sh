@@ -49,7 +49,9 @@ seq2=$(json_eval "$T/s2.json" '[r["variant"] for r in d["records"]]')
 
 # Ctrl-C: exit 130, and the runs done so far are written. The process checks see this test's
 # workers only (test_pids: the marker in their environment), never other kdet runs on the machine.
-"$KDET" run "$IN" --lib "$FAKE" -n 1000 --timeout 60 --out "$T/int" -- -fake-mode=hang >/dev/null 2>&1 &
+# --unnamed natural: no probes of varied levels, whose short-lived workers (a hanging compile
+# is killed at the probe's timeout) could be the worker seen below and be gone the next moment.
+"$KDET" run "$IN" --lib "$FAKE" -n 1000 --timeout 60 --unnamed natural --out "$T/int" -- -fake-mode=hang >/dev/null 2>&1 &
 pid=$!
 # Wait until a compile is under way (the probe has loaded the compiler), then interrupt.
 for _ in $(seq 200); do
