@@ -1,6 +1,7 @@
 // util/faketime_shm: libfaketime's shared clock objects, made, removed and swept by kdet.
 #include "kdet/util/faketime_shm.hpp"
 #include "kdet/util/fs.hpp"
+#include "process_support.hpp"
 
 #include <fcntl.h>
 #include <filesystem>
@@ -14,15 +15,6 @@ using namespace kdet;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A pid that no longer runs: a child that has exited and been reaped.
-pid_t dead_pid() {
-  pid_t p = ::fork();
-  if (p == 0) ::_exit(0);
-  int st;
-  ::waitpid(p, &st, 0);
-  return p;
-}
 
 std::string object_name(long pid, unsigned serial) {
   return fmt::format("kdet-ft-{:010d}-{:08x}-{:08x}", pid, serial, 0xabcdefu);
@@ -72,7 +64,7 @@ TEST(FaketimeShm, EnvSetsFaketime) {
 TEST(FaketimeShm, SweepRemovesOnlyWhatADeadKdetLeft) {
   const std::string dir = make_temp_dir("kdet-ftshm-test");
   const fs::path d(dir);
-  const long dead = dead_pid(), live = ::getpid();
+  const long dead = test::dead_pid(), live = ::getpid();
   // Left by a dead kdet: both objects, and a semaphore whose memory was never made.
   touch(d / object_name(dead, 1));
   touch(d / ("sem." + object_name(dead, 1)));

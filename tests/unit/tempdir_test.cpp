@@ -1,6 +1,7 @@
 // util/tempdir: kdet's temporary folders, and the sweep of those a killed kdet left.
 #include "kdet/util/fs.hpp"
 #include "kdet/util/tempdir.hpp"
+#include "process_support.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -33,15 +34,6 @@ protected:
   std::string m_dir, m_old;
 };
 
-// A pid that no longer runs: a child that has exited and been reaped.
-pid_t dead_pid() {
-  pid_t p = ::fork();
-  if (p == 0) ::_exit(0);
-  int st;
-  ::waitpid(p, &st, 0);
-  return p;
-}
-
 } // namespace
 
 TEST_F(TempDirTest, FolderIsNamedForItsOwnerAndRemovedAfter) {
@@ -60,7 +52,7 @@ TEST_F(TempDirTest, FolderIsNamedForItsOwnerAndRemovedAfter) {
 }
 
 TEST_F(TempDirTest, SweepRemovesOnlyWhatDeadKdetsLeftAndFollowsNoLink) {
-  std::string stale = m_dir + "/kdet-run-" + std::to_string(dead_pid()) + "-12345-abcdef";
+  std::string stale = m_dir + "/kdet-run-" + std::to_string(test::dead_pid()) + "-12345-abcdef";
   fs::create_directories(stale + "/s0");
   std::ofstream(stale + "/s0/input") << "x";
   // A link inside a stale folder is removed, not followed.
@@ -69,8 +61,8 @@ TEST_F(TempDirTest, SweepRemovesOnlyWhatDeadKdetsLeftAndFollowsNoLink) {
   std::ofstream(outside + "/keep") << "x";
   fs::create_directory_symlink(outside, stale + "/link");
   // A link named like a stale folder is not a folder kdet made.
-  fs::create_directory_symlink(outside, m_dir + "/kdet-cache-verify-" + std::to_string(dead_pid()) +
-                                            "-1-zzzzzz");
+  fs::create_directory_symlink(outside, m_dir + "/kdet-cache-verify-" +
+                                            std::to_string(test::dead_pid()) + "-1-zzzzzz");
   // Not of kdet's form: left alone.
   fs::create_directories(m_dir + "/kdet-e2e.abcdef");
   fs::create_directories(m_dir + "/kdet-run-notapid-1-abcdef");
