@@ -29,12 +29,14 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <dlfcn.h>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <nvvm.h>
+#include <tuple>
 #include <unistd.h>
 
 using namespace kdet;
@@ -124,7 +126,28 @@ struct Config {
   std::string name;
   std::vector<std::string> argv;
   std::vector<double> walls;
+  std::vector<double> cpu_share, cpu_kdet, cpu_compile; // kdet configurations: from --json
 };
+
+// Mean and its 95 % interval (Student's t; the repetitions are few).
+std::tuple<double, double, double> mean_interval(const std::vector<double>& v) {
+  static const double t975[] = {12.706, 4.303, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+                                2.228,  2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110,
+                                2.101,  2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060,
+                                2.056,  2.052, 2.048, 2.045, 2.042, 2.042};
+  const size_t n = v.size();
+  double mean = 0;
+  for (double x : v)
+    mean += x;
+  mean /= static_cast<double>(n ? n : 1);
+  if (n < 2) return {mean, mean, mean};
+  double ss = 0;
+  for (double x : v)
+    ss += (x - mean) * (x - mean);
+  const double se = std::sqrt(ss / static_cast<double>(n - 1) / static_cast<double>(n));
+  const double t = n - 1 <= 30 ? t975[n - 2] : 1.96;
+  return {mean, mean - t * se, mean + t * se};
+}
 
 CapturedRun run_child(const std::vector<std::string>& argv) {
   SpawnOptions o;
@@ -151,9 +174,11 @@ struct Breakdown {
 };
 
 Breakdown breakdown(std::vector<std::string> argv, const std::string& json_path) {
-  // The --json is inserted before "--" so it is not taken as a compiler option.
-  auto dash = std::find(argv.begin(), argv.end(), "--");
-  argv.insert(dash, {"--json", json_path});
+  // Every kdet configuration writes --json (kdet's own CPU record): point it at this run's file.
+  auto opt = std::find(argv.begin(), argv.end(), "--json");
+  if (opt == argv.end() || opt + 1 == argv.end())
+    throw Error("breakdown: no --json in the command");
+  *(opt + 1) = json_path;
   Breakdown b;
   b.process_wall = run_child(argv).seconds;
   auto j = nlohmann::json::parse(read_file(json_path));
@@ -233,9 +258,13 @@ int main(int argc, char** argv) {
                                     process,
                                     "--heap",
                                     heap,
+                                    "--unnamed",
+                                    "natural",
                                     "-n",
                                     std::to_string(runs),
                                     "--quiet",
+                                    "--json",
+                                    tmp + "/timed-" + process + "-" + heap + ".json",
                                     "--"};
       a.insert(a.end(), options.begin(), options.end());
       return a;
@@ -243,10 +272,10 @@ int main(int argc, char** argv) {
     std::vector<std::string> bare = {self, "__bare", lib, input, std::to_string(runs)};
     bare.insert(bare.end(), options.begin(), options.end());
     std::vector<Config> configs = {
-        {"bare loop (dlopen + N compiles)", bare, {}},
-        {"kdet run --process same --heap none", kdet_run("same", "none"), {}},
-        {"kdet run --process same --heap churn", kdet_run("same", "churn"), {}},
-        {"kdet run --process fresh --heap none", kdet_run("fresh", "none"), {}}};
+        {"bare loop (dlopen + N compiles)", bare, {}, {}, {}, {}},
+        {"kdet run --process same --heap none", kdet_run("same", "none"), {}, {}, {}, {}},
+        {"kdet run --process same --heap churn", kdet_run("same", "churn"), {}, {}, {}, {}},
+        {"kdet run --process fresh --heap none", kdet_run("fresh", "none"), {}, {}, {}, {}}};
 
     std::vector<double> bare_compiles, bare_first, bare_dlopen;
     size_t ptx_bytes = 0;
@@ -257,6 +286,13 @@ int main(int argc, char** argv) {
         Config& c = configs[(k + static_cast<size_t>(r)) % configs.size()];
         CapturedRun out = run_child(c.argv);
         c.walls.push_back(out.seconds);
+        if (&c != &configs[0]) {
+          // kdet's own CPU, measured by kdet itself (the command's CPU less the compiles').
+          auto j = nlohmann::json::parse(read_file(c.argv[c.argv.size() - 1 - options.size() - 1]));
+          c.cpu_share.push_back(j["cpu"]["kdet_share_of_compile"].get<double>());
+          c.cpu_kdet.push_back(j["cpu"]["kdet_seconds"].get<double>());
+          c.cpu_compile.push_back(j["cpu"]["compile_seconds"].get<double>());
+        }
         if (&c == &configs[0]) {
           auto j = nlohmann::json::parse(out.out);
           auto cs = j["compile_seconds"].get<std::vector<double>>();
@@ -294,6 +330,22 @@ int main(int argc, char** argv) {
     for (double p : paired)
       fmt::print("{:.4f} ", p);
     fmt::print("(median {:.4f})\n", median(paired));
+    auto [mean, low, high] = mean_interval(paired);
+    fmt::print("paired ratio: mean {:.4f}, 95 % interval of the mean {:.4f} to {:.4f} ({})\n", mean,
+               low, high, low <= 1.0 && high >= 1.0 ? "contains 1.00" : "excludes 1.00");
+
+    // kdet's own CPU time (user + system of kdet and its workers outside the compile calls),
+    // from each timed run's own record: a direct measure, immune to the machine's load.
+    fmt::print(
+        "\n| kdet's own CPU | median (ms) | max (ms) | median compile CPU (ms) | median share of "
+        "compile CPU | max share |\n|---|---:|---:|---:|---:|---:|\n");
+    for (size_t k = 1; k < configs.size(); ++k) {
+      const Config& c = configs[k];
+      fmt::print("| {} | {} | {} | {} | {:.2f} % | {:.2f} % |\n", c.name, ms(median(c.cpu_kdet)),
+                 ms(*std::max_element(c.cpu_kdet.begin(), c.cpu_kdet.end())),
+                 ms(median(c.cpu_compile)), 100 * median(c.cpu_share),
+                 100 * *std::max_element(c.cpu_share.begin(), c.cpu_share.end()));
+    }
 
     double fresh_extra = (median(configs[3].walls) - median(configs[1].walls)) / runs;
     fmt::print(
@@ -326,14 +378,15 @@ int main(int argc, char** argv) {
     fmt::print("| bare loop: all compiles (median rep) | {} | | |\n",
                ms(compile_med * (runs - 1) + median(bare_first)));
     // kdet hashes the compiler library for its identity on every invocation
-    // (backend::cached_file_hash caches within one process only).
+    // (remembered across processes by util/hash_memo while the file is unchanged; this times
+    // the first hash, which every kdet run paid before).
     std::vector<double> hash_times;
     for (int i = 0; i < 3; ++i) {
       auto t = clock_type::now();
       hash_file(lib);
       hash_times.push_back(seconds_since(t));
     }
-    fmt::print("\nhash of the compiler library ({}, {}), part of every kdet run: {} ms\n", lib,
+    fmt::print("\nhash of the compiler library ({}, {}), when not remembered: {} ms\n", lib,
                human_bytes(std::filesystem::file_size(lib)), ms(median(hash_times)));
     remove_tree(tmp);
     return 0;

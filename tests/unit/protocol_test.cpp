@@ -38,11 +38,15 @@ TEST(Protocol, ResultMessageRoundTrips) {
                                               "ELF\0\1",
                                               6)}};
   m.compile_ns = 123;
+  m.compile_cpu_ns = 456;
+  m.own_cpu_ns = 789;
   ResultMessage d;
   ASSERT_TRUE(decode(encode(m), d));
   ASSERT_EQ(d.result.artifacts.size(), 2u);
   EXPECT_EQ(d.result.artifacts[1].data, m.result.artifacts[1].data);
   EXPECT_EQ(d.compile_ns, 123u);
+  EXPECT_EQ(d.compile_cpu_ns, 456u);
+  EXPECT_EQ(d.own_cpu_ns, 789u);
 }
 
 TEST(Protocol, TruncatedPayloadsAreRejected) {

@@ -5,6 +5,7 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/hash_memo.hpp"
 
 #include <cstdlib>
 #include <map>
@@ -120,7 +121,7 @@ std::string cached_file_hash(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(path);
   if (it != cache.end()) return it->second;
-  std::string h = hash_file(path);
+  std::string h = remembered_file_hash(path, hash_memo_dir());
   cache[path] = h;
   return h;
 }

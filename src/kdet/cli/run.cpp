@@ -11,6 +11,7 @@
 #include "kdet/report/run_report.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/store/run_dir.hpp"
+#include "kdet/util/cpu_time.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -101,6 +102,11 @@ int do_run(RunArgs args) {
   out.probe_runs = defaults.probe_runs;
   // The probes loaded the compiler first, so the runs skipped their probe worker: report its cost.
   if (out.worker_start_seconds == 0) out.worker_start_seconds = defaults.worker_start_seconds;
+  // kdet's own cost, directly: this process and every worker (reaped by now), less the compiles.
+  out.cpu_total_seconds = static_cast<double>(process_cpu_ns() + children_cpu_ns()) * 1e-9;
+  out.cpu_compile_seconds = defaults.compile_cpu_seconds;
+  for (const auto& r : out.records)
+    if (r.done) out.cpu_compile_seconds += r.compile_cpu_seconds;
   engine::annotate_differences(out);
 
   engine::Assessment a = engine::assess(out);

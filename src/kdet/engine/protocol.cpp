@@ -190,7 +190,7 @@ std::string encode(const ResultMessage& m) {
         .str(a.hash)
         .str(a.file ? a.file->path() : std::string())
         .str(a.data);
-  w.u64(m.compile_ns).u64(m.churn_ns);
+  w.u64(m.compile_ns).u64(m.churn_ns).u64(m.compile_cpu_ns).u64(m.own_cpu_ns);
   return std::move(w.buffer());
 }
 
@@ -222,6 +222,8 @@ bool decode(std::string_view payload, ResultMessage& m) {
   }
   m.compile_ns = rd.u64();
   m.churn_ns = rd.u64();
+  m.compile_cpu_ns = rd.u64();
+  m.own_cpu_ns = rd.u64();
   return !rd.failed() && rd.at_end();
 }
 

@@ -77,6 +77,12 @@ struct ResultMessage {
   backend::CompileResult result;
   uint64_t compile_ns = 0; // time inside the backend call
   uint64_t churn_ns = 0;   // time spent churning the heap first
+  // CPU time (user + system) of the compile: the worker's own during a library
+  // call (its compiler threads included), or the exec'd compiler's.
+  uint64_t compile_cpu_ns = 0;
+  // The worker's CPU time since its previous reply (since its start for the
+  // first), less compile_cpu_ns: kdet's own share of this run in the worker.
+  uint64_t own_cpu_ns = 0;
 };
 
 std::string encode(const ResultMessage& m);

@@ -12,7 +12,8 @@ namespace {
 
 // One compile of `plan` under `setting`, alone in a fresh worker or two.
 const RunRecord* probe_once(const RunPlan& plan, const perturb::Setting& setting,
-                            std::chrono::milliseconds timeout, RunOutput& keep) {
+                            std::chrono::milliseconds timeout, RunOutput& keep,
+                            double& compile_cpu_seconds) {
   RunPlan p = plan;
   p.setting = setting;
   p.runs = 1;
@@ -23,7 +24,10 @@ const RunRecord* probe_once(const RunPlan& plan, const perturb::Setting& setting
   if (timeout.count() > 0) p.timeout = timeout;
   keep = execute(p);
   for (const auto& r : keep.records)
-    if (r.done) return &r;
+    if (r.done) {
+      compile_cpu_seconds += r.compile_cpu_seconds;
+      return &r;
+    }
   return nullptr;
 }
 
@@ -65,7 +69,7 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
   // start under a level, or a hang, is the level's doing.
   std::vector<std::string> broken;
   RunOutput out;
-  const RunRecord* plain = probe_once(plan, natural, plan.timeout, out);
+  const RunRecord* plain = probe_once(plan, natural, plan.timeout, out, d.compile_cpu_seconds);
   d.probe_runs = 1;
   d.worker_start_seconds = out.worker_start_seconds;
   plan.identity = out.identity; // later probes and the runs skip the probe worker
@@ -77,14 +81,14 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
     plain = nullptr;
     auto like_plain = [&](const RunRecord* r) { return r && r->status == plain_status; };
     auto t = probe_timeout(plain_seconds, plan.timeout);
-    const RunRecord* all = probe_once(plan, varied, t, out);
+    const RunRecord* all = probe_once(plan, varied, t, out, d.compile_cpu_seconds);
     ++d.probe_runs;
     if (!like_plain(all)) {
       const std::string all_failed = how_it_failed(all);
       for (const auto& f : unset) {
         perturb::Setting one = natural;
         f.vary(one);
-        const RunRecord* r = probe_once(plan, one, t, out);
+        const RunRecord* r = probe_once(plan, one, t, out, d.compile_cpu_seconds);
         ++d.probe_runs;
         if (like_plain(r)) continue;
         f.leave(varied);

@@ -25,6 +25,7 @@ struct DefaultLevels {
   std::vector<std::string> findings; // levels left natural because they break the compiler
   uint64_t probe_runs = 0;           // compiles spent on probes (not part of the result)
   double worker_start_seconds = 0;   // the first probe's worker start + compiler load
+  double compile_cpu_seconds = 0;    // CPU time of the probes' compiles
 };
 
 // The probe timeout: `factor` times a plain compile's time, at least `floor`,

@@ -261,6 +261,8 @@ private:
         remove_tree(d);
       rec.compile_seconds = static_cast<double>(reply.message.compile_ns) * 1e-9;
       rec.churn_seconds = static_cast<double>(reply.message.churn_ns) * 1e-9;
+      rec.compile_cpu_seconds = static_cast<double>(reply.message.compile_cpu_ns) * 1e-9;
+      rec.own_cpu_seconds = static_cast<double>(reply.message.own_cpu_ns) * 1e-9;
       if (run_fresh && worker.alive()) worker.stop();
     }
     rec.seconds = duration<double>(steady_clock::now() - t0).count();

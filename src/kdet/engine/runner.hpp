@@ -76,7 +76,9 @@ struct RunRecord {
   double seconds = 0;         // wall time as the driver saw it
   double compile_seconds = 0; // inside the backend call
   double churn_seconds = 0;
-  bool done = false; // false for runs not reached (interrupted)
+  double compile_cpu_seconds = 0; // CPU time of the compile (engine/protocol.hpp)
+  double own_cpu_seconds = 0;     // the worker's CPU for this run outside the compile
+  bool done = false;              // false for runs not reached (interrupted)
 };
 
 // A distinct outcome.
@@ -101,7 +103,11 @@ struct RunOutput {
   bool stopped_early = false; // stop_at_outcomes reached before all runs
   double wall_seconds = 0;
   double worker_start_seconds = 0; // one worker's start + compiler load (the probe)
-  std::string started_at;          // ISO 8601 UTC
+  // kdet run: CPU time (user + system) of the whole command, workers and compilers
+  // included, and of the compiles in it (probes too); the rest is kdet's own cost.
+  double cpu_total_seconds = 0;
+  double cpu_compile_seconds = 0;
+  std::string started_at; // ISO 8601 UTC
   std::vector<std::string> warnings;
   // kdet run: the factors set to their varied level because no option named
   // them ("time=vary"), and the compiles spent probing those levels.

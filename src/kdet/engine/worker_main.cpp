@@ -11,6 +11,7 @@
 #include "kdet/engine/artifact_files.hpp"
 #include "kdet/engine/protocol.hpp"
 #include "kdet/perturb/churn.hpp"
+#include "kdet/util/cpu_time.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/reap.hpp"
 #include "kdet/util/strings.hpp"
@@ -141,6 +142,7 @@ int worker_main(int argc, char** argv) {
 
   std::string payload;
   CompileMessage msg;
+  uint64_t cpu_reported = 0; // this process's CPU time at the previous reply
   for (;;) {
     MessageType type;
     ReadStatus s = read_frame(k_request_fd, type, payload, std::nullopt);
@@ -164,6 +166,15 @@ int worker_main(int argc, char** argv) {
       perturb::heap_churn(msg.seed);
       reply.churn_ns = static_cast<uint64_t>((clock::now() - t0).count());
     }
+    // The compile's CPU: an exec'd compiler's is its children's; a library's is this
+    // process's, unless kdet's own allocating threads run beside it: then only the
+    // calling thread's (a compiler's own threads then count as kdet's, the safe side).
+    const bool exec = args.backend.kind == backend::Kind::exec;
+    const bool one_thread = args.threads > 0;
+    auto compile_cpu = [&] {
+      return exec ? children_cpu_ns() : one_thread ? thread_cpu_ns() : process_cpu_ns();
+    };
+    const uint64_t cpu0 = compile_cpu();
     auto t0 = clock::now();
     try {
       reply.result = be->compile(msg.request);
@@ -173,7 +184,13 @@ int worker_main(int argc, char** argv) {
       reply.result.detail = e.what();
     }
     reply.compile_ns = static_cast<uint64_t>((clock::now() - t0).count());
+    const uint64_t cpu1 = compile_cpu();
+    reply.compile_cpu_ns = cpu1 > cpu0 ? cpu1 - cpu0 : 0;
     settle_artifacts(reply.result, msg.request.workdir, msg.request.max_output);
+    const uint64_t self = process_cpu_ns();
+    const uint64_t in_process = exec ? 0 : reply.compile_cpu_ns;
+    reply.own_cpu_ns = self > cpu_reported + in_process ? self - cpu_reported - in_process : 0;
+    cpu_reported = self;
     if (!write_frame(k_reply_fd, MessageType::result, encode(reply))) return 2;
   }
 }

@@ -23,6 +23,31 @@ std::string short_id(const std::string& id) {
   return id.substr(0, 12);
 }
 
+// kdet's own CPU time over the whole command: everything less the compiles.
+double kdet_cpu_seconds(const RunOutput& out) {
+  return std::max(0.0, out.cpu_total_seconds - out.cpu_compile_seconds);
+}
+
+// The "cpu" object: the command's CPU time (kdet, its workers and the compilers they ran),
+// the compiles' share of it, and kdet's own, in total and per completed run.
+nlohmann::json cpu_json(const RunOutput& out) {
+  uint64_t done = 0;
+  double worker_own = 0;
+  for (const auto& r : out.records)
+    if (r.done) {
+      ++done;
+      worker_own += r.own_cpu_seconds;
+    }
+  const double own = kdet_cpu_seconds(out);
+  return {
+      {"total_seconds", out.cpu_total_seconds},
+      {"compile_seconds", out.cpu_compile_seconds},
+      {"kdet_seconds", own},
+      {"kdet_share_of_compile", out.cpu_compile_seconds > 0 ? own / out.cpu_compile_seconds : 0.0},
+      {"kdet_seconds_per_run", done ? own / static_cast<double>(done) : 0.0},
+      {"worker_kdet_seconds", worker_own}};
+}
+
 double median_compile(const RunOutput& out) {
   std::vector<double> v;
   for (const auto& r : out.records)
@@ -100,6 +125,8 @@ nlohmann::json record_to_json(const engine::RunRecord& r) {
       {"seconds", r.seconds},
       {"compile_seconds", r.compile_seconds},
       {"churn_seconds", r.churn_seconds},
+      {"compile_cpu_seconds", r.compile_cpu_seconds},
+      {"kdet_cpu_seconds", r.own_cpu_seconds},
       {"log_hash", r.log_hash},
   };
   if (r.status != backend::Status::ok) {
@@ -168,6 +195,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
       {"warnings", out.warnings},
       {"defaults", {{"varied", out.default_varied}, {"probe_runs", out.probe_runs}}},
   };
+  if (out.cpu_total_seconds > 0) j["cpu"] = cpu_json(out);
   if (!out.exec_artifact.empty()) {
     j["exec"] = {{"artifact", out.exec_artifact},
                  {"slot_paths", out.slot_paths_unshared.empty() ? "shared" : "per-slot"}};
@@ -254,6 +282,14 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
   s += fmt::format("time      {} (median compile {}, worker start + load {})\n",
                    human_seconds(out.wall_seconds), human_seconds(median_compile(out)),
                    human_seconds(out.worker_start_seconds));
+  if (out.cpu_total_seconds > 0) {
+    const double own = kdet_cpu_seconds(out);
+    s += fmt::format("cpu       compile {}, kdet {}", human_seconds(out.cpu_compile_seconds),
+                     human_seconds(own));
+    if (out.cpu_compile_seconds > 0)
+      s += fmt::format(" ({:.2f} % of the compile CPU)", 100 * own / out.cpu_compile_seconds);
+    s += "\n";
+  }
   for (const auto& w : out.warnings)
     s += fmt::format("warning   {}\n", w);
   return s;
