@@ -248,7 +248,8 @@ int main(int argc, char** argv) {
     }
     input = absolute_path(input);
 
-    auto kdet_run = [&](const std::string& process, const std::string& heap) {
+    auto kdet_run = [&](const std::string& process, const std::string& heap,
+                        bool prestart = true) {
       std::vector<std::string> a = {kdet_exe,
                                     "run",
                                     input,
@@ -264,8 +265,10 @@ int main(int argc, char** argv) {
                                     std::to_string(runs),
                                     "--quiet",
                                     "--json",
-                                    tmp + "/timed-" + process + "-" + heap + ".json",
-                                    "--"};
+                                    tmp + "/timed-" + process + "-" + heap +
+                                        (prestart ? "" : "-np") + ".json"};
+      if (!prestart) a.push_back("--no-prestart");
+      a.push_back("--");
       a.insert(a.end(), options.begin(), options.end());
       return a;
     };
@@ -275,7 +278,9 @@ int main(int argc, char** argv) {
         {"bare loop (dlopen + N compiles)", bare, {}, {}, {}, {}},
         {"kdet run --process same --heap none", kdet_run("same", "none"), {}, {}, {}, {}},
         {"kdet run --process same --heap churn", kdet_run("same", "churn"), {}, {}, {}, {}},
-        {"kdet run --process fresh --heap none", kdet_run("fresh", "none"), {}, {}, {}, {}}};
+        {"kdet run --process fresh --heap none", kdet_run("fresh", "none"), {}, {}, {}, {}},
+        {"kdet run --process fresh --heap none --no-prestart", kdet_run("fresh", "none", false),
+         {}, {}, {}, {}}};
 
     std::vector<double> bare_compiles, bare_first, bare_dlopen;
     size_t ptx_bytes = 0;
@@ -288,7 +293,8 @@ int main(int argc, char** argv) {
         c.walls.push_back(out.seconds);
         if (&c != &configs[0]) {
           // kdet's own CPU, measured by kdet itself (the command's CPU less the compiles').
-          auto j = nlohmann::json::parse(read_file(c.argv[c.argv.size() - 1 - options.size() - 1]));
+          auto j = nlohmann::json::parse(
+              read_file(*(std::find(c.argv.begin(), c.argv.end(), "--json") + 1)));
           c.cpu_share.push_back(j["cpu"]["kdet_share_of_compile"].get<double>());
           c.cpu_kdet.push_back(j["cpu"]["kdet_seconds"].get<double>());
           c.cpu_compile.push_back(j["cpu"]["compile_seconds"].get<double>());
@@ -347,6 +353,9 @@ int main(int argc, char** argv) {
                  100 * *std::max_element(c.cpu_share.begin(), c.cpu_share.end()));
     }
 
+    fmt::print("\nfresh / same at -j 1 (medians): {:.4f} with prestart, {:.4f} without\n",
+               median(configs[3].walls) / median(configs[1].walls),
+               median(configs[4].walls) / median(configs[1].walls));
     double fresh_extra = (median(configs[3].walls) - median(configs[1].walls)) / runs;
     fmt::print(
         "\nfresh worker per run, minus a same-process run: {} ms = {:.2f} x one median compile "
@@ -358,7 +367,7 @@ int main(int argc, char** argv) {
     fmt::print("\n| where kdet's time goes (ms) | heap none | heap churn | fresh "
                "|\n|---|---:|---:|---:|\n");
     std::vector<Breakdown> bd;
-    for (size_t k = 1; k < configs.size(); ++k)
+    for (size_t k = 1; k < 4; ++k)
       bd.push_back(breakdown(configs[k].argv, fmt::format("{}/r{}.json", tmp, k)));
     auto row = [&](const char* label, auto get) {
       fmt::print("| {} | {} | {} | {} |\n", label, ms(get(bd[0])), ms(get(bd[1])), ms(get(bd[2])));

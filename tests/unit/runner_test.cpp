@@ -5,8 +5,10 @@
 #include "kdet/util/fs.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
+#include <thread>
 
 using namespace kdet;
 using namespace kdet::engine;
@@ -139,4 +141,47 @@ TEST_F(Runner, ARunsSeedDependsOnItsIndexAloneAndSkippedRunsStayUndone) {
     }
   }
   EXPECT_NE(whole.records[3].seed, whole.records[4].seed);
+}
+
+// Fresh-process workers launched while the previous compile runs (RunPlan::prestart) are still
+// one exec each: each its own process and address-space layout, and the launch (ASLR, the run's
+// environment) is the one the run would have had at its turn.
+TEST_F(Runner, PrestartedFreshWorkersAreEachTheirOwnProcess) {
+  RunPlan plan = nvvm_plan("loadaddr", 6);
+  plan.setting.process = perturb::ProcessMode::fresh;
+  plan.setting.heap = perturb::HeapMode::none;
+  RunOutput out = execute(plan);
+  ASSERT_EQ(out.completed, 6u);
+  std::set<int> pids;
+  for (const auto& r : out.records)
+    pids.insert(r.worker_pid);
+  EXPECT_EQ(pids.size(), 6u);
+  EXPECT_GE(out.variants.size(), 5u) << "each fresh worker loads the library at its own address";
+  if (std::thread::hardware_concurrency() > 1) {
+    EXPECT_EQ(out.workers_prestarted, 5) << "every run after the first found its worker started";
+  }
+
+  plan.setting.aslr = false;
+  RunOutput fixed = execute(plan);
+  ASSERT_EQ(fixed.completed, 6u);
+  EXPECT_EQ(fixed.variants.size(), 1u) << "a prestarted worker keeps ASLR off";
+}
+
+TEST_F(Runner, PrestartGivesEachRunTheOutcomeItHasWithout) {
+  if (!std::filesystem::exists("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"))
+    GTEST_SKIP() << "libfaketime not installed (apt-get install faketime)";
+  // time=vary: each run's clock comes in its fresh worker's initial environment.
+  RunPlan plan = nvvm_plan("date", 6);
+  plan.setting.process = perturb::ProcessMode::fresh;
+  plan.setting.heap = perturb::HeapMode::none;
+  plan.setting.time = perturb::Level::vary;
+  RunOutput with = execute(plan);
+  plan.prestart = false;
+  RunOutput without = execute(plan);
+  EXPECT_EQ(without.workers_prestarted, 0);
+  ASSERT_EQ(with.completed, 6u);
+  ASSERT_EQ(without.completed, 6u);
+  for (size_t i = 0; i < 6; ++i)
+    EXPECT_EQ(with.records[i].variant, without.records[i].variant) << "run " << i + 1;
+  EXPECT_GE(with.variants.size(), 2u) << "time=vary must show in the date mode, or this proves nothing";
 }

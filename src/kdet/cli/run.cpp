@@ -36,6 +36,7 @@ struct RunArgs {
   std::string out_dir;
   OutputArgs output;
   bool stop_on_variant = false;
+  bool no_prestart = false;
   std::string unnamed = "vary";
 };
 
@@ -65,6 +66,7 @@ int do_run(RunArgs args) {
     throw Error::format("--jobs {}: must be between 1 and 1024", args.jobs);
   plan.jobs = args.jobs;
   if (args.stop_on_variant) plan.stop_at_outcomes = 2;
+  plan.prestart = !args.no_prestart;
 
   if (!args.out_dir.empty()) {
     store::prepare_run_dir(args.out_dir);
@@ -173,6 +175,9 @@ void add_run(CLI::App& root, Action& action) {
       ->check(CLI::IsMember({"vary", "natural"}));
   cmd->add_flag("--stop-on-variant", args->stop_on_variant,
                 "Stop at the first run whose outcome differs (the first sign of nondeterminism)");
+  cmd->add_flag("--no-prestart", args->no_prestart,
+                "Start each fresh-process worker at its run's turn (default: while the previous "
+                "compile runs, when a core is spare; the same launch, so the same verdicts)");
   add_quiet_option(cmd, args->output,
                    "No summary or progress; the exit code (and --json/--out) only");
   cmd->callback([args, &action] { action = [args] { return do_run(*args); }; });

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace kdet::engine {
@@ -96,6 +97,16 @@ public:
   }
 
 private:
+  // A fresh worker launched for run `idx` before that run was due: the same launch, and so the
+  // same arguments and environment, as compile_one would have given it at its turn. It loads the
+  // compiler on its own; its hello is read when the run is due.
+  struct Prestarted {
+    uint64_t idx = 0;
+    perturb::RunPerturbation pert;
+    WorkerLaunch launch;
+    WorkerProcess worker;
+  };
+
   // The workers of one slot: `shared` serves its same-process runs; `own` is started for one
   // fresh-process run and stopped after it (process=both uses both).
   struct Slot {
@@ -104,7 +115,59 @@ private:
     WorkerLaunch launch;
     std::string workdir;
     int shared_serial = 0, shared_nth = 0;
+    // The run this slot took while its last compile went on, and, when that run is a
+    // fresh-process one, its worker starting meanwhile (prestart_next).
+    std::optional<uint64_t> claimed;
+    std::unique_ptr<Prestarted> next;
+    int log_flip = 0; // fresh workers alive together write to two logs in turn
   };
+
+  // Fresh workers start off the critical path when a core is spare for their start: library
+  // backends only (an exec worker does not load the compiler), and fewer slots than cores.
+  bool prestarts() const {
+    return m_plan.prestart && !m_is_exec && m_mode != perturb::ProcessMode::same &&
+           static_cast<unsigned>(m_plan.jobs) < std::max(1u, std::thread::hardware_concurrency());
+  }
+
+  // The environment a fresh worker for this run starts with: the session's, plus the run's
+  // variables (moved out of `pert`, so the worker does not also setenv() them).
+  std::vector<std::string> fresh_env(perturb::RunPerturbation& pert) const {
+    if (pert.env.empty()) return m_launch.env;
+    std::vector<std::string> overrides = m_env_overrides;
+    overrides.insert(overrides.end(), pert.env.begin(), pert.env.end());
+    pert.env.clear();
+    return build_env(overrides);
+  }
+
+  // Takes the slot's next run now and, when it runs in a fresh process, starts its worker in the
+  // background, while the compile about to be sent goes on.
+  void prestart_next(Slot& slot) {
+    if (!prestarts() || slot.claimed || m_stop.load()) return;
+    const uint64_t idx = m_next.fetch_add(1);
+    if (idx >= m_plan.runs) return;
+    slot.claimed = idx;
+    if (!runs_in_fresh_process(m_mode, idx)) return;
+    auto p = std::make_unique<Prestarted>();
+    p->idx = idx;
+    p->pert = perturb::plan_run(m_plan.setting, m_ctx, idx, mix_seed(m_plan.setting.seed, idx));
+    p->launch = slot.launch;
+    p->launch.env = fresh_env(p->pert);
+    p->launch.log_path = fmt::format("{}/worker{}{}.log", m_session.path(), slot.index,
+                                     ++slot.log_flip % 2 ? "b" : "");
+    std::string error;
+    if (p->worker.launch(p->launch, error)) slot.next = std::move(p);
+  }
+
+  // The worker prestart_next launched for `idx`, once it said hello (nullptr when there is
+  // none, or it failed to load: the run then starts a worker at its turn, as without prestart).
+  static std::unique_ptr<Prestarted> take_prestarted(Slot& slot, uint64_t idx) {
+    std::unique_ptr<Prestarted> p = std::move(slot.next);
+    if (!p || p->idx != idx) return nullptr;
+    HelloMessage h;
+    std::string error;
+    if (!p->worker.await_hello(p->launch, h, error)) return nullptr;
+    return p;
+  }
 
   void prepare_launch() {
     m_ctx.session_dir = m_session.path();
@@ -170,7 +233,8 @@ private:
     slot.shared_serial = slot.shared.alive() ? m_probe_serial : 0;
     for (;;) {
       if (m_stop.load() || interrupted()) break;
-      uint64_t idx = m_next.fetch_add(1);
+      uint64_t idx = slot.claimed ? *slot.claimed : m_next.fetch_add(1);
+      slot.claimed.reset();
       if (idx >= m_plan.runs) break;
       RunRecord rec;
       backend::CompileResult result;
@@ -180,6 +244,7 @@ private:
       }
       record(std::move(rec), std::move(result));
     }
+    if (slot.next) slot.next->worker.stop();
     slot.shared.stop();
     slot.own.stop();
   }
@@ -197,16 +262,21 @@ private:
     int& worker_serial = run_fresh ? own_serial : slot.shared_serial;
     int& nth = run_fresh ? own_nth : slot.shared_nth;
     auto t0 = steady_clock::now();
-    perturb::RunPerturbation pert = perturb::plan_run(m_plan.setting, m_ctx, idx, rec.seed);
-    slot.launch.env = m_launch.env;
-    if (run_fresh && !m_is_exec && !pert.env.empty()) {
+    perturb::RunPerturbation pert;
+    std::unique_ptr<Prestarted> ready = run_fresh ? take_prestarted(slot, idx) : nullptr;
+    if (ready) {
+      pert = std::move(ready->pert);
+      worker = std::move(ready->worker);
+      worker_serial = m_workers_started.fetch_add(1) + 1;
+      m_prestarted.fetch_add(1);
+      nth = 0;
+    } else {
+      pert = perturb::plan_run(m_plan.setting, m_ctx, idx, rec.seed);
+      slot.launch.env = m_launch.env;
       // A fresh worker gets this run's variables in its initial environment
       // rather than through setenv(), which would also move the compiler's
       // heap: a factor must change only what it names.
-      std::vector<std::string> overrides = m_env_overrides;
-      overrides.insert(overrides.end(), pert.env.begin(), pert.env.end());
-      slot.launch.env = build_env(overrides);
-      pert.env.clear();
+      if (run_fresh && !m_is_exec) slot.launch.env = fresh_env(pert);
     }
     if (!worker.alive()) {
       HelloMessage h;
@@ -247,6 +317,7 @@ private:
       rec.nth_in_worker = ++nth;
       auto driver_timeout =
           m_plan.timeout.count() > 0 && m_is_exec ? m_plan.timeout + k_exec_grace : m_plan.timeout;
+      prestart_next(slot);
       WorkerReply reply = worker.compile(msg, driver_timeout, interrupt_fd());
       if (reply.interrupted) return false;
       result = std::move(reply.message.result);
@@ -345,6 +416,7 @@ private:
     if (m_content_hash.valid()) m_out.identity.content_hash = m_content_hash.get();
     m_out.completed = m_completed;
     m_out.workers_started = m_workers_started.load();
+    m_out.workers_prestarted = m_prestarted.load();
     m_out.interrupted = interrupted();
     m_out.stopped_early = !m_out.interrupted && m_completed + m_plan.first_index < m_plan.runs;
     for (auto& [id, v] : m_variants)
@@ -377,6 +449,7 @@ private:
   std::atomic<uint64_t> m_next;
   std::atomic<bool> m_stop{false};
   std::atomic<int> m_workers_started{0};
+  std::atomic<int> m_prestarted{0};
   std::mutex m_mu; // guards what record() changes
   std::map<std::string, Variant> m_variants;
   uint64_t m_completed = 0, m_succeeded = 0;

@@ -44,6 +44,9 @@ struct RunPlan {
   // Called with each finished run's record as it arrives (one call at a time,
   // in completion order), so a caller can make it durable before the end.
   std::function<void(const RunRecord&)> on_record;
+  // Start each fresh-process worker while the slot's previous compile runs, when a core is
+  // spare for it (engine/runner.cpp, prestarts()); false starts each at its run's turn.
+  bool prestart = true;
   // The kdet binary the workers run (`kdet __worker`); empty: this process's own. Unit tests,
   // which are not kdet, name it.
   std::string worker_exe;
@@ -99,6 +102,7 @@ struct RunOutput {
   std::vector<Variant> variants;  // most common first
   uint64_t completed = 0;
   int workers_started = 0;
+  int workers_prestarted = 0; // of those, fresh workers launched while the previous compile ran
   bool interrupted = false;
   bool stopped_early = false; // stop_at_outcomes reached before all runs
   double wall_seconds = 0;

@@ -82,6 +82,10 @@ WorkerProcess& WorkerProcess::operator=(WorkerProcess&& other) noexcept {
 }
 
 bool WorkerProcess::start(const WorkerLaunch& launch, HelloMessage& hello, std::string& error) {
+  return this->launch(launch, error) && await_hello(launch, hello, error);
+}
+
+bool WorkerProcess::launch(const WorkerLaunch& launch, std::string& error) {
   int req[2], rep[2];
   if (::pipe2(req, O_CLOEXEC) != 0 || ::pipe2(rep, O_CLOEXEC) != 0) {
     error = fmt::format("pipe: {}", std::strerror(errno));
@@ -126,6 +130,11 @@ bool WorkerProcess::start(const WorkerLaunch& launch, HelloMessage& hello, std::
     m_clock.reset();
     return false;
   }
+  return true;
+}
+
+bool WorkerProcess::await_hello(const WorkerLaunch& launch, HelloMessage& hello,
+                                std::string& error) {
   MessageType type;
   std::string payload;
   ReadStatus rs = read_frame(m_reply_fd, type, payload, steady_clock::now() + launch.start_timeout,

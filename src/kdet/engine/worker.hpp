@@ -48,6 +48,12 @@ public:
   // fills `error` (the worker's own message when it sent one).
   bool start(const WorkerLaunch& launch, HelloMessage& hello, std::string& error);
 
+  // start() in two steps: launch() spawns the worker, which then loads the compiler on its own
+  // while the caller goes on; await_hello() waits for its hello. The thread that launches must
+  // outlive the worker (it dies with that thread: PR_SET_PDEATHSIG).
+  bool launch(const WorkerLaunch& launch, std::string& error);
+  bool await_hello(const WorkerLaunch& launch, HelloMessage& hello, std::string& error);
+
   // Runs one compile. A crash, a hang past `timeout` (0 = none), an early exit
   // or a garbled reply becomes a result with that status; the worker is then gone.
   WorkerReply compile(const CompileMessage& message, std::chrono::milliseconds timeout,
