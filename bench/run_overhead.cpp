@@ -248,8 +248,7 @@ int main(int argc, char** argv) {
     }
     input = absolute_path(input);
 
-    auto kdet_run = [&](const std::string& process, const std::string& heap,
-                        bool prestart = true) {
+    auto kdet_run = [&](const std::string& process, const std::string& heap, bool prestart = true) {
       std::vector<std::string> a = {kdet_exe,
                                     "run",
                                     input,
@@ -279,8 +278,12 @@ int main(int argc, char** argv) {
         {"kdet run --process same --heap none", kdet_run("same", "none"), {}, {}, {}, {}},
         {"kdet run --process same --heap churn", kdet_run("same", "churn"), {}, {}, {}, {}},
         {"kdet run --process fresh --heap none", kdet_run("fresh", "none"), {}, {}, {}, {}},
-        {"kdet run --process fresh --heap none --no-prestart", kdet_run("fresh", "none", false),
-         {}, {}, {}, {}}};
+        {"kdet run --process fresh --heap none --no-prestart",
+         kdet_run("fresh", "none", false),
+         {},
+         {},
+         {},
+         {}}};
 
     std::vector<double> bare_compiles, bare_first, bare_dlopen;
     size_t ptx_bytes = 0;

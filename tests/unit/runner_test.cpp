@@ -183,5 +183,6 @@ TEST_F(Runner, PrestartGivesEachRunTheOutcomeItHasWithout) {
   ASSERT_EQ(without.completed, 6u);
   for (size_t i = 0; i < 6; ++i)
     EXPECT_EQ(with.records[i].variant, without.records[i].variant) << "run " << i + 1;
-  EXPECT_GE(with.variants.size(), 2u) << "time=vary must show in the date mode, or this proves nothing";
+  EXPECT_GE(with.variants.size(), 2u)
+      << "time=vary must show in the date mode, or this proves nothing";
 }
