@@ -184,6 +184,23 @@ TEST(DiffSass, ChangedInstructionIsCodeWithAHunkInCanonicalNames) {
   EXPECT_EQ(plus, std::vector<std::string>{"FMUL R2, R3, UR1"});
 }
 
+TEST(DiffSass, CallAndReturnTargetsInBothListings) {
+  // nvdisasm names a subroutine's label and the function itself; cuobjdump gives addresses.
+  std::string nv = ".section .text.k,\"ax\",@progbits\nk:\n"
+                   "/*0000*/ CALL.REL.NOINC `($k$sub) ;\n/*0010*/ EXIT ;\n$k$sub:\n"
+                   "/*0020*/ @!P1 BRA `(.L_x_3) ;\n/*0030*/ CALL.ABS.NOINC `(other) ;\n.L_x_3:\n"
+                   "/*0040*/ RET.REL.NODEC R4 `(k) ;\n";
+  std::string cu = "Function : k\n/*0000*/ CALL.REL.NOINC 0x20 ;\n/*0010*/ EXIT ;\n"
+                   "/*0020*/ @!P1 BRA 0x40 ;\n/*0030*/ CALL.ABS.NOINC `(other) ;\n"
+                   "/*0040*/ RET.REL.NODEC R4 0x0 ;\n";
+  auto a = canonical_text(canonicalise(only_function(nv)));
+  auto b = canonical_text(canonicalise(only_function(cu)));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, (std::vector<std::string>{".L_x_0:", "CALL.REL.NOINC `(.L_x_1)", "EXIT",
+                                         ".L_x_1:", "@!P0 BRA `(.L_x_2)", "CALL.ABS.NOINC `(other)",
+                                         ".L_x_2:", "RET.REL.NODEC R0 `(.L_x_0)"}));
+}
+
 TEST(DiffSass, GarbageReadsAsNoFunction) {
   EXPECT_TRUE(read_sass("not a listing\n/*zz*/ x ;\n\x01\x02").functions.empty());
   EXPECT_TRUE(read_sass("").functions.empty());

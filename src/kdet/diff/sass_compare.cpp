@@ -179,7 +179,8 @@ Change compare_sass(const SassFunction& fa, const SassFunction& fb, Entry& e, bo
   } else {
     change = Change::code;
     e.notes.push_back(fmt::format(
-        "SASS: {} and {} instructions, {} lines in common{}", e.count_a, e.count_b, align.kept,
+        "SASS: {} and {} instructions, {} of {} listing lines in common{}", e.count_a, e.count_b,
+        align.kept, shape_a.size(),
         ins_a == ins_b && shape_a != shape_b ? " (the same instructions, with other branch targets)"
         : shape_a == shape_b                 ? " (same shapes: registers flow differently)"
                                              : ""));

@@ -11,8 +11,9 @@
 // Other lines (directives, data sections, headers) are skipped. A target is
 // resolved to an instruction of the same function: nvdisasm's `(name) through
 // the labels the function defines (its own name marks address 0), cuobjdump's
-// last hex operand of a branch-like opcode (BRA, BRX, JMP, RET, BSSY, ...; not
-// CALL, whose absolute form is a relocation) through the instruction addresses.
+// last hex operand of a branch-like opcode (BRA, BRX, JMP, RET, BSSY, CALL.REL,
+// ...; not CALL.ABS, whose operand is a relocation's) through the instruction
+// addresses.
 // Both become the same canonical `(.L_x_N), so the two listings of one cubin
 // canonicalise alike.
 //
@@ -106,7 +107,8 @@ bool branch_like(std::string_view text) {
   static const std::set<std::string_view> k_ops = {"BRA",  "BRX",  "BRXU", "JMP", "JMX",
                                                    "JMXU", "RET",  "BSSY", "SSY", "PBK",
                                                    "PCNT", "PRET", "CAL",  "JCAL"};
-  return k_ops.count(op) > 0;
+  // CALL.REL's operand is a code address; CALL.ABS's is a relocation's placeholder.
+  return k_ops.count(op) > 0 || text.substr(0, 8) == "CALL.REL";
 }
 
 bool register_class(std::string_view letters) {
