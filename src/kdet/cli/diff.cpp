@@ -264,9 +264,11 @@ void add_diff(CLI::App& root, Action& action) {
                   "branch targets renamed by first use), or `none` for 16-byte instruction words. "
                   "Default: $KDET_NVDISASM, else nvdisasm from PATH, $CUDA_HOME/bin or "
                   "/usr/local/cuda/bin when found; a crash, hang or unreadable listing falls back "
-                  "to the words, and the report's notes say which was used");
+                  "to the words, and the report's notes say which was used")
+      ->type_name("PATH|none");
   cmd->add_option("--nvdisasm-timeout", args->nvdisasm_timeout,
                   "Seconds one nvdisasm run may take (default 60)")
+      ->type_name("SECONDS")
       ->check(real_option({0.001, 1e6, false}));
   add_color_option(cmd, args->output);
   cmd->callback([args, &action] { action = [args] { return do_diff(*args); }; });
