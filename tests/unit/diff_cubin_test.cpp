@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 namespace kdet::diff {
 namespace {
@@ -115,6 +116,29 @@ TEST_F(DiffCubin, WithoutNvdisasmSassIsComparedAsWords) {
   EXPECT_EQ(r.notes.back(),
             "SASS compared as 16-byte instruction words (nvdisasm not used: --nvdisasm none)");
   EXPECT_TRUE(find(r, "mix")->hunks.empty());
+}
+
+TEST_F(DiffCubin, HangingNvdisasmIsAskedOnceThenTheWordsAreCompared) {
+  std::string a = cubin("saxpy.ptx", {"-O3"});
+  size_t text = section_offset(a, ".text.saxpy");
+  std::string b = a;
+  b[text + 0x62] = static_cast<char>(b[text + 0x62] ^ 1);
+  std::string tool = m_dir + "/hanging-nvdisasm";
+  write_file_synced(tool, "#!/bin/sh\nexec sleep 30\n", true);
+  ASSERT_EQ(::chmod(tool.c_str(), 0755), 0);
+  CompareOptions o;
+  o.sass = find_sass_options(tool, "--nvdisasm");
+  o.sass->timeout = std::chrono::milliseconds(300);
+  auto start = std::chrono::steady_clock::now();
+  Report first = compare(a, b, o);
+  ASSERT_FALSE(first.notes.empty());
+  EXPECT_EQ(first.notes.back(),
+            "SASS compared as 16-byte instruction words: nvdisasm timed out on A");
+  EXPECT_EQ(find(first, "saxpy")->change, Change::code);
+  Report second = compare(a, b, o);
+  EXPECT_EQ(second.notes.back(), "SASS compared as 16-byte instruction words: nvdisasm timed "
+                                 "out earlier in this process; not run again");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 TEST_F(DiffCubin, WithNvdisasmSassIsComparedCanonically) {

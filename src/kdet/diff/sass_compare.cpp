@@ -3,7 +3,8 @@
 // Where nvdisasm is found, each cubin is listed by it (in a private temporary
 // folder, under a timeout, through util/exec, so a crash or hang is a note and
 // the 16-byte word compare is used instead) and each kernel's instructions are
-// canonicalised (sass_reader.hpp). Rules, per kernel whose .text bytes differ:
+// canonicalised (sass_reader.hpp). An nvdisasm that timed out is not run again
+// in the same process (kdet run describes every variant). Rules, per kernel whose .text bytes differ:
 //  - listings the same as printed  -> the words' class (the encodings differ
 //    only in what nvdisasm does not print, such as scheduling control bits)
 //  - canonical sequences equal     -> renamed (registers or code addresses only)
@@ -25,6 +26,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <mutex>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,12 +99,21 @@ namespace detail {
 
 namespace {
 
+// The nvdisasm programs that timed out in this process: not run again, so that kdet run's
+// description of many variants does not wait out the timeout for each.
+std::mutex g_hung_mutex;
+std::set<std::string> g_hung;
+
 // Lists one cubin written to `path`; false with `why` when nvdisasm failed.
 bool list(const SassOptions& sass, const std::string& path, const char* side, SassListing& out,
           std::string& why) {
   SpawnOptions so;
   so.argv = {sass.nvdisasm, path};
   CapturedRun run = run_captured(so, sass.timeout, k_max_listing);
+  if (run.status.kind == ExitStatus::Kind::timed_out) {
+    std::lock_guard<std::mutex> lock(g_hung_mutex);
+    g_hung.insert(sass.nvdisasm);
+  }
   if (!run.status.ok()) {
     std::string err = run.err.substr(0, run.err.find('\n'));
     why = fmt::format("nvdisasm {} on {}{}{}", run.status.describe(), side, err.empty() ? "" : ": ",
@@ -121,6 +133,13 @@ std::vector<std::string> sorted(std::vector<std::string> v) {
 
 bool disassemble(const SassOptions& sass, std::string_view a, std::string_view b,
                  SassListing& listing_a, SassListing& listing_b, std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(g_hung_mutex);
+    if (g_hung.count(sass.nvdisasm)) {
+      why = "nvdisasm timed out earlier in this process; not run again";
+      return false;
+    }
+  }
   std::string dir;
   try {
     dir = make_temp_dir("kdet-nvdisasm");
