@@ -4,7 +4,8 @@
 // folder, under a timeout, through util/exec, so a crash or hang is a note and
 // the 16-byte word compare is used instead) and each kernel's instructions are
 // canonicalised (sass_reader.hpp). An nvdisasm that timed out is not run again
-// in the same process (kdet run describes every variant). Rules, per kernel whose .text bytes differ:
+// in the same process (kdet run describes every variant). Rules, per kernel
+// whose .text bytes differ:
 //  - listings the same as printed  -> the words' class (the encodings differ
 //    only in what nvdisasm does not print, such as scheduling control bits)
 //  - canonical sequences equal     -> renamed (registers or code addresses only)
