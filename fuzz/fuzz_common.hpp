@@ -18,12 +18,18 @@ inline void render_all(const diff::Report& r) {
 }
 
 // Compares a with b as `format` (and auto-detected); kdet::Error is an accepted outcome.
+// nvdisasm is never run: a process per input would be the fuzzer's whole time
+// (sass_reader_fuzz reads listings instead).
 inline void compare_all(std::string_view a, std::string_view b, diff::Format format) {
+  diff::CompareOptions options;
+  options.sass = diff::find_sass_options("none", "--nvdisasm");
+  options.force = format;
   try {
-    render_all(diff::compare(a, b, format));
+    render_all(diff::compare(a, b, options));
   } catch (const Error&) {
   }
-  render_all(diff::compare(a, b)); // auto-detection must never throw
+  options.force.reset();
+  render_all(diff::compare(a, b, options)); // auto-detection must never throw
 }
 
 } // namespace kdet::fuzz

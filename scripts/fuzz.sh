@@ -3,7 +3,7 @@
 # tree, makes their seeds, and runs each for SECONDS (default 20).
 #   scripts/fuzz.sh [SECONDS] [BUILD_DIR] [TARGET...]   (BUILD_DIR default: build-fuzz;
 #                                                       no TARGET: every target)
-# Targets: ptx_reader_fuzz, elf_reader_fuzz (kdet diff's readers), manifest_fuzz (scan
+# Targets: ptx_reader_fuzz, elf_reader_fuzz, sass_reader_fuzz (kdet diff's readers), manifest_fuzz (scan
 # manifests), scan_db_fuzz (arbitrary bytes opened as a scan database).
 # Exit: 0 no finding, 1 a target crashed, leaked, hung or threw something other than
 #       kdet::Error (the reproducer is kept in BUILD_DIR), 77 clang++-14 or libFuzzer is
@@ -44,7 +44,8 @@ fi
 # Seeds, one folder per target, remade on every run (cheap).
 seeds=$build/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{ptx_reader_fuzz,elf_reader_fuzz,manifest_fuzz,scan_db_fuzz}
+mkdir -p "$seeds"/{ptx_reader_fuzz,elf_reader_fuzz,sass_reader_fuzz,manifest_fuzz,scan_db_fuzz}
+cp "$root"/tests/data/sass/*.txt "$seeds/sass_reader_fuzz/"
 cp "$root"/tests/data/diff/*.ptx "$seeds/ptx_reader_fuzz/"
 for p in "$root"/examples/ptx/*.ptx; do cp "$p" "$seeds/ptx_reader_fuzz/example_$(basename "$p")"; done
 ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas

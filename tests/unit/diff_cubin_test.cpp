@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 namespace kdet::diff {
 namespace {
@@ -101,10 +102,59 @@ TEST_F(DiffCubin, O0VersusO3NamesRegisterCountAndText) {
   }
   EXPECT_NE(summary_line(r).find("register count changed in 2 of 2 kernels"), std::string::npos)
       << summary_line(r);
-  bool said_bytes = false;
+  bool said_how = false; // by words, or by canonical SASS where nvdisasm is found
   for (const auto& n : r.notes)
-    said_bytes |= n.find("16-byte instruction words") != std::string::npos;
-  EXPECT_TRUE(said_bytes);
+    said_how |= n.rfind("SASS compared as ", 0) == 0;
+  EXPECT_TRUE(said_how);
+}
+
+TEST_F(DiffCubin, WithoutNvdisasmSassIsComparedAsWords) {
+  CompareOptions o;
+  o.sass = find_sass_options("none", "--nvdisasm");
+  Report r = compare(cubin("two_kernels.ptx", {"-O3"}), cubin("two_kernels.ptx", {"-O0"}), o);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_EQ(r.notes.back(),
+            "SASS compared as 16-byte instruction words (nvdisasm not used: --nvdisasm none)");
+  EXPECT_TRUE(find(r, "mix")->hunks.empty());
+}
+
+TEST_F(DiffCubin, HangingNvdisasmIsAskedOnceThenTheWordsAreCompared) {
+  std::string a = cubin("saxpy.ptx", {"-O3"});
+  size_t text = section_offset(a, ".text.saxpy");
+  std::string b = a;
+  b[text + 0x62] = static_cast<char>(b[text + 0x62] ^ 1);
+  std::string tool = m_dir + "/hanging-nvdisasm";
+  write_file_synced(tool, "#!/bin/sh\nexec sleep 30\n", true);
+  ASSERT_EQ(::chmod(tool.c_str(), 0755), 0);
+  CompareOptions o;
+  o.sass = find_sass_options(tool, "--nvdisasm");
+  o.sass->timeout = std::chrono::milliseconds(300);
+  auto start = std::chrono::steady_clock::now();
+  Report first = compare(a, b, o);
+  ASSERT_FALSE(first.notes.empty());
+  EXPECT_EQ(first.notes.back(),
+            "SASS compared as 16-byte instruction words: nvdisasm timed out on A");
+  EXPECT_EQ(find(first, "saxpy")->change, Change::code);
+  Report second = compare(a, b, o);
+  EXPECT_EQ(second.notes.back(), "SASS compared as 16-byte instruction words: nvdisasm timed "
+                                 "out earlier in this process; not run again");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST_F(DiffCubin, WithNvdisasmSassIsComparedCanonically) {
+  SassOptions sass = find_sass_options("", "--nvdisasm");
+  if (sass.nvdisasm.empty()) GTEST_SKIP() << sass.why_not;
+  CompareOptions o;
+  o.sass = sass;
+  Report r = compare(cubin("two_kernels.ptx", {"-O3"}), cubin("two_kernels.ptx", {"-O0"}), o);
+  std::string text = to_text(r, false, "a", "b");
+  ASSERT_FALSE(r.notes.empty()) << text;
+  EXPECT_EQ(r.notes.back().rfind("SASS compared as canonical nvdisasm listings", 0), 0u) << text;
+  const Entry* e = find(r, "mix");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::code) << text;
+  EXPECT_FALSE(e->hunks.empty()) << text;
+  EXPECT_NE(summary_line(r).find("SASS changed in 2 of 2 kernels"), std::string::npos) << text;
 }
 
 TEST_F(DiffCubin, MaxRegCountLowersRegisterCount) {
@@ -162,7 +212,9 @@ TEST_F(DiffCubin, SwappedSassWordsAreReordered) {
   std::swap_ranges(b.begin() + static_cast<long>(text + 48),
                    b.begin() + static_cast<long>(text + 64),
                    b.begin() + static_cast<long>(text + 64));
-  Report r = compare(a, b);
+  CompareOptions words;
+  words.sass = find_sass_options("none", "--nvdisasm");
+  Report r = compare(a, b, words);
   const Entry* e = find(r, "tiled_matmul");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->change, Change::reordered);

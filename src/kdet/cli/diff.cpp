@@ -9,6 +9,7 @@
 #include "kdet/diff/diff.hpp"
 
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
 #include "kdet/store/run_dir.hpp"
 #include "kdet/util/error.hpp"
@@ -40,6 +41,8 @@ struct DiffArgs {
   OutputArgs output; // --json and --color
   std::string html_path;
   std::string max_size; // past it: compared by hash and size only
+  std::string nvdisasm; // a path, "none", or "" to look for it
+  double nvdisasm_timeout = 60;
 };
 
 // One pair of files to compare; a side may be missing (path empty).
@@ -129,8 +132,12 @@ int do_diff(const DiffArgs& args) {
           args.max_size);
     limit = *v;
   }
-  std::optional<diff::Format> force;
-  if (!args.format.empty()) force = diff::parse_format(args.format);
+  diff::CompareOptions options;
+  if (!args.format.empty()) options.force = diff::parse_format(args.format);
+  const std::optional<diff::Format>& force = options.force;
+  options.sass = diff::find_sass_options(args.nvdisasm, "--nvdisasm");
+  options.sass->timeout =
+      std::chrono::milliseconds(static_cast<long long>(args.nvdisasm_timeout * 1000));
 
   std::string label_a, label_b;
   std::vector<Pair> pairs;
@@ -190,7 +197,7 @@ int do_diff(const DiffArgs& args) {
     } else {
       std::string da = read_bounded(pr.a, limit, nullptr), db = read_bounded(pr.b, limit, nullptr);
       try {
-        r = diff::compare(da, db, force);
+        r = diff::compare(da, db, options);
       } catch (const Error& e) {
         throw Error::format("{} vs {}: {}", pr.a, pr.b, e.what());
       }
@@ -252,6 +259,17 @@ void add_diff(CLI::App& root, Action& action) {
       "--max-size", args->max_size,
       "Inputs larger than SIZE (e.g. 64M, 1G; K/M/G/T are powers of 1024) are compared by hash "
       "and size only (default 64M): a detailed diff needs memory in proportion to its inputs");
+  cmd->add_option("--nvdisasm", args->nvdisasm,
+                  "Cubins: compare SASS as canonical listings of this nvdisasm (registers and "
+                  "branch targets renamed by first use), or `none` for 16-byte instruction words. "
+                  "Default: $KDET_NVDISASM, else nvdisasm from PATH, $CUDA_HOME/bin or "
+                  "/usr/local/cuda/bin when found; a crash, hang or unreadable listing falls back "
+                  "to the words, and the report's notes say which was used")
+      ->type_name("PATH|none");
+  cmd->add_option("--nvdisasm-timeout", args->nvdisasm_timeout,
+                  "Seconds one nvdisasm run may take (default 60)")
+      ->type_name("SECONDS")
+      ->check(real_option({0.001, 1e6, false}));
   add_color_option(cmd, args->output);
   cmd->callback([args, &action] { action = [args] { return do_diff(*args); }; });
 }

@@ -4,16 +4,20 @@
 // `.nv.constant<N>.<name>`, `.nv.shared.<name>`, `.rela.text.<name>`, the
 // module-wide .nv.info records of symbols defined in its .text, and those
 // symbols. Per kernel:
-//  - .text is compared as 16-byte SASS words (Myers over interned words):
-//    same multiset in another order -> reordered (moved = words off the LCS),
-//    otherwise code (aspect "text").
+//  - .text, where nvdisasm lists both cubins (and each listing has as many
+//    instructions as the kernel's .text has 16-byte words), is compared as
+//    canonical SASS (sass_compare.cpp): renamed (aspect "names"), reordered
+//    or code (aspect "text"). Otherwise, or when the listings print the same
+//    text, as 16-byte SASS words (Myers over interned words): same multiset in
+//    another order -> reordered (moved = words off the LCS), otherwise code
+//    (aspect "text"). The report's notes say which was used, and why not SASS.
 //  - attributes: REGCOUNT -> "register_count"; FRAME_SIZE, MIN/MAX_STACK_SIZE,
 //    CRS_STACK_SIZE -> "stack"; other EIATTR records -> "attributes";
 //    .nv.shared size -> "shared_memory"; constant banks -> "constants";
 //    symbol value/size/binding -> "symbol" (only when .text is the same,
 //    since sizes follow the code).
 //  - class: code if .text changed, else attributes if any attribute-like
-//    aspect changed, else reordered if .text was only reordered.
+//    aspect changed, else reordered or renamed as .text was.
 // Sections owned by no kernel form "(module sections)" (class code when they
 // differ); .debug*, .nv_debug*, .note* and SHT_NOTE form "(debug and notes)"
 // (class metadata), so a cubin whose only change is there reads "metadata only".
@@ -29,6 +33,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace kdet::diff::detail {
 
@@ -248,14 +253,38 @@ Change compare_text(std::string_view a, std::string_view b, Entry& e, bool& appr
   return Change::code;
 }
 
+// Both sides' listings of one kernel, when SASS is compared.
+struct SassPair {
+  const SassFunction* a = nullptr;
+  const SassFunction* b = nullptr;
+};
+
+bool same_listing(const SassFunction& a, const SassFunction& b) {
+  if (a.instructions.size() != b.instructions.size()) return false;
+  for (size_t i = 0; i < a.instructions.size(); ++i)
+    if (a.instructions[i].text != b.instructions[i].text) return false;
+  return true;
+}
+
 Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka, const Model& mb,
-                     const Kernel& kb, bool& approximate) {
+                     const Kernel& kb, const SassPair& sass, bool& approximate, size_t& budget,
+                     bool& cut) {
   Entry e;
   e.name = name;
   e.kind = "kernel";
   const auto& sa = ma.elf->sections;
   const auto& sb = mb.elf->sections;
-  Change text = compare_text(sa[ka.text].data, sb[kb.text].data, e, approximate);
+  const std::string& ta = sa[ka.text].data;
+  const std::string& tb = sb[kb.text].data;
+  Change text;
+  if (sass.a && sass.b && ta != tb && !same_listing(*sass.a, *sass.b)) {
+    text = compare_sass(*sass.a, *sass.b, e, approximate, budget, cut);
+  } else {
+    text = compare_text(ta, tb, e, approximate);
+    if (sass.a && sass.b && ta != tb)
+      e.notes.push_back("the SASS listings are the same: the instruction words differ only in "
+                        "what nvdisasm does not print (scheduling control bits)");
+  }
 
   std::set<std::string> kinds;
   for (const auto& [k, i] : ka.owned)
@@ -329,7 +358,7 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
 
   bool attr_like = false;
   for (const auto& a : e.aspects)
-    attr_like |= a != "text";
+    attr_like |= a != "text" && a != "names" && a != "order";
   if (text == Change::code)
     e.change = Change::code;
   else if (attr_like)
@@ -367,6 +396,48 @@ void compare_sections(const std::map<std::string, size_t>& a, const CudaElf& ea,
   e.count_b = b.size();
 }
 
+// Lists both cubins with nvdisasm when `sass` names it and some kernel's .text differs;
+// fills `pairs` per such kernel when both listings hold it with one instruction per
+// 16-byte word, and returns the report's note on how SASS was compared.
+std::string list_sass(std::string_view a, std::string_view b, const Model& ma, const Model& mb,
+                      const SassOptions& sass, SassListing& la, SassListing& lb,
+                      std::map<std::string, SassPair>& pairs) {
+  const std::string words = "SASS compared as 16-byte instruction words";
+  std::vector<std::string> differ;
+  for (const auto& name : ma.kernel_order) {
+    auto it = mb.kernels.find(name);
+    if (it == mb.kernels.end()) continue;
+    if (ma.elf->sections[ma.kernels.at(name).text].data != mb.elf->sections[it->second.text].data)
+      differ.push_back(name);
+  }
+  if (differ.empty()) return "";
+  if (sass.nvdisasm.empty()) return fmt::format("{} ({})", words, sass.why_not);
+  std::string why;
+  if (!disassemble(sass, a, b, la, lb, why)) return fmt::format("{}: {}", words, why);
+  auto find = [](const SassListing& l, const std::string& name) -> const SassFunction* {
+    for (const auto& f : l.functions)
+      if (f.name == name) return &f;
+    return nullptr;
+  };
+  std::map<std::string, SassPair> found; // all or none: one SASS view per report
+  for (const auto& name : differ) {
+    SassPair p{find(la, name), find(lb, name)};
+    for (auto [f, m, side] : {std::tuple{p.a, &ma, "A"}, std::tuple{p.b, &mb, "B"}}) {
+      uint64_t size = m->elf->sections[m->kernels.at(name).text].data.size();
+      if (!f)
+        return fmt::format("{}: nvdisasm's listing of {} has no function {}", words, side, name);
+      if (f->instructions.size() * k_word != size)
+        return fmt::format("{}: nvdisasm's listing of {} has {} instructions for {}'s {} bytes",
+                           words, side, f->instructions.size(), name, size);
+    }
+    found[name] = p;
+  }
+  pairs = std::move(found);
+  return fmt::format("SASS compared as canonical nvdisasm listings (registers and branch "
+                     "targets renamed by first use; {})",
+                     sass.nvdisasm);
+}
+
 CudaElf read_or_throw(std::string_view data, const char* side) {
   CudaElf elf;
   std::string error;
@@ -377,23 +448,29 @@ CudaElf read_or_throw(std::string_view data, const char* side) {
 
 } // namespace
 
-Report compare_cubin(std::string_view a, std::string_view b) {
+Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& sass) {
   CudaElf ea = read_or_throw(a, "A"), eb = read_or_throw(b, "B");
   Report r;
   r.format = Format::cubin;
   r.size_a = a.size();
   r.size_b = b.size();
   Model ma = build_model(ea), mb = build_model(eb);
+  SassListing la, lb;
+  std::map<std::string, SassPair> pairs;
+  std::string sass_note = list_sass(a, b, ma, mb, sass, la, lb, pairs);
+  size_t budget = k_max_report_hunk_lines;
+  bool cut = false;
 
-  bool text_differs = false;
   for (const auto& name : ma.kernel_order) {
     auto it = mb.kernels.find(name);
     if (it == mb.kernels.end()) {
       r.entries.push_back(one_sided_entry(name, "kernel", true));
       continue;
     }
-    Entry e = compare_kernel(name, ma, ma.kernels.at(name), mb, it->second, r.approximate);
-    text_differs |= std::find(e.aspects.begin(), e.aspects.end(), "text") != e.aspects.end();
+    auto pair = pairs.find(name);
+    Entry e =
+        compare_kernel(name, ma, ma.kernels.at(name), mb, it->second,
+                       pair == pairs.end() ? SassPair{} : pair->second, r.approximate, budget, cut);
     r.entries.push_back(std::move(e));
   }
   for (const auto& name : mb.kernel_order) {
@@ -442,9 +519,9 @@ Report compare_cubin(std::string_view a, std::string_view b) {
     r.overall = Change::metadata;
     r.notes.push_back("the files differ only in layout (section order, padding or headers)");
   }
-  if (text_differs)
-    r.notes.push_back("SASS compared as 16-byte instruction words (nvdisasm not used)");
+  if (!sass_note.empty()) r.notes.push_back(sass_note);
   if (r.approximate) r.notes.push_back("a diff hit its size cap; counts are approximate");
+  if (cut) r.notes.push_back(hunks_cut_note());
   return r;
 }
 

@@ -135,6 +135,13 @@ void set_overall(Report& report) {
 } // namespace detail
 
 Report compare(std::string_view a, std::string_view b, std::optional<Format> force) {
+  CompareOptions options;
+  options.force = force;
+  return compare(a, b, options);
+}
+
+Report compare(std::string_view a, std::string_view b, const CompareOptions& options) {
+  const std::optional<Format>& force = options.force;
   Format fa = force ? *force : detect_format(a);
   Format fb = force ? *force : detect_format(b);
   Format f = fa;
@@ -154,7 +161,7 @@ Report compare(std::string_view a, std::string_view b, std::optional<Format> for
     break;
   case Format::cubin:
     try {
-      r = detail::compare_cubin(a, b);
+      r = detail::compare_cubin(a, b, options.sass ? *options.sass : default_sass_options());
     } catch (const Error& e) {
       if (force) throw;
       // Detected by its header but unreadable further on: still say where the bytes differ.
@@ -240,6 +247,9 @@ std::string cubin_summary(const Report& r) {
       module_changed = true;
     }
   }
+  bool sass = false; // .text compared as canonical SASS
+  for (const auto& n : r.notes)
+    sass |= n.rfind("SASS compared as canonical", 0) == 0;
   std::vector<std::string> parts;
   std::string of = fmt::format("of {} kernel{}", total, total == 1 ? "" : "s");
   if (removed)
@@ -250,6 +260,7 @@ std::string cubin_summary(const Report& r) {
       {"stack", "stack size changed"},
       {"shared_memory", "shared memory changed"},
       {"text", ".text changed"},
+      {"names", "same SASS up to register and address renaming"},
       {"constants", "constant bank changed"},
       {"attributes", ".nv.info attributes changed"},
       {"symbol", "symbol changed"}};
@@ -257,6 +268,8 @@ std::string cubin_summary(const Report& r) {
     if (!aspect[key]) continue;
     if (std::string(key) == "text" && reordered == aspect[key])
       parts.push_back(fmt::format("SASS instruction order changed in {} {}", reordered, of));
+    else if (std::string(key) == "text" && sass)
+      parts.push_back(fmt::format("SASS changed in {} {}", aspect[key], of));
     else
       parts.push_back(fmt::format("{} in {} {}", phrase, aspect[key], of));
   }

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -95,7 +96,7 @@ struct Entry {
                                     // "reg_decls", "code", "immediates", "signature", "text",
                                     // "register_count", "stack", "shared_memory", "constants",
                                     // "attributes", "symbol", "sections"
-  size_t count_a = 0, count_b = 0;  // instructions (PTX statements, SASS 16-byte words)
+  size_t count_a = 0, count_b = 0;  // instructions (PTX statements, SASS instructions or words)
   size_t moved = 0;                 // instructions not on a longest common subsequence
   std::vector<ValueChange> values;  // named values that differ
   std::vector<std::string> notes;   // human-readable facts ("3 of 120 instructions moved")
@@ -107,10 +108,10 @@ struct Report {
   Format format = Format::binary;
   Change overall = Change::identical;
   uint64_t size_a = 0, size_b = 0;
-  std::vector<Entry> entries; // PTX functions / cubin kernels, in A's order then B-only ones
-  std::vector<std::string>
-      notes;               // report-wide facts ("SASS compared as bytes: nvdisasm not found")
-  std::vector<Hunk> hunks; // text format: the unified diff
+  std::vector<Entry> entries;     // PTX functions / cubin kernels, in A's order then B-only ones
+  std::vector<std::string> notes; // report-wide facts ("SASS compared as 16-byte instruction words
+                                  // (nvdisasm not found)")
+  std::vector<Hunk> hunks;        // text format: the unified diff
   std::vector<ByteRange> byte_ranges; // binary format (and cubin fallback): differing ranges
   uint64_t bytes_differing = 0;       // binary: total bytes in byte_ranges
   bool approximate = false;  // a diff hit its size cap; hunks and counts may not be minimal
@@ -129,9 +130,36 @@ Report summary_report(Format format, uint64_t size_a, uint64_t size_b, bool same
 // "differ (64.0 MiB vs 65.2 MiB; too large for a detailed comparison)".
 std::string size_only_summary(uint64_t size_a, uint64_t size_b);
 
+// How cubins' SASS is compared: by canonical nvdisasm listings when `nvdisasm` names the
+// program, else as 16-byte instruction words, and `why_not` says why (for the report's note).
+struct SassOptions {
+  std::string nvdisasm;
+  std::string why_not;
+  std::chrono::milliseconds timeout{60000}; // per nvdisasm run; past it, the words are compared
+};
+
+// Finds nvdisasm. `requested`: a path, "none" (do not use it), or "" (look: $KDET_NVDISASM, in
+// the same forms, then PATH, $CUDA_HOME/bin, $CUDA_PATH/bin, the build's CUDA home's bin,
+// /usr/local/cuda/bin). Throws kdet::Error naming `what` ("--nvdisasm") or KDET_NVDISASM when
+// a path given is not an executable file; not finding one is not an error (why_not says so).
+SassOptions find_sass_options(const std::string& requested, const std::string& what);
+
+// What compare() uses unless told: find_sass_options("") once per process; a bad
+// $KDET_NVDISASM is reported in why_not instead of thrown.
+const SassOptions& default_sass_options();
+
+// Options of compare().
+struct CompareOptions {
+  std::optional<Format> force;     // read both inputs as this format instead of detecting it
+  std::optional<SassOptions> sass; // nullopt: default_sass_options()
+};
+
 // Compares a with b. `force` overrides detection (both inputs are read as that
 // format); throws kdet::Error when a forced format cannot be read from an input.
 Report compare(std::string_view a, std::string_view b, std::optional<Format> force = std::nullopt);
+
+// The same, with every option; a failing nvdisasm is a note of the report, never an exception.
+Report compare(std::string_view a, std::string_view b, const CompareOptions& options);
 
 // True when the inputs were byte-for-byte the same.
 bool identical(const Report& report);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kdet/diff/diff.hpp"
+#include "kdet/diff/sass_reader.hpp"
 
 #include <string_view>
 
@@ -10,9 +11,21 @@ namespace kdet::diff::detail {
 // PTX: per .entry/.func and the module-level part (ptx_compare.cpp).
 Report compare_ptx(std::string_view a, std::string_view b);
 
-// CUDA ELF: per kernel, module sections, debug/notes (cubin_compare.cpp).
+// CUDA ELF: per kernel, module sections, debug/notes (cubin_compare.cpp); .text by canonical
+// SASS when `sass` names nvdisasm and it lists both inputs, else as 16-byte words.
 // Throws kdet::Error naming the side when an input is not a readable ELF.
-Report compare_cubin(std::string_view a, std::string_view b);
+Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& sass);
+
+// Runs nvdisasm on both cubins (sass_compare.cpp). False, with `why` saying what went wrong
+// (could not start, exited N, killed by a signal, timed out), when either run failed.
+bool disassemble(const SassOptions& sass, std::string_view a, std::string_view b,
+                 SassListing& listing_a, SassListing& listing_b, std::string& why);
+
+// Compares one function's canonical SASS (sass_compare.cpp): fills e's counts, aspects, notes
+// and hunks (from `*budget` lines, setting `cut` when some were left out) and returns the
+// class: renamed, reordered or code (identical when the listings are the same).
+Change compare_sass(const SassFunction& a, const SassFunction& b, Entry& e, bool& approximate,
+                    size_t& budget, bool& cut);
 
 // Unified line diff (text_diff.cpp).
 Report compare_text(std::string_view a, std::string_view b);

@@ -15,7 +15,8 @@
 namespace kdet::engine {
 
 // "NAME: classification" for each artifact that differs between `reference` and `other`
-// (joined by "; "; "identical" when none does): kdet diff's summary line, or hash and size only
+// (joined by "; "; "identical" when none does): kdet diff's summary line (cubins by canonical
+// SASS where nvdisasm is found: diff::default_sass_options), or hash and size only
 // past diff::k_max_detailed_size; an artifact of one side only is "only in this variant" (in
 // `other`) or "missing in this variant" (in `reference`). Never throws for a failed
 // comparison: it says "could not compare: ...".

@@ -1,0 +1,246 @@
+//===- diff/sass_compare.cpp - cubin .text compared as canonical SASS ------===//
+//
+// Where nvdisasm is found, each cubin is listed by it (in a private temporary
+// folder, under a timeout, through util/exec, so a crash or hang is a note and
+// the 16-byte word compare is used instead) and each kernel's instructions are
+// canonicalised (sass_reader.hpp). An nvdisasm that timed out is not run again
+// in the same process (kdet run describes every variant). Rules, per kernel
+// whose .text bytes differ:
+//  - listings the same as printed  -> the words' class (the encodings differ
+//    only in what nvdisasm does not print, such as scheduling control bits)
+//  - canonical sequences equal     -> renamed (registers or code addresses only)
+//  - instructions (label lines aside) in another order: canonical multisets
+//    equal, or shape multisets equal with other shape sequences
+//                                  -> reordered (moved = off the shapes' LCS)
+//  - anything else                 -> code (a branch to another place too: its
+//    label line moves while the instructions stay)
+// Hunks: shapes aligned (Myers), B's registers and labels mapped to A's names
+// through aligned lines, then the canonical lines diffed, as for PTX.
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/diff/internal.hpp"
+#include "kdet/diff/line_diff.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
+#include "kdet/util/fs.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <mutex>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kdet::diff {
+
+namespace {
+
+bool executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// Largest listing kept from one nvdisasm run; a longer one is cut, and then fails the
+// instruction-count check, so the words are compared.
+constexpr size_t k_max_listing = 256 << 20;
+
+} // namespace
+
+SassOptions find_sass_options(const std::string& requested, const std::string& what) {
+  SassOptions o;
+  std::string value = requested, source = what;
+  if (value.empty()) {
+    const char* env = std::getenv("KDET_NVDISASM");
+    if (env && *env) value = env, source = "KDET_NVDISASM";
+  }
+  if (value == "none") {
+    o.why_not = fmt::format("nvdisasm not used: {} none", source);
+    return o;
+  }
+  if (!value.empty()) {
+    std::string path = value.find('/') == std::string::npos ? find_program(value) : value;
+    if (path.empty() || !executable_file(path))
+      throw Error::format("{} {}: not an executable file; give the path of nvdisasm, or none to "
+                          "compare SASS as 16-byte instruction words",
+                          source, value);
+    o.nvdisasm = path;
+    return o;
+  }
+  std::vector<std::string> candidates;
+  if (std::string p = find_program("nvdisasm"); !p.empty()) candidates.push_back(p);
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* h = std::getenv(var); h && *h)
+      candidates.push_back(std::string(h) + "/bin/nvdisasm");
+  candidates.push_back(std::string(KDET_DEFAULT_CUDA_HOME) + "/bin/nvdisasm");
+  candidates.push_back("/usr/local/cuda/bin/nvdisasm");
+  for (const auto& c : candidates)
+    if (executable_file(c)) {
+      o.nvdisasm = c;
+      return o;
+    }
+  o.why_not = "nvdisasm not found; --nvdisasm PATH or KDET_NVDISASM names it";
+  return o;
+}
+
+const SassOptions& default_sass_options() {
+  static const SassOptions options = [] {
+    try {
+      return find_sass_options("", "--nvdisasm");
+    } catch (const Error& e) {
+      SassOptions o;
+      o.why_not = e.what();
+      return o;
+    }
+  }();
+  return options;
+}
+
+namespace detail {
+
+namespace {
+
+// The nvdisasm programs that timed out in this process: not run again, so that kdet run's
+// description of many variants does not wait out the timeout for each.
+std::mutex g_hung_mutex;
+std::set<std::string> g_hung;
+
+// Lists one cubin written to `path`; false with `why` when nvdisasm failed.
+bool list(const SassOptions& sass, const std::string& path, const char* side, SassListing& out,
+          std::string& why) {
+  SpawnOptions so;
+  so.argv = {sass.nvdisasm, path};
+  CapturedRun run = run_captured(so, sass.timeout, k_max_listing);
+  if (run.status.kind == ExitStatus::Kind::timed_out) {
+    std::lock_guard<std::mutex> lock(g_hung_mutex);
+    g_hung.insert(sass.nvdisasm);
+  }
+  if (!run.status.ok()) {
+    std::string err = run.err.substr(0, run.err.find('\n'));
+    why = fmt::format("nvdisasm {} on {}{}{}", run.status.describe(), side, err.empty() ? "" : ": ",
+                      err.substr(0, 200));
+    return false;
+  }
+  out = read_sass(run.out);
+  return true;
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+} // namespace
+
+bool disassemble(const SassOptions& sass, std::string_view a, std::string_view b,
+                 SassListing& listing_a, SassListing& listing_b, std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(g_hung_mutex);
+    if (g_hung.count(sass.nvdisasm)) {
+      why = "nvdisasm timed out earlier in this process; not run again";
+      return false;
+    }
+  }
+  std::string dir;
+  try {
+    dir = make_temp_dir("kdet-nvdisasm");
+    write_file_synced(dir + "/a.cubin", a, true);
+    write_file_synced(dir + "/b.cubin", b, true);
+  } catch (const Error& e) {
+    if (!dir.empty()) remove_tree(dir);
+    why = fmt::format("cannot write the cubins for nvdisasm: {}", e.what());
+    return false;
+  }
+  bool ok = list(sass, dir + "/a.cubin", "A", listing_a, why) &&
+            list(sass, dir + "/b.cubin", "B", listing_b, why);
+  remove_tree(dir);
+  return ok;
+}
+
+Change compare_sass(const SassFunction& fa, const SassFunction& fb, Entry& e, bool& approximate,
+                    size_t& budget, bool& cut) {
+  e.count_a = fa.instructions.size();
+  e.count_b = fb.instructions.size();
+  SassCanonical a = canonicalise(fa), b = canonicalise(fb);
+  std::vector<std::string> canon_a = canonical_text(a), canon_b = canonical_text(b);
+  std::vector<std::string> shape_a, shape_b, ins_a, ins_b; // ins: instruction shapes alone
+  for (const auto& l : a.lines) {
+    shape_a.push_back(render(l, nullptr));
+    if (!l.definition) ins_a.push_back(shape_a.back());
+  }
+  for (const auto& l : b.lines) {
+    shape_b.push_back(render(l, nullptr));
+    if (!l.definition) ins_b.push_back(shape_b.back());
+  }
+
+  Interner interner;
+  std::vector<uint32_t> ids_a, ids_b;
+  for (const auto& s : shape_a)
+    ids_a.push_back(interner.id(s));
+  for (const auto& s : shape_b)
+    ids_b.push_back(interner.id(s));
+  EditScript align = diff_sequences(ids_a, ids_b);
+  approximate |= align.approximate;
+
+  Change change;
+  if (canon_a == canon_b) {
+    e.aspects.push_back("names");
+    e.notes.push_back("same canonical SASS: only register numbers or code addresses differ");
+    return Change::renamed;
+  }
+  e.aspects.push_back("text");
+  if (ins_a != ins_b && (sorted(canon_a) == sorted(canon_b) ||
+                         (shape_a != shape_b && sorted(shape_a) == sorted(shape_b)))) {
+    change = Change::reordered;
+    e.aspects.push_back("order");
+    e.moved = shape_a.size() - align.kept;
+    e.notes.push_back(fmt::format("SASS: same instructions in another order, {} of {} moved",
+                                  e.moved, shape_a.size()));
+  } else {
+    change = Change::code;
+    e.notes.push_back(fmt::format(
+        "SASS: {} and {} instructions, {} of {} listing lines in common{}", e.count_a, e.count_b,
+        align.kept, shape_a.size(),
+        ins_a == ins_b && shape_a != shape_b ? " (the same instructions, with other branch targets)"
+        : shape_a == shape_b                 ? " (same shapes: registers flow differently)"
+                                             : ""));
+  }
+
+  // Hunks: B's symbols take A's names where aligned lines pin them down.
+  std::vector<std::string> mapped(b.names.size());
+  std::vector<bool> taken(a.names.size(), false);
+  for (const auto& ed : align.edits) {
+    if (ed.op != Edit::Op::keep) continue;
+    const SassLine& la = a.lines[ed.i];
+    const SassLine& lb = b.lines[ed.j];
+    for (size_t t = 0; t < la.toks.size() && t < lb.toks.size(); ++t) {
+      uint32_t x = la.toks[t].sym, y = lb.toks[t].sym;
+      if (mapped[y].empty() && !taken[x]) {
+        mapped[y] = a.names[x];
+        taken[x] = true;
+      }
+    }
+  }
+  for (size_t y = 0; y < mapped.size(); ++y)
+    if (mapped[y].empty()) mapped[y] = b.names[y] + "'";
+  std::vector<std::string> text_b;
+  std::vector<size_t> line_a, line_b;
+  for (const auto& l : a.lines)
+    line_a.push_back(l.index);
+  for (const auto& l : b.lines)
+    text_b.push_back(render(l, &mapped)), line_b.push_back(l.index);
+  Interner lines;
+  std::vector<uint32_t> la, lb;
+  for (const auto& s : canon_a)
+    la.push_back(lines.id(s));
+  for (const auto& s : text_b)
+    lb.push_back(lines.id(s));
+  EditScript script = diff_sequences(la, lb);
+  approximate |= script.approximate;
+  e.hunks = make_hunks(script, canon_a, text_b, line_a, line_b, 3, &budget, &cut);
+  return change;
+}
+
+} // namespace detail
+
+} // namespace kdet::diff
