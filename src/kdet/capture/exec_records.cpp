@@ -100,7 +100,8 @@ std::string exec_input_name(const std::optional<std::string>& given) {
   return out;
 }
 
-nlohmann::json exec_json(const ExecInfo& e) {
+nlohmann::json exec_json(const Compile& c) {
+  const ExecInfo& e = c.exec;
   nlohmann::json outs = nlohmann::json::array();
   for (const auto& [kind, path] : e.outputs)
     outs.push_back({{"kind", kind}, {"path", path}});
@@ -109,7 +110,8 @@ nlohmann::json exec_json(const ExecInfo& e) {
           {"cwd", e.cwd},
           {"env", e.env},
           {"status", e.status.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.status)},
-          {"outputs", outs}};
+          {"outputs", outs},
+          {"ppid", c.ppid}};
 }
 
 } // namespace kdet::capture

@@ -51,7 +51,8 @@ void add_exec_identity(Hasher& h, const Compile& c);
 // given, reduced to safe characters ("input" when nothing is left).
 std::string exec_input_name(const std::optional<std::string>& given);
 
-// JSON `exec` of a compile entry: argv0, args, cwd, env, status, outputs.
-nlohmann::json exec_json(const ExecInfo& e);
+// JSON `exec` of a compile entry: argv0, args, cwd, env, status, outputs, and
+// ppid (the process that ran the command: the pipeline, or nvcc for its children).
+nlohmann::json exec_json(const Compile& c);
 
 } // namespace kdet::capture

@@ -128,7 +128,7 @@ nlohmann::json capture_json(const CaptureResult& r) {
          {"time_ns", c.time_ns},
          {"library", c.lib},
          {"record", c.record}});
-    if (c.kind == "exec") j["compiles"].back()["exec"] = exec_json(c.exec);
+    if (c.kind == "exec") j["compiles"].back()["exec"] = exec_json(c);
   }
   j["bundles"] = nlohmann::json::array();
   for (const auto& b : r.bundles) {
