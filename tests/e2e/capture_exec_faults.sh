@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# kdet capture of command compiles named with --exec: a nondeterministic program
+# run twice on one input is caught in the run itself (exit 1, its bundle named);
+# a failing and a signal-killed program keep their status, seen by the pipeline
+# and recorded; a program not listed is not recorded; bad --exec names exit 2.
+source "$(dirname "$0")/lib/common.bash"
+need_fakes fake_cc
+need_cmd python3 "runs the pipelines"
+mkdir -p "$T/bin" "$T/w"
+export PATH=$T/bin:$PATH
+printf 'line one\nline two\n' >"$T/w/in.txt"
+# randcc -o OUT IN: random bytes to OUT (a compiler that is not deterministic).
+cat >"$T/bin/randcc" <<'SH'
+#!/bin/sh
+[ "$1" = -o ] || exit 2
+head -c 64 /dev/urandom >"$2"
+SH
+chmod +x "$T/bin/randcc"
+cp "$FAKES/fake_cc" "$T/bin/fake_cc"
+
+# Same input, same options, two output paths: one bundle, two outputs, exit 1.
+cd "$T/w"
+expect_exit 1 "$KDET" capture --exec randcc --out "$T/r" --json "$T/r.json" -- sh -c 'randcc -o a.bin in.txt && randcc -o b.bin in.txt'
+expect_eq "one bundle" "$(json_eval "$T/r.json" 'len(d["bundles"]), d["bundles"][0]["compiles"], d["bundles"][0]["varies"]')" "(1, 2, True)"
+id=$(json_eval "$T/r.json" 'd["bundles"][0]["id"]')
+expect_output "VARIED +bundle $id \(exec, 2 compiles, $T/bin/randcc\)"
+for f in a.bin b.bin; do
+  h=$(json_eval "$T/r.json" "[c['output'] for c in d['compiles'] if c['exec']['args'][1] == '$f'][0]")
+  expect_output "bin $h x1"
+  cmp "$T/r/bundles/$id/outputs/$h.bin" "$f" || fail "stored output differs from $f"
+done
+expect_eq "options" "$(json_eval "$T/r/bundles/$id/bundle.json" 'd["options"], d["kind"]')" "(['-o', '{output}', '{input}'], 'exec')"
+cmp "$T/r/bundles/$id/inputs/00-in.txt" in.txt || fail "input not copied"
+
+# A failing compile (exit 1) and one killed by SIGSEGV: the pipeline sees the
+# statuses it would see without capture; each is recorded.
+cat >"$T/st.py" <<'PY'
+import subprocess, sys
+rcs = [subprocess.run(["fake_cc", m, "in.txt", m + ".out"], stderr=subprocess.DEVNULL).returncode
+       for m in ("fail", "crash", "echo")]
+print("statuses", rcs)
+PY
+python3 "$T/st.py" >"$T/plain"
+expect_eq "statuses without capture" "$(cat "$T/plain")" "statuses [1, -11, 0]"
+expect_exit 0 "$KDET" capture --exec fake_cc --json "$T/s.json" -- python3 "$T/st.py"
+expect_output "statuses \[1, -11, 0\]"
+expect_eq "recorded statuses" "$(json_eval "$T/s.json" '[(c["exec"]["args"][0], c["exec"]["status"], c["result"]) for c in d["compiles"]]')" \
+  "[('fail', 'exited 1', 1), ('crash', 'signaled 11', 139), ('echo', 'exited 0', 0)]"
+# The same through a shell, and as the pipeline itself (kdet starts the shim).
+expect_exit 0 "$KDET" capture --exec fake_cc -- sh -c 'fake_cc fail in.txt x.out; echo "rc=$?"'
+expect_output '^rc=1$'
+expect_exit 0 "$KDET" capture --exec fake_cc --json "$T/k.json" -- fake_cc crash in.txt x.out
+expect_output 'the pipeline was killed by signal 11'
+expect_eq "pipeline status" "$(json_eval "$T/k.json" 'd["pipeline"]["exit_code"], d["compiles"][0]["exec"]["status"]')" "(139, 'signaled 11')"
+
+# Not listed: fake_cc runs, nothing is recorded as a compile.
+expect_exit 0 "$KDET" capture --json "$T/n.json" -- sh -c 'fake_cc echo in.txt n.out'
+[[ -s n.out ]] || fail "the unlisted program did not run"
+expect_eq "nothing recorded" "$(json_eval "$T/n.json" 'len(d["compiles"])')" 0
+expect_output 'warning +no compile was captured'
+
+# A program killed by its caller (a timeout) takes the real program along.
+export KDET_E2E_MARK=$NAME-$$
+cat >"$T/to.py" <<'PY'
+import subprocess
+try:
+    subprocess.run(["fake_cc", "hang", "in.txt", "h.out"], timeout=1)
+except subprocess.TimeoutExpired:
+    print("timed out")
+PY
+expect_exit 0 "$KDET" capture --exec fake_cc --json "$T/t.json" -- python3 "$T/to.py"
+expect_output '^timed out$'
+wait_no_pids 5 "fake_cc hang" || fail "fake_cc hang outlived its shim: $(test_pids 'fake_cc hang')"
+# SIGKILL reached the shim, which cannot record after it: the compile is unfinished.
+expect_eq "killed compile" "$(json_eval "$T/t.json" 'd["compiles"][0]["exec"]["status"], d["compiles"][0]["result"], d["bundles"][0]["unfinished"]')" "(None, None, 1)"
+
+# Bad names: exit 2 naming the option.
+expect_exit 2 "$KDET" capture --exec "" -- true
+expect_output "--exec: an empty value is not valid"
+for bad in "a/b" "x y" ".." "/usr/bin/ptxas"; do
+  expect_exit 2 "$KDET" capture --exec "$bad" -- true
+  expect_output "--exec '$bad': give a program's base name"
+done
+echo "$NAME: ok"
