@@ -53,6 +53,18 @@ json_eval "$J" "'CUDA_PATH=$CUDA' in d['compiles'][$c]['exec']['env']" | grep -q
 B=$T/c/bundles/$(json_eval "$J" "d['compiles'][$c]['bundle']")
 cmp "$B/inputs/00-k1.cu" "$T/cap/k1.cu" || fail "nvcc input not copied"
 cmp "$B/$(json_eval "$B/bundle.json" 'd["outputs"][0]["file"]')" "$T/cap/k1.ptx" || fail "nvcc output not stored"
+# The JSON holds to its schema (kind exec and its `exec` object), when jsonschema is here.
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  python3 - "$KDET_SOURCE_DIR/docs/schemas" "$J" <<'PY' || fail "capture JSON does not match docs/schemas/kdet.capture.schema.json"
+import json, sys
+from jsonschema import Draft202012Validator as V
+schema = json.load(open(sys.argv[1] + "/kdet.capture.schema.json"))
+doc = json.load(open(sys.argv[2]))
+V(schema).validate(doc)
+del doc["compiles"][0]["exec"]
+assert not V(schema).is_valid(doc), "an exec compile without `exec` was accepted"
+PY
+fi
 
 # The same build again into a fresh folder, in another working folder: the
 # bundles are the same ids (no path, pid or temporary name in them).
