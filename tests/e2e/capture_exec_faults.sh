@@ -56,6 +56,51 @@ expect_exit 0 "$KDET" capture --exec fake_cc --json "$T/k.json" -- fake_cc crash
 expect_output 'the pipeline was killed by signal 11'
 expect_eq "pipeline status" "$(json_eval "$T/k.json" 'd["pipeline"]["exit_code"], d["compiles"][0]["exec"]["status"]')" "(139, 'signaled 11')"
 
+# A statically linked program that ends with _exit(3), its output differing each
+# run: seen (the shim records from outside the program), status 3 both times, varies.
+cat >"$T/st.c" <<'C'
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  if (argc != 4 || strcmp(argv[1], "-o") != 0) _exit(2);
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || write(fd, &ts, sizeof ts) != sizeof ts) _exit(2);
+  _exit(3);
+}
+C
+if cc -static -o "$T/bin/rand_static" "$T/st.c" 2>/dev/null; then
+  expect_exit 1 "$KDET" capture --exec rand_static --json "$T/st.json" -- sh -c 'rand_static -o s1 in.txt; rand_static -o s2 in.txt; echo "rc=$?"'
+  expect_output '^rc=3$'
+  expect_eq "static program" "$(json_eval "$T/st.json" '[c["exec"]["status"] for c in d["compiles"]], d["bundles"][0]["varies"], len(d["bundles"][0]["outputs"])')" \
+    "(['exited 3', 'exited 3'], True, 2)"
+else
+  echo "$NAME: note: no static libc here (cc -static failed); the static program part is left out"
+fi
+
+# Transparent: argv[0] as given (bash's exec -a), stdin, stdout and stderr reach the program.
+cat >"$T/show.c" <<'C'
+#include <stdio.h>
+int main(int argc, char** argv) {
+  char line[64] = "";
+  if (!fgets(line, sizeof line, stdin)) return 5;
+  printf("argv0=%s argc=%d stdin=%s", argv[0], argc, line);
+  fprintf(stderr, "to stderr\n");
+  return 0;
+}
+C
+if cc -o "$T/bin/show_argv0" "$T/show.c" 2>/dev/null; then
+  echo "from stdin" >"$T/w/stdin.txt"
+  "$KDET" capture --exec show_argv0 --json "$T/a.json" -- bash -c 'exec -a custom-name show_argv0 x y' <"$T/w/stdin.txt" >"$T/a.out" 2>"$T/a.err" ||
+    fail "show_argv0 under capture failed"
+  expect_eq "stdout" "$(cat "$T/a.out")" "argv0=custom-name argc=3 stdin=from stdin"
+  grep -qx "to stderr" "$T/a.err" || fail "stderr did not pass"
+  expect_eq "recorded argv0" "$(json_eval "$T/a.json" 'd["compiles"][0]["exec"]["argv0"], d["compiles"][0]["exec"]["args"]')" "('custom-name', ['x', 'y'])"
+fi
+
 # Not listed: fake_cc runs, nothing is recorded as a compile.
 expect_exit 0 "$KDET" capture --json "$T/n.json" -- sh -c 'fake_cc echo in.txt n.out'
 [[ -s n.out ]] || fail "the unlisted program did not run"

@@ -127,6 +127,8 @@ void shim_argv(const char** out, const char* shim, const char* program, char* co
   out[argc ? argc + 3 : 4] = nullptr;
 }
 
+// Returns only when the shim could not be started (then the caller runs the
+// program itself: capture never stops a program from running).
 int exec_shim(const char* shim, const char* program, char* const argv[], char* const envp[]) {
   size_t argc = count(argv);
   if (argc > 1u << 20) return -2; // not worth a stack this size: run it uncaptured
@@ -142,8 +144,7 @@ using namespace kdet_capture;
 
 KDET_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   if (const char* shim = shim_for(path)) {
-    int rc = exec_shim(shim, path, argv, envp);
-    if (rc != -2) return rc;
+    exec_shim(shim, path, argv, envp);
   }
   return g_execve(path, argv, envp);
 }
@@ -156,8 +157,7 @@ KDET_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]
   char found[PATH_MAX];
   if (*file && search_path(file, std::getenv("PATH"), found, sizeof found))
     if (const char* shim = shim_for(found)) {
-      int rc = exec_shim(shim, found, argv, envp);
-      if (rc != -2) return rc;
+      exec_shim(shim, found, argv, envp);
     }
   return g_execvpe(file, argv, envp);
 }
@@ -203,6 +203,7 @@ KDET_EXPORT int execle(const char* path, const char* arg, ...) {
 }
 
 namespace {
+// 0 when the shim was started; otherwise the caller spawns the program itself.
 int spawn_shim(const char* shim, pid_t* pid, const char* program,
                const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
                char* const argv[], char* const envp[]) {
@@ -217,8 +218,7 @@ int spawn_shim(const char* shim, pid_t* pid, const char* program,
 KDET_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* fa,
                             const posix_spawnattr_t* at, char* const argv[], char* const envp[]) {
   if (const char* shim = shim_for(path)) {
-    int rc = spawn_shim(shim, pid, path, fa, at, argv, envp);
-    if (rc != -2) return rc;
+    if (spawn_shim(shim, pid, path, fa, at, argv, envp) == 0) return 0;
   }
   return g_spawn(pid, path, fa, at, argv, envp);
 }
@@ -228,8 +228,7 @@ KDET_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_fil
   char found[PATH_MAX];
   if (*file && search_path(file, std::getenv("PATH"), found, sizeof found))
     if (const char* shim = shim_for(found)) {
-      int rc = spawn_shim(shim, pid, found, fa, at, argv, envp);
-      if (rc != -2) return rc;
+      if (spawn_shim(shim, pid, found, fa, at, argv, envp) == 0) return 0;
     }
   return g_spawnp(pid, file, fa, at, argv, envp);
 }
