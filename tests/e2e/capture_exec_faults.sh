@@ -101,6 +101,26 @@ if cc -o "$T/bin/show_argv0" "$T/show.c" 2>/dev/null; then
   expect_eq "recorded argv0" "$(json_eval "$T/a.json" 'd["compiles"][0]["exec"]["argv0"], d["compiles"][0]["exec"]["args"]')" "('custom-name', ['x', 'y'])"
 fi
 
+# Every way Python starts a program: fork+exec (subprocess), posix_spawn (subprocess
+# with close_fds=False), posix_spawnp, system() (a shell), and execvp in a forked child.
+# fake_cc's output is positional (no -o), so its path is an option: five bundles.
+cat >"$T/ways.py" <<'PY'
+import os, subprocess
+fake = os.path.realpath(os.popen("command -v fake_cc").read().strip())
+subprocess.run(["fake_cc", "echo", "in.txt", "w1.out"])
+subprocess.run([fake, "echo", "in.txt", "w2.out"], close_fds=False)
+os.waitpid(os.posix_spawnp("fake_cc", ["fake_cc", "echo", "in.txt", "w3.out"], os.environ), 0)
+os.system("fake_cc echo in.txt w4.out")
+pid = os.fork()
+if pid == 0:
+    os.execvp("fake_cc", ["fake_cc", "echo", "in.txt", "w5.out"])
+os.waitpid(pid, 0)
+PY
+expect_exit 0 "$KDET" capture --exec fake_cc --json "$T/ways.json" -- python3 "$T/ways.py"
+expect_eq "every way is seen" "$(json_eval "$T/ways.json" 'sorted(c["exec"]["args"][2] for c in d["compiles"]), len(d["bundles"])')" \
+  "(['w1.out', 'w2.out', 'w3.out', 'w4.out', 'w5.out'], 5)"
+for i in 1 2 3 4 5; do cmp w1.out w$i.out || fail "w$i.out differs"; done
+
 # Not listed: fake_cc runs, nothing is recorded as a compile.
 expect_exit 0 "$KDET" capture --json "$T/n.json" -- sh -c 'fake_cc echo in.txt n.out'
 [[ -s n.out ]] || fail "the unlisted program did not run"
