@@ -77,4 +77,11 @@ cp "$T/cap/k3.cu" "$T/top.cu"
 expect_exit 0 "$KDET" capture --json "$T/top.json" -- nvcc -cubin -arch=sm_90 "$T/top.cu" -o "$T/top.cubin"
 [[ -s $T/top.cubin ]] || fail "nvcc under capture made no cubin"
 expect_eq "top-level nvcc" "$(json_eval "$T/top.json" '[c["exec"]["outputs"] for c in d["compiles"] if c["exec"]["argv0"] == "nvcc"]')" "[[{'kind': 'cubin', 'path': '$T/top.cubin'}]]"
+
+# nvcc's conventional outputs (no -o): k1.cubin in the working folder, k1.ptx in -odir.
+mkdir -p "$T/conv/od" && cp "$T/cap/k1.cu" "$T/conv/" && cd "$T/conv"
+expect_exit 0 "$KDET" capture --json "$T/conv.json" -- sh -c 'nvcc -cubin -arch=sm_90 k1.cu && nvcc -ptx -arch=sm_90 -odir od k1.cu'
+expect_eq "conventional outputs" "$(json_eval "$T/conv.json" '[c["exec"]["outputs"] for c in d["compiles"] if c["exec"]["argv0"] == "nvcc"]')" \
+  "[[{'kind': 'cubin', 'path': 'k1.cubin'}], [{'kind': 'ptx', 'path': 'od/k1.ptx'}]]"
+cmp od/k1.ptx "$T/cap/k1.ptx" || fail "od/k1.ptx differs from the PTX built before"
 echo "$NAME: ok"
