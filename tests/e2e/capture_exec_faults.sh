@@ -83,9 +83,13 @@ fi
 
 # Transparent: argv[0] as given (bash's exec -a), stdin, stdout and stderr reach the program.
 cat >"$T/show.c" <<'C'
+#include <signal.h>
 #include <stdio.h>
 int main(int argc, char** argv) {
   char line[64] = "";
+  struct sigaction hup;
+  sigaction(SIGHUP, NULL, &hup);
+  if (argc > 1 && argv[1][0] == 'h') return hup.sa_handler == SIG_IGN ? 40 : 41;
   if (!fgets(line, sizeof line, stdin)) return 5;
   printf("argv0=%s argc=%d stdin=%s", argv[0], argc, line);
   fprintf(stderr, "to stderr\n");
@@ -99,7 +103,24 @@ if cc -o "$T/bin/show_argv0" "$T/show.c" 2>/dev/null; then
   expect_eq "stdout" "$(cat "$T/a.out")" "argv0=custom-name argc=3 stdin=from stdin"
   grep -qx "to stderr" "$T/a.err" || fail "stderr did not pass"
   expect_eq "recorded argv0" "$(json_eval "$T/a.json" 'd["compiles"][0]["exec"]["argv0"], d["compiles"][0]["exec"]["args"]')" "('custom-name', ['x', 'y'])"
+  # A signal the caller ignores stays ignored in the program (nohup).
+  expect_exit 0 "$KDET" capture --exec show_argv0 -- sh -c "trap '' HUP; show_argv0 hup; echo rc=\$?"
+  expect_output '^rc=40$'
 fi
+
+# A caller that ignores SIGCHLD: the shim still sees the program's status.
+cat >"$T/chld.py" <<'PY'
+import os, signal
+pid = os.fork()
+if pid == 0:
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    os.execvp("fake_cc", ["fake_cc", "fail", "in.txt", "c.out"])
+_, st = os.waitpid(pid, 0)
+print("child", os.waitstatus_to_exitcode(st))
+PY
+expect_exit 0 "$KDET" capture --exec fake_cc --json "$T/chld.json" -- python3 "$T/chld.py"
+expect_output '^child 1$'
+expect_eq "status with SIGCHLD ignored" "$(json_eval "$T/chld.json" 'd["compiles"][0]["exec"]["status"]')" "exited 1"
 
 # Every way Python starts a program: fork+exec (subprocess), posix_spawn (subprocess
 # with close_fds=False), posix_spawnp, system() (a shell), and execvp in a forked child.

@@ -319,14 +319,27 @@ int main(int argc, char** argv) {
   sa.sa_sigaction = forward;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
+  // A signal the caller ignores (nohup's SIGHUP) stays ignored, so the program
+  // inherits that, as it would have without the shim.
   static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
-  for (int sig : forwarded)
-    sigaction(sig, &sa, nullptr);
+  for (int sig : forwarded) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN)
+      sigaction(sig, &sa, nullptr);
+  }
+  // An ignored SIGCHLD would reap the program before waitpid could see its
+  // status; the program gets the caller's disposition back before it starts.
+  struct sigaction dfl {
+  }, chld{};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(SIGCHLD, &dfl, &chld);
   pid_t parent = ::getpid();
   pid_t child = ::fork();
   if (child == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL); // the shim killed outright takes the program along
     if (::getppid() != parent) ::_exit(137);
+    sigaction(SIGCHLD, &chld, nullptr);
     ::syscall(SYS_execve, program, pargv, env);
     std::fprintf(stderr, "%s: %s\n", program, std::strerror(errno));
     ::_exit(errno == ENOENT ? 127 : 126);
