@@ -45,6 +45,10 @@ void forward(int sig, siginfo_t* info, void*) {
   if (g_child > 0 && info && info->si_code <= 0) ::kill(static_cast<pid_t>(g_child), sig);
 }
 
+bool eq(const char* a, const char* b) {
+  return std::strcmp(a, b) == 0;
+}
+
 const char* base_name(const char* p) {
   const char* s = std::strrchr(p, '/');
   return s ? s + 1 : p;
@@ -119,18 +123,17 @@ void nvcc_conventional(char** args, int nargs, OutFile* outs, int& n, int cap) {
   const char* odir = nullptr;
   for (int i = 0; i < nargs; ++i) {
     const char* a = args[i];
-    if (!std::strcmp(a, "-c") || !std::strcmp(a, "--compile")) ext = "o";
-    if (!std::strcmp(a, "-ptx") || !std::strcmp(a, "--ptx")) ext = "ptx";
-    if (!std::strcmp(a, "-cubin") || !std::strcmp(a, "--cubin")) ext = "cubin";
-    if (!std::strcmp(a, "-fatbin") || !std::strcmp(a, "--fatbin")) ext = "fatbin";
-    if (!std::strcmp(a, "-E") || !std::strcmp(a, "-M") || !std::strcmp(a, "--version") ||
-        !std::strcmp(a, "-V") || !std::strcmp(a, "--help") || !std::strcmp(a, "-h"))
+    if (eq(a, "-c") || eq(a, "--compile")) ext = "o";
+    if (eq(a, "-ptx") || eq(a, "--ptx")) ext = "ptx";
+    if (eq(a, "-cubin") || eq(a, "--cubin")) ext = "cubin";
+    if (eq(a, "-fatbin") || eq(a, "--fatbin")) ext = "fatbin";
+    if (eq(a, "-E") || eq(a, "-M") || eq(a, "--version") || eq(a, "-V") || eq(a, "--help") ||
+        eq(a, "-h"))
       return;
-    if ((!std::strcmp(a, "-odir") || !std::strcmp(a, "--output-directory")) && i + 1 < nargs)
-      odir = args[i + 1];
+    if ((eq(a, "-odir") || eq(a, "--output-directory")) && i + 1 < nargs) odir = args[i + 1];
     if (!std::strncmp(a, "--output-directory=", 19)) odir = a + 19;
   }
-  if (!std::strcmp(ext, "link")) {
+  if (eq(ext, "link")) {
     add_output(outs, n, cap, "a.out");
     return;
   }
@@ -138,8 +141,8 @@ void nvcc_conventional(char** args, int nargs, OutFile* outs, int& n, int cap) {
     struct stat st {};
     const char* dot = std::strrchr(base_name(args[i]), '.');
     if (!dot || !is_file(args[i], &st)) continue;
-    if (std::strcmp(dot, ".cu") && std::strcmp(dot, ".ptx") && std::strcmp(dot, ".c") &&
-        std::strcmp(dot, ".cpp") && std::strcmp(dot, ".cc") && std::strcmp(dot, ".cxx"))
+    if (!eq(dot, ".cu") && !eq(dot, ".ptx") && !eq(dot, ".c") && !eq(dot, ".cpp") &&
+        !eq(dot, ".cc") && !eq(dot, ".cxx"))
       continue;
     const char* stem = base_name(args[i]);
     size_t len = std::strlen(odir ? odir : "") + std::strlen(stem) + std::strlen(ext) + 4;
@@ -305,9 +308,8 @@ int main(int argc, char** argv) {
     option_line(opts, a);
   }
   const char* name = base_name(real[0] ? real : program);
-  if (!named_output && !std::strcmp(name, "nvcc"))
-    nvcc_conventional(pargv + 1, nargs - 1, outs, nouts, cap);
-  if (!named_output && !std::strcmp(name, "ptxas")) add_output(outs, nouts, cap, "elf.o");
+  if (!named_output && eq(name, "nvcc")) nvcc_conventional(pargv + 1, nargs - 1, outs, nouts, cap);
+  if (!named_output && eq(name, "ptxas")) add_output(outs, nouts, cap, "elf.o");
   h.add(opts.data ? opts.data : "");
   h.add("begin\n");
   unsigned long long id = 0;
