@@ -197,6 +197,7 @@ void add_capture(CLI::App& root, Action& action) {
                   "Write the capture as JSON (schema kdet.capture/1); - is stdout");
   cmd->add_option("--exec", args->exec,
                   "Also capture programs with this base name as command compiles (repeatable)")
+      ->type_name("NAME")
       ->allow_extra_args(false);
   cmd->add_option("command", args->command, "The pipeline and its arguments (after --)")
       ->required();
