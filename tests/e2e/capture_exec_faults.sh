@@ -103,6 +103,11 @@ if cc -o "$T/bin/show_argv0" "$T/show.c" 2>/dev/null; then
   expect_eq "stdout" "$(cat "$T/a.out")" "argv0=custom-name argc=3 stdin=from stdin"
   grep -qx "to stderr" "$T/a.err" || fail "stderr did not pass"
   expect_eq "recorded argv0" "$(json_eval "$T/a.json" 'd["compiles"][0]["exec"]["argv0"], d["compiles"][0]["exec"]["args"]')" "('custom-name', ['x', 'y'])"
+  # A long command line (beyond the wrappers' stack array): 3000 arguments pass and are recorded.
+  expect_exit 0 "$KDET" capture --exec show_argv0 --json "$T/long.json" -- python3 -c \
+    'import subprocess; print(subprocess.run(["show_argv0"] + ["a"] * 3000, input=b"x\n", capture_output=True).stdout.decode())'
+  expect_output '^argv0=show_argv0 argc=3001 stdin=x$'
+  expect_eq "long argv recorded" "$(json_eval "$T/long.json" 'len(d["compiles"][0]["exec"]["args"])')" 3000
   # A signal the caller ignores stays ignored in the program (nohup).
   expect_exit 0 "$KDET" capture --exec show_argv0 -- sh -c "trap '' HUP; show_argv0 hup; echo rc=\$?"
   expect_output '^rc=40$'

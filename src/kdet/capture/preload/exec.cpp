@@ -20,6 +20,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define KDET_EXPORT extern "C" __attribute__((visibility("default")))
@@ -127,14 +128,46 @@ void shim_argv(const char** out, const char* shim, const char* program, char* co
   out[argc ? argc + 3 : 4] = nullptr;
 }
 
+// The shim's argv: on the stack up to k_stack_args, else in an anonymous mapping
+// (mmap is a system call, safe in a vfork child; a successful exec from a vfork
+// child leaves that mapping to the parent, only for such long command lines).
+constexpr size_t k_stack_args = 512;
+struct ShimArgv {
+  const char* stack[k_stack_args];
+  const char** v = nullptr;
+  size_t bytes = 0;
+  ShimArgv(const char* shim, const char* program, char* const argv[]) {
+    size_t argc = count(argv);
+    if (argc + 5 <= k_stack_args) {
+      v = stack;
+    } else {
+      bytes = (argc + 5) * sizeof(char*);
+      void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      v = m == MAP_FAILED ? nullptr : static_cast<const char**>(m);
+    }
+    if (v) shim_argv(v, shim, program, argv, argc);
+  }
+  ShimArgv(const ShimArgv&) = delete;
+  ShimArgv& operator=(const ShimArgv&) = delete;
+  ~ShimArgv() {
+    if (v && v != stack) ::munmap(static_cast<void*>(v), bytes);
+  }
+  char* const* get() const { return const_cast<char* const*>(v); }
+};
+
 // Returns only when the shim could not be started (then the caller runs the
 // program itself: capture never stops a program from running).
-int exec_shim(const char* shim, const char* program, char* const argv[], char* const envp[]) {
-  size_t argc = count(argv);
-  if (argc > 1u << 20) return -2; // not worth a stack this size: run it uncaptured
-  const char* v[argc + 5];        // NOLINT: no heap in a vfork child
-  shim_argv(v, shim, program, argv, argc);
-  return g_execve(shim, const_cast<char* const*>(v), envp);
+void exec_shim(const char* shim, const char* program, char* const argv[], char* const envp[]) {
+  ShimArgv v(shim, program, argv);
+  if (v.get()) g_execve(shim, v.get(), envp);
+}
+
+// 0 when the shim was started; otherwise the caller spawns the program itself.
+int spawn_shim(const char* shim, pid_t* pid, const char* program,
+               const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
+               char* const argv[], char* const envp[]) {
+  ShimArgv v(shim, program, argv);
+  return v.get() ? g_spawn(pid, shim, fa, at, v.get(), envp) : -1;
 }
 
 } // namespace
@@ -201,19 +234,6 @@ KDET_EXPORT int execle(const char* path, const char* arg, ...) {
   va_end(ap);
   return execve(path, args, envp);
 }
-
-namespace {
-// 0 when the shim was started; otherwise the caller spawns the program itself.
-int spawn_shim(const char* shim, pid_t* pid, const char* program,
-               const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
-               char* const argv[], char* const envp[]) {
-  size_t argc = count(argv);
-  if (argc > 1u << 20) return -2;
-  const char* v[argc + 5]; // NOLINT: bounded above
-  shim_argv(v, shim, program, argv, argc);
-  return g_spawn(pid, shim, fa, at, const_cast<char* const*>(v), envp);
-}
-} // namespace
 
 KDET_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* fa,
                             const posix_spawnattr_t* at, char* const argv[], char* const envp[]) {
