@@ -8,7 +8,7 @@
 // with its status (exec_shim.cpp). Everything else goes to glibc untouched.
 //
 // These wrappers may run in a vfork child (Python's subprocess, posix_spawn
-// callers): they allocate nothing on the heap, only on the stack.
+// callers): they allocate nothing on the heap (stack, or mmap for long argv).
 //
 //===----------------------------------------------------------------------===//
 #include "record.hpp"
