@@ -48,6 +48,11 @@ __attribute__((constructor)) void init_exec() {
   g_spawnp = reinterpret_cast<SpawnFn>(dlsym(RTLD_NEXT, "posix_spawnp"));
 }
 
+// An exec from a constructor that ran before ours finds the functions too.
+void ensure_init() {
+  if (!g_execve || !g_execvpe || !g_spawn || !g_spawnp) init_exec();
+}
+
 const char* base_name(const char* p) {
   const char* s = std::strrchr(p, '/');
   return s ? s + 1 : p;
@@ -176,6 +181,7 @@ int spawn_shim(const char* shim, pid_t* pid, const char* program,
 using namespace kdet_capture;
 
 KDET_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  ensure_init();
   if (const char* shim = shim_for(path)) {
     exec_shim(shim, path, argv, envp);
   }
@@ -187,6 +193,7 @@ KDET_EXPORT int execv(const char* path, char* const argv[]) {
 }
 
 KDET_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  ensure_init();
   char found[PATH_MAX];
   if (*file && search_path(file, std::getenv("PATH"), found, sizeof found))
     if (const char* shim = shim_for(found)) {
@@ -237,6 +244,7 @@ KDET_EXPORT int execle(const char* path, const char* arg, ...) {
 
 KDET_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* fa,
                             const posix_spawnattr_t* at, char* const argv[], char* const envp[]) {
+  ensure_init();
   if (const char* shim = shim_for(path)) {
     if (spawn_shim(shim, pid, path, fa, at, argv, envp) == 0) return 0;
   }
@@ -245,6 +253,7 @@ KDET_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file
 
 KDET_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* fa,
                              const posix_spawnattr_t* at, char* const argv[], char* const envp[]) {
+  ensure_init();
   char found[PATH_MAX];
   if (*file && search_path(file, std::getenv("PATH"), found, sizeof found))
     if (const char* shim = shim_for(found)) {
