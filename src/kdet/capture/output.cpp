@@ -19,6 +19,7 @@ namespace {
 // File name of input `i` (number `n`) inside a bundle; empty when it has no bytes.
 std::string input_file(const Input& in, size_t n, const std::string& first_bytes) {
   if (in.tag == "name_expr") return "";
+  if (in.tag == "file") return fmt::format("inputs/{:02}-{}", n, exec_input_name(in.name));
   std::string ext = in.tag == "module"   ? (starts_with(first_bytes, "BC\xc0\xde") ? ".bc" : ".ll")
                     : in.tag == "source" ? ".cu"
                                          : ".h";
@@ -46,7 +47,7 @@ nlohmann::json input_json(const Input& in, const std::string& file) {
 
 const std::vector<KindInfo>& capture_kinds() {
   static const std::vector<KindInfo> k = {
-      {"nvvm", true}, {"nvrtc", true}, {"nvjitlink", false}, {"exec", false}};
+      {"nvvm", true}, {"nvrtc", true}, {"nvjitlink", false}, {"exec", true}};
   return k;
 }
 
@@ -127,6 +128,7 @@ nlohmann::json capture_json(const CaptureResult& r) {
          {"time_ns", c.time_ns},
          {"library", c.lib},
          {"record", c.record}});
+    if (c.kind == "exec") j["compiles"].back()["exec"] = exec_json(c);
   }
   j["bundles"] = nlohmann::json::array();
   for (const auto& b : r.bundles) {
@@ -178,8 +180,8 @@ std::string capture_summary(const CaptureResult& r) {
   s += fmt::format("  never seen {}\n", never);
   if (r.compiles.empty())
     s += "  warning    no compile was captured: the pipeline made none through a dynamically\n"
-         "             loaded libNVVM or NVRTC (a statically linked compiler, or one run as a\n"
-         "             command, cannot be seen by this version)\n";
+         "             loaded libNVVM or NVRTC, nor ran a listed compiler command (a statically\n"
+         "             linked library compiler cannot be seen)\n";
   for (const auto& b : r.bundles) {
     if (!b.varies) continue;
     s += fmt::format("  VARIED     bundle {} ({}, {} compiles, {})\n", b.id, b.kind, b.compiles,

@@ -56,7 +56,7 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
   const std::string& key = w[0];
   uint64_t n = 0;
   std::optional<std::string> text;
-  if (key == "kind" && w.size() == 2 && (w[1] == "nvvm" || w[1] == "nvrtc"))
+  if (key == "kind" && w.size() == 2 && (w[1] == "nvvm" || w[1] == "nvrtc" || w[1] == "exec"))
     c.kind = w[1];
   else if ((key == "pid" || key == "ppid" || key == "thread") && w.size() == 2 && to_u64(w[1], n))
     (key == "pid" ? c.pid : key == "ppid" ? c.ppid : c.thread) = static_cast<long>(n);
@@ -86,6 +86,8 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
     c.outputs.push_back({w[1], w[2], n});
   else if (key == "log" && w.size() == 3 && is_hash(w[1]) && to_u64(w[2], n))
     c.log = Output{"log", w[1], n};
+  else if (c.kind == "exec")
+    return apply_exec_line(c, w);
   else
     return false;
   return true;
@@ -178,11 +180,14 @@ std::string bundle_id(const Compile& c) {
   h.add("kdet.capture.bundle/1").add(c.kind).add(c.lib_hash).add_u64(c.inputs.size());
   for (const auto& i : c.inputs) {
     h.add(i.tag).add(i.hash).add_u64(i.lazy ? 1 : 0).add_u64(i.name ? 1 : 0);
-    h.add(i.name.value_or(""));
+    // A command's input is named by its path as given: where the file is does not
+    // make another compile (its place in argv is in the options, as {input}).
+    h.add(c.kind == "exec" ? "" : i.name.value_or(""));
   }
   h.add_u64(c.options.size());
   for (const auto& o : c.options)
     h.add(o);
+  if (c.kind == "exec") add_exec_identity(h, c);
   return h.hex().substr(0, 16);
 }
 

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/capture/exec_records.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -36,7 +38,7 @@ struct Output {
 // One compile call, as recorded.
 struct Compile {
   std::string record; // "LOG#ID": the record log under RAW/records and the compile's id in it
-  std::string kind;   // nvvm or nvrtc
+  std::string kind;   // nvvm, nvrtc or exec
   long pid = 0, ppid = 0, thread = 0;
   uint64_t time_ns = 0;
   std::string lib, lib_hash; // empty when the library could not be identified
@@ -48,6 +50,7 @@ struct Compile {
   std::vector<Output> outputs;
   std::optional<Output> log;
   std::string bundle; // id of its bundle (set by group_bundles)
+  ExecInfo exec;      // kind exec: argv, cwd, environment, status (exec_records.hpp)
 };
 
 // Reads one record log (`name` is its file name, for messages and each

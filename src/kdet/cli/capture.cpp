@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/capture/blobs.hpp"
+#include "kdet/capture/exec_records.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
 #include "kdet/cli/main.hpp"
@@ -20,6 +21,8 @@
 
 #include <cerrno>
 #include <chrono>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -35,6 +38,7 @@ namespace {
 struct CaptureArgs {
   std::string out;
   std::string json;
+  std::vector<std::string> exec; // --exec NAME, beside the compilers always captured
   std::vector<std::string> command;
 };
 
@@ -76,6 +80,21 @@ int do_capture(const CaptureArgs& a) {
     throw Error("kdet capture: give the pipeline after --, e.g. kdet capture --out cap -- python3 "
                 "build.py");
   std::string lib = find_capture_library();
+  std::string shim = lib.substr(0, lib.find_last_of('/')) + "/kdet-exec-shim";
+  if (::access(shim.c_str(), X_OK) != 0)
+    throw Error::format("kdet capture: {} was not found beside libkdet_capture.so (build the "
+                        "kdet_exec_shim target)",
+                        shim);
+  std::string names;
+  for (const auto& n : capture::default_exec_names())
+    names += (names.empty() ? "" : ":") + n;
+  for (const auto& n : a.exec) {
+    if (!capture::valid_exec_name(n))
+      throw Error::format("--exec '{}': give a program's base name (letters, digits, '.', '_', "
+                          "'+', '-'; no '/'), e.g. --exec my-ptxas",
+                          n);
+    names += ":" + n;
+  }
   if (!a.json.empty() && a.json != "-" && a.json == a.out)
     throw Error("--json and --out name the same path; --json is a file, --out a folder");
 
@@ -95,11 +114,27 @@ int do_capture(const CaptureArgs& a) {
 
   SpawnOptions opt;
   opt.argv = a.command;
+  // The pipeline itself may be a listed compiler (kdet capture -- nvcc ...):
+  // kdet starts it, not the preload, so kdet puts it under the shim.
+  std::string prog = find_program(a.command[0]);
+  if (!prog.empty()) {
+    char real[PATH_MAX];
+    std::string resolved = ::realpath(prog.c_str(), real) ? real : prog;
+    auto base = [](const std::string& p) { return p.substr(p.find_last_of('/') + 1); };
+    for (const std::string& n : split(names, ':'))
+      if (n == base(prog) || n == base(resolved)) {
+        opt.argv = {shim, raw, prog};
+        opt.argv.insert(opt.argv.end(), a.command.begin(), a.command.end());
+        break;
+      }
+  }
   opt.new_process_group = false; // Ctrl-C at the terminal reaches the pipeline as usual
   opt.guard = true;              // what the pipeline starts ends with it, even if kdet is killed
   opt.fds = {{0, 0}, {1, 1}, {2, 2}};
-  opt.env = with_env_changes(current_environment(), {"KDET_CAPTURE_DIR=" + raw,
-                                                     "LD_PRELOAD=" + perturb::preload_list({lib})});
+  opt.env =
+      with_env_changes(current_environment(),
+                       {"KDET_CAPTURE_DIR=" + raw, "KDET_CAPTURE_EXEC=" + names,
+                        "KDET_CAPTURE_SHIM=" + shim, "LD_PRELOAD=" + perturb::preload_list({lib})});
   engine::install_interrupt_handler(/*leave_terminal_sigint=*/true);
   auto start = std::chrono::steady_clock::now();
   ExitStatus st;
@@ -137,14 +172,18 @@ void add_capture(CLI::App& root, Action& action) {
   auto args = std::make_shared<CaptureArgs>();
   auto* cmd = root.add_subcommand(
       "capture",
-      "Run a build pipeline unchanged and record every libNVVM and NVRTC compile it makes");
+      "Run a build pipeline unchanged and record every libNVVM and NVRTC compile and every\n"
+      "compiler command (ptxas, nvcc, cicc, fatbinary, nvlink, --exec NAME) it makes");
   cmd->footer(
       "The pipeline runs with libkdet_capture.so in LD_PRELOAD (inherited by its child\n"
       "processes); it sees libNVVM and NVRTC whether linked at build time or loaded with\n"
       "dlopen + dlsym (ctypes, cython). Compiles are grouped into bundles: one per distinct\n"
       "compile (library content hash, inputs in order, options).\n"
-      "Not captured yet: nvJitLink, and compilers run as commands (ptxas, nvcc, cicc);\n"
-      "statically linked compilers cannot be seen. The summary names every kind never seen.\n"
+      "Commands named ptxas, nvcc, cicc, fatbinary, nvlink or --exec NAME (matched by the\n"
+      "base name of the program run) run under kdet-exec-shim, which records argv, cwd,\n"
+      "environment, program hash, input files, exit status and output files (kind exec).\n"
+      "Not captured yet: nvJitLink; statically linked library compilers cannot be seen.\n"
+      "The summary names every kind never seen.\n"
       "--out DIR keeps raw/ (what the pipeline recorded, kept even if it is killed) and\n"
       "bundles/ID/ (bundle.json, inputs/, outputs/) for each bundle; `kdet run DIR/bundles/ID`\n"
       "replays a single-input bundle with the captured library and options.\n"
@@ -156,6 +195,10 @@ void add_capture(CLI::App& root, Action& action) {
                   "Folder for the raw records and one bundle folder per distinct compile");
   cmd->add_option("--json", args->json,
                   "Write the capture as JSON (schema kdet.capture/1); - is stdout");
+  cmd->add_option("--exec", args->exec,
+                  "Also capture programs with this base name as command compiles (repeatable)")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
   cmd->add_option("command", args->command, "The pipeline and its arguments (after --)")
       ->required();
   cmd->callback([args, &action] { action = [args] { return do_capture(*args); }; });

@@ -308,6 +308,12 @@ bool library_identity(const void* addr, char* path, size_t path_size, char hash[
       return true;
     }
   pthread_mutex_unlock(&g_lock);
+  if (!file_identity(path, hash, size)) return false;
+  remember_library(base, path, hash, *size);
+  return true;
+}
+
+bool file_identity(const char* path, char hash[33], unsigned long long* size) {
   // Another process of this capture may have hashed this very file already
   // (multiprocessing pools, one process per compile): its hash is kept under
   // libs/, keyed by device, inode, size and modification time.
@@ -329,7 +335,6 @@ bool library_identity(const void* addr, char* path, size_t path_size, char hash[
     if (ok) {
       std::memcpy(hash, text, 33);
       *size = static_cast<unsigned long long>(lst.st_size);
-      remember_library(base, path, hash, *size);
       return true;
     }
   }
@@ -354,7 +359,6 @@ bool library_identity(const void* addr, char* path, size_t path_size, char hash[
   }
   hash[32] = 0;
   *size = total;
-  remember_library(base, path, hash, total);
   if (cached[0]) {
     char libs[PATH_MAX], tmp[PATH_MAX + 64];
     if (join(libs, sizeof libs, dir, "/libs", "")) {

@@ -52,6 +52,10 @@ void append_record(unsigned long long id, const char* line, size_t n);
 bool library_identity(const void* addr, char* path, size_t path_size, char hash[33],
                       unsigned long long* size);
 
+// Content hash and size of the file at `path`, through the RAW/libs cache shared
+// by the processes of a capture. False when it cannot be read.
+bool file_identity(const char* path, char hash[33], unsigned long long* size);
+
 // The calling thread's kernel id.
 long thread_id();
 
