@@ -102,16 +102,16 @@ int do_scan(const ScanArgs& a) {
   req.invocation = invocation();
   if (!a.report.output.quiet)
     req.on_start = [](const scan::SessionStart& s) {
-      fmt::print(
-          stderr,
-          "kdet scan: {} jobs{} ({} inputs, {} compilers, {} targets, {} option sets), {} at "
-          "once, up to {} runs each{}\n",
-          s.jobs,
-          s.shard.count > 1
-              ? fmt::format(" in shard {}/{} of {}", s.shard.index, s.shard.count, s.all_jobs)
-              : "",
-          s.inputs, s.compilers, s.targets, s.option_sets, s.threads, s.budget,
-          s.resumed ? fmt::format("; resuming {} started jobs", s.resumed) : "");
+      fmt::print(stderr, "kdet scan: {} jobs{} ({}{}), {} at once, up to {} runs each{}\n", s.jobs,
+                 s.shard.count > 1 ? fmt::format(" in shard {}/{} of {}", s.shard.index,
+                                                 s.shard.count, s.all_jobs)
+                                   : "",
+                 s.inputs ? fmt::format("{} inputs, {} compilers, {} targets, {} option sets",
+                                        s.inputs, s.compilers, s.targets, s.option_sets)
+                          : "",
+                 s.bundles ? fmt::format("{}{} bundles", s.inputs ? "; " : "", s.bundles) : "",
+                 s.threads, s.budget,
+                 s.resumed ? fmt::format("; resuming {} started jobs", s.resumed) : "");
     };
   if (!a.report.output.quiet && (a.progress || ::isatty(2)))
     req.progress = [](const scan::ScanProgress& p) {
