@@ -135,10 +135,15 @@ TEST_F(ScanBundlesTest, ErrorsNameTheLine) {
                      "backend = \"nvvm\"\n")
                 .find("m.toml:2: [[compiler]] compiles the manifest's inputs, and there are none"),
             std::string::npos);
-  EXPECT_NE(error_of("bundles = \"bundles/00000000000000aa\"\n[option_sets]\ncaptured = []\n")
-                .find("m.toml:3: option set name 'captured'"),
+  EXPECT_NE(error_of("inputs = \"a.ll\"\nbundles = \"bundles/00000000000000aa\"\n"
+                     "[option_sets]\ncaptured = []\n"
+                     "[[compiler]]\nname = \"x\"\nbackend = \"nvvm\"\nlib = \"libcaptured.so\"\n")
+                .find("m.toml:4: option set name 'captured'"),
             std::string::npos);
   EXPECT_NE(error_of("name = \"x\"\n").find("or bundles = "), std::string::npos);
+  EXPECT_NE(error_of("bundles = \"bundles/00000000000000aa\"\ntargets = [\"90a\"]\n")
+                .find("m.toml:2: targets apply to the jobs of inputs, and there are none"),
+            std::string::npos);
   // The library changed since the capture: the bundle would audit another compiler.
   write_file_atomic(m_lib, "another library");
   EXPECT_NE(error_of("bundles = \"bundles/00000000000000aa\"\n").find("has changed since"),

@@ -149,6 +149,8 @@ void add_scan(CLI::App& root, Action& action) {
       "  kdet scan census.toml --db census.db --report-html census.html --junit census.xml\n"
       "  kdet scan census.toml --db shard3.db --shard 3/8     # then: kdet merge all.db shard*.db\n"
       "  kdet scan --report census.db --json -                 # re-render, run nothing\n"
+      "  kdet scan cap/manifest.toml --db cap.db   # what kdet capture --out cap wrote: one job\n"
+      "                                            # per captured compile (bundles = [...])\n"
       "Exit (the first that applies): 130 interrupted (run the same command again to resume);\n"
       "2 bad manifest, option or compiler; 1 a job varies unexpectedly, or an [[expect]]ed job no\n"
       "longer varies (its 95% bound is below budget.target_rate; fewer runs give 'not-seen', not "

@@ -473,6 +473,13 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   if (const toml::node* n = root.get("bundles"))
     add_bundles(m, patterns_of(c, *n, "bundles", "bundle folders or globs"));
   m.targets = c.targets(root, "manifest");
+  // Bundles bring their own options: targets and option sets would silently do nothing.
+  for (const char* key : {"targets", "option_sets"})
+    if (m.inputs.empty() && root.get(key))
+      c.fail(Checker::line_of(*root.get(key)),
+             fmt::format("{} apply to the jobs of inputs, and there are none: a bundle brings its "
+                         "own options (leave {} out)",
+                         key, key));
   for (const auto& cs : m.compilers) {
     if (cs.captured) continue; // bundles take no target
     const auto& targets = cs.targets.empty() ? m.targets : cs.targets;
