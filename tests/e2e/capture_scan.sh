@@ -85,4 +85,24 @@ expect_output 'brings its own library'
 expect_exit 2 "$KDET" explain "$T/cap/bundles/$echo_b" --lib "$FAKE"
 expect_exit 2 "$KDET" explain "$T/cap/bundles/$multi"
 expect_output 'cannot be replayed yet'
+
+# kdet cache compile BUNDLE_DIR: the captured compile through the cache; a served output the
+# pipeline never got is a warning.
+expect_exit 0 "$KDET" cache compile "$T/cap/bundles/$echo_b" --dir "$T/cache" -o "$T/c1.ptx"
+expect_output "kdet cache: miss"
+expect_exit 0 "$KDET" cache compile "$T/cap/bundles/$echo_b" --dir "$T/cache" -o "$T/c2.ptx"
+expect_output "kdet cache: hit"
+! grep -q 'not an output the pipeline got' "$T/out" || fail "the echo bundle's output is the captured one"
+cmp -s "$T/c1.ptx" "$T/c2.ptx" || fail "hit and miss must serve the same bytes"
+expect_exit 0 "$KDET" cache compile "$T/cap/bundles/$varied" --dir "$T/cache" --json "$T/cg.json"
+expect_output "bundle $varied: the ptx served \([0-9a-f]{32}\) is not an output the pipeline got"
+[[ $(json_eval "$T/cg.json" 'len(d["warnings"])') == 1 ]] || fail "the warning belongs in JSON too"
+if have_cuda; then
+  real_b=$(ids 'len(b["inputs"]) == 1 and b["library"]["path"].endswith("'"$(basename "$NVVM")"'")')
+  expect_exit 0 "$KDET" cache compile "$T/cap/bundles/$real_b" --dir "$T/cache" -o "$T/real.ptx"
+  ! grep -q 'not an output' "$T/out" || fail "real libNVVM: the cache must serve the captured PTX"
+  grep -q '\.entry' "$T/real.ptx" || fail "real libNVVM: no PTX"
+fi
+expect_exit 2 "$KDET" cache compile "$T/cap/bundles/$echo_b" --dir "$T/cache" -- -fake-mode=garbage
+expect_output 'brings its own library'
 echo "capture_scan: OK"
