@@ -86,6 +86,18 @@ expect_exit 2 "$KDET" explain "$T/cap/bundles/$echo_b" --lib "$FAKE"
 expect_exit 2 "$KDET" explain "$T/cap/bundles/$multi"
 expect_output 'cannot be replayed yet'
 
+# The bundle fields of scan's and explain's JSON are in their schemas (kdet.scan/1 has no $refs
+# to other schemas, kdet.explain/1 neither).
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  for doc in "scan:$T/scan.json" "explain:$T/ex.json"; do
+    python3 - "$KDET_SOURCE_DIR/docs/schemas/kdet.${doc%%:*}.schema.json" "${doc#*:}" <<'PY' || fail "${doc#*:} does not match its schema"
+import json, sys
+from jsonschema import Draft202012Validator as V
+V(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))
+PY
+  done
+fi
+
 # kdet cache compile BUNDLE_DIR: the captured compile through the cache; a served output the
 # pipeline never got is a warning.
 expect_exit 0 "$KDET" cache compile "$T/cap/bundles/$echo_b" --dir "$T/cache" -o "$T/c1.ptx"

@@ -110,9 +110,11 @@ std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>
   size_t n = 0;
   for (const auto& b : bundles) {
     std::string folder = dir + "/bundles/" + b.id;
-    std::string note =
-        fmt::format("{}, {} compile{}{}", b.kind, b.compiles, b.compiles == 1 ? "" : "s",
-                    b.varies ? ", VARIED in the pipeline" : "");
+    // What the pipeline saw, so a scan's verdict can be read against it.
+    bool failed = !b.results.empty() && b.results.count(0) == 0;
+    std::string note = fmt::format(
+        "{}, {} compile{}{}{}", b.kind, b.compiles, b.compiles == 1 ? "" : "s",
+        b.varies ? ", VARIED in the pipeline" : "", failed ? ", failed in the pipeline" : "");
     try {
       if (!bundle_replay_plan(folder)) throw Error("no bundle.json");
       listed += fmt::format("  \"bundles/{}\", # {}\n", b.id, note);
