@@ -1,6 +1,7 @@
 // Unit tests for bundle jobs in scan manifests (scan/manifest_bundles, scan/planner):
 // a bundle is one job with its captured library and options, crossed with nothing;
 // a folder that is not a bundle, or a bundle that cannot be replayed, names the line.
+#include "kdet/capture/output.hpp"
 #include "kdet/scan/manifest.hpp"
 #include "kdet/scan/planner.hpp"
 #include "kdet/util/error.hpp"
@@ -148,6 +149,46 @@ TEST_F(ScanBundlesTest, ErrorsNameTheLine) {
   write_file_atomic(m_lib, "another library");
   EXPECT_NE(error_of("bundles = \"bundles/00000000000000aa\"\n").find("has changed since"),
             std::string::npos);
+}
+
+// capture --out DIR writes DIR/manifest.toml: the bundles that replay, each once, and the rest as
+// comments with the reason; the text parses as a manifest of exactly those jobs.
+TEST_F(ScanBundlesTest, CaptureManifestListsWhatReplays) {
+  bundle("00000000000000aa", {"-opt=3"});
+  bundle("00000000000000cc", {}, 2);
+  std::vector<capture::Bundle> bundles(3);
+  bundles[0].id = "00000000000000aa";
+  bundles[0].kind = "nvvm";
+  bundles[0].compiles = 2;
+  bundles[0].varies = true;
+  bundles[1].id = "00000000000000cc";
+  bundles[1].kind = "nvvm";
+  bundles[1].compiles = 1;
+  bundles[1].results[3] = 1;
+  bundles[2].id = "00000000000000dd"; // its folder is missing
+  bundles[2].kind = "nvrtc";
+  std::string text = capture::scan_manifest_text(m_dir, bundles);
+  EXPECT_NE(
+      text.find("  \"bundles/00000000000000aa\", # nvvm, 2 compiles, VARIED in the pipeline\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("#   bundles/00000000000000cc (nvvm, 1 compile, failed in the pipeline): "
+                      "bundle 00000000000000cc (nvvm, 2 inputs) cannot be replayed yet"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("#   bundles/00000000000000dd (nvrtc, 0 compiles): no bundle.json"),
+            std::string::npos)
+      << text;
+  write_file_atomic(m_dir + "/manifest.toml", text);
+  auto m = scan::load_manifest(m_dir + "/manifest.toml");
+  ASSERT_EQ(m.bundles.size(), 1u);
+  EXPECT_EQ(m.bundles[0].id, "00000000000000aa");
+  EXPECT_EQ(m.bundles[0].options, std::vector<std::string>{"-opt=3"});
+
+  // Nothing replays: still a manifest, which says so (scan then names the missing jobs).
+  std::string none = capture::scan_manifest_text(m_dir, {bundles[1]});
+  EXPECT_EQ(none.find("bundles = ["), std::string::npos);
+  EXPECT_NE(none.find("No captured compile can be replayed"), std::string::npos);
 }
 
 } // namespace
