@@ -29,15 +29,22 @@ std::string captured_name(const Manifest& m, const std::string& lib) {
   }
 }
 
+// What a bundle compiles with: the arguments apply_replay gives kdet run, so a bundle
+// reaches a scan job exactly as it reaches run, explain and cache compile.
+struct Replay {
+  std::string input, kind, lib, command;
+  std::vector<std::string> options;
+};
+
 // The captured compiler for this library (one per kind, path and content hash).
-size_t captured_compiler(Manifest& m, const capture::ReplayPlan& p, const std::string& lib_hash,
+size_t captured_compiler(Manifest& m, const Replay& r, const std::string& lib_hash,
                          std::map<std::string, size_t>& known, int line) {
-  std::string key = p.kind + '\n' + p.lib + '\n' + lib_hash;
+  std::string key = r.kind + '\n' + r.lib + '\n' + lib_hash;
   if (auto it = known.find(key); it != known.end()) return it->second;
   CompilerSpec c;
-  c.name = captured_name(m, p.lib);
-  c.config.kind = *backend::parse_kind(p.kind);
-  c.config.lib = p.lib;
+  c.name = captured_name(m, r.lib);
+  c.config.kind = *backend::parse_kind(r.kind);
+  c.config.lib = r.lib;
   c.line = line;
   c.captured = true;
   m.compilers.push_back(std::move(c));
@@ -78,13 +85,17 @@ void add_bundles(Manifest& m, const std::vector<std::pair<std::string, int>>& pa
         fail(line, fmt::format("bundle {}: {} is not a bundle folder of kdet capture (a folder "
                                "holding bundle.json)",
                                pat, abs));
+      Replay r;
+      capture::apply_replay(*p, r.input, r.kind, r.lib, r.options, r.command);
+      if (!backend::parse_kind(r.kind) || !r.command.empty())
+        fail(line, fmt::format("bundle {}: a {} bundle cannot be a scan job yet", pat, r.kind));
       BundleJob b;
       b.id = p->id;
-      b.input.path = p->input;
+      b.input.path = r.input;
       b.input.name = abs.starts_with(m.dir + "/") ? abs.substr(m.dir.size() + 1) : abs;
       // bundle_replay_plan checked the library against this hash.
-      b.compiler = captured_compiler(m, *p, backend::cached_file_hash(p->lib), known, line);
-      b.options = p->options;
+      b.compiler = captured_compiler(m, r, backend::cached_file_hash(r.lib), known, line);
+      b.options = r.options;
       b.line = line;
       m.bundles.push_back(std::move(b));
     }

@@ -1,8 +1,9 @@
 //===- scan/manifest_bundles.hpp - bundle folders as scan jobs -----------------===//
 //
 // A manifest's `bundles` names bundle folders of kdet capture. Each is read through
-// capture::bundle_replay_plan, the one reader `kdet run` and `explain` use, so what
-// replays there replays here, and what cannot is refused with the same reason.
+// capture::bundle_replay_plan and turned into compile arguments by capture::apply_replay,
+// the path `kdet run`, `explain` and `cache compile` take, so what replays there replays
+// here, and what cannot is refused with the same reason.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
