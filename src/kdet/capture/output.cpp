@@ -2,6 +2,7 @@
 #include "kdet/capture/output.hpp"
 
 #include "kdet/capture/blobs.hpp"
+#include "kdet/capture/replay.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
@@ -101,6 +102,48 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
     write_file_beneath(out_fd, dir + "/bundle.json", json_text(j) + "\n",
                        shown + "/" + dir + "/bundle.json");
   }
+  write_file_beneath(out_fd, "manifest.toml", scan_manifest_text(shown, bundles),
+                     shown + "/manifest.toml");
+}
+
+std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>& bundles) {
+  std::string listed, skipped;
+  size_t n = 0;
+  for (const auto& b : bundles) {
+    std::string folder = dir + "/bundles/" + b.id;
+    // What the pipeline saw, so a scan's verdict can be read against it.
+    bool failed = !b.results.empty() && b.results.count(0) == 0;
+    std::string note = fmt::format(
+        "{}, {} compile{}{}{}", b.kind, b.compiles, b.compiles == 1 ? "" : "s",
+        b.varies ? ", VARIED in the pipeline" : "", failed ? ", failed in the pipeline" : "");
+    try {
+      if (!bundle_replay_plan(folder)) throw Error("no bundle.json");
+      listed += fmt::format("  \"bundles/{}\", # {}\n", b.id, note);
+      ++n;
+    } catch (const Error& e) {
+      // The reason without the folder it starts with; one line, as a TOML comment is.
+      std::string why = e.what();
+      if (starts_with(why, folder + ": ")) why = why.substr(folder.size() + 2);
+      for (char& c : why)
+        if (c == '\n' || c == '\r') c = ' ';
+      skipped += fmt::format("#   bundles/{} ({}): {}\n", b.id, note, why);
+    }
+  }
+  std::string s =
+      "# Written by kdet capture: each captured compile that replays is a scan job of its own,\n"
+      "# with the library it was captured with (checked by content hash), its input and its\n"
+      "# options (docs/SCAN.md, \"Bundles\"). Run it as it is:\n"
+      "#   kdet scan manifest.toml --db scan.db\n"
+      "name = \"capture\"\n";
+  if (n > 0)
+    s += "bundles = [\n" + listed + "]\n";
+  else
+    s += "# No captured compile can be replayed, so this manifest has no jobs.\n";
+  if (!skipped.empty()) s += "# Not replayable, so not listed:\n" + skipped;
+  s += "\n[budget]\n"
+       "# Runs per job until a rate above this would have shown (0.05: 59 runs without variance).\n"
+       "target_rate = 0.05\n";
+  return s;
 }
 
 nlohmann::json capture_json(const CaptureResult& r) {
@@ -194,8 +237,11 @@ std::string capture_summary(const CaptureResult& r) {
   }
   for (const auto& p : r.problems)
     s += fmt::format("  note       {}\n", p);
-  if (!r.out_dir.empty())
+  if (!r.out_dir.empty()) {
     s += fmt::format("  bundles in {}/bundles, raw records in {}/raw\n", r.out_dir, r.out_dir);
+    s += fmt::format("  replay     kdet scan {}/manifest.toml --db {}/scan.db\n", r.out_dir,
+                     r.out_dir);
+  }
   return s;
 }
 

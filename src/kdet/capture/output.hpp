@@ -30,10 +30,17 @@ const std::vector<KindInfo>& capture_kinds();
 
 // Writes one self-contained folder per bundle under `out_fd`/bundles/ID
 // (bundle.json, inputs/, outputs/), copying bytes from `blobs`, never
-// following a link; throws Error naming `shown` on failure.
+// following a link, then the scan manifest `out_fd`/manifest.toml (`shown` is
+// the folder's path); throws Error naming `shown` on failure.
 class BlobStore;
 void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
                    const std::vector<Bundle>& bundles);
+
+// The text of DIR/manifest.toml for the bundle folders under `dir`/bundles: a
+// scan manifest listing every bundle that replays, as capture::bundle_replay_plan
+// (the reader of run, explain and scan) reads it, and a comment with the reason
+// for each one that does not.
+std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>& bundles);
 
 // A bundle's bundle.json (schema kdet.capture.bundle/1).
 nlohmann::json bundle_json(const Bundle& b);

@@ -1,6 +1,6 @@
 //===- cli/cache.cpp - `kdet cache ...` and `kdet cc`: a cache that checks itself -===//
 //
-// kdet cache compile INPUT [--backend/--lib/--cmd] [--out FILE|-] -- options
+// kdet cache compile INPUT|BUNDLE_DIR [--backend/--lib/--cmd] [--out FILE|-] -- options
 // kdet cc INPUT -o OUTPUT -- <command template with {input} {output}, or the
 //                              build's own command naming INPUT and OUTPUT>
 // kdet cache report | stats | gc --max-size SIZE | verify [--sample F]
@@ -12,6 +12,7 @@
 #include "kdet/cache/key.hpp"
 #include "kdet/cache/maintain.hpp"
 #include "kdet/cache/store.hpp"
+#include "kdet/capture/replay.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
@@ -19,10 +20,12 @@
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 
 namespace kdet::cli {
 
@@ -107,12 +110,37 @@ struct CompileCmd {
   std::string out;
 };
 
+// A warning for each served artifact of a bundle's kind that is not an output the
+// pipeline got: the cache holds (or just made) another output of the captured compile.
+void check_captured(const capture::ReplayPlan& replay, cache::CompileOutcome& o) {
+  for (const auto& art : o.artifacts) {
+    std::string hash = art.hash.empty() ? hash_bytes(backend::artifact_bytes(art)) : art.hash;
+    bool known = false, kind = false;
+    for (const auto& [name, h] : replay.expected)
+      if (name == art.name) {
+        kind = true;
+        known = known || h == hash;
+      }
+    if (kind && !known)
+      o.warnings.push_back(fmt::format("bundle {}: the {} served ({}) is not an output the "
+                                       "pipeline got from this compile (docs/CAPTURE.md)",
+                                       replay.id, art.name, hash));
+  }
+}
+
 int do_compile(CompileCmd& a) {
+  // A bundle folder of kdet capture brings its input, library and options, as for run.
+  std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(a.compile.input);
+  if (replay)
+    capture::apply_replay(*replay, a.compile.input, a.compile.backend, a.compile.lib,
+                          a.compile.options, a.compile.command);
   engine::RunPlan plan;
   resolve_compile_args(a.compile, plan);
   cache::Store store(cache::resolve_cache_dir(a.cache.dir));
   engine::install_interrupt_handler();
-  return finish(cache::cached_compile(store, make_job(a.cache, plan)), a.cache, a.out);
+  cache::CompileOutcome o = cache::cached_compile(store, make_job(a.cache, plan));
+  if (replay && o.exit_code == 0) check_captured(*replay, o);
+  return finish(o, a.cache, a.out);
 }
 
 struct CcCmd {
@@ -245,7 +273,11 @@ void add_cache(CLI::App& root, Action& action) {
   compile->footer("Examples:\n"
                   "  kdet cache compile saxpy.ll --out saxpy.ptx -- -arch=compute_90a -opt=3\n"
                   "  kdet cache compile k.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o "
-                  "{output}' -o k.cubin");
+                  "{output}' -o k.cubin\n"
+                  "  kdet cache compile cap/bundles/ID -o k.ptx   (a kdet capture bundle: its "
+                  "library,\n"
+                  "      input and options; warns when the output served is not the captured "
+                  "one)");
   compile->callback([c, &action] { action = [c] { return do_compile(*c); }; });
 
   auto r = std::make_shared<CacheOptions>();

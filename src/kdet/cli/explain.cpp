@@ -1,6 +1,7 @@
 //===- cli/explain.cpp - `kdet explain`: which factor causes the variance ----===//
 #include "kdet/engine/explain.hpp"
 
+#include "kdet/capture/replay.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
@@ -14,6 +15,7 @@
 
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 
 namespace kdet::cli {
 
@@ -33,6 +35,12 @@ struct ExplainArgs {
 };
 
 int do_explain(ExplainArgs args) {
+  // A bundle folder of kdet capture brings its input, library and options, as for run.
+  std::string shown = args.compile.input;
+  std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
+  if (replay)
+    capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
+                          args.compile.options, args.compile.command);
   engine::ExplainOptions opt;
   resolve_compile_args(args.compile, opt.base);
   resolve_factor_args(args.factors, opt.base);
@@ -59,8 +67,12 @@ int do_explain(ExplainArgs args) {
   engine::ExplainResult r = engine::explain(opt, on_cell);
   if (tty) fmt::print(stderr, "\r\033[K");
   auto j = report::explain_to_json(opt, r);
+  if (replay)
+    j["replay"] = {{"bundle", replay->id}, {"dir", replay->bundle_dir}, {"library", replay->lib}};
   output.write_json(j);
-  output.print_text(report::explain_to_text(opt, r, output.color(), args.compile.input));
+  std::string text = report::explain_to_text(opt, r, output.color(), shown);
+  if (replay) text += fmt::format("bundle      {} replayed with {}\n", replay->id, replay->lib);
+  output.print_text(text);
   return r.exit_code;
 }
 
@@ -88,7 +100,9 @@ void add_explain(CLI::App& root, Action& action) {
       "stops\n"
       "at its second outcome. The conclusion rules are in docs/EXPLAIN.md.\n"
       "Exit: 0 deterministic, 1 variance found (explained or not), 3 the compiler always failed.\n"
-      "Example: kdet explain kernel.ll -- -arch=compute_90a -opt=3");
+      "Example: kdet explain kernel.ll -- -arch=compute_90a -opt=3\n"
+      "         kdet explain cap/bundles/ID   (a kdet capture bundle: its library, input and\n"
+      "                                       options, as kdet run replays it)");
   add_compile_options(cmd, args->compile);
   cmd->add_option("--env", args->factors.env, "Set K=V in the compiler's environment (repeatable)")
       ->allow_extra_args(false);

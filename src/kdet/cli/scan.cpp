@@ -102,16 +102,16 @@ int do_scan(const ScanArgs& a) {
   req.invocation = invocation();
   if (!a.report.output.quiet)
     req.on_start = [](const scan::SessionStart& s) {
-      fmt::print(
-          stderr,
-          "kdet scan: {} jobs{} ({} inputs, {} compilers, {} targets, {} option sets), {} at "
-          "once, up to {} runs each{}\n",
-          s.jobs,
-          s.shard.count > 1
-              ? fmt::format(" in shard {}/{} of {}", s.shard.index, s.shard.count, s.all_jobs)
-              : "",
-          s.inputs, s.compilers, s.targets, s.option_sets, s.threads, s.budget,
-          s.resumed ? fmt::format("; resuming {} started jobs", s.resumed) : "");
+      fmt::print(stderr, "kdet scan: {} jobs{} ({}{}), {} at once, up to {} runs each{}\n", s.jobs,
+                 s.shard.count > 1 ? fmt::format(" in shard {}/{} of {}", s.shard.index,
+                                                 s.shard.count, s.all_jobs)
+                                   : "",
+                 s.inputs ? fmt::format("{} inputs, {} compilers, {} targets, {} option sets",
+                                        s.inputs, s.compilers, s.targets, s.option_sets)
+                          : "",
+                 s.bundles ? fmt::format("{}{} bundles", s.inputs ? "; " : "", s.bundles) : "",
+                 s.threads, s.budget,
+                 s.resumed ? fmt::format("; resuming {} started jobs", s.resumed) : "");
     };
   if (!a.report.output.quiet && (a.progress || ::isatty(2)))
     req.progress = [](const scan::ScanProgress& p) {
@@ -149,6 +149,8 @@ void add_scan(CLI::App& root, Action& action) {
       "  kdet scan census.toml --db census.db --report-html census.html --junit census.xml\n"
       "  kdet scan census.toml --db shard3.db --shard 3/8     # then: kdet merge all.db shard*.db\n"
       "  kdet scan --report census.db --json -                 # re-render, run nothing\n"
+      "  kdet scan cap/manifest.toml --db cap.db   # what kdet capture --out cap wrote: one job\n"
+      "                                            # per captured compile (bundles = [...])\n"
       "Exit (the first that applies): 130 interrupted (run the same command again to resume);\n"
       "2 bad manifest, option or compiler; 1 a job varies unexpectedly, or an [[expect]]ed job no\n"
       "longer varies (its 95% bound is below budget.target_rate; fewer runs give 'not-seen', not "

@@ -1,6 +1,7 @@
 //===- report/scan_report.cpp - terminal, JSON and JUnit reports of a scan -----===//
 #include "kdet/report/scan_report.hpp"
 
+#include "kdet/scan/manifest.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
@@ -24,10 +25,23 @@ std::map<std::string, Tally> tally_by(const store::ScanResult& r,
   return out;
 }
 
+// A bundle job's bundle id (its input is the bundle folder), else null.
+nlohmann::json bundle_of(const store::JobRow& j) {
+  if (j.option_set != scan::k_captured_option_set) return nullptr;
+  return j.input.substr(j.input.find_last_of('/') + 1);
+}
+
 std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r) {
+  // A captured library compiles bundle jobs only, which pair with no other compiler's jobs.
+  std::vector<std::string> names;
+  for (const auto& c : r.compilers)
+    if (std::any_of(r.jobs.begin(), r.jobs.end(), [&](const store::JobRow& j) {
+          return j.compiler == c.name && j.option_set != scan::k_captured_option_set;
+        }))
+      names.push_back(c.name);
   std::vector<CompilerComparison> out;
-  for (size_t i = 1; i < r.compilers.size(); ++i) {
-    CompilerComparison c{r.compilers[0].name, r.compilers[i].name, {}};
+  for (size_t i = 1; i < names.size(); ++i) {
+    CompilerComparison c{names[0], names[i], {}};
     c.pairs = scan::pair_jobs(r.jobs, c.a, r.jobs, c.b);
     out.push_back(std::move(c));
   }
@@ -201,6 +215,7 @@ nlohmann::json scan_to_json(const store::ScanResult& r) {
                     {"compiler", j.compiler},
                     {"target", j.target},
                     {"option_set", j.option_set},
+                    {"bundle", bundle_of(j)},
                     {"options", j.options},
                     {"status", scan::to_string(scan::job_status(j, scan::expected_rate(r)))},
                     {"verdict", engine::to_string(j.verdict())},

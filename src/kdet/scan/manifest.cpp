@@ -3,6 +3,7 @@
 
 #include "kdet/backend/exec_template.hpp"
 #include "kdet/perturb/registry.hpp"
+#include "kdet/scan/manifest_bundles.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
@@ -187,23 +188,33 @@ uint64_t brace_count(std::string_view p, size_t& i, bool inside, uint64_t cap) {
   return std::min(cap + 1, total + product); // an unclosed brace: glob reads it as text
 }
 
-void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
-  const toml::node* n = root.get("inputs");
-  if (!n)
-    c.fail(0, "no 'inputs': give inputs = [\"kernels/*.ll\", ...] (files or globs, relative to the "
-              "manifest)");
+// `key` as (text, line) pairs: one string or an array of strings, not empty.
+std::vector<std::pair<std::string, int>> patterns_of(const Checker& c, const toml::node& n,
+                                                     const char* key, const char* what) {
   std::vector<std::pair<std::string, int>> patterns;
-  if (n->is_string())
-    patterns.emplace_back(std::string(*n->value<std::string_view>()), Checker::line_of(*n));
-  else if (const toml::array* a = n->as_array()) {
+  if (n.is_string())
+    patterns.emplace_back(std::string(*n.value<std::string_view>()), Checker::line_of(n));
+  else if (const toml::array* a = n.as_array()) {
     for (auto&& e : *a) {
-      if (!e.is_string()) c.fail(Checker::line_of(e), "inputs must hold strings (files or globs)");
+      if (!e.is_string())
+        c.fail(Checker::line_of(e), fmt::format("{} must hold strings ({})", key, what));
       patterns.emplace_back(std::string(*e.value<std::string_view>()), Checker::line_of(e));
     }
   } else
-    c.fail(Checker::line_of(*n), "inputs must be an array of file names or globs");
+    c.fail(Checker::line_of(n), fmt::format("{} must be an array of {}", key, what));
   if (patterns.empty())
-    c.fail(Checker::line_of(*n), "inputs is empty; name at least one file or glob");
+    c.fail(Checker::line_of(n), fmt::format("{} is empty; name at least one", key));
+  return patterns;
+}
+
+void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
+  const toml::node* n = root.get("inputs");
+  if (!n) {
+    if (root.get("bundles")) return; // bundles alone
+    c.fail(0, "no 'inputs': give inputs = [\"kernels/*.ll\", ...] (files or globs, relative to the "
+              "manifest), or bundles = [\"bundles/*\"] (bundle folders of kdet capture)");
+  }
+  auto patterns = patterns_of(c, *n, "inputs", "file names or globs");
   std::set<std::string> seen;
   for (const auto& [pat, line] : patterns) {
     size_t at = 0;
@@ -242,9 +253,14 @@ void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
 
 void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
   const toml::node* n = root.get("compiler");
-  if (!n)
+  if (!n) {
+    if (m.inputs.empty()) return; // bundles alone bring their compilers
     c.fail(0, "no compiler: add [[compiler]] with name = \"...\" and backend = "
               "\"nvvm|nvrtc|nvjitlink|exec\"");
+  }
+  if (m.inputs.empty())
+    c.fail(Checker::line_of(*n), "[[compiler]] compiles the manifest's inputs, and there are none: "
+                                 "add inputs = [...] (bundles bring their own compilers)");
   const toml::array* arr = n->as_array();
   if (!arr || !arr->is_array_of_tables())
     c.fail(Checker::line_of(*n), "compiler must be written [[compiler]] (an array of tables)");
@@ -416,12 +432,16 @@ void parse_expectations(const Checker& c, const toml::table& root, Manifest& m) 
                      [&](const OptionSet& o) { return o.name == x.option_set; }))
       c.fail(x.line,
              fmt::format("[[expect]] options '{}' is not an [option_sets] name", x.option_set));
-    bool any = std::any_of(m.inputs.begin(), m.inputs.end(), [&](const Input& in) {
+    auto matches = [&](const Input& in) {
       return ::fnmatch(x.input.c_str(), in.name.c_str(), 0) == 0;
-    });
+    };
+    bool any = std::any_of(m.inputs.begin(), m.inputs.end(), matches) ||
+               std::any_of(m.bundles.begin(), m.bundles.end(),
+                           [&](const BundleJob& b) { return matches(b.input); });
     if (!any)
-      c.fail(x.line, fmt::format("[[expect]] input '{}' matches none of the {} inputs", x.input,
-                                 m.inputs.size()));
+      c.fail(x.line, fmt::format("[[expect]] input '{}' matches none of the {} inputs and {} "
+                                 "bundles",
+                                 x.input, m.inputs.size(), m.bundles.size()));
     m.expectations.push_back(std::move(x));
   }
 }
@@ -444,13 +464,24 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   if (m.dir.empty()) m.dir.assign(1, '/');
   m.text_hash = hash_bytes(text);
   c.keys(root,
-         {"name", "inputs", "targets", "option_sets", "compiler", "setting", "budget", "expect"},
+         {"name", "inputs", "bundles", "targets", "option_sets", "compiler", "setting", "budget",
+          "expect"},
          "the manifest");
   m.name = c.str(root, "name", "manifest", false, "scan");
   parse_inputs(c, root, m);
   parse_compilers(c, root, m);
+  if (const toml::node* n = root.get("bundles"))
+    add_bundles(m, patterns_of(c, *n, "bundles", "bundle folders or globs"));
   m.targets = c.targets(root, "manifest");
+  // Bundles bring their own options: targets and option sets would silently do nothing.
+  for (const char* key : {"targets", "option_sets"})
+    if (m.inputs.empty() && root.get(key))
+      c.fail(Checker::line_of(*root.get(key)),
+             fmt::format("{} apply to the jobs of inputs, and there are none: a bundle brings its "
+                         "own options (leave {} out)",
+                         key, key));
   for (const auto& cs : m.compilers) {
+    if (cs.captured) continue; // bundles take no target
     const auto& targets = cs.targets.empty() ? m.targets : cs.targets;
     bool has_target = cs.target_option.find("{target}") != std::string::npos ||
                       cs.config.command.find("{target}") != std::string::npos;
@@ -473,6 +504,10 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
       if (!v.is_array())
         c.fail(Checker::line_of(v),
                fmt::format("option set '{}' must be an array of strings", name));
+      if (name == k_captured_option_set && !m.bundles.empty())
+        c.fail(Checker::line_of(v), fmt::format("option set name '{}' is what bundle jobs show; "
+                                                "name this set otherwise",
+                                                name));
       m.option_sets.push_back({name, c.strs(*t, name.c_str(), "option_sets")});
     }
     if (m.option_sets.empty())

@@ -3,8 +3,8 @@
 // A manifest names the inputs (files and globs), the compilers (each a named
 // backend, so two versions can stand side by side), the targets, the option
 // sets, the perturbation setting, the run budget and the expectations (jobs
-// known to vary). docs/SCAN.md is the reference; every error names the
-// manifest file, the line and what would be valid.
+// known to vary); and bundle folders of kdet capture, each a job of its own. docs/SCAN.md is the
+// reference; every error names the manifest file, the line and what would be valid.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -27,6 +27,7 @@ struct CompilerSpec {
   std::vector<std::string> options; // added to every job of this compiler
   std::vector<std::string> targets; // overrides the manifest's targets when not empty
   int line = 0;
+  bool captured = false; // a captured library, made for bundles: compiles bundles only
 };
 
 struct OptionSet {
@@ -50,12 +51,27 @@ struct Input {
   std::string name; // relative to the manifest's folder when below it, else absolute
 };
 
+// A captured compile (a bundle folder of kdet capture) as one job. It brings its
+// own compiler (the captured library, checked by content hash) and options, so it
+// is crossed with neither inputs, targets nor option sets.
+struct BundleJob {
+  std::string id;      // the bundle's id
+  Input input;         // path: its captured input; name: the bundle folder, as inputs are named
+  size_t compiler = 0; // index into Manifest::compilers (a captured one)
+  std::vector<std::string> options;
+  int line = 0;
+};
+
+// The option set name bundle jobs show (their options are the captured ones).
+inline constexpr const char* k_captured_option_set = "captured";
+
 struct Manifest {
   std::string path;      // as given
   std::string dir;       // absolute folder of the manifest
   std::string text_hash; // hash of the manifest text
   std::string name = "scan";
-  std::vector<Input> inputs; // sorted by name, no duplicates
+  std::vector<Input> inputs;      // sorted by name, no duplicates
+  std::vector<BundleJob> bundles; // sorted by name, no duplicates
   std::vector<CompilerSpec> compilers;
   std::vector<std::string> targets;   // empty: one job per compiler with no target
   std::vector<OptionSet> option_sets; // never empty ("default" = no options)

@@ -47,6 +47,38 @@ std::vector<ResolvedCompiler> resolve_compilers(const Manifest& m) {
   return out;
 }
 
+const std::string& option_set_name(const Manifest& m, const Job& j) {
+  static const std::string captured = k_captured_option_set;
+  return j.bundle ? captured : m.option_sets[j.option_set].name;
+}
+
+namespace {
+
+// Sets the job's id, seed and expectation from every field that defines it.
+void finish_job(const Manifest& m, const std::vector<ResolvedCompiler>& compilers,
+                const std::string& setting_text, const std::string& command, Job& j) {
+  const auto& spec = m.compilers[j.compiler];
+  Hasher h;
+  h.add("kdet.scan.job/1")
+      .add(j.input->name)
+      .add(j.input_hash)
+      .add(spec.name)
+      .add(backend::to_string(spec.config.kind));
+  h.add(compilers[j.compiler].content_hash)
+      .add(command) // as before word-wise expansion
+      .add(j.backend.output_ext)
+      .add(j.target);
+  h.add(option_set_name(m, j));
+  for (const auto& o : j.options)
+    h.add(o);
+  h.add(setting_text).add_u64(m.setting.seed);
+  j.id = h.hex();
+  j.seed = mix_seed(m.setting.seed, std::stoull(j.id.substr(0, 16), nullptr, 16));
+  j.expect = find_expectation(m, j.input->name, spec.name, j.target, option_set_name(m, j));
+}
+
+} // namespace
+
 std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler>& compilers) {
   std::vector<Job> jobs;
   std::string setting_text = perturb::describe([&] {
@@ -58,6 +90,7 @@ std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler
     std::string input_hash = backend::cached_file_hash(in.path);
     for (size_t ci = 0; ci < m.compilers.size(); ++ci) {
       const auto& spec = m.compilers[ci];
+      if (spec.captured) continue; // compiles bundles only
       std::vector<std::string> targets = spec.targets.empty() ? m.targets : spec.targets;
       if (targets.empty()) targets.push_back("");
       for (const auto& target : targets) {
@@ -89,27 +122,23 @@ std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler
             j.options.push_back(substitute(spec.target_option, vars));
           for (const auto& o : m.option_sets[oi].options)
             j.options.push_back(o);
-          Hasher h;
-          h.add("kdet.scan.job/1")
-              .add(in.name)
-              .add(input_hash)
-              .add(spec.name)
-              .add(backend::to_string(spec.config.kind));
-          h.add(compilers[ci].content_hash)
-              .add(substitute(spec.config.command, vars)) // as before word-wise expansion
-              .add(j.backend.output_ext)
-              .add(target);
-          h.add(m.option_sets[oi].name);
-          for (const auto& o : j.options)
-            h.add(o);
-          h.add(setting_text).add_u64(m.setting.seed);
-          j.id = h.hex();
-          j.seed = mix_seed(m.setting.seed, std::stoull(j.id.substr(0, 16), nullptr, 16));
-          j.expect = find_expectation(m, in.name, spec.name, target, m.option_sets[oi].name);
+          finish_job(m, compilers, setting_text, substitute(spec.config.command, vars), j);
           jobs.push_back(std::move(j));
         }
       }
     }
+  }
+  // A bundle brings its compiler and options: one job each, crossed with nothing.
+  for (const auto& b : m.bundles) {
+    Job j;
+    j.input = &b.input;
+    j.input_hash = backend::cached_file_hash(b.input.path);
+    j.compiler = b.compiler;
+    j.backend = m.compilers[b.compiler].config;
+    j.options = b.options;
+    j.bundle = &b;
+    finish_job(m, compilers, setting_text, "", j);
+    jobs.push_back(std::move(j));
   }
   return jobs;
 }

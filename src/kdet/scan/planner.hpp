@@ -1,6 +1,7 @@
 //===- scan/planner.hpp - from a manifest to a stable list of jobs --------------===//
 //
-// A job is (input, compiler, target, option set). Its id hashes every field
+// A job is (input, compiler, target, option set), or a bundle folder of kdet
+// capture with its own compiler and options. Its id hashes every field
 // that defines it, including the input's and the compiler's content hashes
 // and the perturbation setting, so a shard, a resumed scan and a merge all
 // agree on it: same id = same work, a changed compiler = a new job.
@@ -35,7 +36,11 @@ struct Job {
   std::vector<std::string> options;    // compiler options + target option + option set
   uint64_t seed = 0;                   // master seed of this job's runs
   const Expectation* expect = nullptr; // non-null: known to vary
+  const BundleJob* bundle = nullptr;   // non-null: a bundle's job (input is its input)
 };
+
+// The option set name a job shows: its set's, or k_captured_option_set for a bundle.
+const std::string& option_set_name(const Manifest& m, const Job& j);
 
 // A slice of the jobs: index in 1..count.
 struct Shard {
@@ -49,7 +54,7 @@ Shard parse_shard(const std::string& text);
 // Finds each compiler's file and hashes it; throws Error naming the manifest line.
 std::vector<ResolvedCompiler> resolve_compilers(const Manifest& m);
 
-// Every job, ordered by (input, compiler, target, option set).
+// Every job, ordered by (input, compiler, target, option set), then the bundles' jobs by name.
 std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler>& compilers);
 
 // True when the job belongs to the shard (stable: from the id alone).

@@ -27,7 +27,7 @@ store::JobRow initial_row(const Manifest& m, const Job& job) {
   r.input_hash = job.input_hash;
   r.compiler = m.compilers[job.compiler].name;
   r.target = job.target;
-  r.option_set = m.option_sets[job.option_set].name;
+  r.option_set = option_set_name(m, job);
   r.options = job.options;
   r.seed = job.seed;
   r.budget = job_budget(m);

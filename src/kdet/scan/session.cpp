@@ -55,6 +55,8 @@ SessionEnd run_session(const SessionRequest& req) {
     planned.push_back(initial_row(m, j));
   for (const auto& in : m.inputs)
     inputs.emplace_back(in.name, backend::cached_file_hash(in.path));
+  for (const auto& b : m.bundles)
+    inputs.emplace_back(b.input.name, backend::cached_file_hash(b.input.path));
   db.plan(crow, planned, inputs);
 
   std::map<std::string, store::JobRow> state;
@@ -68,7 +70,9 @@ SessionEnd run_session(const SessionRequest& req) {
   start.all_jobs = all.size();
   start.shard = shard;
   start.inputs = m.inputs.size();
-  start.compilers = m.compilers.size();
+  start.compilers = static_cast<size_t>(std::count_if(
+      m.compilers.begin(), m.compilers.end(), [](const CompilerSpec& c) { return !c.captured; }));
+  start.bundles = m.bundles.size();
   start.targets = std::max<size_t>(1, m.targets.size());
   start.option_sets = m.option_sets.size();
   start.threads = req.threads;

@@ -26,6 +26,7 @@ struct SessionStart {
   size_t all_jobs = 0; // in the whole manifest
   Shard shard;
   size_t inputs = 0, compilers = 0, targets = 0, option_sets = 0;
+  size_t bundles = 0; // bundle jobs, crossed with nothing
   int threads = 1;
   uint64_t budget = 0; // runs per job at most
   size_t resumed = 0;  // jobs of this shard with runs already stored

@@ -1,0 +1,107 @@
+//===- scan/manifest_bundles.cpp - bundle folders as scan jobs -----------------===//
+#include "kdet/scan/manifest_bundles.hpp"
+
+#include "kdet/capture/replay.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <glob.h>
+#include <map>
+#include <set>
+#include <sys/stat.h>
+
+namespace kdet::scan {
+
+namespace {
+
+// "captured-libnvvm.so.4", with -2, -3 ... when another library or a [[compiler]] has the name.
+std::string captured_name(const Manifest& m, const std::string& lib) {
+  std::string base = "captured-" + lib.substr(lib.find_last_of('/') + 1);
+  std::string name = base;
+  for (int n = 2;; ++n) {
+    bool taken = std::any_of(m.compilers.begin(), m.compilers.end(),
+                             [&](const CompilerSpec& c) { return c.name == name; });
+    if (!taken) return name;
+    name = fmt::format("{}-{}", base, n);
+  }
+}
+
+// What a bundle compiles with: the arguments apply_replay gives kdet run, so a bundle
+// reaches a scan job exactly as it reaches run, explain and cache compile.
+struct Replay {
+  std::string input, kind, lib, command;
+  std::vector<std::string> options;
+};
+
+// The captured compiler for this library (one per kind, path and content hash).
+size_t captured_compiler(Manifest& m, const Replay& r, const std::string& lib_hash,
+                         std::map<std::string, size_t>& known, int line) {
+  std::string key = r.kind + '\n' + r.lib + '\n' + lib_hash;
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  CompilerSpec c;
+  c.name = captured_name(m, r.lib);
+  c.config.kind = *backend::parse_kind(r.kind);
+  c.config.lib = r.lib;
+  c.line = line;
+  c.captured = true;
+  m.compilers.push_back(std::move(c));
+  known.emplace(key, m.compilers.size() - 1);
+  return m.compilers.size() - 1;
+}
+
+} // namespace
+
+void add_bundles(Manifest& m, const std::vector<std::pair<std::string, int>>& patterns) {
+  auto fail = [&](int line, const std::string& message) {
+    throw Error(fmt::format("{}:{}: {}", m.path, line, message));
+  };
+  std::set<std::string> seen;
+  std::map<std::string, size_t> known;
+  for (const auto& [pat, line] : patterns) {
+    std::string full = pat.starts_with("/") ? pat : m.dir + "/" + pat;
+    glob_t g{};
+    std::vector<std::string> hits;
+    if (::glob(full.c_str(), GLOB_ERR, nullptr, &g) == 0)
+      for (size_t i = 0; i < g.gl_pathc; ++i)
+        hits.emplace_back(g.gl_pathv[i]);
+    ::globfree(&g);
+    if (hits.empty())
+      fail(line, fmt::format("bundle '{}' matches no folder (looked for {}); name bundle folders "
+                             "of kdet capture, e.g. \"bundles/ID\" or \"bundles/*\"",
+                             pat, full));
+    for (const auto& h : hits) {
+      std::string abs = absolute_path(h);
+      if (!seen.insert(abs).second) continue;
+      std::optional<capture::ReplayPlan> p;
+      try {
+        p = capture::bundle_replay_plan(abs);
+      } catch (const Error& e) {
+        fail(line, fmt::format("bundle {}: {}", pat, e.what()));
+      }
+      if (!p)
+        fail(line, fmt::format("bundle {}: {} is not a bundle folder of kdet capture (a folder "
+                               "holding bundle.json)",
+                               pat, abs));
+      Replay r;
+      capture::apply_replay(*p, r.input, r.kind, r.lib, r.options, r.command);
+      if (!backend::parse_kind(r.kind) || !r.command.empty())
+        fail(line, fmt::format("bundle {}: a {} bundle cannot be a scan job yet", pat, r.kind));
+      BundleJob b;
+      b.id = p->id;
+      b.input.path = r.input;
+      b.input.name = abs.starts_with(m.dir + "/") ? abs.substr(m.dir.size() + 1) : abs;
+      // bundle_replay_plan checked the library against this hash.
+      b.compiler = captured_compiler(m, r, backend::cached_file_hash(r.lib), known, line);
+      b.options = r.options;
+      b.line = line;
+      m.bundles.push_back(std::move(b));
+    }
+  }
+  std::sort(m.bundles.begin(), m.bundles.end(),
+            [](const BundleJob& a, const BundleJob& b) { return a.input.name < b.input.name; });
+}
+
+} // namespace kdet::scan
