@@ -99,6 +99,8 @@ KeyMaterial job_key_material(const Store& store, const CompileJob& job, std::str
   m.input_size = input.size();
   auto slash = job.input_path.find_last_of('/');
   m.input_name = slash == std::string::npos ? job.input_path : job.input_path.substr(slash + 1);
+  m.deps_hash = job.deps_hash;
+  m.deps = job.deps;
   return m;
 }
 
@@ -196,6 +198,7 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   }
   // The identity came from the memo before the compile; a compiler replaced in
   // between has another stat signature, so this asks again only then.
+  o.log = r.log;
   r.identity = compiler_identity(store, job.backend);
   if (r.identity.content_hash != km.compiler.content_hash) {
     o.warnings.push_back(fmt::format(

@@ -10,19 +10,27 @@
 #include "kdet/backend/exec_template.hpp"
 #include "kdet/cache/compile.hpp"
 #include "kdet/cache/key.hpp"
+#include "kdet/cache/launcher.hpp"
 #include "kdet/cache/maintain.hpp"
 #include "kdet/cache/store.hpp"
+#include "kdet/cli/launcher.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <memory>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kdet::cli {
 
@@ -33,8 +41,17 @@ struct CacheOptions {
   std::string verify_rate = "1/32";
   std::string on_variants = "serve-first";
   std::vector<std::string> key_env;
-  OutputArgs output; // --json and --quiet; cache commands print no colour
+  OutputArgs output;     // --json and --quiet; cache commands print no colour
+  bool verbose = false;  // -v or KDET_CACHE_VERBOSE: the status line (quiet on success otherwise)
+  std::string deps_hash; // launcher mode: headers and other files read
+  std::vector<std::string> deps;
 };
+
+// KDET_CACHE_VERBOSE set to anything but "" or "0".
+bool verbose_from_env() {
+  const char* v = std::getenv("KDET_CACHE_VERBOSE");
+  return v && *v && std::string(v) != "0";
+}
 
 void add_dir_option(CLI::App* cmd, CacheOptions& o) {
   cmd->add_option("--dir", o.dir, "Cache folder (default: $KDET_CACHE_DIR, else ~/.cache/kdet)");
@@ -51,7 +68,20 @@ void add_serving_options(CLI::App* cmd, CacheOptions& o) {
                   "An environment variable whose value decides the output; its value enters the "
                   "key (repeatable)");
   add_json_option(cmd, o.output, "what happened", "kdet.cache.compile/1");
-  add_quiet_option(cmd, o.output, "No status line (warnings still go to stderr)");
+  add_quiet_option(cmd, o.output, "No status line (the default; warnings still go to stderr)");
+  cmd->add_flag("-v,--verbose", o.verbose,
+                "Print a status line (hit/miss, key, variant) on success too; also "
+                "KDET_CACHE_VERBOSE=1");
+}
+
+// Counts the outcome in the cache's counters (`kdet cache stats`).
+void count_outcome(const cache::Store& store, const cache::CompileOutcome& o) {
+  if (o.result == "hit" || o.result == "verified" || o.result == "mismatch") store.count('h');
+  if (o.result == "verified") store.count('v');
+  if (o.result == "mismatch") store.count('x');
+  if (o.result == "miss") store.count('m');
+  if (o.result == "failed") store.count('f');
+  if (o.result == "refused") store.count('r');
 }
 
 void write_artifact(const cache::CompileOutcome& o, const std::string& out) {
@@ -66,7 +96,7 @@ int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::s
   for (const auto& w : o.warnings)
     fmt::print(stderr, "kdet: warning: {}\n", w);
   if (o.exit_code == 0) write_artifact(o, out);
-  if (!opt.output.quiet)
+  if ((opt.verbose || verbose_from_env()) && !opt.output.quiet)
     fmt::print(stderr, "kdet cache: {} {} (variant {}, {} variant{} under the key, {})\n", o.result,
                o.key, o.variant.substr(0, 12), o.variants, o.variants == 1 ? "" : "s",
                human_seconds(o.seconds));
@@ -98,6 +128,8 @@ cache::CompileJob make_job(const CacheOptions& opt, const engine::RunPlan& plan)
   job.verify_rate = cache::parse_verify_rate(opt.verify_rate, "--verify-rate");
   job.policy = cache::parse_policy(opt.on_variants, "--on-variants");
   job.command_line = invocation();
+  job.deps_hash = opt.deps_hash;
+  job.deps = opt.deps;
   return job;
 }
 
@@ -112,8 +144,13 @@ int do_compile(CompileCmd& a) {
   resolve_compile_args(a.compile, plan);
   cache::Store store(cache::resolve_cache_dir(a.cache.dir));
   engine::install_interrupt_handler();
-  return finish(cache::cached_compile(store, make_job(a.cache, plan)), a.cache, a.out);
+  auto o = cache::cached_compile(store, make_job(a.cache, plan));
+  count_outcome(store, o);
+  return finish(o, a.cache, a.out);
 }
+
+// do_cc's answer in launcher mode when the compiler failed.
+constexpr int k_rerun_uncached = -1;
 
 struct CcCmd {
   std::string input;
@@ -122,6 +159,7 @@ struct CcCmd {
   std::string output_ext;
   double timeout_seconds = 300;
   CacheOptions cache;
+  bool launcher = false; // `kdet cc COMPILER ARGS...`
 };
 
 // Whether template word `word` names the file `path` (as written, or the same absolute path).
@@ -161,7 +199,7 @@ void adopt_output_convention(CcCmd& a) {
       } catch (const Error&) {
       }
     }
-    if (!a.cache.output.quiet)
+    if (!a.launcher && (a.cache.verbose || verbose_from_env()))
       fmt::print(
           stderr,
           "kdet cc: the command writes {} itself; kdet gives it {{output}} there and copies the "
@@ -191,7 +229,14 @@ int do_cc(CcCmd& a) {
   resolve_compile_args(c, plan);
   cache::Store store(cache::resolve_cache_dir(a.cache.dir));
   engine::install_interrupt_handler();
-  return finish(cache::cached_compile(store, make_job(a.cache, plan)), a.cache, a.out);
+  auto o = cache::cached_compile(store, make_job(a.cache, plan));
+  count_outcome(store, o);
+  // Launcher mode: the compiler's own messages of a miss (warnings) reach the build.
+  if (a.launcher && o.exit_code == 0 && !o.log.empty()) fmt::print(stderr, "{}", o.log);
+  // A failed compile is rerun uncached by the launcher, so the build sees the compiler's own
+  // messages and exit status.
+  if (a.launcher && o.exit_code == 3) return k_rerun_uncached;
+  return finish(o, a.cache, a.out);
 }
 
 int do_report(const CacheOptions& o) {
@@ -203,20 +248,52 @@ int do_report(const CacheOptions& o) {
   return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
 }
 
-int do_stats(const CacheOptions& o) {
+std::string percent(uint64_t part, uint64_t whole) {
+  return whole == 0 ? ""
+                    : fmt::format(" ({:.2f} %)",
+                                  100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+int do_stats(const CacheOptions& o, bool zero) {
   cache::Store store(cache::resolve_cache_dir(o.dir));
   auto j = cache::cache_stats(store);
+  if (zero) {
+    cache::zero_counters(store);
+    for (const auto& w : store.take_warnings())
+      fmt::print(stderr, "kdet: warning: {}\n", w);
+    fmt::print("Statistics zeroed\n");
+    return 0;
+  }
   Output output(o.output);
   output.write_json(j);
   if (output.json_to_stdout()) return 0;
+  const auto& c = j["counters"];
+  uint64_t hits = c["hit"].get<uint64_t>(), misses = c["miss"].get<uint64_t>();
+  uint64_t uncacheable = c["uncacheable"].get<uint64_t>();
+  uint64_t lookups = hits + misses;
   fmt::print("cache       {}\n", j["cache"].get<std::string>());
+  fmt::print("calls       {} cacheable, {} uncacheable (run without the cache)\n", lookups,
+             uncacheable);
+  fmt::print("hits        {} / {}{}\n", hits, lookups, percent(hits, lookups));
+  fmt::print("misses      {} / {}{}\n", misses, lookups, percent(misses, lookups));
+  fmt::print("failed      {} (the compiler failed; nothing cached), {} refused\n",
+             c["failed"].get<uint64_t>(), c["refused"].get<uint64_t>());
+  fmt::print("checked     {} verified deterministic, {} found varying (hits recompiled)\n",
+             c["verified_match"].get<uint64_t>(), c["verified_mismatch"].get<uint64_t>());
+  uint64_t bytes = j["bytes"].get<uint64_t>();
+  if (j["limit"].is_null())
+    fmt::print("size        {} (no limit: `kdet cache gc --max-size SIZE` sets one)\n",
+               human_bytes(bytes));
+  else
+    fmt::print("size        {} / {}{}\n", human_bytes(bytes),
+               human_bytes(j["limit"].get<uint64_t>()), percent(bytes, j["limit"].get<uint64_t>()));
   fmt::print("keys        {}\n", j["keys"].get<uint64_t>());
   fmt::print("variants    {} ({} key{} with more than one)\n", j["variants"].get<uint64_t>(),
              j["keys_with_variants"].get<uint64_t>(),
              j["keys_with_variants"].get<uint64_t>() == 1 ? "" : "s");
-  fmt::print("size        {} ({} in entries)\n", human_bytes(j["bytes"].get<uint64_t>()),
-             human_bytes(j["entry_bytes"].get<uint64_t>()));
-  fmt::print("verified    {} match, {} mismatch\n", j["verifications"]["match"].get<uint64_t>(),
+  fmt::print("entries     {}\n", human_bytes(j["entry_bytes"].get<uint64_t>()));
+  fmt::print("logged      {} verifications matched, {} mismatched (all time, in the keys' logs)\n",
+             j["verifications"]["match"].get<uint64_t>(),
              j["verifications"]["mismatch"].get<uint64_t>());
   fmt::print("damaged     {} set aside in damaged/\n", j["damaged"].get<uint64_t>());
   fmt::print("staging     {} in tmp/ (stale ones are removed by gc)\n",
@@ -255,12 +332,18 @@ void add_cache(CLI::App& root, Action& action) {
   add_json_option(report, r->output, "the report", "kdet.cache.report/1");
   report->callback([r, &action] { action = [r] { return do_report(*r); }; });
 
-  auto s = std::make_shared<CacheOptions>();
-  auto* stats =
-      cache->add_subcommand("stats", "Keys, variants, size, verifications, damaged entries");
-  add_dir_option(stats, *s);
-  add_json_option(stats, s->output, "the stats", "kdet.cache.stats/1");
-  stats->callback([s, &action] { action = [s] { return do_stats(*s); }; });
+  struct StatsArgs {
+    CacheOptions o;
+    bool zero = false;
+  };
+  auto s = std::make_shared<StatsArgs>();
+  auto* stats = cache->add_subcommand(
+      "stats", "Hits, misses, hit rate, size against the gc limit, verification results, "
+               "keys, variants, damaged entries");
+  add_dir_option(stats, s->o);
+  add_json_option(stats, s->o.output, "the stats", "kdet.cache.stats/1");
+  stats->add_flag("-z,--zero", s->zero, "Zero the hit/miss/verification counters (as ccache -z)");
+  stats->callback([s, &action] { action = [s] { return do_stats(s->o, s->zero); }; });
 
   struct GcArgs {
     CacheOptions o;
@@ -345,6 +428,89 @@ void add_cc(CLI::App& root, Action& action) {
               "output (or an empty "
               "one) fails with exit 3 and nothing is cached.");
   cmd->callback([a, &action] { action = [a] { return do_cc(*a); }; });
+}
+
+bool is_cc_launcher(int argc, char** argv) {
+  if (argc < 3 || std::strcmp(argv[1], "cc") != 0 || argv[2][0] == '-') return false;
+  for (int i = 3; i < argc; ++i)
+    if (std::strcmp(argv[i], "--") == 0) return false;
+  std::string program = find_program(argv[2]);
+  struct stat st {};
+  return !program.empty() && ::stat(program.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         ::access(program.c_str(), X_OK) == 0;
+}
+
+namespace {
+
+// Runs the command as it is, in place of kdet: its output and exit status are the build's.
+int run_uncached(const std::vector<std::string>& argv) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  ::execvp(args[0], args.data());
+  int e = errno;
+  fmt::print(stderr, "kdet cc: cannot run {}: {}\n", argv[0], std::strerror(e));
+  return e == ENOENT ? 127 : 126;
+}
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+} // namespace
+
+int cc_launcher_main(int argc, char** argv) {
+  std::vector<std::string> words(argv + 2, argv + argc);
+  bool verbose = verbose_from_env();
+  try {
+    cache::LaunchPlan p = cache::plan_launch(words);
+    cache::Store store(cache::resolve_cache_dir(""));
+    auto uncached = [&](const std::string& why) {
+      if (verbose) fmt::print(stderr, "kdet cc: not cached: {}\n", why);
+      store.count('u');
+      return run_uncached(words);
+    };
+    if (!p.cacheable) return uncached(p.why);
+    CcCmd a;
+    a.launcher = true;
+    a.input = p.input;
+    a.out = p.output;
+    a.command = p.command;
+    a.cache.verbose = verbose;
+    a.cache.verify_rate = env_or("KDET_CACHE_VERIFY_RATE", "1/32");
+    a.cache.on_variants = env_or("KDET_CACHE_ON_VARIANTS", "serve-first");
+    a.cache.key_env = p.key_env;
+    for (const auto& name : split(env_or("KDET_CACHE_KEY_ENV", ""), ','))
+      if (!trim(name).empty()) a.cache.key_env.push_back(trim(name));
+    std::vector<std::string> deps;
+    if (!p.deps_command.empty()) {
+      // The compiler's own dependency list (nvcc -M): every header the compile reads.
+      SpawnOptions so;
+      so.argv = p.deps_command;
+      CapturedRun r = run_captured(so, std::chrono::milliseconds(300000));
+      if (!r.status.ok()) return uncached("the dependency run (-M) " + r.status.describe());
+      deps = cache::make_rule_files(r.out);
+      if (!p.depfile.empty()) write_output(p.depfile, r.out, "-MF");
+    }
+    deps.insert(deps.end(), p.extra_inputs.begin(), p.extra_inputs.end());
+    if (!deps.empty()) {
+      a.cache.deps = deps;
+      a.cache.deps_hash = cache::files_hash(deps);
+    }
+    int rc = do_cc(a);
+    if (rc == k_rerun_uncached) return run_uncached(words);
+    return rc;
+  } catch (const Interrupted&) {
+    fmt::print(stderr, "kdet: interrupted\n");
+    return k_exit_interrupted;
+  } catch (const Error& e) {
+    fmt::print(stderr, "kdet cc: error: {}\n", e.what());
+    return e.exit_code();
+  }
 }
 
 } // namespace kdet::cli
