@@ -129,6 +129,21 @@ KDET_API int kdet_cache_file_hash(const char* path, char out[33]) {
   });
 }
 
+KDET_API int kdet_cache_name_key(kdet_cache* cache, const char* key, const char* input_name,
+                                 const char* compiler_name) {
+  return guarded([&] {
+    if (!cache || !key) return fail("kdet_cache_name_key: NULL argument");
+    auto it = cache->materials.find(key);
+    if (it == cache->materials.end())
+      return fail(fmt::format("kdet_cache_name_key: key {} was not made by kdet_cache_make_key on "
+                              "this handle",
+                              key));
+    if (input_name) it->second["input"]["name"] = input_name;
+    if (compiler_name) it->second["compiler"]["path"] = compiler_name;
+    return KDET_CACHE_OK;
+  });
+}
+
 KDET_API int kdet_cache_make_key(kdet_cache* cache, const void* input, size_t input_size,
                                  const char* compiler_id, const char* const* options,
                                  size_t n_options, const char* const* env, size_t n_env,

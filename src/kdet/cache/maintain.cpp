@@ -92,9 +92,18 @@ std::string report_to_text(const std::vector<MultiVariantKey>& keys) {
   std::string s = fmt::format("{} key{} hold{} more than one variant:\n", keys.size(),
                               keys.size() == 1 ? "" : "s", keys.size() == 1 ? "s" : "");
   for (const auto& m : keys) {
-    std::string input = m.key_json.is_object() ? m.key_json["input"].value("name", "?") : "?";
-    std::string compiler =
-        m.key_json.is_object() ? m.key_json["compiler"].value("version", "?") : "?";
+    // A name where the writer recorded one, else what identifies it (C API keys: the
+    // compiler-id string, the input's hash).
+    auto pick = [&](const char* part, std::initializer_list<const char*> fields) -> std::string {
+      if (!m.key_json.is_object() || !m.key_json.contains(part)) return "?";
+      for (const char* f : fields) {
+        std::string v = m.key_json[part].value(f, "");
+        if (!v.empty()) return std::string(f) == "hash" ? "input " + v.substr(0, 12) : v;
+      }
+      return "?";
+    };
+    std::string input = pick("input", {"name", "hash"});
+    std::string compiler = pick("compiler", {"version", "path", "content_hash"});
     std::string options;
     if (m.key_json.is_object() && m.key_json.contains("options"))
       options = shell_join(m.key_json["options"].get<std::vector<std::string>>());
