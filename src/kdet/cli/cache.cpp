@@ -311,7 +311,8 @@ void add_cache(CLI::App& root, Action& action) {
   cache->footer(
       "Keys and layout: docs/CACHE.md. Exit codes: report exits 1 when a key holds more than one "
       "variant; compile exits 1 when --on-variants fail refuses, 3 when the compiler failed.\n"
-      "As a compiler launcher: kdet cc nvcc -c k.cu -o k.o (CMAKE_CUDA_COMPILER_LAUNCHER=\"kdet;cc\"); "
+      "As a compiler launcher: kdet cc nvcc -c k.cu -o k.o "
+      "(CMAKE_CUDA_COMPILER_LAUNCHER=\"kdet;cc\"); "
       "kdet cache stats shows hits, misses and the hit rate, -z zeroes them.");
 
   auto c = std::make_shared<CompileCmd>();
@@ -425,20 +426,21 @@ void add_cc(CLI::App& root, Action& action) {
                   "Seconds before a compile counts as hung (default 300; 0 = never)")
       ->check(real_option(k_timeout_range));
   add_serving_options(cmd, a->cache);
-  cmd->footer("Launcher mode (no --; the arguments are the compiler's own, as CMake passes them):\n"
-              "  kdet cc nvcc -arch=sm_90a -c k.cu -o k.o\n"
-              "  kdet cc ptxas -arch=sm_90a k.ptx -o k.cubin\n"
-              "  cmake -DCMAKE_CUDA_COMPILER_LAUNCHER=\"kdet;cc\" ...\n"
-              "  The output is -o/--output-file (or nvcc's and ptxas's default name); nvcc's headers "
-              "enter the key through one nvcc -M run, which also writes the build's -MF depfile. "
-              "Silent on success; what kdet cannot cache, or a failing compile, runs as it is. "
-              "Settings: KDET_CACHE_DIR, KDET_CACHE_VERIFY_RATE, KDET_CACHE_ON_VARIANTS, "
-              "KDET_CACHE_KEY_ENV=A,B, KDET_CACHE_VERBOSE=1. docs/CACHE.md.\n"
-              "Template mode:\n  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a {input} -o {output}\n"
-              "  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a k.ptx -o k.cubin    (the same)\n"
-              "A template without {output} makes stdout the artifact; a compile that leaves no "
-              "output (or an empty "
-              "one) fails with exit 3 and nothing is cached.");
+  cmd->footer(
+      "Launcher mode (no --; the arguments are the compiler's own, as CMake passes them):\n"
+      "  kdet cc nvcc -arch=sm_90a -c k.cu -o k.o\n"
+      "  kdet cc ptxas -arch=sm_90a k.ptx -o k.cubin\n"
+      "  cmake -DCMAKE_CUDA_COMPILER_LAUNCHER=\"kdet;cc\" ...\n"
+      "  The output is -o/--output-file (or nvcc's and ptxas's default name); nvcc's headers "
+      "enter the key through one nvcc -M run, which also writes the build's -MF depfile. "
+      "Silent on success; what kdet cannot cache, or a failing compile, runs as it is. "
+      "Settings: KDET_CACHE_DIR, KDET_CACHE_VERIFY_RATE, KDET_CACHE_ON_VARIANTS, "
+      "KDET_CACHE_KEY_ENV=A,B, KDET_CACHE_VERBOSE=1. docs/CACHE.md.\n"
+      "Template mode:\n  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a {input} -o {output}\n"
+      "  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a k.ptx -o k.cubin    (the same)\n"
+      "A template without {output} makes stdout the artifact; a compile that leaves no "
+      "output (or an empty "
+      "one) fails with exit 3 and nothing is cached.");
   cmd->callback([a, &action] { action = [a] { return do_cc(*a); }; });
 }
 
