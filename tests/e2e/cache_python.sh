@@ -19,6 +19,10 @@ rc=0
 "$KDET" cache report --dir "$T/cache" >"$T/report" || rc=$?
 [[ $rc == 1 ]]
 grep -q '1 key holds more than one variant' "$T/report"
+# C API calls count in kdet cache stats: the demo's mismatch is one found varying.
+"$KDET" cache stats --dir "$T/cache" --json "$T/stats.json" >"$T/stats.txt"
+expect_eq "found varying" "$(json_get "$T/stats.json" '["counters"]["verified_mismatch"]')" 1
+[[ $(json_get "$T/stats.json" '["counters"]["hit"]') -ge 3 ]] || fail "hits: $(cat "$T/stats.txt")"
 # The C API key is reported with the names the module gave it, not "(; ...)".
 grep -q 'two.k  (fake-compiler 1.0; -nondet)' "$T/report" || fail "report names: $(cat "$T/report")"
 
