@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cache_launcher.sh: `kdet cc COMPILER ARGS...` as a compiler launcher, with real ptxas and
 # nvcc: a hit restores the output byte for byte and prints nothing; a changed header misses
-# (nvcc -M keys headers); a failing compile gives the compiler's own exit status and message;
+# (nvcc -M keys headers); warnings are replayed on a hit; a failing compile gives the compiler's own exit status and message;
 # `kdet cache stats` counts hits and misses and -z zeroes them; a CMake project with
 # CMAKE_CUDA_COMPILER_LAUNCHER="kdet;cc" builds through it and hits after a clean.
 # Env: KDET. Exit 0 pass, 1 fail, 77 skipped.
@@ -44,6 +44,13 @@ expect_eq "misses" "$(json_get stats.json '["counters"]["miss"]')" 4
 "$KDET" cache stats >stats.txt
 grep -q '^hits        3 / 7 (42.86 %)' stats.txt || fail "stats text: $(cat stats.txt)"
 
+# The compiler's warnings reach stderr on the miss and are replayed on a hit.
+printf '__global__ void w(float* x) { int unused; x[0] = 1; }\n' >w.cu
+"$KDET" cc "$NVCC" -arch=sm_90a -c w.cu -o w.o 2>w-miss.err
+"$KDET" cc "$NVCC" -arch=sm_90a -c w.cu -o w.o 2>w-hit.err
+grep -q 'unused' w-miss.err || fail "the miss lost the compiler's warning"
+cmp w-miss.err w-hit.err || fail "the hit did not replay the warning: $(cat w-hit.err)"
+
 # A compile error: the compiler's exit status and its own message, nothing cached.
 printf '__global__ void k( {\n' >bad.cu
 rc=0
@@ -56,7 +63,7 @@ grep -q 'bad.cu' "$T/out" || fail "the compiler's message is missing: $(cat "$T/
 "$KDET" cache stats -z >zero.out
 "$KDET" cache stats --json stats.json >stats.out
 expect_eq "hits after -z" "$(json_get stats.json '["counters"]["hit"]')" 0
-expect_eq "keys after -z" "$(json_get stats.json '["keys"]')" 4
+expect_eq "keys after -z" "$(json_get stats.json '["keys"]')" 5
 
 # CMake, as CMAKE_CUDA_COMPILER_LAUNCHER.
 command -v cmake >which.out && command -v ninja >>which.out || {

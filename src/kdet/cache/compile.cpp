@@ -139,6 +139,10 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   if (l.hit) {
     o.result = "hit";
     o.variant = l.first.meta.id;
+    // What the compiler printed when it made this variant (its warnings), for a launcher to replay.
+    if (l.first.meta.extra.is_object() && l.first.meta.extra.contains("log") &&
+        l.first.meta.extra["log"].is_string())
+      o.log = l.first.meta.extra["log"].get<std::string>();
     o.artifacts = l.first.artifacts;
     if (refuse_if_variants(l.variants)) {
       o.seconds = seconds_since(t0);
@@ -210,6 +214,7 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   }
   origin.how = "fill";
   origin.extra = {{"compiler", identity_json(r.identity)}};
+  if (!r.log.empty()) origin.extra["log"] = r.log;
   PutResult p;
   try {
     p = store.put(o.key, to_json(km), input, r.artifacts, origin);

@@ -231,7 +231,8 @@ int do_cc(CcCmd& a) {
   engine::install_interrupt_handler();
   auto o = cache::cached_compile(store, make_job(a.cache, plan));
   count_outcome(store, o);
-  // Launcher mode: the compiler's own messages of a miss (warnings) reach the build.
+  // Launcher mode: the compiler's own messages (warnings) reach the build, on a hit as on the
+  // miss that stored them.
   if (a.launcher && o.exit_code == 0 && !o.log.empty()) fmt::print(stderr, "{}", o.log);
   // A failed compile is rerun uncached by the launcher, so the build sees the compiler's own
   // messages and exit status.
