@@ -462,6 +462,7 @@ int run_uncached(const std::vector<std::string>& argv) {
   std::fflush(stdout);
   std::fflush(stderr);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -498,6 +499,9 @@ int cc_launcher_main(int argc, char** argv) {
     a.cache.verbose = verbose;
     a.cache.verify_rate = env_or("KDET_CACHE_VERIFY_RATE", "1/32");
     a.cache.on_variants = env_or("KDET_CACHE_ON_VARIANTS", "serve-first");
+    // A bad setting names the variable that holds it (exit 2), not an option never given.
+    cache::parse_verify_rate(a.cache.verify_rate, "KDET_CACHE_VERIFY_RATE");
+    cache::parse_policy(a.cache.on_variants, "KDET_CACHE_ON_VARIANTS");
     a.cache.key_env = p.key_env;
     for (const auto& name : split(env_or("KDET_CACHE_KEY_ENV", ""), ','))
       if (!trim(name).empty()) a.cache.key_env.push_back(trim(name));
