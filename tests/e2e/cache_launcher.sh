@@ -59,6 +59,16 @@ expect_exit $rc "$KDET" cc "$NVCC" -arch=sm_90a -c bad.cu -o bad.o
 grep -q 'bad.cu' "$T/out" || fail "the compiler's message is missing: $(cat "$T/out")"
 [[ ! -e bad.o ]] || fail "a failed compile left bad.o"
 
+# What kdet cannot cache runs as it is: same output, counted as uncacheable.
+"$KDET" cc "$PTXAS" --version >v-kdet.out
+"$PTXAS" --version >v-direct.out
+cmp v-kdet.out v-direct.out || fail "an uncacheable call changed the compiler's output"
+"$KDET" cache stats --json stats.json >stats.out
+expect_eq "uncacheable" "$(json_get stats.json '["counters"]["uncacheable"]')" 1
+# A bad setting names its variable.
+expect_exit 2 env KDET_CACHE_VERIFY_RATE=abc "$KDET" cc "$PTXAS" -arch=sm_90a k.ptx -o k.cubin
+grep -q 'KDET_CACHE_VERIFY_RATE abc' "$T/out" || fail "$(cat "$T/out")"
+
 # stats -z zeroes the counters, not the entries.
 "$KDET" cache stats -z >zero.out
 "$KDET" cache stats --json stats.json >stats.out
