@@ -9,6 +9,9 @@ source "$(dirname "$0")/lib/common.bash"
 have_cuda || skip "CUDA (ptxas, nvcc) not at /usr/local/cuda"
 NVCC=/usr/local/cuda/bin/nvcc PTXAS=/usr/local/cuda/bin/ptxas
 export KDET_CACHE_DIR=$T/cache
+# No sampled verification, so the counts below are exact (nvcc -c objects vary in a few bytes
+# between compiles: a sampled recompile would rightly warn). Verification is tested on ptxas.
+export KDET_CACHE_VERIFY_RATE=0
 cd "$T"
 cp "$KDET_SOURCE_DIR/tests/data/diff/saxpy.ptx" k.ptx
 
@@ -18,6 +21,11 @@ cp k.cubin first.cubin && rm k.cubin
 "$KDET" cc "$PTXAS" -arch=sm_90a k.ptx -o k.cubin >hit.out 2>hit.err
 cmp first.cubin k.cubin || fail "ptxas hit is not the miss's bytes"
 [[ ! -s hit.out && ! -s hit.err ]] || fail "a hit printed something: $(cat hit.out hit.err)"
+# Every hit verified: ptxas recompiles to the same bytes, counted as deterministic.
+KDET_CACHE_VERIFY_RATE=1 "$KDET" cc "$PTXAS" -arch=sm_90a k.ptx -o k.cubin 2>verify.err
+[[ ! -s verify.err ]] || fail "a verified hit printed: $(cat verify.err)"
+"$KDET" cache stats --json stats.json >stats.out
+expect_eq "verified deterministic" "$(json_get stats.json '["counters"]["verified_match"]')" 1
 # ptxas's default output name (elf.o) when -o is absent.
 "$KDET" cc "$PTXAS" -arch=sm_90a k.ptx
 cmp first.cubin elf.o || fail "ptxas without -o: elf.o differs"
@@ -33,7 +41,7 @@ cmp first.o k.o || fail "nvcc hit is not the miss's bytes"
 "$KDET" cc "$NVCC" -arch=sm_90a -Iinc -c k.cu # nvcc's default name: k.o
 cmp first.o k.o || fail "nvcc without -o: k.o differs"
 "$KDET" cache stats --json stats.json >stats.out
-expect_eq "hits before the header change" "$(json_get stats.json '["counters"]["hit"]')" 3
+expect_eq "hits before the header change" "$(json_get stats.json '["counters"]["hit"]')" 4
 echo '#define SCALE 3.0f' >inc/h.h
 "$KDET" cc "$NVCC" -arch=sm_90a -Iinc -c k.cu -o k.o
 cmp -s first.o k.o && fail "a changed header served the old object"
@@ -42,7 +50,7 @@ cmp -s first.o k.o && fail "a changed header served the old object"
 # Misses: ptxas, ptxas to elf.o (another {output} extension), nvcc, nvcc after the change.
 expect_eq "misses" "$(json_get stats.json '["counters"]["miss"]')" 4
 "$KDET" cache stats >stats.txt
-grep -q '^hits        3 / 7 (42.86 %)' stats.txt || fail "stats text: $(cat stats.txt)"
+grep -q '^hits        4 / 8 (50.00 %)' stats.txt || fail "stats text: $(cat stats.txt)"
 
 # The compiler's warnings reach stderr on the miss and are replayed on a hit.
 printf '__global__ void w(float* x) { int unused; x[0] = 1; }\n' >w.cu
