@@ -129,6 +129,21 @@ KDET_API int kdet_cache_file_hash(const char* path, char out[33]) {
   });
 }
 
+KDET_API int kdet_cache_name_key(kdet_cache* cache, const char* key, const char* input_name,
+                                 const char* compiler_name) {
+  return guarded([&] {
+    if (!cache || !key) return fail("kdet_cache_name_key: NULL argument");
+    auto it = cache->materials.find(key);
+    if (it == cache->materials.end())
+      return fail(fmt::format("kdet_cache_name_key: key {} was not made by kdet_cache_make_key on "
+                              "this handle",
+                              key));
+    if (input_name) it->second["input"]["name"] = input_name;
+    if (compiler_name) it->second["compiler"]["path"] = compiler_name;
+    return KDET_CACHE_OK;
+  });
+}
+
 KDET_API int kdet_cache_make_key(kdet_cache* cache, const void* input, size_t input_size,
                                  const char* compiler_id, const char* const* options,
                                  size_t n_options, const char* const* env, size_t n_env,
@@ -161,8 +176,11 @@ KDET_API int kdet_cache_make_key(kdet_cache* cache, const void* input, size_t in
   });
 }
 
-KDET_API int kdet_cache_lookup(kdet_cache* cache, const char* key, void** data, size_t* size,
-                               int* verify) {
+namespace {
+
+// kdet_cache_lookup; `count` says whether the call enters `kdet cache stats` (a caller's lookup
+// does, get_or_compile's second look after its own store does not).
+int lookup(kdet_cache* cache, const char* key, void** data, size_t* size, int* verify, bool count) {
   return guarded([&] {
     if (!cache || !data || !size) return fail("kdet_cache_lookup: NULL argument");
     if (!valid_key(key))
@@ -174,7 +192,10 @@ KDET_API int kdet_cache_lookup(kdet_cache* cache, const char* key, void** data, 
     cache::Lookup l = cache->store.lookup(key);
     for (const auto& w : l.warnings)
       add_warning(cache, w);
-    if (!l.hit) return KDET_CACHE_MISS;
+    if (!l.hit) {
+      if (count) cache->store.count('m');
+      return KDET_CACHE_MISS;
+    }
     if (l.variants.size() > 1) {
       std::string msg =
           fmt::format("cache key {} holds {} variants: the compiler is nondeterministic for this "
@@ -183,6 +204,7 @@ KDET_API int kdet_cache_lookup(kdet_cache* cache, const char* key, void** data, 
       add_warning(cache, msg);
       if (cache->policy == KDET_CACHE_POLICY_FAIL) {
         t_error = msg;
+        if (count) cache->store.count('r');
         return KDET_CACHE_REFUSED;
       }
     }
@@ -192,8 +214,16 @@ KDET_API int kdet_cache_lookup(kdet_cache* cache, const char* key, void** data, 
     *data = copy_out(l.first.artifacts[0].data);
     *size = l.first.artifacts[0].data.size();
     if (verify) *verify = cache::sample(cache->verify_rate) ? 1 : 0;
+    if (count) cache->store.count('h');
     return KDET_CACHE_OK;
   });
+}
+
+} // namespace
+
+KDET_API int kdet_cache_lookup(kdet_cache* cache, const char* key, void** data, size_t* size,
+                               int* verify) {
+  return lookup(cache, key, data, size, verify, true);
 }
 
 KDET_API int kdet_cache_store(kdet_cache* cache, const char* key, const void* data, size_t size,
@@ -215,6 +245,7 @@ KDET_API int kdet_cache_store(kdet_cache* cache, const char* key, const void* da
     auto order = cache->store.variant_order(key);
     if (verification && !order.empty() && order[0] == vid) {
       cache->store.log_event(key, {{"event", "verify"}, {"result", "match"}, {"variant", vid}});
+      cache->store.count('v');
       return KDET_CACHE_OK;
     }
     cache::PutResult p = cache->store.put(key, kj, "", arts, origin);
@@ -224,6 +255,7 @@ KDET_API int kdet_cache_store(kdet_cache* cache, const char* key, const void* da
     std::string difference = cache->store.load_variant(key, p.first, first, why)
                                  ? engine::describe(first.artifacts, arts)
                                  : "first variant unreadable: " + why;
+    if (verification) cache->store.count('x');
     if (verification)
       cache->store.log_event(
           key,
@@ -284,7 +316,7 @@ KDET_API int kdet_cache_get_or_compile(kdet_cache* cache, const char* key,
     kdet_cache_free(*data);
     void* d = nullptr;
     size_t n = 0;
-    int again = kdet_cache_lookup(cache, key, &d, &n, nullptr);
+    int again = lookup(cache, key, &d, &n, nullptr, false);
     if (again != KDET_CACHE_OK) {
       *data = copy_out(buf.data);
       *size = buf.data.size();

@@ -58,6 +58,13 @@ int kdet_cache_make_key(kdet_cache* cache, const void* input, size_t input_size,
                         const char* compiler_id, const char* const* options, size_t n_options,
                         const char* const* env, size_t n_env, char key_out[33]);
 
+/* Names what a key (from kdet_cache_make_key on this handle) was made from, for `kdet cache
+ * report`: the input's name (a file name) and the compiler's (e.g. "libNVVM 2.0"). Recorded
+ * with the entry, not part of the key; either may be NULL. KDET_CACHE_OK, or KDET_CACHE_ERROR
+ * for a key this handle did not make. */
+int kdet_cache_name_key(kdet_cache* cache, const char* key, const char* input_name,
+                        const char* compiler_name);
+
 /* Looks a key up. KDET_CACHE_OK: *data (free with kdet_cache_free) and *size hold the first
  * stored variant, hash-checked, and *verify is 1 when this hit was sampled for verification
  * (recompile, then kdet_cache_store(..., 1)). KDET_CACHE_MISS: compile and store.

@@ -99,6 +99,8 @@ KeyMaterial job_key_material(const Store& store, const CompileJob& job, std::str
   m.input_size = input.size();
   auto slash = job.input_path.find_last_of('/');
   m.input_name = slash == std::string::npos ? job.input_path : job.input_path.substr(slash + 1);
+  m.deps_hash = job.deps_hash;
+  m.deps = job.deps;
   return m;
 }
 
@@ -137,6 +139,10 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   if (l.hit) {
     o.result = "hit";
     o.variant = l.first.meta.id;
+    // What the compiler printed when it made this variant (its warnings), for a launcher to replay.
+    if (l.first.meta.extra.is_object() && l.first.meta.extra.contains("log") &&
+        l.first.meta.extra["log"].is_string())
+      o.log = l.first.meta.extra["log"].get<std::string>();
     o.artifacts = l.first.artifacts;
     if (refuse_if_variants(l.variants)) {
       o.seconds = seconds_since(t0);
@@ -196,6 +202,7 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   }
   // The identity came from the memo before the compile; a compiler replaced in
   // between has another stat signature, so this asks again only then.
+  o.log = r.log;
   r.identity = compiler_identity(store, job.backend);
   if (r.identity.content_hash != km.compiler.content_hash) {
     o.warnings.push_back(fmt::format(
@@ -207,6 +214,7 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   }
   origin.how = "fill";
   origin.extra = {{"compiler", identity_json(r.identity)}};
+  if (!r.log.empty()) origin.extra["log"] = r.log;
   PutResult p;
   try {
     p = store.put(o.key, to_json(km), input, r.artifacts, origin);

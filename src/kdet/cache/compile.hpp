@@ -37,6 +37,8 @@ struct CompileJob {
   double verify_rate = k_default_verify_rate;
   Policy policy = Policy::serve_first;
   std::string command_line; // recorded in meta.json
+  std::string deps_hash;    // launcher mode: other files read (KeyMaterial::deps_hash)
+  std::vector<std::string> deps;
 };
 
 struct CompileOutcome {
@@ -47,6 +49,8 @@ struct CompileOutcome {
   size_t variants = 0;                      // under the key afterwards
   std::vector<std::string> warnings;
   std::string error; // refused/failed: why; failed: the compiler's log follows
+  std::string
+      log; // the compiler's stderr: of this compile (miss), or stored with the variant (hit)
   int exit_code = 0; // 0 served, 1 refused (policy fail), 3 the compiler failed
   double seconds = 0;
 };

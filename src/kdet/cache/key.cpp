@@ -31,6 +31,7 @@ std::string compute_key(const KeyMaterial& m) {
     if (value) h.add(*value);
   }
   h.add(m.input_hash).add_u64(m.input_size);
+  if (!m.deps_hash.empty()) h.add("deps").add(m.deps_hash);
   return h.hex();
 }
 
@@ -50,6 +51,7 @@ nlohmann::json to_json(const KeyMaterial& m) {
       {"env", env},
       {"input", {{"hash", m.input_hash}, {"size", m.input_size}, {"name", m.input_name}}},
   };
+  if (!m.deps_hash.empty()) j["deps"] = {{"hash", m.deps_hash}, {"files", m.deps}};
   if (m.backend == backend::to_string(backend::Kind::exec)) {
     j["command"] = m.command;
     j["output_ext"] = m.output_ext;
@@ -80,6 +82,10 @@ KeyMaterial key_material_from_json(const nlohmann::json& j) {
     m.input_hash = in.at("hash").get<std::string>();
     m.input_size = in.at("size").get<uint64_t>();
     m.input_name = in.value("name", "");
+    if (j.contains("deps")) {
+      m.deps_hash = j.at("deps").at("hash").get<std::string>();
+      m.deps = j.at("deps").at("files").get<std::vector<std::string>>();
+    }
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw Error::format("key.json: {}", e.what());

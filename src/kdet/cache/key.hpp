@@ -33,6 +33,10 @@ struct KeyMaterial {
   std::string input_hash; // hash_bytes(input)
   uint64_t input_size = 0;
   std::string input_name; // recorded only
+  // Launcher mode: a hash over the other files the compile reads (headers from the compiler's
+  // own dependency list, extra inputs); keyed only when not empty, so other keys are unchanged.
+  std::string deps_hash;
+  std::vector<std::string> deps; // their paths, recorded only
 };
 
 // The key: 32 hex digits. Changing any keyed part changes it.

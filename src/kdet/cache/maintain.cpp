@@ -92,9 +92,18 @@ std::string report_to_text(const std::vector<MultiVariantKey>& keys) {
   std::string s = fmt::format("{} key{} hold{} more than one variant:\n", keys.size(),
                               keys.size() == 1 ? "" : "s", keys.size() == 1 ? "s" : "");
   for (const auto& m : keys) {
-    std::string input = m.key_json.is_object() ? m.key_json["input"].value("name", "?") : "?";
-    std::string compiler =
-        m.key_json.is_object() ? m.key_json["compiler"].value("version", "?") : "?";
+    // A name where the writer recorded one, else what identifies it (C API keys: the
+    // compiler-id string, the input's hash).
+    auto pick = [&](const char* part, std::initializer_list<const char*> fields) -> std::string {
+      if (!m.key_json.is_object() || !m.key_json.contains(part)) return "?";
+      for (const char* f : fields) {
+        std::string v = m.key_json[part].value(f, "");
+        if (!v.empty()) return std::string(f) == "hash" ? "input " + v.substr(0, 12) : v;
+      }
+      return "?";
+    };
+    std::string input = pick("input", {"name", "hash"});
+    std::string compiler = pick("compiler", {"version", "path", "content_hash"});
     std::string options;
     if (m.key_json.is_object() && m.key_json.contains("options"))
       options = shell_join(m.key_json["options"].get<std::vector<std::string>>());
@@ -123,7 +132,26 @@ nlohmann::json cache_stats(const Store& store) {
     }
   }
   auto damaged = store.list("damaged");
+  // Served compiles since the last zeroing: one byte per event in v1/counters (Store::count).
+  std::string bytes;
+  store.read("counters", bytes);
+  nlohmann::json counters = nlohmann::json::object();
+  const std::string codes = k_counter_codes;
+  const char* names[] = {"hit",    "miss",    "verified_match", "verified_mismatch",
+                         "failed", "refused", "uncacheable"};
+  for (size_t i = 0; i < codes.size(); ++i)
+    counters[names[i]] = static_cast<uint64_t>(std::count(bytes.begin(), bytes.end(), codes[i]));
+  std::string limit_text;
+  nlohmann::json limit = nullptr;
+  if (store.read("limit", limit_text)) {
+    try {
+      limit = parse_size(trim(limit_text), "limit");
+    } catch (const Error&) {
+    }
+  }
   return {{"schema", "kdet.cache.stats/1"},
+          {"counters", counters},
+          {"limit", limit},
           {"cache", store.root()},
           {"keys", keys.size()},
           {"variants", variants},
@@ -166,7 +194,13 @@ double check_staging_age(double seconds, const std::string& option) {
   return seconds;
 }
 
+void zero_counters(const Store& store) {
+  store.write_atomic("counters", "");
+}
+
 GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
+  // The limit `kdet cache stats` shows the size against: the one gc last kept to.
+  store.write_atomic("limit", std::to_string(max_size) + "\n");
   GcResult r;
   r.bytes_before = store.tree_bytes("");
   int64_t now = ::time(nullptr);

@@ -31,6 +31,9 @@ std::string report_to_text(const std::vector<MultiVariantKey>& keys);
 // Counts and sizes, as JSON (schema "kdet.cache.stats/1").
 nlohmann::json cache_stats(const Store& store);
 
+// Zeroes the hit/miss/verification counters of cache_stats (the entries stay).
+void zero_counters(const Store& store);
+
 // Parses "500M", "2G", "64K", "1234" (bytes; K/M/G/T/P are powers of 1024); throws Error
 // naming `option` for bad text or a size past 2^64-1 bytes (never wraps).
 uint64_t parse_size(const std::string& text, const std::string& option);

@@ -359,6 +359,24 @@ void Store::log_event(const std::string& key, nlohmann::json event) {
   } while (n < 0 && errno == EINTR);
 }
 
+void Store::count(char code) const {
+  Fd root;
+  try {
+    root = open_root(true);
+  } catch (const Error& e) {
+    warn(e.what());
+    return;
+  }
+  Fd fd(open_beneath(root.get(), "counters", O_WRONLY | O_CREAT | O_APPEND, m_file_mode));
+  if (!fd.ok()) return; // statistics only: a compile is never failed for them
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  ssize_t n;
+  do {
+    n = ::write(fd.get(), &code, 1);
+  } while (n < 0 && errno == EINTR);
+}
+
 std::vector<nlohmann::json> Store::events(const std::string& key) const {
   std::vector<nlohmann::json> out;
   std::string text;

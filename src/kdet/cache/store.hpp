@@ -104,6 +104,10 @@ private:
   Fd m_lock;
 };
 
+// The counter codes of Store::count, in `kdet cache stats` order: hit, miss, verified match,
+// verified mismatch (found varying), failed compile, refused, uncacheable (run uncached).
+inline constexpr const char* k_counter_codes = "hmvxfru";
+
 class Store {
 public:
   // Opens (does not yet create) the cache at `dir` (its v1/ subfolder holds everything).
@@ -127,6 +131,10 @@ public:
 
   // Appends one event (a JSON object, one line) to the key's log.
   void log_event(const std::string& key, nlohmann::json event);
+
+  // Counts one served compile in v1/counters (one byte appended under O_APPEND: safe under
+  // concurrent kdet processes without a lock). Codes in k_counter_codes; failures are ignored.
+  void count(char code) const;
 
   // Variant ids under `key`, earliest first (log order, then creation time).
   std::vector<std::string> variant_order(const std::string& key) const;

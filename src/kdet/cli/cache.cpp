@@ -10,22 +10,30 @@
 #include "kdet/backend/exec_template.hpp"
 #include "kdet/cache/compile.hpp"
 #include "kdet/cache/key.hpp"
+#include "kdet/cache/launcher.hpp"
 #include "kdet/cache/maintain.hpp"
 #include "kdet/cache/store.hpp"
 #include "kdet/capture/replay.hpp"
+#include "kdet/cli/launcher.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kdet::cli {
 
@@ -36,8 +44,17 @@ struct CacheOptions {
   std::string verify_rate = "1/32";
   std::string on_variants = "serve-first";
   std::vector<std::string> key_env;
-  OutputArgs output; // --json and --quiet; cache commands print no colour
+  OutputArgs output;     // --json and --quiet; cache commands print no colour
+  bool verbose = false;  // -v or KDET_CACHE_VERBOSE: the status line (quiet on success otherwise)
+  std::string deps_hash; // launcher mode: headers and other files read
+  std::vector<std::string> deps;
 };
+
+// KDET_CACHE_VERBOSE set to anything but "" or "0".
+bool verbose_from_env() {
+  const char* v = std::getenv("KDET_CACHE_VERBOSE");
+  return v && *v && std::string(v) != "0";
+}
 
 void add_dir_option(CLI::App* cmd, CacheOptions& o) {
   cmd->add_option("--dir", o.dir, "Cache folder (default: $KDET_CACHE_DIR, else ~/.cache/kdet)");
@@ -54,7 +71,20 @@ void add_serving_options(CLI::App* cmd, CacheOptions& o) {
                   "An environment variable whose value decides the output; its value enters the "
                   "key (repeatable)");
   add_json_option(cmd, o.output, "what happened", "kdet.cache.compile/1");
-  add_quiet_option(cmd, o.output, "No status line (warnings still go to stderr)");
+  add_quiet_option(cmd, o.output, "No status line (the default; warnings still go to stderr)");
+  cmd->add_flag("-v,--verbose", o.verbose,
+                "Print a status line (hit/miss, key, variant) on success too; also "
+                "KDET_CACHE_VERBOSE=1");
+}
+
+// Counts the outcome in the cache's counters (`kdet cache stats`).
+void count_outcome(const cache::Store& store, const cache::CompileOutcome& o) {
+  if (o.result == "hit" || o.result == "verified" || o.result == "mismatch") store.count('h');
+  if (o.result == "verified") store.count('v');
+  if (o.result == "mismatch") store.count('x');
+  if (o.result == "miss") store.count('m');
+  if (o.result == "failed") store.count('f');
+  if (o.result == "refused") store.count('r');
 }
 
 void write_artifact(const cache::CompileOutcome& o, const std::string& out) {
@@ -69,7 +99,7 @@ int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::s
   for (const auto& w : o.warnings)
     fmt::print(stderr, "kdet: warning: {}\n", w);
   if (o.exit_code == 0) write_artifact(o, out);
-  if (!opt.output.quiet)
+  if ((opt.verbose || verbose_from_env()) && !opt.output.quiet)
     fmt::print(stderr, "kdet cache: {} {} (variant {}, {} variant{} under the key, {})\n", o.result,
                o.key, o.variant.substr(0, 12), o.variants, o.variants == 1 ? "" : "s",
                human_seconds(o.seconds));
@@ -101,6 +131,8 @@ cache::CompileJob make_job(const CacheOptions& opt, const engine::RunPlan& plan)
   job.verify_rate = cache::parse_verify_rate(opt.verify_rate, "--verify-rate");
   job.policy = cache::parse_policy(opt.on_variants, "--on-variants");
   job.command_line = invocation();
+  job.deps_hash = opt.deps_hash;
+  job.deps = opt.deps;
   return job;
 }
 
@@ -139,9 +171,13 @@ int do_compile(CompileCmd& a) {
   cache::Store store(cache::resolve_cache_dir(a.cache.dir));
   engine::install_interrupt_handler();
   cache::CompileOutcome o = cache::cached_compile(store, make_job(a.cache, plan));
+  count_outcome(store, o);
   if (replay && o.exit_code == 0) check_captured(*replay, o);
   return finish(o, a.cache, a.out);
 }
+
+// do_cc's answer in launcher mode when the compiler failed.
+constexpr int k_rerun_uncached = -1;
 
 struct CcCmd {
   std::string input;
@@ -150,6 +186,7 @@ struct CcCmd {
   std::string output_ext;
   double timeout_seconds = 300;
   CacheOptions cache;
+  bool launcher = false; // `kdet cc COMPILER ARGS...`
 };
 
 // Whether template word `word` names the file `path` (as written, or the same absolute path).
@@ -189,7 +226,7 @@ void adopt_output_convention(CcCmd& a) {
       } catch (const Error&) {
       }
     }
-    if (!a.cache.output.quiet)
+    if (!a.launcher && (a.cache.verbose || verbose_from_env()))
       fmt::print(
           stderr,
           "kdet cc: the command writes {} itself; kdet gives it {{output}} there and copies the "
@@ -219,7 +256,15 @@ int do_cc(CcCmd& a) {
   resolve_compile_args(c, plan);
   cache::Store store(cache::resolve_cache_dir(a.cache.dir));
   engine::install_interrupt_handler();
-  return finish(cache::cached_compile(store, make_job(a.cache, plan)), a.cache, a.out);
+  auto o = cache::cached_compile(store, make_job(a.cache, plan));
+  count_outcome(store, o);
+  // Launcher mode: the compiler's own messages (warnings) reach the build, on a hit as on the
+  // miss that stored them.
+  if (a.launcher && o.exit_code == 0 && !o.log.empty()) fmt::print(stderr, "{}", o.log);
+  // A failed compile is rerun uncached by the launcher, so the build sees the compiler's own
+  // messages and exit status.
+  if (a.launcher && o.exit_code == 3) return k_rerun_uncached;
+  return finish(o, a.cache, a.out);
 }
 
 int do_report(const CacheOptions& o) {
@@ -231,20 +276,52 @@ int do_report(const CacheOptions& o) {
   return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
 }
 
-int do_stats(const CacheOptions& o) {
+std::string percent(uint64_t part, uint64_t whole) {
+  return whole == 0 ? ""
+                    : fmt::format(" ({:.2f} %)",
+                                  100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+int do_stats(const CacheOptions& o, bool zero) {
   cache::Store store(cache::resolve_cache_dir(o.dir));
   auto j = cache::cache_stats(store);
+  if (zero) {
+    cache::zero_counters(store);
+    for (const auto& w : store.take_warnings())
+      fmt::print(stderr, "kdet: warning: {}\n", w);
+    fmt::print("Statistics zeroed\n");
+    return 0;
+  }
   Output output(o.output);
   output.write_json(j);
   if (output.json_to_stdout()) return 0;
+  const auto& c = j["counters"];
+  uint64_t hits = c["hit"].get<uint64_t>(), misses = c["miss"].get<uint64_t>();
+  uint64_t uncacheable = c["uncacheable"].get<uint64_t>();
+  uint64_t lookups = hits + misses;
   fmt::print("cache       {}\n", j["cache"].get<std::string>());
+  fmt::print("calls       {} cacheable, {} uncacheable (run without the cache)\n", lookups,
+             uncacheable);
+  fmt::print("hits        {} / {}{}\n", hits, lookups, percent(hits, lookups));
+  fmt::print("misses      {} / {}{}\n", misses, lookups, percent(misses, lookups));
+  fmt::print("failed      {} (the compiler failed; nothing cached), {} refused\n",
+             c["failed"].get<uint64_t>(), c["refused"].get<uint64_t>());
+  fmt::print("checked     {} verified deterministic, {} found varying (hits recompiled)\n",
+             c["verified_match"].get<uint64_t>(), c["verified_mismatch"].get<uint64_t>());
+  uint64_t bytes = j["bytes"].get<uint64_t>();
+  if (j["limit"].is_null())
+    fmt::print("size        {} (no limit: `kdet cache gc --max-size SIZE` sets one)\n",
+               human_bytes(bytes));
+  else
+    fmt::print("size        {} / {}{}\n", human_bytes(bytes),
+               human_bytes(j["limit"].get<uint64_t>()), percent(bytes, j["limit"].get<uint64_t>()));
   fmt::print("keys        {}\n", j["keys"].get<uint64_t>());
   fmt::print("variants    {} ({} key{} with more than one)\n", j["variants"].get<uint64_t>(),
              j["keys_with_variants"].get<uint64_t>(),
              j["keys_with_variants"].get<uint64_t>() == 1 ? "" : "s");
-  fmt::print("size        {} ({} in entries)\n", human_bytes(j["bytes"].get<uint64_t>()),
-             human_bytes(j["entry_bytes"].get<uint64_t>()));
-  fmt::print("verified    {} match, {} mismatch\n", j["verifications"]["match"].get<uint64_t>(),
+  fmt::print("entries     {}\n", human_bytes(j["entry_bytes"].get<uint64_t>()));
+  fmt::print("logged      {} verifications matched, {} mismatched (all time, in the keys' logs)\n",
+             j["verifications"]["match"].get<uint64_t>(),
              j["verifications"]["mismatch"].get<uint64_t>());
   fmt::print("damaged     {} set aside in damaged/\n", j["damaged"].get<uint64_t>());
   fmt::print("staging     {} in tmp/ (stale ones are removed by gc)\n",
@@ -261,7 +338,10 @@ void add_cache(CLI::App& root, Action& action) {
   cache->require_subcommand(1);
   cache->footer(
       "Keys and layout: docs/CACHE.md. Exit codes: report exits 1 when a key holds more than one "
-      "variant; compile exits 1 when --on-variants fail refuses, 3 when the compiler failed.");
+      "variant; compile exits 1 when --on-variants fail refuses, 3 when the compiler failed.\n"
+      "As a compiler launcher: kdet cc nvcc -c k.cu -o k.o "
+      "(CMAKE_CUDA_COMPILER_LAUNCHER=\"kdet;cc\"); "
+      "kdet cache stats shows hits, misses and the hit rate, -z zeroes them.");
 
   auto c = std::make_shared<CompileCmd>();
   auto* compile = cache->add_subcommand(
@@ -287,12 +367,18 @@ void add_cache(CLI::App& root, Action& action) {
   add_json_option(report, r->output, "the report", "kdet.cache.report/1");
   report->callback([r, &action] { action = [r] { return do_report(*r); }; });
 
-  auto s = std::make_shared<CacheOptions>();
-  auto* stats =
-      cache->add_subcommand("stats", "Keys, variants, size, verifications, damaged entries");
-  add_dir_option(stats, *s);
-  add_json_option(stats, s->output, "the stats", "kdet.cache.stats/1");
-  stats->callback([s, &action] { action = [s] { return do_stats(*s); }; });
+  struct StatsArgs {
+    CacheOptions o;
+    bool zero = false;
+  };
+  auto s = std::make_shared<StatsArgs>();
+  auto* stats = cache->add_subcommand(
+      "stats", "Hits, misses, hit rate, size against the gc limit, verification results, "
+               "keys, variants, damaged entries");
+  add_dir_option(stats, s->o);
+  add_json_option(stats, s->o.output, "the stats", "kdet.cache.stats/1");
+  stats->add_flag("-z,--zero", s->zero, "Zero the hit/miss/verification counters (as ccache -z)");
+  stats->callback([s, &action] { action = [s] { return do_stats(s->o, s->zero); }; });
 
   struct GcArgs {
     CacheOptions o;
@@ -358,7 +444,8 @@ void add_cache(CLI::App& root, Action& action) {
 
 void add_cc(CLI::App& root, Action& action) {
   auto a = std::make_shared<CcCmd>();
-  auto* cmd = root.add_subcommand("cc", "Wrap a command compiler with kdet's verifying cache");
+  auto* cmd = root.add_subcommand(
+      "cc", "Wrap a command compiler with kdet's verifying cache (kdet cc nvcc ARGS: a launcher)");
   cmd->add_option("input", a->input, "The input file ({input} in the template)")->required();
   cmd->add_option("command", a->command,
                   "After --: the command template with {input} and {output} (words naming "
@@ -371,12 +458,109 @@ void add_cc(CLI::App& root, Action& action) {
                   "Seconds before a compile counts as hung (default 300; 0 = never)")
       ->check(real_option(k_timeout_range));
   add_serving_options(cmd, a->cache);
-  cmd->footer("Examples:\n  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a {input} -o {output}\n"
-              "  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a k.ptx -o k.cubin    (the same)\n"
-              "A template without {output} makes stdout the artifact; a compile that leaves no "
-              "output (or an empty "
-              "one) fails with exit 3 and nothing is cached.");
+  cmd->footer(
+      "Launcher mode (no --; the arguments are the compiler's own, as CMake passes them):\n"
+      "  kdet cc nvcc -arch=sm_90a -c k.cu -o k.o\n"
+      "  kdet cc ptxas -arch=sm_90a k.ptx -o k.cubin\n"
+      "  cmake -DCMAKE_CUDA_COMPILER_LAUNCHER=\"kdet;cc\" ...\n"
+      "  The output is -o/--output-file (or nvcc's and ptxas's default name); nvcc's headers "
+      "enter the key through one nvcc -M run, which also writes the build's -MF depfile. "
+      "Silent on success; what kdet cannot cache, or a failing compile, runs as it is. "
+      "Settings: KDET_CACHE_DIR, KDET_CACHE_VERIFY_RATE, KDET_CACHE_ON_VARIANTS, "
+      "KDET_CACHE_KEY_ENV=A,B, KDET_CACHE_VERBOSE=1. docs/CACHE.md.\n"
+      "Template mode:\n  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a {input} -o {output}\n"
+      "  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a k.ptx -o k.cubin    (the same)\n"
+      "A template without {output} makes stdout the artifact; a compile that leaves no "
+      "output (or an empty "
+      "one) fails with exit 3 and nothing is cached.");
   cmd->callback([a, &action] { action = [a] { return do_cc(*a); }; });
+}
+
+bool is_cc_launcher(int argc, char** argv) {
+  if (argc < 3 || std::strcmp(argv[1], "cc") != 0 || argv[2][0] == '-') return false;
+  for (int i = 3; i < argc; ++i)
+    if (std::strcmp(argv[i], "--") == 0) return false;
+  std::string program = find_program(argv[2]);
+  struct stat st {};
+  return !program.empty() && ::stat(program.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         ::access(program.c_str(), X_OK) == 0;
+}
+
+namespace {
+
+// Runs the command as it is, in place of kdet: its output and exit status are the build's.
+int run_uncached(const std::vector<std::string>& argv) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  ::execvp(args[0], args.data());
+  int e = errno;
+  fmt::print(stderr, "kdet cc: cannot run {}: {}\n", argv[0], std::strerror(e));
+  return e == ENOENT ? 127 : 126;
+}
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+} // namespace
+
+int cc_launcher_main(int argc, char** argv) {
+  std::vector<std::string> words(argv + 2, argv + argc);
+  bool verbose = verbose_from_env();
+  try {
+    cache::LaunchPlan p = cache::plan_launch(words);
+    cache::Store store(cache::resolve_cache_dir(""));
+    auto uncached = [&](const std::string& why) {
+      if (verbose) fmt::print(stderr, "kdet cc: not cached: {}\n", why);
+      store.count('u');
+      return run_uncached(words);
+    };
+    if (!p.cacheable) return uncached(p.why);
+    CcCmd a;
+    a.launcher = true;
+    a.input = p.input;
+    a.out = p.output;
+    a.command = p.command;
+    a.cache.verbose = verbose;
+    a.cache.verify_rate = env_or("KDET_CACHE_VERIFY_RATE", "1/32");
+    a.cache.on_variants = env_or("KDET_CACHE_ON_VARIANTS", "serve-first");
+    // A bad setting names the variable that holds it (exit 2), not an option never given.
+    cache::parse_verify_rate(a.cache.verify_rate, "KDET_CACHE_VERIFY_RATE");
+    cache::parse_policy(a.cache.on_variants, "KDET_CACHE_ON_VARIANTS");
+    a.cache.key_env = p.key_env;
+    for (const auto& name : split(env_or("KDET_CACHE_KEY_ENV", ""), ','))
+      if (!trim(name).empty()) a.cache.key_env.push_back(trim(name));
+    std::vector<std::string> deps;
+    if (!p.deps_command.empty()) {
+      // The compiler's own dependency list (nvcc -M): every header the compile reads.
+      SpawnOptions so;
+      so.argv = p.deps_command;
+      CapturedRun r = run_captured(so, std::chrono::milliseconds(300000));
+      if (!r.status.ok()) return uncached("the dependency run (-M) " + r.status.describe());
+      deps = cache::make_rule_files(r.out);
+      if (!p.depfile.empty()) write_output(p.depfile, r.out, "-MF");
+    }
+    deps.insert(deps.end(), p.extra_inputs.begin(), p.extra_inputs.end());
+    if (!deps.empty()) {
+      a.cache.deps = deps;
+      a.cache.deps_hash = cache::files_hash(deps);
+    }
+    int rc = do_cc(a);
+    if (rc == k_rerun_uncached) return run_uncached(words);
+    return rc;
+  } catch (const Interrupted&) {
+    fmt::print(stderr, "kdet: interrupted\n");
+    return k_exit_interrupted;
+  } catch (const Error& e) {
+    fmt::print(stderr, "kdet cc: error: {}\n", e.what());
+    return e.exit_code();
+  }
 }
 
 } // namespace kdet::cli

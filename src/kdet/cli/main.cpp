@@ -1,5 +1,6 @@
 #include "kdet/cli/main.hpp"
 
+#include "kdet/cli/launcher.hpp"
 #include "kdet/engine/worker_main.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
@@ -145,6 +146,8 @@ namespace {
 int dispatch(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   set_command_line(shell_join(std::vector<std::string>(argv, argv + argc)));
+  // `kdet cc nvcc -c k.cu -o k.o`: the compiler's own arguments, not kdet's options.
+  if (is_cc_launcher(argc, argv)) return cc_launcher_main(argc, argv);
 
   CLI::App app{"kdet: finds, measures, explains and contains nondeterminism in GPU kernel "
                "compilers.",
