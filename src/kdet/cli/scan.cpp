@@ -15,11 +15,14 @@
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/session.hpp"
 #include "kdet/scan/status.hpp"
+#include "kdet/scan/stress.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <chrono>
+#include <deque>
 #include <fmt/format.h>
 #include <memory>
 #include <thread>
@@ -205,6 +208,8 @@ void add_compare(CLI::App& root, Action& action) {
     OutputArgs output;
     bool all = false;
     double margin = scan::k_default_fix_margin;
+    bool settle = false, stress = false;
+    uint64_t settle_budget = 0, stress_cap = 200, stress_sample = 10, stress_seed = 0;
   };
   auto a = std::make_shared<CompareArgs>();
   auto* cmd = root.add_subcommand("compare",
@@ -229,6 +234,23 @@ void add_compare(CLI::App& root, Action& action) {
                   "Call a job fixed only when B gave one output and its 95% upper bound on the "
                   "variance rate lies this many times below A's observed rate (else: not-seen)")
       ->check(real_option({1, 1e6, false}));
+  cmd->add_flag("--settle", a->settle,
+                "Run B more on each not-seen job (its scan's setting) until its bound meets "
+                "--margin, it varies, or --settle-budget is spent");
+  cmd->add_option("--settle-budget", a->settle_budget,
+                  "B's runs per job at most under --settle (default: the runs the bound needs, "
+                  "about 3 x margin / A's rate, at most 1000000)")
+      ->check(whole_option({1, 1000000}));
+  cmd->add_flag("--stress", a->stress,
+                "Re-run on B each job A varied on (and a sample of the others) under every "
+                "factor that moves addresses: fresh+aslr, same+churn, chaos, threads");
+  cmd->add_option("--stress-cap", a->stress_cap,
+                  "Runs per job and regime at most under --stress (default 200)")
+      ->check(whole_option({1, 100000}));
+  cmd->add_option("--stress-sample", a->stress_sample,
+                  "Jobs A never varied on, also stressed, chosen at random (default 10)")
+      ->check(whole_option({0, 1000000}));
+  cmd->add_option("--stress-seed", a->stress_seed, "Seed of that sample (default 0)");
   cmd->callback([a, &action] {
     action = [a] {
       for (const auto* p : {&a->a, &a->b})
@@ -262,6 +284,37 @@ void add_compare(CLI::App& root, Action& action) {
       report::CompilerComparison cmp{a->a + ":" + ca, a->b + ":" + cb,
                                      scan::pair_jobs(ra.jobs, ca, rb.jobs, cb, a->margin),
                                      a->margin};
+      std::deque<store::JobRow> extended; // B's rows with the runs --settle added
+      if (a->settle || a->stress) {
+        auto rerunner = std::make_shared<scan::Rerunner>(db.meta(), a->b);
+        scan::RerunFn run = [rerunner](const store::JobRow& row, const perturb::Setting& s,
+                                       uint64_t first, uint64_t n, size_t stop) {
+          return rerunner->run(row, s, first, n, stop);
+        };
+        engine::install_interrupt_handler();
+        auto t0 = std::chrono::steady_clock::now();
+        uint64_t settled = 0, stressed = 0;
+        if (a->settle) {
+          const perturb::Setting setting = rerunner->manifest().setting;
+          scan::RerunFn in_setting =
+              [run, setting](const store::JobRow& row, const perturb::Setting&, uint64_t first,
+                             uint64_t n, size_t stop) { return run(row, setting, first, n, stop); };
+          settled = scan::settle(cmp.pairs, extended, in_setting, {a->margin, a->settle_budget});
+        }
+        if (a->stress)
+          stressed = scan::stress(cmp.pairs, scan::stress_regimes(rerunner->manifest().setting),
+                                  run, {a->stress_cap, a->stress_sample, a->stress_seed});
+        if (!a->output.quiet)
+          fmt::print(
+              stderr, "kdet compare: {} runs on B ({} --settle, {} --stress) in {}\n",
+              settled + stressed, settled, stressed,
+              human_seconds(
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+        if (engine::interrupted()) {
+          fmt::print(stderr, "kdet compare: interrupted\n");
+          return static_cast<int>(k_exit_interrupted);
+        }
+      }
       Output output(a->output);
       if (!a->output.json_path.empty()) output.write_json(report::comparison_to_json(cmp));
       output.print_text(report::comparison_to_text(cmp, output.color()));

@@ -216,8 +216,10 @@ std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs, si
                        esc(cmp.a), esc(cmp.b));
       for (const auto& p : cmp.pairs)
         if (p.label != scan::Label::identical && p.label != scan::Label::changed)
-          s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>", scan::to_string(p.label),
-                           esc(p.key), esc(pair_evidence(p, cmp.margin)));
+          s += fmt::format(
+              "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", scan::to_string(p.label), esc(p.key),
+              esc(pair_evidence(p, cmp.margin) +
+                  (p.stress != scan::Pairing::Stress::not_run ? "; " + stress_evidence(p) : "")));
       s += "</table>\n";
     }
   }

@@ -64,6 +64,8 @@ std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs,
 // Both numbers behind a pair's label where A varied (A's observed rate, B's runs and
 // bound, and which of A's variants B emits); "" for other pairs.
 std::string pair_evidence(const scan::Pairing& pr, double margin);
+// What --stress found on a pair ("fixed under stress ...", "hidden: ...", ...); "" when not run.
+std::string stress_evidence(const scan::Pairing& pr);
 // The comparison's two answers, one line each: does B vary anywhere, and where A
 // varied, what does B emit.
 std::string compare_answers(const CompilerComparison& c);
