@@ -33,10 +33,13 @@ engine::RunOutput Rerunner::run(const store::JobRow& row, const perturb::Setting
                                 uint64_t first, uint64_t runs, size_t stop_at_outcomes) const {
   auto it =
       std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job& j) { return j.id == row.id; });
-  if (it == m_jobs.end())
-    throw Error::format("{}: job {} is no longer in its manifest", m_db, row.id);
-  if (it->input_hash != row.input_hash)
-    throw Error::format("{}: input {} changed since the scan", m_db, row.input);
+  // The job id covers the input's hash: an edited input plans another id.
+  bool edited = std::any_of(m_jobs.begin(), m_jobs.end(), [&](const Job& j) {
+    return j.input->name == row.input && j.input_hash != row.input_hash;
+  });
+  if (it == m_jobs.end() || it->input_hash != row.input_hash)
+    throw Error::format("{}: input {} {}", m_db, row.input,
+                        edited ? "changed since the scan" : "is no longer in its manifest");
   engine::RunPlan plan;
   plan.backend = it->backend;
   plan.setting = setting;
