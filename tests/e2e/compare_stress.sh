@@ -65,6 +65,17 @@ expect_eq "sampled jobs" "$(field "$T/q.json" 'sum(p.get("stress", {}).get("samp
 expect_eq "B2 sample under stress: exit" "$rc" 1
 expect_eq "B2 sample under stress" "$(field "$T/r.json" "$labels")" "identical=3 regressed=1"
 
+# The same step inside a scan of several compilers: the first against each other one.
+{ echo "$inputs"; nvvm_compiler a heaporder; nvvm_compiler b echo; } >"$T/two.toml"
+"$KDET" scan "$T/two.toml" --db "$T/two.db" --stress --json "$T/two.json" >"$T/two.txt" 2>&1 \
+  && rc=0 || rc=$?
+expect_eq "scan --stress: exit (a varies unexpectedly)" "$rc" 1
+expect_eq "scan --stress: outcomes" \
+  "$(field "$T/two.json" '" ".join(sorted(set(p["stress"]["outcome"] for p in d["comparisons"][0]["pairs"])))')" \
+  "fixed under stress"
+grep -q "under stress (4 jobs re-run on B): 4 fixed under stress" "$T/two.txt" \
+  || fail "scan --stress: no stress line in the summary"
+
 # Bad option values are refused, naming the option.
 "$KDET" compare "$T/a.db" "$T/b1.db" --settle --settle-budget 0 2>"$T/err" && rc=0 || rc=$?
 expect_eq "--settle-budget 0: exit" "$rc" 2

@@ -53,7 +53,8 @@ std::string tally_line(const std::map<std::string, Tally>& t) {
 
 } // namespace
 
-std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest) {
+std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest,
+                         const std::vector<CompilerComparison>* given) {
   Paint p{color};
   ScanCounts c = count(r);
   double rate = scan::expected_rate(r);
@@ -95,13 +96,20 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
   for (const auto& j : r.jobs)
     runs += j.runs, secs += j.seconds;
   s += fmt::format("  runs:          {} in total, {} of job time\n", runs, human_seconds(secs));
-  auto comparisons = compare_compilers(r);
+  auto comparisons = given ? *given : compare_compilers(r);
   for (const auto& cmp : comparisons) {
     auto n = scan::count_labels(cmp.pairs);
     std::vector<std::string> parts;
     for (size_t i = 0; i < n.size(); ++i)
       if (n[i]) parts.push_back(fmt::format("{} {}", n[i], scan::to_string(scan::k_all_labels[i])));
     s += fmt::format("  {} -> {}: {}\n", cmp.a, cmp.b, fmt::join(parts, ", "));
+    // Settled or stressed (kdet scan --settle/--stress): the answers and each stressed job.
+    if (!given) continue;
+    for (const auto& line : split(compare_answers(cmp), '\n'))
+      if (!line.empty()) s += "    " + line + "\n";
+    for (const auto& pr : cmp.pairs)
+      if (pr.stress != scan::Pairing::Stress::not_run)
+        s += fmt::format("    {}  {}\n", pr.key, stress_evidence(pr));
   }
   // Every job that fails the scan is listed, never cut: CI logs are often all people read.
   for (const auto& j : r.jobs)
@@ -148,7 +156,8 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
   return s;
 }
 
-nlohmann::json scan_to_json(const store::ScanResult& r) {
+nlohmann::json scan_to_json(const store::ScanResult& r,
+                            const std::vector<CompilerComparison>* given) {
   using nlohmann::json;
   ScanCounts c = count(r);
   json out;
@@ -217,7 +226,7 @@ nlohmann::json scan_to_json(const store::ScanResult& r) {
   }
   out["jobs"] = jobs;
   json cmps = json::array();
-  for (const auto& cmp : compare_compilers(r))
+  for (const auto& cmp : given ? *given : compare_compilers(r))
     cmps.push_back(comparison_to_json(cmp));
   out["comparisons"] = cmps;
   return out;
