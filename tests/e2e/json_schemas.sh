@@ -41,6 +41,8 @@ expect_verdict "$KDET" scan "$T/two.toml" --db "$T/two.db" --json "$T/scan.json"
 expect_verdict "$KDET" scan "$T/old.toml" --db "$T/old.db" -q
 expect_exit 0 "$KDET" scan "$T/new.toml" --db "$T/new.db" -q
 expect_exit 0 "$KDET" compare "$T/old.db" "$T/new.db" --json "$T/compare.json"
+expect_exit 0 "$KDET" compare "$T/old.db" "$T/new.db" --settle --stress --stress-cap 8 \
+  --json "$T/compare-stress.json"
 # kdet diff: PTX with two loads swapped, text, and two folders (a diff set).
 data=$KDET_SOURCE_DIR/tests/data/diff
 mkdir "$T/va" "$T/vb"
@@ -136,7 +138,8 @@ python3 "$T/validate.py" "$SCHEMAS" \
   kdet.run="$T/run-heap.json:records/0" kdet.run="$T/run-crash.json:records/0" \
   kdet.run="$T/run-exec.json:records/0" kdet.explain="$T/explain.json:cells/0" \
   kdet.scan="$T/scan.json:jobs/0/variants/0" kdet.scan="$T/scan.json:comparisons/0/pairs/0" \
-  kdet.compare="$T/compare.json:pairs/0" kdet.diff="$T/diff-ptx.json:entries/0" \
+  kdet.compare="$T/compare.json:pairs/0" kdet.compare="$T/compare-stress.json:pairs/0" \
+  kdet.diff="$T/diff-ptx.json:entries/0" \
   kdet.diff="$T/diff-text.json:hunks/0/lines/0" kdet.diff-set="$T/diff-set.json:artifacts/0" \
   kdet.cache.compile="$T/cache-miss.json" kdet.cache.compile="$T/cache-mismatch.json" \
   kdet.cache.report="$T/cache-report.json:keys/0/variants/1" kdet.cache.stats="$T/cache-stats.json" \
@@ -146,7 +149,7 @@ python3 "$T/validate.py" "$SCHEMAS" \
   >"$T/v.out" 2>&1 && rc=0 || rc=$?
 cat "$T/v.out"
 expect_eq "validation exit" "$rc" 0
-expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 19
+expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 20
 # Every written schema is checked against a real document here.
 for f in "$SCHEMAS"/*.schema.json; do
   n=$(basename "$f" .schema.json)

@@ -15,11 +15,14 @@
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/session.hpp"
 #include "kdet/scan/status.hpp"
+#include "kdet/scan/stress.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <chrono>
+#include <deque>
 #include <fmt/format.h>
 #include <memory>
 #include <thread>
@@ -35,6 +38,64 @@ struct ReportArgs {
   std::string html_path;
 };
 
+// --settle and --stress: more runs on B's side of each comparison before calling a job fixed.
+struct ProveArgs {
+  bool settle = false, stress = false;
+  uint64_t settle_budget = 0, stress_cap = 200, stress_sample = 10, stress_seed = 0;
+  bool any() const { return settle || stress; }
+};
+
+void add_prove_options(CLI::App* cmd, ProveArgs& a) {
+  cmd->add_flag("--settle", a.settle,
+                "Run B more on each not-seen job (its scan's setting) until its bound meets "
+                "the margin, it varies, or --settle-budget is spent");
+  cmd->add_option("--settle-budget", a.settle_budget,
+                  "B's runs per job at most under --settle (default: the runs the bound needs, "
+                  "about 3 x margin / A's rate, at most 1000000)")
+      ->check(whole_option({1, 1000000}));
+  cmd->add_flag("--stress", a.stress,
+                "Re-run on B each job A varied on (and a sample of the others) under every "
+                "factor that moves addresses: fresh+aslr, same+churn, chaos, threads");
+  cmd->add_option("--stress-cap", a.stress_cap,
+                  "Runs per job and regime at most under --stress (default 200)")
+      ->check(whole_option({1, 100000}));
+  cmd->add_option("--stress-sample", a.stress_sample,
+                  "Jobs A never varied on, also stressed, chosen at random (default 10)")
+      ->check(whole_option({0, 1000000}));
+  cmd->add_option("--stress-seed", a.stress_seed, "Seed of that sample (default 0)");
+}
+
+// Settles and stresses each comparison's B side, re-running jobs of the database `b_path`
+// (meta `b_meta`); extended rows go to `storage`. Returns false when interrupted.
+bool prove(std::vector<report::CompilerComparison>& cmps, std::deque<store::JobRow>& storage,
+           const std::map<std::string, std::string>& b_meta, const std::string& b_path,
+           const ProveArgs& a, const char* who) {
+  auto rerunner = std::make_shared<scan::Rerunner>(b_meta, b_path);
+  scan::RerunFn run = [rerunner](const store::JobRow& row, const perturb::Setting& s,
+                                 uint64_t first, uint64_t n,
+                                 size_t stop) { return rerunner->run(row, s, first, n, stop); };
+  const perturb::Setting setting = rerunner->manifest().setting;
+  scan::RerunFn in_setting = [run, setting](const store::JobRow& row, const perturb::Setting&,
+                                            uint64_t first, uint64_t n, size_t stop) {
+    return run(row, setting, first, n, stop);
+  };
+  engine::install_interrupt_handler();
+  auto t0 = std::chrono::steady_clock::now();
+  uint64_t settled = 0, stressed = 0;
+  for (auto& cmp : cmps) {
+    if (a.settle)
+      settled += scan::settle(cmp.pairs, storage, in_setting, {cmp.margin, a.settle_budget});
+    if (a.stress)
+      stressed += scan::stress(cmp.pairs, scan::stress_regimes(setting), run,
+                               {a.stress_cap, a.stress_sample, a.stress_seed});
+  }
+  fmt::print(
+      stderr, "{}: {} runs on B ({} --settle, {} --stress) in {}\n", who, settled + stressed,
+      settled, stressed,
+      human_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+  return !engine::interrupted();
+}
+
 struct ScanArgs {
   std::string manifest;
   std::string db;
@@ -43,6 +104,7 @@ struct ScanArgs {
   std::string shard;
   bool progress = false;
   ReportArgs report;
+  ProveArgs prove;
 };
 
 void add_report_options(CLI::App* cmd, ReportArgs& r) {
@@ -56,15 +118,17 @@ void add_report_options(CLI::App* cmd, ReportArgs& r) {
 }
 
 // Writes the requested reports of a result and prints the summary.
-void emit_reports(const store::ScanResult& result, store::ScanDb& db, const ReportArgs& r) {
+void emit_reports(const store::ScanResult& result, store::ScanDb& db, const ReportArgs& r,
+                  const std::vector<report::CompilerComparison>* cmps = nullptr) {
   Output output(r.output);
-  if (!r.output.json_path.empty()) output.write_json(report::scan_to_json(result));
+  if (!r.output.json_path.empty()) output.write_json(report::scan_to_json(result, cmps));
   if (!r.junit_path.empty()) write_output(r.junit_path, report::scan_to_junit(result), "--junit");
   if (!r.html_path.empty())
     write_output(r.html_path,
-                 report::scan_to_html(result, [&db](const std::string& h) { return db.blob(h); }),
+                 report::scan_to_html(
+                     result, [&db](const std::string& h) { return db.blob(h); }, 200, cmps),
                  "--report-html");
-  if (!output.quiet()) output.print_text(report::scan_to_text(result, output.color()));
+  if (!output.quiet()) output.print_text(report::scan_to_text(result, output.color(), 30, cmps));
 }
 
 int do_report(const ScanArgs& a) {
@@ -123,7 +187,16 @@ int do_scan(const ScanArgs& a) {
     };
   scan::SessionEnd end = scan::run_session(req);
 
-  emit_reports(end.result, *end.db, a.report);
+  // --settle/--stress: each other compiler's side of the comparisons, once every job ran.
+  std::vector<report::CompilerComparison> cmps;
+  std::deque<store::JobRow> extended;
+  bool proved = a.prove.any() && !end.stats.interrupted && end.stats.errors.empty();
+  if (proved) {
+    cmps = report::compare_compilers(end.result);
+    if (!prove(cmps, extended, end.db->meta(), a.db, a.prove, "kdet scan"))
+      end.stats.interrupted = true;
+  }
+  emit_reports(end.result, *end.db, a.report, proved ? &cmps : nullptr);
   for (const auto& e : end.stats.errors)
     fmt::print(stderr, "kdet: error: {}\n", e);
   if (end.stats.interrupted) {
@@ -134,7 +207,11 @@ int do_scan(const ScanArgs& a) {
     return k_exit_interrupted;
   }
   if (!end.stats.errors.empty()) return k_exit_usage;
-  return scan::scan_exit_code(scan::count(end.result));
+  int code = scan::scan_exit_code(scan::count(end.result));
+  // A sampled job that varies under stress is a regression the scan's own runs did not see.
+  for (const auto& c : cmps)
+    if (code != 1 && scan::compare_exit_code(c.pairs)) code = 1;
+  return code;
 }
 
 } // namespace
@@ -169,6 +246,7 @@ void add_scan(CLI::App& root, Action& action) {
   cmd->add_flag("--progress", a->progress,
                 "Show the progress line even when stderr is not a terminal");
   add_report_options(cmd, a->report);
+  add_prove_options(cmd, a->prove);
   cmd->callback([a, &action] { action = [a] { return do_scan(*a); }; });
 }
 
@@ -207,6 +285,7 @@ void add_compare(CLI::App& root, Action& action) {
     OutputArgs output;
     bool all = false;
     double margin = scan::k_default_fix_margin;
+    ProveArgs prove;
   };
   auto a = std::make_shared<CompareArgs>();
   auto* cmd = root.add_subcommand("compare",
@@ -219,7 +298,16 @@ void add_compare(CLI::App& root, Action& action) {
               "output in B\n"
               "is 'fixed' only when B's 95% bound lies --margin times below A's rate; else "
               "'not-seen'.\n"
-              "Exit 1 when any job regressed.");
+              "--settle runs B more until that bound is met (or --settle-budget is spent).\n"
+              "--stress re-runs B under every factor that moves addresses (fresh+aslr, "
+              "same+churn, chaos,\n"
+              "threads): 'fixed under stress' (with a bound), 'hidden' (the regime and rate; the "
+              "label\n"
+              "becomes varies-both) or 'inconclusive'. Both re-run B's jobs from the manifest its "
+              "database\n"
+              "stores and write neither database. docs/SCAN.md, \"Settling and stressing B\".\n"
+              "Exit 1 when any job regressed (a sampled job hidden under stress included); 130 "
+              "interrupted.");
   cmd->add_option("a", a->a, "The baseline database (before)")->required();
   cmd->add_option("b", a->b, "The database to compare with it (after)")->required();
   cmd->add_option("--a-compiler", a->ca,
@@ -231,6 +319,7 @@ void add_compare(CLI::App& root, Action& action) {
                   "Call a job fixed only when B gave one output and its 95% upper bound on the "
                   "variance rate lies this many times below A's observed rate (else: not-seen)")
       ->check(real_option({1, 1e6, false}));
+  add_prove_options(cmd, a->prove);
   cmd->callback([a, &action] {
     action = [a] {
       for (const auto* p : {&a->a, &a->b})
@@ -264,6 +353,16 @@ void add_compare(CLI::App& root, Action& action) {
       report::CompilerComparison cmp{a->a + ":" + ca, a->b + ":" + cb,
                                      scan::pair_jobs(ra.jobs, ca, rb.jobs, cb, a->margin),
                                      a->margin};
+      std::deque<store::JobRow> extended; // B's rows with the runs --settle added
+      if (a->prove.any()) {
+        std::vector<report::CompilerComparison> one{std::move(cmp)};
+        bool whole = prove(one, extended, db.meta(), a->b, a->prove, "kdet compare");
+        cmp = std::move(one.front());
+        if (!whole) {
+          fmt::print(stderr, "kdet compare: interrupted\n");
+          return static_cast<int>(k_exit_interrupted);
+        }
+      }
       Output output(a->output);
       if (!a->output.json_path.empty()) output.write_json(report::comparison_to_json(cmp));
       output.print_text(report::comparison_to_text(cmp, output.color()));

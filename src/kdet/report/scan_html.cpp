@@ -165,7 +165,8 @@ std::string job_section(const store::JobRow& j, double rate, const BlobLoader& b
 
 } // namespace
 
-std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs, size_t max_diffs) {
+std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs, size_t max_diffs,
+                         const std::vector<CompilerComparison>* given) {
   scan::ScanCounts c = scan::count(r);
   double rate = scan::expected_rate(r);
   std::string s;
@@ -204,7 +205,7 @@ std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs, si
     s += bars_svg("chart-compiler", "Variance rate by compiler",
                   tally_by(r, &store::JobRow::compiler));
   s += variants_svg(r);
-  auto cmps = compare_compilers(r);
+  auto cmps = given ? *given : compare_compilers(r);
   if (!cmps.empty()) {
     s += "<h2>Compiler comparison</h2>\n" + matrix_svg(cmps);
     for (const auto& cmp : cmps) {
@@ -216,8 +217,10 @@ std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs, si
                        esc(cmp.a), esc(cmp.b));
       for (const auto& p : cmp.pairs)
         if (p.label != scan::Label::identical && p.label != scan::Label::changed)
-          s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>", scan::to_string(p.label),
-                           esc(p.key), esc(pair_evidence(p, cmp.margin)));
+          s += fmt::format(
+              "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", scan::to_string(p.label), esc(p.key),
+              esc(pair_evidence(p, cmp.margin) +
+                  (p.stress != scan::Pairing::Stress::not_run ? "; " + stress_evidence(p) : "")));
       s += "</table>\n";
     }
   }

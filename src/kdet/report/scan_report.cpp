@@ -67,7 +67,8 @@ std::string tally_line(const std::map<std::string, Tally>& t) {
 
 } // namespace
 
-std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest) {
+std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest,
+                         const std::vector<CompilerComparison>* given) {
   Paint p{color};
   ScanCounts c = count(r);
   double rate = scan::expected_rate(r);
@@ -109,13 +110,20 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
   for (const auto& j : r.jobs)
     runs += j.runs, secs += j.seconds;
   s += fmt::format("  runs:          {} in total, {} of job time\n", runs, human_seconds(secs));
-  auto comparisons = compare_compilers(r);
+  auto comparisons = given ? *given : compare_compilers(r);
   for (const auto& cmp : comparisons) {
     auto n = scan::count_labels(cmp.pairs);
     std::vector<std::string> parts;
     for (size_t i = 0; i < n.size(); ++i)
       if (n[i]) parts.push_back(fmt::format("{} {}", n[i], scan::to_string(scan::k_all_labels[i])));
     s += fmt::format("  {} -> {}: {}\n", cmp.a, cmp.b, fmt::join(parts, ", "));
+    // Settled or stressed (kdet scan --settle/--stress): the answers and each stressed job.
+    if (!given) continue;
+    for (const auto& line : split(compare_answers(cmp), '\n'))
+      if (!line.empty()) s += "    " + line + "\n";
+    for (const auto& pr : cmp.pairs)
+      if (pr.stress != scan::Pairing::Stress::not_run)
+        s += fmt::format("    {}  {}\n", pr.key, stress_evidence(pr));
   }
   // Every job that fails the scan is listed, never cut: CI logs are often all people read.
   for (const auto& j : r.jobs)
@@ -162,7 +170,8 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
   return s;
 }
 
-nlohmann::json scan_to_json(const store::ScanResult& r) {
+nlohmann::json scan_to_json(const store::ScanResult& r,
+                            const std::vector<CompilerComparison>* given) {
   using nlohmann::json;
   ScanCounts c = count(r);
   json out;
@@ -232,7 +241,7 @@ nlohmann::json scan_to_json(const store::ScanResult& r) {
   }
   out["jobs"] = jobs;
   json cmps = json::array();
-  for (const auto& cmp : compare_compilers(r))
+  for (const auto& cmp : given ? *given : compare_compilers(r))
     cmps.push_back(comparison_to_json(cmp));
   out["comparisons"] = cmps;
   return out;
@@ -331,10 +340,33 @@ std::string pair_evidence(const scan::Pairing& pr, double margin) {
                      pr.b->modal().substr(0, 12));
   else if (pr.b_is_a_variant == 0)
     s += "; B emits code A never gave";
+  if (pr.settle_runs) s += fmt::format(" ({} of them added by --settle)", pr.settle_runs);
   if (pr.label == scan::Label::not_seen)
     s +=
         fmt::format(": not {:g}x below A's rate; give B more runs before calling it fixed", margin);
   return s;
+}
+
+std::string stress_evidence(const scan::Pairing& pr) {
+  switch (pr.stress) {
+  case scan::Pairing::Stress::not_run:
+    return "";
+  case scan::Pairing::Stress::fixed:
+    return fmt::format("fixed under stress: one output in {} runs over every regime, rate < {} "
+                       "at 95%",
+                       pr.stress_runs, percent(pr.stress_bound));
+  case scan::Pairing::Stress::hidden:
+    return fmt::format("hidden: varies under stress ({}: {} of {} runs differ, {})",
+                       pr.stress_regime, pr.stress_differing, pr.stress_regime_runs,
+                       percent(pr.stress_regime_runs
+                                   ? static_cast<double>(pr.stress_differing) /
+                                         static_cast<double>(pr.stress_regime_runs)
+                                   : 0.0));
+  case scan::Pairing::Stress::inconclusive:
+    return fmt::format("inconclusive under stress after {} runs ({})", pr.stress_runs,
+                       pr.stress_regime);
+  }
+  return "";
 }
 
 namespace {
@@ -362,6 +394,16 @@ std::string compare_answers(const CompilerComparison& c) {
                     "{} at 95%), under this scan's setting only\n",
                     ans.b_jobs, ans.b_one_output, percent(ans.b_weakest_bound));
   s += fmt::format("where A varied ({} jobs), B emits: {}\n", ans.a_varied, variant_tally(ans));
+  if (ans.stressed) {
+    std::vector<std::string> by;
+    for (const auto& [regime, k] : ans.hidden_by_regime)
+      by.push_back(fmt::format("{} by {}", k, regime));
+    s += fmt::format("under stress ({} jobs re-run on B): {} fixed under stress, {} hidden{}, {} "
+                     "inconclusive\n",
+                     ans.stressed, ans.stress_fixed, ans.stress_hidden,
+                     by.empty() ? "" : fmt::format(" ({})", fmt::join(by, ", ")),
+                     ans.stress_inconclusive);
+  }
   return s;
 }
 
@@ -377,7 +419,9 @@ std::string comparison_to_text(const CompilerComparison& c, bool color, size_t m
   s += compare_answers(c);
   size_t listed = 0;
   for (const auto& pr : c.pairs) {
-    if (pr.label == scan::Label::identical || pr.label == scan::Label::changed) continue;
+    if ((pr.label == scan::Label::identical || pr.label == scan::Label::changed) &&
+        pr.stress == scan::Pairing::Stress::not_run)
+      continue;
     if (listed++ == max_listed) {
       s += "  ...\n";
       break;
@@ -386,6 +430,8 @@ std::string comparison_to_text(const CompilerComparison& c, bool color, size_t m
                        : pr.label == scan::Label::fixed   ? "32"
                                                           : "33";
     std::string why = pair_evidence(pr, c.margin);
+    std::string st = stress_evidence(pr);
+    if (!st.empty()) why += (why.empty() ? "" : "; ") + st;
     if (!why.empty()) why = "  " + why;
     s += fmt::format("  {}  {}{}\n", p(code, fmt::format("{:<12}", scan::to_string(pr.label))),
                      pr.key, why);
@@ -417,6 +463,20 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
       j["b_output"] = p.b->modal();
       j["b_is_a_variant"] = p.b_is_a_variant > 0 ? json(p.b_is_a_variant) : json(nullptr);
     }
+    if (p.settle_runs) j["settle_runs"] = p.settle_runs;
+    if (p.stress != scan::Pairing::Stress::not_run) {
+      json st = {{"outcome", scan::to_string(p.stress)},
+                 {"runs", p.stress_runs},
+                 {"sampled", p.stress_sampled}};
+      if (p.stress == scan::Pairing::Stress::fixed) st["upper_bound"] = p.stress_bound;
+      if (p.stress == scan::Pairing::Stress::hidden) {
+        st["regime"] = p.stress_regime;
+        st["regime_runs"] = p.stress_regime_runs;
+        st["differing"] = p.stress_differing;
+      }
+      if (p.stress == scan::Pairing::Stress::inconclusive) st["reason"] = p.stress_regime;
+      j["stress"] = std::move(st);
+    }
     pairs.push_back(std::move(j));
   }
   const scan::CompareAnswers ans = scan::answer(c.pairs);
@@ -432,6 +492,12 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
                   {"b_emits_a_variant_by_rank", emits},
                   {"b_emits_new_code", ans.b_emits_new},
                   {"b_no_single_output", ans.b_no_single_output}};
+  if (ans.stressed)
+    answers["stress"] = {{"jobs", ans.stressed},
+                         {"fixed", ans.stress_fixed},
+                         {"hidden", ans.stress_hidden},
+                         {"hidden_by_regime", ans.hidden_by_regime},
+                         {"inconclusive", ans.stress_inconclusive}};
   return {{"schema", "kdet.compare/1"}, {"a", c.a},           {"b", c.b},      {"margin", c.margin},
           {"counts", counts},           {"answers", answers}, {"pairs", pairs}};
 }

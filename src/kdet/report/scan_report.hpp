@@ -43,10 +43,13 @@ std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r);
 // The terminal summary: counts, then every unexpected varying job, then
 // every regression and every job whose compiler always failed, then the
 // rest (expected, no longer varying, not seen), cut after `max_rest` lines.
-std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest = 30);
+// `comparisons`, when given, replaces compare_compilers(r) (a scan that settled or stressed them).
+std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest = 30,
+                         const std::vector<CompilerComparison>* comparisons = nullptr);
 
 // JSON, schema kdet.scan/1.
-nlohmann::json scan_to_json(const store::ScanResult& r);
+nlohmann::json scan_to_json(const store::ScanResult& r,
+                            const std::vector<CompilerComparison>* comparisons = nullptr);
 
 // JUnit XML: a testsuite per compiler, a testcase per job; unexpected
 // variance and no-longer-varies = failure, failed compiles = error,
@@ -58,12 +61,15 @@ using BlobLoader = std::function<std::string(const std::string& hash)>;
 
 // One self-contained HTML page. Diffs are shown for at most `max_diffs` varying jobs.
 std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs,
-                         size_t max_diffs = 200);
+                         size_t max_diffs = 200,
+                         const std::vector<CompilerComparison>* comparisons = nullptr);
 
 // The comparison of two databases' results as text and JSON.
 // Both numbers behind a pair's label where A varied (A's observed rate, B's runs and
 // bound, and which of A's variants B emits); "" for other pairs.
 std::string pair_evidence(const scan::Pairing& pr, double margin);
+// What --stress found on a pair ("fixed under stress ...", "hidden: ...", ...); "" when not run.
+std::string stress_evidence(const scan::Pairing& pr);
 // The comparison's two answers, one line each: does B vary anywhere, and where A
 // varied, what does B emit.
 std::string compare_answers(const CompilerComparison& c);

@@ -28,6 +28,20 @@ const char* to_string(Label label) {
   return "?";
 }
 
+const char* to_string(Pairing::Stress s) {
+  switch (s) {
+  case Pairing::Stress::fixed:
+    return "fixed under stress";
+  case Pairing::Stress::hidden:
+    return "hidden";
+  case Pairing::Stress::inconclusive:
+    return "inconclusive";
+  case Pairing::Stress::not_run:
+    break;
+  }
+  return "";
+}
+
 double observed_rate(const store::JobRow& j) {
   return j.runs ? static_cast<double>(j.differing()) / static_cast<double>(j.runs) : 0.0;
 }
@@ -81,7 +95,14 @@ CompareAnswers answer(const std::vector<Pairing>& pairs) {
   for (const auto& p : pairs) {
     if (!p.a || !p.b || p.a->runs == 0 || p.b->runs == 0) continue;
     ++r.b_jobs;
-    if (p.b->varies()) {
+    if (p.stress != Pairing::Stress::not_run) ++r.stressed;
+    if (p.stress == Pairing::Stress::fixed) ++r.stress_fixed;
+    if (p.stress == Pairing::Stress::inconclusive) ++r.stress_inconclusive;
+    if (p.stress == Pairing::Stress::hidden) {
+      ++r.stress_hidden;
+      ++r.hidden_by_regime[p.stress_regime];
+    }
+    if (p.b->varies() || p.stress == Pairing::Stress::hidden) {
       ++r.b_varies;
     } else if (p.b->verdict() == engine::Verdict::deterministic) {
       ++r.b_one_output;

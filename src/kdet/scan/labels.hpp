@@ -50,7 +50,20 @@ struct Pairing {
   // Where B gave one output: 1 + the rank of that output among A's variants (most
   // common first), or 0 when A never gave it (new code); -1 when B gave no single output.
   int b_is_a_variant = -1;
+  // --settle: runs added to B's stored ones (0: none); the label is then B's extended evidence.
+  uint64_t settle_runs = 0;
+  // --stress: what re-running B under every factor that moves addresses showed (scan/stress).
+  enum class Stress { not_run, fixed, hidden, inconclusive } stress = Stress::not_run;
+  bool stress_sampled = false;     // a job A never varied on, in the --stress-sample
+  std::string stress_regime;       // hidden: the regime that brought it out; inconclusive: why
+  uint64_t stress_runs = 0;        // runs under stress, every regime together
+  uint64_t stress_differing = 0;   // hidden: runs differing in that regime
+  uint64_t stress_regime_runs = 0; // hidden: runs of that regime
+  double stress_bound = 0;         // fixed: 95% upper bound from the stress runs
 };
+
+// "fixed under stress", "hidden", "inconclusive", or "" when not run.
+const char* to_string(Pairing::Stress s);
 
 // Pairs A's jobs of compiler `ca` with B's jobs of compiler `cb` on (input,
 // target, option set). `a_jobs` and `b_jobs` may be the same list.
@@ -71,6 +84,8 @@ struct CompareAnswers {
   size_t a_varied = 0;        // pairs where A varied and B ran
   size_t b_emits_a_variant = 0, b_emits_new = 0, b_no_single_output = 0;
   std::map<int, size_t> by_a_variant; // A's variant rank (1 = most common) -> jobs
+  size_t stressed = 0, stress_fixed = 0, stress_hidden = 0, stress_inconclusive = 0;
+  std::map<std::string, size_t> hidden_by_regime; // regime -> jobs it brought out
 };
 CompareAnswers answer(const std::vector<Pairing>& pairs);
 

@@ -1,0 +1,235 @@
+//===- scan/stress.cpp - more runs on B, and B under every address factor ------===//
+#include "kdet/scan/stress.hpp"
+
+#include "kdet/engine/runner.hpp"
+#include "kdet/stats/stats.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/hash.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <random>
+
+namespace kdet::scan {
+
+Rerunner::Rerunner(const std::map<std::string, std::string>& meta, const std::string& db_path)
+    : m_db(db_path) {
+  auto text = meta.find("manifest_text");
+  auto path = meta.find("manifest");
+  if (text == meta.end() || path == meta.end())
+    throw Error::format("{}: the database stores no manifest, so its jobs cannot be run again",
+                        db_path);
+  try {
+    m_manifest = std::make_unique<Manifest>(parse_manifest(text->second, path->second));
+    m_compilers = resolve_compilers(*m_manifest);
+  } catch (const Error& e) {
+    throw Error::format("{}: its stored manifest cannot be run again: {}", db_path, e.what());
+  }
+  m_jobs = plan_jobs(*m_manifest, m_compilers);
+}
+
+engine::RunOutput Rerunner::run(const store::JobRow& row, const perturb::Setting& setting,
+                                uint64_t first, uint64_t runs, size_t stop_at_outcomes) const {
+  auto it =
+      std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job& j) { return j.id == row.id; });
+  // The job id covers the input's hash: an edited input plans another id.
+  bool edited = std::any_of(m_jobs.begin(), m_jobs.end(), [&](const Job& j) {
+    return j.input->name == row.input && j.input_hash != row.input_hash;
+  });
+  if (it == m_jobs.end() || it->input_hash != row.input_hash)
+    throw Error::format("{}: input {} {}", m_db, row.input,
+                        edited ? "changed since the scan" : "is no longer in its manifest");
+  engine::RunPlan plan;
+  plan.backend = it->backend;
+  plan.setting = setting;
+  plan.setting.seed = mix_seed(it->seed, first);
+  plan.input_path = it->input->path;
+  plan.options = it->options;
+  plan.runs = runs;
+  plan.jobs = 1;
+  plan.timeout =
+      std::chrono::milliseconds(static_cast<long long>(m_manifest->timeout_seconds * 1000));
+  plan.stop_at_outcomes = stop_at_outcomes;
+  return engine::execute(plan);
+}
+
+uint64_t settle_runs_needed(double a_rate, double margin) {
+  constexpr uint64_t k_max = 1000000;
+  if (a_rate <= 0) return k_max;
+  // upper_bound(0, n) falls monotonically: bisect the least n that meets the margin.
+  uint64_t lo = 1, hi = k_max;
+  if (stats::upper_bound(0, hi) * margin > a_rate) return k_max;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (stats::upper_bound(0, mid) * margin <= a_rate)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+namespace {
+
+// Adds a run's variants to a stored row (ids are the same hashes the scan stored).
+void extend(store::JobRow& row, const engine::RunOutput& out) {
+  for (const auto& v : out.variants) {
+    auto it = std::find_if(row.variants.begin(), row.variants.end(),
+                           [&](const store::VariantRow& x) { return x.id == v.id; });
+    if (it != row.variants.end()) {
+      it->count += v.count;
+      continue;
+    }
+    store::VariantRow nv;
+    nv.id = v.id;
+    nv.count = v.count;
+    nv.first_run = row.runs + v.first_run;
+    nv.status = backend::to_string(v.status);
+    nv.detail = v.detail;
+    row.variants.push_back(std::move(nv));
+  }
+  for (const auto& r : out.records)
+    if (r.done && r.status == backend::Status::ok) ++row.ok_runs;
+  std::stable_sort(
+      row.variants.begin(), row.variants.end(),
+      [](const store::VariantRow& a, const store::VariantRow& b) { return a.count > b.count; });
+  row.runs += out.completed;
+  row.seconds += out.wall_seconds;
+}
+
+} // namespace
+
+uint64_t settle(std::vector<Pairing>& pairs, std::deque<store::JobRow>& storage, const RerunFn& run,
+                const SettleOptions& options) {
+  uint64_t spent = 0;
+  for (auto& p : pairs) {
+    if (p.label != Label::not_seen) continue;
+    double rate = observed_rate(*p.a);
+    uint64_t target = options.budget ? options.budget : settle_runs_needed(rate, options.margin);
+    store::JobRow& b = storage.emplace_back(*p.b);
+    // Rounds doubling from what B has, so a job that varies stops early.
+    while (b.runs < target && !b.varies()) {
+      uint64_t n = std::min<uint64_t>({target - b.runs, std::max<uint64_t>(b.runs, 16), 4096});
+      engine::RunOutput out;
+      try {
+        out = run(b, {}, b.runs, n, 2);
+      } catch (const Error& e) {
+        p.stress_regime = e.what();
+        break;
+      }
+      if (out.completed == 0) break;
+      spent += out.completed;
+      p.settle_runs += out.completed;
+      extend(b, out);
+      if (out.interrupted) break;
+      if (stats::upper_bound(b.differing(), b.runs) * options.margin <= rate) break;
+    }
+    p.b = &b;
+    p.label = label_pair(p.a, p.b, options.margin);
+  }
+  return spent;
+}
+
+std::vector<StressRegime> stress_regimes(const perturb::Setting& base) {
+  using perturb::HeapMode;
+  using perturb::ProcessMode;
+  std::vector<StressRegime> r(4, {"", base});
+  r[0].name = "fresh+aslr";
+  r[0].setting.process = ProcessMode::fresh;
+  r[0].setting.aslr = true;
+  r[0].setting.heap = HeapMode::churn;
+  r[0].setting.threads = 0;
+  r[1].name = "same+churn";
+  r[1].setting.process = ProcessMode::same;
+  r[1].setting.aslr = true;
+  r[1].setting.heap = HeapMode::churn;
+  r[1].setting.threads = 0;
+  r[2].name = "chaos";
+  r[2].setting.process = ProcessMode::both;
+  r[2].setting.aslr = true;
+  r[2].setting.heap = HeapMode::chaos;
+  r[2].setting.threads = 0;
+  r[3].name = "threads";
+  r[3].setting.process = ProcessMode::both;
+  r[3].setting.aslr = true;
+  r[3].setting.heap = HeapMode::churn;
+  r[3].setting.threads = 4;
+  return r;
+}
+
+uint64_t stress_runs_per_regime(double a_rate, uint64_t cap) {
+  if (a_rate <= 0 || a_rate >= 1) return a_rate >= 1 ? std::min<uint64_t>(8, cap) : cap;
+  double n = std::ceil(std::log(0.05) / std::log1p(-a_rate)) + 1;
+  return std::min<uint64_t>(cap, std::max<uint64_t>(8, static_cast<uint64_t>(n)));
+}
+
+uint64_t stress(std::vector<Pairing>& pairs, const std::vector<StressRegime>& regimes,
+                const RerunFn& run, const StressOptions& options) {
+  auto usable = [](const Pairing& p) {
+    return p.a && p.b && p.a->runs && p.b->runs && !p.b->varies() &&
+           p.b->verdict() == engine::Verdict::deterministic;
+  };
+  std::vector<Pairing*> todo, quiet;
+  for (auto& p : pairs)
+    if (usable(p)) (p.a->varies() ? todo : quiet).push_back(&p);
+  std::mt19937_64 rng(options.sample_seed);
+  std::shuffle(quiet.begin(), quiet.end(), rng);
+  if (quiet.size() > options.sample) quiet.resize(options.sample);
+  for (auto* p : quiet) {
+    p->stress_sampled = true;
+    todo.push_back(p);
+  }
+  uint64_t spent = 0;
+  for (auto* p : todo) {
+    uint64_t n = stress_runs_per_regime(p->a->varies() ? observed_rate(*p->a) : 0, options.cap);
+    std::string modal = p->b->modal();
+    p->stress = Pairing::Stress::fixed;
+    uint64_t first = p->b->runs + p->settle_runs; // past the runs B has, so seeds are new
+    for (const auto& reg : regimes) {
+      engine::RunOutput out;
+      try {
+        out = run(*p->b, reg.setting, first, n, 3);
+      } catch (const Error& e) {
+        p->stress = Pairing::Stress::inconclusive;
+        p->stress_regime = fmt::format("{}: {}", reg.name, e.what());
+        break;
+      }
+      spent += out.completed;
+      p->stress_runs += out.completed;
+      first += n;
+      uint64_t same = 0, failed = 0;
+      for (const auto& v : out.variants) {
+        if (v.id == modal)
+          same = v.count;
+        else if (v.status != backend::Status::ok)
+          failed += v.count;
+      }
+      // Another output is variance under stress; a failure alone says nothing either way.
+      if (out.completed > same + failed) {
+        p->stress = Pairing::Stress::hidden;
+        p->stress_regime = reg.name;
+        p->stress_differing = out.completed - same;
+        p->stress_regime_runs = out.completed;
+        // B varies after all: under stress, not under its scan's setting.
+        p->label = p->a->varies() ? Label::varies_both : Label::regressed;
+        break;
+      }
+      if (failed) {
+        p->stress = Pairing::Stress::inconclusive;
+        p->stress_regime = fmt::format("{}: {} of {} runs failed", reg.name, failed, out.completed);
+        break;
+      }
+      if (out.completed < n) {
+        p->stress = Pairing::Stress::inconclusive;
+        p->stress_regime = fmt::format("{}: {} of {} runs done", reg.name, out.completed, n);
+        break;
+      }
+    }
+    if (p->stress == Pairing::Stress::fixed)
+      p->stress_bound = stats::upper_bound(0, p->stress_runs);
+  }
+  return spent;
+}
+
+} // namespace kdet::scan

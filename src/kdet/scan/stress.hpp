@@ -1,0 +1,92 @@
+//===- scan/stress.hpp - settle and stress a comparison's B side ---------------===//
+//
+// A job that varied under A and gave one output under B is only "not seen"
+// until B got enough runs, and only "fixed" if B stays at one output under
+// every factor that moves memory addresses. Both steps re-run B's jobs from
+// its database: the manifest text it stores is parsed again and its jobs
+// planned again; a job whose input changed since (another hash) is not run.
+// The new runs extend B's evidence in memory; the database is not written.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/scan/labels.hpp"
+#include "kdet/scan/manifest.hpp"
+#include "kdet/scan/planner.hpp"
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kdet::scan {
+
+// A scan database's jobs, made runnable again from the manifest text it stores.
+class Rerunner {
+public:
+  // `meta` is the database's meta table; throws Error naming `db_path` when it holds no
+  // manifest or the manifest no longer parses.
+  Rerunner(const std::map<std::string, std::string>& meta, const std::string& db_path);
+  // Runs `runs` runs of the stored job `row` under `setting`, run numbers from `first`
+  // (seeds as the scan derives them), stopping at `stop_at_outcomes` (0: never). Throws
+  // Error when the job cannot be run (not in the manifest, input changed, compiler absent).
+  engine::RunOutput run(const store::JobRow& row, const perturb::Setting& setting, uint64_t first,
+                        uint64_t runs, size_t stop_at_outcomes) const;
+  const Manifest& manifest() const { return *m_manifest; }
+
+private:
+  std::string m_db;
+  std::unique_ptr<Manifest> m_manifest; // held still: jobs point into it
+  std::vector<ResolvedCompiler> m_compilers;
+  std::vector<Job> m_jobs;
+};
+
+// Runs one plan; tests script it. Empty: Rerunner::run.
+using RerunFn = std::function<engine::RunOutput(const store::JobRow&, const perturb::Setting&,
+                                                uint64_t first, uint64_t runs, size_t stop)>;
+
+// The runs B needs on a job with A's observed rate `a_rate` for its 95% bound to lie
+// `margin` times below it with no differing run: the least n with
+// stats::upper_bound(0, n) * margin <= a_rate (about 3 * margin / a_rate), at most 1,000,000.
+uint64_t settle_runs_needed(double a_rate, double margin);
+
+struct SettleOptions {
+  double margin = k_default_fix_margin;
+  uint64_t budget = 0; // B's total runs per job at most; 0: settle_runs_needed
+};
+// --settle: for each not-seen pair, runs B more under its scan's setting until its bound meets
+// the margin, it varies, or the budget is spent; extended rows go to `storage` and the pair is
+// re-labelled. Returns the runs spent.
+uint64_t settle(std::vector<Pairing>& pairs, std::deque<store::JobRow>& storage, const RerunFn& run,
+                const SettleOptions& options);
+
+// One stronger setting of --stress.
+struct StressRegime {
+  std::string name; // "fresh+aslr", "same+churn", "chaos", "threads"
+  perturb::Setting setting;
+};
+// Every factor that moves addresses, in both regimes: fresh processes with ASLR on (and heap
+// churn); one process with churn; the chaos allocator (random placement); extra allocating
+// threads. `base` gives the rest (environment, seed).
+std::vector<StressRegime> stress_regimes(const perturb::Setting& base);
+
+// Runs per regime on a job with A's observed rate `a_rate`: enough that a rate of a_rate
+// shows a differing run with 95% probability, ceil(ln 0.05 / ln(1 - a_rate)) + 1 (the first
+// run sets the reference), at least 8, at most `cap`; `cap` when A never varied.
+uint64_t stress_runs_per_regime(double a_rate, uint64_t cap);
+
+struct StressOptions {
+  uint64_t cap = 200;       // runs per regime at most
+  size_t sample = 10;       // jobs A never varied on, also stressed
+  uint64_t sample_seed = 0; // which ones
+};
+// --stress: re-runs on B every pair where A varied and B did not, and a seeded sample of those
+// where neither varied, under each regime until one shows variance (hidden) or all ran their
+// budget with B's one output (fixed under stress); errors or a cut budget: inconclusive.
+// Returns the runs spent.
+uint64_t stress(std::vector<Pairing>& pairs, const std::vector<StressRegime>& regimes,
+                const RerunFn& run, const StressOptions& options);
+
+} // namespace kdet::scan
