@@ -16,9 +16,31 @@ namespace kdet::capture {
 
 namespace {
 
+// nvJitLinkInputType -> file extension (the one nvJitLink's own tools use).
+const char* jit_input_ext(int type) {
+  switch (type) {
+  case 1:
+    return ".cubin";
+  case 2:
+    return ".ptx";
+  case 3:
+    return ".ltoir";
+  case 4:
+    return ".fatbin";
+  case 5:
+    return ".o";
+  case 6:
+    return ".a";
+  default:
+    return ".bin";
+  }
+}
+
 // File name of input `i` (number `n`) inside a bundle; empty when it has no bytes.
 std::string input_file(const Input& in, size_t n, const std::string& first_bytes) {
   if (in.tag == "name_expr") return "";
+  if (in.tag == "jit_input")
+    return fmt::format("inputs/{:02}-jit_input{}", n, jit_input_ext(in.type));
   std::string ext = in.tag == "module"   ? (starts_with(first_bytes, "BC\xc0\xde") ? ".bc" : ".ll")
                     : in.tag == "source" ? ".cu"
                                          : ".h";
@@ -38,6 +60,7 @@ nlohmann::json input_json(const Input& in, const std::string& file) {
     j["file"] = file.empty() ? nlohmann::json(nullptr) : nlohmann::json(file);
   }
   if (in.tag == "module") j["lazy"] = in.lazy;
+  if (in.tag == "jit_input") j["type"] = in.type;
   j["name"] = in.name ? nlohmann::json(*in.name) : nlohmann::json(nullptr);
   return j;
 }
@@ -46,7 +69,7 @@ nlohmann::json input_json(const Input& in, const std::string& file) {
 
 const std::vector<KindInfo>& capture_kinds() {
   static const std::vector<KindInfo> k = {
-      {"nvvm", true}, {"nvrtc", true}, {"nvjitlink", false}, {"exec", false}};
+      {"nvvm", true}, {"nvrtc", true}, {"nvjitlink", true}, {"exec", false}};
   return k;
 }
 
@@ -178,8 +201,8 @@ std::string capture_summary(const CaptureResult& r) {
   s += fmt::format("  never seen {}\n", never);
   if (r.compiles.empty())
     s += "  warning    no compile was captured: the pipeline made none through a dynamically\n"
-         "             loaded libNVVM or NVRTC (a statically linked compiler, or one run as a\n"
-         "             command, cannot be seen by this version)\n";
+         "             loaded libNVVM, NVRTC or nvJitLink (a statically linked compiler, or one\n"
+         "             run as a command, cannot be seen by this version)\n";
   for (const auto& b : r.bundles) {
     if (!b.varies) continue;
     s += fmt::format("  VARIED     bundle {} ({}, {} compiles, {})\n", b.id, b.kind, b.compiles,

@@ -137,13 +137,14 @@ void add_capture(CLI::App& root, Action& action) {
   auto args = std::make_shared<CaptureArgs>();
   auto* cmd = root.add_subcommand(
       "capture",
-      "Run a build pipeline unchanged and record every libNVVM and NVRTC compile it makes");
+      "Run a build pipeline unchanged and record every libNVVM, NVRTC and nvJitLink compile");
   cmd->footer(
       "The pipeline runs with libkdet_capture.so in LD_PRELOAD (inherited by its child\n"
-      "processes); it sees libNVVM and NVRTC whether linked at build time or loaded with\n"
+      "processes); it sees libNVVM, NVRTC and nvJitLink whether linked at build time or loaded "
+      "with\n"
       "dlopen + dlsym (ctypes, cython). Compiles are grouped into bundles: one per distinct\n"
       "compile (library content hash, inputs in order, options).\n"
-      "Not captured yet: nvJitLink, and compilers run as commands (ptxas, nvcc, cicc);\n"
+      "Not captured yet: compilers run as commands (ptxas, nvcc, cicc);\n"
       "statically linked compilers cannot be seen. The summary names every kind never seen.\n"
       "--out DIR keeps raw/ (what the pipeline recorded, kept even if it is killed) and\n"
       "bundles/ID/ (bundle.json, inputs/, outputs/) for each bundle; `kdet run DIR/bundles/ID`\n"
