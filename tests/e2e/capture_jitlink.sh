@@ -3,7 +3,8 @@
 # loaded by soname (dlopen + dlsym) from 4 threads, NVRTC compiling to LTO-IR
 # (-dlto, one source with a header) and nvJitLink linking three inputs given
 # with AddData and one with AddFile; and nvJitLink linked at build time through
-# its header (the versioned entry points). Every compile is seen, per thread.
+# its header (the versioned entry points). Every compile is seen, per thread,
+# and the link bundle (several inputs) replays to its captured cubin.
 source "$(dirname "$0")/lib/common.bash"
 CL=${KDET_BINARY_DIR:?}/tests/capture
 have_cuda || skip "CUDA toolkit not found under /usr/local/cuda"
@@ -34,6 +35,12 @@ cmp "$B/inputs/03-jit_input.ltoir" "$T/work/extra.ltoir" || fail "AddFile's byte
   fail "library path is not the resolved soname"
 cubin=$(json_eval "$B/bundle.json" 'd["outputs"][0]["file"]')
 [[ $(head -c 4 "$B/$cubin" | od -An -tx1 | tr -d ' ') == 7f454c46 ]] || fail "the linked cubin is not ELF"
+
+# The link replays with its four inputs, of their captured types, and gives the cubin back.
+expect_exit 0 "$KDET" run "$B" -n 3 --json "$T/run.json"
+expect_output 'captured  cubin [0-9a-f]{32}: 3 of 3 runs gave it back'
+[[ $(json_eval "$T/run.json" 'd["replay"]["reproduced"], [(o["artifact"], o["runs"]) for o in d["replay"]["outputs"]]') == "(True, [('cubin', 3)])" ]] ||
+  fail "nvjitlink replay"
 
 # Linked at build time: the header calls __nvJitLinkCreate_13_0 and friends.
 if [[ -x $CL/capture_linked_jitlink ]]; then

@@ -148,7 +148,7 @@ void add_capture(CLI::App& root, Action& action) {
       "statically linked compilers cannot be seen. The summary names every kind never seen.\n"
       "--out DIR keeps raw/ (what the pipeline recorded, kept even if it is killed) and\n"
       "bundles/ID/ (bundle.json, inputs/, outputs/) for each bundle; `kdet run DIR/bundles/ID`\n"
-      "replays a single-input bundle with the captured library and options.\n"
+      "replays a bundle (every input, in order) with the captured library and options.\n"
       "Exit status: 1 when one bundle gave two different outputs (or return codes) in this\n"
       "run, 0 otherwise (the pipeline's own status is in the summary and the JSON); 2 for\n"
       "usage errors and a pipeline that cannot be started; 130 when interrupted.\n"
