@@ -20,7 +20,7 @@ done
 python3 "$POOL" "$T/ref" sm_90 >/dev/null || skip "nvcc cannot build the kernels here (no host compiler?)"
 expect_exit 0 "$KDET" capture --out "$T/c" --json "$T/c.json" -- python3 "$POOL" "$T/cap" sm_90
 expect_output 'exec_pool: 3 kernels, return codes \[0, 0, 0\]'
-expect_output 'compiles   nvvm 0, nvrtc 0, exec 12'
+expect_output 'compiles   nvvm 0, nvrtc 0, nvjitlink 0, exec 12'
 expect_output 'never seen nvvm, nvrtc, nvjitlink'
 J=$T/c.json
 # Per kernel: nvcc -ptx (which runs cicc, then ptxas to check the PTX) and ptxas -o cubin.

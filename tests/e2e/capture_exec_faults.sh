@@ -33,7 +33,7 @@ expect_eq "options" "$(json_eval "$T/r/bundles/$id/bundle.json" 'd["options"], d
 cmp "$T/r/bundles/$id/inputs/00-in.txt" in.txt || fail "input not copied"
 # Command bundles are not replayed by `kdet run` (yet): a clear refusal.
 expect_exit 2 "$KDET" run "$T/r/bundles/$id"
-expect_output "bundle $id \(exec, 1 inputs\) cannot be replayed yet"
+expect_output "bundle $id is of kind exec, which kdet run cannot replay"
 
 # A failing compile (exit 1) and one killed by SIGSEGV: the pipeline sees the
 # statuses it would see without capture; each is recorded.

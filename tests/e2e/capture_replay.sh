@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # kdet run BUNDLE_DIR: a captured compile replays with the library it was
 # captured with, its input and options, and says whether the captured output
-# came back. Real libNVVM and NVRTC reproduce theirs; a fake whose output
-# follows the load address does not (exit 1); bundles that cannot be replayed
-# yet, a changed library and extra options are usage errors (exit 2).
+# came back. Real libNVVM and NVRTC reproduce theirs, also with several inputs
+# (a module and libdevice added lazily; a source with a header; name
+# expressions); a fake whose
+# output follows the load address does not (exit 1); a bundle whose first
+# input is lazy, a changed library and extra options are usage errors (exit 2).
 source "$(dirname "$0")/lib/common.bash"
 FAKE=$KDET_FAKES_DIR/libfakenvvm.so
 CL=${KDET_BINARY_DIR:?}/tests/capture
@@ -24,8 +26,35 @@ if have_cuda; then
   hdr=$(json_eval "$T/r.json" '[b["id"] for b in d["bundles"] if len(b["inputs"]) == 2][0]')
   expect_exit 0 "$KDET" run "$T/r/bundles/$src" -n 2 --json "$T/rr.json"
   [[ $(json_eval "$T/rr.json" 'sorted((o["artifact"], o["runs"]) for o in d["replay"]["outputs"])') == "[('cubin', 2), ('ptx', 2)]" ]] || fail "nvrtc replay: PTX and cubin"
-  expect_exit 2 "$KDET" run "$T/r/bundles/$hdr"
-  expect_output 'cannot be replayed yet'
+  # The source with its header (and include name) reproduces its PTX and cubin.
+  expect_exit 0 "$KDET" run "$T/r/bundles/$hdr" -n 3 --json "$T/rh.json"
+  [[ $(json_eval "$T/rh.json" 'sorted((o["artifact"], o["runs"]) for o in d["replay"]["outputs"])') == "[('cubin', 3), ('ptx', 3)]" ]] || fail "nvrtc header replay"
+  # Name expressions (templates instantiated only through them) and a header, through ctypes.
+  if command -v python3 >/dev/null; then
+    expect_exit 0 env LD_LIBRARY_PATH=/usr/local/cuda/lib64 "$KDET" capture --out "$T/ne" -- \
+      python3 "$KDET_SOURCE_DIR/tests/capture/nvrtc_names.py" "$SONAME" sm_90
+    B=$(one_bundle "$T/ne")
+    [[ $(json_eval "$B/bundle.json" '[i["tag"] for i in d["inputs"]]') == "['source', 'header', 'name_expr', 'name_expr']" ]] || fail "name expression bundle"
+    expect_exit 0 "$KDET" run "$B" -n 3 --json "$T/ne.json"
+    [[ $(json_eval "$T/ne.json" 'd["replay"]["reproduced"], [o["runs"] for o in d["replay"]["outputs"]]') == "(True, [3])" ]] || fail "name expression replay: $(json_eval "$T/ne.json" 'd["replay"]')"
+  fi
+  # A module calling libdevice's __nv_expf, libdevice added lazily after it (as numba does).
+  LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
+  if [[ -f $LIBDEVICE ]]; then
+    expect_exit 0 "$KDET" capture --out "$T/ld" -- "$CL/capture_nvvm_client" "$NVVM" 1 1 \
+      "$KDET_SOURCE_DIR/tests/data/expf_libdevice.ll" +"$LIBDEVICE" -- -arch=compute_90a
+    B=$(one_bundle "$T/ld")
+    [[ $(json_eval "$B/bundle.json" '[(i["tag"], i["lazy"]) for i in d["inputs"]], d["results"]') == "([('module', False), ('module', True)], {'0': 1})" ]] || fail "libdevice bundle: $(cat "$B/bundle.json")"
+    grep -q 'ex2' "$B"/outputs/*.ptx || fail "libdevice's expf is not in the captured PTX"
+    expect_exit 0 "$KDET" run "$B" -n 3 --json "$T/ld.json"
+    [[ $(json_eval "$T/ld.json" 'd["replay"]["reproduced"], d["replay"]["outputs"][0]["runs"]') == "(True, 3)" ]] || fail "libdevice replay"
+    # Without libdevice __nv_expf stays an external call: the lazy module was really given.
+    expect_exit 0 "$KDET" capture --out "$T/nold" -- "$CL/capture_nvvm_client" "$NVVM" 1 1 \
+      "$KDET_SOURCE_DIR/tests/data/expf_libdevice.ll" -- -arch=compute_90a
+    if grep -q 'ex2' "$(one_bundle "$T/nold")"/outputs/*.ptx; then fail "expf inlined without libdevice"; fi
+  else
+    echo "note: $LIBDEVICE not found; libdevice replay skipped"
+  fi
 else
   echo "note: CUDA toolkit not found; real replays skipped"
 fi
@@ -46,8 +75,12 @@ expect_exit 0 "$KDET" capture --out "$T/c" -- "$CL/capture_nvvm_client" "$T/libc
 printf 'x' >>"$T/libcopy.so"
 expect_exit 2 "$KDET" run "$(one_bundle "$T/c")" -n 2
 expect_output 'has changed since'
-# A lazily added module makes a multi-module bundle: not replayable yet, said so.
-expect_exit 0 "$KDET" capture --out "$T/m" -- "$CL/capture_nvvm_client" "$FAKE" 1 1 "$IN" +"$IN" -- -fake-mode=echo
-expect_exit 2 "$KDET" run "$(one_bundle "$T/m")"
-expect_output 'cannot be replayed yet'
+# Several modules replay in order, the lazy one lazily: the fake's echo gives them back.
+expect_exit 0 "$KDET" capture --out "$T/m" -- "$CL/capture_nvvm_client" "$FAKE" 1 1 "$IN" +"$EX/nvvm/llvm7/block_reduce.ll" -- -fake-mode=echo
+expect_exit 0 "$KDET" run "$(one_bundle "$T/m")" -n 2 --json "$T/m.json"
+[[ $(json_eval "$T/m.json" 'd["replay"]["reproduced"]') == True ]] || fail "multi-module replay"
+# A bundle whose first module was added lazily cannot be kdet run's input: said so.
+expect_exit 0 "$KDET" capture --out "$T/z" -- "$CL/capture_nvvm_client" "$FAKE" 1 1 +"$IN" -- -fake-mode=echo
+expect_exit 2 "$KDET" run "$(one_bundle "$T/z")"
+expect_output 'does not start with a module added non-lazily'
 echo "capture_replay: OK"

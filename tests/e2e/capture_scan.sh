@@ -83,8 +83,13 @@ expect_output "bundle      $echo_b replayed with $FAKE"
 expect_exit 2 "$KDET" explain "$T/cap/bundles/$echo_b" -- -fake-mode=garbage
 expect_output 'brings its own library'
 expect_exit 2 "$KDET" explain "$T/cap/bundles/$echo_b" --lib "$FAKE"
-expect_exit 2 "$KDET" explain "$T/cap/bundles/$multi"
-expect_output 'cannot be replayed yet'
+# A multi-input bundle: explain replays every input (the fake's echo of both modules is
+# deterministic); cache compile would compile the first alone, so it refuses.
+expect_exit 0 "$KDET" explain "$T/cap/bundles/$multi" --runs 4 --min-cell-runs 2 --max-cell-runs 4 \
+  --budget 30
+expect_output "bundle      $multi replayed with"
+expect_exit 2 "$KDET" cache compile "$T/cap/bundles/$multi" --dir "$T/cache-multi" -o "$T/m.ptx"
+expect_output 'cannot be replayed yet by kdet cache compile'
 
 # The bundle fields of scan's and explain's JSON are in their schemas (kdet.scan/1 has no $refs
 # to other schemas, kdet.explain/1 neither).
@@ -100,9 +105,9 @@ fi
 
 # kdet cache compile BUNDLE_DIR: the captured compile through the cache; a served output the
 # pipeline never got is a warning.
-expect_exit 0 "$KDET" cache compile "$T/cap/bundles/$echo_b" --dir "$T/cache" -o "$T/c1.ptx"
+expect_exit 0 "$KDET" cache compile "$T/cap/bundles/$echo_b" --dir "$T/cache" -v -o "$T/c1.ptx"
 expect_output "kdet cache: miss"
-expect_exit 0 "$KDET" cache compile "$T/cap/bundles/$echo_b" --dir "$T/cache" -o "$T/c2.ptx"
+expect_exit 0 "$KDET" cache compile "$T/cap/bundles/$echo_b" --dir "$T/cache" -v -o "$T/c2.ptx"
 expect_output "kdet cache: hit"
 ! grep -q 'not an output the pipeline got' "$T/out" || fail "the echo bundle's output is the captured one"
 cmp -s "$T/c1.ptx" "$T/c2.ptx" || fail "hit and miss must serve the same bytes"

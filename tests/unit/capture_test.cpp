@@ -55,6 +55,36 @@ TEST(CaptureRecords, ReadsALogOfInterleavedCompiles) {
   EXPECT_TRUE(cs[1].outputs.empty());
 }
 
+TEST(CaptureRecords, ReadsALinkWithTypedInputsAndBothLogs) {
+  std::vector<std::string> problems;
+  std::string text = "kdet-capture-record 1 3\nkind nvjitlink\njit_input " + k_h1 +
+                     " 10 3 x612e6c746f6972\njit_input " + k_h2 +
+                     " 20 2 -\noption x2d6c746f\nbegin\n3 result 0\n3 output cubin " + k_h3 +
+                     " 9\n3 log " + k_h1 + " 1\n3 info_log " + k_h2 + " 2\n";
+  std::vector<Compile> cs = parse_log(text, "l", problems);
+  EXPECT_TRUE(problems.empty());
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].kind, "nvjitlink");
+  ASSERT_EQ(cs[0].inputs.size(), 2u);
+  EXPECT_EQ(cs[0].inputs[0].tag, "jit_input");
+  EXPECT_EQ(cs[0].inputs[0].type, 3);
+  EXPECT_EQ(cs[0].inputs[0].name, "a.ltoir");
+  EXPECT_EQ(cs[0].inputs[1].type, 2);
+  EXPECT_FALSE(cs[0].inputs[1].name);
+  EXPECT_EQ(cs[0].options, std::vector<std::string>{"-lto"});
+  ASSERT_TRUE(cs[0].log && cs[0].info_log);
+  EXPECT_EQ(cs[0].info_log->hash, k_h2);
+  // The input type is part of the bundle: the same bytes as PTX are another compile.
+  std::string other = text;
+  other.replace(other.find(" 10 3 "), 6, " 10 2 ");
+  std::vector<Compile> os = parse_log(other, "l", problems);
+  ASSERT_EQ(os.size(), 1u);
+  EXPECT_NE(bundle_id(cs[0]), bundle_id(os[0]));
+  // A type that is not a number is a damaged header.
+  other.replace(other.find(" 10 2 "), 6, " 10 x ");
+  EXPECT_TRUE(parse_log(other, "l", problems).empty());
+}
+
 TEST(CaptureRecords, KeepsWhatCameBeforeACut) {
   std::string text = log_text();
   std::vector<std::string> problems;

@@ -29,6 +29,37 @@ TEST(Protocol, CompileMessageRoundTrips) {
   EXPECT_EQ(d.request.timeout.count(), 1500);
 }
 
+TEST(Protocol, InputPartsRoundTrip) {
+  using Role = backend::InputPart::Role;
+  CompileMessage m;
+  m.request.input = "main";
+  m.request.parts = {
+      {Role::lazy_module, std::string("libdevice"), std::string("BC\xc0\xde\0", 5), 0},
+      {Role::header, std::string("k.h"), "#define K 1\n", 0},
+      {Role::name_expr, std::string("&f<int>"), "", 0},
+      {Role::jit_input, std::nullopt, "ltoir", 3}};
+  CompileMessage d;
+  ASSERT_TRUE(decode(encode(m), d));
+  ASSERT_EQ(d.request.parts.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(d.request.parts[i].role, m.request.parts[i].role);
+    EXPECT_EQ(d.request.parts[i].name, m.request.parts[i].name);
+    EXPECT_EQ(d.request.parts[i].bytes, m.request.parts[i].bytes);
+    EXPECT_EQ(d.request.parts[i].jit_type, m.request.parts[i].jit_type);
+  }
+  // No parts: a single-input request decodes to none.
+  m.request.parts.clear();
+  ASSERT_TRUE(decode(encode(m), d));
+  EXPECT_TRUE(d.request.parts.empty());
+  // A role past the last one is a damaged frame.
+  m.request.parts = {{Role::module, std::nullopt, "x", 0}};
+  std::string payload = encode(m);
+  size_t role_at =
+      payload.size() - (4 + 4 + 8 + 0 + 8 + 1 + 4); // role, has_name, name, bytes, type
+  payload[role_at] = 9;
+  EXPECT_FALSE(decode(payload, d));
+}
+
 TEST(Protocol, ResultMessageRoundTrips) {
   ResultMessage m;
   m.result.status = backend::Status::ok;

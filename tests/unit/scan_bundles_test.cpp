@@ -37,7 +37,8 @@ protected:
     for (int n = 0; n < inputs; ++n) {
       std::string file = "inputs/0" + std::to_string(n) + "-module.ll";
       write_file_atomic(dir + "/" + file, "; module " + id + "\n");
-      in.push_back({{"tag", "module"}, {"lazy", false}, {"file", file}, {"hash", "h"}});
+      in.push_back(
+          {{"tag", "module"}, {"lazy", false}, {"file", file}, {"hash", "h"}, {"name", nullptr}});
     }
     nlohmann::json j = {{"schema", "kdet.capture.bundle/1"},
                         {"id", id},

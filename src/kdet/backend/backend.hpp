@@ -86,6 +86,22 @@ struct CompileResult {
   std::vector<Artifact> artifacts;
 };
 
+// One input of a compile besides the main one (a replayed bundle's other inputs),
+// handed to the compiler after it, in order, as the pipeline did.
+struct InputPart {
+  enum class Role : uint32_t {
+    module,      // nvvm: nvvmAddModuleToProgram
+    lazy_module, // nvvm: nvvmLazyAddModuleToProgram (libdevice, as numba adds it)
+    header,      // nvrtc: a header given to nvrtcCreateProgram; `name` is its include name
+    name_expr,   // nvrtc: nvrtcAddNameExpression(`name`); no bytes
+    jit_input,   // nvjitlink: nvJitLinkAddData of type `jit_type`
+  };
+  Role role = Role::module;
+  std::optional<std::string> name; // null: the compiler is given a null name
+  std::string bytes;
+  int jit_type = 0; // nvJitLinkInputType
+};
+
 struct CompileRequest {
   std::string input;      // input bytes
   std::string input_path; // where the input lives (exec templates, module names)
@@ -100,6 +116,7 @@ struct CompileRequest {
   int umask = -1;                   // -1: unchanged
   bool pid_namespace = false;       // exec: run the compiler as pid 2 of a fresh PID namespace
   uint64_t max_output = UINT64_MAX; // larger artifacts make the outcome output_too_large
+  std::vector<InputPart> parts;     // further inputs after `input` (empty for a single input)
 };
 
 class Backend {

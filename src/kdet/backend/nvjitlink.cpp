@@ -32,6 +32,8 @@ nvJitLinkInputType input_type_for(const std::string& path) {
   if (ext == "ltoir") return NVJITLINK_INPUT_LTOIR;
   if (ext == "cubin") return NVJITLINK_INPUT_CUBIN;
   if (ext == "fatbin") return NVJITLINK_INPUT_FATBIN;
+  if (ext == "o") return NVJITLINK_INPUT_OBJECT;
+  if (ext == "a") return NVJITLINK_INPUT_LIBRARY;
   return NVJITLINK_INPUT_ANY;
 }
 
@@ -72,6 +74,18 @@ public:
     }
     rc = m_add(h, input_type_for(req.input_path), req.input.data(), req.input.size(),
                req.input_name.c_str());
+    // Further inputs in order, each with the type the pipeline gave it.
+    for (size_t i = 0; i < req.parts.size() && rc == NVJITLINK_SUCCESS; ++i) {
+      const InputPart& part = req.parts[i];
+      if (part.role != InputPart::Role::jit_input) {
+        m_destroy(&h);
+        r.status = Status::infra_error;
+        r.detail = fmt::format("input {} is not a link input: nvJitLink takes those only", i + 2);
+        return r;
+      }
+      rc = m_add(h, static_cast<nvJitLinkInputType>(part.jit_type), part.bytes.data(),
+                 part.bytes.size(), part.name ? part.name->c_str() : nullptr);
+    }
     if (rc == NVJITLINK_SUCCESS) rc = m_complete(h);
     read_log(h, m_err_size, m_err, r.log);
     read_log(h, m_info_size, m_info, r.log);

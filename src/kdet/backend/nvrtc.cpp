@@ -17,6 +17,7 @@ public:
     m_create = m_lib.get<decltype(&nvrtcCreateProgram)>("nvrtcCreateProgram");
     m_destroy = m_lib.get<decltype(&nvrtcDestroyProgram)>("nvrtcDestroyProgram");
     m_compile = m_lib.get<decltype(&nvrtcCompileProgram)>("nvrtcCompileProgram");
+    m_add_name = m_lib.get<decltype(&nvrtcAddNameExpression)>("nvrtcAddNameExpression");
     m_ptx_size = m_lib.get<decltype(&nvrtcGetPTXSize)>("nvrtcGetPTXSize");
     m_ptx = m_lib.get<decltype(&nvrtcGetPTX)>("nvrtcGetPTX");
     m_cubin_size = m_lib.get<decltype(&nvrtcGetCUBINSize)>("nvrtcGetCUBINSize");
@@ -38,9 +39,31 @@ public:
   CompileResult compile(const CompileRequest& req) override {
     CompileResult r;
     nvrtcProgram prog = nullptr;
+    // Headers (with their include names) go to the create call; name expressions after it.
+    std::vector<const char*> headers, include_names;
+    for (const auto& part : req.parts) {
+      if (part.role == InputPart::Role::header) {
+        headers.push_back(part.bytes.c_str());
+        include_names.push_back(part.name ? part.name->c_str() : nullptr);
+      } else if (part.role != InputPart::Role::name_expr) {
+        r.status = Status::infra_error;
+        r.detail = "NVRTC takes one source, headers and name expressions only";
+        return r;
+      }
+    }
     nvrtcResult rc =
-        m_create(&prog, req.input.c_str(), req.input_name.c_str(), 0, nullptr, nullptr);
+        m_create(&prog, req.input.c_str(), req.input_name.c_str(), static_cast<int>(headers.size()),
+                 headers.empty() ? nullptr : headers.data(),
+                 include_names.empty() ? nullptr : include_names.data());
     if (rc != NVRTC_SUCCESS) return fail(r, rc, "nvrtcCreateProgram");
+    for (const auto& part : req.parts) {
+      if (part.role != InputPart::Role::name_expr || !part.name) continue;
+      rc = m_add_name(prog, part.name->c_str());
+      if (rc != NVRTC_SUCCESS) {
+        m_destroy(&prog);
+        return fail(r, rc, "nvrtcAddNameExpression");
+      }
+    }
     std::vector<const char*> opts;
     for (const auto& o : req.options)
       opts.push_back(o.c_str());
@@ -99,6 +122,7 @@ private:
   decltype(&nvrtcCreateProgram) m_create;
   decltype(&nvrtcDestroyProgram) m_destroy;
   decltype(&nvrtcCompileProgram) m_compile;
+  decltype(&nvrtcAddNameExpression) m_add_name;
   decltype(&nvrtcGetPTXSize) m_ptx_size;
   decltype(&nvrtcGetPTX) m_ptx;
   decltype(&nvrtcGetCUBINSize) m_cubin_size;

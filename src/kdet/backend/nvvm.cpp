@@ -17,6 +17,9 @@ public:
     m_create = m_lib.get<decltype(&nvvmCreateProgram)>("nvvmCreateProgram");
     m_destroy = m_lib.get<decltype(&nvvmDestroyProgram)>("nvvmDestroyProgram");
     m_add = m_lib.get<decltype(&nvvmAddModuleToProgram)>("nvvmAddModuleToProgram");
+    // Only multi-module requests (replayed bundles) need it; a library without it still loads.
+    m_lazy_add = reinterpret_cast<decltype(&nvvmLazyAddModuleToProgram)>(
+        m_lib.try_symbol("nvvmLazyAddModuleToProgram"));
     m_compile = m_lib.get<decltype(&nvvmCompileProgram)>("nvvmCompileProgram");
     m_result_size = m_lib.get<decltype(&nvvmGetCompiledResultSize)>("nvvmGetCompiledResultSize");
     m_result = m_lib.get<decltype(&nvvmGetCompiledResult)>("nvvmGetCompiledResult");
@@ -41,10 +44,27 @@ public:
     nvvmResult rc = m_create(&prog);
     if (rc != NVVM_SUCCESS) return fail(r, rc, "nvvmCreateProgram");
     rc = m_add(prog, req.input.data(), req.input.size(), req.input_name.c_str());
+    const char* call = "nvvmAddModuleToProgram";
+    // Further modules in order, lazy ones (libdevice) with the lazy call.
+    for (size_t i = 0; i < req.parts.size() && rc == NVVM_SUCCESS; ++i) {
+      const InputPart& part = req.parts[i];
+      const char* name = part.name ? part.name->c_str() : nullptr;
+      bool lazy = part.role == InputPart::Role::lazy_module;
+      if ((!lazy && part.role != InputPart::Role::module) || (lazy && !m_lazy_add)) {
+        m_destroy(&prog);
+        r.status = Status::infra_error;
+        r.detail = lazy
+                       ? "the library has no nvvmLazyAddModuleToProgram"
+                       : fmt::format("input {} is not a module: libNVVM takes modules only", i + 2);
+        return r;
+      }
+      rc = (lazy ? m_lazy_add : m_add)(prog, part.bytes.data(), part.bytes.size(), name);
+      if (lazy) call = "nvvmLazyAddModuleToProgram";
+    }
     if (rc != NVVM_SUCCESS) {
       read_log(prog, r);
       m_destroy(&prog);
-      return fail(r, rc, "nvvmAddModuleToProgram");
+      return fail(r, rc, call);
     }
     std::vector<const char*> opts;
     for (const auto& o : req.options)
@@ -96,6 +116,7 @@ private:
   decltype(&nvvmCreateProgram) m_create;
   decltype(&nvvmDestroyProgram) m_destroy;
   decltype(&nvvmAddModuleToProgram) m_add;
+  decltype(&nvvmLazyAddModuleToProgram) m_lazy_add = nullptr;
   decltype(&nvvmCompileProgram) m_compile;
   decltype(&nvvmGetCompiledResultSize) m_result_size;
   decltype(&nvvmGetCompiledResult) m_result;

@@ -17,10 +17,32 @@ namespace kdet::capture {
 
 namespace {
 
+// nvJitLinkInputType -> file extension (the one nvJitLink's own tools use).
+const char* jit_input_ext(int type) {
+  switch (type) {
+  case 1:
+    return ".cubin";
+  case 2:
+    return ".ptx";
+  case 3:
+    return ".ltoir";
+  case 4:
+    return ".fatbin";
+  case 5:
+    return ".o";
+  case 6:
+    return ".a";
+  default:
+    return ".bin";
+  }
+}
+
 // File name of input `i` (number `n`) inside a bundle; empty when it has no bytes.
 std::string input_file(const Input& in, size_t n, const std::string& first_bytes) {
   if (in.tag == "name_expr") return "";
   if (in.tag == "file") return fmt::format("inputs/{:02}-{}", n, exec_input_name(in.name));
+  if (in.tag == "jit_input")
+    return fmt::format("inputs/{:02}-jit_input{}", n, jit_input_ext(in.type));
   std::string ext = in.tag == "module"   ? (starts_with(first_bytes, "BC\xc0\xde") ? ".bc" : ".ll")
                     : in.tag == "source" ? ".cu"
                                          : ".h";
@@ -40,6 +62,7 @@ nlohmann::json input_json(const Input& in, const std::string& file) {
     j["file"] = file.empty() ? nlohmann::json(nullptr) : nlohmann::json(file);
   }
   if (in.tag == "module") j["lazy"] = in.lazy;
+  if (in.tag == "jit_input") j["type"] = in.type;
   j["name"] = in.name ? nlohmann::json(*in.name) : nlohmann::json(nullptr);
   return j;
 }
@@ -48,7 +71,7 @@ nlohmann::json input_json(const Input& in, const std::string& file) {
 
 const std::vector<KindInfo>& capture_kinds() {
   static const std::vector<KindInfo> k = {
-      {"nvvm", true}, {"nvrtc", true}, {"nvjitlink", false}, {"exec", true}};
+      {"nvvm", true}, {"nvrtc", true}, {"nvjitlink", true}, {"exec", true}};
   return k;
 }
 
@@ -117,7 +140,9 @@ std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>
         "{}, {} compile{}{}{}", b.kind, b.compiles, b.compiles == 1 ? "" : "s",
         b.varies ? ", VARIED in the pipeline" : "", failed ? ", failed in the pipeline" : "");
     try {
-      if (!bundle_replay_plan(folder)) throw Error("no bundle.json");
+      std::optional<ReplayPlan> plan = bundle_replay_plan(folder);
+      if (!plan) throw Error("no bundle.json");
+      require_single_input(*plan, "kdet scan");
       listed += fmt::format("  \"bundles/{}\", # {}\n", b.id, note);
       ++n;
     } catch (const Error& e) {
@@ -223,8 +248,8 @@ std::string capture_summary(const CaptureResult& r) {
   s += fmt::format("  never seen {}\n", never);
   if (r.compiles.empty())
     s += "  warning    no compile was captured: the pipeline made none through a dynamically\n"
-         "             loaded libNVVM or NVRTC, nor ran a listed compiler command (a statically\n"
-         "             linked library compiler cannot be seen)\n";
+         "             loaded libNVVM, NVRTC or nvJitLink, nor ran a listed compiler command (a\n"
+         "             statically linked library compiler cannot be seen)\n";
   for (const auto& b : r.bundles) {
     if (!b.varies) continue;
     s += fmt::format("  VARIED     bundle {} ({}, {} compiles, {})\n", b.id, b.kind, b.compiles,

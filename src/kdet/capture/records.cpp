@@ -56,7 +56,8 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
   const std::string& key = w[0];
   uint64_t n = 0;
   std::optional<std::string> text;
-  if (key == "kind" && w.size() == 2 && (w[1] == "nvvm" || w[1] == "nvrtc" || w[1] == "exec"))
+  if (key == "kind" && w.size() == 2 &&
+      (w[1] == "nvvm" || w[1] == "nvrtc" || w[1] == "nvjitlink" || w[1] == "exec"))
     c.kind = w[1];
   else if ((key == "pid" || key == "ppid" || key == "thread") && w.size() == 2 && to_u64(w[1], n))
     (key == "pid" ? c.pid : key == "ppid" ? c.ppid : c.thread) = static_cast<long>(n);
@@ -71,6 +72,9 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
   else if (key == "module" && w.size() == 5 && is_hash(w[1]) && to_u64(w[2], n) &&
            (w[3] == "0" || w[3] == "1") && decode_text(w[4], text))
     c.inputs.push_back({key, w[1], n, w[3] == "1", text});
+  else if (key == "jit_input" && w.size() == 5 && is_hash(w[1]) && to_u64(w[2], n) &&
+           parse_u64(w[3]) && *parse_u64(w[3]) <= 255 && decode_text(w[4], text))
+    c.inputs.push_back({key, w[1], n, false, text, static_cast<int>(*parse_u64(w[3]))});
   else if ((key == "source" || key == "header") && w.size() == 4 && is_hash(w[1]) &&
            to_u64(w[2], n) && decode_text(w[3], text))
     c.inputs.push_back({key, w[1], n, false, text});
@@ -86,6 +90,8 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
     c.outputs.push_back({w[1], w[2], n});
   else if (key == "log" && w.size() == 3 && is_hash(w[1]) && to_u64(w[2], n))
     c.log = Output{"log", w[1], n};
+  else if (key == "info_log" && w.size() == 3 && is_hash(w[1]) && to_u64(w[2], n))
+    c.info_log = Output{"info_log", w[1], n};
   else if (c.kind == "exec")
     return apply_exec_line(c, w);
   else
@@ -183,6 +189,7 @@ std::string bundle_id(const Compile& c) {
     // A command's input is named by its path as given: where the file is does not
     // make another compile (its place in argv is in the options, as {input}).
     h.add(c.kind == "exec" ? "" : i.name.value_or(""));
+    if (i.tag == "jit_input") h.add_u64(static_cast<uint64_t>(i.type));
   }
   h.add_u64(c.options.size());
   for (const auto& o : c.options)

@@ -21,11 +21,12 @@ namespace kdet::capture {
 
 // One input of a compile, in the order the pipeline gave it.
 struct Input {
-  std::string tag; // module (nvvm), source / header / name_expr (nvrtc)
+  std::string tag; // module (nvvm), source / header / name_expr (nvrtc), jit_input (nvjitlink)
   std::string hash;
   uint64_t size = 0;
   bool lazy = false;               // nvvmLazyAddModuleToProgram
   std::optional<std::string> name; // module name, program name, include name, or the expression
+  int type = 0;                    // jit_input: nvJitLinkInputType (2 PTX, 3 LTO-IR, ...)
 };
 
 // One output the pipeline fetched after the compile.
@@ -38,7 +39,7 @@ struct Output {
 // One compile call, as recorded.
 struct Compile {
   std::string record; // "LOG#ID": the record log under RAW/records and the compile's id in it
-  std::string kind;   // nvvm, nvrtc or exec
+  std::string kind;   // nvvm, nvrtc, nvjitlink or exec
   long pid = 0, ppid = 0, thread = 0;
   uint64_t time_ns = 0;
   std::string lib, lib_hash; // empty when the library could not be identified
@@ -49,8 +50,9 @@ struct Compile {
   std::optional<int> result; // the call's return code; none when the process died inside it
   std::vector<Output> outputs;
   std::optional<Output> log;
-  std::string bundle; // id of its bundle (set by group_bundles)
-  ExecInfo exec;      // kind exec: argv, cwd, environment, status (exec_records.hpp)
+  std::optional<Output> info_log; // nvJitLink's info log (`log` is its error log)
+  std::string bundle;             // id of its bundle (set by group_bundles)
+  ExecInfo exec;                  // kind exec: argv, cwd, environment, status (exec_records.hpp)
 };
 
 // Reads one record log (`name` is its file name, for messages and each

@@ -6,6 +6,7 @@
 #include "kdet/util/hash.hpp"
 
 #include <fmt/format.h>
+#include <map>
 #include <sys/stat.h>
 
 namespace kdet::capture {
@@ -18,6 +19,20 @@ std::string as_backend_keeps(const std::string& kind, std::string data) {
     while (!data.empty() && data.back() == '\0')
       data.pop_back();
   return data;
+}
+
+// The first input becomes kdet run's input file: a non-lazy module, a source, or
+// a link input whose file extension gives the backend its captured type.
+bool first_input_ok(const std::string& kind, const nlohmann::json& in) {
+  std::string tag = in.at("tag").get<std::string>();
+  if (kind == "nvvm") return tag == "module" && !in.value("lazy", false);
+  if (kind == "nvrtc") return tag == "source";
+  if (tag != "jit_input" || in.at("file").is_null()) return false;
+  // nvJitLinkInputType as the nvjitlink backend reads it from the extension.
+  static const std::map<std::string, int> by_ext = {{"cubin", 1},  {"ptx", 2}, {"ltoir", 3},
+                                                    {"fatbin", 4}, {"o", 5},   {"a", 6}};
+  auto it = by_ext.find(file_extension(in.at("file").get<std::string>()));
+  return in.value("type", 0) == (it == by_ext.end() ? 10 : it->second);
 }
 
 } // namespace
@@ -38,18 +53,46 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
       throw Error::format("{}: schema {} is not kdet.capture.bundle/1", file,
                           j.at("schema").dump());
     const auto& inputs = j.at("inputs");
-    bool single = inputs.size() == 1 && !inputs[0].value("lazy", false) &&
-                  inputs[0].at("tag") == (p.kind == "nvvm" ? "module" : "source");
-    if ((p.kind != "nvvm" && p.kind != "nvrtc") || !single)
-      throw Error::format(
-          "{}: bundle {} ({}, {} inputs) cannot be replayed yet: kdet run replays one NVVM module "
-          "or one NVRTC source without headers (docs/CAPTURE.md)",
-          path, p.id, p.kind, inputs.size());
-    if (inputs[0].at("file").is_null())
-      throw Error::format("{}: bundle {} lacks its input's bytes (the pipeline was killed while "
-                          "storing them)",
-                          path, p.id);
-    p.input = path + "/" + inputs[0].at("file").get<std::string>();
+    if (p.kind != "nvvm" && p.kind != "nvrtc" && p.kind != "nvjitlink")
+      throw Error::format("{}: bundle {} is of kind {}, which kdet run cannot replay", path, p.id,
+                          p.kind);
+    if (inputs.empty() || !first_input_ok(p.kind, inputs[0]))
+      throw Error::format("{}: bundle {} ({}) does not start with {}, so kdet run cannot replay it "
+                          "(docs/CAPTURE.md)",
+                          path, p.id, p.kind,
+                          p.kind == "nvvm"    ? "a module added non-lazily"
+                          : p.kind == "nvrtc" ? "a source"
+                                              : "a link input of a type its file name says");
+    for (size_t n = 0; n < inputs.size(); ++n) {
+      const auto& in = inputs[n];
+      std::string tag = in.at("tag").get<std::string>();
+      if (tag != "name_expr" && in.at("file").is_null())
+        throw Error::format("{}: bundle {} lacks the bytes of its input {} (the pipeline was "
+                            "killed while storing them)",
+                            path, p.id, n + 1);
+      if (n == 0) {
+        p.input = path + "/" + in.at("file").get<std::string>();
+        continue;
+      }
+      backend::InputPart part;
+      if (!in.at("name").is_null()) part.name = in.at("name").get<std::string>();
+      if (tag == "module")
+        part.role = in.value("lazy", false) ? backend::InputPart::Role::lazy_module
+                                            : backend::InputPart::Role::module;
+      else if (tag == "header")
+        part.role = backend::InputPart::Role::header;
+      else if (tag == "name_expr")
+        part.role = backend::InputPart::Role::name_expr;
+      else if (tag == "jit_input")
+        part.role = backend::InputPart::Role::jit_input;
+      else
+        throw Error::format(
+            "{}: bundle {}: input {} has tag '{}', which a {} compile does not take", path, p.id,
+            n + 1, tag, p.kind);
+      part.jit_type = in.value("type", 0);
+      if (tag != "name_expr") part.bytes = read_file(path + "/" + in.at("file").get<std::string>());
+      p.parts.push_back(std::move(part));
+    }
     p.lib = j.at("library").at("path").get<std::string>();
     std::string lib_hash = j.at("library").at("hash").get<std::string>();
     if (p.lib.empty() || ::stat(p.lib.c_str(), &st) != 0)
@@ -60,13 +103,23 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
                           "changed since, so a replay would audit another compiler",
                           path, p.id, p.lib, lib_hash);
     p.options = j.at("options").get<std::vector<std::string>>();
+    bool linked_ptx = false;
     for (const auto& o : j.at("outputs")) {
       if (o.at("file").is_null()) continue;
       std::string kind = o.at("kind").get<std::string>();
+      // kdet's nvjitlink backend fetches the linked cubin only.
+      if (p.kind == "nvjitlink" && kind == "ptx") {
+        linked_ptx = true;
+        continue;
+      }
       std::string data = read_file(path + "/" + o.at("file").get<std::string>());
       p.expected.emplace_back(kind == "nvvm" ? "ptx" : kind,
                               hash_bytes(as_backend_keeps(kind, std::move(data))));
     }
+    if (linked_ptx && p.expected.empty())
+      throw Error::format("{}: bundle {}'s pipeline fetched only the linked PTX, which kdet's "
+                          "nvjitlink backend does not fetch, so a replay could not check it",
+                          path, p.id);
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw Error::format("{}: not a readable bundle ({})", file, e.what());
@@ -115,6 +168,13 @@ void apply_replay(const ReplayPlan& plan, std::string& input, std::string& backe
   backend = plan.kind;
   lib = plan.lib;
   options = plan.options;
+}
+
+void require_single_input(const ReplayPlan& plan, const std::string& command) {
+  if (plan.parts.empty()) return;
+  throw Error::format("bundle {} ({}, {} inputs) cannot be replayed yet by {}: it would compile "
+                      "the first input alone; kdet run and kdet explain replay every input",
+                      plan.id, plan.kind, plan.parts.size() + 1, command);
 }
 
 } // namespace kdet::capture

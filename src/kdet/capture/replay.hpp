@@ -3,8 +3,8 @@
 // A bundle folder (kdet capture --out DIR: DIR/bundles/ID) replays with the
 // library it was captured with (checked by content hash), its input and its
 // options, and the run reports whether the captured output came back.
-// Single-input bundles only for now: one NVVM module (not lazy), or one NVRTC
-// source without headers or name expressions.
+// Every input replays in its order: NVVM modules (lazy ones lazily), an NVRTC
+// source with its headers and name expressions, nvJitLink inputs of their types.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -20,15 +20,18 @@ namespace kdet::capture {
 
 struct ReplayPlan {
   std::string bundle_dir, id, kind;
-  std::string input, lib;
+  std::string input, lib; // input: the first input's file (kdet run's input)
   std::vector<std::string> options;
+  // The inputs after the first, in order, for RunPlan::parts (with their bytes).
+  std::vector<backend::InputPart> parts;
   // (artifact name as kdet's backends call it, hash of the captured bytes as they keep them)
   std::vector<std::pair<std::string, std::string>> expected;
 };
 
 // The replay of the bundle folder `path`; nullopt when `path` is not a folder
 // holding bundle.json. Throws Error (exit 2) for a bundle that cannot be
-// replayed yet, a damaged one, or a library whose content changed since.
+// replayed (another kind, a first input that cannot be kdet run's input), a
+// damaged one, or a library whose content changed since.
 std::optional<ReplayPlan> bundle_replay_plan(const std::string& path);
 
 // For each captured output: how many runs gave it back, as JSON and as
@@ -42,7 +45,12 @@ namespace kdet::capture {
 
 // Fills kdet run's compile arguments from the bundle; throws Error when the
 // user also named a library, backend, command or options (the bundle brings its own).
+// The further inputs are the plan's `parts`: the caller puts them in RunPlan::parts.
 void apply_replay(const ReplayPlan& plan, std::string& input, std::string& backend,
                   std::string& lib, std::vector<std::string>& options, const std::string& command);
+
+// Throws Error (exit 2) when the bundle has inputs after the first: `command` (scan, cache
+// compile) would compile the first alone, a verdict on another compile than the one captured.
+void require_single_input(const ReplayPlan& plan, const std::string& command);
 
 } // namespace kdet::capture

@@ -163,6 +163,7 @@ void check_captured(const capture::ReplayPlan& replay, cache::CompileOutcome& o)
 int do_compile(CompileCmd& a) {
   // A bundle folder of kdet capture brings its input, library and options, as for run.
   std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(a.compile.input);
+  if (replay) capture::require_single_input(*replay, "kdet cache compile");
   if (replay)
     capture::apply_replay(*replay, a.compile.input, a.compile.backend, a.compile.lib,
                           a.compile.options, a.compile.command);

@@ -172,22 +172,24 @@ void add_capture(CLI::App& root, Action& action) {
   auto args = std::make_shared<CaptureArgs>();
   auto* cmd = root.add_subcommand(
       "capture",
-      "Run a build pipeline unchanged and record every libNVVM and NVRTC compile and every\n"
-      "compiler command (ptxas, nvcc, cicc, fatbinary, nvlink, --exec NAME) it makes");
+      "Run a build pipeline unchanged and record every libNVVM, NVRTC and nvJitLink compile\n"
+      "and every compiler command (ptxas, nvcc, cicc, fatbinary, nvlink, --exec NAME) it makes");
   cmd->footer(
       "The pipeline runs with libkdet_capture.so in LD_PRELOAD (inherited by its child\n"
-      "processes); it sees libNVVM and NVRTC whether linked at build time or loaded with\n"
+      "processes); it sees libNVVM, NVRTC and nvJitLink whether linked at build time or loaded "
+      "with\n"
       "dlopen + dlsym (ctypes, cython). Compiles are grouped into bundles: one per distinct\n"
       "compile (library content hash, inputs in order, options).\n"
       "Commands named ptxas, nvcc, cicc, fatbinary, nvlink or --exec NAME (matched by the\n"
       "base name of the program run) run under kdet-exec-shim, which records argv, cwd,\n"
       "environment, program hash, input files, exit status and output files (kind exec).\n"
-      "Not captured yet: nvJitLink; statically linked library compilers cannot be seen.\n"
-      "The summary names every kind never seen.\n"
+      "Statically linked library compilers cannot be seen. The summary names every kind\n"
+      "never seen.\n"
       "--out DIR keeps raw/ (what the pipeline recorded, kept even if it is killed) and\n"
       "bundles/ID/ (bundle.json, inputs/, outputs/) for each bundle; `kdet run DIR/bundles/ID`\n"
-      "replays a single-input bundle with the captured library and options (so do explain and\n"
-      "cache compile), and `kdet scan DIR/manifest.toml --db scan.db` replays every one.\n"
+      "replays a library bundle (every input, in order) with the captured library and options\n"
+      "(so do explain and cache compile), and `kdet scan DIR/manifest.toml --db scan.db`\n"
+      "replays every one.\n"
       "Exit status: 1 when one bundle gave two different outputs (or return codes) in this\n"
       "run, 0 otherwise (the pipeline's own status is in the summary and the JSON); 2 for\n"
       "usage errors and a pipeline that cannot be started; 130 when interrupted.\n"

@@ -43,6 +43,7 @@ int do_explain(ExplainArgs args) {
                           args.compile.options, args.compile.command);
   engine::ExplainOptions opt;
   resolve_compile_args(args.compile, opt.base);
+  if (replay) opt.base.parts = replay->parts; // every cell's plan is a copy of base
   resolve_factor_args(args.factors, opt.base);
   if (!args.only.empty()) opt.only = split(args.only, ',');
   if (!args.skip.empty()) opt.skip = split(args.skip, ',');

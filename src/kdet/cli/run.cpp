@@ -50,6 +50,7 @@ int do_run(RunArgs args) {
                           args.compile.options, args.compile.command);
   engine::RunPlan plan;
   resolve_compile_args(args.compile, plan);
+  if (replay) plan.parts = replay->parts;
   resolve_factor_args(args.factors, plan);
   std::set<std::string> given;
   for (const auto& [name, value] : args.factors.values)

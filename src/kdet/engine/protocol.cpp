@@ -144,6 +144,13 @@ std::string encode(const CompileMessage& m) {
     w.str(e);
   w.str(r.cwd).u32(static_cast<uint32_t>(r.umask)).u32(r.pid_namespace ? 1 : 0);
   w.u64(r.max_output);
+  w.u32(static_cast<uint32_t>(r.parts.size()));
+  for (const auto& part : r.parts)
+    w.u32(static_cast<uint32_t>(part.role))
+        .u32(part.name ? 1 : 0)
+        .str(part.name.value_or(""))
+        .str(part.bytes)
+        .u32(static_cast<uint32_t>(part.jit_type));
   return std::move(w.buffer());
 }
 
@@ -174,6 +181,21 @@ bool decode(std::string_view payload, CompileMessage& m) {
   r.umask = static_cast<int>(rd.u32());
   r.pid_namespace = rd.u32() == 1;
   r.max_output = rd.u64();
+  uint32_t np = rd.u32();
+  if (rd.failed() || np > 100000) return false;
+  r.parts.clear();
+  for (uint32_t i = 0; i < np && !rd.failed(); ++i) {
+    backend::InputPart part;
+    uint32_t role = rd.u32();
+    if (role > static_cast<uint32_t>(backend::InputPart::Role::jit_input)) return false;
+    part.role = static_cast<backend::InputPart::Role>(role);
+    bool has_name = rd.u32() == 1;
+    std::string name = rd.str();
+    if (has_name) part.name = std::move(name);
+    part.bytes = rd.str();
+    part.jit_type = static_cast<int>(rd.u32());
+    r.parts.push_back(std::move(part));
+  }
   return !rd.failed() && rd.at_end();
 }
 

@@ -309,6 +309,7 @@ private:
       msg.request.umask = pert.umask;
       msg.request.pid_namespace = pert.pid_namespace;
       msg.request.options = m_plan.options;
+      msg.request.parts = m_plan.parts;
       msg.request.workdir = slot.workdir;
       msg.request.timeout = m_plan.timeout;
       msg.request.max_output = m_plan.max_output;

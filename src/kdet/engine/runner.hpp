@@ -24,6 +24,9 @@ struct RunPlan {
   perturb::Setting setting;
   std::string input_path;           // absolute
   std::vector<std::string> options; // passed to the compiler
+  // Further inputs after the one at input_path (a replayed bundle's modules,
+  // headers, name expressions, link inputs), in order; empty for one input.
+  std::vector<backend::InputPart> parts;
   uint64_t runs = 32;
   // Runs below this index are not run (done before an interruption): a resumed
   // scan round gives its remaining runs the indices, and so the seeds, they had.

@@ -78,6 +78,7 @@ void add_bundles(Manifest& m, const std::vector<std::pair<std::string, int>>& pa
       std::optional<capture::ReplayPlan> p;
       try {
         p = capture::bundle_replay_plan(abs);
+        if (p) capture::require_single_input(*p, "kdet scan");
       } catch (const Error& e) {
         fail(line, fmt::format("bundle {}: {}", pat, e.what()));
       }

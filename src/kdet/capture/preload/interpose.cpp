@@ -1,7 +1,7 @@
 //===- capture/preload/interpose.cpp - libkdet_capture.so's entry points ----===//
 //
 // Two ways in, one set of wrappers:
-//  - Linked at build time: this library exports nvvm*/nvrtc* itself, so with
+//  - Linked at build time: this library exports nvvm*/nvrtc*/nvJitLink* itself, so with
 //    LD_PRELOAD the pipeline's calls land here (slot 0) and go on to the real
 //    function found with dlsym(RTLD_NEXT).
 //  - dlopen + dlsym (ctypes, cython, C++ loaders): dlsym is wrapped; for a name
@@ -45,6 +45,17 @@ int nvrtc_compile(int slot, void* prog, int n, const char* const* opts);
 int nvrtc_add_name(int slot, void* prog, const char* expr);
 int nvrtc_output_size(int slot, int which, void* prog, size_t* size);
 int nvrtc_output(int slot, int which, void* prog, char* buf);
+// nvJitLink: `v` is 0 for the plain names, 1 for the versioned ones (slots.hpp).
+int jl_create(int slot, int v, void** h, unsigned n, const char** opts);
+int jl_destroy(int slot, int v, void** h);
+int jl_add_data(int slot, int v, void* h, int type, const void* data, size_t size,
+                const char* name);
+int jl_add_file(int slot, int v, void* h, int type, const char* path);
+int jl_complete(int slot, int v, void* h);
+int jl_output_size(int slot, int v, int which, void* h, size_t* size);
+int jl_output(int slot, int v, int which, void* h, void* buf);
+int jl_log_size(int slot, int v, int which, void* h, size_t* size);
+int jl_log(int slot, int v, int which, void* h, char* buf);
 } // namespace kdet_capture
 
 #include "slots.hpp"
@@ -114,7 +125,9 @@ void* real_fn(int slot, int f) {
 
 // One of our names? Cheap prefix test first: dlsym is called a lot.
 int func_index(const char* name) {
-  if (!name || (std::strncmp(name, "nvvm", 4) != 0 && std::strncmp(name, "nvrtc", 5) != 0))
+  if (!name ||
+      (std::strncmp(name, "nvvm", 4) != 0 && std::strncmp(name, "nvrtc", 5) != 0 &&
+       std::strncmp(name, "nvJitLink", 9) != 0 && std::strncmp(name, "__nvJitLink", 11) != 0))
     return -1;
   for (int f = 0; f < k_nfuncs; ++f)
     if (std::strcmp(name, k_func_names[f]) == 0) return f;

@@ -13,8 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <new>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kdet_capture {
@@ -41,7 +44,25 @@ enum {
   k_nvrtc_compile,
   k_nvrtc_add_name,
   k_nvrtc_ptx_size, // then ptx, cubin size, cubin, ltoir size, ltoir
+  k_jl_base = k_nvrtc_ptx_size + 6,
 };
+// nvJitLink's functions, in slots.hpp's order; the versioned names follow the plain ones.
+enum {
+  k_jl_create = 0,
+  k_jl_destroy,
+  k_jl_add_data,
+  k_jl_add_file,
+  k_jl_complete,
+  k_jl_cubin_size, // then cubin, ptx size, ptx
+  k_jl_err_size = k_jl_cubin_size + 4,
+  k_jl_err,
+  k_jl_info_size,
+  k_jl_info,
+  k_jl_count,
+};
+constexpr int jl_fn(int v, int op) {
+  return k_jl_base + v * k_jl_count + op;
+}
 // Returned when the real function cannot be found: an error code in both APIs
 // (NVVM_ERROR_INVALID_OPTION, NVRTC_ERROR_BUILTIN_OPERATION_FAILURE), never success.
 constexpr int k_missing = 7;
@@ -55,6 +76,8 @@ struct Prog {
   bool have_size[4] = {};
   bool recorded[4] = {}; // output already recorded for this compile
   bool log_recorded = false;
+  bool info_recorded = false; // nvJitLink's info log
+  Buf opts;                   // nvJitLink: the options given at creation, as record lines
   unsigned long long rec = 0; // the current compile's record id (0: none)
 };
 
@@ -109,6 +132,7 @@ void drop_prog(void* key) {
   pthread_mutex_unlock(&g_lock);
   if (p) {
     p->inputs.release();
+    p->opts.release();
     std::free(p);
   }
 }
@@ -118,7 +142,7 @@ void begin_record(Prog* p, const char* kind, int slot, int fn, int n, const char
   p->rec = 0;
   for (int i = 0; i < 4; ++i)
     p->recorded[i] = p->have_size[i] = false;
-  p->log_recorded = false;
+  p->log_recorded = p->info_recorded = false;
   Buf b;
   b.add("kind ");
   b.add(kind);
@@ -146,6 +170,7 @@ void begin_record(Prog* p, const char* kind, int slot, int fn, int n, const char
     b.add("\n");
   }
   if (p->inputs.size) b.add(p->inputs.data, p->inputs.size);
+  if (p->opts.size) b.add(p->opts.data, p->opts.size);
   for (int i = 0; i < n && opts; ++i) {
     b.add("option ");
     b.add_text(opts[i]);
@@ -166,12 +191,16 @@ void end_record(Prog* p, int rc) {
   b.release();
 }
 
+// An output line ("output KIND HASH SIZE"), or a log line ("KIND HASH SIZE") when `is_log`.
 void record_output(Prog* p, const char* kind, const char* data, size_t size, bool is_log) {
   char hash[33];
   store_blob(data, size, hash);
   Buf b;
-  b.add(is_log ? "log " : "output ");
-  if (!is_log) {
+  if (is_log) {
+    b.add(kind);
+    b.add(" ");
+  } else {
+    b.add("output ");
     b.add(kind);
     b.add(" ");
   }
@@ -183,6 +212,8 @@ void record_output(Prog* p, const char* kind, const char* data, size_t size, boo
   b.release();
 }
 
+// "TAG HASH SIZE [FLAG] NAME": FLAG is the lazy flag (nvvm) or the input type (nvJitLink); none
+// when < 0.
 void add_input_line(Prog* p, const char* tag, const char* data, size_t size, const char* name,
                     int lazy) {
   char hash[33];
@@ -192,10 +223,11 @@ void add_input_line(Prog* p, const char* tag, const char* data, size_t size, con
   p->inputs.add(hash);
   p->inputs.add(" ");
   p->inputs.add_u64(size);
-  if (lazy >= 0)
-    p->inputs.add(lazy ? " 1 " : " 0 ");
-  else
+  p->inputs.add(" ");
+  if (lazy >= 0) {
+    p->inputs.add_u64(static_cast<unsigned long long>(lazy));
     p->inputs.add(" ");
+  }
   p->inputs.add_text(name);
   p->inputs.add("\n");
 }
@@ -382,6 +414,135 @@ int nvrtc_output(int slot, int which, void* prog, char* buf) {
       record_output(p, k_nvrtc_outputs[which], buf, size, false);
       p->recorded[which] = true;
     }
+  }
+  return rc;
+}
+
+// ---- nvJitLink ---------------------------------------------------------------
+// The options come with the handle; each input is recorded as it is added (a
+// file's bytes are read and stored, as if given with AddData), and the record
+// begins at nvJitLinkComplete, the link itself.
+
+int jl_create(int slot, int v, void** h, unsigned n, const char** opts) {
+  using Fn = int (*)(void**, unsigned, const char**);
+  auto f = real<Fn>(slot, jl_fn(v, k_jl_create));
+  if (!f) return k_missing;
+  int rc = f(h, n, opts);
+  if (rc == 0 && h)
+    if (Prog* p = add_prog(*h))
+      for (unsigned i = 0; i < n && opts; ++i) {
+        p->opts.add("option ");
+        p->opts.add_text(opts[i]);
+        p->opts.add("\n");
+      }
+  return rc;
+}
+
+int jl_destroy(int slot, int v, void** h) {
+  auto f = real<CreateFn>(slot, jl_fn(v, k_jl_destroy));
+  if (!f) return k_missing;
+  void* key = h ? *h : nullptr;
+  int rc = f(h);
+  if (rc == 0 && key) drop_prog(key);
+  return rc;
+}
+
+int jl_add_data(int slot, int v, void* h, int type, const void* data, size_t size,
+                const char* name) {
+  using Fn = int (*)(void*, int, const void*, size_t, const char*);
+  auto f = real<Fn>(slot, jl_fn(v, k_jl_add_data));
+  if (!f) return k_missing;
+  int rc = f(h, type, data, size, name);
+  if (rc == 0 && data)
+    if (Prog* p = find_prog(h))
+      add_input_line(p, "jit_input", static_cast<const char*>(data), size, name, type);
+  return rc;
+}
+
+int jl_add_file(int slot, int v, void* h, int type, const char* path) {
+  using Fn = int (*)(void*, int, const char*);
+  auto f = real<Fn>(slot, jl_fn(v, k_jl_add_file));
+  if (!f) return k_missing;
+  int rc = f(h, type, path);
+  Prog* p = rc == 0 && path ? find_prog(h) : nullptr;
+  if (!p) return rc;
+  // The file as the library read it, a moment ago; an empty or unreadable one
+  // is recorded with no bytes (and a replay then lacks them).
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  void* map = MAP_FAILED;
+  size_t size = 0;
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    size = static_cast<size_t>(st.st_size);
+    map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  }
+  if (fd >= 0) ::close(fd);
+  if (map != MAP_FAILED) {
+    add_input_line(p, "jit_input", static_cast<const char*>(map), size, path, type);
+    ::munmap(map, size);
+  } else {
+    add_input_line(p, "jit_input", "", 0, path, type);
+  }
+  return rc;
+}
+
+int jl_complete(int slot, int v, void* h) {
+  using Fn = int (*)(void*);
+  auto f = real<Fn>(slot, jl_fn(v, k_jl_complete));
+  if (!f) return k_missing;
+  Prog* p = find_prog(h);
+  if (p) begin_record(p, "nvjitlink", slot, jl_fn(v, k_jl_complete), 0, nullptr);
+  int rc = f(h);
+  if (p) end_record(p, rc);
+  return rc;
+}
+
+int jl_output_size(int slot, int v, int which, void* h, size_t* size) {
+  auto f = real<SizeFn>(slot, jl_fn(v, k_jl_cubin_size + 2 * which));
+  if (!f) return k_missing;
+  int rc = f(h, size);
+  if (rc == 0 && size)
+    if (Prog* p = find_prog(h)) {
+      p->size[which] = *size;
+      p->have_size[which] = true;
+    }
+  return rc;
+}
+
+int jl_output(int slot, int v, int which, void* h, void* buf) {
+  using Fn = int (*)(void*, void*);
+  auto f = real<Fn>(slot, jl_fn(v, k_jl_cubin_size + 2 * which + 1));
+  if (!f) return k_missing;
+  int rc = f(h, buf);
+  Prog* p = rc == 0 && buf ? find_prog(h) : nullptr;
+  if (p && p->rec && !p->recorded[which]) {
+    size_t size = p->size[which];
+    auto sf = real<SizeFn>(slot, jl_fn(v, k_jl_cubin_size + 2 * which));
+    if (p->have_size[which] || (sf && sf(h, &size) == 0)) {
+      record_output(p, which == 0 ? "cubin" : "ptx", static_cast<const char*>(buf), size, false);
+      p->recorded[which] = true;
+    }
+  }
+  return rc;
+}
+
+int jl_log_size(int slot, int v, int which, void* h, size_t* size) {
+  auto f = real<SizeFn>(slot, jl_fn(v, which == 0 ? k_jl_err_size : k_jl_info_size));
+  return f ? f(h, size) : k_missing;
+}
+
+int jl_log(int slot, int v, int which, void* h, char* buf) {
+  auto f = real<BufFn>(slot, jl_fn(v, which == 0 ? k_jl_err : k_jl_info));
+  if (!f) return k_missing;
+  int rc = f(h, buf);
+  Prog* p = rc == 0 && buf ? find_prog(h) : nullptr;
+  if (!p || !p->rec) return rc;
+  bool& done = which == 0 ? p->log_recorded : p->info_recorded;
+  size_t size = 0;
+  auto sf = real<SizeFn>(slot, jl_fn(v, which == 0 ? k_jl_err_size : k_jl_info_size));
+  if (!done && sf && sf(h, &size) == 0) {
+    record_output(p, which == 0 ? "log" : "info_log", buf, size, true);
+    done = true;
   }
   return rc;
 }

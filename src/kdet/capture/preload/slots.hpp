@@ -14,6 +14,10 @@
 namespace kdet_capture {
 
 // X(name, return-call-expression-of-slot-S, parameters...)
+// nvJitLink twice: the plain names (what dlsym clients ask for) and the
+// versioned ones its header's inline functions call (__nvJitLinkCreate_13_0),
+// which a client linked at build time binds to; V (0 or 1) says which, so each
+// forwards to the real function of its own name.
 #define KDET_CAPTURE_FUNCS(X)                                                                      \
   X(nvvmCreateProgram, nvvm_create(S, p), void** p)                                                \
   X(nvvmDestroyProgram, nvvm_destroy(S, p), void** p)                                              \
@@ -37,7 +41,35 @@ namespace kdet_capture {
   X(nvrtcGetCUBINSize, nvrtc_output_size(S, 1, p, z), void* p, size_t* z)                          \
   X(nvrtcGetCUBIN, nvrtc_output(S, 1, p, b), void* p, char* b)                                     \
   X(nvrtcGetLTOIRSize, nvrtc_output_size(S, 2, p, z), void* p, size_t* z)                          \
-  X(nvrtcGetLTOIR, nvrtc_output(S, 2, p, b), void* p, char* b)
+  X(nvrtcGetLTOIR, nvrtc_output(S, 2, p, b), void* p, char* b)                                     \
+  X(nvJitLinkCreate, jl_create(S, 0, p, n, o), void** p, unsigned n, const char** o)               \
+  X(nvJitLinkDestroy, jl_destroy(S, 0, p), void** p)                                               \
+  X(nvJitLinkAddData, jl_add_data(S, 0, p, t, d, n, m), void* p, int t, const void* d, size_t n,   \
+    const char* m)                                                                                 \
+  X(nvJitLinkAddFile, jl_add_file(S, 0, p, t, m), void* p, int t, const char* m)                   \
+  X(nvJitLinkComplete, jl_complete(S, 0, p), void* p)                                              \
+  X(nvJitLinkGetLinkedCubinSize, jl_output_size(S, 0, 0, p, z), void* p, size_t* z)                \
+  X(nvJitLinkGetLinkedCubin, jl_output(S, 0, 0, p, b), void* p, void* b)                           \
+  X(nvJitLinkGetLinkedPtxSize, jl_output_size(S, 0, 1, p, z), void* p, size_t* z)                  \
+  X(nvJitLinkGetLinkedPtx, jl_output(S, 0, 1, p, b), void* p, void* b)                             \
+  X(nvJitLinkGetErrorLogSize, jl_log_size(S, 0, 0, p, z), void* p, size_t* z)                      \
+  X(nvJitLinkGetErrorLog, jl_log(S, 0, 0, p, b), void* p, char* b)                                 \
+  X(nvJitLinkGetInfoLogSize, jl_log_size(S, 0, 1, p, z), void* p, size_t* z)                       \
+  X(nvJitLinkGetInfoLog, jl_log(S, 0, 1, p, b), void* p, char* b)                                  \
+  X(__nvJitLinkCreate_13_0, jl_create(S, 1, p, n, o), void** p, unsigned n, const char** o)        \
+  X(__nvJitLinkDestroy_13_0, jl_destroy(S, 1, p), void** p)                                        \
+  X(__nvJitLinkAddData_13_0, jl_add_data(S, 1, p, t, d, n, m), void* p, int t, const void* d,      \
+    size_t n, const char* m)                                                                       \
+  X(__nvJitLinkAddFile_13_0, jl_add_file(S, 1, p, t, m), void* p, int t, const char* m)            \
+  X(__nvJitLinkComplete_13_0, jl_complete(S, 1, p), void* p)                                       \
+  X(__nvJitLinkGetLinkedCubinSize_13_0, jl_output_size(S, 1, 0, p, z), void* p, size_t* z)         \
+  X(__nvJitLinkGetLinkedCubin_13_0, jl_output(S, 1, 0, p, b), void* p, void* b)                    \
+  X(__nvJitLinkGetLinkedPtxSize_13_0, jl_output_size(S, 1, 1, p, z), void* p, size_t* z)           \
+  X(__nvJitLinkGetLinkedPtx_13_0, jl_output(S, 1, 1, p, b), void* p, void* b)                      \
+  X(__nvJitLinkGetErrorLogSize_13_0, jl_log_size(S, 1, 0, p, z), void* p, size_t* z)               \
+  X(__nvJitLinkGetErrorLog_13_0, jl_log(S, 1, 0, p, b), void* p, char* b)                          \
+  X(__nvJitLinkGetInfoLogSize_13_0, jl_log_size(S, 1, 1, p, z), void* p, size_t* z)                \
+  X(__nvJitLinkGetInfoLog_13_0, jl_log(S, 1, 1, p, b), void* p, char* b)
 
 enum Func {
 #define KDET_ENUM(name, call, ...) f_##name,
