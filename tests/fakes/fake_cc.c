@@ -152,10 +152,21 @@ static const char* leak_line(const char* mode, const char* input, char* scratch,
   return scratch;
 }
 
+/* Whether `needle` occurs in the first `size` bytes of `text`. */
+static int contains(const char* text, size_t size, const char* needle) {
+  size_t n = strlen(needle);
+  for (size_t i = 0; i + n <= size; ++i) {
+    if (memcmp(text + i, needle, n) == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static int is_mode(const char* mode) {
-  static const char* const k_modes[] = {"echo", "heaporder", "fail", "crash", "abort",
-                                        "hang", "garbage",   "time", "path",  "env",
-                                        "pid",  "cwd",       "pair"};
+  static const char* const k_modes[] = {"echo", "heaporder", "fail", "crash",  "abort",
+                                        "hang", "garbage",   "time", "path",   "env",
+                                        "pid",  "cwd",       "pair", "planted"};
   for (size_t i = 0; i < sizeof k_modes / sizeof k_modes[0]; ++i) {
     if (strcmp(mode, k_modes[i]) == 0) {
       return 1;
@@ -207,6 +218,18 @@ int main(int argc, char** argv) {
   } else {
     char scratch[PATH_MAX + 64];
     const char* extra = leak_line(mode, input, scratch, sizeof scratch);
+    if (strcmp(mode, "planted") == 0) {
+      /* Varies (pid mode) only while the planted construct is in the input;
+       * a "kdet_broken" marker is a compile error. */
+      if (contains(text, size, "kdet_broken")) {
+        fputs("fake_cc: kdet_broken in the input\n", stderr);
+        return 1;
+      }
+      if (contains(text, size, "kdet_planted")) {
+        snprintf(scratch, sizeof scratch, "// pid: %ld\n", (long)getpid());
+        extra = scratch;
+      }
+    }
     buffer_append_str(&out, "// fake PTX\n");
     if (extra) {
       buffer_append_str(&out, extra);
