@@ -104,7 +104,9 @@ std::string declaration_of(const std::string& header) {
   // "i32 , float" from removed names reads oddly but parses; tidy the common case.
   std::string tidy;
   for (size_t k = 0; k < out.size(); ++k) {
-    if (out[k] == ' ' && k + 1 < out.size() && (out[k + 1] == ',' || out[k + 1] == ')')) continue;
+    if (out[k] == ' ' && k + 1 < out.size() &&
+        (out[k + 1] == ',' || out[k + 1] == ')' || out[k + 1] == ' '))
+      continue;
     tidy += out[k];
   }
   return tidy + "\n";
@@ -131,13 +133,12 @@ Split whole_lines(const std::string& text, bool (*pick)(const std::string& line,
   Split s;
   bool body = false;
   for (auto& l : split_lines(text)) {
-    bool open = l.find('{') != std::string::npos && !body;
     Segment seg{l, "", -1};
     if (pick(l, body)) seg.chunk = static_cast<int>(s.chunks++);
+    // A body opens on a `define ... {` line (IR) or a `{` line of its own (PTX).
     if (starts_with(l, "}"))
       body = false;
-    else if (open && (starts_with(l, "define ") || l.find(".entry") != std::string::npos ||
-                      l.find(".func") != std::string::npos))
+    else if ((starts_with(l, "define ") && l.find('{') != std::string::npos) || starts_with(l, "{"))
       body = true;
     s.segments.push_back(std::move(seg));
   }
