@@ -58,6 +58,11 @@ Measure Oracle::run(const std::string& text, uint64_t runs, bool early, engine::
   std::string path = fmt::format("{}/cand-{}{}", m_dir, m_serial++, m_ext);
   write_file_atomic(path, text);
   engine::RunPlan plan = m_base;
+  {
+    // The compiler loaded once already: later tests skip their probe worker.
+    std::lock_guard lock(m_mutex);
+    plan.identity = m_identity;
+  }
   plan.input_path = path;
   plan.runs = runs;
   plan.stop_at_outcomes = early ? 2 : 0;
@@ -65,6 +70,10 @@ Measure Oracle::run(const std::string& text, uint64_t runs, bool early, engine::
   plan.stop_after_failures = 2;
   engine::RunOutput out = engine::execute(plan);
   m_compiles += out.completed;
+  if (out.completed > 0 && !out.identity.path.empty()) {
+    std::lock_guard lock(m_mutex);
+    if (!m_identity) m_identity = out.identity;
+  }
   ::unlink(path.c_str());
   Measure m = measure_of(out);
   if (keep) *keep = std::move(out);

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace kdet::reduce {
@@ -63,6 +64,7 @@ private:
   mutable std::mutex m_mutex;
   std::string m_kind;
   double m_rate = 0.5;
+  std::optional<backend::Identity> m_identity;
   std::atomic<uint64_t> m_tests{0};
   std::atomic<uint64_t> m_compiles{0};
   std::atomic<uint64_t> m_serial{0};
