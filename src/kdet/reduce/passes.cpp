@@ -324,12 +324,39 @@ bool ll_cfg_cleanup(std::vector<std::string>& lines, size_t a, size_t b) {
       if (it != index.end() && !seen[it->second]) seen[it->second] = 1, todo.push_back(it->second);
     }
   }
+  // A block that only branches on to a block without phis: its predecessors branch there
+  // directly (it then has none and goes). It defines nothing, so every use stays dominated.
+  bool changed = false;
+  for (size_t k = 1; k < blocks.size(); ++k) {
+    const Block& bl = blocks[k];
+    if (!seen[k] || bl.succ.size() != 1 || bl.last != bl.first + 1 ||
+        !starts_with(trim_left(lines[bl.last]), "br label %"))
+      continue;
+    auto to = index.find(bl.succ[0]);
+    if (to == index.end() || to->second == k) continue;
+    size_t end = to->second + 1 < blocks.size() ? blocks[to->second + 1].first : b;
+    bool phi = false;
+    for (size_t i = blocks[to->second].first; i < end; ++i)
+      phi = phi || lines[i].find(" = phi ") != std::string::npos;
+    if (phi) continue;
+    std::string from = "label %" + bl.name, into = "label %" + bl.succ[0];
+    for (size_t i = a + 1; i < b; ++i) {
+      if (i == bl.last || !starts_with(trim_left(lines[i]), "br ")) continue;
+      std::string& l = lines[i];
+      for (size_t p = l.find(from); p != std::string::npos; p = l.find(from, p + into.size())) {
+        size_t e = p + from.size();
+        if (e < l.size() && ident_char(l[e])) continue; // %bb1 inside %bb12
+        l.replace(p, from.size(), into);
+        changed = true;
+      }
+    }
+    if (changed) return true; // the block structure moved: the next round starts over
+  }
   std::map<std::string, std::set<std::string>> preds;
   for (size_t k = 0; k < blocks.size(); ++k)
     if (seen[k])
       for (const auto& s : blocks[k].succ)
         preds[s].insert(blocks[k].name);
-  bool changed = false;
   for (size_t k = 0; k < blocks.size(); ++k) {
     size_t end = k + 1 < blocks.size() ? blocks[k + 1].first : b;
     if (!seen[k]) {
