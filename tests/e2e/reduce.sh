@@ -57,6 +57,14 @@ expect_exit 0 "$KDET" reduce "$T/med.ll" --cmd "$CC" --unnamed natural -o "$T/j2
 (($(size_of "$T/j2.ll") <= $(size_of "$T/j1.ll"))) ||
   fail "-j 2 gave $(size_of "$T/j2.ll") bytes, -j 1 $(size_of "$T/j1.ll")"
 
+# A rarer variance (fake_cc planted-rare: a fraction of the runs): the oracle sizes its tests
+# by the measured rate, so the reduction still gets as far and the result still varies.
+expect_exit 0 "$KDET" reduce "$T/med.ll" --cmd "$FAKES/fake_cc planted-rare {input} {output}" \
+  --unnamed natural -o "$T/rare.ll"
+(($(size_of "$T/rare.ll") * 100 <= $(size_of "$T/med.ll") * 15)) || fail "rare: $(size_of "$T/rare.ll") bytes"
+expect_exit 1 "$KDET" run "$T/rare.ll" --cmd "$FAKES/fake_cc planted-rare {input} {output}" \
+  --unnamed natural -n 64
+
 # An input that does not vary here: exit 2 with the bound.
 expect_exit 2 "$KDET" reduce "$T/m/gen_0000.ll" --cmd "$CC" --unnamed natural -n 20 -o "$T/d.ll"
 expect_output 'does not vary here: 20 runs, bound 14 %'

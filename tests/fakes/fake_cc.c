@@ -163,10 +163,21 @@ static int contains(const char* text, size_t size, const char* needle) {
   return 0;
 }
 
+/* One byte of /dev/urandom. */
+static unsigned random_byte(void) {
+  unsigned char c = 0;
+  FILE* f = fopen("/dev/urandom", "rb");
+  if (!f || fread(&c, 1, 1, f) != 1) {
+    die("/dev/urandom", "cannot read");
+  }
+  fclose(f);
+  return c;
+}
+
 static int is_mode(const char* mode) {
-  static const char* const k_modes[] = {"echo", "heaporder", "fail", "crash",  "abort",
-                                        "hang", "garbage",   "time", "path",   "env",
-                                        "pid",  "cwd",       "pair", "planted"};
+  static const char* const k_modes[] = {"echo", "heaporder", "fail", "crash",   "abort",
+                                        "hang", "garbage",   "time", "path",    "env",
+                                        "pid",  "cwd",       "pair", "planted", "planted-rare"};
   for (size_t i = 0; i < sizeof k_modes / sizeof k_modes[0]; ++i) {
     if (strcmp(mode, k_modes[i]) == 0) {
       return 1;
@@ -218,14 +229,16 @@ int main(int argc, char** argv) {
   } else {
     char scratch[PATH_MAX + 64];
     const char* extra = leak_line(mode, input, scratch, sizeof scratch);
-    if (strcmp(mode, "planted") == 0) {
+    int rare = strcmp(mode, "planted-rare") == 0;
+    if (strcmp(mode, "planted") == 0 || rare) {
       /* Varies (pid mode) only while the planted construct is in the input;
        * a "kdet_broken" marker is a compile error. */
       if (contains(text, size, "kdet_broken")) {
         fputs("fake_cc: kdet_broken in the input\n", stderr);
         return 1;
       }
-      if (contains(text, size, "kdet_planted")) {
+      /* planted-rare: in a quarter of the runs (a byte of /dev/urandom below 64). */
+      if (contains(text, size, "kdet_planted") && (!rare || random_byte() < 64)) {
         snprintf(scratch, sizeof scratch, "// pid: %ld\n", (long)getpid());
         extra = scratch;
       }
