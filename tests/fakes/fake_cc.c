@@ -33,7 +33,8 @@
 
 static const char k_usage[] =
     "usage: fake_cc MODE INPUT OUTPUT\n"
-    "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair\n";
+    "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair\n"
+    "      planted planted-rare\n";
 
 static void die(const char* what, const char* detail) {
   fprintf(stderr, "fake_cc: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");

@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kdet::cli {
@@ -134,6 +135,14 @@ int do_reduce(ReduceArgs args) {
   resolve_factor_args(args.factors, plan);
   if (args.out.empty() || args.out.back() == '/')
     throw Error("-o/--out: name the file the reduced input goes to");
+  {
+    // Found now, not at the first accepted step minutes later.
+    std::string parent = absolute_path(args.out);
+    parent = parent.substr(0, parent.rfind('/'));
+    struct stat st {};
+    if (::stat(parent.empty() ? "/" : parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw Error::format("-o {}: folder {} does not exist", args.out, parent);
+  }
   if (absolute_path(args.out) == plan.input_path)
     throw Error::format("-o {}: is the input; name another file", args.out);
   std::set<std::string> given;
