@@ -35,6 +35,7 @@ std::vector<size_t> ddmin(size_t count, const ChunkTest& test, int jobs,
       for (size_t s = at; s < keep.size() && starts.size() < lanes; s += size)
         starts.push_back(s);
       std::vector<std::vector<size_t>> cands;
+      cands.reserve(starts.size());
       for (size_t s : starts)
         cands.push_back(without(keep, s, size));
       std::vector<char> ok(cands.size(), 0);
@@ -42,6 +43,7 @@ std::vector<size_t> ddmin(size_t count, const ChunkTest& test, int jobs,
         ok[0] = test(cands[0]) ? 1 : 0;
       } else {
         std::vector<std::future<bool>> f;
+        f.reserve(cands.size());
         for (const auto& c : cands)
           f.push_back(std::async(std::launch::async, test, c));
         for (size_t i = 0; i < f.size(); ++i)

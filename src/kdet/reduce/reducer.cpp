@@ -46,7 +46,9 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
   auto timed_out = [&] { return o.timeout_total > 0 && elapsed() > o.timeout_total; };
   auto stop = [&] { return engine::interrupted() || timed_out(); };
   Progress p{input.size(), input.size(), r.original.rate(), 0, 0, ""};
+  std::mutex progress_mutex; // -j tests report from several threads
   auto report = [&] {
+    std::lock_guard lock(progress_mutex);
     p.bytes = r.text.size();
     p.rate = r.last.rate();
     p.tests = oracle.tests();
