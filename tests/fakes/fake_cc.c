@@ -34,7 +34,7 @@
 static const char k_usage[] =
     "usage: fake_cc MODE INPUT OUTPUT\n"
     "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair\n"
-    "      planted planted-rare\n";
+    "      planted planted-rare planted-kind\n";
 
 static void die(const char* what, const char* detail) {
   fprintf(stderr, "fake_cc: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
@@ -176,9 +176,9 @@ static unsigned random_byte(void) {
 }
 
 static int is_mode(const char* mode) {
-  static const char* const k_modes[] = {"echo", "heaporder", "fail", "crash",   "abort",
-                                        "hang", "garbage",   "time", "path",    "env",
-                                        "pid",  "cwd",       "pair", "planted", "planted-rare"};
+  static const char* const k_modes[] = {
+      "echo", "heaporder", "fail", "crash", "abort", "hang",    "garbage",      "time",
+      "path", "env",       "pid",  "cwd",   "pair",  "planted", "planted-rare", "planted-kind"};
   for (size_t i = 0; i < sizeof k_modes / sizeof k_modes[0]; ++i) {
     if (strcmp(mode, k_modes[i]) == 0) {
       return 1;
@@ -231,7 +231,14 @@ int main(int argc, char** argv) {
     char scratch[PATH_MAX + 64];
     const char* extra = leak_line(mode, input, scratch, sizeof scratch);
     int rare = strcmp(mode, "planted-rare") == 0;
-    if (strcmp(mode, "planted") == 0 || rare) {
+    int kind = strcmp(mode, "planted-kind") == 0;
+    if (strcmp(mode, "planted") == 0 || rare || kind) {
+      /* planted-kind: without a "kdet_keep" marker the variance changes kind: half the runs
+       * crash. */
+      if (kind && contains(text, size, "kdet_planted") && !contains(text, size, "kdet_keep") &&
+          random_byte() < 128) {
+        raise(SIGSEGV);
+      }
       /* Varies (pid mode) only while the planted construct is in the input;
        * a "kdet_broken" marker is a compile error. */
       if (contains(text, size, "kdet_broken")) {

@@ -104,10 +104,16 @@ bool Oracle::interesting(const std::string& text) {
     }
     return out;
   };
-  auto mine = statuses(m.kind);
   auto theirs = statuses(kind);
-  return m.ok_variants >= 2 &&
-         std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end());
+  auto same_kind = [&](const Measure& x) {
+    auto mine = statuses(x.kind);
+    return std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end());
+  };
+  if (m.ok_variants < 2 || !same_kind(m)) return false;
+  // Stopping at the second outcome cannot see a crash that had not happened yet: confirm with
+  // k_confirm_runs more runs, all of them, before the candidate counts.
+  Measure c = run(text, k_confirm_runs, false);
+  return !c.interrupted && c.ok_variants > 0 && same_kind(c);
 }
 
 } // namespace kdet::reduce
