@@ -20,7 +20,7 @@ ORDER = [
     ["diff", "backend", "perturb", "stats"],
     ["engine"],
     ["store"],
-    ["cache", "corpus", "capture"],
+    ["cache", "corpus", "capture", "reduce"],
     ["scan"],
     ["report"],
     ["cli"],

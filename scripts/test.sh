@@ -48,7 +48,7 @@ done
 # The tests of kdet's own threads: the scan database writer thread and scan's scheduler pool
 # (scan_* e2e, unit Scan*, Store*), the cache under concurrent writers (cache_* e2e, unit Cache*),
 # and the runner's parallel slots and hashing thread (run_* e2e, unit Runner*).
-KDET_TSAN_TESTS=${KDET_TSAN_TESTS:-'^(unit\.(Scan|Store|Cache|Runner)[A-Za-z]*\.|e2e\.(scan_|cache_|run_))'}
+KDET_TSAN_TESTS=${KDET_TSAN_TESTS:-'^(unit\.(Scan|Store|Cache|Runner|Ddmin)[A-Za-z]*\.|e2e\.(scan_|cache_|run_|reduce))'}
 jobs=$(nproc)
 budget=${KDET_TEST_BUDGET_S:-}
 if [[ -z $budget && -n ${CI:-} ]]; then budget=5000; fi

@@ -33,7 +33,8 @@
 
 static const char k_usage[] =
     "usage: fake_cc MODE INPUT OUTPUT\n"
-    "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair\n";
+    "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair\n"
+    "      planted planted-rare planted-kind\n";
 
 static void die(const char* what, const char* detail) {
   fprintf(stderr, "fake_cc: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
@@ -152,10 +153,32 @@ static const char* leak_line(const char* mode, const char* input, char* scratch,
   return scratch;
 }
 
+/* Whether `needle` occurs in the first `size` bytes of `text`. */
+static int contains(const char* text, size_t size, const char* needle) {
+  size_t n = strlen(needle);
+  for (size_t i = 0; i + n <= size; ++i) {
+    if (memcmp(text + i, needle, n) == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* One byte of /dev/urandom. */
+static unsigned random_byte(void) {
+  unsigned char c = 0;
+  FILE* f = fopen("/dev/urandom", "rb");
+  if (!f || fread(&c, 1, 1, f) != 1) {
+    die("/dev/urandom", "cannot read");
+  }
+  fclose(f);
+  return c;
+}
+
 static int is_mode(const char* mode) {
-  static const char* const k_modes[] = {"echo", "heaporder", "fail", "crash", "abort",
-                                        "hang", "garbage",   "time", "path",  "env",
-                                        "pid",  "cwd",       "pair"};
+  static const char* const k_modes[] = {
+      "echo", "heaporder", "fail", "crash", "abort", "hang",    "garbage",      "time",
+      "path", "env",       "pid",  "cwd",   "pair",  "planted", "planted-rare", "planted-kind"};
   for (size_t i = 0; i < sizeof k_modes / sizeof k_modes[0]; ++i) {
     if (strcmp(mode, k_modes[i]) == 0) {
       return 1;
@@ -207,6 +230,27 @@ int main(int argc, char** argv) {
   } else {
     char scratch[PATH_MAX + 64];
     const char* extra = leak_line(mode, input, scratch, sizeof scratch);
+    int rare = strcmp(mode, "planted-rare") == 0;
+    int kind = strcmp(mode, "planted-kind") == 0;
+    if (strcmp(mode, "planted") == 0 || rare || kind) {
+      /* planted-kind: without a "kdet_keep" marker the variance changes kind: half the runs
+       * crash. */
+      if (kind && contains(text, size, "kdet_planted") && !contains(text, size, "kdet_keep") &&
+          random_byte() < 128) {
+        raise(SIGSEGV);
+      }
+      /* Varies (pid mode) only while the planted construct is in the input;
+       * a "kdet_broken" marker is a compile error. */
+      if (contains(text, size, "kdet_broken")) {
+        fputs("fake_cc: kdet_broken in the input\n", stderr);
+        return 1;
+      }
+      /* planted-rare: in a quarter of the runs (a byte of /dev/urandom below 64). */
+      if (contains(text, size, "kdet_planted") && (!rare || random_byte() < 64)) {
+        snprintf(scratch, sizeof scratch, "// pid: %ld\n", (long)getpid());
+        extra = scratch;
+      }
+    }
     buffer_append_str(&out, "// fake PTX\n");
     if (extra) {
       buffer_append_str(&out, extra);

@@ -1,0 +1,241 @@
+//===- cli/reduce.cpp - `kdet reduce`: the smallest input that still varies ---===//
+//
+// Reduces INPUT with reduce/ (flaky-aware oracle, the pass table), writes the
+// best text to SMALL after every accepted step (atomically), and at the end a
+// reproducer folder SMALL.repro/ for a vendor bug report: the reduced input, a
+// README with the exact `kdet run` command and the rate with its 95 % interval,
+// the final runs as `kdet run --out` keeps them (with kdet's environment
+// record) and the diff of two variants.
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
+#include "kdet/cli/run_options.hpp"
+#include "kdet/diff/diff.hpp"
+#include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/run_defaults.hpp"
+#include "kdet/engine/runner.hpp"
+#include "kdet/engine/verdict.hpp"
+#include "kdet/reduce/reducer.hpp"
+#include "kdet/report/run_report.hpp"
+#include "kdet/stats/stats.hpp"
+#include "kdet/store/run_dir.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
+#include "kdet/util/tempdir.hpp"
+
+#include <fmt/format.h>
+#include <memory>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kdet::cli {
+
+namespace {
+
+struct ReduceArgs {
+  CompileArgs compile;
+  FactorArgs factors;
+  int jobs = 1;
+  std::string out;
+  double timeout_total = 0;
+  bool any_variance = false;
+  uint64_t runs = 64;
+  uint64_t final_runs = 64;
+  std::string unnamed = "vary";
+  bool quiet = false;
+};
+
+// The `kdet run` command that reproduces the setting on `input`.
+std::string run_command(const ReduceArgs& a, const std::string& input) {
+  std::vector<std::string> argv = {"kdet", "run", input};
+  if (!a.compile.backend.empty()) argv.insert(argv.end(), {"--backend", a.compile.backend});
+  if (!a.compile.lib.empty()) argv.insert(argv.end(), {"--lib", a.compile.lib});
+  if (!a.compile.command.empty()) argv.insert(argv.end(), {"--cmd", a.compile.command});
+  if (!a.compile.output_ext.empty())
+    argv.insert(argv.end(), {"--output-ext", a.compile.output_ext});
+  for (const auto& [name, value] : a.factors.values)
+    if (!value.empty()) argv.insert(argv.end(), {"--" + name, value});
+  for (const auto& e : a.factors.env)
+    argv.insert(argv.end(), {"--env", e});
+  if (a.unnamed != "vary") argv.insert(argv.end(), {"--unnamed", a.unnamed});
+  argv.insert(argv.end(), {"--runs", std::to_string(a.final_runs)});
+  if (!a.compile.options.empty()) {
+    argv.emplace_back("--");
+    argv.insert(argv.end(), a.compile.options.begin(), a.compile.options.end());
+  }
+  return shell_join(argv);
+}
+
+// SMALL.repro/: what a vendor bug report needs, measured again on the result.
+void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce::ReduceResult& r) {
+  std::string dir = a.out + ".repro";
+  make_dirs(dir);
+  std::string name = a.out.substr(a.out.rfind('/') + 1);
+  write_file_atomic(dir + "/" + name, r.text);
+  engine::RunPlan p = plan;
+  p.input_path = absolute_path(dir + "/" + name);
+  p.runs = a.final_runs;
+  p.jobs = a.jobs;
+  std::string run_dir = dir + "/run";
+  if (access(run_dir.c_str(), F_OK) == 0) remove_tree(run_dir);
+  store::prepare_run_dir(run_dir);
+  engine::RunOutput out = engine::execute(p);
+  engine::annotate_differences(out);
+  engine::Assessment as = engine::assess(out);
+  nlohmann::json result = report::run_to_json(out, as, hash_bytes(r.text), true);
+  store::write_run_dir(run_dir, out, result, report::record_to_json);
+  reduce::Measure m = reduce::measure_of(out);
+  stats::Interval ci = stats::clopper_pearson(m.differing, m.runs);
+
+  std::string diff_text = "(fewer than two successful variants in the final runs)\n";
+  std::vector<const engine::Variant*> ok;
+  for (const auto& v : out.variants)
+    if (v.status == backend::Status::ok && !v.artifacts.empty()) ok.push_back(&v);
+  if (ok.size() >= 2) {
+    auto art = [&](const engine::Variant* v) {
+      return read_file(run_dir + "/variants/" + store::variant_dir_name(v->id) + "/" +
+                       v->artifacts[0].name);
+    };
+    diff::Report d = diff::compare(art(ok[0]), art(ok[1]));
+    diff_text = diff::to_text(d, false, ok[0]->id.substr(0, 12), ok[1]->id.substr(0, 12));
+    write_file_atomic(dir + "/diff.txt", diff_text);
+  }
+  std::string readme = fmt::format(
+      "# Nondeterministic compile: reduced reproducer\n\n"
+      "Input: `{name}` ({bytes} bytes, reduced by kdet reduce from {orig} bytes).\n\n"
+      "## Reproduce\n\n```sh\n{cmd}\n```\n\n"
+      "Exit status 1 means two or more different outputs were seen.\n\n"
+      "## Observed\n\n"
+      "{runs} runs, {diff} differing from the most common output: rate {rate:.1f} % "
+      "(95 % interval {lo:.1f} % .. {hi:.1f} %), {nv} distinct outcomes.\n\n"
+      "Compiler: {compiler} (version {version}, content hash {hash}).\n\n"
+      "## Files\n\n"
+      "- `{name}`: the reduced input\n"
+      "- `run/`: these runs as `kdet run --out` keeps them: `run/result.json` (with kdet's "
+      "environment record under \"environment\"), `run/runs.jsonl`, one folder per variant "
+      "under `run/variants/`\n"
+      "- `diff.txt`: `kdet diff run` of the two most common variants\n\n"
+      "## Difference of two variants\n\n```\n{difftext}```\n",
+      fmt::arg("name", name), fmt::arg("bytes", r.text.size()), fmt::arg("orig", r.original_bytes),
+      fmt::arg("cmd", run_command(a, name)), fmt::arg("runs", m.runs),
+      fmt::arg("diff", m.differing), fmt::arg("rate", 100 * m.rate()), fmt::arg("lo", 100 * ci.low),
+      fmt::arg("hi", 100 * ci.high), fmt::arg("nv", out.variants.size()),
+      fmt::arg("compiler", out.identity.path), fmt::arg("version", out.identity.version),
+      fmt::arg("hash", out.identity.content_hash), fmt::arg("difftext", diff_text));
+  write_file_atomic(dir + "/README.md", readme);
+}
+
+int do_reduce(ReduceArgs args) {
+  engine::RunPlan plan;
+  resolve_compile_args(args.compile, plan);
+  resolve_factor_args(args.factors, plan);
+  if (args.out.empty() || args.out.back() == '/')
+    throw Error("-o/--out: name the file the reduced input goes to");
+  {
+    // Found now, not at the first accepted step minutes later.
+    std::string parent = absolute_path(args.out);
+    parent = parent.substr(0, parent.rfind('/'));
+    struct stat st {};
+    if (::stat(parent.empty() ? "/" : parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw Error::format("-o {}: folder {} does not exist", args.out, parent);
+  }
+  if (absolute_path(args.out) == plan.input_path)
+    throw Error::format("-o {}: is the input; name another file", args.out);
+  std::set<std::string> given;
+  for (const auto& [name, value] : args.factors.values)
+    if (!value.empty()) given.insert(name);
+  engine::install_interrupt_handler();
+  for (const auto& w : args.factors.warnings)
+    fmt::print(stderr, "kdet: warning: {}\n", w);
+  if (args.unnamed == "vary") {
+    engine::DefaultLevels d = engine::vary_unset_factors(plan, given);
+    for (const auto& w : d.findings)
+      fmt::print(stderr, "kdet: warning: {}\n", w);
+  }
+  TempDir work("reduce");
+  reduce::ReduceOptions o;
+  o.plan = plan;
+  o.jobs = args.jobs;
+  o.any_variance = args.any_variance;
+  o.initial_runs = args.runs;
+  o.timeout_total = args.timeout_total;
+  o.work_dir = work.path();
+  bool tty = !args.quiet && isatty(2) != 0;
+  size_t shown = 0;
+  // On a terminal one line redrawn; elsewhere (a log) a line per size reached.
+  auto progress = [tty, quiet = args.quiet, &shown](const reduce::Progress& p) {
+    if (quiet || (!tty && p.bytes == shown)) return;
+    shown = p.bytes;
+    fmt::print(stderr, "{}{} -> {} bytes ({:.1f} %), rate {:.0f} %, {} tests, {:.0f} s, {}{}",
+               tty ? "\r\033[K" : "reduce: ", p.original_bytes, p.bytes,
+               p.original_bytes
+                   ? 100.0 * static_cast<double>(p.bytes) / static_cast<double>(p.original_bytes)
+                   : 100.0,
+               100 * p.rate, p.tests, p.elapsed, p.pass, tty ? "" : "\n");
+  };
+  std::string out_path = args.out;
+  auto on_best = [&out_path](const std::string& text) { write_file_atomic(out_path, text); };
+  reduce::ReduceResult r = reduce::reduce(o, on_best, progress);
+  if (tty) fmt::print(stderr, "\n");
+  // Nothing smaller varied (or nothing was tried): SMALL is the input itself.
+  if (access(out_path.c_str(), F_OK) != 0) write_file_atomic(out_path, r.text);
+  if (r.interrupted) {
+    fmt::print(stderr, "kdet: interrupted; {} keeps the best so far ({} bytes)\n", args.out,
+               r.text.size());
+    return k_exit_interrupted;
+  }
+  write_repro(args, plan, r);
+  if (!args.quiet)
+    fmt::print("reduced   {} -> {} bytes ({:.1f} % smaller), {} tests, {} compiles, {:.1f} s{}\n"
+               "wrote     {} and {}.repro/ (README.md: the kdet run command, rate, diff)\n",
+               r.original_bytes, r.text.size(),
+               100.0 * (1.0 - static_cast<double>(r.text.size()) /
+                                  static_cast<double>(std::max<size_t>(1, r.original_bytes))),
+               r.tests, r.compiles, r.seconds, r.timed_out ? " (stopped at --timeout-total)" : "",
+               args.out, args.out);
+  return 0;
+}
+
+} // namespace
+
+void add_reduce(CLI::App& root, Action& action) {
+  auto args = std::make_shared<ReduceArgs>();
+  auto* cmd = root.add_subcommand(
+      "reduce", "Reduce an input that varies to the smallest one that still varies, with a "
+                "reproducer folder for a bug report");
+  cmd->footer(
+      "Examples:\n"
+      "  kdet reduce kernel.ll -o small.ll -- -arch=compute_90a -opt=3\n"
+      "  kdet reduce k.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}' -o s.ptx\n"
+      "Writes SMALL after every accepted step (an interrupt keeps it; exit 130) and, at the end,\n"
+      "SMALL.repro/ (README.md with the kdet run command and the rate, run/, diff.txt).\n"
+      "Exit 0 reduced; 2 when the input does not compile or does not vary under the setting.\n"
+      "Passes and the oracle: docs/REDUCE.md.");
+  add_compile_options(cmd, args->compile);
+  add_factor_options(cmd, args->factors);
+  cmd->add_option("--out,-o", args->out, "File the reduced input goes to (SMALL)")->required();
+  cmd->add_option("--jobs,-j", args->jobs, "Candidates tested at once (default 1)")
+      ->check(whole_option(k_jobs_range));
+  cmd->add_option("--timeout-total", args->timeout_total,
+                  "Stop reducing after this many seconds and keep the best (default 0: none)")
+      ->check(real_option({0, 1e9}));
+  cmd->add_option("--runs,-n", args->runs, "Runs of the first check that INPUT varies (default 64)")
+      ->check(whole_option(k_runs_range));
+  cmd->add_option("--final-runs", args->final_runs,
+                  "Runs measuring the result for the reproducer (default 64)")
+      ->check(whole_option(k_runs_range));
+  cmd->add_flag("--any-variance", args->any_variance,
+                "Accept a candidate whose variance changed kind (e.g. crashes where outputs "
+                "differed)");
+  cmd->add_option("--unnamed", args->unnamed,
+                  "The factors no option names: vary (default, as kdet run) or natural")
+      ->check(CLI::IsMember({"vary", "natural"}));
+  cmd->add_flag("--quiet,-q", args->quiet, "No progress line or summary");
+  cmd->callback([args, &action] { action = [args] { return do_reduce(*args); }; });
+}
+
+} // namespace kdet::cli

@@ -1,0 +1,77 @@
+//===- reduce/oracle.hpp - is a candidate still varying? ----------------------===//
+//
+// The property is random ("shows two outcomes in some runs"), so a test runs
+// enough compiles to see the current rate p with 95 % probability:
+// n = 1 + ceil(ln 0.05 / ln(1 - p)), capped, stopping at the second outcome.
+// Only successful compiles are variants; a candidate whose variance is of
+// another kind than the original's (a crash, a failure, a timeout among the
+// outcomes) is rejected unless any_variance is set; a candidate that passed is confirmed
+// by k_confirm_runs more runs, since stopping early cannot see what had not happened yet.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/engine/runner.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace kdet::reduce {
+
+// Most runs one test may take (a rate below ~1 % would need more; such inputs reduce slowly).
+constexpr uint64_t k_max_test_runs = 300;
+// Runs confirming a candidate that passed (without --any-variance): a kind of variance that
+// shows in a fraction f of runs is missed with probability (1 - f)^16 (1.5e-5 at f = 0.5).
+constexpr uint64_t k_confirm_runs = 16;
+
+struct Measure {
+  uint64_t runs = 0;      // completed runs
+  uint64_t differing = 0; // runs whose outcome differs from the most common one
+  size_t ok_variants = 0; // distinct successful outputs
+  size_t failed_runs = 0; // compile errors, crashes, timeouts, ...
+  std::string kind;       // the statuses among the outcomes, e.g. "ok" or "ok+crashed"
+  bool interrupted = false;
+  double rate() const {
+    return runs ? static_cast<double>(differing) / static_cast<double>(runs) : 0;
+  }
+};
+
+// Summarises one execute()'s outcomes.
+Measure measure_of(const engine::RunOutput& out);
+
+// Runs a test needs to see rate p with 95 % probability (at least 2, at most k_max_test_runs).
+uint64_t runs_for_rate(double p);
+
+class Oracle {
+public:
+  // `base` holds the compiler, options and setting; its input_path is replaced per candidate.
+  Oracle(engine::RunPlan base, std::string work_dir, std::string extension, bool any_variance);
+
+  // Runs `runs` compiles of `text` (all of them, or until the second outcome when `early`).
+  Measure run(const std::string& text, uint64_t runs, bool early,
+              engine::RunOutput* keep = nullptr);
+  // True when `text` still varies as the original did. Thread-safe.
+  bool interesting(const std::string& text);
+  // Sets the kind to match and the rate that sizes each test.
+  void set_reference(const std::string& kind, double rate);
+  uint64_t tests() const { return m_tests.load(); }
+  uint64_t compiles() const { return m_compiles.load(); }
+  uint64_t runs_per_test() const;
+
+private:
+  engine::RunPlan m_base;
+  std::string m_dir;
+  std::string m_ext;
+  bool m_any = false;
+  mutable std::mutex m_mutex;
+  std::string m_kind;
+  double m_rate = 0.5;
+  std::optional<backend::Identity> m_identity;
+  std::atomic<uint64_t> m_tests{0};
+  std::atomic<uint64_t> m_compiles{0};
+  std::atomic<uint64_t> m_serial{0};
+};
+
+} // namespace kdet::reduce

@@ -1,0 +1,154 @@
+// Unit tests of reduce/: ddmin, the passes and their cleanup, the oracle's run count.
+#include "kdet/corpus/generator.hpp"
+#include "kdet/reduce/ddmin.hpp"
+#include "kdet/reduce/oracle.hpp"
+#include "kdet/reduce/passes.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <gtest/gtest.h>
+
+namespace kdet::reduce {
+namespace {
+
+const Pass& pass_named(const std::string& name) {
+  for (const auto& p : pass_table())
+    if (name == p.name) return p;
+  throw std::runtime_error("no pass " + name);
+}
+
+bool has(const std::vector<size_t>& v, size_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+TEST(Ddmin, FindsTheTwoChunksThatMatter) {
+  for (int jobs : {1, 4}) {
+    std::atomic<int> tests{0};
+    auto keep = ddmin(40,
+                      [&](const std::vector<size_t>& k) {
+                        ++tests;
+                        return has(k, 3) && has(k, 17);
+                      },
+                      jobs, {});
+    EXPECT_EQ(keep, (std::vector<size_t>{3, 17})) << "jobs " << jobs;
+    EXPECT_LT(tests.load(), 200) << "jobs " << jobs;
+  }
+}
+
+TEST(Ddmin, KeepsEverythingWhenNothingCanGo) {
+  auto keep = ddmin(5, [](const std::vector<size_t>& k) { return k.size() == 5; }, 2, {});
+  EXPECT_EQ(keep.size(), 5u);
+}
+
+TEST(Ddmin, StopsWhenTold) {
+  int tests = 0;
+  auto keep = ddmin(
+      10,
+      [&](const std::vector<size_t>&) {
+        ++tests;
+        return false;
+      },
+      1, [] { return true; });
+  EXPECT_EQ(tests, 0);
+  EXPECT_EQ(keep.size(), 10u);
+}
+
+TEST(Oracle, RunsFollowTheRate) {
+  EXPECT_EQ(runs_for_rate(0.5), 6u); // 1 + ceil(ln 0.05 / ln 0.5) = 1 + 5
+  EXPECT_EQ(runs_for_rate(0.99), 2u);
+  EXPECT_EQ(runs_for_rate(0.001), k_max_test_runs);
+  EXPECT_EQ(runs_for_rate(0), k_max_test_runs);
+}
+
+TEST(Passes, FormatFromExtension) {
+  EXPECT_EQ(format_of("a/k.ll"), TextFormat::nvvm_ir);
+  EXPECT_EQ(format_of("k.PTX"), TextFormat::ptx);
+  EXPECT_EQ(format_of("k.cu"), TextFormat::text);
+}
+
+const char* k_module = R"(target triple = "nvptx64-nvidia-cuda"
+@g = internal addrspace(1) global i32 0, align 4
+@unused = internal addrspace(1) global i32 0, align 4
+define internal i32 @helper(i32 %x) {
+entry:
+  %y = add i32 %x, 1
+  ret i32 %y
+}
+define void @k(i32 %n) {
+entry:
+  %c = icmp slt i32 %n, 4
+  br i1 %c, label %a, label %b
+a:
+  %h = call i32 @helper(i32 %n)
+  br label %b
+b:
+  %p = phi i32 [ %h, %a ], [ 0, %entry ]
+  store volatile i32 %p, i32 addrspace(1)* @g, align 4
+  ret void
+}
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+!nvvm.annotations = !{!0}
+!nvvmir.version = !{!1}
+!0 = !{void (i32)* @k, !"kernel", i32 1}
+!1 = !{i32 2, i32 0}
+)";
+
+TEST(Passes, CleanupDropsWhatNothingUses) {
+  std::string out = cleanup(TextFormat::nvvm_ir, k_module);
+  EXPECT_EQ(out.find("@unused"), std::string::npos);
+  EXPECT_EQ(out.find("sreg.tid"), std::string::npos);
+  EXPECT_NE(out.find("@g = "), std::string::npos);
+  EXPECT_NE(out.find("!0 = "), std::string::npos);
+}
+
+TEST(Passes, DeletedFunctionBecomesADeclarationAndItsAnnotationGoes) {
+  Split s = pass_named("ll-functions").split(k_module);
+  ASSERT_EQ(s.chunks, 2u);
+  std::string out = cleanup(TextFormat::nvvm_ir, render(s, {0})); // drop @k, keep @helper
+  EXPECT_EQ(out.find("define void @k"), std::string::npos);
+  EXPECT_EQ(out.find("nvvm.annotations"), std::string::npos) << out;
+  EXPECT_EQ(out.find("!0 = "), std::string::npos);
+  EXPECT_NE(out.find("!nvvmir.version"), std::string::npos);
+  // @helper is called by nothing now, but a definition stays until a pass drops it.
+  out = cleanup(TextFormat::nvvm_ir, render(s, {1})); // drop @helper: @k calls a declaration
+  EXPECT_NE(out.find("declare i32 @helper(i32)"), std::string::npos) << out;
+}
+
+TEST(Passes, BranchMadeUnconditionalDropsTheBlockAndPhiEntry) {
+  Split s = pass_named("ll-branches").split(k_module);
+  ASSERT_EQ(s.chunks, 1u);
+  std::string out = cleanup(TextFormat::nvvm_ir, render(s, {}));
+  EXPECT_NE(out.find("br label %b"), std::string::npos);
+  EXPECT_EQ(out.find("\na:"), std::string::npos) << out;
+  EXPECT_NE(out.find("%p = phi i32 [ 0, %entry ]\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("%c = icmp"), std::string::npos) << "dead compare stays";
+  EXPECT_EQ(out.find("declare i32 @helper"), std::string::npos);
+}
+
+TEST(Passes, GeneratedKernelReducesToAValidShape) {
+  corpus::KernelSpec spec;
+  spec.instructions = corpus::k_medium_instructions;
+  std::string text = corpus::generate_kernel(spec).text;
+  // Dropping every store and void call leaves no effect: cleanup removes the computation.
+  Split s = pass_named("ll-instructions").split(text);
+  ASSERT_GT(s.chunks, 0u);
+  std::string out = cleanup(TextFormat::nvvm_ir, render(s, {}));
+  EXPECT_LT(out.size(), text.size() * 3 / 4); // loops keep their phis
+  EXPECT_EQ(out.find("store "), std::string::npos);
+  EXPECT_NE(out.find("ret void"), std::string::npos);
+}
+
+TEST(Passes, PtxEntriesAndLines) {
+  const char* ptx = ".version 8.0\n.target sm_90\n.visible .entry a()\n{\n  ret;\n}\n"
+                    ".visible .entry b()\n{\n  mov.u32 %r1, 1;\n  ret;\n}\n";
+  Split f = pass_named("ptx-functions").split(ptx);
+  ASSERT_EQ(f.chunks, 2u);
+  std::string out = render(f, {1});
+  EXPECT_EQ(out.find("entry a"), std::string::npos);
+  EXPECT_NE(out.find("entry b"), std::string::npos);
+  Split l = pass_named("ptx-lines").split(ptx);
+  EXPECT_EQ(l.chunks, 3u); // the three instruction lines
+}
+
+} // namespace
+} // namespace kdet::reduce
