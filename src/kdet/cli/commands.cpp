@@ -14,12 +14,14 @@ void add_corpus(CLI::App& root, Action& action);  // cli/corpus.cpp
 void add_cache(CLI::App& root, Action& action);   // cli/cache.cpp
 void add_cc(CLI::App& root, Action& action);      // cli/cache.cpp
 void add_capture(CLI::App& root, Action& action); // cli/capture.cpp
+void add_completion(CLI::App& root, Action& action); // cli/completion.cpp
 
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> table = {
-      {"run", add_run},     {"diff", add_diff},   {"explain", add_explain}, {"exec", add_exec},
-      {"scan", add_scan},   {"merge", add_merge}, {"compare", add_compare}, {"corpus", add_corpus},
-      {"cache", add_cache}, {"cc", add_cc},       {"capture", add_capture},
+      {"run", add_run},         {"diff", add_diff},       {"explain", add_explain},
+      {"exec", add_exec},       {"scan", add_scan},       {"merge", add_merge},
+      {"compare", add_compare}, {"corpus", add_corpus},   {"cache", add_cache},
+      {"cc", add_cc},           {"capture", add_capture}, {"completion", add_completion},
   };
   return table;
 }
