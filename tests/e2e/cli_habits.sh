@@ -48,4 +48,26 @@ expect_exit 126 "$KDET" exec --deterministic -- "$T/not-executable"
 expect_exit 126 "$KDET" exec --deterministic -- "$T"
 expect_exit 0 "$KDET" exec --help
 expect_output "127 when the command is not found, 126"
+
+# corpus --out refuses a folder that is not empty unless --force; counts of 1 are singular.
+expect_exit 0 "$KDET" corpus --out "$T/corpus" --count 1 --size small
+expect_output "^wrote 1 kernel \("
+if grep -Eq '\b1 (kernels|instructions|loops|helpers|barriers|pointer params)\b' "$T/out" "$T/corpus/README.txt"; then
+  fail "a plural after 1"
+fi
+expect_exit 2 "$KDET" corpus --out "$T/corpus" --count 1
+expect_output "--out .*not empty.*--force"
+expect_exit 0 "$KDET" corpus --out "$T/corpus" --count 2 --force -q
+[[ -f $T/corpus/gen_0001.ll ]] || fail "--force did not write"
+
+# A manifest error about a compiler key points at the key's line; an [[expect]] pattern that
+# matches nothing shows what input names look like.
+mkdir "$T/m"
+touch "$T/m/k.ll"
+printf 'inputs = ["k.ll"]\n[[compiler]]\nname = "a"\nbackend = "nvvm"\nlib = "nope.so"\n' >"$T/m/a.toml"
+expect_exit 2 "$KDET" scan "$T/m/a.toml" --db "$T/a.db"
+expect_output "a.toml:5: compiler 'a': lib "
+printf 'inputs = ["k.ll"]\n[[compiler]]\nname = "a"\nbackend = "nvvm"\n[[expect]]\ninput = "k"\nreason = "x"\n' >"$T/m/b.toml"
+expect_exit 2 "$KDET" scan "$T/m/b.toml" --db "$T/b.db"
+expect_output "b.toml:6: \\[\\[expect\\]\\] input 'k' matches none.*e.g. 'k.ll'.*'\\*.ll'"
 echo "cli_habits: PASS"
