@@ -70,4 +70,19 @@ expect_output "a.toml:5: compiler 'a': lib "
 printf 'inputs = ["k.ll"]\n[[compiler]]\nname = "a"\nbackend = "nvvm"\n[[expect]]\ninput = "k"\nreason = "x"\n' >"$T/m/b.toml"
 expect_exit 2 "$KDET" scan "$T/m/b.toml" --db "$T/b.db"
 expect_output "b.toml:6: \\[\\[expect\\]\\] input 'k' matches none.*e.g. 'k.ll'.*'\\*.ll'"
+
+# A failed kdet cc names no empty variant ("variant , 0 variants").
+echo x >"$T/cc.in"
+expect_exit 3 "$KDET" cc "$T/cc.in" -o "$T/cc.out" --dir "$T/cache" -- sh -c 'exit 1' {input}
+expect_output "nothing stored"
+if grep -q "variant ," "$T/out"; then fail "kdet cc names an empty variant"; fi
+
+# A FAILED run names the compiler's first error line in the summary (real libNVVM).
+if have_cuda; then
+  expect_exit 3 "$KDET" run "$KDET_SOURCE_DIR/examples/nvvm/llvm7/saxpy.ll" -n 2 --color never \
+    -- -arch=compute_999
+  expect_output "^error     .*-arch=compute_999 is an unsupported option \\(run 1\\)"
+else
+  echo "cli_habits: libNVVM absent: the FAILED summary line is not checked"
+fi
 echo "cli_habits: PASS"
