@@ -11,6 +11,8 @@ packages=(
   libboost-dev libtomlplusplus-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema sqlite3
+  # man pages written from kdet's --help at build time
+  help2man
   # sanitizer runtimes for the asan and tsan phases of scripts/test.sh
   libasan8 libubsan1 libtsan2
   # factors and tools used by tests: libfaketime, libFuzzer (clang-14), headless browser, one-node Slurm

@@ -33,7 +33,7 @@ done
 for lib in "$T/dev/fifo" ""; do
   printf 'inputs = ["k.ll"]\n[[compiler]]\nname = "n"\nbackend = "nvvm"\nlib = "%s"\n' "$lib" >"$T/m.toml"
   expect_exit 2 timeout 20 "$KDET" scan "$T/m.toml" --db "$T/m.db" -q -j 1
-  expect_output "m.toml:2: compiler 'n': lib "
+  expect_output "m.toml:5: compiler 'n': lib "
 done
 [[ -c $T/dev/zero && -p $T/dev/fifo && -L $T/dev/link ]] || fail "a node was replaced"
 echo "adversary_input_nodes: PASS"

@@ -33,5 +33,5 @@ expect_output "--fix: 'threads' is not a factor kdet exec can fix \(threads are 
 expect_exit 0 "$KDET" exec --deterministic --fix threadvars --print -- true
 expect_output 'fixing threadvars'
 expect_exit 2 "$KDET" exec -- true
-expect_exit 2 "$KDET" exec --deterministic -- /no/such/program
+expect_exit 127 "$KDET" exec --deterministic -- /no/such/program
 echo "ok: exec"

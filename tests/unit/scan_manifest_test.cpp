@@ -133,14 +133,14 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
       {"compiler without name", "inputs = [\"a.ll\"]\n[[compiler]]\nbackend = \"nvvm\"\n",
        "m.toml:2: [[compiler]] needs 'name'"},
       {"bad backend", "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"gcc\"\n",
-       "m.toml:2: compiler 'c': backend 'gcc' is not valid; use nvvm, nvrtc, nvjitlink or exec"},
+       "m.toml:4: compiler 'c': backend 'gcc' is not valid; use nvvm, nvrtc, nvjitlink or exec"},
       {"unknown compiler key", "inputs = [\"a.ll\"]\n" + comp + "flavour = \"x\"\n",
        "m.toml:6: unknown key 'flavour' in [[compiler]]; valid keys:"},
       {"duplicate compiler", "inputs = [\"a.ll\"]\n" + comp + comp,
-       "m.toml:6: compiler name 'c' is used twice"},
+       "m.toml:7: compiler name 'c' is used twice"},
       {"missing lib",
        "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\nlib = \"nope.so\"\n",
-       "m.toml:2: compiler 'c': lib"},
+       "m.toml:5: compiler 'c': lib"},
       {"exec without command",
        "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"exec\"\n", "needs command ="},
       {"exec program absent",
@@ -159,7 +159,7 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
       {"output_ext with a slash",
        "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"exec\"\ncommand = "
        "\"true {input} {output}\"\noutput_ext = \"../x\"\n",
-       "m.toml:2: compiler 'c': output_ext '../x': an extension is up to 32"},
+       "m.toml:6: compiler 'c': output_ext '../x': an extension is up to 32"},
       {"target not a string", "inputs = [\"a.ll\"]\ntargets = [80]\n" + comp,
        "m.toml:2: manifest.targets must hold strings only"},
       {"bad option set", "inputs = [\"a.ll\"]\n" + comp + "[option_sets]\nO3 = \"-opt=3\"\n",
@@ -205,7 +205,8 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
        "m.toml:6: [[expect]] needs 'reason'"},
       {"expect matches no input",
        "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"q*.ll\"\nreason = \"r\"\n",
-       "m.toml:6: [[expect]] input 'q*.ll' matches none"},
+       "m.toml:7: [[expect]] input 'q*.ll' matches none of the 1 inputs; input names are paths "
+       "relative to the manifest's folder, e.g. 'a.ll'"},
   };
   for (const auto& c : cases) {
     std::string msg = error_of(c.text);

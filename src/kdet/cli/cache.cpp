@@ -99,10 +99,13 @@ int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::s
   for (const auto& w : o.warnings)
     fmt::print(stderr, "kdet: warning: {}\n", w);
   if (o.exit_code == 0) write_artifact(o, out);
-  if ((opt.verbose || verbose_from_env()) && !opt.output.quiet)
-    fmt::print(stderr, "kdet cache: {} {} (variant {}, {} variant{} under the key, {})\n", o.result,
-               o.key, o.variant.substr(0, 12), o.variants, o.variants == 1 ? "" : "s",
+  // Quiet on success, as ccache (unless -v); a failed compile stores nothing: no variant to name.
+  if (!opt.output.quiet && o.variant.empty())
+    fmt::print(stderr, "kdet cache: {} {} (nothing stored, {})\n", o.result, o.key,
                human_seconds(o.seconds));
+  else if ((opt.verbose || verbose_from_env()) && !opt.output.quiet)
+    fmt::print(stderr, "kdet cache: {} {} (variant {}, {} under the key, {})\n", o.result, o.key,
+               o.variant.substr(0, 12), plural(o.variants, "variant"), human_seconds(o.seconds));
   if (!opt.output.json_path.empty()) {
     nlohmann::json j = {{"schema", "kdet.cache.compile/1"},
                         {"result", o.result},

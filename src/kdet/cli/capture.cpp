@@ -42,14 +42,12 @@ struct CaptureArgs {
   std::vector<std::string> command;
 };
 
-// libkdet_capture.so beside the kdet executable (build tree) or in ../lib (installed).
+// libkdet_capture.so beside the kdet executable (build tree) or in lib/kdet (installed).
 std::string find_capture_library() {
-  std::string dir = self_exe();
-  dir = dir.substr(0, dir.find_last_of('/'));
-  for (const std::string& cand : {dir + "/libkdet_capture.so", dir + "/../lib/libkdet_capture.so"})
-    if (::access(cand.c_str(), R_OK) == 0) return absolute_path(cand);
-  throw Error("kdet capture: libkdet_capture.so was not found beside the kdet binary or in ../lib "
-              "(build the kdet_capture target)");
+  std::string lib = find_kdet_library("libkdet_capture.so");
+  if (!lib.empty()) return lib;
+  throw Error("kdet capture: libkdet_capture.so was not found beside the kdet binary or in its "
+              "installed lib/kdet folder (build the kdet_capture target)");
 }
 
 // Makes DIR (its parent must exist) and DIR/raw/{records,blobs}; refuses a
@@ -172,7 +170,7 @@ void add_capture(CLI::App& root, Action& action) {
   auto args = std::make_shared<CaptureArgs>();
   auto* cmd = root.add_subcommand(
       "capture",
-      "Run a build pipeline unchanged and record every libNVVM, NVRTC and nvJitLink compile\n"
+      "Run a build pipeline unchanged and record every libNVVM, NVRTC and nvJitLink compile "
       "and every compiler command (ptxas, nvcc, cicc, fatbinary, nvlink, --exec NAME) it makes");
   cmd->footer(
       "The pipeline runs with libkdet_capture.so in LD_PRELOAD (inherited by its child\n"

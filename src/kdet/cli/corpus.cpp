@@ -6,6 +6,7 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 
@@ -19,6 +20,7 @@ struct CorpusArgs {
   std::string size = "medium";
   std::string seed = "0";
   std::string dialect = "llvm7";
+  bool force = false;
   OutputArgs output; // --quiet only
 };
 
@@ -32,14 +34,24 @@ int do_corpus(const CorpusArgs& args) {
   if (!seed)
     throw Error::format("--seed {}: must be a decimal or 0x-prefixed hex integer", args.seed);
   spec.seed = *seed;
+  // Another corpus's gen_NNNN.ll files (or anything else) left beside the new ones would be
+  // taken for part of it by a scan that globs the folder.
+  std::error_code ec;
+  if (!args.force && std::filesystem::is_directory(args.out_dir, ec) &&
+      std::filesystem::directory_iterator(args.out_dir, ec) !=
+          std::filesystem::directory_iterator())
+    throw Error::format("--out {}: the folder is not empty; choose an empty or new folder, or "
+                        "give --force to write into it anyway",
+                        args.out_dir);
   auto files = corpus::write_corpus(spec);
   if (!args.output.quiet) {
     size_t total = 0;
     for (const auto& f : files)
       total += f.kernel.instructions;
-    fmt::print("wrote {} kernel{} ({} instructions, {} dialect) to {}\ncompile with: {}\n",
-               files.size(), files.size() == 1 ? "" : "s", total, corpus::to_string(spec.dialect),
-               spec.out_dir, corpus::suggested_options(spec.dialect));
+    fmt::print("wrote {} ({}, {} dialect) to {}\ncompile with: {}\n",
+               plural(files.size(), "kernel"), plural(total, "instruction"),
+               corpus::to_string(spec.dialect), spec.out_dir,
+               corpus::suggested_options(spec.dialect));
   }
   return 0;
 }
@@ -70,6 +82,8 @@ void add_corpus(CLI::App& root, Action& action) {
                   "Seed (decimal or 0x hex; default 0); same seed, same files");
   cmd->add_option("--dialect", args->dialect,
                   "llvm7 (typed pointers, default) or modern (opaque ptr)");
+  cmd->add_flag("--force", args->force,
+                "Write into --out even when it is not empty (files of the same name are replaced)");
   add_quiet_option(cmd, args->output, "Print nothing on success");
   cmd->callback([args, &action] { action = [args] { return do_corpus(*args); }; });
 }

@@ -17,6 +17,7 @@
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <fmt/format.h>
 #include <memory>
@@ -133,7 +134,12 @@ int do_exec(const ExecArgs& a) {
   engine::install_interrupt_handler(/*leave_terminal_sigint=*/true);
   ExitStatus st;
   pid_t pid = spawn(opt, st);
-  if (pid < 0) throw Error::format("cannot run {}: {}", a.command[0], st.describe());
+  if (pid < 0) {
+    // env(1) and timeout(1)'s convention: 127 when the command is not found, 126 when it is
+    // there but cannot be run (not executable, a folder, a bad interpreter).
+    fmt::print(stderr, "kdet exec: cannot run {}: {}\n", a.command[0], st.error);
+    return st.code == ENOENT ? 127 : 126;
+  }
   std::optional<std::chrono::steady_clock::time_point> deadline;
   if (a.timeout_seconds > 0)
     deadline = std::chrono::steady_clock::now() +
@@ -169,7 +175,9 @@ void add_exec(CLI::App& root, Action& action) {
       "--keep-env\n"
       "  pid      a fresh PID namespace: the command runs as pid 2\n"
       "  all      every one of them\n"
-      "Exit status: the command's (128+N when killed by signal N; 124 after --timeout).\n"
+      "Exit status: the command's (128+N when killed by signal N; 124 after --timeout;\n"
+      "127 when the command is not found, 126 when it cannot be run; 2 for kdet's own usage\n"
+      "errors), as env(1) and timeout(1) do.\n"
       "SIGTERM, or a SIGINT sent to kdet, ends the command and all it started (exit 130);\n"
       "Ctrl-C at the terminal is left to the command. Nothing it starts outlives kdet.\n"
       "Example: kdet exec --deterministic -- python3 compile_kernels.py");

@@ -1,6 +1,7 @@
 #include "kdet/cli/main.hpp"
 
 #include "kdet/cli/launcher.hpp"
+#include "kdet/cli/parse_errors.hpp"
 #include "kdet/engine/worker_main.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
@@ -29,7 +30,7 @@ constexpr const char* k_footer = R"(Exit codes:
   130  interrupted; what was recorded so far is kept
   70   internal error in kdet itself (a bug: please report it)
 
-Run `kdet COMMAND --help` for a command's options.)";
+Run `kdet help COMMAND` (or `kdet COMMAND --help`) for a command's options.)";
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -159,6 +160,15 @@ int dispatch(int argc, char** argv) {
   for (const auto& c : command_table())
     c.add(app, action);
 
+  // `kdet help [COMMAND...]` is `kdet [COMMAND...] --help`.
+  std::vector<char*> args(argv, argv + argc);
+  std::string help_flag = "--help";
+  if (argc >= 2 && std::strcmp(argv[1], "help") == 0) {
+    args.erase(args.begin() + 1);
+    args.push_back(help_flag.data());
+    argc = static_cast<int>(args.size());
+    argv = args.data();
+  }
   try {
     check_command_name(argc, argv);
     try {
@@ -171,7 +181,7 @@ int dispatch(int argc, char** argv) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
       std::string misplaced = misplaced_option(app, argc, argv);
-      throw Error(misplaced.empty() ? std::string(e.what()) : misplaced);
+      throw Error(misplaced.empty() ? explain_parse_error(app, e, argc, argv) : misplaced);
     }
     reject_empty_values(app);
     if (!action) throw Error("no command given; try `kdet --help`");

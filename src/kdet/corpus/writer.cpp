@@ -75,9 +75,9 @@ std::vector<CorpusFile> write_corpus(const CorpusSpec& spec) {
     write_file_atomic(f.path, f.kernel.text);
     total += f.kernel.instructions;
     listing += fmt::format(
-        "  {}.ll  {} instructions, {} pointer params, {} helpers, {} loops, {} barriers\n", ks.name,
-        f.kernel.instructions, f.kernel.pointer_params, f.kernel.helpers, f.kernel.loops,
-        f.kernel.barriers);
+        "  {}.ll  {}, {}, {}, {}, {}\n", ks.name, plural(f.kernel.instructions, "instruction"),
+        plural(f.kernel.pointer_params, "pointer param"), plural(f.kernel.helpers, "helper"),
+        plural(f.kernel.loops, "loop"), plural(f.kernel.barriers, "barrier"));
     files.push_back(std::move(f));
   }
   std::string readme = fmt::format(

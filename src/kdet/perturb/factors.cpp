@@ -68,14 +68,7 @@ bool pid_namespace_available(std::string* why) {
 }
 
 void find_preload_libraries(Context& ctx) {
-  std::string dir = self_exe();
-  dir = dir.substr(0, dir.find_last_of('/'));
-  for (const std::string& cand : {dir + "/libkdet_chaos.so", dir + "/../lib/libkdet_chaos.so"}) {
-    if (::access(cand.c_str(), R_OK) == 0) {
-      ctx.chaos_lib = absolute_path(cand);
-      break;
-    }
-  }
+  ctx.chaos_lib = find_kdet_library("libkdet_chaos.so");
   for (const char* cand :
        {"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
         "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
@@ -89,8 +82,8 @@ void find_preload_libraries(Context& ctx) {
 
 void check_available(const Setting& s, const Context& ctx) {
   if (s.heap == HeapMode::chaos && ctx.chaos_lib.empty())
-    throw Error("--heap chaos: libkdet_chaos.so was not found beside the kdet binary (build the "
-                "kdet_chaos target)");
+    throw Error("--heap chaos: libkdet_chaos.so was not found beside the kdet binary or in "
+                "its installed lib/kdet folder (build the kdet_chaos target)");
   if (s.time != Level::inherit && ctx.faketime_lib.empty())
     throw Error(
         "--time fixed|vary needs libfaketime (Debian package faketime), which is not installed");

@@ -261,6 +261,14 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
   case Verdict::failed:
     s += fmt::format("verdict   {}: the compiler failed on every run ({}){}\n",
                      paint("FAILED", "1;33"), failure_breakdown(out), runs_note);
+    // The compiler's own first error line (libNVVM's "-arch=compute_999 is an unsupported
+    // option"), so the summary says why without opening --out.
+    for (const auto& r : out.records) {
+      if (!r.done || r.log.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+      std::string line = first_line(r.log.substr(r.log.find_first_not_of(" \t\r\n")));
+      s += fmt::format("error     {} (run {})\n", utf8_safe(line.substr(0, 300)), r.index + 1);
+      break;
+    }
     break;
   case Verdict::no_runs:
     s += fmt::format("verdict   no run completed{}\n", runs_note);

@@ -272,19 +272,26 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
         t,
         {"name", "backend", "lib", "command", "output_ext", "target_option", "options", "targets"},
         "[[compiler]]");
+    // An error about one key points at that key's line, not the [[compiler]] line.
+    auto at = [&t, line](const char* key) {
+      const toml::node* k = t.get(key);
+      return k ? Checker::line_of(*k) : line;
+    };
     CompilerSpec s;
     s.line = line;
     s.name = c.str(t, "name", "[[compiler]]", true);
     if (!valid_name(s.name))
-      c.fail(line, fmt::format("compiler name '{}': use letters, digits and - _ . +", s.name));
+      c.fail(at("name"),
+             fmt::format("compiler name '{}': use letters, digits and - _ . +", s.name));
     if (!names.insert(s.name).second)
-      c.fail(line, fmt::format("compiler name '{}' is used twice", s.name));
+      c.fail(at("name"), fmt::format("compiler name '{}' is used twice", s.name));
     std::string where = fmt::format("compiler '{}'", s.name);
     std::string kind = c.str(t, "backend", where, true);
     auto parsed = backend::parse_kind(kind);
     if (!parsed)
-      c.fail(line, fmt::format("{}: backend '{}' is not valid; use nvvm, nvrtc, nvjitlink or exec",
-                               where, kind));
+      c.fail(at("backend"),
+             fmt::format("{}: backend '{}' is not valid; use nvvm, nvrtc, nvjitlink or exec", where,
+                         kind));
     s.config.kind = *parsed;
     const auto k = s.config.kind;
     std::string lib = c.str(t, "lib", where, false);
@@ -293,7 +300,7 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
       s.config.output_ext =
           backend::check_output_ext(c.str(t, "output_ext", where, false), where + ": output_ext");
     } catch (const Error& e) {
-      c.fail(line, e.what());
+      c.fail(at("output_ext"), e.what());
     }
     if (k == backend::Kind::exec) {
       if (s.config.command.empty())
@@ -301,33 +308,34 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
                fmt::format("{}: backend exec needs command = \"prog {{input}} -o {{output}} ...\"",
                            where));
       if (!lib.empty())
-        c.fail(line, fmt::format("{}: lib is for nvvm/nvrtc/nvjitlink; exec takes command", where));
+        c.fail(at("lib"),
+               fmt::format("{}: lib is for nvvm/nvrtc/nvjitlink; exec takes command", where));
       std::vector<std::string> argv;
       try {
         argv = backend::check_command_template(s.config.command, where + ": command", {"target"});
       } catch (const Error& e) {
-        c.fail(line, e.what());
+        c.fail(at("command"), e.what());
       }
       if (argv.empty() || find_program(argv[0]).empty())
-        c.fail(line, fmt::format("{}: program '{}' not found in PATH", where,
-                                 argv.empty() ? "" : argv[0]));
+        c.fail(at("command"), fmt::format("{}: program '{}' not found in PATH", where,
+                                          argv.empty() ? "" : argv[0]));
     } else {
       if (!s.config.command.empty())
-        c.fail(line, fmt::format("{}: command is for backend exec, not {}", where,
-                                 backend::to_string(k)));
+        c.fail(at("command"), fmt::format("{}: command is for backend exec, not {}", where,
+                                          backend::to_string(k)));
       if (!lib.empty()) {
         s.config.lib = lib.starts_with("/") ? lib : absolute_path(m.dir + "/" + lib);
         struct stat st {};
         if (::access(s.config.lib.c_str(), R_OK) != 0)
-          c.fail(line,
+          c.fail(at("lib"),
                  fmt::format("{}: lib {} does not exist or is unreadable", where, s.config.lib));
         // dlopen of a FIFO waits for a writer for ever.
         if (::stat(s.config.lib.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-          c.fail(line, fmt::format("{}: lib {} is not a regular file", where, s.config.lib));
+          c.fail(at("lib"), fmt::format("{}: lib {} is not a regular file", where, s.config.lib));
       } else if (t.get("lib")) {
-        c.fail(line, fmt::format("{}: lib = \"\" is empty; name the library or leave lib out "
-                                 "(default: $CUDA_HOME, then /usr/local/cuda)",
-                                 where));
+        c.fail(at("lib"), fmt::format("{}: lib = \"\" is empty; name the library or leave lib out "
+                                      "(default: $CUDA_HOME, then /usr/local/cuda)",
+                                      where));
       }
     }
     s.target_option =
@@ -406,6 +414,17 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
            "threads = 0 (an exec compiler runs in its own process)");
 }
 
+// "kernels/*.ll" for "kernels/gen_0001.ll": the shape of a pattern that matches a name.
+std::string example_glob(const std::string& name) {
+  auto slash = name.find_last_of('/');
+  auto dot = name.find_last_of('.');
+  std::string dir = slash == std::string::npos ? "" : name.substr(0, slash + 1);
+  std::string ext = dot == std::string::npos || (slash != std::string::npos && dot < slash)
+                        ? ""
+                        : name.substr(dot);
+  return dir + "*" + ext;
+}
+
 void parse_expectations(const Checker& c, const toml::table& root, Manifest& m) {
   const toml::node* n = root.get("expect");
   if (!n) return;
@@ -417,6 +436,9 @@ void parse_expectations(const Checker& c, const toml::table& root, Manifest& m) 
     c.keys(t, {"input", "compiler", "target", "options", "reason"}, "[[expect]]");
     Expectation x;
     x.line = Checker::line_of(t);
+    auto at_input = [&t, &x] {
+      return t.get("input") ? Checker::line_of(*t.get("input")) : x.line;
+    };
     x.input = c.str(t, "input", "[[expect]]", true);
     x.compiler = c.str(t, "compiler", "[[expect]]", false, "*");
     x.target = c.str(t, "target", "[[expect]]", false, "*");
@@ -439,9 +461,14 @@ void parse_expectations(const Checker& c, const toml::table& root, Manifest& m) 
                std::any_of(m.bundles.begin(), m.bundles.end(),
                            [&](const BundleJob& b) { return matches(b.input); });
     if (!any)
-      c.fail(x.line, fmt::format("[[expect]] input '{}' matches none of the {} inputs and {} "
-                                 "bundles",
-                                 x.input, m.inputs.size(), m.bundles.size()));
+      c.fail(at_input(),
+             fmt::format("[[expect]] input '{}' matches none of the {} inputs and {} bundles; "
+                         "input names are paths relative to the manifest's folder, e.g. '{}' (a "
+                         "pattern like '{}' matches by glob)",
+                         x.input, m.inputs.size(), m.bundles.size(),
+                         m.inputs.empty() ? m.bundles.front().input.name : m.inputs.front().name,
+                         example_glob(m.inputs.empty() ? m.bundles.front().input.name
+                                                       : m.inputs.front().name)));
     m.expectations.push_back(std::move(x));
   }
 }

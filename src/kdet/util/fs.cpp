@@ -220,6 +220,15 @@ std::string self_exe() {
   return p.string();
 }
 
+std::string find_kdet_library(const std::string& file) {
+  std::string dir = self_exe();
+  dir = dir.substr(0, dir.find_last_of('/'));
+  // KDET_LIBDIR_FROM_BINDIR: the install's private library folder relative to its bin folder.
+  for (const std::string& cand : {dir + "/" + file, dir + "/" KDET_LIBDIR_FROM_BINDIR "/" + file})
+    if (::access(cand.c_str(), R_OK) == 0) return absolute_path(cand);
+  return "";
+}
+
 std::string file_extension(const std::string& path) {
   auto slash = path.find_last_of('/');
   auto dot = path.find_last_of('.');

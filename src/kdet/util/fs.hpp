@@ -44,6 +44,11 @@ void remove_tree(const std::string& path) noexcept;
 // Path of the running kdet executable (/proc/self/exe resolved).
 std::string self_exe();
 
+// A library kdet preloads into compilers (libkdet_chaos.so, libkdet_capture.so): beside the kdet
+// executable (build tree), else in the installed private folder (lib/kdet, found relative to the
+// executable, so an installed tree can be moved); empty when neither has it.
+std::string find_kdet_library(const std::string& file);
+
 // Last path component's extension without the dot, lower-cased ("ll", "cu").
 std::string file_extension(const std::string& path);
 

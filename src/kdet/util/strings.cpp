@@ -120,6 +120,12 @@ std::optional<uint64_t> parse_seed(std::string_view t) {
   return parse_u64(t);
 }
 
+std::string plural(uint64_t n, std::string_view noun, std::string_view plural_form) {
+  if (n == 1) return fmt::format("1 {}", noun);
+  if (!plural_form.empty()) return fmt::format("{} {}", n, plural_form);
+  return fmt::format("{} {}s", n, noun);
+}
+
 bool starts_with(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
 }

@@ -34,6 +34,10 @@ std::optional<uint64_t> parse_u64(std::string_view text);
 // Parses "0x..." or decimal.
 std::optional<uint64_t> parse_seed(std::string_view text);
 
+// "1 loop", "3 loops": a count with its noun, plural unless the count is 1 (`plural` when the
+// plural is not noun + "s").
+std::string plural(uint64_t n, std::string_view noun, std::string_view plural_form = {});
+
 bool starts_with(std::string_view s, std::string_view prefix);
 std::string trim(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
