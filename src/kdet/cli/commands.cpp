@@ -19,10 +19,18 @@ void add_completion(CLI::App& root, Action& action); // cli/completion.cpp
 
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> table = {
-      {"run", add_run},         {"diff", add_diff},       {"explain", add_explain},
-      {"exec", add_exec},       {"scan", add_scan},       {"merge", add_merge},
-      {"compare", add_compare}, {"corpus", add_corpus},   {"cache", add_cache},
-      {"cc", add_cc},           {"capture", add_capture}, {"reduce", add_reduce},
+      {"run", add_run},
+      {"diff", add_diff},
+      {"explain", add_explain},
+      {"exec", add_exec},
+      {"scan", add_scan},
+      {"merge", add_merge},
+      {"compare", add_compare},
+      {"corpus", add_corpus},
+      {"cache", add_cache},
+      {"cc", add_cc},
+      {"capture", add_capture},
+      {"reduce", add_reduce},
       {"completion", add_completion},
   };
   return table;
