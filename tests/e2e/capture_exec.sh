@@ -33,6 +33,14 @@ expect_eq "ptxas identity" "$(json_eval "$J" '{c["library"] for c in d["compiles
 # the compiles not started by the Python process (the nvcc compiles' parent).
 expect_eq "nvcc's children" "$(json_eval "$J" 'sorted(c["library"].split("/")[-1] for c in d["compiles"] if c["exec"]["ppid"] not in {n["exec"]["ppid"] for n in d["compiles"] if n["exec"]["argv0"] == "nvcc"})')" \
   "['cicc', 'cicc', 'cicc', 'ptxas', 'ptxas', 'ptxas']"
+# A script-run ptxas compile replays with the captured ptxas (its argv as an exec template) and
+# gives the captured cubin back; scan's written manifest leaves command bundles out, saying why.
+pb=$(json_eval "$J" '[c["bundle"] for c in d["compiles"] if c["library"].endswith("/ptxas") and "-o" in c["exec"]["args"] and c["exec"]["ppid"] == [n for n in d["compiles"] if n["exec"]["argv0"] == "nvcc"][0]["exec"]["ppid"]][0]')
+expect_exit 0 "$KDET" run "$T/c/bundles/$pb" -n 2
+expect_output "captured  output [0-9a-f]*: 2 of 2 runs gave it back"
+grep -q "^#   bundles/$pb (exec.*a scan does not take command bundles yet" "$T/c/manifest.toml" ||
+  fail "manifest.toml: no comment for command bundle $pb"
+
 # The pipeline's own files: produced, and equal to those made without capture.
 for i in 1 2 3; do
   cmp "$T/ref/k$i.cubin" "$T/cap/k$i.cubin" || fail "k$i.cubin differs under capture"

@@ -31,9 +31,11 @@ for f in a.bin b.bin; do
 done
 expect_eq "options" "$(json_eval "$T/r/bundles/$id/bundle.json" 'd["options"], d["kind"]')" "(['-o', '{output}', '{input}'], 'exec')"
 cmp "$T/r/bundles/$id/inputs/00-in.txt" in.txt || fail "input not copied"
-# Command bundles are not replayed by `kdet run` (yet): a clear refusal.
-expect_exit 2 "$KDET" run "$T/r/bundles/$id"
-expect_output "bundle $id is of kind exec, which kdet run cannot replay"
+# A command bundle replays as an exec template with the captured program: randcc varies again.
+expect_exit 1 "$KDET" run "$T/r/bundles/$id" -n 4
+expect_output "bundle    $id replayed with $T/bin/randcc"
+expect_exit 2 "$KDET" run "$T/r/bundles/$id" --cmd 'cat {input}'
+expect_output 'brings its own'
 
 # A failing compile (exit 1) and one killed by SIGSEGV: the pipeline sees the
 # statuses it would see without capture; each is recorded.

@@ -4,7 +4,9 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <sys/stat.h>
@@ -35,6 +37,59 @@ bool first_input_ok(const std::string& kind, const nlohmann::json& in) {
   return in.value("type", 0) == (it == by_ext.end() ? 10 : it->second);
 }
 
+// The program's content hash, checked as a library's is: a replay must audit the captured file.
+void check_compiler(const ReplayPlan& p, const nlohmann::json& j, const std::string& path) {
+  struct stat st {};
+  std::string hash = j.at("library").at("hash").get<std::string>();
+  if (p.lib.empty() || ::stat(p.lib.c_str(), &st) != 0)
+    throw Error::format("{}: bundle {} was compiled by {}, which is no longer there", path, p.id,
+                        p.lib.empty() ? "an unidentified compiler" : p.lib);
+  if (hash_file(p.lib) != hash)
+    throw Error::format("{}: bundle {} was compiled by {} with content hash {}; that file has "
+                        "changed since, so a replay would audit another compiler",
+                        path, p.id, p.lib, hash);
+}
+
+// A command compile replays as an exec template: the captured program with its argv, whose
+// input file is {input} and output {output} already (capture wrote them so). One input file and
+// one output file: the exec backend gives a compile one of each.
+ReplayPlan exec_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::string& path) {
+  const auto& inputs = j.at("inputs");
+  auto refuse = [&](const std::string& why) {
+    return Error::format("{}: bundle {} (exec) cannot be replayed yet: {}", path, p.id, why);
+  };
+  if (inputs.size() != 1 || inputs[0].at("file").is_null())
+    throw refuse(fmt::format("kdet replays a command with one input file, and it has {}",
+                             inputs.size()));
+  std::vector<std::string> argv = j.at("options").get<std::vector<std::string>>();
+  size_t n_in = 0, n_out = 0;
+  for (const auto& a : argv) {
+    if (a.find("{tmpxft}") != std::string::npos)
+      throw refuse("its command names one of nvcc's temporary files");
+    n_in += a.find("{input}") != std::string::npos;
+    n_out += a.find("{output}") != std::string::npos;
+  }
+  if (n_in != 1 || n_out != 1)
+    throw refuse(fmt::format("its command names {} input and {} output files; kdet replays one "
+                             "of each",
+                             n_in, n_out));
+  std::vector<std::string> kinds;
+  for (const auto& o : j.at("outputs"))
+    if (std::find(kinds.begin(), kinds.end(), o.at("kind").get<std::string>()) == kinds.end())
+      kinds.push_back(o.at("kind").get<std::string>());
+  if (kinds.size() > 1) throw refuse("it wrote more than one output file");
+  p.input = path + "/" + inputs[0].at("file").get<std::string>();
+  p.lib = j.at("library").at("path").get<std::string>();
+  check_compiler(p, j, path);
+  argv.insert(argv.begin(), p.lib);
+  p.command = shell_join(argv);
+  for (const auto& o : j.at("outputs"))
+    if (!o.at("file").is_null())
+      p.expected.emplace_back("output", hash_bytes(read_file(path + "/" +
+                                                             o.at("file").get<std::string>())));
+  return p;
+}
+
 } // namespace
 
 std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
@@ -53,6 +108,7 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
       throw Error::format("{}: schema {} is not kdet.capture.bundle/1", file,
                           j.at("schema").dump());
     const auto& inputs = j.at("inputs");
+    if (p.kind == "exec") return exec_replay_plan(std::move(p), j, path);
     if (p.kind != "nvvm" && p.kind != "nvrtc" && p.kind != "nvjitlink")
       throw Error::format("{}: bundle {} is of kind {}, which kdet run cannot replay", path, p.id,
                           p.kind);
@@ -159,13 +215,17 @@ std::string replay_text(const nlohmann::json& j) {
 namespace kdet::capture {
 
 void apply_replay(const ReplayPlan& plan, std::string& input, std::string& backend,
-                  std::string& lib, std::vector<std::string>& options, const std::string& command) {
+                  std::string& lib, std::vector<std::string>& options, std::string& command) {
   if (!lib.empty() || !backend.empty() || !command.empty() || !options.empty())
     throw Error::format("{}: a bundle brings its own library, backend and options; give none of "
                         "--lib, --backend, --cmd or options after --",
                         plan.bundle_dir);
   input = plan.input;
   backend = plan.kind;
+  if (plan.kind == "exec") {
+    command = plan.command;
+    return;
+  }
   lib = plan.lib;
   options = plan.options;
 }

@@ -24,6 +24,8 @@ struct ReplayPlan {
   std::vector<std::string> options;
   // The inputs after the first, in order, for RunPlan::parts (with their bytes).
   std::vector<backend::InputPart> parts;
+  // kind exec: the command template (the captured program, its argv with {input} and {output}).
+  std::string command;
   // (artifact name as kdet's backends call it, hash of the captured bytes as they keep them)
   std::vector<std::pair<std::string, std::string>> expected;
 };
@@ -46,8 +48,9 @@ namespace kdet::capture {
 // Fills kdet run's compile arguments from the bundle; throws Error when the
 // user also named a library, backend, command or options (the bundle brings its own).
 // The further inputs are the plan's `parts`: the caller puts them in RunPlan::parts.
+// An exec bundle sets `command` (its template) and leaves `lib` and `options` empty.
 void apply_replay(const ReplayPlan& plan, std::string& input, std::string& backend,
-                  std::string& lib, std::vector<std::string>& options, const std::string& command);
+                  std::string& lib, std::vector<std::string>& options, std::string& command);
 
 // Throws Error (exit 2) when the bundle has inputs after the first: `command` (scan, cache
 // compile) would compile the first alone, a verdict on another compile than the one captured.
