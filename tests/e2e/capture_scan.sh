@@ -33,14 +33,10 @@ expect_exit 1 "$KDET" capture --out "$T/cap" --json "$T/cap.json" -- "$T/pipelin
 expect_output "replay     kdet scan $T/cap/manifest.toml"
 M=$T/cap/manifest.toml
 [[ -f $M ]] || fail "no manifest.toml"
-# Every bundle is either listed or a comment with its reason; the multi-module ones are comments.
+# Every bundle is listed, the multi-module one too (its jobs carry every module).
 ids() { json_eval "$T/cap.json" "' '.join(b['id'] for b in d['bundles'] if $1)"; }
-for id in $(ids 'len(b["inputs"]) == 1'); do
+for id in $(ids 'True'); do
   grep -q "^  \"bundles/$id\", # " "$M" || fail "replayable bundle $id not listed"
-done
-for id in $(ids 'len(b["inputs"]) > 1'); do
-  grep -q "^#   bundles/$id (.*cannot be replayed yet" "$M" || fail "bundle $id: no comment with the reason"
-  ! grep -q "^  \"bundles/$id\"" "$M" || fail "bundle $id listed but cannot be replayed"
 done
 varied=$(ids 'b["varies"]')
 [[ $varied =~ ^[0-9a-f]{16}$ ]] || fail "one bundle should have varied, got '$varied'"
@@ -54,7 +50,7 @@ expect_output "kdet scan: $listed jobs \\($listed bundles\\)"
 [[ $(json_eval "$T/scan.json" 'len(d["jobs"])') == "$listed" ]] || fail "jobs: want $listed"
 [[ $(json_eval "$T/scan.json" 'all(j["done"] for j in d["jobs"])') == True ]] || fail "every job must finish"
 [[ $(json_eval "$T/scan.json" 'all(j["input"] == "bundles/" + j["bundle"] and j["option_set"] == "captured" for j in d["jobs"])') == True ]] || fail "jobs must name their bundle"
-for id in $(ids 'len(b["inputs"]) == 1'); do
+for id in $(ids 'True'); do
   want=deterministic
   [[ $id == "$varied" ]] && want=varies
   got=$(json_eval "$T/scan.json" "[j['status'] for j in d['jobs'] if j['bundle'] == '$id'][0]")
@@ -62,16 +58,32 @@ for id in $(ids 'len(b["inputs"]) == 1'); do
 done
 if have_cuda; then
   real=$(json_eval "$T/scan.json" '" ".join(sorted(j["compiler"] for j in d["jobs"] if j["status"] == "deterministic" and "fake" not in j["compiler"]))')
-  expect_eq "real libNVVM and NVRTC bundles: deterministic, each with its captured library" "$real" \
-    "captured-$(basename "$(readlink -f /usr/local/cuda/lib64/$SONAME)") captured-$(basename "$NVVM")"
+  want=$(json_eval "$T/cap.json" '" ".join(sorted("captured-" + b["library"]["path"].split("/")[-1] for b in d["bundles"] if "fake" not in b["library"]["path"]))')
+  expect_eq "real libNVVM and NVRTC bundles (the header one too): deterministic, each with its captured library" "$real" "$want"
+  [[ $want == *libnvrtc*libnvrtc*libnvvm* ]] || fail "expected two NVRTC bundles (one with a header) and one libNVVM bundle: $want"
 fi
 expect_output "VARIES +bundles/$varied captured-libfakenvvm.so captured"
 
-# A bundle that cannot be replayed, named in a manifest: exit 2 at its line, with the reason.
+# The multi-module job compiled both modules: the fake echoes every module it was given, so its
+# output is longer than the single-module echo bundle's (same first module, same options).
 multi=$(ids 'len(b["inputs"]) > 1' | cut -d' ' -f1)
-printf 'name = "x"\nbundles = [\n  "cap/bundles/%s",\n  "cap/bundles/%s",\n]\n' "$varied" "$multi" >"$T/bad.toml"
+one=$(ids 'len(b["inputs"]) == 1 and "fake" in b["library"]["path"] and not b["varies"]' | cut -d' ' -f1)
+size() { sql "$T/scan.db" "SELECT MAX(v.size) FROM variant_artifacts v JOIN jobs j ON v.job_id = j.id WHERE j.input = 'bundles/$1'"; }
+s_multi=$(size "$multi") s_one=$(size "$one")
+[[ $s_multi =~ ^[0-9]+$ && $s_one =~ ^[0-9]+$ ]] || fail "no artifact sizes in the scan database: '$s_multi' '$s_one'"
+((s_multi > s_one)) || fail "the multi-module job's output ($s_multi B) is not longer than one module's ($s_one B)"
+
+
+# A bundle that cannot be replayed (its first module added lazily), named in a manifest: exit 2
+# at its line, with the reason.
+cp -r "$T/cap/bundles/$multi" "$T/cap/bundles/lazyfirst"
+python3 - "$T/cap/bundles/lazyfirst/bundle.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); j["inputs"][0]["lazy"] = True; json.dump(j, open(sys.argv[1], "w"))
+PY
+printf 'name = "x"\nbundles = [\n  "cap/bundles/%s",\n  "cap/bundles/%s",\n]\n' "$varied" lazyfirst >"$T/bad.toml"
 expect_exit 2 "$KDET" scan "$T/bad.toml" --db "$T/bad.db"
-expect_output "bad.toml:4: bundle cap/bundles/$multi: .*cannot be replayed yet"
+expect_output "bad.toml:4: bundle cap/bundles/lazyfirst: .*cannot replay it"
 [[ ! -e $T/bad.db ]] || fail "a bad manifest must leave no database"
 
 # kdet explain BUNDLE_DIR: the same rules as run's replay.

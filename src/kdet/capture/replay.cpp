@@ -59,8 +59,8 @@ ReplayPlan exec_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::st
     return Error::format("{}: bundle {} (exec) cannot be replayed yet: {}", path, p.id, why);
   };
   if (inputs.size() != 1 || inputs[0].at("file").is_null())
-    throw refuse(fmt::format("kdet replays a command with one input file, and it has {}",
-                             inputs.size()));
+    throw refuse(
+        fmt::format("kdet replays a command with one input file, and it has {}", inputs.size()));
   std::vector<std::string> argv = j.at("options").get<std::vector<std::string>>();
   size_t n_in = 0, n_out = 0;
   for (const auto& a : argv) {
@@ -85,8 +85,8 @@ ReplayPlan exec_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::st
   p.command = shell_join(argv);
   for (const auto& o : j.at("outputs"))
     if (!o.at("file").is_null())
-      p.expected.emplace_back("output", hash_bytes(read_file(path + "/" +
-                                                             o.at("file").get<std::string>())));
+      p.expected.emplace_back("output",
+                              hash_bytes(read_file(path + "/" + o.at("file").get<std::string>())));
   return p;
 }
 
@@ -233,7 +233,7 @@ void apply_replay(const ReplayPlan& plan, std::string& input, std::string& backe
 void require_single_input(const ReplayPlan& plan, const std::string& command) {
   if (plan.parts.empty()) return;
   throw Error::format("bundle {} ({}, {} inputs) cannot be replayed yet by {}: it would compile "
-                      "the first input alone; kdet run and kdet explain replay every input",
+                      "the first input alone; kdet run, explain and scan replay every input",
                       plan.id, plan.kind, plan.parts.size() + 1, command);
 }
 

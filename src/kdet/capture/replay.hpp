@@ -52,8 +52,8 @@ namespace kdet::capture {
 void apply_replay(const ReplayPlan& plan, std::string& input, std::string& backend,
                   std::string& lib, std::vector<std::string>& options, std::string& command);
 
-// Throws Error (exit 2) when the bundle has inputs after the first: `command` (scan, cache
-// compile) would compile the first alone, a verdict on another compile than the one captured.
+// Throws Error (exit 2) when the bundle has inputs after the first: `command` (cache compile,
+// whose key covers one input) would compile the first alone, another compile than the captured.
 void require_single_input(const ReplayPlan& plan, const std::string& command);
 
 } // namespace kdet::capture

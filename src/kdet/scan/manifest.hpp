@@ -59,6 +59,9 @@ struct BundleJob {
   Input input;         // path: its captured input; name: the bundle folder, as inputs are named
   size_t compiler = 0; // index into Manifest::compilers (a captured one)
   std::vector<std::string> options;
+  // Its inputs after the first (modules, lazy modules, headers, name expressions, link
+  // inputs), with their bytes: every run of the job gets them (RunPlan::parts).
+  std::vector<backend::InputPart> parts;
   int line = 0;
 };
 

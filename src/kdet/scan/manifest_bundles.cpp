@@ -78,7 +78,6 @@ void add_bundles(Manifest& m, const std::vector<std::pair<std::string, int>>& pa
       std::optional<capture::ReplayPlan> p;
       try {
         p = capture::bundle_replay_plan(abs);
-        if (p) capture::require_single_input(*p, "kdet scan");
       } catch (const Error& e) {
         fail(line, fmt::format("bundle {}: {}", pat, e.what()));
       }
@@ -97,6 +96,7 @@ void add_bundles(Manifest& m, const std::vector<std::pair<std::string, int>>& pa
       // bundle_replay_plan checked the library against this hash.
       b.compiler = captured_compiler(m, r, backend::cached_file_hash(r.lib), known, line);
       b.options = r.options;
+      b.parts = p->parts;
       b.line = line;
       m.bundles.push_back(std::move(b));
     }

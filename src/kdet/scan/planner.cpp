@@ -71,6 +71,14 @@ void finish_job(const Manifest& m, const std::vector<ResolvedCompiler>& compiler
   h.add(option_set_name(m, j));
   for (const auto& o : j.options)
     h.add(o);
+  // A bundle's further inputs are part of what is compiled (none: the id stays as it was).
+  if (j.bundle)
+    for (const auto& part : j.bundle->parts)
+      h.add_u64(static_cast<uint64_t>(part.role))
+          .add_u64(part.name ? 1 : 0)
+          .add(part.name.value_or(""))
+          .add(hash_bytes(part.bytes))
+          .add_u64(static_cast<uint64_t>(part.jit_type));
   h.add(setting_text).add_u64(m.setting.seed);
   j.id = h.hex();
   j.seed = mix_seed(m.setting.seed, std::stoull(j.id.substr(0, 16), nullptr, 16));

@@ -184,6 +184,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         plan.setting.seed = mix_seed(job.seed, offset);
         plan.input_path = job.input->path;
         plan.options = job.options;
+        if (job.bundle) plan.parts = job.bundle->parts;
         plan.runs = span.size;
         plan.first_index = row.runs - span.start;
         plan.jobs = 1;

@@ -46,6 +46,7 @@ engine::RunOutput Rerunner::run(const store::JobRow& row, const perturb::Setting
   plan.setting.seed = mix_seed(it->seed, first);
   plan.input_path = it->input->path;
   plan.options = it->options;
+  if (it->bundle) plan.parts = it->bundle->parts;
   plan.runs = runs;
   plan.jobs = 1;
   plan.timeout =
