@@ -34,12 +34,19 @@ expect_eq "ptxas identity" "$(json_eval "$J" '{c["library"] for c in d["compiles
 expect_eq "nvcc's children" "$(json_eval "$J" 'sorted(c["library"].split("/")[-1] for c in d["compiles"] if c["exec"]["ppid"] not in {n["exec"]["ppid"] for n in d["compiles"] if n["exec"]["argv0"] == "nvcc"})')" \
   "['cicc', 'cicc', 'cicc', 'ptxas', 'ptxas', 'ptxas']"
 # A script-run ptxas compile replays with the captured ptxas (its argv as an exec template) and
-# gives the captured cubin back; scan's written manifest leaves command bundles out, saying why.
+# gives the captured cubin back; scan's written manifest lists it, and a scan of it runs that
+# template (a compiler of its own, named after the program) and finds it deterministic. nvcc's own
+# cicc runs (three input files) and its ptxas check (no output file) are comments, with the reason.
 pb=$(json_eval "$J" '[c["bundle"] for c in d["compiles"] if c["library"].endswith("/ptxas") and "-o" in c["exec"]["args"] and c["exec"]["ppid"] == [n for n in d["compiles"] if n["exec"]["argv0"] == "nvcc"][0]["exec"]["ppid"]][0]')
 expect_exit 0 "$KDET" run "$T/c/bundles/$pb" -n 2
 expect_output "captured  output [0-9a-f]*: 2 of 2 runs gave it back"
-grep -q "^#   bundles/$pb (exec.*a scan does not take command bundles yet" "$T/c/manifest.toml" ||
-  fail "manifest.toml: no comment for command bundle $pb"
+grep -q "^  \"bundles/$pb\", # exec" "$T/c/manifest.toml" || fail "manifest.toml does not list command bundle $pb"
+grep -q "^#   bundles/.*(exec.*cannot be replayed yet: kdet replays a command with one input file" "$T/c/manifest.toml" ||
+  fail "manifest.toml: no comment for nvcc's inner compiles"
+printf 'bundles = ["c/bundles/%s"]\n[budget]\nmax_runs = 4\nfirst_round = 4\n' "$pb" >"$T/one.toml"
+expect_exit 0 "$KDET" scan "$T/one.toml" --db "$T/one.db" --json "$T/one.json"
+expect_eq "the command bundle's scan job" "$(json_eval "$T/one.json" '[(j["status"], j["compiler"], j["runs"]) for j in d["jobs"]]')" \
+  "[('deterministic', 'captured-ptxas', 4)]"
 
 # The pipeline's own files: produced, and equal to those made without capture.
 for i in 1 2 3; do

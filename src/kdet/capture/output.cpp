@@ -142,10 +142,7 @@ std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>
     try {
       std::optional<ReplayPlan> plan = bundle_replay_plan(folder);
       if (!plan) throw Error("no bundle.json");
-      if (plan->kind == "exec")
-        throw Error::format("bundle {} (exec) replays with kdet run, explain and cache compile; "
-                            "a scan does not take command bundles yet",
-                            b.id);
+
       listed += fmt::format("  \"bundles/{}\", # {}\n", b.id, note);
       ++n;
     } catch (const Error& e) {

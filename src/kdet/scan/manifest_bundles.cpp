@@ -36,15 +36,18 @@ struct Replay {
   std::vector<std::string> options;
 };
 
-// The captured compiler for this library (one per kind, path and content hash).
-size_t captured_compiler(Manifest& m, const Replay& r, const std::string& lib_hash,
-                         std::map<std::string, size_t>& known, int line) {
-  std::string key = r.kind + '\n' + r.lib + '\n' + lib_hash;
+// The captured compiler for this library (one per kind, path and content hash), or for this
+// command (an exec bundle: one per program and command template, as a template is a compiler's).
+size_t captured_compiler(Manifest& m, const Replay& r, const std::string& program,
+                         const std::string& lib_hash, std::map<std::string, size_t>& known,
+                         int line) {
+  std::string key = r.kind + '\n' + program + '\n' + lib_hash + '\n' + r.command;
   if (auto it = known.find(key); it != known.end()) return it->second;
   CompilerSpec c;
-  c.name = captured_name(m, r.lib);
+  c.name = captured_name(m, program);
   c.config.kind = *backend::parse_kind(r.kind);
   c.config.lib = r.lib;
+  c.config.command = r.command;
   c.line = line;
   c.captured = true;
   m.compilers.push_back(std::move(c));
@@ -87,14 +90,15 @@ void add_bundles(Manifest& m, const std::vector<std::pair<std::string, int>>& pa
                                pat, abs));
       Replay r;
       capture::apply_replay(*p, r.input, r.kind, r.lib, r.options, r.command);
-      if (!backend::parse_kind(r.kind) || !r.command.empty())
+      if (!backend::parse_kind(r.kind))
         fail(line, fmt::format("bundle {}: a {} bundle cannot be a scan job yet", pat, r.kind));
       BundleJob b;
       b.id = p->id;
       b.input.path = r.input;
       b.input.name = abs.starts_with(m.dir + "/") ? abs.substr(m.dir.size() + 1) : abs;
       // bundle_replay_plan checked the library against this hash.
-      b.compiler = captured_compiler(m, r, backend::cached_file_hash(r.lib), known, line);
+      // p->lib: the library, or an exec bundle's program (r.lib is then empty).
+      b.compiler = captured_compiler(m, r, p->lib, backend::cached_file_hash(p->lib), known, line);
       b.options = r.options;
       b.parts = p->parts;
       b.line = line;
