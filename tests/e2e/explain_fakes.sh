@@ -8,16 +8,20 @@ IN=$EX/nvvm/llvm7/saxpy.ll
 
 # Output that follows heap addresses (inside a process and across): heap, ASLR and process reuse each
 # cause it; only fixing all of them helps, and the conclusion names the mechanism.
-expect_exit 1 "$KDET" explain "$IN" --lib "$FAKE" -n 20 --json "$T/h.json" -- -fake-mode=heaporder
-expect_output 'EXPLAINED: deterministic when process=fresh, heap=none,? (and )?aslr=off'
-expect_output 'it follows memory addresses: compile history in one process, the heap layout(,| and) ASLR'
-expect_output 'regimes     across processes and inside one process'
-cause=$(json_eval "$T/h.json" '",".join(sorted(d["cause"]))')
-for f in heap aslr process; do [[ ,$cause, == *,$f,* ]] || fail "cause should include $f: $cause"; done
-[[ ,$cause, != *,time,* && ,$cause, != *,locale,* && ,$cause, != *,umask,* ]] || fail "unrelated factor blamed: $cause"
-[[ $(json_get "$T/h.json" '["schema"]') == kdet.explain/1 ]] || fail "schema"
-[[ $(json_eval "$T/h.json" '[c for c in d["cells"] if c["name"] == "all varied"][0]["varied"][0]') == process ]] ||
-  fail "the baseline varies process (both regimes)"
+if heap_follows_aslr; then
+  expect_exit 1 "$KDET" explain "$IN" --lib "$FAKE" -n 20 --json "$T/h.json" -- -fake-mode=heaporder
+  expect_output 'EXPLAINED: deterministic when process=fresh, heap=none,? (and )?aslr=off'
+  expect_output 'it follows memory addresses: compile history in one process, the heap layout(,| and) ASLR'
+  expect_output 'regimes     across processes and inside one process'
+  cause=$(json_eval "$T/h.json" '",".join(sorted(d["cause"]))')
+  for f in heap aslr process; do [[ ,$cause, == *,$f,* ]] || fail "cause should include $f: $cause"; done
+  [[ ,$cause, != *,time,* && ,$cause, != *,locale,* && ,$cause, != *,umask,* ]] || fail "unrelated factor blamed: $cause"
+  [[ $(json_get "$T/h.json" '["schema"]') == kdet.explain/1 ]] || fail "schema"
+  [[ $(json_eval "$T/h.json" '[c for c in d["cells"] if c["name"] == "all varied"][0]["varied"][0]') == process ]] ||
+    fail "the baseline varies process (both regimes)"
+else
+  echo "$NAME: not checked in this $KDET_SANITIZER build: heap-order causes (its allocator fixes the heap's address)"
+fi
 
 # Output that follows the library's load address: one value per process, so only across processes.
 expect_exit 1 "$KDET" explain "$IN" --lib "$FAKE" -n 20 -- -fake-mode=loadaddr

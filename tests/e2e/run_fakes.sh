@@ -45,7 +45,11 @@ expect_output 'NONDETERMINISTIC'
 [[ $(json_get "$T/h.json" '["variants"][1]["difference"]') == "ptx: text differs"* ]] || fail "variant difference"
 expect_output 'differs: ptx: text differs'
 # ... fresh processes with ASLR on make it vary ...
-expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 20 --process fresh --heap none --aslr on -- -fake-mode=heaporder
+if heap_follows_aslr; then
+  expect_exit 1 "$KDET" run "$IN" --lib "$FAKE" -n 20 --process fresh --heap none --aslr on -- -fake-mode=heaporder
+else
+  echo "$NAME: not checked in this $KDET_SANITIZER build: ASLR varying the heap (its allocator fixes the heap's address)"
+fi
 # ... and with every factor fixed kdet adds no variation: one variant, as under setarch -R.
 expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 32 --process fresh --heap none --aslr off --threads 0 --unnamed natural --json "$T/f.json" -- -fake-mode=heaporder
 expect_output 'DETERMINISTIC: all 32 runs'

@@ -71,6 +71,9 @@ expect_output() {
 # expect_eq WHAT GOT WANT: GOT equals WANT, or fail naming WHAT.
 expect_eq() { [[ $2 == "$3" ]] || fail "$1: got '$2', want '$3'"; }
 
+# True unless kdet was built with ASan or TSan: their allocators keep the heap at a fixed
+# address, so in a sanitized worker ASLR no longer moves the heap blocks of a library fake.
+heap_follows_aslr() { [[ ${KDET_SANITIZER:-} != *ASan* && ${KDET_SANITIZER:-} != *TSan* ]]; }
 have_cuda() { [[ -x /usr/local/cuda/bin/ptxas ]] && ls /usr/local/cuda/lib64/libnvvm.so* >/dev/null 2>&1; }
 
 # jq-free JSON field check through python3 (on every machine of this kind).
