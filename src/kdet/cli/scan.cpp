@@ -17,6 +17,7 @@
 #include "kdet/scan/status.hpp"
 #include "kdet/scan/stress.hpp"
 #include "kdet/store/scan_db.hpp"
+#include "kdet/util/cpu_time.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
@@ -197,6 +198,14 @@ int do_scan(const ScanArgs& a) {
       end.stats.interrupted = true;
   }
   emit_reports(end.result, *end.db, a.report, proved ? &cmps : nullptr);
+  if (!a.report.output.quiet && end.stats.compile_cpu_seconds > 0) {
+    // kdet's own cost, directly: this process and every worker (reaped by now), less the compiles.
+    double total = static_cast<double>(process_cpu_ns() + children_cpu_ns()) * 1e-9;
+    double own = std::max(0.0, total - end.stats.compile_cpu_seconds);
+    fmt::print(stderr, "kdet scan: cpu in this invocation: compile {}, kdet {} ({:.2f} % of the compile CPU)\n",
+               human_seconds(end.stats.compile_cpu_seconds), human_seconds(own),
+               100 * own / end.stats.compile_cpu_seconds);
+  }
   for (const auto& e : end.stats.errors)
     fmt::print(stderr, "kdet: error: {}\n", e);
   if (end.stats.interrupted) {

@@ -213,6 +213,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         std::lock_guard<std::mutex> lock(mu);
         stats.rounds += 1;
         stats.runs += out.completed;
+        for (const auto& r : out.records)
+          if (r.done) stats.compile_cpu_seconds += r.compile_cpu_seconds;
       }
       std::lock_guard<std::mutex> lock(mu);
       state[job.id] = row;

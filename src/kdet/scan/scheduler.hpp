@@ -48,6 +48,7 @@ struct ScheduleStats {
   uint64_t jobs_finished = 0; // jobs that reached done in this invocation
   uint64_t rounds = 0;
   uint64_t runs = 0;
+  double compile_cpu_seconds = 0; // CPU inside the compile calls of this invocation's runs
   bool interrupted = false;
   double seconds = 0;
   std::vector<std::string> errors; // compilers that could not be loaded
