@@ -202,9 +202,11 @@ int do_scan(const ScanArgs& a) {
     // kdet's own cost, directly: this process and every worker (reaped by now), less the compiles.
     double total = static_cast<double>(process_cpu_ns() + children_cpu_ns()) * 1e-9;
     double own = std::max(0.0, total - end.stats.compile_cpu_seconds);
-    fmt::print(stderr, "kdet scan: cpu in this invocation: compile {}, kdet {} ({:.2f} % of the compile CPU)\n",
-               human_seconds(end.stats.compile_cpu_seconds), human_seconds(own),
-               100 * own / end.stats.compile_cpu_seconds);
+    fmt::print(
+        stderr,
+        "kdet scan: cpu in this invocation: compile {}, kdet {} ({:.2f} % of the compile CPU)\n",
+        human_seconds(end.stats.compile_cpu_seconds), human_seconds(own),
+        100 * own / end.stats.compile_cpu_seconds);
   }
   for (const auto& e : end.stats.errors)
     fmt::print(stderr, "kdet: error: {}\n", e);
