@@ -74,35 +74,12 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
     x.worker_pid = r.worker_pid;
     x.nth_in_worker = r.nth_in_worker;
     x.detail = r.detail;
-    if (r.status == backend::Status::ok) ++row.ok_runs;
     w.runs.push_back(std::move(x));
   }
-  for (const auto& v : out.variants) {
-    auto it = std::find_if(row.variants.begin(), row.variants.end(),
-                           [&](const store::VariantRow& x) { return x.id == v.id; });
-    if (it != row.variants.end()) {
-      it->count += v.count;
-      continue;
-    }
-    store::VariantRow nv;
-    nv.id = v.id;
-    nv.count = v.count;
-    nv.first_run = offset + v.first_run;
-    nv.status = backend::to_string(v.status);
-    nv.detail = v.detail;
-    for (const auto& a : v.artifacts) {
-      nv.artifacts.push_back({a.name, a.hash, a.size});
+  for (const engine::Variant* v : store::merge_variants(row, out, offset, true))
+    for (const auto& a : v->artifacts)
       w.blobs.emplace_back(a.hash, backend::artifact_bytes(a));
-    }
-    row.variants.push_back(std::move(nv));
-  }
-  std::sort(row.variants.begin(), row.variants.end(),
-            [](const store::VariantRow& a, const store::VariantRow& b) {
-              return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
-            });
-  row.runs += out.completed;
   row.rounds += 1;
-  row.seconds += out.wall_seconds;
   row.done = !out.interrupted && (row.variants.size() >= 2 || row.runs >= row.budget);
   w.job = row;
   return w;
@@ -178,18 +155,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
           writer.push(std::move(w));
           break;
         }
-        engine::RunPlan plan;
-        plan.backend = job.backend;
-        plan.setting = m.setting;
-        plan.setting.seed = mix_seed(job.seed, offset);
-        plan.input_path = job.input->path;
-        plan.options = job.options;
-        if (job.bundle) plan.parts = job.bundle->parts;
-        plan.runs = span.size;
+        engine::RunPlan plan = job_run_plan(m, job, m.setting, offset, span.size, 2);
         plan.first_index = row.runs - span.start;
-        plan.jobs = 1;
-        plan.timeout = std::chrono::milliseconds(static_cast<long long>(m.timeout_seconds * 1000));
-        plan.stop_at_outcomes = 2;
         {
           std::lock_guard<std::mutex> lock(mu);
           if (auto it = identities.find(job.compiler); it != identities.end())
