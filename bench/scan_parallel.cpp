@@ -18,8 +18,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
 #include <thread>
 

@@ -251,3 +251,42 @@ TEST_F(ScanSchedulerTest, ASplitRoundGivesTheSerialRunsAndVerdict) {
   a = run_one_job(m_dir + "/b1", 1, "both", vary, serial);
   expect_same_row(a, b);
 }
+
+TEST_F(ScanSchedulerTest, FirstRoundsFirstThenTheJobExpectedToTakeLongest) {
+  const std::string text = "inputs = [\"*.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = "
+                           "\"nvvm\"\nlib = \"libfake.so\"\n[budget]\nmax_runs = 24\n"
+                           "first_round = 8\n";
+  scan::Manifest m = scan::parse_manifest(text, m_dir + "/m.toml");
+  auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
+  std::map<std::string, store::JobRow> state;
+  for (const auto& j : jobs)
+    state[j.id] = scan::initial_row(m, j);
+  store::ScanDb db(m_dir + "/s.db");
+  std::vector<std::string> order; // input file of each round, in the order they ran
+  scan::ScheduleOptions opt;
+  opt.execute = [&](const engine::RunPlan& plan) {
+    engine::RunOutput out;
+    out.plan = plan;
+    out.identity.version = "scripted";
+    const std::string name = plan.input_path.substr(plan.input_path.rfind('/') + 1);
+    order.push_back(name);
+    for (uint64_t i = plan.first_index; i < plan.runs; ++i) {
+      engine::RunRecord r;
+      r.index = i;
+      r.status = backend::Status::ok;
+      r.variant = "A";
+      r.done = true;
+      out.records.push_back(r);
+    }
+    out.completed = plan.runs - plan.first_index;
+    out.variants.push_back({"A", out.completed, plan.first_index, backend::Status::ok, "", {}, ""});
+    // vary.ll's runs take 100 times as long as det.ll's.
+    out.wall_seconds = static_cast<double>(out.completed) * (name == "vary.ll" ? 1.0 : 0.01);
+    return out;
+  };
+  store::ScanWriter writer(db);
+  scan::ScheduleStats st = scan::run_jobs(m, jobs, state, writer, opt);
+  EXPECT_EQ(st.jobs_finished, 2u);
+  EXPECT_EQ(order, (std::vector<std::string>{"det.ll", "vary.ll", "vary.ll", "det.ll"}))
+      << "planned order for the first rounds, then the longer job's rest first";
+}
