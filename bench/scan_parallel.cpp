@@ -4,9 +4,12 @@
 // and prints the speed-up over one worker and the efficiency T1 / (N * TN).
 // The compiler is the real libNVVM on the bundled LLVM-7 examples (4 inputs x
 // 2 targets x 4 option sets = 32 jobs, each a fixed number of runs in one
-// round), or any library given with --lib.
+// round), or any library given with --lib. --shape I,T,O takes the first I inputs, T targets
+// and O option sets (fewer jobs than slots: the split of rounds on idle slots), --process the
+// manifest's process setting (default: the manifest's, both) and --first-round the runs of a
+// job's first round (default: all of them).
 // Usage: scan_parallel KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH]
-// [--repeat K]
+// [--repeat K] [--shape I,T,O] [--process same|both|fresh] [--first-round F]
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/util/exec.hpp"
@@ -16,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
 #include <thread>
 
@@ -35,7 +39,9 @@ int main(int argc, char** argv) {
   std::string lib = "/usr/local/cuda/nvvm/lib64/libnvvm.so";
   if (::access(lib.c_str(), R_OK) != 0) lib = "/usr/local/cuda/lib64/libnvvm.so";
   std::vector<int> jobs = {1, static_cast<int>(std::max(2u, std::thread::hardware_concurrency()))};
-  int runs = 6, repeat = 1;
+  int runs = 6, repeat = 1, first_round = 0;
+  int shape[3] = {4, 2, 4}; // inputs, targets, option sets
+  std::string process;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
     if (k == "--source")
@@ -46,7 +52,15 @@ int main(int argc, char** argv) {
       runs = std::atoi(v.c_str());
     else if (k == "--repeat")
       repeat = std::atoi(v.c_str());
-    else if (k == "--jobs") {
+    else if (k == "--first-round")
+      first_round = std::atoi(v.c_str());
+    else if (k == "--process")
+      process = v;
+    else if (k == "--shape") {
+      auto p = split(v, ',');
+      for (size_t d = 0; d < 3 && d < p.size(); ++d)
+        shape[d] = std::clamp(std::atoi(p[d].c_str()), 1, d == 1 ? 2 : 4);
+    } else if (k == "--jobs") {
       jobs.clear();
       for (const auto& p : split(v, ','))
         jobs.push_back(std::atoi(p.c_str()));
@@ -57,27 +71,30 @@ int main(int argc, char** argv) {
   }
   std::string dir = make_temp_dir("kdet-scan-parallel");
   std::string manifest = dir + "/m.toml";
-  write_file_atomic(manifest, fmt::format(R"(name = "parallel"
-inputs = ["{}/examples/nvvm/llvm7/*.ll"]
-targets = ["80", "90a"]
-[option_sets]
-O0 = ["-opt=0"]
-O1 = ["-opt=1"]
-O2 = ["-opt=2"]
-O3 = ["-opt=3"]
-[[compiler]]
-name = "nvvm"
-backend = "nvvm"
-lib = "{}"
-[setting]
-seed = 1
-[budget]
-max_runs = {}
-first_round = {}
-)",
-                                          source, lib, runs, runs));
-  fmt::print("scan_parallel: 32 jobs x {} runs, compiler {}, {} cores\n", runs, lib,
-             std::thread::hardware_concurrency());
+  // __FILE__ is relative to the build folder under ccache's base_dir: then the examples are
+  // looked for beside the build folder of KDET_BINARY (BUILD/src/kdet).
+  if (!std::filesystem::exists(source + "/examples/nvvm/llvm7"))
+    source = std::filesystem::path(kdet).parent_path().parent_path().parent_path().string();
+  const char* examples[] = {"block_reduce", "row_softmax", "saxpy", "tiled_matmul"};
+  const char* targets[] = {"80", "90a"};
+  std::string text = "name = \"parallel\"\ninputs = [";
+  for (int i = 0; i < shape[0]; ++i)
+    text += fmt::format("{}\"{}/examples/nvvm/llvm7/{}.ll\"", i ? ", " : "", source, examples[i]);
+  text += "]\ntargets = [";
+  for (int i = 0; i < shape[1]; ++i)
+    text += fmt::format("{}\"{}\"", i ? ", " : "", targets[i]);
+  text += "]\n[option_sets]\n";
+  for (int i = 0; i < shape[2]; ++i)
+    text += fmt::format("O{} = [\"-opt={}\"]\n", i, i);
+  text += fmt::format("[[compiler]]\nname = \"nvvm\"\nbackend = \"nvvm\"\nlib = \"{}\"\n", lib);
+  text += "[setting]\nseed = 1\n";
+  if (!process.empty()) text += fmt::format("process = \"{}\"\n", process);
+  text += fmt::format("[budget]\nmax_runs = {}\nfirst_round = {}\n", runs,
+                      first_round > 0 ? first_round : runs);
+  write_file_atomic(manifest, text);
+  const int n_jobs = shape[0] * shape[1] * shape[2];
+  fmt::print("scan_parallel: {} jobs x {} runs (process {}), compiler {}, {} cores\n", n_jobs, runs,
+             process.empty() ? "both" : process, lib, std::thread::hardware_concurrency());
   double t1 = 0;
   for (int n : jobs) {
     double best = 1e30;

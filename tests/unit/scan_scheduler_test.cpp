@@ -6,6 +6,7 @@
 #include "kdet/store/scan_db.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -148,4 +149,144 @@ TEST_F(ScanSchedulerTest, ACompilerThatCannotLoadIsNamedOnceAndItsJobsStayOpen) 
   EXPECT_EQ(st.jobs_finished, 0u);
   for (const auto& [id, row] : state)
     EXPECT_FALSE(row.done);
+}
+
+namespace {
+
+// Runs a one-job manifest (process = `process`) on `threads` slots; each run's outcome is
+// `outcome(absolute run index)`, found from the run's seed alone, as a compiler driven by the
+// seed would give it. Returns the job's row; `stats` gets the scheduler's counts.
+store::JobRow run_one_job(const std::string& dir, int threads, const std::string& process,
+                          const std::function<std::string(uint64_t)>& outcome,
+                          scan::ScheduleStats& stats) {
+  remove_tree(dir);
+  make_dirs(dir);
+  write_file_atomic(dir + "/k.ll", "; k\n");
+  write_file_atomic(dir + "/libfake.so", "not a library: the scripted runs never load it");
+  const std::string text = "inputs = [\"k.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\n"
+                           "lib = \"libfake.so\"\n[setting]\nprocess = \"" +
+                           process +
+                           "\"\n[budget]\nmax_runs = 40\nfirst_round = 8\nmax_round = 16\n";
+  scan::Manifest m = scan::parse_manifest(text, dir + "/m.toml");
+  auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
+  std::map<std::string, store::JobRow> state;
+  state[jobs.at(0).id] = scan::initial_row(m, jobs[0]);
+  std::map<uint64_t, uint64_t> offset_of; // a round's master seed -> its first run
+  for (uint64_t o = 0; o < 40; ++o)
+    offset_of[mix_seed(jobs[0].seed, o)] = o;
+  store::ScanDb db(dir + "/s.db");
+  scan::ScheduleOptions opt;
+  opt.threads = threads;
+  opt.execute = [&](const engine::RunPlan& plan) {
+    const uint64_t offset = offset_of.at(plan.setting.seed);
+    engine::RunOutput out;
+    out.plan = plan;
+    out.identity.version = "scripted";
+    std::map<std::string, engine::Variant> seen;
+    for (uint64_t i = plan.first_index; i < plan.runs; ++i) {
+      engine::RunRecord r;
+      r.index = i;
+      r.seed = mix_seed(plan.setting.seed, i);
+      r.status = backend::Status::ok;
+      r.variant = outcome(offset + i);
+      r.done = true;
+      auto& v = seen[r.variant];
+      if (v.count++ == 0) v.id = r.variant, v.first_run = i;
+      out.records.push_back(r);
+      ++out.completed;
+      if (seen.size() >= plan.stop_at_outcomes) break;
+    }
+    for (auto& [id, v] : seen)
+      out.variants.push_back(v);
+    return out;
+  };
+  {
+    store::ScanWriter writer(db);
+    stats = scan::run_jobs(m, jobs, state, writer, opt);
+  }
+  EXPECT_TRUE(stats.errors.empty());
+  return state.begin()->second;
+}
+
+void expect_same_row(const store::JobRow& a, const store::JobRow& b) {
+  EXPECT_EQ(a.runs, b.runs);
+  EXPECT_EQ(a.ok_runs, b.ok_runs);
+  EXPECT_EQ(a.rounds, b.rounds);
+  EXPECT_EQ(a.done, b.done);
+  ASSERT_EQ(a.variants.size(), b.variants.size());
+  for (size_t i = 0; i < a.variants.size(); ++i) {
+    EXPECT_EQ(a.variants[i].id, b.variants[i].id);
+    EXPECT_EQ(a.variants[i].count, b.variants[i].count);
+    EXPECT_EQ(a.variants[i].first_run, b.variants[i].first_run);
+  }
+}
+
+} // namespace
+
+TEST_F(ScanSchedulerTest, ASplitRoundGivesTheSerialRunsAndVerdict) {
+  scan::ScheduleStats serial, split;
+  // Rounds: 0..7, 8..23, 24..39. Run 13 differs (and 14, and 20 otherwise): the serial round
+  // stops at 13; a piece that sees 20 first must not count it.
+  auto vary = [](uint64_t i) { return i == 13 || i == 14 ? "B" : i == 20 ? "C" : "A"; };
+  store::JobRow a = run_one_job(m_dir + "/s1", 1, "fresh", vary, serial);
+  store::JobRow b = run_one_job(m_dir + "/s3", 3, "fresh", vary, split);
+  EXPECT_EQ(serial.split_rounds, 0u);
+  EXPECT_GE(split.split_rounds, 2u) << "one job, three slots: its rounds run in pieces";
+  EXPECT_EQ(split.split_pieces, 3 * split.split_rounds);
+  EXPECT_EQ(a.runs, 14u);
+  EXPECT_TRUE(a.varies());
+  expect_same_row(a, b);
+  EXPECT_EQ(serial.runs, split.runs);
+
+  auto det = [](uint64_t) { return "A"; };
+  a = run_one_job(m_dir + "/d1", 1, "fresh", det, serial);
+  b = run_one_job(m_dir + "/d2", 2, "fresh", det, split);
+  EXPECT_EQ(a.runs, 40u);
+  EXPECT_EQ(split.split_rounds, 3u);
+  expect_same_row(a, b);
+
+  // Same-process runs share a heap across the round: never split.
+  b = run_one_job(m_dir + "/b2", 2, "both", vary, split);
+  EXPECT_EQ(split.split_rounds, 0u);
+  a = run_one_job(m_dir + "/b1", 1, "both", vary, serial);
+  expect_same_row(a, b);
+}
+
+TEST_F(ScanSchedulerTest, FirstRoundsFirstThenTheJobExpectedToTakeLongest) {
+  const std::string text = "inputs = [\"*.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = "
+                           "\"nvvm\"\nlib = \"libfake.so\"\n[budget]\nmax_runs = 24\n"
+                           "first_round = 8\n";
+  scan::Manifest m = scan::parse_manifest(text, m_dir + "/m.toml");
+  auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
+  std::map<std::string, store::JobRow> state;
+  for (const auto& j : jobs)
+    state[j.id] = scan::initial_row(m, j);
+  store::ScanDb db(m_dir + "/s.db");
+  std::vector<std::string> order; // input file of each round, in the order they ran
+  scan::ScheduleOptions opt;
+  opt.execute = [&](const engine::RunPlan& plan) {
+    engine::RunOutput out;
+    out.plan = plan;
+    out.identity.version = "scripted";
+    const std::string name = plan.input_path.substr(plan.input_path.rfind('/') + 1);
+    order.push_back(name);
+    for (uint64_t i = plan.first_index; i < plan.runs; ++i) {
+      engine::RunRecord r;
+      r.index = i;
+      r.status = backend::Status::ok;
+      r.variant = "A";
+      r.done = true;
+      out.records.push_back(r);
+    }
+    out.completed = plan.runs - plan.first_index;
+    out.variants.push_back({"A", out.completed, plan.first_index, backend::Status::ok, "", {}, ""});
+    // vary.ll's runs take 100 times as long as det.ll's.
+    out.wall_seconds = static_cast<double>(out.completed) * (name == "vary.ll" ? 1.0 : 0.01);
+    return out;
+  };
+  store::ScanWriter writer(db);
+  scan::ScheduleStats st = scan::run_jobs(m, jobs, state, writer, opt);
+  EXPECT_EQ(st.jobs_finished, 2u);
+  EXPECT_EQ(order, (std::vector<std::string>{"det.ll", "vary.ll", "vary.ll", "det.ll"}))
+      << "planned order for the first rounds, then the longer job's rest first";
 }

@@ -8,6 +8,7 @@
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <chrono>
 #include <fmt/format.h>
 #include <map>
 
@@ -154,6 +155,22 @@ std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler
 bool in_shard(const std::string& job_id, const Shard& shard) {
   uint64_t v = std::stoull(job_id.substr(0, 16), nullptr, 16);
   return v % shard.count == shard.index - 1;
+}
+
+engine::RunPlan job_run_plan(const Manifest& m, const Job& job, const perturb::Setting& setting,
+                             uint64_t first, uint64_t runs, size_t stop_at_outcomes) {
+  engine::RunPlan plan;
+  plan.backend = job.backend;
+  plan.setting = setting;
+  plan.setting.seed = mix_seed(job.seed, first);
+  plan.input_path = job.input->path;
+  plan.options = job.options;
+  if (job.bundle) plan.parts = job.bundle->parts;
+  plan.runs = runs;
+  plan.jobs = 1;
+  plan.timeout = std::chrono::milliseconds(static_cast<long long>(m.timeout_seconds * 1000));
+  plan.stop_at_outcomes = stop_at_outcomes;
+  return plan;
 }
 
 } // namespace kdet::scan

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/engine/runner.hpp"
 #include "kdet/scan/manifest.hpp"
 
 #include <cstdint>
@@ -59,5 +60,11 @@ std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler
 
 // True when the job belongs to the shard (stable: from the id alone).
 bool in_shard(const std::string& job_id, const Shard& shard);
+
+// The plan of `runs` runs of a job under `setting`, numbered from the job's run `first`: their
+// seed is mix_seed(job.seed, first), one slot, the manifest's timeout, stopping at
+// `stop_at_outcomes` distinct outcomes (0: never). Scan rounds and compare's re-runs use it.
+engine::RunPlan job_run_plan(const Manifest& m, const Job& job, const perturb::Setting& setting,
+                             uint64_t first, uint64_t runs, size_t stop_at_outcomes);
 
 } // namespace kdet::scan

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
@@ -74,38 +76,109 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
     x.worker_pid = r.worker_pid;
     x.nth_in_worker = r.nth_in_worker;
     x.detail = r.detail;
-    if (r.status == backend::Status::ok) ++row.ok_runs;
     w.runs.push_back(std::move(x));
   }
-  for (const auto& v : out.variants) {
-    auto it = std::find_if(row.variants.begin(), row.variants.end(),
-                           [&](const store::VariantRow& x) { return x.id == v.id; });
-    if (it != row.variants.end()) {
-      it->count += v.count;
-      continue;
-    }
-    store::VariantRow nv;
-    nv.id = v.id;
-    nv.count = v.count;
-    nv.first_run = offset + v.first_run;
-    nv.status = backend::to_string(v.status);
-    nv.detail = v.detail;
-    for (const auto& a : v.artifacts) {
-      nv.artifacts.push_back({a.name, a.hash, a.size});
+  for (const engine::Variant* v : store::merge_variants(row, out, offset, true))
+    for (const auto& a : v->artifacts)
       w.blobs.emplace_back(a.hash, backend::artifact_bytes(a));
-    }
-    row.variants.push_back(std::move(nv));
-  }
-  std::sort(row.variants.begin(), row.variants.end(),
-            [](const store::VariantRow& a, const store::VariantRow& b) {
-              return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
-            });
-  row.runs += out.completed;
   row.rounds += 1;
-  row.seconds += out.wall_seconds;
   row.done = !out.interrupted && (row.variants.size() >= 2 || row.runs >= row.budget);
   w.job = row;
   return w;
+}
+
+// True when a round's runs may be split across slots without changing any of them: each run
+// starts a worker of its own (process = fresh), or the compiler is a program started per run
+// (exec), so no run sees another's in-process history. Same-process runs (same, and both's
+// shared worker) share a heap across the round, which a split would cut short.
+bool splittable(const perturb::Setting& setting, const Job& job) {
+  return setting.process == perturb::ProcessMode::fresh || job.backend.kind == backend::Kind::exec;
+}
+
+// Runs plan's runs [first_index, runs) as `pieces` contiguous plans at once (same master seed,
+// so every run keeps its index and seed) and returns what the one plan would have given run
+// serially: the runs up to the first whose outcome is the stop_at_outcomes-th distinct one, or
+// up to the first run not done (interrupted). A piece stops early only at its own
+// stop_at_outcomes-th outcome, which the serial order reaches no later, so every run the serial
+// plan does is done by some piece; the runs past the cut are dropped.
+engine::RunOutput run_split(const engine::RunPlan& plan, size_t pieces,
+                            const std::function<engine::RunOutput(const engine::RunPlan&)>& exec) {
+  auto t0 = Clock::now();
+  const uint64_t first = plan.first_index, n = plan.runs - plan.first_index;
+  std::vector<engine::RunOutput> outs(pieces);
+  std::vector<std::exception_ptr> errors(pieces);
+  auto piece = [&](size_t p) {
+    try {
+      engine::RunPlan sub = plan;
+      sub.first_index = first + n * p / pieces;
+      sub.runs = first + n * (p + 1) / pieces;
+      outs[p] = exec(sub);
+    } catch (...) {
+      errors[p] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (size_t p = 1; p < pieces; ++p)
+    helpers.emplace_back(piece, p);
+  piece(0);
+  for (auto& t : helpers)
+    t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+
+  engine::RunOutput out;
+  out.plan = plan;
+  out.identity = outs[0].identity;
+  out.records.resize(plan.runs);
+  std::vector<size_t> owner(plan.runs, 0); // the piece that ran each run
+  for (size_t p = 0; p < pieces; ++p) {
+    out.interrupted = out.interrupted || outs[p].interrupted;
+    out.workers_started += outs[p].workers_started;
+    out.workers_prestarted += outs[p].workers_prestarted;
+    out.warnings.insert(out.warnings.end(), outs[p].warnings.begin(), outs[p].warnings.end());
+    for (auto& r : outs[p].records)
+      if (r.done && r.index < plan.runs) {
+        owner[r.index] = p;
+        out.records[r.index] = std::move(r);
+      }
+  }
+  std::map<std::string, engine::Variant> seen;
+  uint64_t end = first;
+  while (end < plan.runs && out.records[end].done) {
+    const engine::RunRecord& r = out.records[end];
+    auto [it, inserted] = seen.try_emplace(r.variant);
+    if (inserted) {
+      // The piece that ran the first occurrence kept its artifacts.
+      auto& vs = outs[owner[end]].variants;
+      auto v = std::find_if(vs.begin(), vs.end(), [&](const auto& x) { return x.id == r.variant; });
+      if (v != vs.end()) it->second = std::move(*v);
+      it->second.id = r.variant;
+      it->second.first_run = end;
+      it->second.count = 0;
+    }
+    ++it->second.count;
+    ++end;
+    if (plan.stop_at_outcomes > 0 && seen.size() >= plan.stop_at_outcomes) break;
+  }
+  for (uint64_t i = end; i < plan.runs; ++i)
+    out.records[i] = engine::RunRecord{};
+  for (auto& [id, v] : seen)
+    out.variants.push_back(std::move(v));
+  std::sort(out.variants.begin(), out.variants.end(), [](const auto& a, const auto& b) {
+    return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
+  });
+  out.completed = end - first;
+  out.stopped_early = !out.interrupted && end < plan.runs;
+  out.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return out;
+}
+
+// The wall time a job's remaining runs are expected to take: its seconds per run so far
+// (measured in its first round, or stored by an earlier invocation) times the runs left.
+double expected_seconds(const store::JobRow& row) {
+  if (row.runs == 0) return 0;
+  return row.seconds / static_cast<double>(row.runs) *
+         static_cast<double>(row.budget - std::min(row.budget, row.runs));
 }
 
 } // namespace
@@ -115,23 +188,39 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
                        const ScheduleOptions& options) {
   ScheduleStats stats;
   auto t0 = Clock::now();
-  std::vector<const Job*> todo;
-  size_t total = jobs.size(), already = 0;
+  // Jobs whose first round is due, in planned order; jobs with runs stored (resumed) are ready
+  // for their later rounds at once, ordered by what their stored runs took.
+  std::vector<const Job*> fresh;
+  std::vector<std::pair<double, const Job*>> ready; // (expected seconds left, job)
+  size_t total = jobs.size(), already = 0, todo = 0;
   std::atomic<size_t> varying{0};
   for (const auto& j : jobs) {
     const store::JobRow& r = state.at(j.id);
     if (r.done) {
       ++already;
       if (r.varies()) ++varying;
-    } else
-      todo.push_back(&j);
+      continue;
+    }
+    ++todo;
+    if (r.runs == 0)
+      fresh.push_back(&j);
+    else
+      ready.emplace_back(expected_seconds(r), &j);
   }
-  std::atomic<size_t> next{0}, finished{0};
-  std::mutex mu; // guards state, stats.errors, broken, identities, progress calls
+  std::atomic<size_t> finished{0};
+  std::mutex mu; // guards state, stats, broken, identities, the queues, progress calls
+  std::condition_variable queue_changed;
+  size_t next_fresh = 0, first_rounds_running = 0;
   std::map<size_t, backend::Identity>
       identities;          // by compiler index: loaded once, later rounds skip the probe
   std::set<size_t> broken; // compilers that failed to load
   auto last_report = Clock::now() - std::chrono::seconds(1);
+  const int threads = std::max(1, options.threads);
+  // Slots with no job left to take: a splittable round borrows them (run_split).
+  std::atomic<int> idle_slots{0};
+  auto exec = [&](const engine::RunPlan& p) {
+    return options.execute ? options.execute(p) : engine::execute(p);
+  };
 
   auto report_progress = [&](bool force, bool last) {
     if (!options.progress) return;
@@ -145,99 +234,178 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     p.total = total;
     p.varying = varying.load();
     p.last = last;
-    if (done_now == todo.size())
+    if (done_now == todo)
       p.seconds_left = 0;
     else if (done_now)
-      p.seconds_left =
-          el / static_cast<double>(done_now) * static_cast<double>(todo.size() - done_now);
+      p.seconds_left = el / static_cast<double>(done_now) * static_cast<double>(todo - done_now);
     options.progress(p);
   };
 
   std::atomic<bool> aborted{false}; // the store failed: stop taking jobs
-  auto work = [&] {
+  auto stopping = [&] { return engine::interrupted() || aborted.load(); };
+
+  // The next job to run and whether only its first round is due: every job's first round
+  // first (in planned order), then the job expected to take longest. Waits while first rounds
+  // are running that may add jobs, its slot idle meanwhile (so a running round may borrow it,
+  // and the wait lasts until it is given back); nullptr when nothing is left, `idle` then
+  // saying whether the slot is already counted idle.
+  auto take = [&](bool& first_only, bool& idle) -> const Job* {
+    std::unique_lock<std::mutex> lock(mu);
+    idle = false;
+    auto reclaim = [&] { // the slot back from idle_slots, unless a round borrowed it
+      if (!idle) return true;
+      for (int n = idle_slots.load(); n > 0;)
+        if (idle_slots.compare_exchange_weak(n, n - 1)) return !(idle = false);
+      return false;
+    };
     for (;;) {
-      if (engine::interrupted() || aborted.load()) return;
-      size_t i = next.fetch_add(1);
-      if (i >= todo.size()) return;
-      const Job& job = *todo[i];
-      store::JobRow row;
+      if (stopping()) return nullptr;
+      if (next_fresh < fresh.size() && reclaim()) {
+        first_only = true;
+        ++first_rounds_running;
+        return fresh[next_fresh++];
+      }
+      if (!ready.empty() && reclaim()) {
+        auto it = std::max_element(ready.begin(), ready.end(),
+                                   [](const auto& a, const auto& b) { return a.first < b.first; });
+        const Job* j = it->second;
+        ready.erase(it);
+        first_only = false;
+        if (!ready.empty()) queue_changed.notify_all(); // more for the waiting slots
+        return j;
+      }
+      if (next_fresh == fresh.size() && ready.empty() && first_rounds_running == 0) {
+        queue_changed.notify_all(); // the waiting slots are done too
+        return nullptr;
+      }
+      if (!idle) {
+        idle = true;
+        idle_slots.fetch_add(1);
+      }
+      queue_changed.wait_for(lock, std::chrono::milliseconds(100));
+    }
+  };
+
+  // Runs a job's rounds until it is done (or only its first round).
+  auto run_job = [&](const Job& job, bool first_only) {
+    store::JobRow row;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (broken.count(job.compiler)) return;
+      row = state.at(job.id);
+    }
+    while (!row.done && !stopping()) {
+      // A round cut short by SIGINT/SIGTERM is finished from where it stopped, with the
+      // run indices (and so the seeds) an uninterrupted scan would have given.
+      RoundSpan span = round_holding(m, row.budget, row.runs);
+      uint64_t offset = span.start;
+      if (span.size == 0) {
+        row.done = true;
+        store::RoundWrite w;
+        w.job = row;
+        writer.push(std::move(w));
+        break;
+      }
+      engine::RunPlan plan = job_run_plan(m, job, m.setting, offset, span.size, 2);
+      plan.first_index = row.runs - span.start;
       {
         std::lock_guard<std::mutex> lock(mu);
-        if (broken.count(job.compiler)) continue;
-        row = state.at(job.id);
+        if (auto it = identities.find(job.compiler); it != identities.end())
+          plan.identity = it->second;
       }
-      while (!row.done && !engine::interrupted() && !aborted.load()) {
-        // A round cut short by SIGINT/SIGTERM is finished from where it stopped, with the
-        // run indices (and so the seeds) an uninterrupted scan would have given.
-        RoundSpan span = round_holding(m, row.budget, row.runs);
-        uint64_t offset = span.start;
-        if (span.size == 0) {
-          row.done = true;
-          store::RoundWrite w;
-          w.job = row;
-          writer.push(std::move(w));
-          break;
+      // Idle slots join in, each piece at least two runs, when no run sees another's history.
+      int borrowed = 0;
+      if (splittable(m.setting, job)) {
+        const int most =
+            static_cast<int>(std::min<uint64_t>((plan.runs - plan.first_index) / 2, threads)) - 1;
+        int idle = idle_slots.load();
+        while (most > 0 && idle > 0) {
+          int want = std::min(idle, most);
+          if (idle_slots.compare_exchange_weak(idle, idle - want)) {
+            borrowed = want;
+            break;
+          }
         }
-        engine::RunPlan plan;
-        plan.backend = job.backend;
-        plan.setting = m.setting;
-        plan.setting.seed = mix_seed(job.seed, offset);
-        plan.input_path = job.input->path;
-        plan.options = job.options;
-        if (job.bundle) plan.parts = job.bundle->parts;
-        plan.runs = span.size;
-        plan.first_index = row.runs - span.start;
-        plan.jobs = 1;
-        plan.timeout = std::chrono::milliseconds(static_cast<long long>(m.timeout_seconds * 1000));
-        plan.stop_at_outcomes = 2;
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          if (auto it = identities.find(job.compiler); it != identities.end())
-            plan.identity = it->second;
-        }
-        engine::RunOutput out;
-        try {
-          out = options.execute ? options.execute(plan) : engine::execute(plan);
-          std::lock_guard<std::mutex> lock(mu);
-          identities.emplace(job.compiler, out.identity);
-        } catch (const Error& e) {
-          std::lock_guard<std::mutex> lock(mu);
-          if (broken.insert(job.compiler).second)
-            stats.errors.push_back(
-                fmt::format("compiler '{}': {}", m.compilers[job.compiler].name, e.what()));
-          break;
-        }
-        if (out.completed == 0) break; // interrupted before any run finished
-        store::RoundWrite w = fold_round(row, out, offset);
-        writer.push(std::move(w));
+      }
+      engine::RunOutput out;
+      try {
+        out = borrowed ? run_split(plan, static_cast<size_t>(borrowed) + 1, exec) : exec(plan);
+        idle_slots.fetch_add(borrowed);
+        if (borrowed) queue_changed.notify_all();
         std::lock_guard<std::mutex> lock(mu);
-        stats.rounds += 1;
-        stats.runs += out.completed;
-        for (const auto& r : out.records)
-          if (r.done) stats.compile_cpu_seconds += r.compile_cpu_seconds;
+        identities.emplace(job.compiler, out.identity);
+      } catch (const Error& e) {
+        idle_slots.fetch_add(borrowed);
+        std::lock_guard<std::mutex> lock(mu);
+        if (broken.insert(job.compiler).second)
+          stats.errors.push_back(
+              fmt::format("compiler '{}': {}", m.compilers[job.compiler].name, e.what()));
+        break;
+      } catch (...) {
+        idle_slots.fetch_add(borrowed);
+        throw;
       }
+      if (out.completed == 0) break; // interrupted before any run finished
+      store::RoundWrite w = fold_round(row, out, offset);
+      writer.push(std::move(w));
       std::lock_guard<std::mutex> lock(mu);
-      state[job.id] = row;
-      if (row.done) {
-        ++finished;
-        ++stats.jobs_finished;
-        if (row.varies()) ++varying;
+      stats.rounds += 1;
+      stats.runs += out.completed;
+      for (const auto& r : out.records)
+        if (r.done) stats.compile_cpu_seconds += r.compile_cpu_seconds;
+      if (borrowed) {
+        stats.split_rounds += 1;
+        stats.split_pieces += static_cast<uint64_t>(borrowed) + 1;
       }
-      report_progress(false, false);
+      if (first_only) break;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    state[job.id] = row;
+    if (row.done) {
+      ++finished;
+      ++stats.jobs_finished;
+      if (row.varies()) ++varying;
+    } else if (first_only && row.runs > 0 && !stopping()) {
+      ready.emplace_back(expected_seconds(row), &job);
+    }
+    report_progress(false, false);
+  };
+  // A job's first round ended (or failed). The waiting slots are not woken: this slot takes
+  // the next job itself (take() wakes them when more is left), so that none takes it while this
+  // slot, about to be idle, would be missed by the round's borrowing.
+  auto first_round_ended = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    --first_rounds_running;
+  };
+
+  auto work = [&](bool& idle) {
+    for (;;) {
+      bool first_only = false;
+      const Job* job = take(first_only, idle);
+      if (!job) return;
+      try {
+        run_job(*job, first_only);
+      } catch (...) {
+        if (first_only) first_round_ended();
+        throw;
+      }
+      if (first_only) first_round_ended();
     }
   };
   // A failing store (disk full, database locked by another writer) ends the scan with its message.
   auto worker = [&] {
+    bool idle = false;
     try {
-      work();
+      work(idle);
     } catch (const std::exception& e) {
       aborted.store(true);
       std::lock_guard<std::mutex> lock(mu);
       stats.errors.push_back(e.what());
     }
+    if (!idle) idle_slots.fetch_add(1); // no job left for this slot: a running round may borrow it
   };
-  int n = std::max(
-      1, std::min<int>(options.threads, static_cast<int>(std::max<size_t>(1, todo.size()))));
+  int n = std::min<int>(threads, static_cast<int>(std::max<size_t>(1, todo)));
+  idle_slots.store(threads - n);
   std::vector<std::thread> pool;
   for (int t = 1; t < n; ++t)
     pool.emplace_back(worker);
@@ -249,7 +417,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   } catch (const std::exception& e) {
     stats.errors.push_back(e.what());
   }
-  if (!todo.empty()) report_progress(true, true);
+  if (todo) report_progress(true, true);
   stats.interrupted = engine::interrupted();
   stats.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return stats;

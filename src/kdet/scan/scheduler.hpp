@@ -4,9 +4,13 @@
 // engine::execute (jobs = 1 inside, stop_at_outcomes = 2): the first round has
 // Manifest::first_round runs, each later one doubles (up to max_round), until the job shows a
 // second variant (it varies: stop) or its budget is spent (the bound reached
-// the manifest's target rate). Every finished round goes to the ScanWriter at
-// once, so a killed scan loses at most the rounds in flight; a resumed scan
-// continues each job from its stored run count and variants.
+// the manifest's target rate). Every job's first round runs first; then the job expected to
+// take longest (seconds per run so far x runs left) goes next. A slot with no job left is
+// idle, and a round whose runs each start their own process (process = fresh, or an exec
+// compiler) borrows idle slots: its runs are split into contiguous pieces run at once, with the
+// seeds and the result the one round would have had (docs/SCAN.md, "Splitting rounds").
+// Every finished round goes to the ScanWriter at once, so a killed scan loses at most the
+// rounds in flight; a resumed scan continues each job from its stored run count and variants.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -49,6 +53,8 @@ struct ScheduleStats {
   uint64_t rounds = 0;
   uint64_t runs = 0;
   double compile_cpu_seconds = 0; // CPU inside the compile calls of this invocation's runs
+  uint64_t split_rounds = 0; // rounds run as several pieces on idle slots (run_split)
+  uint64_t split_pieces = 0; // the pieces of those rounds
   bool interrupted = false;
   double seconds = 0;
   std::vector<std::string> errors; // compilers that could not be loaded

@@ -87,7 +87,8 @@ SessionEnd run_session(const SessionRequest& req) {
     store::ScanWriter writer(db);
     end.stats = run_jobs(m, jobs, state, writer, {req.threads, req.progress, {}});
   }
-  db.finish_scan(scan_id, end.stats.interrupted ? "interrupted" : "finished");
+  db.finish_scan(scan_id, end.stats.interrupted ? "interrupted" : "finished",
+                 end.stats.split_rounds);
   end.result = db.load();
   return end;
 }

@@ -40,19 +40,7 @@ engine::RunOutput Rerunner::run(const store::JobRow& row, const perturb::Setting
   if (it == m_jobs.end() || it->input_hash != row.input_hash)
     throw Error::format("{}: input {} {}", m_db, row.input,
                         edited ? "changed since the scan" : "is no longer in its manifest");
-  engine::RunPlan plan;
-  plan.backend = it->backend;
-  plan.setting = setting;
-  plan.setting.seed = mix_seed(it->seed, first);
-  plan.input_path = it->input->path;
-  plan.options = it->options;
-  if (it->bundle) plan.parts = it->bundle->parts;
-  plan.runs = runs;
-  plan.jobs = 1;
-  plan.timeout =
-      std::chrono::milliseconds(static_cast<long long>(m_manifest->timeout_seconds * 1000));
-  plan.stop_at_outcomes = stop_at_outcomes;
-  return engine::execute(plan);
+  return engine::execute(job_run_plan(*m_manifest, *it, setting, first, runs, stop_at_outcomes));
 }
 
 uint64_t settle_runs_needed(double a_rate, double margin) {
@@ -70,36 +58,6 @@ uint64_t settle_runs_needed(double a_rate, double margin) {
   }
   return lo;
 }
-
-namespace {
-
-// Adds a run's variants to a stored row (ids are the same hashes the scan stored).
-void extend(store::JobRow& row, const engine::RunOutput& out) {
-  for (const auto& v : out.variants) {
-    auto it = std::find_if(row.variants.begin(), row.variants.end(),
-                           [&](const store::VariantRow& x) { return x.id == v.id; });
-    if (it != row.variants.end()) {
-      it->count += v.count;
-      continue;
-    }
-    store::VariantRow nv;
-    nv.id = v.id;
-    nv.count = v.count;
-    nv.first_run = row.runs + v.first_run;
-    nv.status = backend::to_string(v.status);
-    nv.detail = v.detail;
-    row.variants.push_back(std::move(nv));
-  }
-  for (const auto& r : out.records)
-    if (r.done && r.status == backend::Status::ok) ++row.ok_runs;
-  std::stable_sort(
-      row.variants.begin(), row.variants.end(),
-      [](const store::VariantRow& a, const store::VariantRow& b) { return a.count > b.count; });
-  row.runs += out.completed;
-  row.seconds += out.wall_seconds;
-}
-
-} // namespace
 
 uint64_t settle(std::vector<Pairing>& pairs, std::deque<store::JobRow>& storage, const RerunFn& run,
                 const SettleOptions& options) {
@@ -122,7 +80,7 @@ uint64_t settle(std::vector<Pairing>& pairs, std::deque<store::JobRow>& storage,
       if (out.completed == 0) break;
       spent += out.completed;
       p.settle_runs += out.completed;
-      extend(b, out);
+      store::merge_variants(b, out, b.runs, false);
       if (out.interrupted) break;
       if (stats::upper_bound(b.differing(), b.runs) * options.margin <= rate) break;
     }

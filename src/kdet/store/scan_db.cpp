@@ -26,7 +26,7 @@ namespace {
 const char* const k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS scans(id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT, finished_at TEXT,
-  shard TEXT, invocation TEXT, host TEXT, status TEXT);
+  shard TEXT, invocation TEXT, host TEXT, status TEXT, split_rounds INTEGER);
 CREATE TABLE IF NOT EXISTS compilers(name TEXT PRIMARY KEY, backend TEXT, path TEXT, content_hash TEXT,
   version TEXT);
 CREATE TABLE IF NOT EXISTS inputs(name TEXT PRIMARY KEY, content_hash TEXT);
@@ -124,6 +124,7 @@ ScanDb::ScanDb(const std::string& path, Access access) : m_path(path), m_access(
     exec("PRAGMA synchronous=NORMAL");
     exec("PRAGMA foreign_keys=OFF");
     exec(k_schema);
+    add_scans_split_rounds();
     exec(fmt::format("PRAGMA user_version={}", k_scan_db_version).c_str());
   } catch (...) {
     sqlite3_close(m_db);
@@ -289,9 +290,22 @@ int64_t ScanDb::begin_scan(const std::string& shard, const std::string& invocati
   return sqlite3_last_insert_rowid(m_db);
 }
 
-void ScanDb::finish_scan(int64_t id, const std::string& status) {
-  Stmt s(m_db, "UPDATE scans SET finished_at=?, status=? WHERE id=?");
-  s.bind(1, now_iso()).bind(2, status).bind(3, id).run();
+void ScanDb::finish_scan(int64_t id, const std::string& status, uint64_t split_rounds) {
+  Stmt s(m_db, "UPDATE scans SET finished_at=?, status=?, split_rounds=? WHERE id=?");
+  s.bind(1, now_iso())
+      .bind(2, status)
+      .bind(3, static_cast<int64_t>(split_rounds))
+      .bind(4, id)
+      .run();
+}
+
+void ScanDb::add_scans_split_rounds() {
+  {
+    Stmt s(m_db, "SELECT count(*) FROM pragma_table_info('scans') WHERE name='split_rounds'");
+    s.step();
+    if (s.i64(0) > 0) return;
+  }
+  exec("ALTER TABLE scans ADD COLUMN split_rounds INTEGER");
 }
 
 void ScanDb::write(const std::vector<RoundWrite>& rounds) {

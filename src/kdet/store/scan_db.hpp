@@ -79,7 +79,8 @@ public:
             const std::vector<std::pair<std::string, std::string>>& inputs /* name, hash */);
   // Starts a row in `scans`; returns its id. finish_scan() closes it.
   int64_t begin_scan(const std::string& shard, const std::string& invocation);
-  void finish_scan(int64_t id, const std::string& status);
+  // `split_rounds`: the rounds this invocation ran in pieces on idle slots (scan/scheduler).
+  void finish_scan(int64_t id, const std::string& status, uint64_t split_rounds = 0);
 
   // Commits the rounds in one transaction.
   void write(const std::vector<RoundWrite>& rounds);
@@ -98,6 +99,8 @@ public:
 private:
   void exec(const char* sql);
   void check();
+  // Databases made before scans.split_rounds existed get the column (NULL in their old rows).
+  void add_scans_split_rounds();
   void lock();
   void rollback() noexcept;
   ScanResult load_checked();

@@ -3,6 +3,8 @@
 
 #include "kdet/stats/stats.hpp"
 
+#include <algorithm>
+
 namespace kdet::store {
 
 engine::Verdict JobRow::verdict() const {
@@ -19,6 +21,38 @@ std::string JobRow::label() const {
   std::string s = input + " " + compiler;
   if (!target.empty()) s += " " + target;
   return s + " " + option_set;
+}
+
+std::vector<const engine::Variant*> merge_variants(JobRow& row, const engine::RunOutput& out,
+                                                   uint64_t offset, bool artifacts) {
+  std::vector<const engine::Variant*> added;
+  for (const auto& v : out.variants) {
+    auto it = std::find_if(row.variants.begin(), row.variants.end(),
+                           [&](const VariantRow& x) { return x.id == v.id; });
+    if (it != row.variants.end()) {
+      it->count += v.count;
+      continue;
+    }
+    VariantRow nv;
+    nv.id = v.id;
+    nv.count = v.count;
+    nv.first_run = offset + v.first_run;
+    nv.status = backend::to_string(v.status);
+    nv.detail = v.detail;
+    if (artifacts)
+      for (const auto& a : v.artifacts)
+        nv.artifacts.push_back({a.name, a.hash, a.size});
+    row.variants.push_back(std::move(nv));
+    added.push_back(&v);
+  }
+  for (const auto& r : out.records)
+    if (r.done && r.status == backend::Status::ok) ++row.ok_runs;
+  std::sort(row.variants.begin(), row.variants.end(), [](const VariantRow& a, const VariantRow& b) {
+    return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
+  });
+  row.runs += out.completed;
+  row.seconds += out.wall_seconds;
+  return added;
 }
 
 } // namespace kdet::store

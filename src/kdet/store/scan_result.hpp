@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/engine/runner.hpp"
 #include "kdet/engine/verdict.hpp"
 
 #include <cstdint>
@@ -77,5 +78,13 @@ struct ScanResult {
   std::vector<CompilerRow> compilers;
   std::vector<JobRow> jobs; // ordered by (input, compiler, target, option_set)
 };
+
+// Folds one engine::execute output into a job's cumulative row, its run numbers counted from
+// `offset` (the row's run number of the output's run 0): a known outcome id's count grows, a new
+// one is appended (first_run offset, with its artifacts' names, hashes and sizes when
+// `artifacts`); ok_runs, runs and seconds grow; the variants end most common first (ties: the
+// earliest first). Returns the output's variants that were new to the row.
+std::vector<const engine::Variant*> merge_variants(JobRow& row, const engine::RunOutput& out,
+                                                   uint64_t offset, bool artifacts);
 
 } // namespace kdet::store
