@@ -162,6 +162,7 @@ TEST(CliOutput, ClockTextKeepsOneFormat) {
   EXPECT_EQ(clock_text(std::nan("")), "?");
   EXPECT_EQ(progress_tail(30, 2.0, 63), "30 runs, 15.0 runs/s, elapsed 0:02, ETA 1:03");
   EXPECT_EQ(progress_tail(1, 0, std::nan("")), "1 run, 0.0 runs/s, elapsed 0:00");
+  EXPECT_EQ(progress_tail(30, 2.0, 0, false), "15.0 runs/s, elapsed 0:02, ETA 0:00");
 }
 
 TEST(CliOutput, PlainProgressLinesHaveNoEscapes) {

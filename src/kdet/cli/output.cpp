@@ -55,15 +55,15 @@ ProgressMode decide_progress(bool quiet, bool forced, const TerminalFacts& err) 
 
 std::string clock_text(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
-  auto s = static_cast<uint64_t>(seconds + 0.5);
+  auto s = static_cast<uint64_t>(std::llround(seconds));
   if (s < 3600) return fmt::format("{}:{:02}", s / 60, s % 60);
   return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
 }
 
-std::string progress_tail(uint64_t runs, double elapsed_seconds, double eta_seconds) {
+std::string progress_tail(uint64_t runs, double elapsed_seconds, double eta_seconds, bool count) {
   double rate = elapsed_seconds > 0 ? static_cast<double>(runs) / elapsed_seconds : 0;
-  std::string s = fmt::format("{} run{}, {:.1f} runs/s, elapsed {}", runs, runs == 1 ? "" : "s",
-                              rate, clock_text(elapsed_seconds));
+  std::string s = count ? fmt::format("{} run{}, ", runs, runs == 1 ? "" : "s") : "";
+  s += fmt::format("{:.1f} runs/s, elapsed {}", rate, clock_text(elapsed_seconds));
   if (!std::isnan(eta_seconds)) s += ", ETA " + clock_text(eta_seconds);
   return s;
 }

@@ -57,8 +57,10 @@ ProgressMode decide_progress(bool quiet, bool forced, const TerminalFacts& err);
 std::string clock_text(double seconds);
 
 // "N runs, R runs/s, elapsed E, ETA T": the rate with one decimal, E and T as clock_text;
-// the ETA part is left out when `eta_seconds` is not given (NaN).
-std::string progress_tail(uint64_t runs, double elapsed_seconds, double eta_seconds);
+// the ETA part is left out when `eta_seconds` is not given (NaN), the count when not `count`
+// (a line that shows it already).
+std::string progress_tail(uint64_t runs, double elapsed_seconds, double eta_seconds,
+                          bool count = true);
 
 // One command's progress line on stderr, in a ProgressMode. Not thread-safe: the
 // callers' callbacks already come one at a time.

@@ -92,7 +92,7 @@ int do_run(RunArgs args) {
       double el = line.elapsed();
       double left = done ? el / static_cast<double>(done) * static_cast<double>(total - done) : -1;
       line.show(fmt::format("[{}/{} runs] {}, {}", done, total, plural(variants, "outcome"),
-                            progress_tail(done, el, left)));
+                            progress_tail(done, el, left, false)));
     };
   }
   engine::RunOutput out = engine::execute(plan, progress);
