@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# scan_progress.sh: the progress line of `kdet scan --progress` (printed by the command from
-# the scheduler's callbacks, never by the scheduler) counts every job, ends with a newline,
-# and goes to stderr only; -q prints neither it nor the start line.
+# scan_progress.sh: the progress of `kdet scan --progress` (printed by the command from the
+# scheduler's callbacks, never by the scheduler) counts every job, shows runs, runs per second,
+# elapsed time and ETA in m:ss, and goes to stderr only; off a terminal it is plain lines (no
+# \r, no escape codes) ending with the last one. Without --progress off a terminal, scan and
+# run print no progress; -q prints neither it nor the start line.
 # Env: KDET, KDET_SOURCE_DIR. Exit 0 pass, 1 fail.
 source "$(dirname "$0")/lib/common.bash"
 printf 'kernel a\n' >"$T/a.txt"
@@ -26,9 +28,15 @@ TOML
   fail "scan exited $?"
 }
 grep -q '^kdet scan: 2 jobs' "$T/stderr" || { cat "$T/stderr" >&2; fail "no start line"; }
-grep -q $'\\[2/2 jobs\\] 0 vary, none left$' "$T/stderr" ||
-  { cat -v "$T/stderr" >&2; fail "the last progress line does not count both jobs, or lacks its newline"; }
+grep -Eq '^\[2/2 jobs\] 0 vary, 12 runs, [0-9]+\.[0-9] runs/s, elapsed [0-9]+:[0-5][0-9], ETA 0:00$' \
+  "$T/stderr" || { cat -v "$T/stderr" >&2; fail "the last progress line lacks jobs, runs, rate, elapsed or ETA"; }
+LC_ALL=C grep -q $'[\r\033]' "$T/stderr" && { cat -v "$T/stderr" >&2; fail "\\r or ESC in progress off a terminal"; }
 ! grep -q 'jobs\]' "$T/stdout" || fail "the progress line went to stdout"
+"$KDET" scan "$T/m.toml" --db "$T/n.db" --jobs 2 >"$T/stdout" 2>"$T/stderr" || fail "scan exited $?"
+! grep -q 'jobs\]' "$T/stderr" || { cat -v "$T/stderr" >&2; fail "progress off a terminal without --progress"; }
+"$KDET" run "$T/a.txt" --cmd "$T/cc.sh {input} {output}" -n 3 >"$T/stdout" 2>"$T/stderr" ||
+  fail "run exited $?"
+LC_ALL=C grep -q $'[\r\033]' "$T/stderr" "$T/stdout" && { cat -v "$T/stderr" >&2; fail "\\r or ESC from kdet run off a terminal"; }
 "$KDET" scan "$T/m.toml" --db "$T/q.db" --jobs 2 -q >"$T/stdout" 2>"$T/stderr" ||
   fail "quiet scan exited $?"
 [[ ! -s $T/stderr ]] || { cat "$T/stderr" >&2; fail "-q printed to stderr"; }

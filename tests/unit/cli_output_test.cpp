@@ -1,8 +1,12 @@
-// cli/output: the colour decision table, and --json writing through util/fs's write_output.
+// cli/output: the colour and progress decision tables, the progress line's steady clock
+// format, and --json writing through util/fs's write_output.
 #include "kdet/cli/output.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -89,7 +93,7 @@ TEST(CliOutput, JsonOnStdoutMovesTheTextToStderr) {
   EXPECT_TRUE(Output(a).json_to_stdout());
   EXPECT_EQ(Output(a).text_stream(), stderr);
   a.quiet = true;
-  EXPECT_FALSE(Output(a).progress());
+  EXPECT_EQ(Output(a).progress(), ProgressMode::off);
 }
 
 class CliOutputFiles : public ::testing::Test {
@@ -134,6 +138,49 @@ TEST_F(CliOutputFiles, RefusesALinkToNothing) {
   EXPECT_THROW(Output(a).write_json({{"x", 1}}), Error);
   EXPECT_FALSE(fs::exists(target));
   EXPECT_TRUE(fs::is_symlink(link));
+}
+
+TEST(CliOutput, ProgressModeTable) {
+  TerminalFacts tty{true, "", "xterm"}, dumb{true, "", "dumb"}, pipe{false, "", "xterm"};
+  EXPECT_EQ(decide_progress(false, false, tty), ProgressMode::redraw);
+  EXPECT_EQ(decide_progress(false, true, tty), ProgressMode::redraw);
+  EXPECT_EQ(decide_progress(false, false, dumb), ProgressMode::lines);
+  EXPECT_EQ(decide_progress(false, false, pipe), ProgressMode::off);
+  EXPECT_EQ(decide_progress(false, true, pipe), ProgressMode::lines);
+  EXPECT_EQ(decide_progress(true, true, tty), ProgressMode::off);
+  EXPECT_EQ(decide_progress(true, true, pipe), ProgressMode::off);
+}
+
+TEST(CliOutput, ClockTextKeepsOneFormat) {
+  EXPECT_EQ(clock_text(0), "0:00");
+  EXPECT_EQ(clock_text(7.4), "0:07");
+  EXPECT_EQ(clock_text(58.78), "0:59");
+  EXPECT_EQ(clock_text(63), "1:03");
+  EXPECT_EQ(clock_text(3599.4), "59:59");
+  EXPECT_EQ(clock_text(3723), "1:02:03");
+  EXPECT_EQ(clock_text(-1), "?");
+  EXPECT_EQ(clock_text(std::nan("")), "?");
+  EXPECT_EQ(progress_tail(30, 2.0, 63), "30 runs, 15.0 runs/s, elapsed 0:02, ETA 1:03");
+  EXPECT_EQ(progress_tail(1, 0, std::nan("")), "1 run, 0.0 runs/s, elapsed 0:00");
+  EXPECT_EQ(progress_tail(30, 2.0, 0, false), "15.0 runs/s, elapsed 0:02, ETA 0:00");
+}
+
+TEST(CliOutput, PlainProgressLinesHaveNoEscapes) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  ASSERT_NE(f, nullptr);
+  {
+    ProgressLine line(ProgressMode::lines, f);
+    line.show("first");
+    line.show("second, too soon"); // within k_progress_line_interval of the first
+    line.show("last", true);
+    line.clear();
+  }
+  std::fclose(f);
+  std::string out(buf, len);
+  std::free(buf);
+  EXPECT_EQ(out, "first\nlast\n");
 }
 
 } // namespace

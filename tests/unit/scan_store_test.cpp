@@ -304,6 +304,20 @@ TEST(ScanReport, StatusesAndExitCode) {
   std::string html = report::scan_to_html(r, [](const std::string&) { return std::string(); });
   EXPECT_NE(html.find("<svg id=\"chart-target\""), std::string::npos);
   EXPECT_NE(html.find("exp.ll"), std::string::npos);
+  // Triage: the stale expectation's section comes before the expected variance's, each
+  // count links to its section, and every job has its anchor (a card, or a table row).
+  size_t stale = html.find("<section id=\"sec-no-longer-varies\"");
+  size_t expect = html.find("<section id=\"sec-varies-expected\"");
+  ASSERT_NE(stale, std::string::npos);
+  ASSERT_NE(expect, std::string::npos);
+  EXPECT_LT(stale, expect);
+  EXPECT_NE(html.find("href=\"#sec-no-longer-varies\""), std::string::npos);
+  for (const auto& j : r.jobs)
+    EXPECT_NE(html.find("id=\"job-" + j.id + "\""), std::string::npos) << j.id;
+  // Runs count from 1 in the HTML and the JSON; the row keeps the 0-based index.
+  EXPECT_EQ(r.jobs[1].variants[1].first_run + 1,
+            report::scan_to_json(r)["jobs"][1]["variants"][1]["first_run"].get<uint64_t>());
+  EXPECT_NE(html.find("class=\"ci\""), std::string::npos);
 }
 
 } // namespace

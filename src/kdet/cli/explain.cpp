@@ -13,6 +13,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
@@ -59,14 +60,19 @@ int do_explain(ExplainArgs args) {
   opt.base.jobs = args.jobs;
   engine::install_interrupt_handler();
   Output output(args.output);
-  bool tty = output.progress();
+  ProgressLine line(output.progress());
+  uint64_t cell_runs = 0;
+  size_t cells = 0;
+  // The number of cells depends on what the earlier ones show, so there is no ETA.
   auto on_cell = [&](const engine::Cell& c) {
-    if (tty)
-      fmt::print(stderr, "\r\033[K  {:<48} {:>4} runs  {}", c.name, c.runs,
-                 report::cell_result_name(c.result));
+    cell_runs += c.runs;
+    ++cells;
+    line.show(fmt::format("[cell {}] {}: {} runs, {}; {}", cells, c.name, c.runs,
+                          report::cell_result_name(c.result),
+                          progress_tail(cell_runs, line.elapsed(), std::nan(""))));
   };
   engine::ExplainResult r = engine::explain(opt, on_cell);
-  if (tty) fmt::print(stderr, "\r\033[K");
+  line.clear();
   auto j = report::explain_to_json(opt, r);
   if (replay)
     j["replay"] = {{"bundle", replay->id}, {"dir", replay->bundle_dir}, {"library", replay->lib}};

@@ -5,6 +5,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -44,6 +45,61 @@ TerminalFacts terminal_facts(int fd) {
   return {::isatty(fd) == 1, env_or_empty("NO_COLOR"), env_or_empty("TERM")};
 }
 
+ProgressMode decide_progress(bool quiet, bool forced, const TerminalFacts& err) {
+  if (quiet) return ProgressMode::off;
+  // A redrawn line needs \r and ESC[K, which a dumb terminal cannot do; a log file
+  // or a pipe gets plain lines, and only when asked for.
+  if (err.tty) return err.term == "dumb" ? ProgressMode::lines : ProgressMode::redraw;
+  return forced ? ProgressMode::lines : ProgressMode::off;
+}
+
+std::string clock_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  auto s = static_cast<uint64_t>(std::llround(seconds));
+  if (s < 3600) return fmt::format("{}:{:02}", s / 60, s % 60);
+  return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+}
+
+std::string progress_tail(uint64_t runs, double elapsed_seconds, double eta_seconds, bool count) {
+  double rate = elapsed_seconds > 0 ? static_cast<double>(runs) / elapsed_seconds : 0;
+  std::string s = count ? fmt::format("{} run{}, ", runs, runs == 1 ? "" : "s") : "";
+  s += fmt::format("{:.1f} runs/s, elapsed {}", rate, clock_text(elapsed_seconds));
+  if (!std::isnan(eta_seconds)) s += ", ETA " + clock_text(eta_seconds);
+  return s;
+}
+
+ProgressLine::ProgressLine(ProgressMode mode, std::FILE* out)
+    : m_mode(mode), m_out(out), m_start(std::chrono::steady_clock::now()), m_shown(m_start) {}
+
+double ProgressLine::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+}
+
+void ProgressLine::show(const std::string& text, bool last) {
+  if (m_mode == ProgressMode::off) return;
+  auto now = std::chrono::steady_clock::now();
+  auto gap = m_mode == ProgressMode::redraw
+                 ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::milliseconds(100))
+                 : std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       k_progress_line_interval);
+  if (!last && m_any && now - m_shown < gap) return;
+  m_any = true;
+  m_shown = now;
+  if (m_mode == ProgressMode::redraw)
+    fmt::print(m_out, "\r\033[K{}{}", text, last ? "\n" : "");
+  else
+    fmt::print(m_out, "{}\n", text);
+  std::fflush(m_out);
+}
+
+void ProgressLine::clear() {
+  if (m_mode == ProgressMode::redraw && m_any) {
+    fmt::print(m_out, "\r\033[K");
+    std::fflush(m_out);
+  }
+}
+
 void add_json_option(CLI::App* cmd, OutputArgs& o, const std::string& what,
                      const std::string& schema) {
   std::string kind = schema.empty() ? "" : fmt::format(" (schema {})", schema);
@@ -64,9 +120,7 @@ void add_quiet_option(CLI::App* cmd, OutputArgs& o, const std::string& help) {
 
 Output::Output(const OutputArgs& args) : m_args(args) {
   m_color = decide_color(parse_color_mode(args.color), terminal_facts(::fileno(text_stream())));
-  TerminalFacts err = terminal_facts(2);
-  // A progress line redraws itself with \r and ESC[K, which a dumb terminal cannot do.
-  m_progress = !args.quiet && err.tty && err.term != "dumb";
+  m_progress = decide_progress(args.quiet, false, terminal_facts(2));
 }
 
 void Output::write_json(const nlohmann::json& j) const {

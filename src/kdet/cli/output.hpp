@@ -4,11 +4,14 @@
 // goes (a file, written safely, or stdout), whether its text is coloured, and
 // whether it prints at all. They are made here, once, so that NO_COLOR, TERM=dumb
 // and "JSON on stdout moves the text to stderr" mean the same in every command.
+// The progress line of run, explain and scan is drawn here too, in one format.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -34,6 +37,53 @@ bool decide_color(ColorMode mode, const TerminalFacts& facts);
 
 // The facts for `fd` from isatty and this process's environment.
 TerminalFacts terminal_facts(int fd);
+
+// How a command shows its progress on stderr.
+enum class ProgressMode {
+  off,    // nothing
+  redraw, // one line redrawn in place with \r and ESC[K (a terminal that can)
+  lines   // plain lines: no \r, no escape codes, at most one every k_progress_line_interval
+};
+
+// A plain progress line at most this often (the last one always): CI logs stay short.
+inline constexpr std::chrono::seconds k_progress_line_interval{10};
+
+// off when quiet; redraw on a terminal that is not TERM=dumb; lines on a dumb terminal, and
+// off a terminal when `forced` (scan --progress); off otherwise.
+ProgressMode decide_progress(bool quiet, bool forced, const TerminalFacts& err);
+
+// A duration in one steady format: "0:07", "1:03", "59:59", "1:02:03" (m:ss below an
+// hour, h:mm:ss from then on), whole seconds; "?" when negative or not finite.
+std::string clock_text(double seconds);
+
+// "N runs, R runs/s, elapsed E, ETA T": the rate with one decimal, E and T as clock_text;
+// the ETA part is left out when `eta_seconds` is not given (NaN), the count when not `count`
+// (a line that shows it already).
+std::string progress_tail(uint64_t runs, double elapsed_seconds, double eta_seconds,
+                          bool count = true);
+
+// One command's progress line on stderr, in a ProgressMode. Not thread-safe: the
+// callers' callbacks already come one at a time.
+class ProgressLine {
+public:
+  explicit ProgressLine(ProgressMode mode, std::FILE* out = stderr);
+  ProgressMode mode() const { return m_mode; }
+  bool on() const { return m_mode != ProgressMode::off; }
+  // Seconds since construction.
+  double elapsed() const;
+  // Shows `text`: redrawn at most 10 times a second, or as a plain line at most every
+  // k_progress_line_interval (the first at once); `last` always shows it, and ends
+  // a redrawn line with a newline.
+  void show(const std::string& text, bool last = false);
+  // Clears a redrawn line (the report follows on a clean line); nothing in other modes.
+  void clear();
+
+private:
+  ProgressMode m_mode;
+  std::FILE* m_out;
+  std::chrono::steady_clock::time_point m_start, m_shown;
+  bool m_any = false;
+};
 
 // The options as parsed; register them with the add_*_option functions.
 struct OutputArgs {
@@ -64,8 +114,8 @@ public:
   FILE* text_stream() const { return json_to_stdout() ? stderr : stdout; }
   // Whether the text report is coloured (decided for text_stream()).
   bool color() const { return m_color; }
-  // Whether a progress line may be redrawn on stderr: not quiet, a terminal, not TERM=dumb.
-  bool progress() const { return m_progress; }
+  // How progress shows on stderr (decide_progress, not forced).
+  ProgressMode progress() const { return m_progress; }
 
   // Writes `j` (json_text, then a newline) to stdout or, through write_output (which
   // never replaces a device node or follows a planted link), to the --json file.
@@ -78,7 +128,7 @@ public:
 private:
   OutputArgs m_args;
   bool m_color = false;
-  bool m_progress = false;
+  ProgressMode m_progress = ProgressMode::off;
 };
 
 } // namespace kdet::cli

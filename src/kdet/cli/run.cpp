@@ -85,19 +85,18 @@ int do_run(RunArgs args) {
   engine::DefaultLevels defaults;
   if (args.unnamed == "vary") defaults = engine::vary_unset_factors(plan, given);
   Output output(args.output);
-  bool tty = output.progress();
-  auto t0 = std::chrono::steady_clock::now();
+  ProgressLine line(output.progress());
   engine::ProgressFn progress;
-  if (tty) {
-    progress = [t0](uint64_t done, uint64_t total, size_t variants) {
-      double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      double left = done ? el / static_cast<double>(done) * static_cast<double>(total - done) : 0;
-      fmt::print(stderr, "\r\033[K[{}/{}] {} outcome{}, {:.0f} s left", done, total, variants,
-                 variants == 1 ? "" : "s", left);
+  if (line.on()) {
+    progress = [&line](uint64_t done, uint64_t total, size_t variants) {
+      double el = line.elapsed();
+      double left = done ? el / static_cast<double>(done) * static_cast<double>(total - done) : -1;
+      line.show(fmt::format("[{}/{} runs] {}, {}", done, total, plural(variants, "outcome"),
+                            progress_tail(done, el, left, false)));
     };
   }
   engine::RunOutput out = engine::execute(plan, progress);
-  if (tty) fmt::print(stderr, "\r\033[K");
+  line.clear();
   out.warnings.insert(out.warnings.begin(), args.factors.warnings.begin(),
                       args.factors.warnings.end());
   out.warnings.insert(out.warnings.end(), defaults.findings.begin(), defaults.findings.end());

@@ -178,13 +178,13 @@ int do_scan(const ScanArgs& a) {
                  s.threads, s.budget,
                  s.resumed ? fmt::format("; resuming {} started jobs", s.resumed) : "");
     };
-  if (!a.report.output.quiet && (a.progress || ::isatty(2)))
-    req.progress = [](const scan::ScanProgress& p) {
-      std::string left = p.seconds_left < 0    ? "?"
-                         : p.seconds_left == 0 ? "none"
-                                               : human_seconds(p.seconds_left);
-      fmt::print(stderr, "\r\033[K[{}/{} jobs] {} vary, {} left", p.done, p.total, p.varying, left);
-      if (p.last) fmt::print(stderr, "\n");
+  auto line = std::make_shared<ProgressLine>(
+      decide_progress(a.report.output.quiet, a.progress, terminal_facts(2)));
+  if (line->on())
+    req.progress = [line](const scan::ScanProgress& p) {
+      line->show(fmt::format("[{}/{} jobs] {} vary, {}", p.done, p.total, p.varying,
+                             progress_tail(p.runs, line->elapsed(), p.seconds_left)),
+                 p.last);
     };
   scan::SessionEnd end = scan::run_session(req);
 
@@ -255,7 +255,8 @@ void add_scan(CLI::App& root, Action& action) {
   cmd->add_option("--shard", a->shard,
                   "Run only slice I of N (1-based, stable by job id), e.g. 2/8");
   cmd->add_flag("--progress", a->progress,
-                "Show the progress line even when stderr is not a terminal");
+                "Show progress even when stderr is not a terminal: plain lines (no \\r, no "
+                "escape codes), one every 10 s and the last");
   add_report_options(cmd, a->report);
   add_prove_options(cmd, a->prove);
   cmd->callback([a, &action] { action = [a] { return do_scan(*a); }; });

@@ -211,9 +211,10 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
       json arts = json::array();
       for (const auto& a : v.artifacts)
         arts.push_back({{"name", a.name}, {"hash", a.hash}, {"size", a.size}});
+      // Runs count from 1, as in kdet run's JSON; the database keeps 0-based indices.
       vars.push_back({{"id", v.id},
                       {"count", v.count},
-                      {"first_run", v.first_run},
+                      {"first_run", v.first_run + 1},
                       {"status", v.status},
                       {"detail", v.detail},
                       {"artifacts", arts}});

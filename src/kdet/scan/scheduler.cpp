@@ -233,6 +233,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     p.done = already + done_now;
     p.total = total;
     p.varying = varying.load();
+    p.runs = stats.runs; // under mu, as every change of it
     p.last = last;
     if (done_now == todo)
       p.seconds_left = 0;

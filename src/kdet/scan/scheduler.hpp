@@ -33,6 +33,7 @@ struct ScanProgress {
   size_t done = 0;          // finished jobs, those finished before this invocation included
   size_t total = 0;         // jobs of this invocation's slice
   size_t varying = 0;       // finished jobs that vary
+  uint64_t runs = 0;        // runs of this invocation's finished rounds
   double seconds_left = -1; // estimated from this invocation's jobs; -1 before one finished
   bool last = false;        // the call after the pool stopped (done, interrupted or failed)
 };
