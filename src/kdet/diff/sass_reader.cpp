@@ -255,7 +255,10 @@ SassListing read_sass(std::string_view text) {
       bool plain = true;
       for (char c : name)
         plain &= ident_char(c) || c == '.' || c == '$';
-      if (plain) pending.emplace_back(name);
+      if (plain) {
+        pending.emplace_back(name);
+        fn->label_lines.emplace(name, line_no);
+      }
     }
   }
   close_function();
@@ -292,6 +295,7 @@ SassCanonical canonicalise(const SassFunction& f) {
       def.toks.push_back({true, "", symbol(fmt::format("L{}", i), true, "")});
       def.index = c.lines.size() + 1;
       def.definition = true;
+      def.instruction = i;
       c.lines.push_back(std::move(def));
     }
     SassLine line;
@@ -313,6 +317,7 @@ SassCanonical canonicalise(const SassFunction& f) {
       }
     }
     line.index = c.lines.size() + 1;
+    line.instruction = i;
     c.lines.push_back(std::move(line));
   }
   return c;
@@ -337,6 +342,36 @@ std::vector<std::string> canonical_text(const SassCanonical& c) {
   for (const auto& l : c.lines)
     out.push_back(render(l, &c.names));
   return out;
+}
+
+namespace {
+
+// The listing's own label at a definition's address, or null.
+const std::string* listed_label(const SassLine& line, const SassFunction& f) {
+  uint64_t address = f.instructions[line.instruction].address;
+  for (const auto& [name, at] : f.labels)
+    if (at == address && name != f.name) return &name;
+  return nullptr;
+}
+
+} // namespace
+
+std::string listed_text(const SassLine& line, const SassFunction& f) {
+  if (line.instruction >= f.instructions.size()) return render(line, nullptr);
+  const SassInstruction& ins = f.instructions[line.instruction];
+  if (!line.definition) return fmt::format("/*{:04x}*/ {};", ins.address, ins.text);
+  const std::string* label = listed_label(line, f);
+  return label ? *label + ":" : fmt::format("(target /*{:04x}*/):", ins.address);
+}
+
+size_t listed_line(const SassLine& line, const SassFunction& f) {
+  if (line.instruction >= f.instructions.size()) return line.index;
+  if (line.definition)
+    if (const std::string* label = listed_label(line, f)) {
+      auto it = f.label_lines.find(*label);
+      if (it != f.label_lines.end()) return it->second;
+    }
+  return f.instructions[line.instruction].line;
 }
 
 } // namespace kdet::diff::detail
