@@ -324,6 +324,13 @@ TEST(DiffPtx, HunksShowEachFilesOwnTextAndLines) {
   EXPECT_NE(text.find(fmt::format("- {:>5}        {}", i + 1, collapsed(la[i]))), std::string::npos)
       << text;
   EXPECT_NE(text.find("~ "), std::string::npos) << text;
+  // HTML shows both sides' own text of such a line too.
+  for (const auto& h : e->hunks)
+    for (const auto& l : h.lines)
+      if (!l.text_b.empty()) {
+        EXPECT_NE(to_html(r).find("~ " + l.text_b), std::string::npos) << l.text_b;
+        break;
+      }
 
   // On request, the canonical view: the same alignment, one text for both sides.
   CompareOptions canonical;
