@@ -103,7 +103,8 @@ struct Entry {
   size_t moved = 0;                 // instructions not on a longest common subsequence
   std::vector<ValueChange> values;  // named values that differ
   std::vector<std::string> notes;   // human-readable facts ("3 of 120 instructions moved")
-  std::vector<Hunk> hunks;          // smallest diff of canonical forms, original line numbers
+  std::vector<Hunk> hunks;          // smallest diff of canonical forms, in the files' own text
+                                    // (or canonical, on request) and original line numbers
 };
 
 // The result of compare().

@@ -211,13 +211,14 @@ Change compare_sass(const SassFunction& fa, const SassFunction& fb, bool canonic
   // not show; the lines shown are each listing's own (or, on request, the canonical ones),
   // numbered by listing line.
   std::vector<std::string> mapped = map_names(align, a.lines, b.lines, a.names, b.names);
+  LabelsByAddress labels_a = labels_by_address(fa), labels_b = labels_by_address(fb);
   HunkSide ha, hb;
   ha.compared = std::move(canon_a);
   for (const auto& l : a.lines)
-    ha.own.push_back(listed_text(l, fa)), ha.line.push_back(listed_line(l, fa));
+    ha.own.push_back(listed_text(l, fa, labels_a)), ha.line.push_back(listed_line(l, fa, labels_a));
   for (const auto& l : b.lines)
-    hb.compared.push_back(render(l, &mapped)), hb.own.push_back(listed_text(l, fb)),
-        hb.line.push_back(listed_line(l, fb));
+    hb.compared.push_back(render(l, &mapped)), hb.own.push_back(listed_text(l, fb, labels_b)),
+        hb.line.push_back(listed_line(l, fb, labels_b));
   e.hunks = renamed_hunks(ha, hb, canonical, approximate, budget, cut);
   return change;
 }

@@ -344,34 +344,29 @@ std::vector<std::string> canonical_text(const SassCanonical& c) {
   return out;
 }
 
-namespace {
-
-// The listing's own label at a definition's address, or null.
-const std::string* listed_label(const SassLine& line, const SassFunction& f) {
-  uint64_t address = f.instructions[line.instruction].address;
-  for (const auto& [name, at] : f.labels)
-    if (at == address && name != f.name) return &name;
-  return nullptr;
+LabelsByAddress labels_by_address(const SassFunction& f) {
+  LabelsByAddress out;
+  for (const auto& [name, address] : f.labels)
+    if (name != f.name) out.emplace(address, name);
+  return out;
 }
 
-} // namespace
-
-std::string listed_text(const SassLine& line, const SassFunction& f) {
+std::string listed_text(const SassLine& line, const SassFunction& f,
+                        const LabelsByAddress& labels) {
   if (line.instruction >= f.instructions.size()) return render(line, nullptr);
   const SassInstruction& ins = f.instructions[line.instruction];
   if (!line.definition) return fmt::format("/*{:04x}*/ {};", ins.address, ins.text);
-  const std::string* label = listed_label(line, f);
-  return label ? *label + ":" : fmt::format("(target /*{:04x}*/):", ins.address);
+  auto it = labels.find(ins.address);
+  return it != labels.end() ? it->second + ":" : fmt::format("(target /*{:04x}*/):", ins.address);
 }
 
-size_t listed_line(const SassLine& line, const SassFunction& f) {
+size_t listed_line(const SassLine& line, const SassFunction& f, const LabelsByAddress& labels) {
   if (line.instruction >= f.instructions.size()) return line.index;
+  const SassInstruction& ins = f.instructions[line.instruction];
   if (line.definition)
-    if (const std::string* label = listed_label(line, f)) {
-      auto it = f.label_lines.find(*label);
-      if (it != f.label_lines.end()) return it->second;
-    }
-  return f.instructions[line.instruction].line;
+    if (auto it = labels.find(ins.address); it != labels.end())
+      if (auto at = f.label_lines.find(it->second); at != f.label_lines.end()) return at->second;
+  return ins.line;
 }
 
 } // namespace kdet::diff::detail
