@@ -160,6 +160,7 @@ void load(Side& s, const std::string& path, uint64_t limit, bool summary) {
       s.hash = h.hex();
       s.head = s.data.substr(0, k_stream_chunk);
       s.hashed = true;
+      std::string().swap(s.data);
     }
     return;
   }
