@@ -49,8 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Report r;
       r.format = Format::cubin;
       r.entries.emplace_back();
-      r.entries.back().change =
-          detail::compare_sass(fa, fb, r.entries.back(), approximate, budget, cut);
+      r.entries.back().change = detail::compare_sass(fa, fb, in.size() % 2 == 0, r.entries.back(),
+                                                     approximate, budget, cut);
       (void)to_text(r, true, "a", "b");
       (void)to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     }

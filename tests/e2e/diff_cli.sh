@@ -76,4 +76,79 @@ grep -q "zzzz" "$T/err"
 expect_rc 1 "$KDET" diff "$run/variants/aaaa1111" "$run/variants/bbbb2222" --json "$T/set.json"
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['schema']=='kdet.diff-set/1' and not j['identical']" "$T/set.json"
 
+# People's view: a hand-written kernel, and B with its two loads swapped and registers renamed
+# as a compiler does (first use). Ordering differences only; hunks in each file's own text.
+cat >"$T/k_a.ptx" <<'PTX'
+.version 9.0
+.target sm_90a
+.address_size 64
+
+.visible .entry k(
+	.param .u64 k_param_0,
+	.param .u64 k_param_1
+)
+{
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<6>;
+
+	ld.param.u64 	%rd1, [k_param_0];
+	ld.param.u64 	%rd2, [k_param_1];
+	cvta.to.global.u64 	%rd3, %rd1;
+	cvta.to.global.u64 	%rd4, %rd2;
+	ld.global.u32 	%r1, [%rd3];
+	st.global.u32 	[%rd4], %r1;
+	ret;
+}
+PTX
+sed -e 's/^\tld.param.u64 \t%rd1, \[k_param_0\];/\tld.param.u64 \t%rd5, [k_param_1];/' \
+    -e 's/^\tld.param.u64 \t%rd2, \[k_param_1\];/\tld.param.u64 \t%rd1, [k_param_0];/' \
+    -e 's/%rd4, %rd2;/%rd4, %rd5;/' "$T/k_a.ptx" >"$T/k_b.ptx"
+grep -q 'rd4, %rd5;' "$T/k_b.ptx" || fail "the test's sed did not apply"
+expect_rc 1 "$KDET" diff "$T/k_a.ptx" "$T/k_b.ptx" --color never
+expect_line() { grep -qxF -- "$1" "$T/out" || { cat "$T/out" >&2; fail "output lacks the line: $1"; }; }
+expect_line "$T/k_a.ptx vs $T/k_b.ptx (ptx): ordering differences only: differ by instruction order in 1 of 1 function"
+expect_line "-    13        ld.param.u64 %rd1, [k_param_0];"
+expect_line "+          14  ld.param.u64 %rd1, [k_param_0];"
+expect_line "~    14        ld.param.u64 %rd2, [k_param_1];"
+expect_line "~          13  ld.param.u64 %rd5, [k_param_1];"
+expect_line "~    16        cvta.to.global.u64 %rd4, %rd2;"
+expect_line "~          16  cvta.to.global.u64 %rd4, %rd5;"
+if grep -q "'" "$T/out"; then fail "own-text hunks show a mapped (primed) name"; fi
+# --canonical: the renamed view, no ~ pairs.
+expect_rc 1 "$KDET" diff "$T/k_a.ptx" "$T/k_b.ptx" --color never --canonical
+expect_line "-    13        ld.param.u64 %rd1, [k_param_0];"
+if grep -q '^~' "$T/out"; then fail "--canonical shows ~ pairs"; fi
+"$KDET" diff --help >"$T/help" && grep -q -- "--canonical" "$T/help" || fail "--help lacks --canonical"
+# JSON: ordering_only, and B's own text beside A's in a context line.
+expect_rc 1 "$KDET" diff "$T/k_a.ptx" "$T/k_b.ptx" --json -
+python3 - "$T/out" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["ordering_only"] is True and j["functions_reordered"] is False, j
+lines = [l for e in j["entries"] for h in e["hunks"] for l in h["lines"]]
+assert {"op": " ", "text": "ld.param.u64 %rd2, [k_param_1];",
+        "text_b": "ld.param.u64 %rd5, [k_param_1];", "line_a": 14, "line_b": 13} in lines, lines
+PY
+# The same text with one instruction changed is not "ordering differences only".
+sed 's/ld.global.u32/ld.global.u16/' "$T/k_b.ptx" >"$T/k_c.ptx"
+expect_rc 1 "$KDET" diff "$T/k_a.ptx" "$T/k_c.ptx" --color never
+if grep -q "ordering differences only" "$T/out"; then fail "a code change called ordering only"; fi
+grep -q "code changed in 1 of 1 function" "$T/out"
+# Text files: the same lines in another order.
+seq 1 31 >"$T/n1"; seq 31 -1 1 >"$T/n2"
+expect_rc 1 "$KDET" diff "$T/n1" "$T/n2" --color never
+expect_line "$T/n1 vs $T/n2 (text): ordering differences only: the same lines in another order: 30 of 31 moved"
+
+# `-` is standard input, on either side; both `-` is an error naming the fix.
+expect_rc 1 "$KDET" diff - "$T/k_b.ptx" --color never <"$T/k_a.ptx"
+expect_line "- vs $T/k_b.ptx (ptx): ordering differences only: differ by instruction order in 1 of 1 function"
+expect_rc 0 "$KDET" diff "$T/k_a.ptx" - <"$T/k_a.ptx"
+expect_rc 1 "$KDET" diff - "$T/k_b.ptx" --max-size 100 <"$T/k_a.ptx"   # past the limit: by hash
+grep -q "too large for a detailed comparison" "$T/out"
+expect_rc 0 "$KDET" diff - "$T/k_a.ptx" --max-size 100 <"$T/k_a.ptx"
+expect_rc 2 "$KDET" diff - - <"$T/k_a.ptx"
+grep -q "standard input can be only one side" "$T/err"
+expect_rc 2 "$KDET" diff - "$run" <"$T/k_a.ptx"
+grep -q "is a folder" "$T/err"
+
 echo "diff_cli: all checks passed"

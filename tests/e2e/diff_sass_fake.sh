@@ -63,15 +63,19 @@ KDET_NVDISASM=$fake expect_rc 1 "$KDET" diff "$T/a.cubin" "$T/b.cubin" --json "$
 expect_eq "JSON change" "$(json_eval "$T/r.json" '[e["change"] for e in d["entries"] if e["name"]=="saxpy"][0]')" renamed
 expect_eq "JSON aspects" "$(json_eval "$T/r.json" '[e["aspects"] for e in d["entries"] if e["name"]=="saxpy"][0]')" "['names']"
 
-# A changed instruction (and the renumbering): code, with a hunk in canonical names.
+# A changed instruction (and the renumbering): code, with a hunk.
 sed -E 's/FFMA R7, R2, UR6, R7 ;/FMUL R7, R2, UR6 ;/; s/\bR([0-9]+)\b/R1\1/g' "$listing" \
   >"$T/listings/$(sum "$T/b.cubin").txt"
 expect_rc 1 "$KDET" diff "$T/a.cubin" "$T/b.cubin" --nvdisasm "$fake" --color never
 expect_out "SASS changed in 1 of 1 kernel"
 expect_out "code       kernel   saxpy"
-expect_out "FFMA R2, R3, UR1, R2"
-expect_out "FMUL R2, R3, UR1"
-grep -E '^-.*FFMA R2, R3, UR1, R2' "$T/out" >/dev/null || fail "no '-' line for FFMA"
+# Hunks in each listing's own text, with addresses and listing lines; --canonical renames.
+expect_out "-   280        /*0100*/ FFMA R7, R2, UR6, R7;"
+expect_out "+         280  /*0100*/ FMUL R17, R12, UR6;"
+expect_out "~         281  /*0110*/ STG.E desc[UR4][R14.64], R17;"
+expect_out "    283   283  .L_x_0:"
+expect_rc 1 "$KDET" diff "$T/a.cubin" "$T/b.cubin" --nvdisasm "$fake" --color never --canonical
+grep -E '^-.*FFMA R2, R3, UR1, R2$' "$T/out" >/dev/null || fail "no '-' line for FFMA"
 grep -E '^\+.*FMUL R2, R3, UR1$' "$T/out" >/dev/null || fail "no '+' line for FMUL"
 
 # --nvdisasm none, or no nvdisasm anywhere: the words, saying so.

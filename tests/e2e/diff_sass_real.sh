@@ -104,7 +104,11 @@ for pair in "two_kernels.ptx -O0" "row_softmax.ptx -O3 --maxrregcount=24"; do
   "$ptxas" -arch=sm_90a -O3 "$data/$ptx" -o "$T/x.cubin"
   # shellcheck disable=SC2086 # the options are words
   "$ptxas" -arch=sm_90a $opts "$data/$ptx" -o "$T/y.cubin"
-  expect_rc 1 "$KDET" diff "$T/x.cubin" "$T/y.cubin" --nvdisasm "$nvdisasm" --json "$T/x.json" --color never
+  # The listings' own instructions, with their addresses, unless --canonical.
+  expect_rc 1 "$KDET" diff "$T/x.cubin" "$T/y.cubin" --nvdisasm "$nvdisasm" --json "$T/own.json"
+  json_eval "$T/own.json" '[l["text"] for e in d["entries"] for h in e["hunks"] for l in h["lines"]]' >"$T/lines"
+  grep -qE '/\*[0-9a-f]{4,}\*/ ' "$T/lines" || fail "$ptx with $opts: hunks without the listing's addresses"
+  expect_rc 1 "$KDET" diff "$T/x.cubin" "$T/y.cubin" --nvdisasm "$nvdisasm" --json "$T/x.json" --color never --canonical
   expect_out "register count changed"
   expect_out "SASS changed in"
   expect_out "note: SASS compared as canonical nvdisasm listings"

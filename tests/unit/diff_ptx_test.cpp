@@ -4,6 +4,7 @@
 #include "kdet/util/fs.hpp"
 
 #include <chrono>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <regex>
 
@@ -111,7 +112,9 @@ TEST(DiffPtx, SwappedIndependentInstructionsAreReordered) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->change, Change::reordered);
   EXPECT_EQ(e->moved, 1u);
-  EXPECT_EQ(summary_line(r), "differ by instruction order in 1 of 1 function");
+  EXPECT_TRUE(r.ordering_only);
+  EXPECT_EQ(summary_line(r), "ordering differences only: differ by instruction order in 1 of 1 "
+                             "function");
   // The smallest diff: one line out, one line in, with the original line numbers.
   size_t minus = 0, plus = 0;
   for (const auto& h : e->hunks)
@@ -214,7 +217,8 @@ TEST(DiffPtx, OneOfThreeFunctionsChanged) {
   EXPECT_EQ(find(r, "poly")->change, Change::identical);
   EXPECT_EQ(find(r, "scale_add")->change, Change::identical);
   EXPECT_EQ(find(r, "mix")->change, Change::reordered);
-  EXPECT_EQ(summary_line(r), "differ by instruction order in 1 of 3 functions");
+  EXPECT_EQ(summary_line(r),
+            "ordering differences only: differ by instruction order in 1 of 3 functions");
 }
 
 TEST(DiffPtx, ModuleLevelConstantChange) {
@@ -225,6 +229,119 @@ TEST(DiffPtx, ModuleLevelConstantChange) {
   ASSERT_TRUE(m);
   EXPECT_EQ(m->change, Change::code);
   EXPECT_EQ(summary_line(r), "module-level declarations changed");
+  EXPECT_FALSE(r.ordering_only);
+}
+
+// two_kernels.ptx with its two entries (lines 33-84 and 86-140) swapped.
+std::vector<std::string> entries_swapped(const std::vector<std::string>& l) {
+  size_t s0 = line_with(l, ".visible .entry scale_add"), m0 = line_with(l, ".visible .entry mix");
+  size_t m1 = m0;
+  while (m1 < l.size() && l[m1] != "}")
+    ++m1;
+  ++m1;
+  std::vector<std::string> b(l.begin(), l.begin() + static_cast<long>(s0));
+  b.insert(b.end(), l.begin() + static_cast<long>(m0), l.begin() + static_cast<long>(m1));
+  b.emplace_back();
+  b.insert(b.end(), l.begin() + static_cast<long>(s0), l.begin() + static_cast<long>(m0) - 1);
+  b.insert(b.end(), l.begin() + static_cast<long>(m1), l.end());
+  return b;
+}
+
+TEST(DiffPtx, FunctionSwapIsOrderingOnly) {
+  std::string a = data("two_kernels.ptx");
+  std::string b = join(entries_swapped(lines_of(a)));
+  ASSERT_NE(a, b);
+  Report r = compare(a, b);
+  EXPECT_EQ(r.overall, Change::reordered);
+  EXPECT_TRUE(r.functions_reordered);
+  EXPECT_TRUE(r.ordering_only);
+  EXPECT_EQ(summary_line(r), "ordering differences only: functions in another order");
+  auto j = to_json(r);
+  EXPECT_EQ(j["ordering_only"], true);
+  EXPECT_EQ(j["functions_reordered"], true);
+}
+
+TEST(DiffPtx, FunctionSwapPlusRenamingReportsBoth) {
+  std::string a = data("two_kernels.ptx");
+  std::string b = renumber(join(entries_swapped(lines_of(a))));
+  Report r = compare(a, b);
+  EXPECT_EQ(r.overall, Change::reordered);
+  EXPECT_TRUE(r.ordering_only);
+  EXPECT_EQ(summary_line(r), "ordering differences only: functions in another order; registers "
+                             "renamed in 3 of 3 functions");
+  // Renaming alone is no ordering difference; a code change beside a swap is not "only".
+  EXPECT_FALSE(compare(a, renumber(a)).ordering_only);
+  std::string c = std::regex_replace(b, std::regex("0, 0, 128, 63"), "0, 0, 160, 63");
+  ASSERT_NE(b, c);
+  Report rc = compare(a, c);
+  EXPECT_FALSE(rc.ordering_only);
+  EXPECT_EQ(summary_line(rc), "functions in another order; module-level declarations changed; "
+                              "registers renamed in 3 of 3 functions");
+}
+
+// Whitespace runs collapsed to one space, ends trimmed: a one-statement line as hunks show it.
+std::string collapsed(const std::string& line) {
+  std::string out;
+  for (char c : line) {
+    bool space = c == ' ' || c == '\t' || c == '\r';
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : c;
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+TEST(DiffPtx, HunksShowEachFilesOwnTextAndLines) {
+  // A compiler's reorder: two loads swapped, and every register of B renumbered.
+  auto la = lines_of(data("block_reduce.ptx"));
+  size_t i = line_with(la, "ld.param.u64");
+  auto swapped = la;
+  std::swap(swapped[i], swapped[i + 1]);
+  auto lb = lines_of(renumber(join(swapped)));
+  Report r = compare(join(la), join(lb));
+  const Entry* e = find(r, "block_reduce");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->change, Change::reordered);
+  ASSERT_FALSE(e->hunks.empty());
+  size_t pairs = 0;
+  for (const auto& h : e->hunks)
+    for (const auto& l : h.lines) {
+      if (l.op != '+') {
+        ASSERT_GE(l.line_a, 1u);
+        EXPECT_EQ(l.text, collapsed(la[l.line_a - 1])) << "A line " << l.line_a;
+      }
+      if (l.op == '+') {
+        EXPECT_EQ(l.text, collapsed(lb[l.line_b - 1])) << "B line " << l.line_b;
+      }
+      if (l.op == ' ') {
+        EXPECT_EQ(l.text_b.empty() ? l.text : l.text_b, collapsed(lb[l.line_b - 1]));
+        pairs += !l.text_b.empty();
+      }
+    }
+  EXPECT_GT(pairs, 0u) << "renumbered context lines show B's own names";
+  std::string text = to_text(r, false, "a.ptx", "b.ptx");
+  // The moved load, at its own line with its own register.
+  EXPECT_NE(text.find(fmt::format("- {:>5}        {}", i + 1, collapsed(la[i]))), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("~ "), std::string::npos) << text;
+  // HTML shows both sides' own text of such a line too.
+  for (const auto& h : e->hunks)
+    for (const auto& l : h.lines)
+      if (!l.text_b.empty()) {
+        EXPECT_NE(to_html(r).find("~ " + l.text_b), std::string::npos) << l.text_b;
+        break;
+      }
+
+  // On request, the canonical view: the same alignment, one text for both sides.
+  CompareOptions canonical;
+  canonical.canonical_hunks = true;
+  Report rc = compare(join(la), join(lb), canonical);
+  const Entry* ec = find(rc, "block_reduce");
+  ASSERT_TRUE(ec);
+  EXPECT_EQ(ec->hunks.size(), e->hunks.size());
+  for (const auto& h : ec->hunks)
+    for (const auto& l : h.lines)
+      EXPECT_TRUE(l.text_b.empty()) << l.text;
 }
 
 TEST(DiffPtx, FunctionOnlyOnOneSide) {

@@ -54,10 +54,11 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-Change compare_functions(const SassFunction& a, const SassFunction& b, Entry& e) {
+Change compare_functions(const SassFunction& a, const SassFunction& b, Entry& e,
+                         bool canonical = false) {
   bool approximate = false, cut = false;
   size_t budget = k_max_report_hunk_lines;
-  Change c = compare_sass(a, b, e, approximate, budget, cut);
+  Change c = compare_sass(a, b, canonical, e, approximate, budget, cut);
   EXPECT_FALSE(approximate);
   EXPECT_FALSE(cut);
   return c;
@@ -165,23 +166,37 @@ TEST(DiffSass, BranchToAnotherPlaceDiffers) {
   EXPECT_EQ(compare_functions(a, b, e), Change::code);
 }
 
-TEST(DiffSass, ChangedInstructionIsCodeWithAHunkInCanonicalNames) {
+TEST(DiffSass, ChangedInstructionIsCodeWithAHunkInEachListingsOwnText) {
   std::string changed =
       replace_all(nvdisasm_listing(), "FFMA R7, R2, UR6, R7 ;", "FMUL R7, R2, UR6 ;");
-  // And every register renamed, which the hunk must not show.
+  // And every register renamed, which the alignment must not see as a change.
   changed = shift_registers(changed, "R", 1);
   SassFunction a = only_function(nvdisasm_listing()), b = only_function(changed);
+  auto changes = [](const Entry& e, char op) {
+    std::vector<std::string> out;
+    for (const auto& l : e.hunks.at(0).lines)
+      if (l.op == op)
+        out.push_back(l.text + " @" + std::to_string(op == '-' ? l.line_a : l.line_b));
+    return out;
+  };
   Entry e;
   EXPECT_EQ(compare_functions(a, b, e), Change::code);
   ASSERT_EQ(e.hunks.size(), 1u);
-  std::vector<std::string> minus, plus;
-  for (const auto& l : e.hunks[0].lines) {
-    if (l.op == '-') minus.push_back(l.text);
-    if (l.op == '+') plus.push_back(l.text);
-  }
-  // FFMA R7, R2, UR6, R7: R7 is the third R register used, R2 the fourth, UR6 the second UR.
-  EXPECT_EQ(minus, std::vector<std::string>{"FFMA R2, R3, UR1, R2"});
-  EXPECT_EQ(plus, std::vector<std::string>{"FMUL R2, R3, UR1"});
+  // Each listing's own instruction, address and listing line.
+  EXPECT_EQ(changes(e, '-'), std::vector<std::string>{"/*0100*/ FFMA R7, R2, UR6, R7; @280"});
+  EXPECT_EQ(changes(e, '+'), std::vector<std::string>{"/*0100*/ FMUL R8, R3, UR6; @280"});
+  size_t pairs = 0;
+  for (const auto& l : e.hunks[0].lines)
+    pairs += l.op == ' ' && !l.text_b.empty();
+  EXPECT_GT(pairs, 0u) << "context lines show both listings' own registers";
+
+  // --canonical: FFMA R7, R2, UR6, R7: R7 is the third R register used, R2 the fourth, UR6 the
+  // second UR.
+  Entry c;
+  EXPECT_EQ(compare_functions(a, b, c, true), Change::code);
+  ASSERT_EQ(c.hunks.size(), 1u);
+  EXPECT_EQ(changes(c, '-'), std::vector<std::string>{"FFMA R2, R3, UR1, R2 @280"});
+  EXPECT_EQ(changes(c, '+'), std::vector<std::string>{"FMUL R2, R3, UR1 @280"});
 }
 
 TEST(DiffSass, CallAndReturnTargetsInBothListings) {

@@ -107,7 +107,26 @@ TEST(DiffText, UnifiedHunksWithLineNumbers) {
   EXPECT_EQ(r.hunks[0].start_a, 12u);
   EXPECT_EQ(r.hunks[0].count_a, 7u);
   EXPECT_EQ(summary_line(r), "text differs: 1 hunk, +1 -1 lines");
+  EXPECT_FALSE(r.ordering_only);
   EXPECT_TRUE(identical(compare(a, a)));
+}
+
+TEST(DiffText, SameLinesInAnotherOrderAreOrderingOnly) {
+  std::string a, b;
+  for (int i = 1; i <= 31; ++i) {
+    a += "line " + std::to_string(i) + "\n";
+    b += "line " + std::to_string(32 - i) + "\n";
+  }
+  Report r = compare(a, b);
+  EXPECT_EQ(r.overall, Change::reordered);
+  EXPECT_TRUE(r.ordering_only);
+  EXPECT_EQ(summary_line(r),
+            "ordering differences only: the same lines in another order: 30 of 31 moved");
+  EXPECT_EQ(to_json(r)["ordering_only"], true);
+  // One line more or less is no longer a reordering.
+  Report more = compare(a, b + "line 1\n");
+  EXPECT_FALSE(more.ordering_only);
+  EXPECT_EQ(more.overall, Change::code);
 }
 
 TEST(DiffBinary, ByteRanges) {

@@ -1,6 +1,7 @@
 //===- cli/diff.cpp - `kdet diff`: name the real change between two outputs -===//
 //
-//   kdet diff A B                       two files, or two folders (same-named files)
+//   kdet diff A B                       two files (either may be `-`, standard input),
+//                                       or two folders (same-named files)
 //   kdet diff DIR VARIANT_A VARIANT_B   two variants of a `kdet run --out DIR` folder
 //   kdet diff --run-dir DIR [A B]       the same; without A B, the two most common
 // Exit 0 identical, 1 different, 2 unreadable input or bad options.
@@ -43,6 +44,7 @@ struct DiffArgs {
   std::string max_size; // past it: compared by hash and size only
   std::string nvdisasm; // a path, "none", or "" to look for it
   double nvdisasm_timeout = 60;
+  bool canonical = false; // hunks in canonical names rather than the files' own text
 };
 
 // One pair of files to compare; a side may be missing (path empty).
@@ -111,15 +113,65 @@ std::string read_bounded(const std::string& path, uint64_t limit, Hasher* hash,
   throw Error::format("cannot read {}: {}", path, sr.what);
 }
 
-// Two inputs past the size limit: identical or not by content hash, never read into memory.
-diff::Report summary_only(const Pair& pr, uint64_t size_a, uint64_t size_b,
-                          std::optional<diff::Format> force, uint64_t limit) {
-  Hasher ha, hb;
-  std::string head;
-  read_bounded(pr.a, size_a, &ha, &head);
-  read_bounded(pr.b, size_b, &hb);
-  diff::Format f = force ? *force : diff::detect_format(head);
-  return diff::summary_report(f, size_a, size_b, size_a == size_b && ha.hex() == hb.hex(), limit);
+// One side of a two-file comparison: its size, then its bytes (within the limit) or, when
+// either side is past the limit, only its hash and first chunk.
+struct Side {
+  uint64_t size = 0;
+  bool from_stdin = false;
+  bool hashed = false; // `hash` and `head` are set, `data` is not
+  std::string data, hash, head;
+};
+
+// Standard input, read once in chunks: kept while within `limit`, hashed past it.
+Side read_stdin(uint64_t limit) {
+  Side s;
+  s.from_stdin = true;
+  Hasher h;
+  std::string buf(k_stream_chunk, '\0');
+  for (;;) {
+    ssize_t n = ::read(STDIN_FILENO, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error::format("cannot read standard input (-): {}", std::strerror(errno));
+    if (n == 0) break;
+    std::string_view chunk(buf.data(), static_cast<size_t>(n));
+    s.size += chunk.size();
+    if (s.hashed) {
+      h.add_raw(chunk);
+      continue;
+    }
+    s.data.append(chunk);
+    if (s.data.size() > limit) { // from here on, only its hash: memory stays bounded
+      s.hashed = true;
+      h.add_raw(s.data);
+      s.head = s.data.substr(0, k_stream_chunk);
+      std::string().swap(s.data);
+    }
+  }
+  if (s.hashed) s.hash = h.hex();
+  return s;
+}
+
+// Fills `s` for the comparison: the bytes, or (when `summary`) the hash and first chunk.
+void load(Side& s, const std::string& path, uint64_t limit, bool summary) {
+  if (s.from_stdin) {
+    if (summary && !s.hashed) {
+      Hasher h;
+      h.add_raw(s.data);
+      s.hash = h.hex();
+      s.head = s.data.substr(0, k_stream_chunk);
+      s.hashed = true;
+      std::string().swap(s.data);
+    }
+    return;
+  }
+  if (!summary) {
+    s.data = read_bounded(path, limit, nullptr);
+    return;
+  }
+  Hasher h;
+  read_bounded(path, s.size, &h, &s.head);
+  s.hash = h.hex();
+  s.hashed = true;
 }
 
 int do_diff(const DiffArgs& args) {
@@ -138,6 +190,7 @@ int do_diff(const DiffArgs& args) {
   options.sass = diff::find_sass_options(args.nvdisasm, "--nvdisasm");
   options.sass->timeout =
       std::chrono::milliseconds(static_cast<long long>(args.nvdisasm_timeout * 1000));
+  options.canonical_hunks = args.canonical;
 
   std::string label_a, label_b;
   std::vector<Pair> pairs;
@@ -163,7 +216,12 @@ int do_diff(const DiffArgs& args) {
   } else if (p.size() == 2) {
     label_a = p[0];
     label_b = p[1];
-    if (is_dir(p[0]) && is_dir(p[1]))
+    if (p[0] == "-" && p[1] == "-")
+      throw Error("- -: standard input can be only one side; give a file for the other");
+    if ((p[0] == "-" && is_dir(p[1])) || (p[1] == "-" && is_dir(p[0])))
+      throw Error::format("{}: is a folder; standard input (-) is compared with a file",
+                          p[0] == "-" ? p[1] : p[0]);
+    if (p[0] != "-" && p[1] != "-" && is_dir(p[0]) && is_dir(p[1]))
       pairs = folder_pairs(p[0], p[1]);
     else
       pairs.push_back({"", p[0], p[1]});
@@ -190,14 +248,24 @@ int do_diff(const DiffArgs& args) {
       artifacts.push_back({{"name", pr.name}, {"only_in", side}});
       continue;
     }
-    uint64_t size_a = regular_file_size(pr.a), size_b = regular_file_size(pr.b);
+    // `-` is standard input (only in a plain two-file diff): read first, as it can be read
+    // only once, then the files' sizes say whether both sides are compared in detail.
+    Side sa = pr.name.empty() && pr.a == "-" ? read_stdin(limit) : Side{};
+    Side sb = pr.name.empty() && pr.b == "-" ? read_stdin(limit) : Side{};
+    if (!sa.from_stdin) sa.size = regular_file_size(pr.a);
+    if (!sb.from_stdin) sb.size = regular_file_size(pr.b);
+    bool summary = std::max(sa.size, sb.size) > limit;
+    load(sa, pr.a, limit, summary);
+    load(sb, pr.b, limit, summary);
     diff::Report r;
-    if (std::max(size_a, size_b) > limit) {
-      r = summary_only(pr, size_a, size_b, force, limit);
+    if (summary) {
+      // Past the limit: identical or not by content hash, never read whole into memory.
+      diff::Format f = force ? *force : diff::detect_format(sa.head);
+      r = diff::summary_report(f, sa.size, sb.size, sa.size == sb.size && sa.hash == sb.hash,
+                               limit);
     } else {
-      std::string da = read_bounded(pr.a, limit, nullptr), db = read_bounded(pr.b, limit, nullptr);
       try {
-        r = diff::compare(da, db, options);
+        r = diff::compare(sa.data, sb.data, options);
       } catch (const Error& e) {
         throw Error::format("{} vs {}: {}", pr.a, pr.b, e.what());
       }
@@ -245,7 +313,9 @@ void add_diff(CLI::App& root, Action& action) {
   auto* cmd = root.add_subcommand(
       "diff", "Compare two compiler outputs and name the real change (PTX, cubin, text, binary)");
   cmd->footer("Exit codes: 0 identical, 1 different, 2 unreadable input or bad options.");
-  cmd->add_option("paths", args->paths, "A B (files or folders), or DIR VARIANT_A VARIANT_B");
+  cmd->add_option("paths", args->paths,
+                  "A B (files, `-` for standard input on one side, or folders), or DIR VARIANT_A "
+                  "VARIANT_B");
   cmd->add_option(
       "--run-dir", args->run_dir,
       "A `kdet run --out` folder; compares VARIANT_A VARIANT_B, or the two most common");
@@ -270,6 +340,11 @@ void add_diff(CLI::App& root, Action& action) {
                   "Seconds one nvdisasm run may take (default 60)")
       ->type_name("SECONDS")
       ->check(real_option({0.001, 1e6, false}));
+  cmd->add_flag("--canonical", args->canonical,
+                "Show hunks in canonical names (PTX registers and labels, SASS registers and "
+                "branch targets renamed by first use; B's mapped to A's). Default: each file's "
+                "own statements with its own line numbers, a line the same in both up to "
+                "renaming shown as a `~` pair (A's, then B's)");
   add_color_option(cmd, args->output);
   cmd->callback([args, &action] { action = [args] { return do_diff(*args); }; });
 }

@@ -267,8 +267,8 @@ bool same_listing(const SassFunction& a, const SassFunction& b) {
 }
 
 Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka, const Model& mb,
-                     const Kernel& kb, const SassPair& sass, bool& approximate, size_t& budget,
-                     bool& cut) {
+                     const Kernel& kb, const SassPair& sass, bool canonical, bool& approximate,
+                     size_t& budget, bool& cut) {
   Entry e;
   e.name = name;
   e.kind = "kernel";
@@ -278,7 +278,7 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
   const std::string& tb = sb[kb.text].data;
   Change text;
   if (sass.a && sass.b && ta != tb && !same_listing(*sass.a, *sass.b)) {
-    text = compare_sass(*sass.a, *sass.b, e, approximate, budget, cut);
+    text = compare_sass(*sass.a, *sass.b, canonical, e, approximate, budget, cut);
   } else {
     text = compare_text(ta, tb, e, approximate);
     if (sass.a && sass.b && ta != tb)
@@ -448,7 +448,8 @@ CudaElf read_or_throw(std::string_view data, const char* side) {
 
 } // namespace
 
-Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& sass) {
+Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& sass,
+                     bool canonical) {
   CudaElf ea = read_or_throw(a, "A"), eb = read_or_throw(b, "B");
   Report r;
   r.format = Format::cubin;
@@ -468,9 +469,9 @@ Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& 
       continue;
     }
     auto pair = pairs.find(name);
-    Entry e =
-        compare_kernel(name, ma, ma.kernels.at(name), mb, it->second,
-                       pair == pairs.end() ? SassPair{} : pair->second, r.approximate, budget, cut);
+    Entry e = compare_kernel(name, ma, ma.kernels.at(name), mb, it->second,
+                             pair == pairs.end() ? SassPair{} : pair->second, canonical,
+                             r.approximate, budget, cut);
     r.entries.push_back(std::move(e));
   }
   for (const auto& name : mb.kernel_order) {
@@ -519,6 +520,9 @@ Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& 
     r.overall = Change::metadata;
     r.notes.push_back("the files differ only in layout (section order, padding or headers)");
   }
+  r.ordering_only = r.overall == Change::reordered;
+  for (const auto& e : r.entries)
+    r.ordering_only &= severity(e.change) <= severity(Change::reordered);
   if (!sass_note.empty()) r.notes.push_back(sass_note);
   if (r.approximate) r.notes.push_back("a diff hit its size cap; counts are approximate");
   if (cut) r.notes.push_back(hunks_cut_note());

@@ -157,11 +157,12 @@ Report compare(std::string_view a, std::string_view b, const CompareOptions& opt
   Report r;
   switch (f) {
   case Format::ptx:
-    r = detail::compare_ptx(a, b);
+    r = detail::compare_ptx(a, b, options.canonical_hunks);
     break;
   case Format::cubin:
     try {
-      r = detail::compare_cubin(a, b, options.sass ? *options.sass : default_sass_options());
+      r = detail::compare_cubin(a, b, options.sass ? *options.sass : default_sass_options(),
+                                options.canonical_hunks);
     } catch (const Error& e) {
       if (force) throw;
       // Detected by its header but unreadable further on: still say where the bytes differ.
@@ -217,12 +218,16 @@ std::string ptx_summary(const Report& r) {
   of(Change::code, "code changed");
   of(Change::reg_decls, "register declarations changed");
   of(Change::reordered, "differ by instruction order");
+  if (r.functions_reordered) parts.push_back("functions in another order");
   if (module && module->change == Change::code)
     parts.push_back("module-level declarations changed");
   if (module && module->change == Change::reordered)
     parts.push_back("module-level statements reordered");
-  if (parts.empty()) return r.notes.empty() ? "differ" : r.notes.back();
-  std::string out = parts[0];
+  // Renaming beside another change: both are named ("a function swap plus a renaming").
+  of(Change::renamed, "registers renamed");
+  if (parts.empty() && !r.notes.empty()) parts.push_back(r.notes.back());
+  if (parts.empty()) return "differ";
+  std::string out = r.ordering_only ? "ordering differences only: " + parts[0] : parts[0];
   for (size_t i = 1; i < parts.size(); ++i)
     out += "; " + parts[i];
   return out;
@@ -276,7 +281,7 @@ std::string cubin_summary(const Report& r) {
   if (module_changed) parts.push_back("module-level sections changed");
   if (parts.empty() && meta) return "metadata only (debug or note sections differ)";
   if (parts.empty()) return r.notes.empty() ? "differ" : r.notes.back();
-  std::string out = parts[0];
+  std::string out = r.ordering_only ? "ordering differences only: " + parts[0] : parts[0];
   for (size_t i = 1; i < parts.size(); ++i)
     out += "; " + parts[i];
   return out;
@@ -313,6 +318,12 @@ std::string summary_line(const Report& report) {
   case Format::cubin:
     return cubin_summary(report);
   case Format::text: {
+    if (report.ordering_only) {
+      std::string how = "the same lines in another order";
+      for (const auto& n : report.notes)
+        if (n.rfind(how, 0) == 0) how = n;
+      return "ordering differences only: " + how;
+    }
     size_t plus = 0, minus = 0;
     for (const auto& h : report.hunks)
       for (const auto& l : h.lines)

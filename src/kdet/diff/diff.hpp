@@ -58,10 +58,13 @@ const char* to_string(Change change);
 // Ordering used for the overall class: the most severe entry wins.
 int severity(Change change);
 
-// One line of a diff hunk. Line numbers are 1-based original line numbers; 0 = not on that side.
+// One line of a diff hunk, in the files' own text (or, on request, in canonical names). Line
+// numbers are 1-based original line numbers; 0 = not on that side.
 struct DiffLine {
-  char op = ' '; // ' ' context, '-' only in A, '+' only in B
-  std::string text;
+  char op = ' ';      // ' ' context, '-' only in A, '+' only in B
+  std::string text;   // A's text for ' ' and '-', B's for '+'
+  std::string text_b; // ' ': B's own text when it differs from A's (the same statement up to
+                      // register and label renaming); "" when the two read the same
   size_t line_a = 0;
   size_t line_b = 0;
 };
@@ -100,7 +103,8 @@ struct Entry {
   size_t moved = 0;                 // instructions not on a longest common subsequence
   std::vector<ValueChange> values;  // named values that differ
   std::vector<std::string> notes;   // human-readable facts ("3 of 120 instructions moved")
-  std::vector<Hunk> hunks;          // smallest diff of canonical forms, original line numbers
+  std::vector<Hunk> hunks;          // smallest diff of canonical forms, in the files' own text
+                                    // (or canonical, on request) and original line numbers
 };
 
 // The result of compare().
@@ -114,8 +118,11 @@ struct Report {
   std::vector<Hunk> hunks;        // text format: the unified diff
   std::vector<ByteRange> byte_ranges; // binary format (and cubin fallback): differing ranges
   uint64_t bytes_differing = 0;       // binary: total bytes in byte_ranges
-  bool approximate = false;  // a diff hit its size cap; hunks and counts may not be minimal
-  bool summary_only = false; // inputs past the size limit: compared by hash and size only
+  bool approximate = false;         // a diff hit its size cap; hunks and counts may not be minimal
+  bool summary_only = false;        // inputs past the size limit: compared by hash and size only
+  bool ordering_only = false;       // the same lines (PTX: statements, up to canonical renaming) in
+                                    // another order, and nothing else but renaming or comments
+  bool functions_reordered = false; // PTX: functions common to both in another order
 };
 
 // Inputs larger than this (either side) get a summary by hash and size rather
@@ -152,6 +159,8 @@ const SassOptions& default_sass_options();
 struct CompareOptions {
   std::optional<Format> force;     // read both inputs as this format instead of detecting it
   std::optional<SassOptions> sass; // nullopt: default_sass_options()
+  bool canonical_hunks = false;    // hunks in canonical names (registers and labels renamed by
+                                   // first use, B's mapped to A's) instead of the files' own text
 };
 
 // Compares a with b. `force` overrides detection (both inputs are read as that
@@ -164,8 +173,8 @@ Report compare(std::string_view a, std::string_view b, const CompareOptions& opt
 // True when the inputs were byte-for-byte the same.
 bool identical(const Report& report);
 
-// One short phrase: "identical", "same after register renaming",
-// "differ by instruction order in 1 of 4 functions", "register count changed in 1 of 2 kernels".
+// One short phrase: "identical", "same after register renaming", "ordering differences only:
+// differ by instruction order in 1 of 4 functions", "register count changed in 1 of 2 kernels".
 std::string summary_line(const Report& report);
 
 // Versioned JSON ("schema": "kdet.diff/1").

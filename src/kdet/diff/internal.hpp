@@ -8,13 +8,15 @@
 
 namespace kdet::diff::detail {
 
-// PTX: per .entry/.func and the module-level part (ptx_compare.cpp).
-Report compare_ptx(std::string_view a, std::string_view b);
+// PTX: per .entry/.func and the module-level part (ptx_compare.cpp); hunks in each file's own
+// statements, or in canonical names when `canonical`.
+Report compare_ptx(std::string_view a, std::string_view b, bool canonical);
 
 // CUDA ELF: per kernel, module sections, debug/notes (cubin_compare.cpp); .text by canonical
 // SASS when `sass` names nvdisasm and it lists both inputs, else as 16-byte words.
 // Throws kdet::Error naming the side when an input is not a readable ELF.
-Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& sass);
+Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& sass,
+                     bool canonical);
 
 // Runs nvdisasm on both cubins (sass_compare.cpp). False, with `why` saying what went wrong
 // (could not start, exited N, killed by a signal, timed out), when either run failed.
@@ -24,10 +26,11 @@ bool disassemble(const SassOptions& sass, std::string_view a, std::string_view b
 // Compares one function's canonical SASS (sass_compare.cpp): fills e's counts, aspects, notes
 // and hunks (from `*budget` lines, setting `cut` when some were left out) and returns the
 // class: renamed, reordered or code (identical when the listings are the same).
-Change compare_sass(const SassFunction& a, const SassFunction& b, Entry& e, bool& approximate,
-                    size_t& budget, bool& cut);
+// Hunks show each listing's own instructions, or canonical lines when `canonical`.
+Change compare_sass(const SassFunction& a, const SassFunction& b, bool canonical, Entry& e,
+                    bool& approximate, size_t& budget, bool& cut);
 
-// Unified line diff (text_diff.cpp).
+// Unified line diff (text_diff.cpp); the same lines in another order are ordering_only.
 Report compare_text(std::string_view a, std::string_view b);
 
 // Differing byte ranges (text_diff.cpp).

@@ -180,7 +180,11 @@ EditScript diff_sequences(const std::vector<uint32_t>& a, const std::vector<uint
 std::vector<Hunk> make_hunks(const EditScript& script, const std::vector<std::string>& text_a,
                              const std::vector<std::string>& text_b,
                              const std::vector<size_t>& line_a, const std::vector<size_t>& line_b,
-                             size_t context, size_t* budget, bool* cut) {
+                             size_t context, size_t* budget, bool* cut,
+                             const std::vector<std::string>* own_a,
+                             const std::vector<std::string>* own_b) {
+  const std::vector<std::string>& show_a = own_a ? *own_a : text_a;
+  const std::vector<std::string>& show_b = own_b ? *own_b : text_b;
   std::vector<Hunk> hunks;
   const auto& e = script.edits;
   size_t idx = 0;
@@ -222,16 +226,17 @@ std::vector<Hunk> make_hunks(const EditScript& script, const std::vector<std::st
       DiffLine l;
       if (e[t].op == Edit::Op::keep) {
         l.op = ' ';
-        l.text = text_a[e[t].i];
+        l.text = show_a[e[t].i];
+        if (show_b[e[t].j] != l.text) l.text_b = show_b[e[t].j];
         l.line_a = line_a[e[t].i];
         l.line_b = line_b[e[t].j];
       } else if (e[t].op == Edit::Op::del) {
         l.op = '-';
-        l.text = text_a[e[t].i];
+        l.text = show_a[e[t].i];
         l.line_a = line_a[e[t].i];
       } else {
         l.op = '+';
-        l.text = text_b[e[t].j];
+        l.text = show_b[e[t].j];
         l.line_b = line_b[e[t].j];
       }
       if (l.op != '+') {
@@ -247,6 +252,22 @@ std::vector<Hunk> make_hunks(const EditScript& script, const std::vector<std::st
     idx = end;
   }
   return hunks;
+}
+
+std::vector<Hunk> renamed_hunks(const HunkSide& a, const HunkSide& b, bool canonical,
+                                bool& approximate, size_t& budget, bool& cut) {
+  Interner lines;
+  std::vector<uint32_t> la, lb;
+  la.reserve(a.compared.size());
+  lb.reserve(b.compared.size());
+  for (const auto& s : a.compared)
+    la.push_back(lines.id(s));
+  for (const auto& s : b.compared)
+    lb.push_back(lines.id(s));
+  EditScript script = diff_sequences(la, lb);
+  approximate |= script.approximate;
+  return make_hunks(script, a.compared, b.compared, a.line, b.line, 3, &budget, &cut,
+                    canonical ? nullptr : &a.own, canonical ? nullptr : &b.own);
 }
 
 std::string hunks_cut_note() {

@@ -22,6 +22,11 @@
 //  Hunks: the shapes are aligned (Myers), registers of B are mapped to A's
 //  names through aligned statements, and the rendered lines are diffed, so a
 //  renumbering does not show and a moved instruction shows as one -/+ pair.
+//  The lines shown are each file's own statements (a context line the same up
+//  to renaming carries B's own text too), or the canonical ones on request.
+// Report: functions_reordered when the common functions come in another order
+// (then at least reordered); ordering_only when it is reordered and no entry is
+// worse than reordered.
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/diff/internal.hpp"
@@ -216,8 +221,8 @@ std::string erase_immediates(const std::string& s) {
   return out;
 }
 
-Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& approximate,
-                        size_t& budget, bool& cut) {
+Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool canonical,
+                        bool& approximate, size_t& budget, bool& cut) {
   Entry e;
   e.name = fa.name;
   e.kind = fa.kind;
@@ -322,42 +327,21 @@ Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool& appr
              : decls_differ             ? Change::reg_decls
                                         : code_class;
 
-  // Hunks: B's symbols take A's names where aligned statements pin them down.
-  std::vector<std::string> mapped(b.canon.size());
-  std::vector<bool> taken(a.canon.size(), false);
-  for (const auto& ed : align.edits) {
-    if (ed.op != Edit::Op::keep) continue;
-    const Stmt& sa = a.body[ed.i];
-    const Stmt& sb = b.body[ed.j];
-    for (size_t t = 0; t < sa.toks.size() && t < sb.toks.size(); ++t) {
-      uint32_t x = sa.toks[t].sym, y = sb.toks[t].sym;
-      if (mapped[y].empty() && !taken[x]) {
-        mapped[y] = a.canon[x];
-        taken[x] = true;
-      }
-    }
-  }
-  for (size_t y = 0; y < mapped.size(); ++y)
-    if (mapped[y].empty()) mapped[y] = b.canon[y] + "'";
-  std::vector<std::string> text_a, text_b;
-  std::vector<size_t> line_a, line_b;
+  // Hunks: B's symbols take A's names where aligned statements pin them down, so a renaming
+  // does not show; the lines shown are each file's own (or, on request, the canonical ones).
+  std::vector<std::string> mapped = map_names(align, a.body, b.body, a.canon, b.canon);
+  HunkSide ha, hb;
   for (const auto& h : a.head)
-    text_a.push_back(h.text), line_a.push_back(h.line);
+    ha.compared.push_back(h.text), ha.own.push_back(h.text), ha.line.push_back(h.line);
   for (const auto& h : b.head)
-    text_b.push_back(h.text), line_b.push_back(h.line);
+    hb.compared.push_back(h.text), hb.own.push_back(h.text), hb.line.push_back(h.line);
   for (const auto& s : a.body)
-    text_a.push_back(render(s, a, &a.canon)), line_a.push_back(s.line);
+    ha.compared.push_back(render(s, a, &a.canon)), ha.own.push_back(s.norm),
+        ha.line.push_back(s.line);
   for (const auto& s : b.body)
-    text_b.push_back(render(s, b, &mapped)), line_b.push_back(s.line);
-  Interner lines;
-  std::vector<uint32_t> la, lb;
-  for (const auto& s : text_a)
-    la.push_back(lines.id(s));
-  for (const auto& s : text_b)
-    lb.push_back(lines.id(s));
-  EditScript script = diff_sequences(la, lb);
-  approximate |= script.approximate;
-  e.hunks = make_hunks(script, text_a, text_b, line_a, line_b, 3, &budget, &cut);
+    hb.compared.push_back(render(s, b, &mapped)), hb.own.push_back(s.norm),
+        hb.line.push_back(s.line);
+  e.hunks = renamed_hunks(ha, hb, canonical, approximate, budget, cut);
   return e;
 }
 
@@ -404,7 +388,7 @@ Entry compare_module(const PtxModule& ma, const PtxModule& mb, bool& approximate
 
 } // namespace
 
-Report compare_ptx(std::string_view a, std::string_view b) {
+Report compare_ptx(std::string_view a, std::string_view b, bool canonical) {
   Report r;
   r.format = Format::ptx;
   r.size_a = a.size();
@@ -424,17 +408,37 @@ Report compare_ptx(std::string_view a, std::string_view b) {
       r.entries.push_back(one_sided_entry(fa.name, fa.kind, true, fa.body.size()));
       continue;
     }
-    r.entries.push_back(compare_functions(fa, *it->second, r.approximate, budget, cut));
+    r.entries.push_back(compare_functions(fa, *it->second, canonical, r.approximate, budget, cut));
   }
   for (const auto& fb : mb.functions) {
     if (!seen.insert(fb.name).second) continue;
     r.entries.push_back(one_sided_entry(fb.name, fb.kind, false, fb.body.size()));
   }
   set_overall(r);
-  if (r.overall == Change::identical && a != b) {
+  // Function order: the functions common to both, each side's order (first of a name).
+  std::vector<std::string> order_a, order_b;
+  std::set<std::string> in_a, in_b, listed;
+  for (const auto& f : ma.functions)
+    in_a.insert(f.name);
+  for (const auto& f : mb.functions)
+    if (in_a.count(f.name) && listed.insert(f.name).second) order_b.push_back(f.name);
+  for (const auto& f : mb.functions)
+    in_b.insert(f.name);
+  listed.clear();
+  for (const auto& f : ma.functions)
+    if (in_b.count(f.name) && listed.insert(f.name).second) order_a.push_back(f.name);
+  r.functions_reordered = order_a != order_b;
+  if (r.functions_reordered) {
+    r.notes.push_back("functions appear in another order");
+    if (severity(r.overall) < severity(Change::reordered)) r.overall = Change::reordered;
+  } else if (r.overall == Change::identical && a != b) {
     r.overall = Change::reordered;
-    r.notes.push_back("the same functions appear in another order");
+    r.notes.push_back("the same functions and declarations appear in another order");
   }
+  // Ordering differences only: nothing differs but order, names and comments.
+  r.ordering_only = r.overall == Change::reordered;
+  for (const auto& e : r.entries)
+    r.ordering_only &= severity(e.change) <= severity(Change::reordered);
   if (r.approximate) r.notes.push_back("a diff hit its size cap; the diff may not be minimal");
   if (cut) r.notes.push_back(hunks_cut_note());
   return r;

@@ -29,11 +29,14 @@ nlohmann::json hunks_json(const std::vector<Hunk>& hunks) {
   auto out = nlohmann::json::array();
   for (const auto& h : hunks) {
     auto lines = nlohmann::json::array();
-    for (const auto& l : h.lines)
-      lines.push_back({{"op", std::string(1, l.op)},
-                       {"text", l.text},
-                       {"line_a", l.line_a},
-                       {"line_b", l.line_b}});
+    for (const auto& l : h.lines) {
+      nlohmann::json line = {{"op", std::string(1, l.op)},
+                             {"text", l.text},
+                             {"line_a", l.line_a},
+                             {"line_b", l.line_b}};
+      if (!l.text_b.empty()) line["text_b"] = l.text_b;
+      lines.push_back(std::move(line));
+    }
     out.push_back({{"start_a", h.start_a},
                    {"count_a", h.count_a},
                    {"start_b", h.start_b},
@@ -64,6 +67,11 @@ void hunks_text(std::string& out, const std::vector<Hunk>& hunks, const Palette&
       if (shown++ >= k_max_text_lines) break;
       const char* c = l.op == '-' ? p.red : l.op == '+' ? p.green : "";
       auto num = [](size_t n) { return n ? fmt::format("{:>5}", n) : std::string(5, ' '); };
+      if (!l.text_b.empty()) { // the same statement up to renaming: each side's own text
+        out += fmt::format("~ {} {}  {}\n", num(l.line_a), num(0), l.text);
+        out += fmt::format("~ {} {}  {}\n", num(0), num(l.line_b), l.text_b);
+        continue;
+      }
       out += fmt::format("{}{} {} {}  {}{}\n", c, l.op, num(l.line_a), num(l.line_b), l.text,
                          *c ? p.reset : "");
     }
@@ -89,6 +97,8 @@ nlohmann::json to_json(const Report& r) {
   j["size_b"] = r.size_b;
   j["approximate"] = r.approximate;
   j["summary_only"] = r.summary_only;
+  j["ordering_only"] = r.ordering_only;
+  j["functions_reordered"] = r.functions_reordered;
   j["notes"] = r.notes;
   auto entries = nlohmann::json::array();
   for (const auto& e : r.entries) {
@@ -186,6 +196,11 @@ std::string to_html(const Report& r) {
                          h.count_a, h.start_b, h.count_b);
       for (const auto& l : h.lines) {
         const char* cls = l.op == '-' ? "del" : l.op == '+' ? "add" : "ctx";
+        if (!l.text_b.empty()) {
+          out += fmt::format("<span class=\"kdet-diff-ctx\">~ {}</span>\n", html_escape(l.text));
+          out += fmt::format("<span class=\"kdet-diff-ctx\">~ {}</span>\n", html_escape(l.text_b));
+          continue;
+        }
         out += fmt::format("<span class=\"kdet-diff-{}\">{} {}</span>\n", cls, l.op,
                            html_escape(l.text));
       }

@@ -15,7 +15,8 @@
 //  - anything else                 -> code (a branch to another place too: its
 //    label line moves while the instructions stay)
 // Hunks: shapes aligned (Myers), B's registers and labels mapped to A's names
-// through aligned lines, then the canonical lines diffed, as for PTX.
+// through aligned lines, then the canonical lines diffed, as for PTX; the lines
+// shown are the listings' own, with their addresses and listing line numbers.
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/diff/internal.hpp"
@@ -157,8 +158,8 @@ bool disassemble(const SassOptions& sass, std::string_view a, std::string_view b
   return ok;
 }
 
-Change compare_sass(const SassFunction& fa, const SassFunction& fb, Entry& e, bool& approximate,
-                    size_t& budget, bool& cut) {
+Change compare_sass(const SassFunction& fa, const SassFunction& fb, bool canonical, Entry& e,
+                    bool& approximate, size_t& budget, bool& cut) {
   e.count_a = fa.instructions.size();
   e.count_b = fb.instructions.size();
   SassCanonical a = canonicalise(fa), b = canonicalise(fb);
@@ -206,38 +207,19 @@ Change compare_sass(const SassFunction& fa, const SassFunction& fb, Entry& e, bo
                                              : ""));
   }
 
-  // Hunks: B's symbols take A's names where aligned lines pin them down.
-  std::vector<std::string> mapped(b.names.size());
-  std::vector<bool> taken(a.names.size(), false);
-  for (const auto& ed : align.edits) {
-    if (ed.op != Edit::Op::keep) continue;
-    const SassLine& la = a.lines[ed.i];
-    const SassLine& lb = b.lines[ed.j];
-    for (size_t t = 0; t < la.toks.size() && t < lb.toks.size(); ++t) {
-      uint32_t x = la.toks[t].sym, y = lb.toks[t].sym;
-      if (mapped[y].empty() && !taken[x]) {
-        mapped[y] = a.names[x];
-        taken[x] = true;
-      }
-    }
-  }
-  for (size_t y = 0; y < mapped.size(); ++y)
-    if (mapped[y].empty()) mapped[y] = b.names[y] + "'";
-  std::vector<std::string> text_b;
-  std::vector<size_t> line_a, line_b;
+  // Hunks: B's symbols take A's names where aligned lines pin them down, so a renaming does
+  // not show; the lines shown are each listing's own (or, on request, the canonical ones),
+  // numbered by listing line.
+  std::vector<std::string> mapped = map_names(align, a.lines, b.lines, a.names, b.names);
+  LabelsByAddress labels_a = labels_by_address(fa), labels_b = labels_by_address(fb);
+  HunkSide ha, hb;
+  ha.compared = std::move(canon_a);
   for (const auto& l : a.lines)
-    line_a.push_back(l.index);
+    ha.own.push_back(listed_text(l, fa, labels_a)), ha.line.push_back(listed_line(l, fa, labels_a));
   for (const auto& l : b.lines)
-    text_b.push_back(render(l, &mapped)), line_b.push_back(l.index);
-  Interner lines;
-  std::vector<uint32_t> la, lb;
-  for (const auto& s : canon_a)
-    la.push_back(lines.id(s));
-  for (const auto& s : text_b)
-    lb.push_back(lines.id(s));
-  EditScript script = diff_sequences(la, lb);
-  approximate |= script.approximate;
-  e.hunks = make_hunks(script, canon_a, text_b, line_a, line_b, 3, &budget, &cut);
+    hb.compared.push_back(render(l, &mapped)), hb.own.push_back(listed_text(l, fb, labels_b)),
+        hb.line.push_back(listed_line(l, fb, labels_b));
+  e.hunks = renamed_hunks(ha, hb, canonical, approximate, budget, cut);
   return change;
 }
 

@@ -255,7 +255,10 @@ SassListing read_sass(std::string_view text) {
       bool plain = true;
       for (char c : name)
         plain &= ident_char(c) || c == '.' || c == '$';
-      if (plain) pending.emplace_back(name);
+      if (plain) {
+        pending.emplace_back(name);
+        fn->label_lines.emplace(name, line_no);
+      }
     }
   }
   close_function();
@@ -292,6 +295,7 @@ SassCanonical canonicalise(const SassFunction& f) {
       def.toks.push_back({true, "", symbol(fmt::format("L{}", i), true, "")});
       def.index = c.lines.size() + 1;
       def.definition = true;
+      def.instruction = i;
       c.lines.push_back(std::move(def));
     }
     SassLine line;
@@ -313,6 +317,7 @@ SassCanonical canonicalise(const SassFunction& f) {
       }
     }
     line.index = c.lines.size() + 1;
+    line.instruction = i;
     c.lines.push_back(std::move(line));
   }
   return c;
@@ -337,6 +342,31 @@ std::vector<std::string> canonical_text(const SassCanonical& c) {
   for (const auto& l : c.lines)
     out.push_back(render(l, &c.names));
   return out;
+}
+
+LabelsByAddress labels_by_address(const SassFunction& f) {
+  LabelsByAddress out;
+  for (const auto& [name, address] : f.labels)
+    if (name != f.name) out.emplace(address, name);
+  return out;
+}
+
+std::string listed_text(const SassLine& line, const SassFunction& f,
+                        const LabelsByAddress& labels) {
+  if (line.instruction >= f.instructions.size()) return render(line, nullptr);
+  const SassInstruction& ins = f.instructions[line.instruction];
+  if (!line.definition) return fmt::format("/*{:04x}*/ {};", ins.address, ins.text);
+  auto it = labels.find(ins.address);
+  return it != labels.end() ? it->second + ":" : fmt::format("(target /*{:04x}*/):", ins.address);
+}
+
+size_t listed_line(const SassLine& line, const SassFunction& f, const LabelsByAddress& labels) {
+  if (line.instruction >= f.instructions.size()) return line.index;
+  const SassInstruction& ins = f.instructions[line.instruction];
+  if (line.definition)
+    if (auto it = labels.find(ins.address); it != labels.end())
+      if (auto at = f.label_lines.find(it->second); at != f.label_lines.end()) return at->second;
+  return ins.line;
 }
 
 } // namespace kdet::diff::detail

@@ -31,7 +31,8 @@ struct SassInstruction {
 struct SassFunction {
   std::string name;
   std::vector<SassInstruction> instructions;
-  std::map<std::string, uint64_t> labels; // nvdisasm's label definitions -> address they mark
+  std::map<std::string, uint64_t> labels;    // nvdisasm's label definitions -> address they mark
+  std::map<std::string, size_t> label_lines; // -> 1-based listing line of the definition
 };
 
 // A whole listing, functions in listing order.
@@ -56,6 +57,8 @@ struct SassLine {
   std::vector<SassToken> toks;
   size_t index = 0;        // 1-based position in the canonical listing
   bool definition = false; // a label definition line, not an instruction
+  size_t instruction = 0;  // index into SassFunction::instructions: the instruction, or the
+                           // one a definition marks
 };
 
 // A function's canonical form.
@@ -77,5 +80,19 @@ std::string render(const SassLine& line, const std::vector<std::string>* names);
 
 // The canonical lines as text.
 std::vector<std::string> canonical_text(const SassCanonical& c);
+
+// The listing's own labels by the address they mark (the first name of each; the function's
+// own name aside): what listed_text() and listed_line() look definitions up in.
+using LabelsByAddress = std::map<uint64_t, std::string>;
+LabelsByAddress labels_by_address(const SassFunction& f);
+
+// A canonical line as the listing has it: "/*0130*/ BRA `(.L_x_3);" with the listing's own
+// registers and targets, or for a definition the listing's label at that address ("(target)"
+// when it names none, as cuobjdump's).
+std::string listed_text(const SassLine& line, const SassFunction& f, const LabelsByAddress& labels);
+
+// The listing line of a canonical line: its instruction's, or for a definition the listing's
+// label line (the marked instruction's when the listing names no label there).
+size_t listed_line(const SassLine& line, const SassFunction& f, const LabelsByAddress& labels);
 
 } // namespace kdet::diff::detail

@@ -3,6 +3,7 @@
 #include "kdet/diff/line_diff.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace kdet::diff::detail {
 
@@ -48,6 +49,15 @@ Report compare_text(std::string_view a, std::string_view b) {
   if (r.hunks.empty() && !cut) {
     r.overall = Change::trivia;
     r.notes.push_back("only line endings differ");
+  } else if (ia.size() == ib.size()) {
+    std::sort(ia.begin(), ia.end());
+    std::sort(ib.begin(), ib.end());
+    if (ia == ib) { // the same lines, as a multiset: diffoscope's "ordering differences only"
+      r.overall = Change::reordered;
+      r.ordering_only = true;
+      r.notes.push_back(fmt::format("the same lines in another order: {} of {} moved",
+                                    la.size() - s.kept, la.size()));
+    }
   }
   if (r.approximate) r.notes.push_back("the diff hit its size cap; the diff may not be minimal");
   return r;
