@@ -3,9 +3,24 @@
 # makes fake_cc vary. The generated interestingness script calls kdet back, so the flaky-aware
 # oracle decides; the result is smaller, keeps the construct and still varies. --timeout-total
 # bounds the run (and checks that stopping cvise leaves no process behind); --cvise none takes
-# the line pass.
+# the line pass. First (cvise or not): a capture bundle as INPUT.
 source "$(dirname "$0")/lib/common.bash"
 need_fakes fake_cc
+
+# A bundle folder of kdet capture brings its input, library and options (fake libNVVM in
+# garbage mode varies whatever the input); the README's kdet run command names them.
+CL=$KDET_BINARY_DIR/tests/capture
+if [[ -f $FAKES/libfakenvvm.so && -x $CL/capture_nvvm_client ]]; then
+  IN=$KDET_SOURCE_DIR/examples/nvvm/llvm7/saxpy.ll
+  expect_exit 1 "$KDET" capture --out "$T/cap" -- "$CL/capture_nvvm_client" "$FAKES/libfakenvvm.so" \
+    1 2 "$IN" -- -fake-mode=garbage
+  B=$(compgen -G "$T/cap/bundles/*" | head -1)
+  expect_exit 0 "$KDET" reduce "$B" -n 8 --final-runs 8 -o "$T/bundle.ll"
+  (($(stat -c %s "$T/bundle.ll") < $(stat -c %s "$IN"))) || fail "the bundle's input did not shrink"
+  grep -q -- "--lib $FAKES/libfakenvvm.so .*-- -fake-mode=garbage" "$T/bundle.ll.repro/README.md" ||
+    fail "the README's command lacks the bundle's library and options"
+fi
+
 command -v cvise >/dev/null || skip "cvise is not installed (Debian package cvise)"
 CC="$FAKES/fake_cc planted {input} {output}"
 

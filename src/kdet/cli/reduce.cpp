@@ -8,6 +8,7 @@
 // record) and the diff of two variants.
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/capture/replay.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/run_options.hpp"
@@ -29,6 +30,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -172,6 +174,14 @@ void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce:
 }
 
 int do_reduce(ReduceArgs args) {
+  // A bundle folder of kdet capture brings its input, library or command and options, as for
+  // run (bundles of one input: the README's kdet run command names that input alone).
+  std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
+  if (replay) {
+    capture::require_single_input(*replay, "kdet reduce");
+    capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
+                          args.compile.options, args.compile.command);
+  }
   engine::RunPlan plan;
   resolve_compile_args(args.compile, plan);
   resolve_factor_args(args.factors, plan);
@@ -273,6 +283,7 @@ void add_reduce(CLI::App& root, Action& action) {
       "  kdet reduce kernel.ll -o small.ll -- -arch=compute_90a -opt=3\n"
       "  kdet reduce k.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}' -o s.ptx\n"
       "  kdet reduce k.cu -o small.cu -j 2 -- -arch=compute_90a   (C++ and CUDA C++: cvise)\n"
+      "  kdet reduce capture/bundles/ID -o small.ll     (a capture bundle brings its setting)\n"
       "Writes SMALL after every accepted step (an interrupt keeps it; exit 130) and, at the end,\n"
       "SMALL.repro/ (README.md with the kdet run command and the rate, run/, diff.txt).\n"
       "Exit 0 reduced; 2 when the input does not compile or does not vary under the setting.\n"
