@@ -8,9 +8,10 @@
 #include "kdet/util/reap.hpp"
 #include "kdet/util/strings.hpp"
 
-#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <mutex>
