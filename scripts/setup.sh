@@ -19,6 +19,8 @@ packages=(
   faketime clang-14 libclang-rt-14-dev chromium slurm-wlm munge
   # a real Python pipeline for kdet capture: numba loads libNVVM through ctypes
   python3-numba
+  # kdet reduce's engine for C, C++ and CUDA C++ inputs
+  cvise
 )
 
 missing=()

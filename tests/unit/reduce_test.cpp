@@ -1,8 +1,12 @@
 // Unit tests of reduce/: ddmin, the passes and their cleanup, the oracle's run count.
 #include "kdet/corpus/generator.hpp"
+#include "kdet/reduce/cvise.hpp"
 #include "kdet/reduce/ddmin.hpp"
 #include "kdet/reduce/oracle.hpp"
 #include "kdet/reduce/passes.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/tempdir.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -63,7 +67,28 @@ TEST(Oracle, RunsFollowTheRate) {
 TEST(Passes, FormatFromExtension) {
   EXPECT_EQ(format_of("a/k.ll"), TextFormat::nvvm_ir);
   EXPECT_EQ(format_of("k.PTX"), TextFormat::ptx);
-  EXPECT_EQ(format_of("k.cu"), TextFormat::text);
+  EXPECT_EQ(format_of("k.cu"), TextFormat::cxx);
+  EXPECT_EQ(format_of("d/k.cuh"), TextFormat::cxx);
+  EXPECT_EQ(format_of("k.cpp"), TextFormat::cxx);
+  EXPECT_EQ(format_of("k.txt"), TextFormat::text);
+  EXPECT_EQ(format_of("k"), TextFormat::text);
+}
+
+TEST(CviseState, SharedBetweenOracleProcesses) {
+  kdet::TempDir dir("reduce");
+  EXPECT_THROW(read_oracle_state(dir.path()), kdet::Error);
+  write_oracle_state(dir.path(), {"ok", 0.25});
+  OracleState st = read_oracle_state(dir.path());
+  EXPECT_EQ(st.kind, "ok");
+  EXPECT_DOUBLE_EQ(st.rate, 0.25);
+  // The best only ever shrinks, and each new best reaches SMALL.
+  std::string small = dir.path() + "/small.cu";
+  EXPECT_TRUE(offer_best(dir.path(), small, "abcdef"));
+  EXPECT_FALSE(offer_best(dir.path(), small, "ghijkl"));
+  EXPECT_TRUE(offer_best(dir.path(), small, "abc"));
+  EXPECT_EQ(kdet::read_file(small), "abc");
+  EXPECT_EQ(find_cvise("none"), "");
+  EXPECT_EQ(find_cvise(dir.path() + "/no-such-cvise"), "");
 }
 
 const char* k_module = R"(target triple = "nvptx64-nvidia-cuda"

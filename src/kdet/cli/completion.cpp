@@ -49,7 +49,7 @@ std::string bash_script(const std::vector<Node>& nodes) {
          const_cast<CLI::App*>(n.app)->get_subcommands([](CLI::App*) { return true; }))
       if (!s->get_group().empty()) sub_names += (sub_names.empty() ? "" : " ") + s->get_name();
     for (const CLI::Option* o : n.app->get_options()) {
-      if (o->get_positional()) continue;
+      if (o->get_positional() || o->get_group().empty()) continue; // hidden: internal
       std::vector<std::string> names;
       for (const auto& l : o->get_lnames())
         names.push_back("--" + l);

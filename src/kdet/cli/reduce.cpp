@@ -8,6 +8,7 @@
 // record) and the diff of two variants.
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/capture/replay.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/run_options.hpp"
@@ -26,8 +27,10 @@
 #include "kdet/util/strings.hpp"
 #include "kdet/util/tempdir.hpp"
 
+#include <cstdlib>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,7 +50,48 @@ struct ReduceArgs {
   uint64_t final_runs = 64;
   std::string unnamed = "vary";
   bool quiet = false;
+  std::string cvise;            // cvise's path; empty: from PATH; "none": the line pass
+  std::string oracle_state;     // internal: judge one candidate for cvise's script
+  std::string oracle_candidate; // internal: that candidate
 };
+
+// The arguments after `reduce` this kdet was started with, for the script cvise runs.
+std::vector<std::string> reduce_arguments() {
+  std::string raw = read_file("/proc/self/cmdline");
+  std::vector<std::string> argv;
+  for (size_t p = 0; p < raw.size();) {
+    size_t e = raw.find('\0', p);
+    if (e == std::string::npos) e = raw.size();
+    argv.push_back(raw.substr(p, e - p));
+    p = e + 1;
+  }
+  for (size_t i = 1; i < argv.size(); ++i)
+    if (argv[i] == "reduce") return {argv.begin() + static_cast<long>(i) + 1, argv.end()};
+  throw Error("cannot find `reduce` in this kdet's command line (/proc/self/cmdline)");
+}
+
+// cvise's interestingness script runs this: exit 0 when the candidate still varies as the
+// original did, judged by the oracle with the reference the state folder holds.
+int do_oracle(const ReduceArgs& a, const engine::RunPlan& plan) {
+  reduce::OracleState st = reduce::read_oracle_state(a.oracle_state);
+  std::string text = read_file(a.oracle_candidate);
+  engine::RunPlan base = plan;
+  base.jobs = 1;
+  TempDir work("reduce");
+  std::string ext = file_extension(a.oracle_candidate);
+  reduce::Oracle oracle(base, work.path(), ext.empty() ? ext : "." + ext, a.any_variance);
+  oracle.set_reference(st.kind, st.rate);
+  reduce::Measure m;
+  bool ok = oracle.interesting(text, &m);
+  // The confirming runs measure the accepted text's rate again (16 of them either way).
+  if (ok && a.any_variance) m = oracle.run(text, reduce::k_confirm_runs, false);
+  reduce::note_oracle_test(a.oracle_state, oracle.compiles());
+  if (!ok || engine::interrupted()) return engine::interrupted() ? k_exit_interrupted : 1;
+  if (m.runs > 0 && reduce::offer_best(a.oracle_state, a.out, text))
+    reduce::write_oracle_state(a.oracle_state,
+                               {st.kind, std::max(m.rate(), 1.0 / static_cast<double>(m.runs))});
+  return 0;
+}
 
 // The `kdet run` command that reproduces the setting on `input`.
 std::string run_command(const ReduceArgs& a, const std::string& input) {
@@ -130,6 +174,14 @@ void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce:
 }
 
 int do_reduce(ReduceArgs args) {
+  // A bundle folder of kdet capture brings its input, library or command and options, as for
+  // run (bundles of one input: the README's kdet run command names that input alone).
+  std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
+  if (replay) {
+    capture::require_single_input(*replay, "kdet reduce");
+    capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
+                          args.compile.options, args.compile.command);
+  }
   engine::RunPlan plan;
   resolve_compile_args(args.compile, plan);
   resolve_factor_args(args.factors, plan);
@@ -145,17 +197,22 @@ int do_reduce(ReduceArgs args) {
   }
   if (absolute_path(args.out) == plan.input_path)
     throw Error::format("-o {}: is the input; name another file", args.out);
+  if (args.oracle_state.empty() != args.oracle_candidate.empty())
+    throw Error("--oracle-state and --oracle-candidate go together (internal options of the "
+                "script kdet reduce writes for cvise)");
   std::set<std::string> given;
   for (const auto& [name, value] : args.factors.values)
     if (!value.empty()) given.insert(name);
   engine::install_interrupt_handler();
+  bool oracle_mode = !args.oracle_state.empty();
   for (const auto& w : args.factors.warnings)
-    fmt::print(stderr, "kdet: warning: {}\n", w);
+    if (!oracle_mode) fmt::print(stderr, "kdet: warning: {}\n", w);
   if (args.unnamed == "vary") {
     engine::DefaultLevels d = engine::vary_unset_factors(plan, given);
     for (const auto& w : d.findings)
-      fmt::print(stderr, "kdet: warning: {}\n", w);
+      if (!oracle_mode) fmt::print(stderr, "kdet: warning: {}\n", w);
   }
+  if (oracle_mode) return do_oracle(args, plan);
   TempDir work("reduce");
   reduce::ReduceOptions o;
   o.plan = plan;
@@ -164,6 +221,19 @@ int do_reduce(ReduceArgs args) {
   o.initial_runs = args.runs;
   o.timeout_total = args.timeout_total;
   o.work_dir = work.path();
+  if (reduce::format_of(plan.input_path) == reduce::TextFormat::cxx) {
+    o.cvise.program = reduce::find_cvise(args.cvise);
+    if (o.cvise.program.empty() && args.cvise != "none")
+      fmt::print(stderr,
+                 "kdet: warning: {}: cvise not found{}; reducing C++ with the line pass only "
+                 "(install the Debian package cvise, or give --cvise PATH)\n",
+                 args.compile.input, args.cvise.empty() ? " in PATH" : " at " + args.cvise);
+    o.cvise.kdet = self_exe();
+    o.cvise.reduce_args = reduce_arguments();
+    o.cvise.cwd = absolute_path(".");
+    if (const char* t = std::getenv("TMPDIR")) o.cvise.tmpdir = std::string(t);
+    o.cvise.best_path = args.out;
+  }
   bool tty = !args.quiet && isatty(2) != 0;
   size_t shown = 0;
   // On a terminal one line redrawn; elsewhere (a log) a line per size reached.
@@ -181,6 +251,7 @@ int do_reduce(ReduceArgs args) {
   auto on_best = [&out_path](const std::string& text) { write_file_atomic(out_path, text); };
   reduce::ReduceResult r = reduce::reduce(o, on_best, progress);
   if (tty) fmt::print(stderr, "\n");
+  if (!r.warning.empty()) fmt::print(stderr, "kdet: warning: {}\n", r.warning);
   // Nothing smaller varied (or nothing was tried): SMALL is the input itself.
   if (access(out_path.c_str(), F_OK) != 0) write_file_atomic(out_path, r.text);
   if (r.interrupted) {
@@ -190,13 +261,13 @@ int do_reduce(ReduceArgs args) {
   }
   write_repro(args, plan, r);
   if (!args.quiet)
-    fmt::print("reduced   {} -> {} bytes ({:.1f} % smaller), {} tests, {} compiles, {:.1f} s{}\n"
+    fmt::print("reduced   {} -> {} bytes ({:.1f} % smaller), {} tests, {} compiles, {:.1f} s{}{}\n"
                "wrote     {} and {}.repro/ (README.md: the kdet run command, rate, diff)\n",
                r.original_bytes, r.text.size(),
                100.0 * (1.0 - static_cast<double>(r.text.size()) /
                                   static_cast<double>(std::max<size_t>(1, r.original_bytes))),
-               r.tests, r.compiles, r.seconds, r.timed_out ? " (stopped at --timeout-total)" : "",
-               args.out, args.out);
+               r.tests, r.compiles, r.seconds, std::string(r.engine) == "cvise" ? ", cvise" : "",
+               r.timed_out ? " (stopped at --timeout-total)" : "", args.out, args.out);
   return 0;
 }
 
@@ -211,6 +282,8 @@ void add_reduce(CLI::App& root, Action& action) {
       "Examples:\n"
       "  kdet reduce kernel.ll -o small.ll -- -arch=compute_90a -opt=3\n"
       "  kdet reduce k.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}' -o s.ptx\n"
+      "  kdet reduce k.cu -o small.cu -j 2 -- -arch=compute_90a   (C++ and CUDA C++: cvise)\n"
+      "  kdet reduce capture/bundles/ID -o small.ll     (a capture bundle brings its setting)\n"
       "Writes SMALL after every accepted step (an interrupt keeps it; exit 130) and, at the end,\n"
       "SMALL.repro/ (README.md with the kdet run command and the rate, run/, diff.txt).\n"
       "Exit 0 reduced; 2 when the input does not compile or does not vary under the setting.\n"
@@ -235,6 +308,12 @@ void add_reduce(CLI::App& root, Action& action) {
                   "The factors no option names: vary (default, as kdet run) or natural")
       ->check(CLI::IsMember({"vary", "natural"}));
   cmd->add_flag("--quiet,-q", args->quiet, "No progress line or summary");
+  cmd->add_option("--cvise", args->cvise,
+                  "cvise program reducing C, C++ and CUDA C++ inputs (default: cvise in PATH; "
+                  "none: the line pass)");
+  // Internal: the script kdet writes for cvise calls kdet back with these.
+  cmd->add_option("--oracle-state", args->oracle_state)->group("");
+  cmd->add_option("--oracle-candidate", args->oracle_candidate)->group("");
   cmd->callback([args, &action] { action = [args] { return do_reduce(*args); }; });
 }
 

@@ -80,7 +80,7 @@ Measure Oracle::run(const std::string& text, uint64_t runs, bool early, engine::
   return m;
 }
 
-bool Oracle::interesting(const std::string& text) {
+bool Oracle::interesting(const std::string& text, Measure* confirmed) {
   ++m_tests;
   std::string kind;
   {
@@ -113,6 +113,7 @@ bool Oracle::interesting(const std::string& text) {
   // Stopping at the second outcome cannot see a crash that had not happened yet: confirm with
   // k_confirm_runs more runs, all of them, before the candidate counts.
   Measure c = run(text, k_confirm_runs, false);
+  if (confirmed) *confirmed = c;
   return !c.interrupted && c.ok_variants > 0 && same_kind(c);
 }
 

@@ -52,8 +52,9 @@ public:
   // Runs `runs` compiles of `text` (all of them, or until the second outcome when `early`).
   Measure run(const std::string& text, uint64_t runs, bool early,
               engine::RunOutput* keep = nullptr);
-  // True when `text` still varies as the original did. Thread-safe.
-  bool interesting(const std::string& text);
+  // True when `text` still varies as the original did. Thread-safe. `confirmed` gets the
+  // confirming runs' measure (none without them: --any-variance, or rejected before).
+  bool interesting(const std::string& text, Measure* confirmed = nullptr);
   // Sets the kind to match and the rate that sizes each test.
   void set_reference(const std::string& kind, double rate);
   uint64_t tests() const { return m_tests.load(); }

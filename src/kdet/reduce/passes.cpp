@@ -483,6 +483,8 @@ TextFormat format_of(const std::string& path) {
   std::string ext = file_extension(path);
   if (ext == "ll") return TextFormat::nvvm_ir;
   if (ext == "ptx") return TextFormat::ptx;
+  for (const char* c : {"cu", "cuh", "cpp", "cc", "cxx", "c", "h", "hpp"})
+    if (ext == c) return TextFormat::cxx;
   return TextFormat::text;
 }
 
@@ -492,6 +494,8 @@ const char* to_string(TextFormat format) {
     return "nvvm-ir";
   case TextFormat::ptx:
     return "ptx";
+  case TextFormat::cxx:
+    return "c++";
   case TextFormat::text:
     return "text";
   }

@@ -13,9 +13,11 @@
 
 namespace kdet::reduce {
 
-enum class TextFormat { nvvm_ir, ptx, text };
+// cxx: C, C++ and CUDA C++ sources, reduced by cvise when it is there (reduce/cvise.hpp).
+enum class TextFormat { nvvm_ir, ptx, cxx, text };
 
-// The format the passes treat INPUT as, from its extension (.ll, .ptx, anything else).
+// The format the passes treat INPUT as, from its extension (.ll, .ptx, .cu/.cuh/.cpp/.cc/.cxx/
+// .c/.h/.hpp, anything else).
 TextFormat format_of(const std::string& path);
 const char* to_string(TextFormat format);
 

@@ -57,6 +57,42 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
   };
   report();
 
+  if (format == TextFormat::cxx && !o.cvise.program.empty()) {
+    r.engine = "cvise";
+    std::string state = o.work_dir + "/state";
+    make_dirs(state);
+    write_oracle_state(state, {r.original.kind, r.original.rate()});
+    double left = o.timeout_total > 0 ? std::max(0.001, o.timeout_total - elapsed()) : 0;
+    p.pass = "cvise";
+    CviseOutcome c =
+        run_cvise(o.cvise, input, o.plan.input_path.substr(o.plan.input_path.rfind('/') + 1),
+                  o.work_dir, o.jobs, left, [&](size_t bytes, uint64_t tests, double rate) {
+                    std::lock_guard lock(progress_mutex);
+                    p.bytes = bytes;
+                    p.rate = rate;
+                    p.tests = tests;
+                    p.elapsed = elapsed();
+                    if (progress) progress(p);
+                  });
+    if (!c.failure.empty()) r.warning = "cvise failed (the best so far is kept): " + c.failure;
+    if (!c.best.empty() && c.best.size() < r.text.size()) {
+      r.text = c.best;
+      on_best(r.text);
+      if (!stop()) {
+        Measure m = oracle.run(r.text, o.measure_runs, false);
+        if (!m.interrupted && m.runs > 0) r.last = m;
+      }
+    }
+    r.tests = c.tests;
+    r.compiles = c.compiles + oracle.compiles();
+    r.seconds = elapsed();
+    r.interrupted = engine::interrupted();
+    r.timed_out = !r.interrupted && (c.stopped || timed_out());
+    return r;
+  }
+  // Without cvise, C++ gets the line pass.
+  if (format == TextFormat::cxx) format = TextFormat::text;
+
   bool changed = true;
   for (int round = 0; changed && round < 8 && !stop(); ++round) {
     changed = false;

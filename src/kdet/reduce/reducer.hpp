@@ -1,7 +1,8 @@
 //===- reduce/reducer.hpp - `kdet reduce`: the smallest input that still varies ===//
 //
 // Runs the passes of the input's format (reduce/passes.hpp) round after round
-// until none removes anything, testing candidates with the flaky-aware oracle;
+// until none removes anything (C, C++ and CUDA C++: cvise, reduce/cvise.hpp, when
+// it is there; else the line pass), testing candidates with the flaky-aware oracle;
 // after each accepted step the rate is measured again and the best text is
 // handed to a callback (the CLI writes it atomically). Prints nothing.
 //
@@ -9,6 +10,7 @@
 #pragma once
 
 #include "kdet/engine/runner.hpp"
+#include "kdet/reduce/cvise.hpp"
 #include "kdet/reduce/oracle.hpp"
 #include "kdet/reduce/passes.hpp"
 
@@ -25,6 +27,7 @@ struct ReduceOptions {
   uint64_t measure_runs = 16; // runs of each re-measurement after an accepted step
   double timeout_total = 0;   // seconds; 0: none
   std::string work_dir;       // where candidates are written
+  CviseOptions cvise;         // C, C++, CUDA C++: cvise reduces when its program is set
 };
 
 struct Progress {
@@ -46,6 +49,8 @@ struct ReduceResult {
   double seconds = 0;
   bool interrupted = false;
   bool timed_out = false;
+  const char* engine = "passes"; // "cvise" when cvise reduced
+  std::string warning;           // cvise's own failure, to show; empty when none
 };
 
 // Checks that the input varies (throws Error, exit 2, when it does not or does not
