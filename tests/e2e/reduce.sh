@@ -75,6 +75,19 @@ cmp -s "$T/kind.ll" "$T/kind-small.ll" || fail "a candidate that crashes was acc
 expect_exit 0 "$KDET" reduce "$T/kind.ll" --cmd "$KIND" --unnamed natural --any-variance -o "$T/kind-any.ll"
 (($(size_of "$T/kind-any.ll") * 100 <= $(size_of "$T/kind.ll") * 15)) || fail "--any-variance did not reduce"
 
+# -o naming a device node (it was replaced by a regular file: as root, -o /dev/null removed
+# the device) or the input through a linked folder (it was overwritten): exit 2 at once.
+mkdir "$T/dev" "$T/in"
+cp "$T/med.ll" "$T/in/med.ll"
+ln -s "$T/in" "$T/linked"
+for o in "$T/dev/null" "$T/linked/med.ll"; do
+  [[ $o == */null ]] && { mknod "$o" c 1 3 2>/dev/null || continue; }
+  expect_exit 2 "$KDET" reduce "$T/in/med.ll" --cmd "$CC" --unnamed natural -o "$o"
+  expect_output "-o $o: (exists and is not a regular file|is the input)"
+done
+[[ ! -e $T/dev/null || -c $T/dev/null ]] || fail "the device node was replaced"
+cmp -s "$T/med.ll" "$T/in/med.ll" || fail "the input was overwritten"
+
 # An input that does not vary here: exit 2 with the bound.
 expect_exit 2 "$KDET" reduce "$T/m/gen_0000.ll" --cmd "$CC" --unnamed natural -n 20 -o "$T/d.ll"
 expect_output 'does not vary here: 20 runs, bound 14 %'

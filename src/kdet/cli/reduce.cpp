@@ -145,6 +145,22 @@ int do_reduce(ReduceArgs args) {
   }
   if (absolute_path(args.out) == plan.input_path)
     throw Error::format("-o {}: is the input; name another file", args.out);
+  {
+    // SMALL is replaced by a rename: a device, FIFO or folder there would be replaced (as
+    // root, -o /dev/null removed the device), and the input reached through another path
+    // (a linked folder) would be overwritten.
+    struct stat ost {};
+    struct stat ist {};
+    if (::stat(args.out.c_str(), &ost) == 0) {
+      if (!S_ISREG(ost.st_mode))
+        throw Error::format("-o {}: exists and is not a regular file; kdet reduce writes SMALL "
+                            "as a new file (and SMALL.repro/ beside it): name a file",
+                            args.out);
+      if (::stat(plan.input_path.c_str(), &ist) == 0 && ist.st_dev == ost.st_dev &&
+          ist.st_ino == ost.st_ino)
+        throw Error::format("-o {}: is the input; name another file", args.out);
+    }
+  }
   std::set<std::string> given;
   for (const auto& [name, value] : args.factors.values)
     if (!value.empty()) given.insert(name);
