@@ -26,6 +26,7 @@
 #include "kdet/util/strings.hpp"
 #include "kdet/util/tempdir.hpp"
 
+#include <atomic>
 #include <fmt/format.h>
 #include <memory>
 #include <set>
@@ -194,11 +195,16 @@ int do_reduce(ReduceArgs args) {
                100 * p.rate, p.tests, p.elapsed, p.pass, tty ? "" : "\n");
   };
   std::string out_path = args.out;
-  auto on_best = [&out_path](const std::string& text) { write_file_atomic(out_path, text); };
+  std::atomic<bool> wrote = false;
+  auto on_best = [&out_path, &wrote](const std::string& text) {
+    write_file_atomic(out_path, text);
+    wrote = true;
+  };
   reduce::ReduceResult r = reduce::reduce(o, on_best, progress);
   if (tty) fmt::print(stderr, "\n");
-  // Nothing smaller varied (or nothing was tried): SMALL is the input itself.
-  if (access(out_path.c_str(), F_OK) != 0) write_file_atomic(out_path, r.text);
+  // Nothing smaller varied (or nothing was tried): SMALL is the input itself, also where an
+  // older SMALL was there (it was kept, stale, beside a repro of this input).
+  if (!wrote) write_file_atomic(out_path, r.text);
   if (r.interrupted) {
     fmt::print(stderr, "kdet: interrupted; {} keeps the best so far ({} bytes)\n", args.out,
                r.text.size());
