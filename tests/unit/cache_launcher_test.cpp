@@ -77,6 +77,14 @@ TEST_F(LauncherTest, ExtraInputsAndUncacheable) {
   EXPECT_TRUE(plan_launch({"mycc", "k.cu", "-o", "k.bin"}).cacheable);
 }
 
+// nvcc -odir DIR writes its default output in DIR: the launcher must write it there too
+// (it wrote ./k.o, leaving the build a stale DIR/k.o).
+TEST_F(LauncherTest, OutputDirectoryMovesTheDefaultOutput) {
+  EXPECT_EQ(plan_launch({"nvcc", "-c", "k.cu", "-odir", "obj"}).output, "obj/k.o");
+  EXPECT_EQ(plan_launch({"nvcc", "-ptx", "--output-directory=obj", "k.cu"}).output, "obj/k.ptx");
+  EXPECT_EQ(plan_launch({"nvcc", "-c", "k.cu", "-odir", "obj", "-o", "x.o"}).output, "x.o");
+}
+
 TEST(MakeRule, FilesAfterTheColon) {
   auto f = make_rule_files("obj/k.o : k.cu \\\n  inc/a\\ b.h /usr/include/c.h\n");
   std::vector<std::string> want = {"k.cu", "inc/a b.h", "/usr/include/c.h"};
