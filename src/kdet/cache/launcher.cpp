@@ -4,6 +4,7 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <array>
 #include <cctype>
@@ -88,6 +89,14 @@ LaunchPlan plan_launch(const std::vector<std::string>& argv) {
     if (nvcc && (w == "-odir" || w == "--output-directory") && has_next) odir = argv[i + 1];
     if (nvcc && (w.starts_with("-odir=") || w.starts_with("--output-directory=")))
       odir = w.substr(w.find('=') + 1);
+    // -optf FILE,...: the options a file holds change the compile, so its bytes enter the key
+    // (FILE alone as the next word is found below as any existing file is).
+    if ((nvcc || ptxas) && (w == "-optf" || w == "--options-file") && has_next)
+      for (const auto& f : split(argv[i + 1], ','))
+        if (f != argv[i + 1]) p.extra_inputs.push_back(f);
+    if ((nvcc || ptxas) && (w.starts_with("-optf=") || w.starts_with("--options-file=")))
+      for (const auto& f : split(w.substr(w.find('=') + 1), ','))
+        p.extra_inputs.push_back(f);
     if (nvcc && (w == "-c" || w == "--compile")) compile_only = true, default_ext = "o";
     if (nvcc && (w == "-ptx" || w == "--ptx")) compile_only = true, default_ext = "ptx";
     if (nvcc && (w == "-cubin" || w == "--cubin")) compile_only = true, default_ext = "cubin";
