@@ -60,7 +60,8 @@ Fd prepare_out(const std::string& dir) {
   }
   Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.ok()) throw Error::format("--out {}: {} (a folder is needed)", dir, std::strerror(errno));
-  for (const char* name : {"raw", "bundles"})
+  // manifest.toml too: capture writes its own, and a user's scan manifest there was replaced.
+  for (const char* name : {"raw", "bundles", "manifest.toml"})
     if (::fstatat(fd.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
       throw Error::format("--out {}: it already holds a capture ({} exists); choose another folder "
                           "or remove it (kdet never overwrites a recorded capture)",
