@@ -96,6 +96,7 @@ int do_capture(const CaptureArgs& a) {
   }
   if (!a.json.empty() && a.json != "-" && a.json == a.out)
     throw Error("--json and --out name the same path; --json is a file, --out a folder");
+  check_output_path(a.json, "--json"); // now, not after the pipeline (its summary would be lost)
 
   std::optional<TempDir> temp;
   Fd out_fd;

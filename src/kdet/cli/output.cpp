@@ -67,6 +67,8 @@ Output::Output(const OutputArgs& args) : m_args(args) {
   TerminalFacts err = terminal_facts(2);
   // A progress line redraws itself with \r and ESC[K, which a dumb terminal cannot do.
   m_progress = !args.quiet && err.tty && err.term != "dumb";
+  // Refused now, not after the runs (the result would be lost).
+  check_output_path(args.json_path, "--json");
 }
 
 void Output::write_json(const nlohmann::json& j) const {
