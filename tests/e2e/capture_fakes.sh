@@ -84,6 +84,10 @@ expect_exit 2 "$KDET" capture -- "$T/no-such-program"
 expect_output 'cannot run'
 touch "$T/file"
 expect_exit 2 "$KDET" capture --out "$T/file" -- true
+# --json - would mix the document into the pipeline's own stdout: exit 2, nothing run.
+expect_exit 2 "$KDET" capture --json - -- touch "$T/ran"
+expect_output 'pipeline writes to stdout too'
+[[ ! -e $T/ran ]] || fail "the pipeline ran although --json - was refused"
 # A folder holding a manifest.toml (a user's scan manifest) is refused, not overwritten.
 mkdir "$T/proj"
 echo 'inputs = ["k.ll"]' >"$T/proj/manifest.toml"
