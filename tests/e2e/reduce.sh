@@ -87,6 +87,13 @@ for o in "$T/dev/null" "$T/linked/med.ll"; do
   expect_exit 2 "$KDET" reduce "$T/in/med.ll" --cmd "$CC" --unnamed natural -o "$o"
   expect_output "-o $o: (exists and is not a regular file|is the input)"
 done
+# SMALL.repro planted as a link (to a folder holding run/): exit 2, the link not followed
+# (kdet removes SMALL.repro/run).
+mkdir -p "$T/victim/run"
+ln -s "$T/victim" "$T/x.ll.repro"
+expect_exit 2 "$KDET" reduce "$T/in/med.ll" --cmd "$CC" --unnamed natural -o "$T/x.ll"
+expect_output 'x.ll.repro exists and is not a folder'
+[[ -d $T/victim/run && ! -e $T/x.ll ]] || fail "the planted .repro link was followed"
 [[ ! -e $T/dev/null || -c $T/dev/null ]] || fail "the device node was replaced"
 cmp -s "$T/med.ll" "$T/in/med.ll" || fail "the input was overwritten"
 

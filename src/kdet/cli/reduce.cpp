@@ -71,9 +71,20 @@ std::string run_command(const ReduceArgs& a, const std::string& input) {
   return shell_join(argv);
 }
 
+// SMALL.repro must be a real folder or absent: kdet removes SMALL.repro/run, so a planted link
+// (small.ll.repro -> / in a shared /tmp) would have it remove /run as root.
+void check_repro_dir(const std::string& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+    throw Error::format("-o: {} exists and is not a folder (a link is not followed); remove it or "
+                        "name another SMALL",
+                        dir);
+}
+
 // SMALL.repro/: what a vendor bug report needs, measured again on the result.
 void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce::ReduceResult& r) {
   std::string dir = a.out + ".repro";
+  check_repro_dir(dir);
   make_dirs(dir);
   std::string name = a.out.substr(a.out.rfind('/') + 1);
   write_file_atomic(dir + "/" + name, r.text);
@@ -162,6 +173,7 @@ int do_reduce(ReduceArgs args) {
         throw Error::format("-o {}: is the input; name another file", args.out);
     }
   }
+  check_repro_dir(args.out + ".repro");
   std::set<std::string> given;
   for (const auto& [name, value] : args.factors.values)
     if (!value.empty()) given.insert(name);
