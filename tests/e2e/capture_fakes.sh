@@ -84,4 +84,14 @@ expect_exit 2 "$KDET" capture -- "$T/no-such-program"
 expect_output 'cannot run'
 touch "$T/file"
 expect_exit 2 "$KDET" capture --out "$T/file" -- true
+# --json - would mix the document into the pipeline's own stdout: exit 2, nothing run.
+expect_exit 2 "$KDET" capture --json - -- touch "$T/ran"
+expect_output 'pipeline writes to stdout too'
+[[ ! -e $T/ran ]] || fail "the pipeline ran although --json - was refused"
+# A folder holding a manifest.toml (a user's scan manifest) is refused, not overwritten.
+mkdir "$T/proj"
+echo 'inputs = ["k.ll"]' >"$T/proj/manifest.toml"
+expect_exit 2 "$KDET" capture --out "$T/proj" -- true
+expect_output 'already holds a capture \(manifest.toml exists\)'
+[[ $(cat "$T/proj/manifest.toml") == 'inputs = ["k.ll"]' && ! -e $T/proj/raw ]] || fail "--out over a manifest"
 echo "capture_fakes: OK"

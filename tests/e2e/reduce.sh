@@ -70,10 +70,32 @@ expect_exit 1 "$KDET" run "$T/rare.ll" --cmd "$FAKES/fake_cc planted-rare {input
 # rejected, so nothing shrinks; --any-variance accepts it.
 { echo '; kdet_keep'; cat "$T/med.ll"; } >"$T/kind.ll"
 KIND="$FAKES/fake_cc planted-kind {input} {output}"
+# An older SMALL there is replaced by the input when nothing smaller varies (it was kept, stale).
+echo stale >"$T/kind-small.ll"
 expect_exit 0 "$KDET" reduce "$T/kind.ll" --cmd "$KIND" --unnamed natural -o "$T/kind-small.ll"
-cmp -s "$T/kind.ll" "$T/kind-small.ll" || fail "a candidate that crashes was accepted"
+cmp -s "$T/kind.ll" "$T/kind-small.ll" || fail "a candidate that crashes was accepted (or SMALL is stale)"
 expect_exit 0 "$KDET" reduce "$T/kind.ll" --cmd "$KIND" --unnamed natural --any-variance -o "$T/kind-any.ll"
 (($(size_of "$T/kind-any.ll") * 100 <= $(size_of "$T/kind.ll") * 15)) || fail "--any-variance did not reduce"
+
+# -o naming a device node (it was replaced by a regular file: as root, -o /dev/null removed
+# the device) or the input through a linked folder (it was overwritten): exit 2 at once.
+mkdir "$T/dev" "$T/in"
+cp "$T/med.ll" "$T/in/med.ll"
+ln -s "$T/in" "$T/linked"
+for o in "$T/dev/null" "$T/linked/med.ll"; do
+  [[ $o == */null ]] && { mknod "$o" c 1 3 2>/dev/null || continue; }
+  expect_exit 2 "$KDET" reduce "$T/in/med.ll" --cmd "$CC" --unnamed natural -o "$o"
+  expect_output "-o $o: (exists and is not a regular file|is the input)"
+done
+# SMALL.repro planted as a link (to a folder holding run/): exit 2, the link not followed
+# (kdet removes SMALL.repro/run).
+mkdir -p "$T/victim/run"
+ln -s "$T/victim" "$T/x.ll.repro"
+expect_exit 2 "$KDET" reduce "$T/in/med.ll" --cmd "$CC" --unnamed natural -o "$T/x.ll"
+expect_output 'x.ll.repro exists and is not a folder'
+[[ -d $T/victim/run && ! -e $T/x.ll ]] || fail "the planted .repro link was followed"
+[[ ! -e $T/dev/null || -c $T/dev/null ]] || fail "the device node was replaced"
+cmp -s "$T/med.ll" "$T/in/med.ll" || fail "the input was overwritten"
 
 # An input that does not vary here: exit 2 with the bound.
 expect_exit 2 "$KDET" reduce "$T/m/gen_0000.ll" --cmd "$CC" --unnamed natural -n 20 -o "$T/d.ll"

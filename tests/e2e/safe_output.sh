@@ -8,7 +8,8 @@
 #  3. a link to a regular file: the link stays, its target holds the document.
 #  4. a regular file: replaced whole, no temporary left beside it.
 #  5. `-` and a private /proc/self/fd/1 link (what /dev/stdout is), as root and as an unprivileged user.
-#  6. a dangling link and a folder: exit 2 naming the option; nothing created.
+#  6. a dangling link and a folder: exit 2 naming the option; nothing created, and
+#     (capture, run, scan) before any work starts.
 # Env: KDET, KDET_SOURCE_DIR (KDET_FAKES_DIR for cc). Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
 
@@ -82,4 +83,15 @@ expect_output -- '--json'
 mkdir "$T/dir"
 expect_exit 2 "$KDET" diff "$T/a.txt" "$T/b.txt" --json "$T/dir"
 expect_output 'folder'
+# Refused before the work, not after it (a pipeline or a run's result was lost).
+expect_exit 2 "$KDET" capture --json "$T/dir" -- touch "$T/ran"
+expect_output -- '--json .*is a folder'
+ln -s "$T/dir" "$T/dirlink"
+expect_exit 2 "$KDET" run "$T/a.txt" --cmd "touch $T/ran" -n 1 --json "$T/dirlink"
+expect_exit 2 "$KDET" run "$T/a.txt" --cmd "touch $T/ran" -n 1 --json "$T/no/such/x.json"
+expect_output 'does not exist'
+printf 'inputs = ["a.txt"]\n[[compiler]]\nname = "t"\nbackend = "exec"\ncommand = "touch %s/ran {output}"\n' "$T" >"$T/m.toml"
+expect_exit 2 "$KDET" scan "$T/m.toml" --db "$T/s.db" --junit "$T/dir" -q
+expect_output -- '--junit .*is a folder'
+[[ ! -e $T/ran && ! -e $T/s.db ]] || fail "the work ran before --json or --junit was refused"
 echo "safe_output: PASS"

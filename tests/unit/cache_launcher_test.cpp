@@ -77,6 +77,30 @@ TEST_F(LauncherTest, ExtraInputsAndUncacheable) {
   EXPECT_TRUE(plan_launch({"mycc", "k.cu", "-o", "k.bin"}).cacheable);
 }
 
+// nvcc -odir DIR writes its default output in DIR: the launcher must write it there too
+// (it wrote ./k.o, leaving the build a stale DIR/k.o).
+TEST_F(LauncherTest, OutputDirectoryMovesTheDefaultOutput) {
+  EXPECT_EQ(plan_launch({"nvcc", "-c", "k.cu", "-odir", "obj"}).output, "obj/k.o");
+  EXPECT_EQ(plan_launch({"nvcc", "-ptx", "--output-directory=obj", "k.cu"}).output, "obj/k.ptx");
+  EXPECT_EQ(plan_launch({"nvcc", "-c", "k.cu", "-odir", "obj", "-o", "x.o"}).output, "x.o");
+}
+
+// An options file's bytes enter the key in every spelling (=, a comma list), not only as
+// the word after -optf: an edited file must not hit the old entry.
+TEST_F(LauncherTest, OptionsFilesAreInputs) {
+  write_file_atomic("a.opt", "-DA=1\n");
+  write_file_atomic("b.opt", "-DB=1\n");
+  using V = std::vector<std::string>;
+  EXPECT_EQ(plan_launch({"nvcc", "-c", "k.cu", "--options-file=a.opt"}).extra_inputs, V{"a.opt"});
+  EXPECT_EQ(plan_launch({"nvcc", "-c", "k.cu", "-optf=a.opt,b.opt"}).extra_inputs,
+            (V{"a.opt", "b.opt"}));
+  EXPECT_EQ(plan_launch({"nvcc", "-c", "k.cu", "-optf", "a.opt,b.opt"}).extra_inputs,
+            (V{"a.opt", "b.opt"}));
+  EXPECT_EQ(plan_launch({"nvcc", "-c", "k.cu", "-optf", "a.opt"}).extra_inputs, V{"a.opt"});
+  EXPECT_EQ(plan_launch({"ptxas", "k.ptx", "-o", "k.cubin", "--options-file=b.opt"}).extra_inputs,
+            V{"b.opt"});
+}
+
 TEST(MakeRule, FilesAfterTheColon) {
   auto f = make_rule_files("obj/k.o : k.cu \\\n  inc/a\\ b.h /usr/include/c.h\n");
   std::vector<std::string> want = {"k.cu", "inc/a b.h", "/usr/include/c.h"};

@@ -3,6 +3,7 @@
 // the program, the input bytes, the options and the environment do), and the
 // names --exec accepts.
 #include "kdet/capture/exec_records.hpp"
+#include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
 
 #include <gtest/gtest.h>
@@ -91,6 +92,18 @@ TEST(CaptureExec, TwoOutputsOfOneBundleVary) {
   ASSERT_EQ(bs.size(), 1u);
   EXPECT_TRUE(bs[0].varies);
   EXPECT_EQ(bs[0].compiles, 2u);
+  // Two input paths: the summary says the variation may be the path alone (an output that
+  // embeds it), not only "the same compile gave two outputs".
+  EXPECT_EQ(bs[0].places.size(), 2u);
+  CaptureResult r;
+  r.compiles = cs;
+  r.bundles = bs;
+  EXPECT_NE(capture_summary(r).find("2 different working folders or input paths"),
+            std::string::npos);
+  cs[1] = one(exec_log("/w/a.ptx", k_h1, "/w/b.cubin", "PATH=/bin"));
+  cs[1].outputs[0].hash = k_h1;
+  r.bundles = group_bundles(cs);
+  EXPECT_EQ(capture_summary(r).find("different working folders"), std::string::npos);
 }
 
 TEST(CaptureExec, ExecNames) {

@@ -4,6 +4,7 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <array>
 #include <cctype>
@@ -48,7 +49,7 @@ LaunchPlan plan_launch(const std::vector<std::string>& argv) {
   const bool nvcc = tool.starts_with("nvcc");
   const bool ptxas = tool.starts_with("ptxas");
   bool compile_only = false, depfile_wanted = false, has_target = false;
-  std::string default_ext;
+  std::string default_ext, odir;
   std::vector<std::string> files;
   p.command.push_back(argv[0]);
   p.deps_command.push_back(argv[0]);
@@ -84,6 +85,18 @@ LaunchPlan plan_launch(const std::vector<std::string>& argv) {
       p.why = w + " writes to stdout or runs a program";
       return p;
     }
+    // nvcc -odir DIR: the default output goes to DIR (an -o name is not moved there).
+    if (nvcc && (w == "-odir" || w == "--output-directory") && has_next) odir = argv[i + 1];
+    if (nvcc && (w.starts_with("-odir=") || w.starts_with("--output-directory=")))
+      odir = w.substr(w.find('=') + 1);
+    // -optf FILE,...: the options a file holds change the compile, so its bytes enter the key
+    // (FILE alone as the next word is found below as any existing file is).
+    if ((nvcc || ptxas) && (w == "-optf" || w == "--options-file") && has_next)
+      for (const auto& f : split(argv[i + 1], ','))
+        if (f != argv[i + 1]) p.extra_inputs.push_back(f);
+    if ((nvcc || ptxas) && (w.starts_with("-optf=") || w.starts_with("--options-file=")))
+      for (const auto& f : split(w.substr(w.find('=') + 1), ','))
+        p.extra_inputs.push_back(f);
     if (nvcc && (w == "-c" || w == "--compile")) compile_only = true, default_ext = "o";
     if (nvcc && (w == "-ptx" || w == "--ptx")) compile_only = true, default_ext = "ptx";
     if (nvcc && (w == "-cubin" || w == "--cubin")) compile_only = true, default_ext = "cubin";
@@ -108,7 +121,7 @@ LaunchPlan plan_launch(const std::vector<std::string>& argv) {
     std::string stem = base_name(p.input);
     stem = stem.substr(0, stem.find_last_of('.'));
     if (nvcc && compile_only)
-      p.output = stem + "." + default_ext;
+      p.output = (odir.empty() ? "" : odir + "/") + stem + "." + default_ext;
     else if (ptxas)
       p.output = "elf.o"; // ptxas's own default
     else {

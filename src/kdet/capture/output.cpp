@@ -259,6 +259,12 @@ std::string capture_summary(const CaptureResult& r) {
     if (b.results.size() > 1)
       for (const auto& [rc, n] : b.results)
         s += fmt::format("             result {} x{}\n", rc, n);
+    if (b.places.size() > 1)
+      s += fmt::format("             note: its compiles ran with {} different working folders or "
+                       "input paths;\n             an output that embeds a path (nvcc -lineinfo, "
+                       "-G) differs for that alone:\n             `kdet explain` on the bundle "
+                       "tests the path factor\n",
+                       b.places.size());
   }
   for (const auto& p : r.problems)
     s += fmt::format("  note       {}\n", p);

@@ -217,6 +217,12 @@ std::vector<Bundle> group_bundles(std::vector<Compile>& compiles) {
     }
     Bundle& b = bundles[it->second];
     ++b.compiles;
+    if (c.kind == "exec") {
+      std::string place = c.exec.cwd;
+      for (const auto& i : c.inputs)
+        place += '\n' + i.name.value_or("");
+      b.places.insert(place);
+    }
     if (!c.result)
       ++b.unfinished;
     else

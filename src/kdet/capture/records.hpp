@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,9 @@ struct Bundle {
   std::map<std::pair<std::string, std::string>, size_t> counts; // (kind, hash) -> count
   std::map<std::string, uint64_t> sizes;                        // hash -> size
   bool varies = false; // two output hashes of one kind, or two return codes
+  // exec: each compile's working folder and input paths as given. Paths are not in the
+  // identity, so an output that embeds them (nvcc -lineinfo's .file) differs for that alone.
+  std::set<std::string> places;
 };
 
 // The id of the bundle a compile belongs to.

@@ -60,7 +60,8 @@ Fd prepare_out(const std::string& dir) {
   }
   Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.ok()) throw Error::format("--out {}: {} (a folder is needed)", dir, std::strerror(errno));
-  for (const char* name : {"raw", "bundles"})
+  // manifest.toml too: capture writes its own, and a user's scan manifest there was replaced.
+  for (const char* name : {"raw", "bundles", "manifest.toml"})
     if (::fstatat(fd.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
       throw Error::format("--out {}: it already holds a capture ({} exists); choose another folder "
                           "or remove it (kdet never overwrites a recorded capture)",
@@ -95,6 +96,11 @@ int do_capture(const CaptureArgs& a) {
   }
   if (!a.json.empty() && a.json != "-" && a.json == a.out)
     throw Error("--json and --out name the same path; --json is a file, --out a folder");
+  // The pipeline's stdout is its own: the document would be mixed into it, unparsable.
+  if (a.json == "-")
+    throw Error("--json -: the pipeline writes to stdout too, so the JSON would be mixed into its "
+                "output; give --json FILE");
+  check_output_path(a.json, "--json"); // now, not after the pipeline (its summary would be lost)
 
   std::optional<TempDir> temp;
   Fd out_fd;
@@ -195,7 +201,8 @@ void add_capture(CLI::App& root, Action& action) {
   cmd->add_option("--out", args->out,
                   "Folder for the raw records and one bundle folder per distinct compile");
   cmd->add_option("--json", args->json,
-                  "Write the capture as JSON (schema kdet.capture/1); - is stdout");
+                  "Write the capture as JSON (schema kdet.capture/1) to FILE (not -: stdout is "
+                  "the pipeline's)");
   cmd->add_option("--exec", args->exec,
                   "Also capture programs with this base name as command compiles (repeatable)")
       ->type_name("NAME")

@@ -121,6 +121,8 @@ void add_quiet_option(CLI::App* cmd, OutputArgs& o, const std::string& help) {
 Output::Output(const OutputArgs& args) : m_args(args) {
   m_color = decide_color(parse_color_mode(args.color), terminal_facts(::fileno(text_stream())));
   m_progress = decide_progress(args.quiet, false, terminal_facts(2));
+  // Refused now, not after the runs (the result would be lost).
+  check_output_path(args.json_path, "--json");
 }
 
 void Output::write_json(const nlohmann::json& j) const {

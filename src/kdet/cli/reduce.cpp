@@ -27,6 +27,7 @@
 #include "kdet/util/strings.hpp"
 #include "kdet/util/tempdir.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <memory>
@@ -114,9 +115,20 @@ std::string run_command(const ReduceArgs& a, const std::string& input) {
   return shell_join(argv);
 }
 
+// SMALL.repro must be a real folder or absent: kdet removes SMALL.repro/run, so a planted link
+// (small.ll.repro -> / in a shared /tmp) would have it remove /run as root.
+void check_repro_dir(const std::string& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+    throw Error::format("-o: {} exists and is not a folder (a link is not followed); remove it or "
+                        "name another SMALL",
+                        dir);
+}
+
 // SMALL.repro/: what a vendor bug report needs, measured again on the result.
 void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce::ReduceResult& r) {
   std::string dir = a.out + ".repro";
+  check_repro_dir(dir);
   make_dirs(dir);
   std::string name = a.out.substr(a.out.rfind('/') + 1);
   write_file_atomic(dir + "/" + name, r.text);
@@ -200,6 +212,23 @@ int do_reduce(ReduceArgs args) {
   if (args.oracle_state.empty() != args.oracle_candidate.empty())
     throw Error("--oracle-state and --oracle-candidate go together (internal options of the "
                 "script kdet reduce writes for cvise)");
+  {
+    // SMALL is replaced by a rename: a device, FIFO or folder there would be replaced (as
+    // root, -o /dev/null removed the device), and the input reached through another path
+    // (a linked folder) would be overwritten.
+    struct stat ost {};
+    struct stat ist {};
+    if (::stat(args.out.c_str(), &ost) == 0) {
+      if (!S_ISREG(ost.st_mode))
+        throw Error::format("-o {}: exists and is not a regular file; kdet reduce writes SMALL "
+                            "as a new file (and SMALL.repro/ beside it): name a file",
+                            args.out);
+      if (::stat(plan.input_path.c_str(), &ist) == 0 && ist.st_dev == ost.st_dev &&
+          ist.st_ino == ost.st_ino)
+        throw Error::format("-o {}: is the input; name another file", args.out);
+    }
+  }
+  check_repro_dir(args.out + ".repro");
   std::set<std::string> given;
   for (const auto& [name, value] : args.factors.values)
     if (!value.empty()) given.insert(name);
@@ -248,12 +277,17 @@ int do_reduce(ReduceArgs args) {
                100 * p.rate, p.tests, p.elapsed, p.pass, tty ? "" : "\n");
   };
   std::string out_path = args.out;
-  auto on_best = [&out_path](const std::string& text) { write_file_atomic(out_path, text); };
+  std::atomic<bool> wrote = false;
+  auto on_best = [&out_path, &wrote](const std::string& text) {
+    write_file_atomic(out_path, text);
+    wrote = true;
+  };
   reduce::ReduceResult r = reduce::reduce(o, on_best, progress);
   if (tty) fmt::print(stderr, "\n");
   if (!r.warning.empty()) fmt::print(stderr, "kdet: warning: {}\n", r.warning);
-  // Nothing smaller varied (or nothing was tried): SMALL is the input itself.
-  if (access(out_path.c_str(), F_OK) != 0) write_file_atomic(out_path, r.text);
+  // Nothing smaller varied (or nothing was tried): SMALL is the input itself, also where an
+  // older SMALL was there (it was kept, stale, beside a repro of this input).
+  if (!wrote) write_file_atomic(out_path, r.text);
   if (r.interrupted) {
     fmt::print(stderr, "kdet: interrupted; {} keeps the best so far ({} bytes)\n", args.out,
                r.text.size());

@@ -43,6 +43,8 @@ struct RunArgs {
 constexpr uint64_t k_default_runs = 32;
 
 int do_run(RunArgs args) {
+  // Before the probes and runs, not after them (the result would be lost).
+  check_output_path(args.output.json_path, "--json");
   // A bundle folder of kdet capture brings its input, library and options (docs/CAPTURE.md).
   std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
   if (replay)

@@ -118,6 +118,13 @@ void add_report_options(CLI::App* cmd, ReportArgs& r) {
   add_quiet_option(cmd, r.output, "No summary or progress line");
 }
 
+// The report files' paths, checked before the runs (a folder there lost the scan's summary).
+void check_report_paths(const ReportArgs& r) {
+  check_output_path(r.output.json_path, "--json");
+  check_output_path(r.junit_path, "--junit");
+  check_output_path(r.html_path, "--report-html");
+}
+
 // Writes the requested reports of a result and prints the summary.
 void emit_reports(const store::ScanResult& result, store::ScanDb& db, const ReportArgs& r,
                   const std::vector<report::CompilerComparison>* cmps = nullptr) {
@@ -154,6 +161,7 @@ int do_scan(const ScanArgs& a) {
   if (a.db.empty())
     throw Error(
         "kdet scan needs --db FILE: the SQLite database the results go to (and resume from)");
+  check_report_paths(a.report);
   int threads =
       a.jobs ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (threads < 1 || threads > 1024)
@@ -281,6 +289,7 @@ void add_merge(CLI::App& root, Action& action) {
       for (const auto& in : a->inputs)
         if (absolute_path(in) == absolute_path(a->out))
           throw Error::format("merge: {} is both output and input", in);
+      check_report_paths(a->report);
       store::ScanDb db(a->out);
       for (const auto& in : a->inputs)
         db.merge_from(in);
@@ -366,6 +375,7 @@ void add_compare(CLI::App& root, Action& action) {
                                      scan::pair_jobs(ra.jobs, ca, rb.jobs, cb, a->margin),
                                      a->margin};
       std::deque<store::JobRow> extended; // B's rows with the runs --settle added
+      check_output_path(a->output.json_path, "--json");
       if (a->prove.any()) {
         std::vector<report::CompilerComparison> one{std::move(cmp)};
         bool whole = prove(one, extended, db.meta(), a->b, a->prove, "kdet compare");

@@ -140,6 +140,25 @@ void write_file_atomic(const std::string& path, std::string_view data) {
   replace_atomically(path, data, "");
 }
 
+void check_output_path(const std::string& path, const std::string& option) {
+  if (path.empty() || path == "-") return;
+  struct stat lst {};
+  struct stat st {};
+  if (::lstat(path.c_str(), &lst) == 0) {
+    if (::stat(path.c_str(), &st) != 0)
+      throw Error::format("{} {}: a link to nothing (kdet writes through links, never replaces "
+                          "them)",
+                          option, path);
+    if (S_ISDIR(st.st_mode))
+      throw Error::format("{} {}: is a folder; expected a file, or - for stdout", option, path);
+    return;
+  }
+  std::string parent = absolute_path(path);
+  parent = parent.substr(0, parent.rfind('/'));
+  if (::stat(parent.empty() ? "/" : parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error::format("{} {}: folder {} does not exist", option, path, parent);
+}
+
 void write_output(const std::string& path, std::string_view data, const std::string& option) {
   std::string what = option.empty() ? "" : option + " ";
   if (path == "-") {

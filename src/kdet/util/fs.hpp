@@ -32,6 +32,10 @@ void write_output(const std::string& path, std::string_view data, const std::str
 // Writes all of `data` to `fd` (EINTR retried); false with errno on failure.
 bool write_all(int fd, std::string_view data);
 
+// Throws (exit 2, naming `option`) when write_output(path) could not write there: a folder,
+// a link to nothing, or a missing parent folder. Checked before a long run, not after it.
+void check_output_path(const std::string& path, const std::string& option);
+
 // mkdir -p; throws Error naming the folder on failure.
 void make_dirs(const std::string& path);
 
