@@ -4,7 +4,8 @@
 // and prints the speed-up over one worker and the efficiency T1 / (N * TN).
 // The compiler is the real libNVVM on the bundled LLVM-7 examples (4 inputs x
 // 2 targets x 4 option sets = 32 jobs, each a fixed number of runs in one
-// round), or any library given with --lib. --shape I,T,O takes the first I inputs, T targets
+// round; or every .ll file of SOURCE/examples/nvvm/llvm7, e.g. a kdet corpus), or any library
+// given with --lib. --shape I,T,O takes the first I inputs, T targets
 // and O option sets (fewer jobs than slots: the split of rounds on idle slots), --process the
 // manifest's process setting (default: the manifest's, both) and --first-round the runs of a
 // job's first round (default: all of them).
@@ -21,7 +22,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <string>
 #include <thread>
+#include <vector>
 
 using namespace kdet;
 
@@ -40,7 +43,7 @@ int main(int argc, char** argv) {
   if (::access(lib.c_str(), R_OK) != 0) lib = "/usr/local/cuda/lib64/libnvvm.so";
   std::vector<int> jobs = {1, static_cast<int>(std::max(2u, std::thread::hardware_concurrency()))};
   int runs = 6, repeat = 1, first_round = 0;
-  int shape[3] = {4, 2, 4}; // inputs, targets, option sets
+  int shape[3] = {0, 2, 4}; // inputs (0: every .ll file), targets, option sets
   std::string process;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
@@ -59,7 +62,7 @@ int main(int argc, char** argv) {
     else if (k == "--shape") {
       auto p = split(v, ',');
       for (size_t d = 0; d < 3 && d < p.size(); ++d)
-        shape[d] = std::clamp(std::atoi(p[d].c_str()), 1, d == 1 ? 2 : 4);
+        shape[d] = std::clamp(std::atoi(p[d].c_str()), 1, d == 1 ? 2 : d == 2 ? 4 : 1 << 20);
     } else if (k == "--jobs") {
       jobs.clear();
       for (const auto& p : split(v, ','))
@@ -75,11 +78,18 @@ int main(int argc, char** argv) {
   // looked for beside the build folder of KDET_BINARY (BUILD/src/kdet).
   if (!std::filesystem::exists(source + "/examples/nvvm/llvm7"))
     source = std::filesystem::path(kdet).parent_path().parent_path().parent_path().string();
-  const char* examples[] = {"block_reduce", "row_softmax", "saxpy", "tiled_matmul"};
+  // The .ll files of SOURCE/examples/nvvm/llvm7 in name order: the 4 bundled examples, or a
+  // `kdet corpus` written there.
+  std::vector<std::string> examples;
+  for (const auto& e : std::filesystem::directory_iterator(source + "/examples/nvvm/llvm7"))
+    if (e.path().extension() == ".ll") examples.push_back(e.path().string());
+  std::sort(examples.begin(), examples.end());
+  if (shape[0] == 0 || shape[0] > static_cast<int>(examples.size()))
+    shape[0] = static_cast<int>(examples.size());
   const char* targets[] = {"80", "90a"};
   std::string text = "name = \"parallel\"\ninputs = [";
   for (int i = 0; i < shape[0]; ++i)
-    text += fmt::format("{}\"{}/examples/nvvm/llvm7/{}.ll\"", i ? ", " : "", source, examples[i]);
+    text += fmt::format("{}\"{}\"", i ? ", " : "", examples[static_cast<size_t>(i)]);
   text += "]\ntargets = [";
   for (int i = 0; i < shape[1]; ++i)
     text += fmt::format("{}\"{}\"", i ? ", " : "", targets[i]);
