@@ -2,7 +2,8 @@
 # cache_launcher.sh: `kdet cc COMPILER ARGS...` as a compiler launcher, with real ptxas and
 # nvcc: a hit restores the output byte for byte and prints nothing; a changed header misses
 # (nvcc -M keys headers); warnings are replayed on a hit; a failing compile gives the compiler's own exit status and message;
-# `kdet cache stats` counts hits and misses and -z zeroes them; a CMake project with
+# `kdet cache stats` counts hits and misses and -z zeroes them; SIGTERM/SIGINT during nvcc -M
+# exit 130 with nothing left running; a CMake project with
 # CMAKE_CUDA_COMPILER_LAUNCHER="kdet;cc" builds through it and hits after a clean.
 # Env: KDET. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
@@ -82,6 +83,27 @@ grep -q 'KDET_CACHE_VERIFY_RATE abc' "$T/out" || fail "$(cat "$T/out")"
 "$KDET" cache stats --json stats.json >stats.out
 expect_eq "hits after -z" "$(json_get stats.json '["counters"]["hit"]')" 0
 expect_eq "keys after -z" "$(json_get stats.json '["keys"]')" 5
+
+# SIGTERM or SIGINT while nvcc -M runs: kdet cc ends it and exits 130, leaving nothing behind.
+mkdir -p slow
+cat >slow/nvcc <<SH
+#!/usr/bin/env bash
+case " \$* " in *" -M "*) echo \$\$ >"$T/slow/dep.pid"; exec sleep 60 ;; esac
+exit 1
+SH
+chmod +x slow/nvcc
+for sig in TERM INT; do
+  rm -f slow/dep.pid
+  "$KDET" cc "$T/slow/nvcc" -arch=sm_90a -c k.cu -o slow.o 2>slow.err &
+  cc=$!
+  for ((i = 0; i < 100; i++)); do [[ -s slow/dep.pid ]] && break; sleep 0.1; done
+  [[ -s slow/dep.pid ]] || fail "the slow nvcc -M never started: $(cat slow.err)"
+  kill -$sig $cc
+  rc=0
+  wait $cc || rc=$?
+  expect_eq "kdet cc exit on SIG$sig during nvcc -M" $rc 130
+  kill -0 "$(cat slow/dep.pid)" 2>/dev/null && fail "SIG$sig left nvcc -M running"
+done
 
 # CMake, as CMAKE_CUDA_COMPILER_LAUNCHER.
 command -v cmake >which.out && command -v ninja >>which.out || {

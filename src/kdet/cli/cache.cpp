@@ -517,6 +517,9 @@ std::string env_or(const char* name, const char* fallback) {
 int cc_launcher_main(int argc, char** argv) {
   std::vector<std::string> words(argv + 2, argv + argc);
   bool verbose = verbose_from_env();
+  // SIGINT/SIGTERM end the compiler's dependency or compile run and kdet with 130, leaving no
+  // process behind (the uncached path execs the compiler, which takes the signals itself).
+  engine::install_interrupt_handler();
   try {
     cache::LaunchPlan p = cache::plan_launch(words);
     cache::Store store(cache::resolve_cache_dir(""));
@@ -545,7 +548,9 @@ int cc_launcher_main(int argc, char** argv) {
       // The compiler's own dependency list (nvcc -M): every header the compile reads.
       SpawnOptions so;
       so.argv = p.deps_command;
-      CapturedRun r = run_captured(so, std::chrono::milliseconds(300000));
+      CapturedRun r =
+          run_captured(so, std::chrono::milliseconds(300000), 16 << 20, engine::interrupt_fd());
+      if (engine::interrupted()) throw Interrupted();
       if (!r.status.ok()) return uncached("the dependency run (-M) " + r.status.describe());
       deps = cache::make_rule_files(r.out);
       if (!p.depfile.empty()) write_output(p.depfile, r.out, "-MF");

@@ -326,7 +326,7 @@ ExitStatus wait_child(pid_t pid, std::optional<std::chrono::steady_clock::time_p
 }
 
 CapturedRun run_captured(SpawnOptions options, std::chrono::milliseconds timeout,
-                         size_t max_capture) {
+                         size_t max_capture, int interrupt_fd) {
   using namespace std::chrono;
   CapturedRun result;
   int out_pipe[2], err_pipe[2];
@@ -359,9 +359,13 @@ CapturedRun run_captured(SpawnOptions options, std::chrono::milliseconds timeout
   // A pidfd tells when the command ends even while a process it left behind
   // holds its output open; without one, poll in short slices.
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  pollfd pfd[3] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {pidfd, POLLIN, 0}};
+  // pfd[3]: an interrupt ends the command as a timeout does (its group too).
+  pollfd pfd[4] = {{out_pipe[0], POLLIN, 0},
+                   {err_pipe[0], POLLIN, 0},
+                   {pidfd, POLLIN, 0},
+                   {interrupt_fd, POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
-  bool timed_out = false, ended = false;
+  bool timed_out = false, ended = false, interrupted = false;
   char buf[65536];
   auto read_one = [&](int i) {
     ssize_t n = ::read(pfd[i].fd, buf, sizeof buf);
@@ -388,9 +392,14 @@ CapturedRun run_captured(SpawnOptions options, std::chrono::milliseconds timeout
       wait_ms = static_cast<int>(std::min<long long>(
           wait_ms < 0 ? left + 1 : std::min<long long>(left + 1, wait_ms), 1 << 30));
     }
-    int r = ::poll(pfd, pidfd >= 0 ? 3 : 2, wait_ms);
+    // Entries whose fd is -1 (no pidfd, no interrupt fd) are ignored by poll.
+    int r = ::poll(pfd, 4, wait_ms);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) break;
+    if (interrupt_fd >= 0 && (pfd[3].revents & POLLIN)) {
+      interrupted = true;
+      break;
+    }
     for (int i = 0; i < 2; ++i)
       if (pfd[i].fd >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))) read_one(i);
     if ((pidfd >= 0 && (pfd[2].revents & POLLIN)) || (pidfd < 0 && has_ended(pid))) {
@@ -414,13 +423,17 @@ CapturedRun run_captured(SpawnOptions options, std::chrono::milliseconds timeout
   for (int i = 0; i < 2; ++i)
     if (pfd[i].fd >= 0) ::close(pfd[i].fd);
   if (pidfd >= 0) ::close(pidfd);
-  if (timed_out) {
+  if (interrupted) {
+    result.status = terminate_and_reap(pid);
+  } else if (timed_out) {
     terminate_and_reap(pid);
     result.status = ExitStatus{};
     result.status.kind = ExitStatus::Kind::timed_out;
   } else {
-    if (!ended) await_end(pid, deadline ? *deadline : steady_clock::time_point::max(), -1);
-    if (!has_ended(pid)) { // it closed its outputs and ran on past the deadline
+    if (!ended &&
+        await_end(pid, deadline ? *deadline : steady_clock::time_point::max(), interrupt_fd) == 2) {
+      result.status = terminate_and_reap(pid); // interrupted after it closed its outputs
+    } else if (!has_ended(pid)) { // it closed its outputs and ran on past the deadline
       terminate_and_reap(pid);
       result.status = ExitStatus{};
       result.status.kind = ExitStatus::Kind::timed_out;

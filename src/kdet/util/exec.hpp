@@ -92,9 +92,10 @@ struct CapturedRun {
 // means none. The run ends when the command itself ends: output still held open
 // by a process it left behind is not waited for, and its process group (and,
 // in a subreaper, every orphan) is killed. At the timeout the group gets
-// SIGTERM, then SIGKILL after k_kill_grace.
+// SIGTERM, then SIGKILL after k_kill_grace. When `interrupt_fd` becomes readable, the
+// command's group is ended the same way and its status is whatever that made of it.
 CapturedRun run_captured(SpawnOptions options, std::chrono::milliseconds timeout,
-                         size_t max_capture = 16 << 20);
+                         size_t max_capture = 16 << 20, int interrupt_fd = -1);
 
 // This process's environment as "K=V" strings.
 std::vector<std::string> current_environment();
