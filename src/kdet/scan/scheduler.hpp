@@ -54,8 +54,8 @@ struct ScheduleStats {
   uint64_t rounds = 0;
   uint64_t runs = 0;
   double compile_cpu_seconds = 0; // CPU inside the compile calls of this invocation's runs
-  uint64_t split_rounds = 0; // rounds run as several pieces on idle slots (run_split)
-  uint64_t split_pieces = 0; // the pieces of those rounds
+  uint64_t split_rounds = 0;      // rounds run as several pieces on idle slots (run_split)
+  uint64_t split_pieces = 0;      // the pieces of those rounds
   bool interrupted = false;
   double seconds = 0;
   std::vector<std::string> errors; // compilers that could not be loaded

@@ -433,7 +433,7 @@ CapturedRun run_captured(SpawnOptions options, std::chrono::milliseconds timeout
     if (!ended &&
         await_end(pid, deadline ? *deadline : steady_clock::time_point::max(), interrupt_fd) == 2) {
       result.status = terminate_and_reap(pid); // interrupted after it closed its outputs
-    } else if (!has_ended(pid)) { // it closed its outputs and ran on past the deadline
+    } else if (!has_ended(pid)) {              // it closed its outputs and ran on past the deadline
       terminate_and_reap(pid);
       result.status = ExitStatus{};
       result.status.kind = ExitStatus::Kind::timed_out;
