@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a capture keeps when things go wrong: a compile that crashes the
 # pipeline stays recorded (inputs, no result); a kdet capture killed while the
-# pipeline hangs in a compile leaves its raw record and no process behind; a
+# pipeline hangs in a compile leaves its raw record and no process behind, and
+# kdet capture --finish makes the bundles from it; a
 # capture folder that cannot be written never breaks the pipeline.
 source "$(dirname "$0")/lib/common.bash"
 FAKE=$KDET_FAKES_DIR/libfakenvvm.so
@@ -52,6 +53,13 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 pgrep -f "$T/hang_client" >/dev/null && fail "the hung pipeline outlived kdet capture"
+# kdet capture --finish writes the bundles and manifest from what the killed capture left.
+"$KDET" capture --finish --out "$T/k" --json "$T/kf.json" 2>"$T/kf.log" || fail "--finish: exit $?"
+[[ $(json_eval "$T/kf.json" '[b["unfinished"] for b in d["bundles"]]') == "[1]" ]] || fail "--finish: the hung compile's bundle"
+[[ -f $T/k/manifest.toml && -d $T/k/bundles ]] || fail "--finish: no bundles or manifest"
+grep -q "bundles made from the records in" "$T/kf.log" || fail "--finish: summary"
+rc=0; "$KDET" capture --finish --out "$T/k" 2>"$T/kf2.log" || rc=$?
+[[ $rc == 2 ]] || fail "--finish twice: exit $rc, not 2"
 
 # SIGTERM to kdet capture: the pipeline ends, what was recorded is summarized and written, exit 130.
 cp "$CL/capture_nvvm_client" "$T/term_client"

@@ -5,7 +5,8 @@
 # keeps an address dependence that its own scan's setting (one process, ASLR off)
 # never shows. Expected: A -> B1 "fixed under stress" with a bound; A -> B2 "hidden"
 # (never fixed), naming the regime (fresh+aslr); --settle turns B1's not-seen into
-# fixed with enough runs, and a tiny --settle-budget leaves it not-seen.
+# fixed with enough runs, and a tiny --settle-budget leaves it not-seen. A changed
+# input or compiler file makes the stress inconclusive, naming which.
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
 source "$(dirname "$0")/lib/scan.bash"
@@ -91,4 +92,18 @@ echo "; changed" >>"$T/in/saxpy.ll"
 expect_eq "changed input: outcomes" "$(field "$T/u.json" "$outcomes")" "fixed under stress inconclusive"
 expect_eq "changed input: why" \
   "$(field "$T/u.json" '[p["stress"]["reason"] for p in d["pairs"] if p["stress"]["outcome"] == "inconclusive"][0].endswith("changed since the scan")')" True
+# B's compiler file changed since its scan (its jobs have new ids): inconclusive, saying so.
+cp "$FAKES/libfakenvvm.so" "$T/copy.so"
+{ echo "$inputs"; nvvm_compiler nvvm echo "$T/copy.so"; printf '[budget]\nmax_runs = 2\n'; } >"$T/b4.toml"
+"$KDET" scan "$T/b4.toml" --db "$T/b4.db" -q
+printf 'x' >>"$T/copy.so"
+"$KDET" compare "$T/a.db" "$T/b4.db" --stress --json "$T/v.json" >/dev/null 2>&1 || true
+expect_eq "changed compiler: why" \
+  "$(field "$T/v.json" 'all("compiler nvvm changed since the scan" in p["stress"]["reason"] for p in d["pairs"])')" True
+# B failed on every run: no output, so no bound is claimed for it.
+{ echo "$inputs"; nvvm_compiler nvvm fail; printf '[budget]\nmax_runs = 2\n'; } >"$T/b5.toml"
+"$KDET" scan "$T/b5.toml" --db "$T/b5.db" -q || true
+"$KDET" compare "$T/a.db" "$T/b5.db" --color never >"$T/f.txt" 2>&1 || true
+grep -q "does B vary?  not seen in 4 jobs (none with one output; 4 failed on every run)" "$T/f.txt" \
+  || fail "a B that always failed is given a rate bound"
 echo "$NAME: PASS"

@@ -121,6 +121,20 @@ TEST(ScanStress, ACutBudgetOrAFailureIsInconclusive) {
   EXPECT_EQ(pairs[0].label, Label::not_seen);
 }
 
+TEST(ScanStress, ACapBelowWhatARateNeedsIsInconclusiveNotFixed) {
+  std::vector<store::JobRow> a = {row("a", {{"x", 5}, {"y", 5}})}, b = {row("b", {{"z", 20}})};
+  auto pairs = pair_jobs(a, "a", b, "b");
+  uint64_t spent = stress(pairs, stress_regimes({}), scripted("z"), {2, 0, 0});
+  EXPECT_EQ(spent, 8u); // every regime still ran (it could have shown another output)
+  EXPECT_EQ(pairs[0].stress, Pairing::Stress::inconclusive);
+  EXPECT_NE(pairs[0].stress_regime.find("--stress-cap"), std::string::npos);
+  EXPECT_EQ(pairs[0].label, Label::not_seen);
+  // A cap that covers A's rate is enough.
+  pairs = pair_jobs(a, "a", b, "b");
+  stress(pairs, stress_regimes({}), scripted("z"), {8, 0, 0});
+  EXPECT_EQ(pairs[0].stress, Pairing::Stress::fixed);
+}
+
 TEST(ScanStress, TheSampleOfQuietJobsIsSeededAndSized) {
   std::vector<store::JobRow> a, b;
   for (int i = 0; i < 20; ++i) {

@@ -224,9 +224,13 @@ nlohmann::json capture_json(const CaptureResult& r) {
 }
 
 std::string capture_summary(const CaptureResult& r) {
-  std::string s = fmt::format("kdet capture: the pipeline {}{} after {}\n",
-                              starts_with(r.pipeline_status, "killed") ? "was " : "",
-                              r.pipeline_status, human_seconds(r.seconds));
+  std::string s =
+      r.finished ? fmt::format("kdet capture --finish: bundles made from the records in {}/raw "
+                               "(how the pipeline ended was not seen)\n",
+                               r.out_dir)
+                 : fmt::format("kdet capture: the pipeline {}{} after {}\n",
+                               starts_with(r.pipeline_status, "killed") ? "was " : "",
+                               r.pipeline_status, human_seconds(r.seconds));
   std::string per_kind, never;
   for (const auto& k : capture_kinds()) {
     size_t n = 0;

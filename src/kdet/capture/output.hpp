@@ -15,7 +15,8 @@ struct CaptureResult {
   std::string pipeline_status; // "exited 0", "killed by signal 9 (SIGKILL)", ...
   int pipeline_exit = 0;       // exit code, or 128+signal
   double seconds = 0;
-  std::string out_dir; // empty without --out
+  std::string out_dir;   // empty without --out
+  bool finished = false; // --finish: bundles made later from OUT/raw; the pipeline was not seen
   std::vector<Compile> compiles;
   std::vector<Bundle> bundles;
   std::vector<std::string> problems; // records that could not be read in full

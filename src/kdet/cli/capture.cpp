@@ -36,6 +36,7 @@ namespace kdet::cli {
 namespace {
 
 struct CaptureArgs {
+  bool finish = false;
   std::string out;
   std::string json;
   std::vector<std::string> exec; // --exec NAME, beside the compilers always captured
@@ -74,7 +75,42 @@ Fd prepare_out(const std::string& dir) {
   return fd;
 }
 
+// --finish: a kdet capture killed before it wrote the bundles left OUT/raw (the
+// records are appended as the pipeline runs); this writes OUT/bundles and the manifest.
+int finish_capture(const CaptureArgs& a) {
+  if (a.out.empty()) throw Error("--finish needs --out DIR, the folder of the killed capture");
+  if (!a.command.empty())
+    throw Error("--finish runs no pipeline: give --out DIR only (the records are in DIR/raw)");
+  Fd fd(::open(a.out.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.ok())
+    throw Error::format("--out {}: {} (a folder is needed)", a.out, std::strerror(errno));
+  struct stat st {};
+  if (::fstatat(fd.get(), "raw/records", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+    throw Error::format("--out {}: no raw/records folder: not a folder of kdet capture --out",
+                        a.out);
+  for (const char* name : {"bundles", "manifest.toml"})
+    if (::fstatat(fd.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+      throw Error::format("--out {}: {} exists: this capture was finished already", a.out, name);
+  check_output_path(a.json, "--json");
+  std::string raw = absolute_path(a.out) + "/raw";
+  capture::CaptureResult r;
+  r.out_dir = a.out;
+  r.finished = true;
+  r.pipeline_status = "unknown (kdet capture --finish)";
+  r.pipeline_exit = -1;
+  r.compiles = capture::read_records(raw, r.problems);
+  r.bundles = capture::group_bundles(r.compiles);
+  capture::BlobStore blobs(raw, r.problems);
+  capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
+  if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
+  std::fputs(capture::capture_summary(r).c_str(), stderr);
+  for (const auto& b : r.bundles)
+    if (b.varies) return k_exit_nondeterministic;
+  return k_exit_deterministic;
+}
+
 int do_capture(const CaptureArgs& a) {
+  if (a.finish) return finish_capture(a);
   if (a.command.empty())
     throw Error("kdet capture: give the pipeline after --, e.g. kdet capture --out cap -- python3 "
                 "build.py");
@@ -189,7 +225,8 @@ void add_capture(CLI::App& root, Action& action) {
       "environment, program hash, input files, exit status and output files (kind exec).\n"
       "Statically linked library compilers cannot be seen. The summary names every kind\n"
       "never seen.\n"
-      "--out DIR keeps raw/ (what the pipeline recorded, kept even if it is killed) and\n"
+      "--out DIR keeps raw/ (what the pipeline recorded, kept even if it or kdet is killed;\n"
+      "kdet capture --finish --out DIR then writes the bundles) and\n"
       "bundles/ID/ (bundle.json, inputs/, outputs/) for each bundle; `kdet run DIR/bundles/ID`\n"
       "replays a library bundle (every input, in order) with the captured library and options\n"
       "(so do explain and cache compile), and `kdet scan DIR/manifest.toml --db scan.db`\n"
@@ -207,8 +244,10 @@ void add_capture(CLI::App& root, Action& action) {
                   "Also capture programs with this base name as command compiles (repeatable)")
       ->type_name("NAME")
       ->allow_extra_args(false);
-  cmd->add_option("command", args->command, "The pipeline and its arguments (after --)")
-      ->required();
+  cmd->add_flag("--finish", args->finish,
+                "Make the bundles of an --out DIR whose kdet capture was killed, from the "
+                "records in DIR/raw (no pipeline is run)");
+  cmd->add_option("command", args->command, "The pipeline and its arguments (after --)");
   cmd->callback([args, &action] { action = [args] { return do_capture(*args); }; });
 }
 

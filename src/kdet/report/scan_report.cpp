@@ -389,11 +389,18 @@ std::string compare_answers(const CompilerComparison& c) {
   std::string s;
   if (ans.b_varies)
     s += fmt::format("does B vary?  yes: in {} of {} jobs\n", ans.b_varies, ans.b_jobs);
-  else
-    s +=
-        fmt::format("does B vary?  not seen in {} jobs ({} with one output, the weakest rate bound "
-                    "{} at 95%), under this scan's setting only\n",
-                    ans.b_jobs, ans.b_one_output, percent(ans.b_weakest_bound));
+  else {
+    // A job B failed on every run has no output and so no bound: count it apart.
+    std::string detail = ans.b_one_output
+                             ? fmt::format("{} with one output, the weakest rate "
+                                           "bound {} at 95%",
+                                           ans.b_one_output, percent(ans.b_weakest_bound))
+                             : std::string("none with one output");
+    if (size_t failed = ans.b_jobs - ans.b_one_output)
+      detail += fmt::format("; {} failed on every run", failed);
+    s += fmt::format("does B vary?  not seen in {} jobs ({}), under this scan's setting only\n",
+                     ans.b_jobs, detail);
+  }
   s += fmt::format("where A varied ({} jobs), B emits: {}\n", ans.a_varied, variant_tally(ans));
   if (ans.stressed) {
     std::vector<std::string> by;

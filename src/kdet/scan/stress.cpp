@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <random>
 
 namespace kdet::scan {
@@ -37,9 +38,23 @@ engine::RunOutput Rerunner::run(const store::JobRow& row, const perturb::Setting
   bool edited = std::any_of(m_jobs.begin(), m_jobs.end(), [&](const Job& j) {
     return j.input->name == row.input && j.input_hash != row.input_hash;
   });
-  if (it == m_jobs.end() || it->input_hash != row.input_hash)
-    throw Error::format("{}: input {} {}", m_db, row.input,
-                        edited ? "changed since the scan" : "is no longer in its manifest");
+  if (edited) throw Error::format("{}: input {} changed since the scan", m_db, row.input);
+  if (it == m_jobs.end() || it->input_hash != row.input_hash) {
+    // Same input, compiler name, target and option set under another id: the id also
+    // covers the compiler's file content, so that file (or where it is found) changed.
+    auto same = std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job& j) {
+      return j.input->name == row.input && j.input_hash == row.input_hash &&
+             m_compilers[j.compiler].name == row.compiler && j.target == row.target &&
+             option_set_name(*m_manifest, j) == row.option_set;
+    });
+    if (same != m_jobs.end()) {
+      const ResolvedCompiler& c = m_compilers[same->compiler];
+      throw Error::format("{}: compiler {} changed since the scan ({} has content hash {} now, "
+                          "so its jobs are new ones)",
+                          m_db, c.name, c.path, c.content_hash.substr(0, 12));
+    }
+    throw Error::format("{}: input {} is no longer in its manifest", m_db, row.input);
+  }
   return engine::execute(job_run_plan(*m_manifest, *it, setting, first, runs, stop_at_outcomes));
 }
 
@@ -184,6 +199,18 @@ uint64_t stress(std::vector<Pairing>& pairs, const std::vector<StressRegime>& re
         p->stress_regime = fmt::format("{}: {} of {} runs done", reg.name, out.completed, n);
         break;
       }
+    }
+    // --stress-cap below the runs A's rate needs: B's one output in fewer runs than would
+    // have caught A's rate is no evidence that the dependence is gone.
+    uint64_t needed = p->a->varies() ? stress_runs_per_regime(observed_rate(*p->a),
+                                                              std::numeric_limits<uint64_t>::max())
+                                     : n;
+    if (p->stress == Pairing::Stress::fixed && n < needed) {
+      p->stress = Pairing::Stress::inconclusive;
+      p->stress_regime = fmt::format("every regime gave B's output, but in {} runs each "
+                                     "(--stress-cap), fewer than the {} that A's rate of {:.2g}% "
+                                     "needs",
+                                     n, needed, 100 * observed_rate(*p->a));
     }
     if (p->stress == Pairing::Stress::fixed)
       p->stress_bound = stats::upper_bound(0, p->stress_runs);
