@@ -137,10 +137,10 @@ std::string bars_svg(const std::string& id, const std::string& title,
         "x1=\"{hi}\" x2=\"{hi}\" y1=\"{t}\" y2=\"{b}\"/></g>"
         "<text x=\"{}\" y=\"{}\">{} of {} ({})</text>",
         y + 13, esc(k.empty() ? "(none)" : k), label_w, y, bar_w, row - 6, label_w, y, bw, row - 6,
-        esc(k), v.varying, plural(v.jobs, "job"), v.jobs == 1 ? "varies" : "vary", percent(ci.low),
-        percent(ci.high), label_w + bar_w + 6, y + 13, v.varying, v.jobs, percent(rate),
-        fmt::arg("lo", lo), fmt::arg("hi", hi), fmt::arg("m", mid), fmt::arg("t", y + 1),
-        fmt::arg("b", y + row - 7));
+        esc(k.empty() ? "(none)" : k), v.varying, plural(v.jobs, "job"),
+        v.jobs == 1 ? "varies" : "vary", percent(ci.low), percent(ci.high), label_w + bar_w + 6,
+        y + 13, v.varying, v.jobs, percent(rate), fmt::arg("lo", lo), fmt::arg("hi", hi),
+        fmt::arg("m", mid), fmt::arg("t", y + 1), fmt::arg("b", y + row - 7));
     y += row;
   }
   return s + "</svg>\n";
