@@ -2,13 +2,20 @@
 #   P/bin/kdet
 #   P/lib/kdet/libkdet_chaos.so, libkdet_capture.so, kdet-exec-shim (kdet finds them relative to bin/kdet)
 #   P/lib/libkdet_cache.so, P/include/kdet_cache.h, P/lib/pkgconfig/kdet-cache.pc
-#   P/${KDET_INSTALL_PYTHONDIR}/kdet_cache/           (the Python module, python/kdet_cache/)
+#   P/SITE/kdet_cache/  (the Python module, python/kdet_cache/; SITE: python3's site-packages or
+#                        dist-packages under P, else lib/python3/dist-packages; install_python.cmake)
 #   P/share/man/man1/kdet.1, kdet-COMMAND.1           (help2man, from each command's --help)
 #   P/share/bash-completion/completions/kdet          (kdet completion bash)
 # (lib is CMAKE_INSTALL_LIBDIR.) The man pages and the completion script are written at build
 # time by running the built kdet, so they follow the CLI definitions.
-set(KDET_INSTALL_PYTHONDIR "${CMAKE_INSTALL_LIBDIR}/python3/dist-packages" CACHE STRING
-  "Where the Python module is installed, relative to the prefix (on sys.path for /usr on Debian)")
+# A build folder configured before the folder was chosen at install time holds the old fixed
+# default: it becomes the new default (empty).
+set(_kdet_pydir_doc "Where the Python module is installed, relative to the prefix; empty: \
+python3's own site-packages or dist-packages under the prefix, else LIBDIR/python3/dist-packages")
+if(KDET_INSTALL_PYTHONDIR STREQUAL "${CMAKE_INSTALL_LIBDIR}/python3/dist-packages")
+  set(KDET_INSTALL_PYTHONDIR "" CACHE STRING "${_kdet_pydir_doc}" FORCE)
+endif()
+set(KDET_INSTALL_PYTHONDIR "" CACHE STRING "${_kdet_pydir_doc}")
 
 install(TARGETS kdet RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS kdet_chaos kdet_capture LIBRARY DESTINATION ${KDET_INSTALL_PKGLIBDIR})
@@ -24,8 +31,11 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/kdet-cache.pc.in
   ${PROJECT_BINARY_DIR}/kdet-cache.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/kdet-cache.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 # The importable module over libkdet_cache.so (it finds the library under the same prefix).
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/kdet_cache DESTINATION ${KDET_INSTALL_PYTHONDIR}
-  FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+# Its folder is chosen at install time, when the prefix is known (cmake/install_python.cmake).
+install(CODE "set(KDET_PYDIR \"${KDET_INSTALL_PYTHONDIR}\")
+set(KDET_PYDIR_FALLBACK \"${CMAKE_INSTALL_LIBDIR}/python3/dist-packages\")
+set(KDET_PY_SRC \"${PROJECT_SOURCE_DIR}/python/kdet_cache\")")
+install(SCRIPT ${PROJECT_SOURCE_DIR}/cmake/install_python.cmake)
 
 # Man pages and bash completion, from the built kdet.
 find_program(KDET_HELP2MAN help2man)

@@ -77,6 +77,25 @@ expect_exit 3 "$KDET" cc "$T/cc.in" -o "$T/cc.out" --dir "$T/cache" -- sh -c 'ex
 expect_output "nothing stored"
 if grep -q "variant ," "$T/out"; then fail "kdet cc names an empty variant"; fi
 
+# Launcher mode takes nothing before the compiler: the error says where kdet's options go.
+expect_exit 2 "$KDET" cc -v "$(command -v true)" -c "$T/cc.in" -o "$T/cc.o"
+expect_output "not an option of kdet cc. As a launcher .*KDET_CACHE_VERBOSE=1"
+
+# Counts of 1 are singular in every report of a one-job, one-run scan and a one-run kdet run.
+echo 'x' >"$T/m/k.ll"
+printf 'inputs = ["k.ll"]\n[[compiler]]\nname = "c"\nbackend = "exec"\ncommand = "cat {input}"\n[budget]\nmax_runs = 1\n' >"$T/m/one.toml"
+expect_exit 0 "$KDET" scan "$T/m/one.toml" --db "$T/one.db" -j 1 --color never --progress \
+  --junit "$T/one.xml" --report-html "$T/one.html"
+expect_output "^kdet scan: 1 job \\(1 input, 1 compiler, 1 target, 1 option set\\), 1 at once, up to 1 run each"
+cp "$T/out" "$T/scan.out"
+expect_exit 0 "$KDET" run "$T/m/k.ll" --cmd 'cat {input}' --runs 1 --color never
+expect_output "DETERMINISTIC: 1 run, one output"
+plurals='(^|[^/.0-9])1 (jobs|inputs|compilers|targets|option sets|runs|variants|bundles|instructions)\b'
+if grep -Eq "$plurals" "$T/out" "$T/scan.out" "$T/one.xml" "$T/one.html"; then
+  grep -E "$plurals" "$T/out" "$T/scan.out" "$T/one.xml" "$T/one.html" >&2
+  fail "a plural after 1"
+fi
+
 # A FAILED run names the compiler's first error line in the summary (real libNVVM).
 if have_cuda; then
   expect_exit 3 "$KDET" run "$KDET_SOURCE_DIR/examples/nvvm/llvm7/saxpy.ll" -n 2 --color never \

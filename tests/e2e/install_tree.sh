@@ -30,6 +30,18 @@ c = kdet_cache.KdetCache(sys.argv[1])
 c.close()
 assert os.path.realpath(kdet_cache.find_library()).startswith(os.path.realpath(sys.argv[2])), kdet_cache.find_library()
 ' "$T/pycache" "$P") || fail "the installed kdet_cache module did not find the installed library"
+# Into a prefix python3 searches (a venv's), the module goes to its site-packages: importable
+# with no variable at all.
+if python3 -m venv --without-pip "$T/venv" >/dev/null 2>&1; then
+  PATH="$T/venv/bin:$PATH" cmake --install "$KDET_BINARY_DIR" --prefix "$T/venv" >"$T/install.log" 2>&1 ||
+    fail "cmake --install into a venv failed"
+  (cd "$T" && env -u KDET_CACHE_LIB -u PYTHONPATH "$T/venv/bin/python3" -c '
+import os, sys, kdet_cache
+assert os.path.realpath(kdet_cache.find_library()).startswith(os.path.realpath(sys.argv[1])), kdet_cache.find_library()
+' "$T/venv") || fail "kdet_cache installed into a venv is not importable there with no variable"
+else
+  echo "install_tree: python3 -m venv unavailable: the venv install is not checked"
+fi
 expect_exit 2 "$P/bin/kdet" --bogus
 expect_output 'does not take --bogus'
 

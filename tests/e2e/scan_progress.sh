@@ -28,7 +28,7 @@ TOML
   fail "scan exited $?"
 }
 grep -q '^kdet scan: 2 jobs' "$T/stderr" || { cat "$T/stderr" >&2; fail "no start line"; }
-grep -Eq '^\[2/2 jobs\] 0 vary, 12 runs, [0-9]+\.[0-9] runs/s, elapsed [0-9]+:[0-5][0-9], ETA 0:00$' \
+grep -Eq '^\[2/2 jobs\] 0 varying, 12 runs, [0-9]+\.[0-9] runs/s, elapsed [0-9]+:[0-5][0-9], ETA 0:00$' \
   "$T/stderr" || { cat -v "$T/stderr" >&2; fail "the last progress line lacks jobs, runs, rate, elapsed or ETA"; }
 LC_ALL=C grep -q $'[\r\033]' "$T/stderr" && { cat -v "$T/stderr" >&2; fail "\\r or ESC in progress off a terminal"; }
 ! grep -q 'jobs\]' "$T/stdout" || fail "the progress line went to stdout"

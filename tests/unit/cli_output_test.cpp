@@ -183,4 +183,21 @@ TEST(CliOutput, PlainProgressLinesHaveNoEscapes) {
   EXPECT_EQ(out, "first\nlast\n");
 }
 
+// A last line the same as the line before (a one-job scan) is written once.
+TEST(CliOutput, PlainProgressLineIsNotRepeated) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  ASSERT_NE(f, nullptr);
+  {
+    ProgressLine line(ProgressMode::lines, f);
+    line.show("[1/1 jobs] done");
+    line.show("[1/1 jobs] done", true);
+  }
+  std::fclose(f);
+  std::string out(buf, len);
+  std::free(buf);
+  EXPECT_EQ(out, "[1/1 jobs] done\n");
+}
+
 } // namespace

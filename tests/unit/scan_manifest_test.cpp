@@ -205,7 +205,7 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
        "m.toml:6: [[expect]] needs 'reason'"},
       {"expect matches no input",
        "inputs = [\"a.ll\"]\n" + comp + "[[expect]]\ninput = \"q*.ll\"\nreason = \"r\"\n",
-       "m.toml:7: [[expect]] input 'q*.ll' matches none of the 1 inputs and 0 bundles; input "
+       "m.toml:7: [[expect]] input 'q*.ll' matches none of the 1 input and 0 bundles; input "
        "names are paths relative to the manifest's folder, e.g. 'a.ll'"},
   };
   for (const auto& c : cases) {

@@ -57,7 +57,9 @@ bool verbose_from_env() {
 }
 
 void add_dir_option(CLI::App* cmd, CacheOptions& o) {
-  cmd->add_option("--dir", o.dir, "Cache folder (default: $KDET_CACHE_DIR, else ~/.cache/kdet)");
+  cmd->add_option(
+      "--dir", o.dir,
+      "Cache folder (default: $KDET_CACHE_DIR, else $XDG_CACHE_HOME/kdet, else ~/.cache/kdet)");
 }
 
 void add_serving_options(CLI::App* cmd, CacheOptions& o) {

@@ -67,7 +67,7 @@ int do_explain(ExplainArgs args) {
   auto on_cell = [&](const engine::Cell& c) {
     cell_runs += c.runs;
     ++cells;
-    line.show(fmt::format("[cell {}] {}: {} runs, {}; {}", cells, c.name, c.runs,
+    line.show(fmt::format("[cell {}] {}: {}, {}; {}", cells, c.name, plural(c.runs, "run"),
                           report::cell_result_name(c.result),
                           progress_tail(cell_runs, line.elapsed(), std::nan(""))));
   };

@@ -84,12 +84,15 @@ void ProgressLine::show(const std::string& text, bool last) {
                  : std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        k_progress_line_interval);
   if (!last && m_any && now - m_shown < gap) return;
+  if (m_mode != ProgressMode::redraw && m_any && text == m_line) return;
   m_any = true;
   m_shown = now;
-  if (m_mode == ProgressMode::redraw)
+  if (m_mode == ProgressMode::redraw) {
     fmt::print(m_out, "\r\033[K{}{}", text, last ? "\n" : "");
-  else
+  } else {
     fmt::print(m_out, "{}\n", text);
+    m_line = text;
+  }
   std::fflush(m_out);
 }
 

@@ -73,7 +73,7 @@ public:
   double elapsed() const;
   // Shows `text`: redrawn at most 10 times a second, or as a plain line at most every
   // k_progress_line_interval (the first at once); `last` always shows it, and ends
-  // a redrawn line with a newline.
+  // a redrawn line with a newline. A plain line the same as the one before is not repeated.
   void show(const std::string& text, bool last = false);
   // Clears a redrawn line (the report follows on a clean line); nothing in other modes.
   void clear();
@@ -83,6 +83,7 @@ private:
   std::FILE* m_out;
   std::chrono::steady_clock::time_point m_start, m_shown;
   bool m_any = false;
+  std::string m_line; // the last plain line: the same text twice in a row is written once
 };
 
 // The options as parsed; register them with the add_*_option functions.

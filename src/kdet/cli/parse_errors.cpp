@@ -102,6 +102,15 @@ std::string extras_message(const Chosen& c, const std::string& what) {
                          w, command_names());
     return fmt::format("unknown command '{}'; commands are: {}", w, command_names());
   }
+  // `kdet cc -v nvcc -c k.cu -o k.o`: kdet's options before the compiler turn launcher mode off.
+  if (w.starts_with("-") && c.path == "cc")
+    return fmt::format(
+        "{} is not an option of kdet cc. As a launcher (kdet cc COMPILER ARGS..., nothing "
+        "before COMPILER) set kdet's options in the environment: KDET_CACHE_VERBOSE=1, "
+        "KDET_CACHE_DIR, KDET_CACHE_VERIFY_RATE, KDET_CACHE_ON_VARIANTS, KDET_CACHE_KEY_ENV; "
+        "with a template, the compiler and its options go after `--`: kdet cc [OPTIONS] INPUT "
+        "-o OUT -- COMPILER {} ...; {}",
+        w, w, see_help(c));
   if (w.starts_with("-") && takes_compiler_options(c.app))
     return fmt::format("{} is not an option of kdet {}; put the compiler's options after `--`: "
                        "kdet {} [OPTIONS] INPUT -- {}; {}",

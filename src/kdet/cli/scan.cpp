@@ -91,8 +91,8 @@ bool prove(std::vector<report::CompilerComparison>& cmps, std::deque<store::JobR
                                {a.stress_cap, a.stress_sample, a.stress_seed});
   }
   fmt::print(
-      stderr, "{}: {} runs on B ({} --settle, {} --stress) in {}\n", who, settled + stressed,
-      settled, stressed,
+      stderr, "{}: {} on B ({} --settle, {} --stress) in {}\n", who,
+      plural(settled + stressed, "run"), settled, stressed,
       human_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
   return !engine::interrupted();
 }
@@ -175,22 +175,24 @@ int do_scan(const ScanArgs& a) {
   req.invocation = invocation();
   if (!a.report.output.quiet)
     req.on_start = [](const scan::SessionStart& s) {
-      fmt::print(stderr, "kdet scan: {} jobs{} ({}{}), {} at once, up to {} runs each{}\n", s.jobs,
-                 s.shard.count > 1 ? fmt::format(" in shard {}/{} of {}", s.shard.index,
-                                                 s.shard.count, s.all_jobs)
-                                   : "",
-                 s.inputs ? fmt::format("{} inputs, {} compilers, {} targets, {} option sets",
-                                        s.inputs, s.compilers, s.targets, s.option_sets)
-                          : "",
-                 s.bundles ? fmt::format("{}{} bundles", s.inputs ? "; " : "", s.bundles) : "",
-                 s.threads, s.budget,
-                 s.resumed ? fmt::format("; resuming {} started jobs", s.resumed) : "");
+      fmt::print(
+          stderr, "kdet scan: {}{} ({}{}), {} at once, up to {} each{}\n", plural(s.jobs, "job"),
+          s.shard.count > 1
+              ? fmt::format(" in shard {}/{} of {}", s.shard.index, s.shard.count, s.all_jobs)
+              : "",
+          s.inputs ? fmt::format("{}, {}, {}, {}", plural(s.inputs, "input"),
+                                 plural(s.compilers, "compiler"), plural(s.targets, "target"),
+                                 plural(s.option_sets, "option set"))
+                   : "",
+          s.bundles ? fmt::format("{}{}", s.inputs ? "; " : "", plural(s.bundles, "bundle")) : "",
+          s.threads, plural(s.budget, "run"),
+          s.resumed ? fmt::format("; resuming {}", plural(s.resumed, "started job")) : "");
     };
   auto line = std::make_shared<ProgressLine>(
       decide_progress(a.report.output.quiet, a.progress, terminal_facts(2)));
   if (line->on())
     req.progress = [line](const scan::ScanProgress& p) {
-      line->show(fmt::format("[{}/{} jobs] {} vary, {}", p.done, p.total, p.varying,
+      line->show(fmt::format("[{}/{} jobs] {} varying, {}", p.done, p.total, p.varying,
                              progress_tail(p.runs, line->elapsed(), p.seconds_left)),
                  p.last);
     };
@@ -219,10 +221,9 @@ int do_scan(const ScanArgs& a) {
   for (const auto& e : end.stats.errors)
     fmt::print(stderr, "kdet: error: {}\n", e);
   if (end.stats.interrupted) {
-    fmt::print(
-        stderr,
-        "kdet scan: interrupted; {} runs recorded in {}. Run the same command again to resume.\n",
-        end.db->run_count(), a.db);
+    fmt::print(stderr,
+               "kdet scan: interrupted; {} recorded in {}. Run the same command again to resume.\n",
+               plural(end.db->run_count(), "run"), a.db);
     return k_exit_interrupted;
   }
   if (!end.stats.errors.empty()) return k_exit_usage;

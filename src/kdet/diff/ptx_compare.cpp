@@ -32,6 +32,7 @@
 #include "kdet/diff/internal.hpp"
 #include "kdet/diff/line_diff.hpp"
 #include "kdet/diff/ptx_reader.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -287,8 +288,8 @@ Entry compare_functions(const PtxFunction& fa, const PtxFunction& fb, bool canon
     } else {
       e.aspects.push_back("code");
     }
-    e.notes.push_back(fmt::format("{} instructions in A, {} in B, {} in common", e.count_a,
-                                  e.count_b, align.kept));
+    e.notes.push_back(fmt::format("{} in A, {} in B, {} in common",
+                                  plural(e.count_a, "instruction"), e.count_b, align.kept));
   }
 
   std::vector<std::string> head_a, head_b;

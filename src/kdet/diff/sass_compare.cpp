@@ -24,6 +24,7 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -200,8 +201,8 @@ Change compare_sass(const SassFunction& fa, const SassFunction& fb, bool canonic
   } else {
     change = Change::code;
     e.notes.push_back(fmt::format(
-        "SASS: {} and {} instructions, {} of {} listing lines in common{}", e.count_a, e.count_b,
-        align.kept, shape_a.size(),
+        "SASS: {} and {}, {} of {} listing lines in common{}", e.count_a,
+        plural(e.count_b, "instruction"), align.kept, shape_a.size(),
         ins_a == ins_b && shape_a != shape_b ? " (the same instructions, with other branch targets)"
         : shape_a == shape_b                 ? " (same shapes: registers flow differently)"
                                              : ""));

@@ -334,10 +334,10 @@ void Experiment::conclude() {
       return;
     }
     m_res.verdict = "deterministic";
-    m_res.conclusion = fmt::format(
-        "deterministic with every factor varied, {}: {} runs, one output; fewer than {} of "
-        "runs would differ, at 95% confidence",
-        regimes, m_all.runs, percent(m_all.assessment.upper_bound));
+    m_res.conclusion =
+        fmt::format("deterministic with every factor varied, {}: {}, one output; fewer than {} of "
+                    "runs would differ, at 95% confidence",
+                    regimes, plural(m_all.runs, "run"), percent(m_all.assessment.upper_bound));
     if (!untested.empty()) m_res.conclusion += "; not varied: " + untested;
     m_res.exit_code = 0;
     return;
@@ -401,7 +401,8 @@ void Experiment::conclude() {
   m_res.cause = best->fixed;
   const auto& cause = m_res.cause;
   std::string when = join(labels(cause, true));
-  std::string evidence = fmt::format("(cell '{}': {} runs, one output)", best->name, best->runs);
+  std::string evidence =
+      fmt::format("(cell '{}': {}, one output)", best->name, plural(best->runs, "run"));
   bool singles_in_cause = std::all_of(m_single.begin(), m_single.end(),
                                       [&](const auto& n) { return contains(cause, n); });
   if (cause.size() == 1 && m_single == cause) {

@@ -6,6 +6,7 @@
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <chrono>
 #include <fmt/format.h>
@@ -37,8 +38,9 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
                         o.plan.input_path, r.original.failed_runs, r.original.runs);
   bool varies = o.any_variance ? r.original.differing > 0 : r.original.ok_variants >= 2;
   if (!varies)
-    throw Error::format("{}: does not vary here: {} runs, bound {:.2g} %", o.plan.input_path,
-                        r.original.runs, 100 * stats::upper_bound(0, r.original.runs));
+    throw Error::format("{}: does not vary here: {}, bound {:.2g} %", o.plan.input_path,
+                        plural(r.original.runs, "run"),
+                        100 * stats::upper_bound(0, r.original.runs));
   oracle.set_reference(r.original.kind, r.original.rate());
   r.last = r.original;
 

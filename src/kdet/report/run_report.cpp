@@ -243,8 +243,10 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
           : "";
   switch (a.verdict) {
   case Verdict::deterministic:
-    s += fmt::format("verdict   {}: all {} runs gave the same output{}\n",
-                     paint("DETERMINISTIC", "1;32"), a.runs, runs_note);
+    s += fmt::format("verdict   {}: {}{}\n", paint("DETERMINISTIC", "1;32"),
+                     a.runs == 1 ? std::string("1 run, one output (nothing to compare it with)")
+                                 : fmt::format("all {} runs gave the same output", a.runs),
+                     runs_note);
     s += fmt::format("bound     {}", bound_sentence(a.upper_bound, a.confidence));
     if (a.upper_bound > 0.01)
       s += fmt::format(" ({} runs would bound it below 1%: --max-rate 0.01)",

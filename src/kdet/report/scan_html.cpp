@@ -131,14 +131,15 @@ std::string bars_svg(const std::string& id, const std::string& title,
         "<text x=\"0\" y=\"{}\">{}</text><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
         "fill=\"#ddd\"/><rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
         "fill=\"#c62828\">"
-        "<title>{}: {} of {} jobs vary, 95% interval {} to {}</title></rect>"
+        "<title>{}: {} of {} {}, 95% interval {} to {}</title></rect>"
         "<g class=\"ci\" stroke=\"#222\" stroke-width=\"1.5\"><line x1=\"{lo}\" x2=\"{hi}\" "
         "y1=\"{m}\" y2=\"{m}\"/><line x1=\"{lo}\" x2=\"{lo}\" y1=\"{t}\" y2=\"{b}\"/><line "
         "x1=\"{hi}\" x2=\"{hi}\" y1=\"{t}\" y2=\"{b}\"/></g>"
         "<text x=\"{}\" y=\"{}\">{} of {} ({})</text>",
         y + 13, esc(k.empty() ? "(none)" : k), label_w, y, bar_w, row - 6, label_w, y, bw, row - 6,
-        esc(k), v.varying, v.jobs, percent(ci.low), percent(ci.high), label_w + bar_w + 6, y + 13,
-        v.varying, v.jobs, percent(rate), fmt::arg("lo", lo), fmt::arg("hi", hi),
+        esc(k.empty() ? "(none)" : k), v.varying, plural(v.jobs, "job"),
+        v.jobs == 1 ? "varies" : "vary", percent(ci.low), percent(ci.high), label_w + bar_w + 6,
+        y + 13, v.varying, v.jobs, percent(rate), fmt::arg("lo", lo), fmt::arg("hi", hi),
         fmt::arg("m", mid), fmt::arg("t", y + 1), fmt::arg("b", y + row - 7));
     y += row;
   }
@@ -165,11 +166,14 @@ std::string variants_svg(const store::ScanResult& r) {
                  : 0;
     int x = 10 + static_cast<int>(i) * col, y = 44 + plot_h - h;
     s += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
-                     "fill=\"{}\"><title>{} jobs "
-                     "with {} variants</title></rect><text x=\"{}\" y=\"{}\">{}</text><text "
+                     "fill=\"{}\"><title>{} "
+                     "with {}</title></rect><text x=\"{}\" y=\"{}\">{}</text><text "
                      "x=\"{}\" y=\"{}\">{}</text>",
-                     x, y, col - 14, h, i >= 2 ? "#c62828" : "#2e7d32", n[i], names[i], x, y - 3,
-                     n[i], x, 44 + plot_h + 16, names[i]);
+                     x, y, col - 14, h, i >= 2 ? "#c62828" : "#2e7d32", plural(n[i], "job"),
+                     i == 0   ? std::string("no runs yet")
+                     : i == 5 ? std::string("5 or more variants")
+                              : plural(i, "variant"),
+                     x, y - 3, n[i], x, 44 + plot_h + 16, names[i]);
   }
   return s + "</svg>\n";
 }
@@ -219,7 +223,7 @@ std::string data_attrs(const store::JobRow& j, const char* status, size_t order)
 std::string rate_text(const store::JobRow& j) {
   if (j.runs == 0) return "no runs yet";
   if (j.variants.size() < 2)
-    return fmt::format("one output in {} runs: rate below {} at 95% confidence", j.runs,
+    return fmt::format("one output in {}: rate below {} at 95% confidence", plural(j.runs, "run"),
                        percent(j.upper_bound()));
   stats::Interval ci = stats::clopper_pearson(j.differing(), j.runs);
   return fmt::format("{} of {} runs differ from the most common ({}, 95% interval {} to {})",
@@ -235,8 +239,8 @@ std::string job_card(const store::JobRow& j, scan::JobStatus status, size_t orde
   std::string s = fmt::format(
       "<div class=\"job {}\" id=\"job-{}\"{}><h3>{} <span class=\"status\">{}</span> {}</h3>", st,
       j.id, data_attrs(j, st, order), esc(j.label()), st, rate_bar(j.differing(), j.runs));
-  s += fmt::format("<p>{} in {} runs; {}. Options: <code>{}</code>. Job <code>{}</code>{}</p>",
-                   plural(j.variants.size(), "variant"), j.runs, esc(rate_text(j)),
+  s += fmt::format("<p>{} in {}; {}. Options: <code>{}</code>. Job <code>{}</code>{}</p>",
+                   plural(j.variants.size(), "variant"), plural(j.runs, "run"), esc(rate_text(j)),
                    esc(shell_join(j.options)), j.id,
                    j.expected_vary ? " &mdash; known to vary: " + esc(j.expect_reason) : "");
   s += "<div class=\"wide\"><table><tr><th>variant</th><th>runs</th><th>first "
@@ -335,9 +339,10 @@ std::string count_line(const char* cls, const std::string& section, const std::s
 
 std::string summary(const Page& pg) {
   scan::ScanCounts c = scan::count(pg.r);
-  std::string s = fmt::format("<section id=\"summary\"><p class=\"summary {}\">{} of {} jobs "
-                              "vary</p>\n<ul class=\"counts\">\n",
-                              c.varying ? "bad" : "good", c.varying, c.jobs);
+  std::string s = fmt::format("<section id=\"summary\"><p class=\"summary {}\">{} of {} {}</p>\n"
+                              "<ul class=\"counts\">\n",
+                              c.varying ? "bad" : "good", c.varying, plural(c.jobs, "job"),
+                              c.jobs == 1 ? "varies" : "vary");
   s += count_line(c.unexpected ? "bad" : "good", "sec-varies",
                   fmt::format("{} vary unexpectedly", c.unexpected),
                   pg.with(scan::JobStatus::varies));

@@ -77,8 +77,9 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
   size_t inputs_varying = 0;
   for (const auto& [k, t] : tally_by(r, &store::JobRow::input))
     inputs_varying += t.varying > 0;
-  std::string head = fmt::format("{} of {} jobs vary ({} of {} inputs)", c.varying, c.jobs,
-                                 inputs_varying, inputs);
+  std::string head =
+      fmt::format("{} of {} {} ({} of {})", c.varying, plural(c.jobs, "job"),
+                  c.jobs == 1 ? "varies" : "vary", inputs_varying, plural(inputs, "input"));
   s += (c.varying ? p("1;31", head) : p("1;32", head)) + "\n";
   s += fmt::format("  unexpected:    {} vary with no [[expect]]\n", c.unexpected);
   if (c.expected)
@@ -94,12 +95,12 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
                      "bound the rate below {})\n",
                      c.not_seen, percent(rate));
   if (c.failed)
-    s += p("33", fmt::format("  failed:        {} jobs failed on every run", c.failed)) + "\n";
+    s += p("33", fmt::format("  failed:        {} failed on every run", plural(c.failed, "job"))) +
+         "\n";
   if (c.incomplete)
-    s +=
-        p("33", fmt::format("  incomplete:    {} jobs not finished (run kdet scan again to resume)",
-                            c.incomplete)) +
-        "\n";
+    s += p("33", fmt::format("  incomplete:    {} not finished (run kdet scan again to resume)",
+                             plural(c.incomplete, "job"))) +
+         "\n";
   auto targets = tally_by(r, &store::JobRow::target);
   if (targets.size() > 1 || (targets.size() == 1 && !targets.begin()->first.empty()))
     s += fmt::format("  by target:     {}\n", tally_line(targets));
@@ -137,17 +138,17 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
             fmt::format("  {}  {} ({} -> {})\n", p("31", "REGRESSED       "), pr.key, cmp.a, cmp.b);
   for (const auto& j : r.jobs)
     if (scan::job_status(j, rate) == JobStatus::no_longer_varies)
-      s += p("33",
-             fmt::format("  NO LONGER VARIES  {}  (one output in {} runs: rate below {} at 95% "
-                         "confidence, expected {}; {})",
-                         j.label(), j.runs, percent(j.upper_bound()), percent(rate),
-                         j.expect_reason)) +
+      s += p("33", fmt::format("  NO LONGER VARIES  {}  (one output in {}: rate below {} at 95% "
+                               "confidence, expected {}; {})",
+                               j.label(), plural(j.runs, "run"), percent(j.upper_bound()),
+                               percent(rate), j.expect_reason)) +
            "\n";
   for (const auto& j : r.jobs)
     if (scan::job_status(j, rate) == JobStatus::failed)
-      s += p("33",
-             fmt::format("  FAILED            {}  (every one of {} runs: {})", j.label(), j.runs,
-                         j.variants.empty() ? "" : first_line(j.variants.front().detail))) +
+      s += p("33", fmt::format("  FAILED            {}  ({}: {})", j.label(),
+                               j.runs == 1 ? std::string("its one run")
+                                           : fmt::format("every one of {} runs", j.runs),
+                               j.variants.empty() ? "" : first_line(j.variants.front().detail))) +
            "\n";
   size_t listed = 0, rest = 0;
   for (const auto& j : r.jobs) {
@@ -162,11 +163,12 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
       s += fmt::format("  expected          {}  {} variants in {} runs ({})\n", j.label(),
                        j.variants.size(), j.runs, j.expect_reason);
     else
-      s += fmt::format("  not seen          {}  not seen in {} runs (bound {}; expected {})\n",
-                       j.label(), j.runs, percent(j.upper_bound()), percent(rate));
+      s += fmt::format("  not seen          {}  not seen in {} (bound {}; expected {})\n",
+                       j.label(), plural(j.runs, "run"), percent(j.upper_bound()), percent(rate));
   }
   if (rest)
-    s += fmt::format("  ... and {} more expected jobs (see --json or --report-html)\n", rest);
+    s += fmt::format("  ... and {} (see --json or --report-html)\n",
+                     plural(rest, "more expected job"));
   return s;
 }
 
@@ -291,20 +293,22 @@ std::string scan_to_junit(const store::ScanResult& r) {
             j->variants.size(), j->runs, j->differing(), j->id, xml_escape(shell_join(j->options)));
         break;
       case JobStatus::no_longer_varies:
-        out += fmt::format("<failure message=\"expected to vary ({}) but gave one output in {} "
-                           "runs: rate below {} "
+        out += fmt::format("<failure message=\"expected to vary ({}) but gave one output in {}: "
+                           "rate below {} "
                            "at 95% confidence, expected {}\" type=\"no-longer-varies\"/>",
-                           xml_escape(j->expect_reason), j->runs, percent(j->upper_bound()),
-                           percent(rate));
+                           xml_escape(j->expect_reason), plural(j->runs, "run"),
+                           percent(j->upper_bound()), percent(rate));
         break;
       case JobStatus::not_seen:
-        out += fmt::format(
-            "<skipped message=\"expected to vary ({}); not seen in {} runs (bound {}, "
-            "expected {})\"/>",
-            xml_escape(j->expect_reason), j->runs, percent(j->upper_bound()), percent(rate));
+        out += fmt::format("<skipped message=\"expected to vary ({}); not seen in {} (bound {}, "
+                           "expected {})\"/>",
+                           xml_escape(j->expect_reason), plural(j->runs, "run"),
+                           percent(j->upper_bound()), percent(rate));
         break;
       case JobStatus::failed:
-        out += fmt::format("<error message=\"compiler failed on all {} runs: {}\"/>", j->runs,
+        out += fmt::format("<error message=\"compiler failed on {}: {}\"/>",
+                           j->runs == 1 ? std::string("its one run")
+                                        : fmt::format("all {} runs", j->runs),
                            xml_escape(j->variants.empty() ? "" : j->variants.front().detail));
         break;
       case JobStatus::varies_expected:
@@ -312,13 +316,13 @@ std::string scan_to_junit(const store::ScanResult& r) {
             fmt::format("<skipped message=\"known to vary: {}\"/>", xml_escape(j->expect_reason));
         break;
       case JobStatus::incomplete:
-        out +=
-            fmt::format("<skipped message=\"not finished: {} of {} runs\"/>", j->runs, j->budget);
+        out += fmt::format("<skipped message=\"not finished: {} of {}\"/>", j->runs,
+                           plural(j->budget, "run"));
         break;
       case JobStatus::deterministic:
         out += fmt::format(
-            "<system-out>deterministic in {} runs; rate below {} at 95% confidence</system-out>",
-            j->runs, percent(j->upper_bound()));
+            "<system-out>deterministic in {}; rate below {} at 95% confidence</system-out>",
+            plural(j->runs, "run"), percent(j->upper_bound()));
         break;
       }
       out += "</testcase>\n";
@@ -334,7 +338,7 @@ std::string pair_evidence(const scan::Pairing& pr, double margin) {
   std::string s = fmt::format("A: {} of {} runs differ ({})", pr.a->differing(), pr.a->runs,
                               percent(scan::observed_rate(*pr.a)));
   if (pr.b->verdict() == engine::Verdict::deterministic)
-    s += fmt::format("; B: one output in {} runs, rate < {} at 95%", pr.b->runs,
+    s += fmt::format("; B: one output in {}, rate < {} at 95%", plural(pr.b->runs, "run"),
                      percent(pr.b->upper_bound()));
   if (pr.b_is_a_variant > 0)
     s += fmt::format("; B emits A's variant {} ({})", pr.b_is_a_variant,
@@ -353,9 +357,9 @@ std::string stress_evidence(const scan::Pairing& pr) {
   case scan::Pairing::Stress::not_run:
     return "";
   case scan::Pairing::Stress::fixed:
-    return fmt::format("fixed under stress: one output in {} runs over every regime, rate < {} "
+    return fmt::format("fixed under stress: one output in {} over every regime, rate < {} "
                        "at 95%",
-                       pr.stress_runs, percent(pr.stress_bound));
+                       plural(pr.stress_runs, "run"), percent(pr.stress_bound));
   case scan::Pairing::Stress::hidden:
     return fmt::format("hidden: varies under stress ({}: {} of {} runs differ, {})",
                        pr.stress_regime, pr.stress_differing, pr.stress_regime_runs,
@@ -364,7 +368,7 @@ std::string stress_evidence(const scan::Pairing& pr) {
                                          static_cast<double>(pr.stress_regime_runs)
                                    : 0.0));
   case scan::Pairing::Stress::inconclusive:
-    return fmt::format("inconclusive under stress after {} runs ({})", pr.stress_runs,
+    return fmt::format("inconclusive under stress after {} ({})", plural(pr.stress_runs, "run"),
                        pr.stress_regime);
   }
   return "";
@@ -398,17 +402,18 @@ std::string compare_answers(const CompilerComparison& c) {
                              : std::string("none with one output");
     if (size_t failed = ans.b_jobs - ans.b_one_output)
       detail += fmt::format("; {} failed on every run", failed);
-    s += fmt::format("does B vary?  not seen in {} jobs ({}), under this scan's setting only\n",
-                     ans.b_jobs, detail);
+    s += fmt::format("does B vary?  not seen in {} ({}), under this scan's setting only\n",
+                     plural(ans.b_jobs, "job"), detail);
   }
-  s += fmt::format("where A varied ({} jobs), B emits: {}\n", ans.a_varied, variant_tally(ans));
+  s += fmt::format("where A varied ({}), B emits: {}\n", plural(ans.a_varied, "job"),
+                   variant_tally(ans));
   if (ans.stressed) {
     std::vector<std::string> by;
     for (const auto& [regime, k] : ans.hidden_by_regime)
       by.push_back(fmt::format("{} by {}", k, regime));
-    s += fmt::format("under stress ({} jobs re-run on B): {} fixed under stress, {} hidden{}, {} "
+    s += fmt::format("under stress ({} re-run on B): {} fixed under stress, {} hidden{}, {} "
                      "inconclusive\n",
-                     ans.stressed, ans.stress_fixed, ans.stress_hidden,
+                     plural(ans.stressed, "job"), ans.stress_fixed, ans.stress_hidden,
                      by.empty() ? "" : fmt::format(" ({})", fmt::join(by, ", ")),
                      ans.stress_inconclusive);
   }
@@ -419,9 +424,9 @@ std::string comparison_to_text(const CompilerComparison& c, bool color, size_t m
   Paint p{color};
   auto n = scan::count_labels(c.pairs);
   std::string s = fmt::format(
-      "{} -> {}: {} jobs compared (fixed: B gave one output and its 95% bound is {:g}x below A's "
+      "{} -> {}: {} compared (fixed: B gave one output and its 95% bound is {:g}x below A's "
       "rate)\n",
-      c.a, c.b, c.pairs.size(), c.margin);
+      c.a, c.b, plural(c.pairs.size(), "job"), c.margin);
   for (size_t i = 0; i < n.size(); ++i)
     s += fmt::format("  {:<12} {}\n", scan::to_string(scan::k_all_labels[i]), n[i]);
   s += compare_answers(c);

@@ -462,10 +462,11 @@ void parse_expectations(const Checker& c, const toml::table& root, Manifest& m) 
                            [&](const BundleJob& b) { return matches(b.input); });
     if (!any)
       c.fail(at_input(),
-             fmt::format("[[expect]] input '{}' matches none of the {} inputs and {} bundles; "
+             fmt::format("[[expect]] input '{}' matches none of the {} and {}; "
                          "input names are paths relative to the manifest's folder, e.g. '{}' (a "
                          "pattern like '{}' matches by glob)",
-                         x.input, m.inputs.size(), m.bundles.size(),
+                         x.input, plural(m.inputs.size(), "input"),
+                         plural(m.bundles.size(), "bundle"),
                          m.inputs.empty() ? m.bundles.front().input.name : m.inputs.front().name,
                          example_glob(m.inputs.empty() ? m.bundles.front().input.name
                                                        : m.inputs.front().name)));
