@@ -7,10 +7,11 @@
 // round; or every .ll file of SOURCE/examples/nvvm/llvm7, e.g. a kdet corpus), or any library
 // given with --lib. --shape I,T,O takes the first I inputs, T targets
 // and O option sets (fewer jobs than slots: the split of rounds on idle slots), --process the
-// manifest's process setting (default: the manifest's, both) and --first-round the runs of a
-// job's first round (default: all of them).
+// manifest's process setting (default: the manifest's, both), --history the [setting] history
+// (same-process chains, which let same-process rounds split; default 0) and --first-round the
+// runs of a job's first round (default: all of them).
 // Usage: scan_parallel KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH]
-// [--repeat K] [--shape I,T,O] [--process same|both|fresh] [--first-round F]
+// [--repeat K] [--shape I,T,O] [--process same|both|fresh] [--history N] [--first-round F]
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/util/exec.hpp"
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
   std::string lib = "/usr/local/cuda/nvvm/lib64/libnvvm.so";
   if (::access(lib.c_str(), R_OK) != 0) lib = "/usr/local/cuda/lib64/libnvvm.so";
   std::vector<int> jobs = {1, static_cast<int>(std::max(2u, std::thread::hardware_concurrency()))};
-  int runs = 6, repeat = 1, first_round = 0;
+  int runs = 6, repeat = 1, first_round = 0, history = 0;
   int shape[3] = {0, 2, 4}; // inputs (0: every .ll file), targets, option sets
   std::string process;
   for (int i = 2; i + 1 < argc; i += 2) {
@@ -59,6 +60,8 @@ int main(int argc, char** argv) {
       first_round = std::atoi(v.c_str());
     else if (k == "--process")
       process = v;
+    else if (k == "--history")
+      history = std::atoi(v.c_str());
     else if (k == "--shape") {
       auto p = split(v, ',');
       for (size_t d = 0; d < 3 && d < p.size(); ++d)
@@ -99,12 +102,14 @@ int main(int argc, char** argv) {
   text += fmt::format("[[compiler]]\nname = \"nvvm\"\nbackend = \"nvvm\"\nlib = \"{}\"\n", lib);
   text += "[setting]\nseed = 1\n";
   if (!process.empty()) text += fmt::format("process = \"{}\"\n", process);
+  if (history > 0) text += fmt::format("history = {}\n", history);
   text += fmt::format("[budget]\nmax_runs = {}\nfirst_round = {}\n", runs,
                       first_round > 0 ? first_round : runs);
   write_file_atomic(manifest, text);
   const int n_jobs = shape[0] * shape[1] * shape[2];
-  fmt::print("scan_parallel: {} jobs x {} runs (process {}), compiler {}, {} cores\n", n_jobs, runs,
-             process.empty() ? "both" : process, lib, std::thread::hardware_concurrency());
+  fmt::print("scan_parallel: {} jobs x {} runs (process {}, history {}), compiler {}, {} cores\n",
+             n_jobs, runs, process.empty() ? "both" : process, history, lib,
+             std::thread::hardware_concurrency());
   double t1 = 0;
   for (int n : jobs) {
     double best = 1e30;

@@ -46,3 +46,39 @@ for m in two one; do
     fail "$m: verdicts differ: --jobs 1 $(cat "$T/$m.verdict1"), --jobs 2 $(cat "$T/$m.verdict2")"
   echo "scan_split: $m: $split2 rounds split; $(wc -l <"$T/$m.runs1") runs and the verdicts $(cat "$T/$m.verdict1") match --jobs 1"
 done
+
+# history = N: same-process runs come in chains of N compiles, each chain one worker; a round
+# split on idle slots at chain boundaries gives every run the history it has on one slot. The
+# fake's crash-rate=K crashes the Kth compile of a worker, so it shows each run's place in its
+# worker: with chains shorter than K nothing crashes, with longer ones the Kth run of each does.
+chain_manifest() { # PROCESS HISTORY RATE
+  printf 'name = "chain"\ninputs = ["%s/nvvm/llvm7/saxpy.ll"]\n' "$EX"
+  nvvm_compiler fake
+  printf '[option_sets]\nrate = ["-fake-mode=crash-rate=%s"]\n' "$3"
+  printf '[setting]\nprocess = "%s"\nhistory = %s\naslr = "off"\nheap = "none"\nseed = 3\n' "$1" "$2"
+  printf '[budget]\nmax_runs = 40\nfirst_round = 8\n'
+}
+# CASE PROCESS HISTORY RATE STATUS: the verdict wanted at --jobs 1 and 2.
+for c in "same4 same 4 5 deterministic" "same0 same 0 5 varies" "both2 both 2 3 deterministic" \
+  "both3 both 3 3 varies"; do
+  read -r name process history rate want <<<"$c"
+  chain_manifest "$process" "$history" "$rate" >"$T/$name.toml"
+  for j in 1 2; do
+    timeout 120 "$KDET" scan "$T/$name.toml" --db "$T/$name$j.db" --jobs "$j" --json "$T/$name$j.json" -q &&
+      rc=0 || rc=$?
+    ((rc <= 1)) || fail "$name: scan --jobs $j exited $rc"
+    expect_eq "$name: status at --jobs $j" "$(json_eval "$T/$name$j.json" 'd["jobs"][0]["status"]')" "$want"
+    sql "$T/$name$j.db" "select idx, seed, variant, status, nth_in_worker from runs" | LC_ALL=C sort -n >"$T/$name.runs$j"
+  done
+  if ! cmp -s "$T/$name.runs1" "$T/$name.runs2"; then
+    diff "$T/$name.runs1" "$T/$name.runs2" | head -10
+    fail "$name: with history $history the split scan's runs differ from the serial scan's (above)"
+  fi
+  most=$(sql "$T/${name}1.db" "select max(nth_in_worker) from runs")
+  if ((history > 0)); then
+    ((most <= history)) || fail "$name: a worker made $most compiles in a row; history is $history"
+    split2=$(sql "$T/${name}2.db" "select split_rounds from scans")
+    ((split2 >= 1)) || fail "$name: no round was split on two slots (history $history)"
+  fi
+  echo "scan_split: $name: $want, $(wc -l <"$T/$name.runs1") runs equal at --jobs 1 and 2, at most $most compiles per worker"
+done

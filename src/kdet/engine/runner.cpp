@@ -61,6 +61,16 @@ bool runs_in_fresh_process(perturb::ProcessMode mode, uint64_t index) {
          (mode == perturb::ProcessMode::both && index % 2 == 0);
 }
 
+uint64_t same_chain_span(const perturb::Setting& setting) {
+  if (setting.history == 0 || setting.process == perturb::ProcessMode::fresh) return 0;
+  return setting.process == perturb::ProcessMode::both ? 2 * setting.history : setting.history;
+}
+
+uint64_t same_chain(const perturb::Setting& setting, uint64_t index) {
+  const uint64_t span = same_chain_span(setting);
+  return span == 0 ? 0 : index / span;
+}
+
 namespace {
 
 // One execute() call. Its stages, in order: prepare_launch (the session folder, the factors, how
@@ -115,6 +125,7 @@ private:
     WorkerLaunch launch;
     std::string workdir;
     int shared_serial = 0, shared_nth = 0;
+    uint64_t shared_chain = 0; // same_chain() of the runs `shared` served
     // The run this slot took while its last compile went on, and, when that run is a
     // fresh-process one, its worker starting meanwhile (prestart_next).
     std::optional<uint64_t> claimed;
@@ -277,6 +288,12 @@ private:
       // rather than through setenv(), which would also move the compiler's
       // heap: a factor must change only what it names.
       if (run_fresh && !m_is_exec) slot.launch.env = fresh_env(pert);
+    }
+    // A chain starts with a worker that compiled nothing yet (history = N).
+    if (!run_fresh && m_plan.setting.history > 0) {
+      const uint64_t chain = same_chain(m_plan.setting, idx);
+      if (worker.alive() && slot.shared_nth > 0 && chain != slot.shared_chain) worker.stop();
+      slot.shared_chain = chain;
     }
     if (!worker.alive()) {
       HelloMessage h;

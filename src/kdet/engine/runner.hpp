@@ -142,6 +142,16 @@ void annotate_differences(RunOutput& out);
 // same, and for both every run with an even 0-based index (runs 1, 3, 5, ...).
 bool runs_in_fresh_process(perturb::ProcessMode mode, uint64_t index);
 
+// The same-process chain that run `index` belongs to when setting.history is set: the same-process
+// runs (every run for same, the odd-numbered 0-based ones for both) in index order, cut into
+// pieces of `history`. A chain's runs share one worker, started afresh for the chain's first run
+// (and after a crash), whichever slot runs it. 0 for every run when history is 0.
+uint64_t same_chain(const perturb::Setting& setting, uint64_t index);
+
+// The run indices one chain spans: history for same, 2 x history for both (its fresh runs
+// interleave); 0 when same-process runs are not chained (history 0, or process fresh).
+uint64_t same_chain_span(const perturb::Setting& setting);
+
 // The outcome id of a compile result: status plus, for successes, every artifact.
 std::string outcome_id(const backend::CompileResult& r);
 

@@ -113,6 +113,7 @@ Level level_of(const Setting& s, const std::string& f) {
 std::string describe(const Setting& s) {
   std::string out = fmt::format("process={} heap={} aslr={} threads={}", to_string(s.process),
                                 to_string(s.heap), s.aslr ? "on" : "off", s.threads);
+  if (s.history > 0) out += fmt::format(" history={}", s.history);
   Setting defaults;
   for (const auto& f : level_factor_names())
     if (level_of(s, f) != level_of(defaults, f))
@@ -138,6 +139,8 @@ nlohmann::json to_json(const Setting& s) {
   for (const auto& [k, vals] : s.env_vary)
     ev[k] = vals;
   j["env_vary"] = ev;
+  // Only when set, so settings stored before it existed compare equal.
+  if (s.history > 0) j["history"] = s.history;
   return j;
 }
 

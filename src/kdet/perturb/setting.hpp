@@ -31,6 +31,10 @@ struct Setting {
   HeapMode heap = HeapMode::churn;
   bool aslr = true;             // false: workers run with ADDR_NO_RANDOMIZE
   int threads = 0;              // extra allocating threads in each worker
+  // The most compiles one same-process worker makes in a row (0: no limit, so a scan round's
+  // same-process runs share one worker). Runs are grouped into these chains by index, so a
+  // chain's history does not depend on which slot runs it (engine::same_chain).
+  uint64_t history = 0;
   std::vector<std::string> env; // K=V set for the worker (and so the compiler)
   uint64_t seed = 0;            // master seed; run i uses mix_seed(seed, i)
 

@@ -359,8 +359,8 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
   if (!t) return;
   // The registry's manifest keys, plus env and seed.
   c.keys(*t,
-         {"process", "heap", "aslr", "threads", "env", "seed", "env_vary", "path", "cwd", "tmpdir",
-          "time", "locale", "umask", "pid", "threadvars"},
+         {"process", "heap", "aslr", "threads", "history", "env", "seed", "env_vary", "path", "cwd",
+          "tmpdir", "time", "locale", "umask", "pid", "threadvars"},
          "[setting]");
   auto at = [&](const char* key) {
     return t->get(key) ? Checker::line_of(*t->get(key)) : Checker::line_of(*t);
@@ -387,6 +387,8 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
   }
   s.threads =
       static_cast<int>(c.num(*t, "threads", "setting", 0, 0, 256, "a whole number from 0 to 256"));
+  s.history = c.whole(*t, "history", "setting", 0, WholeRange{0, 1000000},
+                      "the most compiles one same-process worker makes in a row; 0: no limit");
   s.env = c.strs(*t, "env", "setting");
   for (const auto& kv : s.env)
     if (kv.find('=') == std::string::npos || kv.front() == '=')

@@ -87,31 +87,60 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
   return w;
 }
 
-// True when a round's runs may be split across slots without changing any of them: each run
-// starts a worker of its own (process = fresh), or the compiler is a program started per run
-// (exec), so no run sees another's in-process history. Same-process runs (same, and both's
-// shared worker) share a heap across the round, which a split would cut short.
-bool splittable(const perturb::Setting& setting, const Job& job) {
-  return setting.process == perturb::ProcessMode::fresh || job.backend.kind == backend::Kind::exec;
+// The run indices a piece of a split round must start at a multiple of, or 0 when the round
+// may not be split: 1 when each run starts a worker of its own (process = fresh) or the compiler
+// is a program started per run (exec), so no run sees another's in-process history; the chain
+// span when same-process runs come in chains of `history` (engine::same_chain_span), as a chain
+// kept whole has the history it has on one slot. Without history, same-process runs (same, and
+// both's shared worker) share a heap across the round, which a split would cut short.
+uint64_t split_unit(const perturb::Setting& setting, const Job& job) {
+  if (setting.process == perturb::ProcessMode::fresh || job.backend.kind == backend::Kind::exec)
+    return 1;
+  return engine::same_chain_span(setting);
+}
+
+// The most pieces plan's runs [first_index, runs) make: pieces of at least two runs, each
+// starting at a multiple of `unit` (the first piece starts at first_index).
+uint64_t max_pieces(const engine::RunPlan& plan, uint64_t unit) {
+  if (unit == 0 || plan.runs <= plan.first_index) return 1;
+  if (unit == 1) return std::max<uint64_t>(1, (plan.runs - plan.first_index) / 2);
+  // Chain units touched; a first partial unit of one run stays with the next piece.
+  uint64_t first = plan.first_index;
+  if (first % unit == unit - 1) ++first;
+  if (first >= plan.runs) return 1;
+  return (plan.runs - 1) / unit - first / unit + 1;
+}
+
+// Where piece p of `pieces` starts: the runs [first_index, runs) cut into `pieces` contiguous
+// parts at multiples of `unit` (run indices, the round's own).
+uint64_t piece_start(const engine::RunPlan& plan, uint64_t unit, size_t pieces, size_t p) {
+  const uint64_t first = plan.first_index;
+  if (p == 0) return first;
+  if (p == pieces) return plan.runs;
+  if (unit <= 1) return first + (plan.runs - first) * p / pieces;
+  uint64_t lead = first % unit == unit - 1 ? first + 1 : first; // as max_pieces counts
+  const uint64_t c0 = lead / unit, units = (plan.runs - 1) / unit - c0 + 1;
+  return (c0 + units * p / pieces) * unit;
 }
 
 // Runs plan's runs [first_index, runs) as `pieces` contiguous plans at once (same master seed,
-// so every run keeps its index and seed) and returns what the one plan would have given run
+// so every run keeps its index and seed; boundaries at multiples of `unit`, split_unit) and
+// returns what the one plan would have given run
 // serially: the runs up to the first whose outcome is the stop_at_outcomes-th distinct one, or
 // up to the first run not done (interrupted). A piece stops early only at its own
 // stop_at_outcomes-th outcome, which the serial order reaches no later, so every run the serial
 // plan does is done by some piece; the runs past the cut are dropped.
-engine::RunOutput run_split(const engine::RunPlan& plan, size_t pieces,
+engine::RunOutput run_split(const engine::RunPlan& plan, uint64_t unit, size_t pieces,
                             const std::function<engine::RunOutput(const engine::RunPlan&)>& exec) {
   auto t0 = Clock::now();
-  const uint64_t first = plan.first_index, n = plan.runs - plan.first_index;
+  const uint64_t first = plan.first_index;
   std::vector<engine::RunOutput> outs(pieces);
   std::vector<std::exception_ptr> errors(pieces);
   auto piece = [&](size_t p) {
     try {
       engine::RunPlan sub = plan;
-      sub.first_index = first + n * p / pieces;
-      sub.runs = first + n * (p + 1) / pieces;
+      sub.first_index = piece_start(plan, unit, pieces, p);
+      sub.runs = piece_start(plan, unit, pieces, p + 1);
       outs[p] = exec(sub);
     } catch (...) {
       errors[p] = std::current_exception();
@@ -314,11 +343,14 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         if (auto it = identities.find(job.compiler); it != identities.end())
           plan.identity = it->second;
       }
-      // Idle slots join in, each piece at least two runs, when no run sees another's history.
+      // Idle slots join in, each piece at least two runs, when no run sees another's history
+      // (or only its own chain's).
       int borrowed = 0;
-      if (splittable(m.setting, job)) {
-        const int most =
-            static_cast<int>(std::min<uint64_t>((plan.runs - plan.first_index) / 2, threads)) - 1;
+      const uint64_t unit = split_unit(m.setting, job);
+      if (unit > 0) {
+        const int most = static_cast<int>(std::min<uint64_t>(
+                             max_pieces(plan, unit), static_cast<uint64_t>(threads))) -
+                         1;
         int idle = idle_slots.load();
         while (most > 0 && idle > 0) {
           int want = std::min(idle, most);
@@ -330,7 +362,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       }
       engine::RunOutput out;
       try {
-        out = borrowed ? run_split(plan, static_cast<size_t>(borrowed) + 1, exec) : exec(plan);
+        out = borrowed ? run_split(plan, unit, static_cast<size_t>(borrowed) + 1, exec) : exec(plan);
         idle_slots.fetch_add(borrowed);
         if (borrowed) queue_changed.notify_all();
         std::lock_guard<std::mutex> lock(mu);
