@@ -96,6 +96,10 @@ for kv in "max_runs = nan" "max_runs = 1.5" "max_runs = -1" "max_runs = inf" "ma
   manifest "$kv"
   expect_usage "m.toml:7: budget.${kv%% *}" -- scan "$T/m.toml" --db "$T/m.db" -q
 done
+for kv in "history = -1" "history = 2.5" "history = 1e9" 'history = "8"'; do
+  manifest "" && sed -i "s/^\[budget\]\$/[setting]\n$kv/" "$T/m.toml"
+  expect_usage "m.toml:7: setting.history" -- scan "$T/m.toml" --db "$T/m.db" -q
+done
 # A brace bomb is refused at once.
 bomb=$(printf '{a,b}%.0s' $(seq 1 22))
 printf 'inputs = ["k%s.ll"]\n[[compiler]]\nname = "fake"\nbackend = "nvvm"\nlib = "%s"\n' "$bomb" "$lib" >"$T/m.toml"

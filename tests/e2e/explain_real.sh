@@ -5,6 +5,8 @@
 # hangs nvcc 13.0: that must come out as a finding about the time factor.
 source "$(dirname "$0")/lib/common.bash"
 have_cuda || skip "CUDA compilers not found under /usr/local/cuda"
+# nvcc killed in its libfaketime hang leaves its tmpxft_* files behind: in this test's folder.
+export TMPDIR=$T
 
 expect_exit 0 "$KDET" explain "$EX/nvvm/llvm7/block_reduce.ll" -n 12 -- -arch=compute_90a -opt=3
 expect_output 'DETERMINISTIC: deterministic with every factor varied, across processes and inside one process \(process=both\): 12 runs, one output; fewer than 22% of runs'
