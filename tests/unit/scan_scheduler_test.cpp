@@ -17,6 +17,37 @@ using namespace kdet;
 
 namespace {
 
+// A round as a scripted compiler gives it: run i of `plan` has the variant `variant_at(i)`, and
+// the round stops at plan.stop_at_outcomes distinct variants, as engine::execute does.
+engine::RunOutput scripted_round(const engine::RunPlan& plan,
+                                 const std::function<std::string(uint64_t)>& variant_at) {
+  engine::RunOutput out;
+  out.plan = plan;
+  out.identity.version = "scripted";
+  std::map<std::string, engine::Variant> seen;
+  for (uint64_t i = plan.first_index; i < plan.runs; ++i) {
+    engine::RunRecord r;
+    r.index = i;
+    r.seed = mix_seed(plan.setting.seed, i);
+    r.status = backend::Status::ok;
+    r.variant = variant_at(i);
+    r.done = true;
+    auto& v = seen[r.variant];
+    if (v.count++ == 0) v.id = r.variant, v.first_run = i;
+    out.records.push_back(r);
+    ++out.completed;
+    if (seen.size() >= plan.stop_at_outcomes) {
+      out.stopped_early = true;
+      break;
+    }
+  }
+  for (auto& [id, v] : seen)
+    out.variants.push_back(v);
+  std::sort(out.variants.begin(), out.variants.end(),
+            [](const auto& a, const auto& b) { return a.count > b.count; });
+  return out;
+}
+
 class ScanSchedulerTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -58,33 +89,12 @@ protected:
         rounds.emplace_back(name, plan.runs);
         offset = done_before[name];
       }
-      engine::RunOutput out;
-      out.plan = plan;
-      out.identity.version = "scripted";
-      std::map<std::string, engine::Variant> seen;
-      for (uint64_t i = plan.first_index; i < plan.runs; ++i) {
-        engine::RunRecord r;
-        r.index = i;
-        r.status = backend::Status::ok;
-        r.variant = outcome(name, offset + i);
-        r.done = true;
-        auto& v = seen[r.variant];
-        if (v.count++ == 0) v.id = r.variant, v.first_run = i;
-        out.records.push_back(r);
-        ++out.completed;
-        if (seen.size() >= plan.stop_at_outcomes) {
-          out.stopped_early = true;
-          break;
-        }
-      }
-      for (auto& [id, v] : seen)
-        out.variants.push_back(v);
+      engine::RunOutput out =
+          scripted_round(plan, [&](uint64_t i) { return outcome(name, offset + i); });
       {
         std::lock_guard<std::mutex> lock(mu);
         done_before[name] += out.completed;
       }
-      std::sort(out.variants.begin(), out.variants.end(),
-                [](const auto& a, const auto& b) { return a.count > b.count; });
       return out;
     };
     {
@@ -153,20 +163,22 @@ TEST_F(ScanSchedulerTest, ACompilerThatCannotLoadIsNamedOnceAndItsJobsStayOpen) 
 
 namespace {
 
-// Runs a one-job manifest (process = `process`) on `threads` slots; each run's outcome is
-// `outcome(absolute run index)`, found from the run's seed alone, as a compiler driven by the
-// seed would give it. Returns the job's row; `stats` gets the scheduler's counts.
+// Runs a one-job manifest (process = `process`, then the `[setting]` lines `extra`) on `threads`
+// slots; each run's outcome is `outcome(absolute run index)`, found from the run's seed alone, as
+// a compiler driven by the seed would give it. Returns the job's row; `stats` gets the
+// scheduler's counts, and `calls` (when given) each execute()'s [first_index, runs) in its round.
 store::JobRow run_one_job(const std::string& dir, int threads, const std::string& process,
                           const std::function<std::string(uint64_t)>& outcome,
-                          scan::ScheduleStats& stats) {
+                          scan::ScheduleStats& stats, const std::string& extra = "",
+                          std::vector<std::pair<uint64_t, uint64_t>>* calls = nullptr) {
   remove_tree(dir);
   make_dirs(dir);
   write_file_atomic(dir + "/k.ll", "; k\n");
   write_file_atomic(dir + "/libfake.so", "not a library: the scripted runs never load it");
   const std::string text = "inputs = [\"k.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\n"
                            "lib = \"libfake.so\"\n[setting]\nprocess = \"" +
-                           process +
-                           "\"\n[budget]\nmax_runs = 40\nfirst_round = 8\nmax_round = 16\n";
+                           process + "\"\n" + extra +
+                           "[budget]\nmax_runs = 40\nfirst_round = 8\nmax_round = 16\n";
   scan::Manifest m = scan::parse_manifest(text, dir + "/m.toml");
   auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
   std::map<std::string, store::JobRow> state;
@@ -177,28 +189,14 @@ store::JobRow run_one_job(const std::string& dir, int threads, const std::string
   store::ScanDb db(dir + "/s.db");
   scan::ScheduleOptions opt;
   opt.threads = threads;
+  std::mutex mu;
   opt.execute = [&](const engine::RunPlan& plan) {
     const uint64_t offset = offset_of.at(plan.setting.seed);
-    engine::RunOutput out;
-    out.plan = plan;
-    out.identity.version = "scripted";
-    std::map<std::string, engine::Variant> seen;
-    for (uint64_t i = plan.first_index; i < plan.runs; ++i) {
-      engine::RunRecord r;
-      r.index = i;
-      r.seed = mix_seed(plan.setting.seed, i);
-      r.status = backend::Status::ok;
-      r.variant = outcome(offset + i);
-      r.done = true;
-      auto& v = seen[r.variant];
-      if (v.count++ == 0) v.id = r.variant, v.first_run = i;
-      out.records.push_back(r);
-      ++out.completed;
-      if (seen.size() >= plan.stop_at_outcomes) break;
+    if (calls) {
+      std::lock_guard<std::mutex> lock(mu);
+      calls->emplace_back(plan.first_index, plan.runs);
     }
-    for (auto& [id, v] : seen)
-      out.variants.push_back(v);
-    return out;
+    return scripted_round(plan, [&](uint64_t i) { return outcome(offset + i); });
   };
   {
     store::ScanWriter writer(db);
@@ -250,6 +248,31 @@ TEST_F(ScanSchedulerTest, ASplitRoundGivesTheSerialRunsAndVerdict) {
   EXPECT_EQ(split.split_rounds, 0u);
   a = run_one_job(m_dir + "/b1", 1, "both", vary, serial);
   expect_same_row(a, b);
+}
+
+TEST_F(ScanSchedulerTest, SameProcessChainsSplitOnlyAtChainBoundaries) {
+  // Rounds: 0..7, 8..23, 24..39. With history = 3 a same-process round splits at multiples of 3
+  // of its own run indices; with both, at multiples of 6 (its fresh runs interleave).
+  auto vary = [](uint64_t i) { return i == 13 || i == 14 ? "B" : i == 20 ? "C" : "A"; };
+  auto det = [](uint64_t) { return "A"; };
+  for (const auto& [process, unit] : {std::pair<std::string, uint64_t>{"same", 3}, {"both", 6}}) {
+    for (const auto& outcome : {std::function<std::string(uint64_t)>(vary), {det}}) {
+      SCOPED_TRACE(process);
+      scan::ScheduleStats serial, split;
+      std::vector<std::pair<uint64_t, uint64_t>> pieces;
+      store::JobRow a =
+          run_one_job(m_dir + "/h1", 1, process, outcome, serial, "history = 3\n", nullptr);
+      store::JobRow b =
+          run_one_job(m_dir + "/h3", 3, process, outcome, split, "history = 3\n", &pieces);
+      EXPECT_EQ(serial.split_rounds, 0u);
+      EXPECT_GE(split.split_rounds, 1u) << "one job, three slots: its rounds run in pieces";
+      expect_same_row(a, b);
+      for (const auto& [first, end] : pieces) {
+        EXPECT_EQ(first % unit, 0u) << "a piece [" << first << ", " << end << ") cuts a chain";
+        EXPECT_LT(first, end);
+      }
+    }
+  }
 }
 
 TEST_F(ScanSchedulerTest, FirstRoundsFirstThenTheJobExpectedToTakeLongest) {
