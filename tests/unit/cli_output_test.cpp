@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -165,39 +166,39 @@ TEST(CliOutput, ClockTextKeepsOneFormat) {
   EXPECT_EQ(progress_tail(30, 2.0, 0, false), "15.0 runs/s, elapsed 0:02, ETA 0:00");
 }
 
-TEST(CliOutput, PlainProgressLinesHaveNoEscapes) {
+// What a plain (off-terminal) progress line writes while `drive` shows lines on it.
+std::string plain_progress(const std::function<void(ProgressLine&)>& drive) {
   char* buf = nullptr;
   size_t len = 0;
   std::FILE* f = open_memstream(&buf, &len);
-  ASSERT_NE(f, nullptr);
+  if (f == nullptr) return "open_memstream failed";
   {
     ProgressLine line(ProgressMode::lines, f);
-    line.show("first");
-    line.show("second, too soon"); // within k_progress_line_interval of the first
-    line.show("last", true);
-    line.clear();
+    drive(line);
   }
   std::fclose(f);
   std::string out(buf, len);
   std::free(buf);
-  EXPECT_EQ(out, "first\nlast\n");
+  return out;
+}
+
+TEST(CliOutput, PlainProgressLinesHaveNoEscapes) {
+  EXPECT_EQ(plain_progress([](ProgressLine& line) {
+              line.show("first");
+              line.show("second, too soon"); // within k_progress_line_interval of the first
+              line.show("last", true);
+              line.clear();
+            }),
+            "first\nlast\n");
 }
 
 // A last line the same as the line before (a one-job scan) is written once.
 TEST(CliOutput, PlainProgressLineIsNotRepeated) {
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* f = open_memstream(&buf, &len);
-  ASSERT_NE(f, nullptr);
-  {
-    ProgressLine line(ProgressMode::lines, f);
-    line.show("[1/1 jobs] done");
-    line.show("[1/1 jobs] done", true);
-  }
-  std::fclose(f);
-  std::string out(buf, len);
-  std::free(buf);
-  EXPECT_EQ(out, "[1/1 jobs] done\n");
+  EXPECT_EQ(plain_progress([](ProgressLine& line) {
+              line.show("[1/1 jobs] done");
+              line.show("[1/1 jobs] done", true);
+            }),
+            "[1/1 jobs] done\n");
 }
 
 } // namespace
