@@ -348,8 +348,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       int borrowed = 0;
       const uint64_t unit = split_unit(m.setting, job);
       if (unit > 0) {
-        const int most = static_cast<int>(std::min<uint64_t>(
-                             max_pieces(plan, unit), static_cast<uint64_t>(threads))) -
+        const int most = static_cast<int>(std::min<uint64_t>(max_pieces(plan, unit),
+                                                             static_cast<uint64_t>(threads))) -
                          1;
         int idle = idle_slots.load();
         while (most > 0 && idle > 0) {
@@ -362,7 +362,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       }
       engine::RunOutput out;
       try {
-        out = borrowed ? run_split(plan, unit, static_cast<size_t>(borrowed) + 1, exec) : exec(plan);
+        out =
+            borrowed ? run_split(plan, unit, static_cast<size_t>(borrowed) + 1, exec) : exec(plan);
         idle_slots.fetch_add(borrowed);
         if (borrowed) queue_changed.notify_all();
         std::lock_guard<std::mutex> lock(mu);
