@@ -29,8 +29,8 @@ enum class Level { inherit, fixed, vary };
 struct Setting {
   ProcessMode process = ProcessMode::same;
   HeapMode heap = HeapMode::churn;
-  bool aslr = true;             // false: workers run with ADDR_NO_RANDOMIZE
-  int threads = 0;              // extra allocating threads in each worker
+  bool aslr = true; // false: workers run with ADDR_NO_RANDOMIZE
+  int threads = 0;  // extra allocating threads in each worker
   // The most compiles one same-process worker makes in a row (0: no limit, so a scan round's
   // same-process runs share one worker). Runs are grouped into these chains by index, so a
   // chain's history does not depend on which slot runs it (engine::same_chain).
