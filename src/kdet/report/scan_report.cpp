@@ -392,7 +392,7 @@ std::string compare_answers(const CompilerComparison& c) {
   const scan::CompareAnswers ans = scan::answer(c.pairs);
   std::string s;
   if (ans.b_varies)
-    s += fmt::format("does B vary?  yes: in {} of {} jobs\n", ans.b_varies, ans.b_jobs);
+    s += fmt::format("does B vary?  yes: in {} of {}\n", ans.b_varies, plural(ans.b_jobs, "job"));
   else {
     // A job B failed on every run has no output and so no bound: count it apart.
     std::string detail = ans.b_one_output

@@ -13,6 +13,7 @@
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fnmatch.h>
@@ -497,7 +498,9 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
          {"name", "inputs", "bundles", "targets", "option_sets", "compiler", "setting", "budget",
           "expect"},
          "the manifest");
-  m.name = c.str(root, "name", "manifest", false, "scan");
+  // Unnamed: the file's stem (census.toml: "census"), which reports use as their title.
+  std::string stem = std::filesystem::path(path).stem().string();
+  m.name = c.str(root, "name", "manifest", false, stem.empty() ? "scan" : stem);
   parse_inputs(c, root, m);
   parse_compilers(c, root, m);
   if (const toml::node* n = root.get("bundles"))
