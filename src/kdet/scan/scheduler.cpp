@@ -99,28 +99,36 @@ uint64_t split_unit(const perturb::Setting& setting, const Job& job) {
   return engine::same_chain_span(setting);
 }
 
+// The chain units plan's runs [first_index, runs) touch, as [first, first + count) in units of
+// `unit` runs (unit > 1); a first unit of one run left is counted with the next, so that no
+// piece is a single run.
+struct ChainUnits {
+  uint64_t first = 0, count = 0;
+};
+ChainUnits chain_units(const engine::RunPlan& plan, uint64_t unit) {
+  const uint64_t lead =
+      plan.first_index % unit == unit - 1 ? plan.first_index + 1 : plan.first_index;
+  if (lead >= plan.runs) return {lead / unit, 0};
+  return {lead / unit, (plan.runs - 1) / unit - lead / unit + 1};
+}
+
 // The most pieces plan's runs [first_index, runs) make: pieces of at least two runs, each
 // starting at a multiple of `unit` (the first piece starts at first_index).
 uint64_t max_pieces(const engine::RunPlan& plan, uint64_t unit) {
   if (unit == 0 || plan.runs <= plan.first_index) return 1;
   if (unit == 1) return std::max<uint64_t>(1, (plan.runs - plan.first_index) / 2);
-  // Chain units touched; a first partial unit of one run stays with the next piece.
-  uint64_t first = plan.first_index;
-  if (first % unit == unit - 1) ++first;
-  if (first >= plan.runs) return 1;
-  return (plan.runs - 1) / unit - first / unit + 1;
+  return std::max<uint64_t>(1, chain_units(plan, unit).count);
 }
 
-// Where piece p of `pieces` starts: the runs [first_index, runs) cut into `pieces` contiguous
-// parts at multiples of `unit` (run indices, the round's own).
+// Where piece p of `pieces` (at most max_pieces) starts: the runs [first_index, runs) cut into
+// `pieces` contiguous parts at multiples of `unit` (run indices, the round's own).
 uint64_t piece_start(const engine::RunPlan& plan, uint64_t unit, size_t pieces, size_t p) {
   const uint64_t first = plan.first_index;
   if (p == 0) return first;
   if (p == pieces) return plan.runs;
   if (unit <= 1) return first + (plan.runs - first) * p / pieces;
-  uint64_t lead = first % unit == unit - 1 ? first + 1 : first; // as max_pieces counts
-  const uint64_t c0 = lead / unit, units = (plan.runs - 1) / unit - c0 + 1;
-  return (c0 + units * p / pieces) * unit;
+  const ChainUnits u = chain_units(plan, unit);
+  return (u.first + u.count * p / pieces) * unit;
 }
 
 // Runs plan's runs [first_index, runs) as `pieces` contiguous plans at once (same master seed,
