@@ -15,6 +15,7 @@
  *   loadaddr    echo plus "// at: ADDR", the address of this library's data:
  *               stable in one process, new in every process unless ASLR is off
  *   date        echo plus "// day: N", the UTC day number of time(NULL)
+ *   slow        echo after 20 ms (a compile that outlasts a worker start)
  *   crash-rate  with -fake-rate=N (or -fake-mode=crash-rate=N): the Nth, 2Nth,
  *               ... crash-rate compile in this process crashes, others echo
  * Apart from the injected behaviour everything here is deterministic: no time,
@@ -47,7 +48,8 @@ typedef enum {
   MODE_CRASH_RATE,
   MODE_PAIRORDER,
   MODE_LOADADDR,
-  MODE_DATE
+  MODE_DATE,
+  MODE_SLOW
 } FakeMode;
 
 struct _nvvmProgram {
@@ -192,7 +194,8 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
       {"echo", MODE_ECHO},           {"heaporder", MODE_HEAPORDER}, {"fail", MODE_FAIL},
       {"crash", MODE_CRASH},         {"abort", MODE_ABORT},         {"hang", MODE_HANG},
       {"garbage", MODE_GARBAGE},     {"print", MODE_PRINT},         {"crash-rate", MODE_CRASH_RATE},
-      {"pairorder", MODE_PAIRORDER}, {"loadaddr", MODE_LOADADDR},   {"date", MODE_DATE}};
+      {"pairorder", MODE_PAIRORDER}, {"loadaddr", MODE_LOADADDR},   {"date", MODE_DATE},
+      {"slow", MODE_SLOW}};
   *mode = MODE_ECHO;
   *rate = 0;
   if (n < 0 || (n > 0 && options == NULL)) {
@@ -222,7 +225,7 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
       }
       if (!found) {
         set_log(prog, "fake: unknown -fake-mode (valid: echo, heaporder, fail, crash, abort, "
-                      "hang, garbage, print, crash-rate, pairorder, loadaddr, date)\n");
+                      "hang, garbage, print, crash-rate, pairorder, loadaddr, date, slow)\n");
         return NVVM_ERROR_INVALID_OPTION;
       }
     } else if (strncmp(opt, "-fake-rate=", 11) == 0) {
@@ -392,6 +395,11 @@ nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** opt
     char line[64];
     snprintf(line, sizeof line, "// day: %lld\n", (long long)(time(NULL) / 86400));
     return compile_text_with(prog, 0, line);
+  }
+  case MODE_SLOW: {
+    struct timespec t = {0, 20 * 1000 * 1000};
+    nanosleep(&t, NULL);
+    return compile_text(prog, 0);
   }
   case MODE_FAIL:
     set_log(prog, "fake: compilation failed (requested)\n");

@@ -55,7 +55,8 @@ protected:
 } // namespace
 
 TEST_F(Runner, DeterministicCompilerGivesOneVariantOverEveryRun) {
-  RunPlan plan = nvvm_plan("echo", 6);
+  // 20 ms compiles: slot 0 does not finish every run before slot 1's worker is up.
+  RunPlan plan = nvvm_plan("slow", 6);
   plan.jobs = 2;
   int recorded = 0;
   plan.on_record = [&](const RunRecord& r) {
