@@ -190,12 +190,19 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
   static const struct {
     const char* name;
     FakeMode mode;
-  } k_modes[] = {
-      {"echo", MODE_ECHO},           {"heaporder", MODE_HEAPORDER}, {"fail", MODE_FAIL},
-      {"crash", MODE_CRASH},         {"abort", MODE_ABORT},         {"hang", MODE_HANG},
-      {"garbage", MODE_GARBAGE},     {"print", MODE_PRINT},         {"crash-rate", MODE_CRASH_RATE},
-      {"pairorder", MODE_PAIRORDER}, {"loadaddr", MODE_LOADADDR},   {"date", MODE_DATE},
-      {"slow", MODE_SLOW}};
+  } k_modes[] = {{"echo", MODE_ECHO},
+                 {"heaporder", MODE_HEAPORDER},
+                 {"fail", MODE_FAIL},
+                 {"crash", MODE_CRASH},
+                 {"abort", MODE_ABORT},
+                 {"hang", MODE_HANG},
+                 {"garbage", MODE_GARBAGE},
+                 {"print", MODE_PRINT},
+                 {"crash-rate", MODE_CRASH_RATE},
+                 {"pairorder", MODE_PAIRORDER},
+                 {"loadaddr", MODE_LOADADDR},
+                 {"date", MODE_DATE},
+                 {"slow", MODE_SLOW}};
   *mode = MODE_ECHO;
   *rate = 0;
   if (n < 0 || (n > 0 && options == NULL)) {

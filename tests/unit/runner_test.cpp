@@ -168,6 +168,36 @@ TEST_F(Runner, PrestartedFreshWorkersAreEachTheirOwnProcess) {
   EXPECT_EQ(fixed.variants.size(), 1u) << "a prestarted worker keeps ASLR off";
 }
 
+// With history = N each chain of N same-process runs starts in a worker that compiled nothing;
+// that worker is launched while the previous chain's last compile runs, and each run keeps its
+// place in its worker with or without prestart.
+TEST_F(Runner, ChainWorkersArePrestartedAndKeepTheirHistory) {
+  RunPlan plan = nvvm_plan("loadaddr", 8);
+  plan.setting.process = perturb::ProcessMode::same;
+  plan.setting.heap = perturb::HeapMode::none;
+  plan.setting.history = 3;
+  RunOutput with = execute(plan);
+  plan.prestart = false;
+  RunOutput without = execute(plan);
+  ASSERT_EQ(with.completed, 8u);
+  ASSERT_EQ(without.completed, 8u);
+  EXPECT_EQ(without.workers_prestarted, 0);
+  if (std::thread::hardware_concurrency() > 1) {
+    EXPECT_EQ(with.workers_prestarted, 2) << "chains 2 and 3 found their worker started";
+  }
+  for (const RunOutput* out : {&with, &without}) {
+    EXPECT_EQ(out->variants.size(), 3u) << "one library address per chain's worker";
+    for (size_t i = 0; i < 8; ++i) {
+      const RunRecord& r = out->records[i];
+      EXPECT_EQ(r.nth_in_worker, static_cast<int>(i % 3) + 1) << "run " << i + 1;
+      EXPECT_EQ(r.worker_pid, out->records[i - i % 3].worker_pid) << "run " << i + 1;
+      if (i >= 3) {
+        EXPECT_NE(r.worker_pid, out->records[i - 3].worker_pid) << "run " << i + 1;
+      }
+    }
+  }
+}
+
 TEST_F(Runner, PrestartGivesEachRunTheOutcomeItHasWithout) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   // time=vary preloads libfaketime into the worker, ahead of the sanitizer's runtime, which then
@@ -191,4 +221,24 @@ TEST_F(Runner, PrestartGivesEachRunTheOutcomeItHasWithout) {
     EXPECT_EQ(with.records[i].variant, without.records[i].variant) << "run " << i + 1;
   EXPECT_GE(with.variants.size(), 2u)
       << "time=vary must show in the date mode, or this proves nothing";
+}
+
+// A split round's queue hands out its runs once each, in units that end at multiples of the
+// unit (a chain kept whole), and nothing after stop().
+TEST(RunQueue, HandsOutUnitsAlignedToTheUnitUntilStopped) {
+  RunQueue q(7, 20, 3);
+  std::vector<std::pair<uint64_t, uint64_t>> got;
+  while (auto u = q.take())
+    got.push_back(*u);
+  const std::vector<std::pair<uint64_t, uint64_t>> want = {
+      {7, 9}, {9, 12}, {12, 15}, {15, 18}, {18, 20}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(q.left(), 0u);
+
+  RunQueue r(0, 10, 1);
+  ASSERT_TRUE(r.take());
+  EXPECT_EQ(r.left(), 9u);
+  r.stop();
+  EXPECT_EQ(r.left(), 0u);
+  EXPECT_FALSE(r.take()) << "a piece reached stop_at_outcomes: nothing more is handed out";
 }

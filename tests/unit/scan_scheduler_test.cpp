@@ -11,7 +11,10 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <thread>
+#include <utility>
 
 using namespace kdet;
 
@@ -20,25 +23,39 @@ namespace {
 // A round as a scripted compiler gives it: run i of `plan` has the variant `variant_at(i)`, and
 // the round stops at plan.stop_at_outcomes distinct variants, as engine::execute does.
 engine::RunOutput scripted_round(const engine::RunPlan& plan,
-                                 const std::function<std::string(uint64_t)>& variant_at) {
+                                 const std::function<std::string(uint64_t)>& variant_at,
+                                 const std::function<void(uint64_t, uint64_t)>& on_unit = nullptr) {
   engine::RunOutput out;
   out.plan = plan;
   out.identity.version = "scripted";
   std::map<std::string, engine::Variant> seen;
-  for (uint64_t i = plan.first_index; i < plan.runs; ++i) {
-    engine::RunRecord r;
-    r.index = i;
-    r.seed = mix_seed(plan.setting.seed, i);
-    r.status = backend::Status::ok;
-    r.variant = variant_at(i);
-    r.done = true;
-    auto& v = seen[r.variant];
-    if (v.count++ == 0) v.id = r.variant, v.first_run = i;
-    out.records.push_back(r);
-    ++out.completed;
-    if (seen.size() >= plan.stop_at_outcomes) {
-      out.stopped_early = true;
-      break;
+  // The runs [first_index, runs), or the units taken from the plan's queue (a split round).
+  bool first = true;
+  auto take = [&]() -> std::optional<std::pair<uint64_t, uint64_t>> {
+    if (plan.queue) return plan.queue->take();
+    if (!std::exchange(first, false)) return std::nullopt;
+    return std::make_pair(plan.first_index, plan.runs);
+  };
+  bool stop = false;
+  while (!stop) {
+    auto unit = take();
+    if (!unit) break;
+    if (on_unit) on_unit(unit->first, unit->second);
+    for (uint64_t i = unit->first; i < unit->second && !stop; ++i) {
+      engine::RunRecord r;
+      r.index = i;
+      r.seed = mix_seed(plan.setting.seed, i);
+      r.status = backend::Status::ok;
+      r.variant = variant_at(i);
+      r.done = true;
+      auto& v = seen[r.variant];
+      if (v.count++ == 0) v.id = r.variant, v.first_run = i;
+      out.records.push_back(r);
+      ++out.completed;
+      if (seen.size() >= plan.stop_at_outcomes) {
+        out.stopped_early = stop = true;
+        if (plan.queue) plan.queue->stop();
+      }
     }
   }
   for (auto& [id, v] : seen)
@@ -166,7 +183,8 @@ namespace {
 // Runs a one-job manifest (process = `process`, then the `[setting]` lines `extra`) on `threads`
 // slots; each run's outcome is `outcome(absolute run index)`, found from the run's seed alone, as
 // a compiler driven by the seed would give it. Returns the job's row; `stats` gets the
-// scheduler's counts, and `calls` (when given) each execute()'s [first_index, runs) in its round.
+// scheduler's counts, and `calls` (when given) the runs [first, end) each execute() took at a
+// time (all its runs, or a unit of a split round's queue), in their round's indices.
 store::JobRow run_one_job(const std::string& dir, int threads, const std::string& process,
                           const std::function<std::string(uint64_t)>& outcome,
                           scan::ScheduleStats& stats, const std::string& extra = "",
@@ -192,11 +210,12 @@ store::JobRow run_one_job(const std::string& dir, int threads, const std::string
   std::mutex mu;
   opt.execute = [&](const engine::RunPlan& plan) {
     const uint64_t offset = offset_of.at(plan.setting.seed);
-    if (calls) {
-      std::lock_guard<std::mutex> lock(mu);
-      calls->emplace_back(plan.first_index, plan.runs);
-    }
-    return scripted_round(plan, [&](uint64_t i) { return outcome(offset + i); });
+    return scripted_round(
+        plan, [&](uint64_t i) { return outcome(offset + i); },
+        [&](uint64_t first, uint64_t end) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (calls) calls->emplace_back(first, end);
+        });
   };
   {
     store::ScanWriter writer(db);
@@ -273,6 +292,67 @@ TEST_F(ScanSchedulerTest, SameProcessChainsSplitOnlyAtChainBoundaries) {
       }
     }
   }
+}
+
+// A slot left without a job joins a round already running: it takes the runs not yet taken from
+// the round's queue, and the job's row is the one a serial scan gives.
+TEST_F(ScanSchedulerTest, ASlotWithNoJobLeftJoinsARunningRound) {
+  const std::string dir = m_dir + "/join";
+  make_dirs(dir);
+  write_file_atomic(dir + "/long.ll", "; long\n");
+  write_file_atomic(dir + "/short.ll", "; short\n");
+  write_file_atomic(dir + "/libfake.so", "not a library: the scripted runs never load it");
+  const std::string text = "inputs = [\"*.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = "
+                           "\"nvvm\"\nlib = \"libfake.so\"\n[setting]\nprocess = \"fresh\"\n"
+                           "[budget]\nmax_runs = 40\nfirst_round = 8\nmax_round = 16\n";
+  scan::Manifest m = scan::parse_manifest(text, dir + "/m.toml");
+  auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
+  ASSERT_EQ(jobs.size(), 2u);
+  auto scan_with = [&](int threads, scan::ScheduleStats& stats) {
+    std::map<std::string, store::JobRow> state;
+    for (const auto& j : jobs)
+      state[j.id] = scan::initial_row(m, j);
+    std::map<uint64_t, uint64_t> offset_of; // a round's master seed -> its first run
+    for (const auto& j : jobs)
+      for (uint64_t o = 0; o < 40; ++o)
+        offset_of[mix_seed(j.seed, o)] = o;
+    remove_tree(dir + "/s.db");
+    store::ScanDb db(dir + "/s.db");
+    scan::ScheduleOptions opt;
+    opt.threads = threads;
+    // short.ll varies in its first round; long.ll's runs take 5 ms each and never vary.
+    opt.execute = [&](const engine::RunPlan& plan) {
+      const bool is_long = plan.input_path.find("long.ll") != std::string::npos;
+      const uint64_t offset = offset_of.at(plan.setting.seed);
+      return scripted_round(plan, [&](uint64_t i) {
+        if (!is_long) return std::string(offset + i == 3 ? "B" : "A");
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return std::string("A");
+      });
+    };
+    {
+      store::ScanWriter writer(db);
+      stats = scan::run_jobs(m, jobs, state, writer, opt);
+    }
+    EXPECT_TRUE(stats.errors.empty());
+    std::map<std::string, store::JobRow> by_name;
+    for (const auto& [id, row] : state)
+      by_name[row.input] = row;
+    return by_name;
+  };
+  scan::ScheduleStats serial, joined;
+  auto a = scan_with(1, serial);
+  auto b = scan_with(2, joined);
+  EXPECT_EQ(serial.split_rounds, 0u);
+  EXPECT_GE(joined.split_rounds, 1u) << "the slot done with short.ll joins long.ll's rounds";
+  EXPECT_GE(joined.joined_pieces, 1u) << "short.ll is done during long.ll's first round";
+  ASSERT_EQ(a.size(), 2u);
+  for (const auto& [name, row] : a) {
+    SCOPED_TRACE(name);
+    expect_same_row(row, b.at(name));
+  }
+  EXPECT_EQ(a.at("long.ll").runs, 40u);
+  EXPECT_TRUE(a.at("short.ll").varies());
 }
 
 TEST_F(ScanSchedulerTest, FirstRoundsFirstThenTheJobExpectedToTakeLongest) {

@@ -71,6 +71,27 @@ uint64_t same_chain(const perturb::Setting& setting, uint64_t index) {
   return span == 0 ? 0 : index / span;
 }
 
+RunQueue::RunQueue(uint64_t first, uint64_t end, uint64_t unit)
+    : m_next(first), m_end(end), m_unit(std::max<uint64_t>(1, unit)) {}
+
+std::optional<std::pair<uint64_t, uint64_t>> RunQueue::take() {
+  std::lock_guard<std::mutex> lock(m_mu);
+  if (m_next >= m_end) return std::nullopt;
+  const uint64_t a = m_next;
+  m_next = std::min(m_end, (a / m_unit + 1) * m_unit);
+  return std::make_pair(a, m_next);
+}
+
+void RunQueue::stop() {
+  std::lock_guard<std::mutex> lock(m_mu);
+  m_end = std::min(m_end, m_next);
+}
+
+uint64_t RunQueue::left() const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  return m_end - std::min(m_end, m_next);
+}
+
 namespace {
 
 // One execute() call. Its stages, in order: prepare_launch (the session folder, the factors, how
@@ -129,15 +150,38 @@ private:
     // The run this slot took while its last compile went on, and, when that run is a
     // fresh-process one, its worker starting meanwhile (prestart_next).
     std::optional<uint64_t> claimed;
+    uint64_t unit_next = 0, unit_end = 0; // the rest of the unit taken from RunPlan::queue
     std::unique_ptr<Prestarted> next;
-    int log_flip = 0; // fresh workers alive together write to two logs in turn
+    int log_flip = 0; // prestarted workers alive together write to two logs in turn
   };
 
-  // Fresh workers start off the critical path when a core is spare for their start: library
-  // backends only (an exec worker does not load the compiler), and fewer slots than cores.
+  // Workers start off the critical path when a core is spare for their start: library backends
+  // only (an exec worker does not load the compiler), and fewer slots than cores. Those are the
+  // fresh-process runs' workers and, with history = N, the worker each chain starts in.
   bool prestarts() const {
-    return m_plan.prestart && !m_is_exec && m_mode != perturb::ProcessMode::same &&
+    return m_plan.prestart && !m_is_exec &&
+           (m_mode != perturb::ProcessMode::same || m_plan.setting.history > 0) &&
            static_cast<unsigned>(m_plan.jobs) < std::max(1u, std::thread::hardware_concurrency());
+  }
+
+  // The slot's next run: the next index, or with a queue the rest of the slot's unit and then the
+  // queue's next unit; m_plan.runs when none is left.
+  uint64_t take_run(Slot& slot) {
+    if (!m_plan.queue) return m_next.fetch_add(1);
+    if (slot.unit_next < slot.unit_end) return slot.unit_next++;
+    auto unit = m_plan.queue->take();
+    if (!unit) return m_plan.runs;
+    slot.unit_next = unit->first + 1;
+    slot.unit_end = std::min(unit->second, m_plan.runs);
+    return unit->first;
+  }
+
+  // Whether same-process run `idx`, taken next by this slot, will need a new shared worker: the
+  // slot has none, or its worker has compiled for another chain (compile_one's rule).
+  bool starts_chain(const Slot& slot, uint64_t idx) const {
+    if (m_plan.setting.history == 0) return false;
+    return !slot.shared.alive() ||
+           (slot.shared_nth > 0 && same_chain(m_plan.setting, idx) != slot.shared_chain);
   }
 
   // The environment a fresh worker for this run starts with: the session's, plus the run's
@@ -150,21 +194,28 @@ private:
     return build_env(overrides);
   }
 
-  // Takes the slot's next run now and, when it runs in a fresh process, starts its worker in the
-  // background, while the compile about to be sent goes on.
+  // Takes the slot's next run now and, when it runs in a fresh process or starts a chain, starts
+  // its worker in the background, while the compile about to be sent goes on. A chain's worker is
+  // launched as compile_one would launch it; the run's own variables reach it with the compile.
   void prestart_next(Slot& slot) {
     if (!prestarts() || slot.claimed || m_stop.load()) return;
-    const uint64_t idx = m_next.fetch_add(1);
+    const uint64_t idx = take_run(slot);
     if (idx >= m_plan.runs) return;
     slot.claimed = idx;
-    if (!runs_in_fresh_process(m_mode, idx)) return;
+    const bool fresh = runs_in_fresh_process(m_mode, idx);
+    if (!fresh && !starts_chain(slot, idx)) return;
     auto p = std::make_unique<Prestarted>();
     p->idx = idx;
-    p->pert = perturb::plan_run(m_plan.setting, m_ctx, idx, mix_seed(m_plan.setting.seed, idx));
     p->launch = slot.launch;
-    p->launch.env = fresh_env(p->pert);
-    p->launch.log_path = fmt::format("{}/worker{}{}.log", m_session.path(), slot.index,
-                                     ++slot.log_flip % 2 ? "b" : "");
+    if (fresh) {
+      p->pert = perturb::plan_run(m_plan.setting, m_ctx, idx, mix_seed(m_plan.setting.seed, idx));
+      p->launch.env = fresh_env(p->pert);
+    } else {
+      p->launch.env = m_launch.env;
+    }
+    // Its own log: the slot's shared worker may be alive beside it, writing to worker<slot>.log.
+    p->launch.log_path = fmt::format("{}/worker{}{}{}.log", m_session.path(), slot.index,
+                                     fresh ? "f" : "c", ++slot.log_flip % 2);
     std::string error;
     if (p->worker.launch(p->launch, error)) slot.next = std::move(p);
   }
@@ -244,7 +295,7 @@ private:
     slot.shared_serial = slot.shared.alive() ? m_probe_serial : 0;
     for (;;) {
       if (m_stop.load() || interrupted()) break;
-      uint64_t idx = slot.claimed ? *slot.claimed : m_next.fetch_add(1);
+      uint64_t idx = slot.claimed ? *slot.claimed : take_run(slot);
       slot.claimed.reset();
       if (idx >= m_plan.runs) break;
       RunRecord rec;
@@ -274,13 +325,9 @@ private:
     int& nth = run_fresh ? own_nth : slot.shared_nth;
     auto t0 = steady_clock::now();
     perturb::RunPerturbation pert;
-    std::unique_ptr<Prestarted> ready = run_fresh ? take_prestarted(slot, idx) : nullptr;
-    if (ready) {
+    std::unique_ptr<Prestarted> ready = take_prestarted(slot, idx);
+    if (ready && run_fresh) {
       pert = std::move(ready->pert);
-      worker = std::move(ready->worker);
-      worker_serial = m_workers_started.fetch_add(1) + 1;
-      m_prestarted.fetch_add(1);
-      nth = 0;
     } else {
       pert = perturb::plan_run(m_plan.setting, m_ctx, idx, rec.seed);
       slot.launch.env = m_launch.env;
@@ -294,6 +341,14 @@ private:
       const uint64_t chain = same_chain(m_plan.setting, idx);
       if (worker.alive() && slot.shared_nth > 0 && chain != slot.shared_chain) worker.stop();
       slot.shared_chain = chain;
+    }
+    if (ready && !worker.alive()) {
+      worker = std::move(ready->worker);
+      worker_serial = m_workers_started.fetch_add(1) + 1;
+      m_prestarted.fetch_add(1);
+      nth = 0;
+    } else if (ready) {
+      ready->worker.stop(); // the slot's worker can still serve this run (it compiled nothing)
     }
     if (!worker.alive()) {
       HelloMessage h;
@@ -421,8 +476,11 @@ private:
     m_out.records[idx] = std::move(rec);
     if (m_plan.on_record) m_plan.on_record(m_out.records[idx]);
     ++m_completed;
-    if (m_plan.stop_at_outcomes > 0 && m_variants.size() >= m_plan.stop_at_outcomes)
+    if (m_plan.stop_at_outcomes > 0 && m_variants.size() >= m_plan.stop_at_outcomes) {
       m_stop.store(true);
+      // The serial order stops no later than here: the runs not handed out yet come after.
+      if (m_plan.queue) m_plan.queue->stop();
+    }
     if (result.status == backend::Status::ok) ++m_succeeded;
     if (m_plan.stop_after_failures > 0 && m_succeeded == 0 &&
         m_completed >= m_plan.stop_after_failures)

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +19,25 @@ namespace kdet::engine {
 constexpr uint64_t k_default_max_output = 1ULL << 30;
 
 struct RunRecord;
+
+// Run indices [first, end) handed out in units: the pieces of one split scan round take their
+// runs from one queue, so a slot that joins the round late takes what is still left. A unit
+// starts at a multiple of `unit` (the first at `first`) and ends at the next one: with history =
+// N a unit is a chain (same_chain_span), kept whole so it has the history it has on one slot.
+class RunQueue {
+public:
+  RunQueue(uint64_t first, uint64_t end, uint64_t unit);
+  // The next unit [first, second), or nullopt when every run is taken.
+  std::optional<std::pair<uint64_t, uint64_t>> take();
+  uint64_t left() const; // runs not taken yet
+  // Hands out nothing more: a piece reached stop_at_outcomes, so the one plan run serially stops
+  // no later than the runs already taken.
+  void stop();
+
+private:
+  mutable std::mutex m_mu;
+  uint64_t m_next, m_end, m_unit;
+};
 
 // What to run: one input, one compiler, one setting, N times.
 struct RunPlan {
@@ -31,6 +52,9 @@ struct RunPlan {
   // Runs below this index are not run (done before an interruption): a resumed
   // scan round gives its remaining runs the indices, and so the seeds, they had.
   uint64_t first_index = 0;
+  // When set, the runs come from this queue instead ([first_index, runs) in order): the pieces
+  // of a split scan round share one (scan/scheduler).
+  std::shared_ptr<RunQueue> queue;
   int jobs = 1;
   std::chrono::milliseconds timeout{0};
   // An artifact larger than this makes the run's outcome output_too_large (--max-output).
@@ -105,7 +129,7 @@ struct RunOutput {
   std::vector<Variant> variants;  // most common first
   uint64_t completed = 0;
   int workers_started = 0;
-  int workers_prestarted = 0; // of those, fresh workers launched while the previous compile ran
+  int workers_prestarted = 0; // of those, workers launched while the previous compile ran
   bool interrupted = false;
   bool stopped_early = false; // stop_at_outcomes reached before all runs
   double wall_seconds = 0;

@@ -120,36 +120,24 @@ uint64_t max_pieces(const engine::RunPlan& plan, uint64_t unit) {
   return std::max<uint64_t>(1, chain_units(plan, unit).count);
 }
 
-// Where piece p of `pieces` (at most max_pieces) starts: the runs [first_index, runs) cut into
-// `pieces` contiguous parts at multiples of `unit` (run indices, the round's own).
-uint64_t piece_start(const engine::RunPlan& plan, uint64_t unit, size_t pieces, size_t p) {
-  const uint64_t first = plan.first_index;
-  if (p == 0) return first;
-  if (p == pieces) return plan.runs;
-  if (unit <= 1) return first + (plan.runs - first) * p / pieces;
-  const ChainUnits u = chain_units(plan, unit);
-  return (u.first + u.count * p / pieces) * unit;
-}
-
-// Runs plan's runs [first_index, runs) as `pieces` contiguous plans at once (same master seed,
-// so every run keeps its index and seed; boundaries at multiples of `unit`, split_unit) and
-// returns what the one plan would have given run
-// serially: the runs up to the first whose outcome is the stop_at_outcomes-th distinct one, or
-// up to the first run not done (interrupted). A piece stops early only at its own
-// stop_at_outcomes-th outcome, which the serial order reaches no later, so every run the serial
-// plan does is done by some piece; the runs past the cut are dropped.
-engine::RunOutput run_split(const engine::RunPlan& plan, uint64_t unit, size_t pieces,
-                            const std::function<engine::RunOutput(const engine::RunPlan&)>& exec) {
+// Runs plan's runs [first_index, runs) as `pieces` plans at once that take their runs from
+// plan.queue (same master seed, so every run keeps its index and seed; a chain is taken whole),
+// then adds the outputs `joined` returns (slots that joined the round meanwhile; it waits for
+// them), and returns what the one plan would have given run serially: the runs up to the first
+// whose outcome is the stop_at_outcomes-th distinct one, or up to the first run not done
+// (interrupted). A piece stops early only at its own stop_at_outcomes-th outcome, which the
+// serial order reaches no later, so every run the serial plan does is done by some piece; the
+// runs past the cut are dropped.
+engine::RunOutput run_split(const engine::RunPlan& plan, size_t pieces,
+                            const std::function<engine::RunOutput(const engine::RunPlan&)>& exec,
+                            const std::function<std::vector<engine::RunOutput>()>& joined) {
   auto t0 = Clock::now();
   const uint64_t first = plan.first_index;
   std::vector<engine::RunOutput> outs(pieces);
   std::vector<std::exception_ptr> errors(pieces);
   auto piece = [&](size_t p) {
     try {
-      engine::RunPlan sub = plan;
-      sub.first_index = piece_start(plan, unit, pieces, p);
-      sub.runs = piece_start(plan, unit, pieces, p + 1);
-      outs[p] = exec(sub);
+      outs[p] = exec(plan);
     } catch (...) {
       errors[p] = std::current_exception();
     }
@@ -160,8 +148,12 @@ engine::RunOutput run_split(const engine::RunPlan& plan, uint64_t unit, size_t p
   piece(0);
   for (auto& t : helpers)
     t.join();
+  std::vector<engine::RunOutput> more = joined();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+  for (auto& o : more)
+    outs.push_back(std::move(o));
+  pieces = outs.size();
 
   engine::RunOutput out;
   out.plan = plan;
@@ -247,7 +239,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   std::atomic<size_t> finished{0};
   std::mutex mu; // guards state, stats, broken, identities, the queues, progress calls
   std::condition_variable queue_changed;
-  size_t next_fresh = 0, first_rounds_running = 0;
+  // jobs_running: jobs a slot is running rounds of, whose later rounds this slot may yet join.
+  size_t next_fresh = 0, first_rounds_running = 0, jobs_running = 0;
   std::map<size_t, backend::Identity>
       identities;          // by compiler index: loaded once, later rounds skip the probe
   std::set<size_t> broken; // compilers that failed to load
@@ -255,6 +248,16 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   const int threads = std::max(1, options.threads);
   // Slots with no job left to take: a splittable round borrows them (run_split).
   std::atomic<int> idle_slots{0};
+  // The splittable rounds running now, which a slot with no job left joins: it takes runs from
+  // the round's queue until none is left (under mu, as their joiners and outputs).
+  struct OpenRound {
+    engine::RunPlan plan; // its queue shared by every piece
+    int joiners = 0;      // slots running a piece of it now, beyond the owner's
+    std::vector<engine::RunOutput> joined;
+    std::exception_ptr error;
+  };
+  std::vector<std::shared_ptr<OpenRound>> open_rounds;
+  std::condition_variable round_joined;
   auto exec = [&](const engine::RunPlan& p) {
     return options.execute ? options.execute(p) : engine::execute(p);
   };
@@ -283,13 +286,22 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   auto stopping = [&] { return engine::interrupted() || aborted.load(); };
 
   // The next job to run and whether only its first round is due: every job's first round
-  // first (in planned order), then the job expected to take longest. Waits while first rounds
-  // are running that may add jobs, its slot idle meanwhile (so a running round may borrow it,
-  // and the wait lasts until it is given back); nullptr when nothing is left, `idle` then
-  // saying whether the slot is already counted idle.
-  auto take = [&](bool& first_only, bool& idle) -> const Job* {
+  // first (in planned order), then the job expected to take longest. With no job to take, the
+  // open round to join (`join` set, nullptr returned) with the most runs not taken yet. Waits
+  // while jobs are running that may add a job or open a round, its slot idle meanwhile (so a
+  // starting round may borrow it, and the wait lasts until it is given back); nullptr when
+  // nothing is left, `idle` then saying whether the slot is already counted idle.
+  auto take = [&](bool& first_only, bool& idle, std::shared_ptr<OpenRound>& join) -> const Job* {
     std::unique_lock<std::mutex> lock(mu);
     idle = false;
+    // The open round with the most runs not yet taken, if any.
+    auto joinable = [&]() -> std::shared_ptr<OpenRound> {
+      std::shared_ptr<OpenRound> best;
+      uint64_t most = 0;
+      for (const auto& r : open_rounds)
+        if (uint64_t left = r->plan.queue->left(); left > most) best = r, most = left;
+      return best;
+    };
     auto reclaim = [&] { // the slot back from idle_slots, unless a round borrowed it
       if (!idle) return true;
       for (int n = idle_slots.load(); n > 0;)
@@ -301,6 +313,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       if (next_fresh < fresh.size() && reclaim()) {
         first_only = true;
         ++first_rounds_running;
+        ++jobs_running;
         return fresh[next_fresh++];
       }
       if (!ready.empty() && reclaim()) {
@@ -309,10 +322,16 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         const Job* j = it->second;
         ready.erase(it);
         first_only = false;
+        ++jobs_running;
         if (!ready.empty()) queue_changed.notify_all(); // more for the waiting slots
         return j;
       }
-      if (next_fresh == fresh.size() && ready.empty() && first_rounds_running == 0) {
+      if (auto r = joinable(); r && reclaim()) {
+        ++r->joiners;
+        join = std::move(r);
+        return nullptr;
+      }
+      if (next_fresh == fresh.size() && ready.empty() && jobs_running == 0) {
         queue_changed.notify_all(); // the waiting slots are done too
         return nullptr;
       }
@@ -351,10 +370,11 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         if (auto it = identities.find(job.compiler); it != identities.end())
           plan.identity = it->second;
       }
-      // Idle slots join in, each piece at least two runs, when no run sees another's history
-      // (or only its own chain's).
+      // Idle slots join in when no run sees another's history (or only its own chain's): some
+      // at the start, each piece at least two runs, and any slot left without a job later on.
       int borrowed = 0;
       const uint64_t unit = split_unit(m.setting, job);
+      std::shared_ptr<OpenRound> round;
       if (unit > 0) {
         const int most = static_cast<int>(std::min<uint64_t>(max_pieces(plan, unit),
                                                              static_cast<uint64_t>(threads))) -
@@ -367,11 +387,27 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
             break;
           }
         }
+        plan.queue = std::make_shared<engine::RunQueue>(plan.first_index, plan.runs, unit);
+        round = std::make_shared<OpenRound>();
+        round->plan = plan;
+        std::lock_guard<std::mutex> lock(mu);
+        open_rounds.push_back(round);
+        queue_changed.notify_all();
       }
+      // Closes the round to joiners and waits for those running; their outputs.
+      size_t joined = 0;
+      auto close_round = [&] {
+        std::unique_lock<std::mutex> lock(mu);
+        open_rounds.erase(std::find(open_rounds.begin(), open_rounds.end(), round));
+        round_joined.wait(lock, [&] { return round->joiners == 0; });
+        if (round->error) std::rethrow_exception(round->error);
+        joined = round->joined.size();
+        return std::move(round->joined);
+      };
       engine::RunOutput out;
       try {
-        out =
-            borrowed ? run_split(plan, unit, static_cast<size_t>(borrowed) + 1, exec) : exec(plan);
+        out = round ? run_split(plan, static_cast<size_t>(borrowed) + 1, exec, close_round)
+                    : exec(plan);
         idle_slots.fetch_add(borrowed);
         if (borrowed) queue_changed.notify_all();
         std::lock_guard<std::mutex> lock(mu);
@@ -395,9 +431,10 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       stats.runs += out.completed;
       for (const auto& r : out.records)
         if (r.done) stats.compile_cpu_seconds += r.compile_cpu_seconds;
-      if (borrowed) {
+      if (borrowed + joined > 0) {
         stats.split_rounds += 1;
-        stats.split_pieces += static_cast<uint64_t>(borrowed) + 1;
+        stats.split_pieces += static_cast<uint64_t>(borrowed) + joined + 1;
+        stats.joined_pieces += joined;
       }
       if (first_only) break;
     }
@@ -415,23 +452,44 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   // A job's first round ended (or failed). The waiting slots are not woken: this slot takes
   // the next job itself (take() wakes them when more is left), so that none takes it while this
   // slot, about to be idle, would be missed by the round's borrowing.
-  auto first_round_ended = [&] {
+  auto job_ended = [&](bool first_only) {
     std::lock_guard<std::mutex> lock(mu);
-    --first_rounds_running;
+    if (first_only) --first_rounds_running;
+    if (--jobs_running == 0) queue_changed.notify_all(); // the waiting slots may be done
+  };
+  // Runs a piece of an open round on this slot: its runs come from the round's queue.
+  auto join_round = [&](OpenRound& r) {
+    engine::RunOutput out;
+    std::exception_ptr error;
+    try {
+      out = exec(r.plan);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    r.joined.push_back(std::move(out));
+    if (error && !r.error) r.error = error;
+    --r.joiners;
+    round_joined.notify_all();
   };
 
   auto work = [&](bool& idle) {
     for (;;) {
       bool first_only = false;
-      const Job* job = take(first_only, idle);
+      std::shared_ptr<OpenRound> join;
+      const Job* job = take(first_only, idle, join);
+      if (join) {
+        join_round(*join);
+        continue;
+      }
       if (!job) return;
       try {
         run_job(*job, first_only);
       } catch (...) {
-        if (first_only) first_round_ended();
+        job_ended(first_only);
         throw;
       }
-      if (first_only) first_round_ended();
+      job_ended(first_only);
     }
   };
   // A failing store (disk full, database locked by another writer) ends the scan with its message.

@@ -6,9 +6,11 @@
 // second variant (it varies: stop) or its budget is spent (the bound reached
 // the manifest's target rate). Every job's first round runs first; then the job expected to
 // take longest (seconds per run so far x runs left) goes next. A slot with no job left is
-// idle, and a round whose runs each start their own process (process = fresh, or an exec
-// compiler) borrows idle slots: its runs are split into contiguous pieces run at once, with the
-// seeds and the result the one round would have had (docs/SCAN.md, "Splitting rounds").
+// idle. A round whose runs do not share a process's history (process = fresh, an exec compiler,
+// or chains of `history` runs) is split: idle slots run pieces of it at once, some from its
+// start and any slot left without a job later on, each taking runs (or whole chains) from the
+// round's queue, with the seeds and the result the one round would have had (docs/SCAN.md,
+// "Splitting rounds").
 // Every finished round goes to the ScanWriter at once, so a killed scan loses at most the
 // rounds in flight; a resumed scan continues each job from its stored run count and variants.
 //
@@ -56,6 +58,7 @@ struct ScheduleStats {
   double compile_cpu_seconds = 0; // CPU inside the compile calls of this invocation's runs
   uint64_t split_rounds = 0;      // rounds run as several pieces on idle slots (run_split)
   uint64_t split_pieces = 0;      // the pieces of those rounds
+  uint64_t joined_pieces = 0;     // of those, pieces of slots that joined a round running already
   bool interrupted = false;
   double seconds = 0;
   std::vector<std::string> errors; // compilers that could not be loaded
