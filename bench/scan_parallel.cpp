@@ -10,6 +10,12 @@
 // manifest's process setting (default: the manifest's, both), --history the [setting] history
 // (same-process chains, which let same-process rounds split; default 0) and --first-round the
 // runs of a job's first round (default: all of them).
+//
+// Beside each efficiency it prints where it goes, from the scan's own database: "slots busy", the
+// runs' wall time (worker start, compile, transfer: runs.seconds) over N x the scan's wall, and
+// "compile time", the sum of the compiles' own wall time (runs.compile_seconds) against --jobs 1.
+// Efficiency is roughly busy / compile time: a low "busy" is the scheduler's (or kdet's fixed
+// costs'), a "compile time" above 1.00 is the machine running N compiles at once more slowly.
 // Usage: scan_parallel KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH]
 // [--repeat K] [--shape I,T,O] [--process same|both|fresh] [--history N] [--first-round F]
 //
@@ -23,21 +29,61 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <sqlite3.h>
 #include <string>
 #include <thread>
 #include <vector>
 
 using namespace kdet;
 
+namespace {
+
+// Sum of runs.seconds and runs.compile_seconds in a scan database.
+std::pair<double, double> run_seconds(const std::string& db_path) {
+  sqlite3* db = nullptr;
+  std::pair<double, double> sums{0, 0};
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT total(seconds), total(compile_seconds) FROM runs", -1, &st,
+                           nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      sums = {sqlite3_column_double(st, 0), sqlite3_column_double(st, 1)};
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return sums;
+}
+
+int run(int argc, char** argv);
+
+} // namespace
+
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fmt::print(
-        stderr,
-        "usage: {} KDET_BINARY [--source DIR] [--jobs 1,2] [--runs R] [--lib PATH] [--repeat K]\n",
-        argv[0]);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "scan_parallel: {}\n", e.what());
     return 2;
   }
+}
+
+namespace {
+
+int run(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    fmt::print(
+        stderr,
+        "usage: {} KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH] [--repeat "
+        "K]\n"
+        "       [--shape I,T,O] [--process same|both|fresh] [--history N] [--first-round F]\n",
+        argv[0]);
+    return argc < 2 ? 2 : 0;
+  }
   std::string kdet = absolute_path(argv[1]);
+  if (::access(kdet.c_str(), X_OK) != 0 || std::filesystem::is_directory(kdet)) {
+    fmt::print(stderr, "scan_parallel: {} is not a kdet binary\n", argv[1]);
+    return 2;
+  }
   // This file is <source>/bench/scan_parallel.cpp.
   std::string source = std::string(__FILE__).substr(0, std::string(__FILE__).rfind("/bench/"));
   std::string lib = "/usr/local/cuda/nvvm/lib64/libnvvm.so";
@@ -110,9 +156,10 @@ int main(int argc, char** argv) {
   fmt::print("scan_parallel: {} jobs x {} runs (process {}, history {}), compiler {}, {} cores\n",
              n_jobs, runs, process.empty() ? "both" : process, history, lib,
              std::thread::hardware_concurrency());
-  double t1 = 0;
+  double t1 = 0, compile1 = 0;
   for (int n : jobs) {
     double best = 1e30;
+    std::pair<double, double> sums; // of the fastest repetition
     for (int k = 0; k < repeat; ++k) {
       std::string db = fmt::format("{}/j{}-{}.db", dir, n, k);
       SpawnOptions o;
@@ -124,12 +171,23 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "kdet scan --jobs {} failed: {}\n{}\n", n, r.status.describe(), r.err);
         return 1;
       }
-      best = std::min(best, s);
+      if (s < best) {
+        best = s;
+        sums = run_seconds(db);
+      }
     }
-    if (n == jobs.front()) t1 = best * jobs.front();
-    fmt::print("jobs {:>3}: {:.2f} s  speed-up {:.2f}  efficiency {:.2f}\n", n, best, t1 / best,
-               t1 / best / static_cast<double>(n));
+    if (n == jobs.front()) {
+      t1 = best * jobs.front();
+      compile1 = sums.second;
+    }
+    fmt::print("jobs {:>3}: {:.2f} s  speed-up {:.2f}  efficiency {:.2f}  (slots busy {:.2f}, "
+               "compile time {:.2f})\n",
+               n, best, t1 / best, t1 / best / static_cast<double>(n),
+               sums.first / (best * static_cast<double>(n)),
+               compile1 > 0 ? sums.second / compile1 : 0.0);
   }
   remove_tree(dir);
   return 0;
 }
+
+} // namespace
