@@ -92,6 +92,22 @@ TEST_F(Runner, DeterministicCompilerGivesOneVariantOverEveryRun) {
   EXPECT_FALSE(out.stopped_early);
 }
 
+// kdet compare --stress: any successful output but B's one ends the regime; failures do not.
+TEST_F(Runner, StopAtOtherThanStopsAtTheFirstOtherSuccessfulOutput) {
+  RunPlan plan = nvvm_plan("echo", 6);
+  plan.stop_at_other_than = "not an outcome id";
+  RunOutput out = execute(plan);
+  EXPECT_EQ(out.completed, 1u) << "the first run's output is another one";
+  EXPECT_TRUE(out.stopped_early);
+
+  plan.stop_at_other_than = execute(nvvm_plan("echo", 1)).variants.at(0).id;
+  EXPECT_EQ(execute(plan).completed, 6u) << "B's one output every time: every run is made";
+
+  plan = nvvm_plan("fail", 4);
+  plan.stop_at_other_than = "not an outcome id";
+  EXPECT_EQ(execute(plan).completed, 4u) << "a failure is no output to compare";
+}
+
 TEST_F(Runner, AFailingCompilerIsAVariantNotAnException) {
   RunOutput out = execute(nvvm_plan("fail", 3));
   EXPECT_EQ(out.completed, 3u);

@@ -34,7 +34,8 @@ store::JobRow row(const std::string& compiler, std::vector<std::pair<std::string
 
 // A run function that gives `id` on every run, or `other` on every run under the regime named.
 RerunFn scripted(const std::string& id, int threads_for_other = -1, uint64_t* calls = nullptr) {
-  return [=](const store::JobRow&, const perturb::Setting& s, uint64_t, uint64_t n, size_t) {
+  return [=](const store::JobRow&, const perturb::Setting& s, uint64_t, uint64_t n, size_t,
+             const std::string&) {
     if (calls) ++*calls;
     engine::RunOutput out;
     engine::Variant v;
@@ -107,7 +108,8 @@ TEST(ScanStress, FixedUnderStressRunsEveryRegimeAndGivesABound) {
 TEST(ScanStress, ACutBudgetOrAFailureIsInconclusive) {
   std::vector<store::JobRow> a = {row("a", {{"x", 5}, {"y", 5}})}, b = {row("b", {{"z", 20}})};
   auto pairs = pair_jobs(a, "a", b, "b");
-  RerunFn cut = [](const store::JobRow&, const perturb::Setting&, uint64_t, uint64_t n, size_t) {
+  RerunFn cut = [](const store::JobRow&, const perturb::Setting&, uint64_t, uint64_t n, size_t,
+                   const std::string&) {
     engine::RunOutput out;
     engine::Variant v;
     v.id = "z";

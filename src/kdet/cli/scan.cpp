@@ -73,12 +73,15 @@ bool prove(std::vector<report::CompilerComparison>& cmps, std::deque<store::JobR
            const ProveArgs& a, const char* who) {
   auto rerunner = std::make_shared<scan::Rerunner>(b_meta, b_path);
   scan::RerunFn run = [rerunner](const store::JobRow& row, const perturb::Setting& s,
-                                 uint64_t first, uint64_t n,
-                                 size_t stop) { return rerunner->run(row, s, first, n, stop); };
+                                 uint64_t first, uint64_t n, size_t stop,
+                                 const std::string& other_than) {
+    return rerunner->run(row, s, first, n, stop, other_than);
+  };
   const perturb::Setting setting = rerunner->manifest().setting;
   scan::RerunFn in_setting = [run, setting](const store::JobRow& row, const perturb::Setting&,
-                                            uint64_t first, uint64_t n, size_t stop) {
-    return run(row, setting, first, n, stop);
+                                            uint64_t first, uint64_t n, size_t stop,
+                                            const std::string& other_than) {
+    return run(row, setting, first, n, stop, other_than);
   };
   engine::install_interrupt_handler();
   auto t0 = std::chrono::steady_clock::now();

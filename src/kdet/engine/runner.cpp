@@ -481,7 +481,12 @@ private:
       // The serial order stops no later than here: the runs not handed out yet come after.
       if (m_plan.queue) m_plan.queue->stop();
     }
-    if (result.status == backend::Status::ok) ++m_succeeded;
+    if (result.status == backend::Status::ok) {
+      ++m_succeeded;
+      if (!m_plan.stop_at_other_than.empty() &&
+          m_out.records[idx].variant != m_plan.stop_at_other_than)
+        m_stop.store(true);
+    }
     if (m_plan.stop_after_failures > 0 && m_succeeded == 0 &&
         m_completed >= m_plan.stop_after_failures)
       m_stop.store(true);

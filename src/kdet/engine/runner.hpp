@@ -62,6 +62,9 @@ struct RunPlan {
   // Stop early once this many distinct outcomes were seen (0 = run them all;
   // 2 = stop at the first sign of nondeterminism, as scan's adaptive budget does).
   size_t stop_at_outcomes = 0;
+  // Non-empty: stop also at the first successful run whose outcome is not this one (kdet compare
+  // --stress: any output but B's one is the answer; failures do not count).
+  std::string stop_at_other_than;
   // Stop early once this many runs failed while none succeeded (0 = never): a
   // compiler that hangs under a factor should cost two timeouts, not N.
   uint64_t stop_after_failures = 0;

@@ -31,7 +31,8 @@ Rerunner::Rerunner(const std::map<std::string, std::string>& meta, const std::st
 }
 
 engine::RunOutput Rerunner::run(const store::JobRow& row, const perturb::Setting& setting,
-                                uint64_t first, uint64_t runs, size_t stop_at_outcomes) const {
+                                uint64_t first, uint64_t runs, size_t stop_at_outcomes,
+                                const std::string& stop_at_other_than) const {
   auto it =
       std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job& j) { return j.id == row.id; });
   // The job id covers the input's hash: an edited input plans another id.
@@ -55,7 +56,9 @@ engine::RunOutput Rerunner::run(const store::JobRow& row, const perturb::Setting
     }
     throw Error::format("{}: input {} is no longer in its manifest", m_db, row.input);
   }
-  return engine::execute(job_run_plan(*m_manifest, *it, setting, first, runs, stop_at_outcomes));
+  engine::RunPlan plan = job_run_plan(*m_manifest, *it, setting, first, runs, stop_at_outcomes);
+  plan.stop_at_other_than = stop_at_other_than;
+  return engine::execute(plan);
 }
 
 uint64_t settle_runs_needed(double a_rate, double margin) {
@@ -87,7 +90,7 @@ uint64_t settle(std::vector<Pairing>& pairs, std::deque<store::JobRow>& storage,
       uint64_t n = std::min<uint64_t>({target - b.runs, std::max<uint64_t>(b.runs, 16), 4096});
       engine::RunOutput out;
       try {
-        out = run(b, {}, b.runs, n, 2);
+        out = run(b, {}, b.runs, n, 2, "");
       } catch (const Error& e) {
         p.stress_regime = e.what();
         break;
@@ -163,7 +166,8 @@ uint64_t stress(std::vector<Pairing>& pairs, const std::vector<StressRegime>& re
     for (const auto& reg : regimes) {
       engine::RunOutput out;
       try {
-        out = run(*p->b, reg.setting, first, n, 3);
+        // Up to 3 outcomes (B's, a failure, another); B's output and then another is the answer.
+        out = run(*p->b, reg.setting, first, n, 3, modal);
       } catch (const Error& e) {
         p->stress = Pairing::Stress::inconclusive;
         p->stress_regime = fmt::format("{}: {}", reg.name, e.what());

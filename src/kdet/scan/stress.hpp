@@ -30,10 +30,12 @@ public:
   // manifest or the manifest no longer parses.
   Rerunner(const std::map<std::string, std::string>& meta, const std::string& db_path);
   // Runs `runs` runs of the stored job `row` under `setting`, run numbers from `first`
-  // (seeds as the scan derives them), stopping at `stop_at_outcomes` (0: never). Throws
+  // (seeds as the scan derives them), stopping at `stop_at_outcomes` (0: never) and, when
+  // `stop_at_other_than` is set, at the first successful run with another outcome. Throws
   // Error when the job cannot be run (not in the manifest, input changed, compiler absent).
   engine::RunOutput run(const store::JobRow& row, const perturb::Setting& setting, uint64_t first,
-                        uint64_t runs, size_t stop_at_outcomes) const;
+                        uint64_t runs, size_t stop_at_outcomes,
+                        const std::string& stop_at_other_than = "") const;
   const Manifest& manifest() const { return *m_manifest; }
 
 private:
@@ -43,9 +45,11 @@ private:
   std::vector<Job> m_jobs;
 };
 
-// Runs one plan; tests script it. Empty: Rerunner::run.
-using RerunFn = std::function<engine::RunOutput(const store::JobRow&, const perturb::Setting&,
-                                                uint64_t first, uint64_t runs, size_t stop)>;
+// Runs one plan (engine::RunPlan's stop_at_outcomes and stop_at_other_than: `stop`, `other_than`);
+// tests script it. Empty: Rerunner::run.
+using RerunFn =
+    std::function<engine::RunOutput(const store::JobRow&, const perturb::Setting&, uint64_t first,
+                                    uint64_t runs, size_t stop, const std::string& other_than)>;
 
 // The runs B needs on a job with A's observed rate `a_rate` for its 95% bound to lie
 // `margin` times below it with no differing run: the least n with
