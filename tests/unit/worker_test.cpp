@@ -4,8 +4,11 @@
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 
+#include <csignal>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <vector>
 
 using namespace kdet;
 using namespace kdet::engine;
@@ -42,5 +45,49 @@ TEST(Worker, FailedChdirIsAnOutcomeNamingTheFolder) {
   reply = worker.compile(msg, std::chrono::seconds(20), -1);
   EXPECT_EQ(reply.message.result.status, backend::Status::ok) << reply.message.result.detail;
   worker.stop();
+  remove_tree(dir);
+}
+
+// quit() does not wait for the worker to exit; stop_quitting reaps what has ended and, with
+// wait, everything, so no worker outlives the run that quit it.
+TEST(Worker, AQuitWorkerIsReapedLaterAndNoneIsLeft) {
+  const char* exe = std::getenv("KDET_EXE") ? std::getenv("KDET_EXE") : KDET_EXE_PATH;
+  const char* fakes =
+      std::getenv("KDET_FAKES_DIR") ? std::getenv("KDET_FAKES_DIR") : KDET_FAKES_PATH;
+  std::string dir = make_temp_dir("kdet-worker-test");
+  WorkerLaunch launch;
+  launch.exe = exe;
+  launch.backend.kind = backend::Kind::nvvm;
+  launch.backend.lib = std::string(fakes) + "/libfakenvvm.so";
+  launch.env = current_environment();
+  launch.log_path = dir + "/worker.log";
+  std::vector<pid_t> quitting;
+  for (int i = 0; i < 3; ++i) {
+    WorkerProcess worker;
+    HelloMessage hello;
+    std::string error;
+    ASSERT_TRUE(worker.start(launch, hello, error)) << error;
+    const pid_t pid = worker.pid();
+    EXPECT_EQ(worker.quit(), pid);
+    EXPECT_FALSE(worker.alive());
+    quitting.push_back(pid);
+  }
+  ASSERT_EQ(::kill(quitting[0], 0), 0) << "not reaped yet: its pid is still this process's child";
+  // Ended ones go without waiting (the others stay listed).
+  for (int tries = 0; tries < 500 && !quitting.empty(); ++tries) {
+    stop_quitting(quitting, false);
+    if (!quitting.empty()) ::usleep(10000);
+  }
+  EXPECT_TRUE(quitting.empty()) << "a worker told to quit did not exit in 5 s";
+
+  WorkerProcess worker;
+  HelloMessage hello;
+  std::string error;
+  ASSERT_TRUE(worker.start(launch, hello, error)) << error;
+  const pid_t pid = worker.pid();
+  quitting.push_back(worker.quit());
+  stop_quitting(quitting, true);
+  EXPECT_TRUE(quitting.empty());
+  EXPECT_EQ(::kill(pid, 0), -1) << "reaped: no such process";
   remove_tree(dir);
 }

@@ -152,7 +152,8 @@ private:
     std::optional<uint64_t> claimed;
     uint64_t unit_next = 0, unit_end = 0; // the rest of the unit taken from RunPlan::queue
     std::unique_ptr<Prestarted> next;
-    int log_flip = 0; // prestarted workers alive together write to two logs in turn
+    int log_flip = 0;            // prestarted workers alive together write to two logs in turn
+    std::vector<pid_t> quitting; // fresh workers told to quit, not reaped yet (stop_quitting)
   };
 
   // Workers start off the critical path when a core is spare for their start: library backends
@@ -309,6 +310,7 @@ private:
     if (slot.next) slot.next->worker.stop();
     slot.shared.stop();
     slot.own.stop();
+    stop_quitting(slot.quitting, true);
   }
 
   // Runs compile `idx` in the slot's worker (started first when it is not running) and fills
@@ -319,6 +321,7 @@ private:
     rec.slot = slot.index;
     const bool run_fresh = runs_in_fresh_process(m_mode, idx);
     rec.fresh_process = run_fresh;
+    stop_quitting(slot.quitting, false);
     WorkerProcess& worker = run_fresh ? slot.own : slot.shared;
     int own_serial = 0, own_nth = 0;
     int& worker_serial = run_fresh ? own_serial : slot.shared_serial;
@@ -407,7 +410,8 @@ private:
       rec.churn_seconds = static_cast<double>(reply.message.churn_ns) * 1e-9;
       rec.compile_cpu_seconds = static_cast<double>(reply.message.compile_cpu_ns) * 1e-9;
       rec.own_cpu_seconds = static_cast<double>(reply.message.own_cpu_ns) * 1e-9;
-      if (run_fresh && worker.alive()) worker.stop();
+      // Its exit (unmapping the compiler and its heap) goes on while the next run starts.
+      if (run_fresh && worker.alive()) slot.quitting.push_back(worker.quit());
     }
     rec.seconds = duration<double>(steady_clock::now() - t0).count();
     describe_outcome(rec, result);

@@ -243,6 +243,32 @@ void WorkerProcess::lose() {
   m_clock.reset();
 }
 
+pid_t WorkerProcess::quit() {
+  if (m_pid <= 0) return -1;
+  write_frame(m_request_fd, MessageType::quit, {});
+  ::close(m_request_fd);
+  m_request_fd = -1;
+  if (m_reply_fd >= 0) ::close(m_reply_fd);
+  m_reply_fd = -1;
+  m_clock.reset();
+  return std::exchange(m_pid, -1);
+}
+
+void stop_quitting(std::vector<pid_t>& pids, bool wait) {
+  if (pids.empty()) return;
+  auto until = steady_clock::now() + seconds(5);
+  size_t left = 0;
+  for (pid_t pid : pids)
+    if (wait)
+      wait_child(pid, until, interrupt_fd());
+    else if (!try_reap(pid))
+      pids[left++] = pid;
+  const bool reaped = left < pids.size() || wait;
+  pids.resize(wait ? 0 : left);
+  // A compiler's own children that outlived their worker were handed to this process.
+  if (reaped) kill_orphans();
+}
+
 void WorkerProcess::stop() {
   if (m_pid <= 0) return;
   write_frame(m_request_fd, MessageType::quit, {});

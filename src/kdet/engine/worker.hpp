@@ -61,6 +61,10 @@ public:
 
   // Asks the worker to quit and reaps it (kills it if it does not go).
   void stop();
+  // Asks the worker to quit and returns its pid at once, without waiting for it to exit (a
+  // process's exit unmaps the compiler and its heap: milliseconds). The caller reaps it
+  // later: try_reap while it works, stop_quitting at the end.
+  pid_t quit();
 
   bool alive() const { return m_pid > 0; }
   pid_t pid() const { return m_pid; }
@@ -77,5 +81,9 @@ private:
   // libfaketime's shared clock for this worker's process tree; removed once it is reaped.
   std::unique_ptr<FaketimeShared> m_clock;
 };
+
+// Reaps the workers quit() left exiting: those that have ended, or (wait) all of them, each
+// given until 5 s from now before it is killed; then kills what their compilers left behind.
+void stop_quitting(std::vector<pid_t>& pids, bool wait);
 
 } // namespace kdet::engine

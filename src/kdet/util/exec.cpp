@@ -295,6 +295,12 @@ void kill_and_reap(pid_t pid) {
   reap(pid);
 }
 
+bool try_reap(pid_t pid) {
+  if (pid <= 0 || !has_ended(pid)) return false;
+  reap(pid);
+  return true;
+}
+
 ExitStatus terminate_and_reap(pid_t pid, std::chrono::milliseconds grace) {
   if (pid <= 0) return {};
   signal_tree(pid, SIGTERM);

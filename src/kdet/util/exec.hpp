@@ -72,6 +72,9 @@ ExitStatus wait_child(pid_t pid,
                       std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt,
                       int interrupt_fd = -1);
 
+// Reaps `pid` if it has ended and returns true; false, and nothing done, while it runs.
+bool try_reap(pid_t pid);
+
 // Kills a process group (or the process when it leads none) with SIGKILL and reaps it.
 void kill_and_reap(pid_t pid);
 
