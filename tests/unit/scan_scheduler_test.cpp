@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 using namespace kdet;
@@ -353,6 +354,66 @@ TEST_F(ScanSchedulerTest, ASlotWithNoJobLeftJoinsARunningRound) {
   }
   EXPECT_EQ(a.at("long.ll").runs, 40u);
   EXPECT_TRUE(a.at("short.ll").varies());
+}
+
+// A round interrupted after 5 of its runs keeps only what a resumed round can go on from with the
+// history of an uninterrupted one: whole chains (history = 3: 3 runs), nothing when its
+// same-process runs share one worker (history = 0), every run when each has its own process.
+TEST_F(ScanSchedulerTest, AnInterruptedRoundKeepsOnlyRunsAResumeCanContinue) {
+  const std::string dir = m_dir + "/cut";
+  for (const auto& [process, extra, kept] :
+       {std::tuple<std::string, std::string, uint64_t>{"same", "history = 3\n", 3},
+        {"both", "history = 2\n", 4},
+        {"same", "", 0},
+        {"both", "", 0},
+        {"fresh", "", 5}}) {
+    SCOPED_TRACE(process + " " + extra);
+    remove_tree(dir);
+    make_dirs(dir);
+    write_file_atomic(dir + "/k.ll", "; k\n");
+    write_file_atomic(dir + "/libfake.so", "not a library: the scripted runs never load it");
+    const std::string text = "inputs = [\"k.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\n"
+                             "lib = \"libfake.so\"\n[setting]\nprocess = \"" +
+                             process + "\"\n" + extra + "[budget]\nmax_runs = 8\nfirst_round = 8\n";
+    scan::Manifest m = scan::parse_manifest(text, dir + "/m.toml");
+    auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
+    std::map<std::string, store::JobRow> state;
+    state[jobs.at(0).id] = scan::initial_row(m, jobs[0]);
+    store::ScanDb db(dir + "/s.db");
+    scan::ScheduleOptions opt;
+    std::vector<uint64_t> starts; // each call's first run (the first call's runs 0..4 only)
+    opt.execute = [&](const engine::RunPlan& plan) {
+      starts.push_back(plan.first_index);
+      engine::RunOutput out = scripted_round(plan, [](uint64_t) { return "A"; });
+      if (starts.size() == 1) { // SIGINT after run 5
+        out.records.resize(plan.runs);
+        for (uint64_t i = 5; i < plan.runs; ++i)
+          out.records[i] = engine::RunRecord{};
+        out.completed = 5;
+        out.variants[0].count = 5;
+        out.interrupted = true;
+      } else {
+        std::vector<engine::RunRecord> by_index(plan.runs);
+        for (auto& r : out.records)
+          by_index[r.index] = r;
+        out.records = by_index;
+      }
+      return out;
+    };
+    {
+      store::ScanWriter writer(db);
+      scan::ScheduleStats st = scan::run_jobs(m, jobs, state, writer, opt);
+      EXPECT_TRUE(st.errors.empty());
+    }
+    if (kept == 0) { // nothing stored: the round is in flight, as when killed
+      EXPECT_EQ(starts.size(), 1u);
+      EXPECT_EQ(state.begin()->second.runs, 0u);
+      continue;
+    }
+    ASSERT_EQ(starts.size(), 2u);
+    EXPECT_EQ(starts[1], kept) << "the resumed round starts where the kept runs end";
+    EXPECT_EQ(state.begin()->second.runs, 8u);
+  }
 }
 
 TEST_F(ScanSchedulerTest, FirstRoundsFirstThenTheJobExpectedToTakeLongest) {

@@ -152,7 +152,8 @@ private:
     std::optional<uint64_t> claimed;
     uint64_t unit_next = 0, unit_end = 0; // the rest of the unit taken from RunPlan::queue
     std::unique_ptr<Prestarted> next;
-    int log_flip = 0;            // prestarted workers alive together write to two logs in turn
+    // Prestarted workers of a kind (fresh, chain) alive together write to two logs in turn.
+    int log_flip_fresh = 0, log_flip_chain = 0;
     std::vector<pid_t> quitting; // fresh workers told to quit, not reaped yet (stop_quitting)
   };
 
@@ -215,8 +216,9 @@ private:
       p->launch.env = m_launch.env;
     }
     // Its own log: the slot's shared worker may be alive beside it, writing to worker<slot>.log.
-    p->launch.log_path = fmt::format("{}/worker{}{}{}.log", m_session.path(), slot.index,
-                                     fresh ? "f" : "c", ++slot.log_flip % 2);
+    p->launch.log_path =
+        fmt::format("{}/worker{}{}{}.log", m_session.path(), slot.index, fresh ? "f" : "c",
+                    ++(fresh ? slot.log_flip_fresh : slot.log_flip_chain) % 2);
     std::string error;
     if (p->worker.launch(p->launch, error)) slot.next = std::move(p);
   }
@@ -390,7 +392,10 @@ private:
       msg.request.max_output = m_plan.max_output;
       rec.worker_pid = worker.pid();
       rec.worker = worker_serial;
-      rec.nth_in_worker = ++nth;
+      // An exec compiler is a new process every run: each compile is the first in its process,
+      // whichever kdet worker started it (so a split round's runs read the same on any slot).
+      ++nth;
+      rec.nth_in_worker = m_is_exec ? 1 : nth;
       auto driver_timeout =
           m_plan.timeout.count() > 0 && m_is_exec ? m_plan.timeout + k_exec_grace : m_plan.timeout;
       prestart_next(slot);

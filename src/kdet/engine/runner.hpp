@@ -95,7 +95,7 @@ struct RunRecord {
   int slot = 0;       // which parallel slot ran it
   int worker = 0;     // serial number of the worker process (same-process runs share it)
   int worker_pid = 0;
-  int nth_in_worker = 0; // 1 = first compile in that worker
+  int nth_in_worker = 0; // 1 = first compile in that worker (exec: always 1, see compile_one)
   bool fresh_process =
       false; // ran in a worker started for this run alone (the across-processes regime)
   backend::Status status = backend::Status::infra_error;

@@ -202,6 +202,37 @@ engine::RunOutput run_split(const engine::RunPlan& plan, size_t pieces,
   return out;
 }
 
+// An interrupted round keeps its runs only up to where the resumed round can go on with the
+// history each run has in an uninterrupted one: a resumed round starts each chain in a new worker
+// (history = N), and its same-process runs in one new worker (history = 0). So with same-process
+// runs of a library backend it keeps the whole chains done (history = N) or nothing of the round
+// (history = 0); a resume makes the rest again, with the same seeds and the same history. Runs
+// each in a process of their own (process = fresh, exec compilers) are all kept.
+void keep_resumable_runs(engine::RunOutput& out, const Job& job, const perturb::Setting& setting) {
+  const engine::RunPlan& plan = out.plan;
+  if (setting.process == perturb::ProcessMode::fresh || job.backend.kind == backend::Kind::exec)
+    return;
+  if (plan.stop_at_outcomes > 0 && out.variants.size() >= plan.stop_at_outcomes) return;
+  const uint64_t first = plan.first_index;
+  uint64_t end = first;
+  while (end < plan.runs && out.records[end].done)
+    ++end;
+  const uint64_t span = engine::same_chain_span(setting);
+  const uint64_t keep = span == 0 ? first : std::max(first, end / span * span);
+  if (keep >= end) return;
+  for (uint64_t i = keep; i < plan.runs; ++i)
+    out.records[i] = engine::RunRecord{};
+  for (auto& v : out.variants) {
+    v.count = 0;
+    for (uint64_t i = first; i < keep; ++i)
+      if (out.records[i].variant == v.id) ++v.count;
+  }
+  out.variants.erase(std::remove_if(out.variants.begin(), out.variants.end(),
+                                    [](const engine::Variant& v) { return v.count == 0; }),
+                     out.variants.end());
+  out.completed = keep - first;
+}
+
 // The wall time a job's remaining runs are expected to take: its seconds per run so far
 // (measured in its first round, or stored by an earlier invocation) times the runs left.
 double expected_seconds(const store::JobRow& row) {
@@ -401,7 +432,9 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         open_rounds.erase(std::find(open_rounds.begin(), open_rounds.end(), round));
         round_joined.wait(lock, [&] { return round->joiners == 0; });
         if (round->error) std::rethrow_exception(round->error);
-        joined = round->joined.size();
+        joined = static_cast<size_t>(
+            std::count_if(round->joined.begin(), round->joined.end(),
+                          [](const engine::RunOutput& o) { return o.completed > 0; }));
         return std::move(round->joined);
       };
       engine::RunOutput out;
@@ -412,6 +445,9 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         if (borrowed) queue_changed.notify_all();
         std::lock_guard<std::mutex> lock(mu);
         identities.emplace(job.compiler, out.identity);
+      } catch (const Interrupted&) {
+        idle_slots.fetch_add(borrowed); // SIGINT while a piece loaded the compiler: not its fault
+        break;
       } catch (const Error& e) {
         idle_slots.fetch_add(borrowed);
         std::lock_guard<std::mutex> lock(mu);
@@ -423,7 +459,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         idle_slots.fetch_add(borrowed);
         throw;
       }
-      if (out.completed == 0) break; // interrupted before any run finished
+      if (out.interrupted) keep_resumable_runs(out, job, m.setting);
+      if (out.completed == 0) break; // interrupted before any run finished (or to keep)
       store::RoundWrite w = fold_round(row, out, offset);
       writer.push(std::move(w));
       std::lock_guard<std::mutex> lock(mu);
