@@ -186,19 +186,26 @@ namespace {
 // a compiler driven by the seed would give it. Returns the job's row; `stats` gets the
 // scheduler's counts, and `calls` (when given) the runs [first, end) each execute() took at a
 // time (all its runs, or a unit of a split round's queue), in their round's indices.
-store::JobRow run_one_job(const std::string& dir, int threads, const std::string& process,
-                          const std::function<std::string(uint64_t)>& outcome,
-                          scan::ScheduleStats& stats, const std::string& extra = "",
-                          std::vector<std::pair<uint64_t, uint64_t>>* calls = nullptr) {
+// A one-job manifest in a new `dir` (its k.ll and a fake library the scripted runs never load):
+// process = `process`, then the `[setting]` lines `extra`, then the `[budget]` lines `budget`.
+scan::Manifest one_job_manifest(const std::string& dir, const std::string& process,
+                                const std::string& extra, const std::string& budget) {
   remove_tree(dir);
   make_dirs(dir);
   write_file_atomic(dir + "/k.ll", "; k\n");
   write_file_atomic(dir + "/libfake.so", "not a library: the scripted runs never load it");
   const std::string text = "inputs = [\"k.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\n"
                            "lib = \"libfake.so\"\n[setting]\nprocess = \"" +
-                           process + "\"\n" + extra +
-                           "[budget]\nmax_runs = 40\nfirst_round = 8\nmax_round = 16\n";
-  scan::Manifest m = scan::parse_manifest(text, dir + "/m.toml");
+                           process + "\"\n" + extra + "[budget]\n" + budget;
+  return scan::parse_manifest(text, dir + "/m.toml");
+}
+
+store::JobRow run_one_job(const std::string& dir, int threads, const std::string& process,
+                          const std::function<std::string(uint64_t)>& outcome,
+                          scan::ScheduleStats& stats, const std::string& extra = "",
+                          std::vector<std::pair<uint64_t, uint64_t>>* calls = nullptr) {
+  scan::Manifest m =
+      one_job_manifest(dir, process, extra, "max_runs = 40\nfirst_round = 8\nmax_round = 16\n");
   auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
   std::map<std::string, store::JobRow> state;
   state[jobs.at(0).id] = scan::initial_row(m, jobs[0]);
@@ -368,14 +375,7 @@ TEST_F(ScanSchedulerTest, AnInterruptedRoundKeepsOnlyRunsAResumeCanContinue) {
         {"both", "", 0},
         {"fresh", "", 5}}) {
     SCOPED_TRACE(process + " " + extra);
-    remove_tree(dir);
-    make_dirs(dir);
-    write_file_atomic(dir + "/k.ll", "; k\n");
-    write_file_atomic(dir + "/libfake.so", "not a library: the scripted runs never load it");
-    const std::string text = "inputs = [\"k.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\n"
-                             "lib = \"libfake.so\"\n[setting]\nprocess = \"" +
-                             process + "\"\n" + extra + "[budget]\nmax_runs = 8\nfirst_round = 8\n";
-    scan::Manifest m = scan::parse_manifest(text, dir + "/m.toml");
+    scan::Manifest m = one_job_manifest(dir, process, extra, "max_runs = 8\nfirst_round = 8\n");
     auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
     std::map<std::string, store::JobRow> state;
     state[jobs.at(0).id] = scan::initial_row(m, jobs[0]);

@@ -13,19 +13,28 @@
 using namespace kdet;
 using namespace kdet::engine;
 
-TEST(Worker, FailedChdirIsAnOutcomeNamingTheFolder) {
-  // The environment may name another build (ctest sets it); else the paths this test was built
-  // with.
+namespace {
+
+// A worker on the fake libNVVM, logging into `dir`. The environment may name another build
+// (ctest sets it); else the paths this test was built with.
+WorkerLaunch fake_launch(const std::string& dir) {
   const char* exe = std::getenv("KDET_EXE") ? std::getenv("KDET_EXE") : KDET_EXE_PATH;
   const char* fakes =
       std::getenv("KDET_FAKES_DIR") ? std::getenv("KDET_FAKES_DIR") : KDET_FAKES_PATH;
-  std::string dir = make_temp_dir("kdet-worker-test");
   WorkerLaunch launch;
   launch.exe = exe;
   launch.backend.kind = backend::Kind::nvvm;
   launch.backend.lib = std::string(fakes) + "/libfakenvvm.so";
   launch.env = current_environment();
   launch.log_path = dir + "/worker.log";
+  return launch;
+}
+
+} // namespace
+
+TEST(Worker, FailedChdirIsAnOutcomeNamingTheFolder) {
+  std::string dir = make_temp_dir("kdet-worker-test");
+  WorkerLaunch launch = fake_launch(dir);
   WorkerProcess worker;
   HelloMessage hello;
   std::string error;
@@ -51,16 +60,8 @@ TEST(Worker, FailedChdirIsAnOutcomeNamingTheFolder) {
 // quit() does not wait for the worker to exit; stop_quitting reaps what has ended and, with
 // wait, everything, so no worker outlives the run that quit it.
 TEST(Worker, AQuitWorkerIsReapedLaterAndNoneIsLeft) {
-  const char* exe = std::getenv("KDET_EXE") ? std::getenv("KDET_EXE") : KDET_EXE_PATH;
-  const char* fakes =
-      std::getenv("KDET_FAKES_DIR") ? std::getenv("KDET_FAKES_DIR") : KDET_FAKES_PATH;
   std::string dir = make_temp_dir("kdet-worker-test");
-  WorkerLaunch launch;
-  launch.exe = exe;
-  launch.backend.kind = backend::Kind::nvvm;
-  launch.backend.lib = std::string(fakes) + "/libfakenvvm.so";
-  launch.env = current_environment();
-  launch.log_path = dir + "/worker.log";
+  const WorkerLaunch launch = fake_launch(dir);
   std::vector<pid_t> quitting;
   for (int i = 0; i < 3; ++i) {
     WorkerProcess worker;
