@@ -271,7 +271,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   std::mutex mu; // guards state, stats, broken, identities, the queues, progress calls
   std::condition_variable queue_changed;
   // jobs_running: jobs a slot is running rounds of, whose later rounds this slot may yet join.
-  size_t next_fresh = 0, first_rounds_running = 0, jobs_running = 0;
+  size_t next_fresh = 0, jobs_running = 0;
   std::map<size_t, backend::Identity>
       identities;          // by compiler index: loaded once, later rounds skip the probe
   std::set<size_t> broken; // compilers that failed to load
@@ -343,7 +343,6 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       if (stopping()) return nullptr;
       if (next_fresh < fresh.size() && reclaim()) {
         first_only = true;
-        ++first_rounds_running;
         ++jobs_running;
         return fresh[next_fresh++];
       }
@@ -486,12 +485,12 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     }
     report_progress(false, false);
   };
-  // A job's first round ended (or failed). The waiting slots are not woken: this slot takes
-  // the next job itself (take() wakes them when more is left), so that none takes it while this
-  // slot, about to be idle, would be missed by the round's borrowing.
-  auto job_ended = [&](bool first_only) {
+  // A slot is done with a job for now (its first round, or all its rounds; or it failed). The
+  // waiting slots are woken only when no job runs any more, so that they can finish: otherwise
+  // this slot takes the next job itself (take() wakes them when more is left), so that none
+  // takes it while this slot, about to be idle, would be missed by the round's borrowing.
+  auto job_ended = [&] {
     std::lock_guard<std::mutex> lock(mu);
-    if (first_only) --first_rounds_running;
     if (--jobs_running == 0) queue_changed.notify_all(); // the waiting slots may be done
   };
   // Runs a piece of an open round on this slot: its runs come from the round's queue.
@@ -523,10 +522,10 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       try {
         run_job(*job, first_only);
       } catch (...) {
-        job_ended(first_only);
+        job_ended();
         throw;
       }
-      job_ended(first_only);
+      job_ended();
     }
   };
   // A failing store (disk full, database locked by another writer) ends the scan with its message.
