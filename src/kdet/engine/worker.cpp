@@ -271,16 +271,8 @@ void stop_quitting(std::vector<pid_t>& pids, bool wait) {
 
 void WorkerProcess::stop() {
   if (m_pid <= 0) return;
-  write_frame(m_request_fd, MessageType::quit, {});
-  ::close(m_request_fd);
-  m_request_fd = -1;
-  ExitStatus st = wait_child(m_pid, steady_clock::now() + seconds(5), interrupt_fd());
-  (void)st;
-  if (m_reply_fd >= 0) ::close(m_reply_fd);
-  m_reply_fd = -1;
-  m_pid = -1;
-  kill_orphans();
-  m_clock.reset();
+  std::vector<pid_t> pid{quit()};
+  stop_quitting(pid, true);
 }
 
 std::string WorkerProcess::log_tail(size_t max_bytes) const {
