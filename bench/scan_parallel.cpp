@@ -16,6 +16,9 @@
 // "compile time", the sum of the compiles' own wall time (runs.compile_seconds) against --jobs 1.
 // Efficiency is roughly busy / compile time: a low "busy" is the scheduler's (or kdet's fixed
 // costs'), a "compile time" above 1.00 is the machine running N compiles at once more slowly.
+// A second line splits the N slots' time, from the scan's `--trace`: compiling, getting a worker
+// ready (its start, or a prestarted one's hello), the reply and its files; and idle before a
+// slot's first run, between its runs (kdet between rounds) and after its last (the tail).
 // Usage: scan_parallel KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH]
 // [--repeat K] [--shape I,T,O] [--process same|both|fresh] [--history N] [--first-round F]
 //
@@ -29,6 +32,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 #include <string>
 #include <thread>
@@ -52,6 +57,45 @@ std::pair<double, double> run_seconds(const std::string& db_path) {
   }
   sqlite3_close(db);
   return sums;
+}
+
+// Where N slots' time went in a scan, from its --trace file: fractions of N x the scan's time.
+std::string slot_time(const std::string& trace_path, int n) {
+  nlohmann::json doc = nlohmann::json::parse(read_file(trace_path));
+  double total = 0, compile = 0, ready = 0, reply = 0, head = 0, between = 0, tail = 0;
+  std::map<int, std::vector<std::pair<double, double>>> lanes; // tid -> (start, end), us
+  for (const auto& e : doc["traceEvents"]) {
+    const std::string cat = e.value("cat", "");
+    if (cat == "phase") total += e["dur"].get<double>();
+    if (cat != "run" && cat != "probe") continue;
+    const double ts = e["ts"].get<double>(), dur = e["dur"].get<double>();
+    lanes[e["tid"].get<int>()].emplace_back(ts, ts + dur);
+    if (cat == "probe") {
+      ready += dur;
+      continue;
+    }
+    const double c = e["args"]["compile_ms"].get<double>() * 1e3;
+    const double r = e["args"]["setup_ms"].get<double>() * 1e3;
+    compile += c;
+    ready += r;
+    reply += std::max(0.0, dur - c - r);
+  }
+  for (auto& [tid, spans] : lanes) {
+    std::sort(spans.begin(), spans.end());
+    head += spans.front().first;
+    for (size_t i = 1; i < spans.size(); ++i)
+      between += std::max(0.0, spans[i].first - spans[i - 1].second);
+    tail += std::max(0.0, total - spans.back().second);
+  }
+  // Slots that ran nothing were idle from start to end.
+  if (static_cast<int>(lanes.size()) < n)
+    tail += total * static_cast<double>(n - static_cast<int>(lanes.size()));
+  const double all = total * n;
+  if (all <= 0) return "no runs traced";
+  return fmt::format("slot time: compile {:.3f}, worker ready {:.3f}, reply {:.3f}; idle: before "
+                     "the first run {:.3f}, between runs {:.3f}, after the last {:.3f}",
+                     compile / all, ready / all, reply / all, head / all, between / all,
+                     tail / all);
 }
 
 int run(int argc, char** argv);
@@ -160,10 +204,13 @@ int run(int argc, char** argv) {
   for (int n : jobs) {
     double best = 1e30;
     std::pair<double, double> sums; // of the fastest repetition
+    std::string where;
     for (int k = 0; k < repeat; ++k) {
       std::string db = fmt::format("{}/j{}-{}.db", dir, n, k);
+      std::string trace = fmt::format("{}/j{}-{}.json", dir, n, k);
       SpawnOptions o;
-      o.argv = {kdet, "scan", manifest, "--db", db, "--jobs", std::to_string(n), "-q"};
+      o.argv = {kdet,      "scan", manifest, "--db", db, "--jobs", std::to_string(n),
+                "--trace", trace,  "-q"};
       auto t0 = std::chrono::steady_clock::now();
       CapturedRun r = run_captured(o, std::chrono::milliseconds(0));
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -174,6 +221,7 @@ int run(int argc, char** argv) {
       if (s < best) {
         best = s;
         sums = run_seconds(db);
+        where = slot_time(trace, n);
       }
     }
     if (n == jobs.front()) {
@@ -185,6 +233,7 @@ int run(int argc, char** argv) {
                n, best, t1 / best, t1 / best / static_cast<double>(n),
                sums.first / (best * static_cast<double>(n)),
                compile1 > 0 ? sums.second / compile1 : 0.0);
+    fmt::print("          {}\n", where);
   }
   remove_tree(dir);
   return 0;

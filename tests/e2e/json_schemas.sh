@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # json_schemas.sh: the JSON documents kdet writes (run, explain, scan, compare,
-# diff, diff set, capture and its bundles, cache compile, report, stats, key)
+# diff, diff set, capture and its bundles, cache compile, report, stats, key, scan trace)
 # validate against the written JSON Schemas in docs/schemas/, picked by each
 # document's "schema" field; and the schemas can fail: each document with a
 # required key removed (top level and a nested record), a mistyped count or a
@@ -37,7 +37,8 @@ expect_verdict "$KDET" explain "$IN" --lib "$LIB" -n 8 --json "$T/explain.json" 
   printf '[budget]\nmax_runs = 4\n'; } >"$T/two.toml"
 { echo "inputs = [\"$IN\"]"; nvvm_compiler a heaporder; printf '[budget]\nmax_runs = 4\n'; } >"$T/old.toml"
 { echo "inputs = [\"$IN\"]"; nvvm_compiler a; printf '[budget]\nmax_runs = 4\n'; } >"$T/new.toml"
-expect_verdict "$KDET" scan "$T/two.toml" --db "$T/two.db" --json "$T/scan.json" -q
+expect_verdict "$KDET" scan "$T/two.toml" --db "$T/two.db" --json "$T/scan.json" \
+  --trace "$T/scan-trace.json" -q
 expect_verdict "$KDET" scan "$T/old.toml" --db "$T/old.db" -q
 expect_exit 0 "$KDET" scan "$T/new.toml" --db "$T/new.db" -q
 expect_exit 0 "$KDET" compare "$T/old.db" "$T/new.db" --json "$T/compare.json"
@@ -145,11 +146,11 @@ python3 "$T/validate.py" "$SCHEMAS" \
   kdet.cache.report="$T/cache-report.json:keys/0/variants/1" kdet.cache.stats="$T/cache-stats.json" \
   kdet.cache.key="$key_json:input" kdet.capture="$T/capture.json:compiles/0" \
   kdet.capture="$T/capture.json:bundles/0" kdet.capture.bundle="$bundle_json:outputs/0" \
-  kdet.capture.bundle="$bundle_json:inputs/0" \
+  kdet.capture.bundle="$bundle_json:inputs/0" kdet.scan-trace="$T/scan-trace.json:traceEvents/0" \
   >"$T/v.out" 2>&1 && rc=0 || rc=$?
 cat "$T/v.out"
 expect_eq "validation exit" "$rc" 0
-expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 20
+expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 21
 # Every written schema is checked against a real document here.
 for f in "$SCHEMAS"/*.schema.json; do
   n=$(basename "$f" .schema.json)

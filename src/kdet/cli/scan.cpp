@@ -16,6 +16,7 @@
 #include "kdet/scan/session.hpp"
 #include "kdet/scan/status.hpp"
 #include "kdet/scan/stress.hpp"
+#include "kdet/scan/trace.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/util/cpu_time.hpp"
 #include "kdet/util/error.hpp"
@@ -107,6 +108,7 @@ struct ScanArgs {
   int jobs = 0;
   std::string shard;
   bool progress = false;
+  std::string trace_path;
   ReportArgs report;
   ProveArgs prove;
 };
@@ -157,6 +159,8 @@ int do_scan(const ScanArgs& a) {
   if (!a.report_db.empty()) {
     if (!a.manifest.empty() || !a.db.empty())
       throw Error("--report DB re-renders a database; give no manifest or --db");
+    if (!a.trace_path.empty())
+      throw Error("--trace records the runs of a scan; --report DB runs nothing");
     return do_report(a);
   }
   if (a.manifest.empty())
@@ -165,6 +169,10 @@ int do_scan(const ScanArgs& a) {
     throw Error(
         "kdet scan needs --db FILE: the SQLite database the results go to (and resume from)");
   check_report_paths(a.report);
+  check_output_path(a.trace_path, "--trace");
+  // Begins before the manifest is read: the trace's first phase is kdet's own start-up.
+  std::unique_ptr<scan::ScanTrace> trace;
+  if (!a.trace_path.empty()) trace = std::make_unique<scan::ScanTrace>();
   int threads =
       a.jobs ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (threads < 1 || threads > 1024)
@@ -176,6 +184,7 @@ int do_scan(const ScanArgs& a) {
   req.shard = a.shard;
   req.threads = threads;
   req.invocation = invocation();
+  req.trace = trace.get();
   if (!a.report.output.quiet)
     req.on_start = [](const scan::SessionStart& s) {
       fmt::print(
@@ -211,6 +220,10 @@ int do_scan(const ScanArgs& a) {
       end.stats.interrupted = true;
   }
   emit_reports(end.result, *end.db, a.report, proved ? &cmps : nullptr);
+  if (trace) {
+    trace->mark(proved ? "compare and reports" : "reports");
+    write_output(a.trace_path, trace->json(threads), "--trace");
+  }
   if (!a.report.output.quiet && end.stats.compile_cpu_seconds > 0) {
     // kdet's own cost, directly: this process and every worker (reaped by now), less the compiles.
     double total = static_cast<double>(process_cpu_ns() + children_cpu_ns()) * 1e-9;
@@ -269,6 +282,10 @@ void add_scan(CLI::App& root, Action& action) {
   cmd->add_flag("--progress", a->progress,
                 "Show progress even when stderr is not a terminal: plain lines (no \\r, no "
                 "escape codes), one every 10 s and the last");
+  cmd->add_option("--trace", a->trace_path,
+                  "Write where the scan's time went to FILE: every run on a lane (worker ready, "
+                  "compile) and kdet's own phases, as Chrome trace-event JSON for "
+                  "ui.perfetto.dev or chrome://tracing");
   add_report_options(cmd, a->report);
   add_prove_options(cmd, a->prove);
   cmd->callback([a, &action] { action = [a] { return do_scan(*a); }; });

@@ -270,6 +270,8 @@ private:
                             backend::to_string(m_plan.backend.kind), error);
       }
       m_out.worker_start_seconds = duration<double>(steady_clock::now() - t_probe).count();
+      m_out.probes.emplace_back(duration<double>(t_probe.time_since_epoch()).count(),
+                                m_out.worker_start_seconds);
       if (m_mode == perturb::ProcessMode::fresh) m_probe.stop();
     }
     m_out.identity = hello.identity;
@@ -329,6 +331,7 @@ private:
     int& worker_serial = run_fresh ? own_serial : slot.shared_serial;
     int& nth = run_fresh ? own_nth : slot.shared_nth;
     auto t0 = steady_clock::now();
+    rec.started = duration<double>(t0.time_since_epoch()).count();
     perturb::RunPerturbation pert;
     std::unique_ptr<Prestarted> ready = take_prestarted(slot, idx);
     if (ready && run_fresh) {
@@ -399,6 +402,7 @@ private:
       auto driver_timeout =
           m_plan.timeout.count() > 0 && m_is_exec ? m_plan.timeout + k_exec_grace : m_plan.timeout;
       prestart_next(slot);
+      rec.setup_seconds = duration<double>(steady_clock::now() - t0).count();
       WorkerReply reply = worker.compile(msg, driver_timeout, interrupt_fd());
       if (reply.interrupted) return false;
       result = std::move(reply.message.result);

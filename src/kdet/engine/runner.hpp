@@ -111,7 +111,11 @@ struct RunRecord {
   double churn_seconds = 0;
   double compile_cpu_seconds = 0; // CPU time of the compile (engine/protocol.hpp)
   double own_cpu_seconds = 0;     // the worker's CPU for this run outside the compile
-  bool done = false;              // false for runs not reached (interrupted)
+  // When the driver began the run (steady clock, seconds since its epoch) and how long it took
+  // to send the compile (worker start or prestarted worker's hello, files): for `scan --trace`.
+  double started = 0;
+  double setup_seconds = 0;
+  bool done = false; // false for runs not reached (interrupted)
 };
 
 // A distinct outcome.
@@ -137,6 +141,9 @@ struct RunOutput {
   bool stopped_early = false; // stop_at_outcomes reached before all runs
   double wall_seconds = 0;
   double worker_start_seconds = 0; // one worker's start + compiler load (the probe)
+  // Each probe worker's start (steady clock seconds) and length: one, or none with
+  // RunPlan::identity; a split round's pieces each have their own (`scan --trace`).
+  std::vector<std::pair<double, double>> probes;
   // kdet run: CPU time (user + system) of the whole command, workers and compilers
   // included, and of the compiles in it (probes too); the rest is kdet's own cost.
   double cpu_total_seconds = 0;

@@ -3,6 +3,7 @@
 
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/runner.hpp"
+#include "kdet/scan/trace.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
@@ -164,6 +165,7 @@ engine::RunOutput run_split(const engine::RunPlan& plan, size_t pieces,
     out.interrupted = out.interrupted || outs[p].interrupted;
     out.workers_started += outs[p].workers_started;
     out.workers_prestarted += outs[p].workers_prestarted;
+    out.probes.insert(out.probes.end(), outs[p].probes.begin(), outs[p].probes.end());
     out.warnings.insert(out.warnings.end(), outs[p].warnings.begin(), outs[p].warnings.end());
     for (auto& r : outs[p].records)
       if (r.done && r.index < plan.runs) {
@@ -461,6 +463,12 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       if (out.interrupted) keep_resumable_runs(out, job, m.setting);
       if (out.completed == 0) break; // interrupted before any run finished (or to keep)
       store::RoundWrite w = fold_round(row, out, offset);
+      if (options.trace)
+        options.trace->add_round(job.id,
+                                 fmt::format("{}{} {} {}", row.input,
+                                             m.compilers.size() > 1 ? " " + row.compiler : "",
+                                             row.target, row.option_set),
+                                 out, offset);
       writer.push(std::move(w));
       std::lock_guard<std::mutex> lock(mu);
       stats.rounds += 1;

@@ -30,6 +30,8 @@
 
 namespace kdet::scan {
 
+class ScanTrace;
+
 // Where a scan stands, for a progress line.
 struct ScanProgress {
   size_t done = 0;          // finished jobs, those finished before this invocation included
@@ -49,6 +51,8 @@ struct ScheduleOptions {
   // Runs one round; empty: engine::execute. Tests give scripted outcomes here, so that the
   // rounds, the stop at a second variant and the budget are checked without a compiler.
   std::function<engine::RunOutput(const engine::RunPlan&)> execute;
+  // When set (`kdet scan --trace`), every stored round's runs go to it too.
+  ScanTrace* trace = nullptr;
 };
 
 struct ScheduleStats {

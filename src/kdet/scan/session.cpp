@@ -4,6 +4,7 @@
 #include "kdet/backend/backend.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/scan/manifest.hpp"
+#include "kdet/scan/trace.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
@@ -79,14 +80,16 @@ SessionEnd run_session(const SessionRequest& req) {
   start.budget = job_budget(m);
   for (const auto& j : jobs)
     start.resumed += state.at(j.id).runs > 0;
+  if (req.trace) req.trace->mark("manifest, plan, database");
   if (req.on_start) req.on_start(start);
 
   engine::install_interrupt_handler();
   int64_t scan_id = db.begin_scan(req.shard.empty() ? "1/1" : req.shard, req.invocation);
   {
     store::ScanWriter writer(db);
-    end.stats = run_jobs(m, jobs, state, writer, {req.threads, req.progress, {}});
+    end.stats = run_jobs(m, jobs, state, writer, {req.threads, req.progress, {}, req.trace});
   }
+  if (req.trace) req.trace->mark("runs");
   db.finish_scan(scan_id, end.stats.interrupted ? "interrupted" : "finished",
                  end.stats.split_rounds);
   end.result = db.load();

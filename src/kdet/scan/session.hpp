@@ -40,6 +40,7 @@ struct SessionRequest {
   std::string invocation;                            // recorded in the database's scans table
   std::function<void(const SessionStart&)> on_start; // once, before the first round
   ScanProgressFn progress;                           // see ScheduleOptions::progress
+  ScanTrace* trace = nullptr; // `--trace`: the setup and run phases, and every stored run
 };
 
 struct SessionEnd {

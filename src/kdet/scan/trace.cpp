@@ -1,0 +1,184 @@
+//===- scan/trace.cpp - a scan's runs as Chrome trace events --------------------===//
+#include "kdet/scan/trace.hpp"
+
+#include "kdet/util/strings.hpp"
+#include "kdet/version.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <queue>
+
+namespace kdet::scan {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<int> assign_lanes(const std::vector<std::pair<double, double>>& spans) {
+  std::vector<size_t> order(spans.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return spans[a].first < spans[b].first; });
+  std::vector<int> lane(spans.size(), 0);
+  int lanes = 0;
+  // Lanes free again, lowest first; lanes in use by (end, lane).
+  std::priority_queue<int, std::vector<int>, std::greater<>> free;
+  using Busy = std::pair<double, int>;
+  std::priority_queue<Busy, std::vector<Busy>, std::greater<>> in_use;
+  for (size_t i : order) {
+    const double start = spans[i].first, end = start + std::max(0.0, spans[i].second);
+    while (!in_use.empty() && in_use.top().first <= start) {
+      free.push(in_use.top().second);
+      in_use.pop();
+    }
+    int l;
+    if (free.empty()) {
+      l = lanes++;
+    } else {
+      l = free.top();
+      free.pop();
+    }
+    in_use.emplace(end, l);
+    lane[i] = l;
+  }
+  return lane;
+}
+
+ScanTrace::ScanTrace() : m_t0(Clock::now()) {}
+
+double ScanTrace::since_start(double steady_seconds) const {
+  return steady_seconds - std::chrono::duration<double>(m_t0.time_since_epoch()).count();
+}
+
+void ScanTrace::mark(const std::string& name) {
+  const double now = std::chrono::duration<double>(Clock::now() - m_t0).count();
+  std::lock_guard<std::mutex> lock(m_mu);
+  const double start = m_phases.empty() ? 0.0 : m_phases.back().end;
+  m_phases.push_back({name, start, now});
+}
+
+void ScanTrace::add_round(const std::string& job, const std::string& label,
+                          const engine::RunOutput& out, uint64_t offset) {
+  std::vector<Run> runs;
+  for (const auto& [started, seconds] : out.probes) {
+    Run p;
+    p.probe = true;
+    p.start = since_start(started);
+    p.seconds = seconds;
+    p.job = job;
+    p.label = label;
+    runs.push_back(std::move(p));
+  }
+  for (const auto& r : out.records) {
+    if (!r.done || r.started <= 0) continue;
+    Run x;
+    x.start = since_start(r.started);
+    x.seconds = r.seconds;
+    x.setup = r.setup_seconds;
+    x.compile = r.compile_seconds;
+    x.index = offset + r.index;
+    x.nth = r.nth_in_worker;
+    x.fresh = r.fresh_process;
+    x.job = job;
+    x.label = label;
+    x.status = backend::to_string(r.status);
+    x.variant = r.variant.substr(0, 12);
+    runs.push_back(std::move(x));
+  }
+  std::lock_guard<std::mutex> lock(m_mu);
+  for (auto& r : runs)
+    m_runs.push_back(std::move(r));
+}
+
+std::string ScanTrace::json(int slots) const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  auto us = [](double s) { return std::llround(s * 1e6); };
+  nlohmann::json events = nlohmann::json::array();
+  auto name_thread = [&](int tid, const std::string& name) {
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", 1},
+                      {"tid", tid},
+                      {"args", {{"name", name}}}});
+  };
+  events.push_back(
+      {{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "kdet scan"}}}});
+  name_thread(0, "kdet");
+  for (const auto& p : m_phases)
+    events.push_back({{"ph", "X"},
+                      {"cat", "phase"},
+                      {"name", p.name},
+                      {"pid", 1},
+                      {"tid", 0},
+                      {"ts", us(p.start)},
+                      {"dur", us(p.end - p.start)}});
+  std::vector<std::pair<double, double>> spans;
+  spans.reserve(m_runs.size());
+  for (const auto& r : m_runs)
+    spans.emplace_back(r.start, r.seconds);
+  std::vector<int> lanes = assign_lanes(spans);
+  int n_lanes = lanes.empty() ? 0 : *std::max_element(lanes.begin(), lanes.end()) + 1;
+  for (int l = 0; l < n_lanes; ++l)
+    name_thread(l + 1, "lane " + std::to_string(l + 1));
+  for (size_t i = 0; i < m_runs.size(); ++i) {
+    const Run& r = m_runs[i];
+    const int tid = lanes[i] + 1;
+    if (r.probe) {
+      events.push_back({{"ph", "X"},
+                        {"cat", "probe"},
+                        {"name", "load compiler: " + r.label},
+                        {"pid", 1},
+                        {"tid", tid},
+                        {"ts", us(r.start)},
+                        {"dur", us(r.seconds)},
+                        {"args", {{"job", r.job}}}});
+      continue;
+    }
+    events.push_back({{"ph", "X"},
+                      {"cat", "run"},
+                      {"name", r.label},
+                      {"pid", 1},
+                      {"tid", tid},
+                      {"ts", us(r.start)},
+                      {"dur", us(r.seconds)},
+                      {"args",
+                       {{"job", r.job},
+                        {"run", r.index},
+                        {"process", r.fresh ? "fresh" : "same"},
+                        {"nth_in_worker", r.nth},
+                        {"status", r.status},
+                        {"variant", r.variant},
+                        {"setup_ms", r.setup * 1e3},
+                        {"compile_ms", r.compile * 1e3}}}});
+    // Inside the run: getting the worker ready (a start, or a prestarted one's hello), then the
+    // compile as the worker timed it; the rest is the reply and its files.
+    if (r.setup > 0)
+      events.push_back({{"ph", "X"},
+                        {"cat", "setup"},
+                        {"name", "worker ready"},
+                        {"pid", 1},
+                        {"tid", tid},
+                        {"ts", us(r.start)},
+                        {"dur", us(std::min(r.setup, r.seconds))}});
+    if (r.compile > 0)
+      events.push_back({{"ph", "X"},
+                        {"cat", "compile"},
+                        {"name", "compile"},
+                        {"pid", 1},
+                        {"tid", tid},
+                        {"ts", us(r.start + r.setup)},
+                        {"dur", us(std::min(r.compile, std::max(0.0, r.seconds - r.setup)))}});
+  }
+  nlohmann::json doc = {{"traceEvents", std::move(events)},
+                        {"displayTimeUnit", "ms"},
+                        {"otherData",
+                         {{"schema", "kdet.scan-trace/1"},
+                          {"kdet_version", k_version},
+                          {"slots", slots},
+                          {"runs", std::count_if(m_runs.begin(), m_runs.end(),
+                                                 [](const Run& r) { return !r.probe; })}}}};
+  return json_text(doc, -1) + "\n";
+}
+
+} // namespace kdet::scan
