@@ -21,6 +21,7 @@
 // slot's first run, between its runs (kdet between rounds) and after its last (the tail).
 // Usage: scan_parallel KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH]
 // [--repeat K] [--shape I,T,O] [--process same|both|fresh] [--history N] [--first-round F]
+// [--keep-traces DIR] (the fastest repetition's trace of each --jobs, as DIR/trace-jN.json)
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/util/exec.hpp"
@@ -119,7 +120,8 @@ int run(int argc, char** argv) {
         stderr,
         "usage: {} KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH] [--repeat "
         "K]\n"
-        "       [--shape I,T,O] [--process same|both|fresh] [--history N] [--first-round F]\n",
+        "       [--shape I,T,O] [--process same|both|fresh] [--history N] [--first-round F]\n"
+        "       [--keep-traces DIR]\n",
         argv[0]);
     return argc < 2 ? 2 : 0;
   }
@@ -135,7 +137,7 @@ int run(int argc, char** argv) {
   std::vector<int> jobs = {1, static_cast<int>(std::max(2u, std::thread::hardware_concurrency()))};
   int runs = 6, repeat = 1, first_round = 0, history = 0;
   int shape[3] = {0, 2, 4}; // inputs (0: every .ll file), targets, option sets
-  std::string process;
+  std::string process, keep_traces;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
     if (k == "--source")
@@ -152,6 +154,8 @@ int run(int argc, char** argv) {
       process = v;
     else if (k == "--history")
       history = std::atoi(v.c_str());
+    else if (k == "--keep-traces")
+      keep_traces = v;
     else if (k == "--shape") {
       auto p = split(v, ',');
       for (size_t d = 0; d < 3 && d < p.size(); ++d)
@@ -222,6 +226,9 @@ int run(int argc, char** argv) {
         best = s;
         sums = run_seconds(db);
         where = slot_time(trace, n);
+        if (!keep_traces.empty())
+          std::filesystem::copy_file(trace, fmt::format("{}/trace-j{}.json", keep_traces, n),
+                                     std::filesystem::copy_options::overwrite_existing);
       }
     }
     if (n == jobs.front()) {

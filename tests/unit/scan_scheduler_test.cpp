@@ -8,6 +8,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <map>
 #include <mutex>
@@ -361,6 +362,80 @@ TEST_F(ScanSchedulerTest, ASlotWithNoJobLeftJoinsARunningRound) {
   }
   EXPECT_EQ(a.at("long.ll").runs, 40u);
   EXPECT_TRUE(a.at("short.ll").varies());
+}
+
+// A running job with more work left than any waiting job gets help as soon as its round opens:
+// the slot done with a short job joins the long job's round before taking the next short job,
+// rather than when none is left. The rows are still those of a serial scan.
+TEST_F(ScanSchedulerTest, ARunningJobWithTheMostWorkLeftIsJoinedBeforeWaitingJobs) {
+  const std::string dir = m_dir + "/critical";
+  make_dirs(dir);
+  write_file_atomic(dir + "/a_long.ll", "; long\n");
+  for (int i = 0; i < 6; ++i)
+    write_file_atomic(fmt::format("{}/s{}.ll", dir, i), "; short\n");
+  write_file_atomic(dir + "/libfake.so", "not a library: the scripted runs never load it");
+  const std::string text = "inputs = [\"*.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = "
+                           "\"nvvm\"\nlib = \"libfake.so\"\n[setting]\nprocess = \"fresh\"\n"
+                           "[budget]\nmax_runs = 40\nfirst_round = 8\nmax_round = 16\n";
+  scan::Manifest m = scan::parse_manifest(text, dir + "/m.toml");
+  auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
+  ASSERT_EQ(jobs.size(), 7u);
+  auto scan_with = [&](int threads, scan::ScheduleStats& stats, int& short_rounds_at_join) {
+    std::map<std::string, store::JobRow> state;
+    for (const auto& j : jobs)
+      state[j.id] = scan::initial_row(m, j);
+    remove_tree(dir + "/s.db");
+    store::ScanDb db(dir + "/s.db");
+    std::mutex mu;
+    int long_running = 0, short_rounds = 0;
+    short_rounds_at_join = -1;
+    scan::ScheduleOptions opt;
+    opt.threads = threads;
+    // a_long.ll's runs take 4 ms, the short jobs' 1 ms; nothing varies.
+    opt.execute = [&](const engine::RunPlan& plan) {
+      const bool is_long = plan.input_path.find("a_long.ll") != std::string::npos;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (is_long && long_running++ > 0 && short_rounds_at_join < 0)
+          short_rounds_at_join = short_rounds; // a second piece of the long job's round
+        if (!is_long) ++short_rounds;
+      }
+      const double seconds = is_long ? 0.004 : 0.001;
+      engine::RunOutput out = scripted_round(plan, [&](uint64_t) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+        return std::string("A");
+      });
+      for (auto& r : out.records)
+        r.seconds = seconds;
+      std::lock_guard<std::mutex> lock(mu);
+      if (is_long) --long_running;
+      return out;
+    };
+    {
+      store::ScanWriter writer(db);
+      stats = scan::run_jobs(m, jobs, state, writer, opt);
+    }
+    EXPECT_TRUE(stats.errors.empty());
+    std::map<std::string, store::JobRow> by_name;
+    for (const auto& [id, row] : state)
+      by_name[row.input] = row;
+    return by_name;
+  };
+  scan::ScheduleStats serial, joined;
+  int at_serial = 0, at_join = 0;
+  auto a = scan_with(1, serial, at_serial);
+  auto b = scan_with(2, joined, at_join);
+  EXPECT_EQ(serial.split_rounds, 0u);
+  EXPECT_GE(joined.joined_pieces, 1u);
+  // 6 short jobs of 3 rounds each: joining only once no job is left would come after all 18.
+  EXPECT_GE(at_join, 0) << "no second piece of the long job's rounds ran";
+  EXPECT_LT(at_join, 18) << "the long job was joined only after every short round had started";
+  ASSERT_EQ(a.size(), 7u);
+  for (const auto& [name, row] : a) {
+    SCOPED_TRACE(name);
+    expect_same_row(row, b.at(name));
+  }
+  EXPECT_EQ(a.at("a_long.ll").runs, 40u);
 }
 
 // A round interrupted after 5 of its runs keeps only what a resumed round can go on from with the

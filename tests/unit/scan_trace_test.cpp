@@ -35,7 +35,12 @@ TEST(ScanTrace, LanesNeverOverlapAndAreNoMoreThanRunsAtOnce) {
     const int n = 1 + static_cast<int>(rng() % 60);
     for (int i = 0; i < n; ++i) // whole numbers, so that ends meet starts exactly
       spans.emplace_back(static_cast<double>(rng() % 50), static_cast<double>(1 + rng() % 12));
-    std::vector<int> lane = scan::assign_lanes(spans);
+    // Odd trials key the spans by thread: the preference must not break the promises.
+    std::vector<int> keys;
+    if (trial % 2)
+      for (int i = 0; i < n; ++i)
+        keys.push_back(static_cast<int>(rng() % 5));
+    std::vector<int> lane = scan::assign_lanes(spans, keys);
     ASSERT_EQ(lane.size(), spans.size());
     std::map<int, std::vector<std::pair<double, double>>> by_lane;
     for (size_t i = 0; i < spans.size(); ++i)
@@ -51,6 +56,13 @@ TEST(ScanTrace, LanesNeverOverlapAndAreNoMoreThanRunsAtOnce) {
   }
 }
 
+TEST(ScanTrace, AThreadKeepsItsLaneWhenItIsFree) {
+  // Thread 2's second run starts when both lanes are free: it keeps lane 1, not the lowest.
+  std::vector<std::pair<double, double>> spans = {{0, 2}, {0, 3}, {3, 1}, {3.5, 1}};
+  EXPECT_EQ(scan::assign_lanes(spans, {1, 2, 2, 1}), (std::vector<int>{0, 1, 1, 0}));
+  EXPECT_EQ(scan::assign_lanes(spans), (std::vector<int>{0, 1, 0, 1}));
+}
+
 TEST(ScanTrace, ARunEndingWhereAnotherBeginsSharesItsLane) {
   EXPECT_EQ(scan::assign_lanes({{0, 1}, {1, 1}, {0.5, 1}}), (std::vector<int>{0, 0, 1}));
   EXPECT_TRUE(scan::assign_lanes({}).empty());
@@ -62,7 +74,7 @@ TEST(ScanTrace, ARoundsRunsAndProbeBecomeEventsInsideTheirRun) {
   engine::RunOutput out;
   const double now =
       std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  out.probes.emplace_back(now, 0.010);
+  out.probes.push_back({now, 0.010, 7});
   out.records.resize(3);
   for (uint64_t i = 0; i < 3; ++i) {
     auto& r = out.records[i];
@@ -74,6 +86,7 @@ TEST(ScanTrace, ARoundsRunsAndProbeBecomeEventsInsideTheirRun) {
     r.compile_seconds = 0.003;
     r.status = backend::Status::ok;
     r.nth_in_worker = static_cast<int>(i) + 1;
+    r.thread = 7;
   }
   trace.add_round("job1", "saxpy.ll 80 O3", out, 8);
   trace.mark("runs");

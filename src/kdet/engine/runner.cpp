@@ -22,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unistd.h>
 
 namespace kdet::engine {
 
@@ -270,8 +271,8 @@ private:
                             backend::to_string(m_plan.backend.kind), error);
       }
       m_out.worker_start_seconds = duration<double>(steady_clock::now() - t_probe).count();
-      m_out.probes.emplace_back(duration<double>(t_probe.time_since_epoch()).count(),
-                                m_out.worker_start_seconds);
+      m_out.probes.push_back({duration<double>(t_probe.time_since_epoch()).count(),
+                              m_out.worker_start_seconds, static_cast<int>(::gettid())});
       if (m_mode == perturb::ProcessMode::fresh) m_probe.stop();
     }
     m_out.identity = hello.identity;
@@ -332,6 +333,7 @@ private:
     int& nth = run_fresh ? own_nth : slot.shared_nth;
     auto t0 = steady_clock::now();
     rec.started = duration<double>(t0.time_since_epoch()).count();
+    rec.thread = static_cast<int>(::gettid());
     perturb::RunPerturbation pert;
     std::unique_ptr<Prestarted> ready = take_prestarted(slot, idx);
     if (ready && run_fresh) {

@@ -115,6 +115,7 @@ struct RunRecord {
   // to send the compile (worker start or prestarted worker's hello, files): for `scan --trace`.
   double started = 0;
   double setup_seconds = 0;
+  int thread = 0;    // the driver thread that ran it (its Linux thread id)
   bool done = false; // false for runs not reached (interrupted)
 };
 
@@ -141,9 +142,13 @@ struct RunOutput {
   bool stopped_early = false; // stop_at_outcomes reached before all runs
   double wall_seconds = 0;
   double worker_start_seconds = 0; // one worker's start + compiler load (the probe)
-  // Each probe worker's start (steady clock seconds) and length: one, or none with
-  // RunPlan::identity; a split round's pieces each have their own (`scan --trace`).
-  std::vector<std::pair<double, double>> probes;
+  // Each probe worker's start (steady clock seconds), length and driver thread: one, or none
+  // with RunPlan::identity; a split round's pieces each have their own (`scan --trace`).
+  struct Probe {
+    double started = 0, seconds = 0;
+    int thread = 0;
+  };
+  std::vector<Probe> probes;
   // kdet run: CPU time (user + system) of the whole command, workers and compilers
   // included, and of the compiles in it (probes too); the rest is kdet's own cost.
   double cpu_total_seconds = 0;

@@ -285,11 +285,24 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   // the round's queue until none is left (under mu, as their joiners and outputs).
   struct OpenRound {
     engine::RunPlan plan; // its queue shared by every piece
-    int joiners = 0;      // slots running a piece of it now, beyond the owner's
+    // What the job has left after this round's runs not yet taken, in runs, and its seconds
+    // per run so far (seconds_per_run): how long it still takes on one slot.
+    uint64_t runs_after = 0;
+    double per_run = 0;
+    int joiners = 0; // slots running a piece of it now, beyond the owner's
     std::vector<engine::RunOutput> joined;
     std::exception_ptr error;
   };
   std::vector<std::shared_ptr<OpenRound>> open_rounds;
+  // Slot seconds and runs so far by job id: the runs' own times, so that a split round counts
+  // what it takes on one slot (the job row's seconds are its rounds' wall time).
+  std::map<std::string, std::pair<double, uint64_t>> run_seconds;
+  auto seconds_per_run = [&](const store::JobRow& row) { // under mu
+    auto it = run_seconds.find(row.id);
+    if (it != run_seconds.end() && it->second.first > 0)
+      return it->second.first / static_cast<double>(it->second.second);
+    return row.runs > 0 ? row.seconds / static_cast<double>(row.runs) : 0.0;
+  };
   std::condition_variable round_joined;
   auto exec = [&](const engine::RunPlan& p) {
     return options.execute ? options.execute(p) : engine::execute(p);
@@ -319,8 +332,9 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   auto stopping = [&] { return engine::interrupted() || aborted.load(); };
 
   // The next job to run and whether only its first round is due: every job's first round
-  // first (in planned order), then the job expected to take longest. With no job to take, the
-  // open round to join (`join` set, nullptr returned) with the most runs not taken yet. Waits
+  // first (in planned order), then the job expected to take longest, unless a running job's open
+  // round has runs not taken and that job has more work left: then that round, to join (`join`
+  // set, nullptr returned). With no job to take, the open round with the most runs not taken. Waits
   // while jobs are running that may add a job or open a round, its slot idle meanwhile (so a
   // starting round may borrow it, and the wait lasts until it is given back); nullptr when
   // nothing is left, `idle` then saying whether the slot is already counted idle.
@@ -333,6 +347,17 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       uint64_t most = 0;
       for (const auto& r : open_rounds)
         if (uint64_t left = r->plan.queue->left(); left > most) best = r, most = left;
+      return best;
+    };
+    // The open round whose job has the most work left (its runs not taken and its later rounds,
+    // at its seconds per run so far), if one has runs not taken; and that work.
+    auto critical = [&]() -> std::pair<std::shared_ptr<OpenRound>, double> {
+      std::pair<std::shared_ptr<OpenRound>, double> best{nullptr, 0.0};
+      for (const auto& r : open_rounds)
+        if (uint64_t left = r->plan.queue->left(); left > 0) {
+          double work = r->per_run * static_cast<double>(left + r->runs_after);
+          if (!best.first || work > best.second) best = {r, work};
+        }
       return best;
     };
     auto reclaim = [&] { // the slot back from idle_slots, unless a round borrowed it
@@ -351,6 +376,13 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       if (!ready.empty() && reclaim()) {
         auto it = std::max_element(ready.begin(), ready.end(),
                                    [](const auto& a, const auto& b) { return a.first < b.first; });
+        // A job already running with more work left than any waiting one is the scan's tail in
+        // the making: help it now rather than when nothing else is left.
+        if (auto [r, work] = critical(); r && work > it->first) {
+          ++r->joiners;
+          join = std::move(r);
+          return nullptr;
+        }
         const Job* j = it->second;
         ready.erase(it);
         first_only = false;
@@ -422,7 +454,9 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         plan.queue = std::make_shared<engine::RunQueue>(plan.first_index, plan.runs, unit);
         round = std::make_shared<OpenRound>();
         round->plan = plan;
+        round->runs_after = row.budget - std::min(row.budget, offset + span.size);
         std::lock_guard<std::mutex> lock(mu);
+        round->per_run = seconds_per_run(row);
         open_rounds.push_back(round);
         queue_changed.notify_all();
       }
@@ -471,6 +505,9 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
                                  out, offset);
       writer.push(std::move(w));
       std::lock_guard<std::mutex> lock(mu);
+      auto& spent = run_seconds[job.id];
+      for (const auto& r : out.records)
+        if (r.done) spent.first += r.seconds, spent.second += 1;
       stats.rounds += 1;
       stats.runs += out.completed;
       for (const auto& r : out.records)
@@ -489,7 +526,9 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       ++stats.jobs_finished;
       if (row.varies()) ++varying;
     } else if (first_only && row.runs > 0 && !stopping()) {
-      ready.emplace_back(expected_seconds(row), &job);
+      ready.emplace_back(seconds_per_run(row) *
+                             static_cast<double>(row.budget - std::min(row.budget, row.runs)),
+                         &job);
     }
     report_progress(false, false);
   };

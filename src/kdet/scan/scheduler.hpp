@@ -8,9 +8,9 @@
 // take longest (seconds per run so far x runs left) goes next. A slot with no job left is
 // idle. A round whose runs do not share a process's history (process = fresh, an exec compiler,
 // or chains of `history` runs) is split: idle slots run pieces of it at once, some from its
-// start and any slot left without a job later on, each taking runs (or whole chains) from the
-// round's queue, with the seeds and the result the one round would have had (docs/SCAN.md,
-// "Splitting rounds").
+// start, and later any slot left without a job or for which that round's job has more work left
+// than every job waiting, each taking runs (or whole chains) from the round's queue, with the
+// seeds and the result the one round would have had (docs/SCAN.md, "Splitting rounds").
 // Every finished round goes to the ScanWriter at once, so a killed scan loses at most the
 // rounds in flight; a resumed scan continues each job from its stored run count and variants.
 //

@@ -7,39 +7,45 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <queue>
+#include <set>
 
 namespace kdet::scan {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<int> assign_lanes(const std::vector<std::pair<double, double>>& spans) {
+std::vector<int> assign_lanes(const std::vector<std::pair<double, double>>& spans,
+                              const std::vector<int>& keys) {
   std::vector<size_t> order(spans.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return spans[a].first < spans[b].first; });
   std::vector<int> lane(spans.size(), 0);
   int lanes = 0;
-  // Lanes free again, lowest first; lanes in use by (end, lane).
-  std::priority_queue<int, std::vector<int>, std::greater<>> free;
-  using Busy = std::pair<double, int>;
+  std::set<int> free;                  // lanes free again
+  std::map<int, int> last_lane;        // key -> the lane it had last
+  using Busy = std::pair<double, int>; // (end, lane), soonest end first
   std::priority_queue<Busy, std::vector<Busy>, std::greater<>> in_use;
   for (size_t i : order) {
     const double start = spans[i].first, end = start + std::max(0.0, spans[i].second);
     while (!in_use.empty() && in_use.top().first <= start) {
-      free.push(in_use.top().second);
+      free.insert(in_use.top().second);
       in_use.pop();
     }
-    int l;
-    if (free.empty()) {
-      l = lanes++;
-    } else {
-      l = free.top();
-      free.pop();
+    int l = -1;
+    if (!keys.empty())
+      if (auto it = last_lane.find(keys[i]); it != last_lane.end() && free.erase(it->second))
+        l = it->second;
+    if (l < 0 && !free.empty()) {
+      l = *free.begin();
+      free.erase(free.begin());
     }
+    if (l < 0) l = lanes++;
     in_use.emplace(end, l);
+    if (!keys.empty()) last_lane[keys[i]] = l;
     lane[i] = l;
   }
   return lane;
@@ -61,11 +67,12 @@ void ScanTrace::mark(const std::string& name) {
 void ScanTrace::add_round(const std::string& job, const std::string& label,
                           const engine::RunOutput& out, uint64_t offset) {
   std::vector<Run> runs;
-  for (const auto& [started, seconds] : out.probes) {
+  for (const auto& probe : out.probes) {
     Run p;
     p.probe = true;
-    p.start = since_start(started);
-    p.seconds = seconds;
+    p.start = since_start(probe.started);
+    p.seconds = probe.seconds;
+    p.thread = probe.thread;
     p.job = job;
     p.label = label;
     runs.push_back(std::move(p));
@@ -79,6 +86,7 @@ void ScanTrace::add_round(const std::string& job, const std::string& label,
     x.compile = r.compile_seconds;
     x.index = offset + r.index;
     x.nth = r.nth_in_worker;
+    x.thread = r.thread;
     x.fresh = r.fresh_process;
     x.job = job;
     x.label = label;
@@ -114,10 +122,13 @@ std::string ScanTrace::json(int slots) const {
                       {"ts", us(p.start)},
                       {"dur", us(p.end - p.start)}});
   std::vector<std::pair<double, double>> spans;
+  std::vector<int> threads;
   spans.reserve(m_runs.size());
-  for (const auto& r : m_runs)
+  for (const auto& r : m_runs) {
     spans.emplace_back(r.start, r.seconds);
-  std::vector<int> lanes = assign_lanes(spans);
+    threads.push_back(r.thread);
+  }
+  std::vector<int> lanes = assign_lanes(spans, threads);
   int n_lanes = lanes.empty() ? 0 : *std::max_element(lanes.begin(), lanes.end()) + 1;
   for (int l = 0; l < n_lanes; ++l)
     name_thread(l + 1, "lane " + std::to_string(l + 1));

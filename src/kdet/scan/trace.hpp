@@ -21,10 +21,12 @@
 namespace kdet::scan {
 
 // A lane for each interval [first, first + second), given in any order: in order of start, each
-// takes the lowest lane free at its start. No two intervals of a lane overlap, and there are no
-// more lanes than intervals overlapping at one moment. An interval that ends where another
-// begins may share its lane.
-std::vector<int> assign_lanes(const std::vector<std::pair<double, double>>& spans);
+// takes the lane its key (the thread that ran it) had last, if that lane is free at its start, or
+// else the lowest free lane. No two intervals of a lane overlap, and there are no more lanes than
+// intervals overlapping at one moment. An interval that ends where another begins may share its
+// lane. `keys` is empty or one per interval.
+std::vector<int> assign_lanes(const std::vector<std::pair<double, double>>& spans,
+                              const std::vector<int>& keys = {});
 
 class ScanTrace {
 public:
@@ -47,7 +49,7 @@ private:
   struct Run {
     double start = 0, seconds = 0, setup = 0, compile = 0; // start: seconds since the scan began
     uint64_t index = 0;
-    int nth = 0;
+    int nth = 0, thread = 0;
     bool fresh = false;
     bool probe = false; // the round's first worker, started to load the compiler before its runs
     std::string job, label, status, variant;
