@@ -205,13 +205,15 @@ int run(int argc, char** argv) {
              n_jobs, runs, process.empty() ? "both" : process, history, lib,
              std::thread::hardware_concurrency());
   double t1 = 0, compile1 = 0;
-  for (int n : jobs) {
+  for (size_t at = 0; at < jobs.size(); ++at) {
+    const int n = jobs[at];
     double best = 1e30;
     std::pair<double, double> sums; // of the fastest repetition
     std::string where;
     for (int k = 0; k < repeat; ++k) {
-      std::string db = fmt::format("{}/j{}-{}.db", dir, n, k);
-      std::string trace = fmt::format("{}/j{}-{}.json", dir, n, k);
+      // Named by place in --jobs too: --jobs 16,1,16 measures 16 twice, each on a new database.
+      std::string db = fmt::format("{}/{}-j{}-{}.db", dir, at, n, k);
+      std::string trace = fmt::format("{}/{}-j{}-{}.json", dir, at, n, k);
       SpawnOptions o;
       o.argv = {kdet,      "scan", manifest, "--db", db, "--jobs", std::to_string(n),
                 "--trace", trace,  "-q"};
@@ -231,7 +233,7 @@ int run(int argc, char** argv) {
                                      std::filesystem::copy_options::overwrite_existing);
       }
     }
-    if (n == jobs.front()) {
+    if (at == 0) {
       t1 = best * jobs.front();
       compile1 = sums.second;
     }

@@ -2,6 +2,7 @@
 // what it records per run, how outcomes become variants, early stops, and that
 // a run's seed depends on its index alone (what a resumed scan relies on).
 #include "kdet/engine/runner.hpp"
+#include "kdet/engine/worker_pool.hpp"
 #include "kdet/util/fs.hpp"
 
 #include <cstdlib>
@@ -212,6 +213,36 @@ TEST_F(Runner, ChainWorkersArePrestartedAndKeepTheirHistory) {
       }
     }
   }
+}
+
+// A worker a call asked the pool for serves the next call's first run as a worker started at
+// its turn would: a process of its own (its own library address) that compiled nothing. A call
+// that starts its workers otherwise (another environment) is not served it.
+TEST_F(Runner, APooledWorkerServesTheNextCallAsANewOne) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "prestart needs a spare core";
+  auto pool = std::make_shared<WorkerPool>(2);
+  RunPlan plan = nvvm_plan("loadaddr", 3);
+  plan.setting.process = perturb::ProcessMode::same;
+  plan.setting.heap = perturb::HeapMode::none;
+  plan.pool = pool;
+  RunOutput first = execute(plan); // asks for a worker while its last compile runs
+  RunOutput second = execute(plan);
+  ASSERT_EQ(first.completed, 3u);
+  ASSERT_EQ(second.completed, 3u);
+  EXPECT_EQ(pool->taken(), 1u);
+  EXPECT_EQ(second.workers_prestarted, 1);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(second.records[i].nth_in_worker, static_cast<int>(i) + 1) << "run " << i + 1;
+    EXPECT_EQ(second.records[i].worker_pid, second.records[0].worker_pid);
+  }
+  EXPECT_NE(second.records[0].worker_pid, first.records[0].worker_pid);
+  plan.pool.reset();
+  plan.setting.env = {"KDET_POOL_TEST=1"};
+  plan.pool = pool;
+  RunOutput third = execute(plan);
+  ASSERT_EQ(third.completed, 3u);
+  EXPECT_EQ(pool->taken(), 1u) << "a worker started with another environment was served";
+  EXPECT_EQ(third.workers_prestarted, 0);
 }
 
 TEST_F(Runner, PrestartGivesEachRunTheOutcomeItHasWithout) {

@@ -1,12 +1,16 @@
 // engine/worker and worker_main through a real worker (`kdet __worker`) on the
 // fake libNVVM: what the driver records when a run cannot be set up.
 #include "kdet/engine/worker.hpp"
+#include "kdet/engine/worker_pool.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <optional>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -90,5 +94,70 @@ TEST(Worker, AQuitWorkerIsReapedLaterAndNoneIsLeft) {
   stop_quitting(quitting, true);
   EXPECT_TRUE(quitting.empty());
   EXPECT_EQ(::kill(pid, 0), -1) << "reaped: no such process";
+  remove_tree(dir);
+}
+
+// A pool serves only a launch that starts exactly as its worker did, each worker once; a full
+// pool drops its oldest; what is left is stopped with the pool, none left running.
+TEST(WorkerPool, ServesOnlyTheSameStartOnceAndLeavesNoProcess) {
+  std::string dir = make_temp_dir("kdet-worker-test");
+  const WorkerLaunch launch = fake_launch(dir);
+  WorkerLaunch other = launch;
+  other.env.push_back("KDET_POOL_TEST=1");
+  EXPECT_TRUE(same_start(launch, launch));
+  WorkerLaunch elsewhere = launch;
+  elsewhere.log_path = dir + "/other.log";
+  EXPECT_TRUE(same_start(launch, elsewhere)) << "where its log goes is not how it starts";
+  EXPECT_FALSE(same_start(launch, other));
+  std::vector<pid_t> pids;
+  {
+    WorkerPool pool(2);
+    EXPECT_FALSE(pool.take(launch)) << "nothing started yet";
+    pool.prestart(other);
+    pool.prestart(launch);
+    // take() serves only launched workers: wait for the pool's thread to launch them.
+    auto take_within_5s = [&](const WorkerLaunch& l) {
+      std::optional<WorkerProcess> w;
+      for (int tries = 0; tries < 500 && !w; ++tries) {
+        w = pool.take(l);
+        if (!w) ::usleep(10000);
+      }
+      return w;
+    };
+    std::optional<WorkerProcess> w = take_within_5s(launch);
+    ASSERT_TRUE(w) << "the pool never served its worker";
+    ASSERT_TRUE(w->alive());
+    pids.push_back(w->pid());
+    EXPECT_EQ(pool.taken(), 1u);
+    // Taking one started its replacement: another process, never the same one twice.
+    std::optional<WorkerProcess> again = take_within_5s(launch);
+    ASSERT_TRUE(again) << "a taken worker was not replaced";
+    EXPECT_NE(again->pid(), w->pid()) << "a worker was served twice";
+    EXPECT_EQ(pool.taken(), 2u);
+    again->stop();
+    // It compiles as a worker started at its turn would.
+    CompileMessage msg;
+    msg.request.input = "; saxpy\n";
+    msg.request.input_name = "saxpy.ll";
+    msg.request.workdir = dir;
+    WorkerReply reply = w->compile(msg, std::chrono::seconds(20), -1);
+    EXPECT_EQ(reply.message.result.status, backend::Status::ok) << reply.message.result.detail;
+    // Told to quit and handed to the pool, it is reaped while the pool lives.
+    std::vector<pid_t> quitting{w->quit()};
+    pool.reap_later(quitting);
+    EXPECT_TRUE(quitting.empty());
+    for (int tries = 0; tries < 300 && ::kill(pids[0], 0) == 0; ++tries)
+      ::usleep(10000);
+    EXPECT_EQ(::kill(pids[0], 0), -1) << "a worker handed to reap_later was not reaped";
+    // Full: a third start drops the oldest (`other`), so `other` is not served any more.
+    pool.prestart(launch);
+    pool.prestart(launch);
+    ::usleep(200000);
+    EXPECT_FALSE(pool.take(other)) << "the oldest start was dropped when the pool was full";
+  }
+  // The pool's destructor stopped and reaped the two workers it still held.
+  int st = 0;
+  EXPECT_EQ(::waitpid(-1, &st, WNOHANG), -1) << "a pooled worker was left a child";
+  EXPECT_EQ(errno, ECHILD);
   remove_tree(dir);
 }

@@ -5,6 +5,7 @@
 #include "kdet/engine/artifact_files.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/worker.hpp"
+#include "kdet/engine/worker_pool.hpp"
 #include "kdet/perturb/factors.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
@@ -156,6 +157,7 @@ private:
     // Prestarted workers of a kind (fresh, chain) alive together write to two logs in turn.
     int log_flip_fresh = 0, log_flip_chain = 0;
     std::vector<pid_t> quitting; // fresh workers told to quit, not reaped yet (stop_quitting)
+    bool pooled = false;         // asked RunPlan::pool for a worker for the next call
   };
 
   // Workers start off the critical path when a core is spare for their start: library backends
@@ -197,6 +199,23 @@ private:
     return build_env(overrides);
   }
 
+  // Once this slot has no run left (its last compile about to be sent), asks RunPlan::pool for a
+  // worker for the next call, launched as a chain's or a fresh run's would be, so that the next
+  // round's first worker loads while this compile runs. Under the conditions of prestarts(),
+  // but also where same-process runs share one worker: the next round's starts it anew.
+  void pool_next_round(Slot& slot) {
+    if (!m_plan.pool || slot.pooled || !m_plan.prestart || m_is_exec || m_stop.load() ||
+        static_cast<unsigned>(m_plan.jobs) >= std::max(1u, std::thread::hardware_concurrency()))
+      return;
+    if (slot.claimed && *slot.claimed < m_plan.runs) return; // this slot has a run after this one
+    const bool none_left = m_plan.queue
+                               ? slot.unit_next >= slot.unit_end && m_plan.queue->left() == 0
+                               : m_next.load() >= m_plan.runs;
+    if (!none_left) return;
+    slot.pooled = true;
+    m_plan.pool->prestart(m_launch);
+  }
+
   // Takes the slot's next run now and, when it runs in a fresh process or starts a chain, starts
   // its worker in the background, while the compile about to be sent goes on. A chain's worker is
   // launched as compile_one would launch it; the run's own variables reach it with the compile.
@@ -215,6 +234,11 @@ private:
       p->launch.env = fresh_env(p->pert);
     } else {
       p->launch.env = m_launch.env;
+    }
+    if (m_plan.pool && same_start(p->launch, m_launch)) {
+      // The pool holds workers started so (or starts one now); compile_one takes one.
+      m_plan.pool->prestart(m_launch);
+      return;
     }
     // Its own log: the slot's shared worker may be alive beside it, writing to worker<slot>.log.
     p->launch.log_path =
@@ -265,7 +289,12 @@ private:
       m_launch.log_path = m_session.path() + "/worker0.log";
       std::string error;
       auto t_probe = steady_clock::now();
-      if (!m_probe.start(m_launch, hello, error)) {
+      if (m_plan.pool)
+        if (auto pooled = m_plan.pool->take(m_launch, &hello)) {
+          m_probe = std::move(*pooled);
+          m_prestarted.fetch_add(1);
+        }
+      if (!m_probe.alive() && !m_probe.start(m_launch, hello, error)) {
         if (interrupted()) throw Interrupted();
         throw Error::format("cannot load the {} compiler: {}",
                             backend::to_string(m_plan.backend.kind), error);
@@ -312,10 +341,14 @@ private:
       }
       record(std::move(rec), std::move(result));
     }
-    if (slot.next) slot.next->worker.stop();
-    slot.shared.stop();
-    slot.own.stop();
-    stop_quitting(slot.quitting, true);
+    if (slot.next && slot.next->worker.alive()) slot.quitting.push_back(slot.next->worker.quit());
+    for (WorkerProcess* w : {&slot.shared, &slot.own})
+      if (w->alive()) slot.quitting.push_back(w->quit());
+    // With a pool the workers' exits go on after this call returns; the pool reaps them.
+    if (m_plan.pool)
+      m_plan.pool->reap_later(slot.quitting);
+    else
+      stop_quitting(slot.quitting, true);
   }
 
   // Runs compile `idx` in the slot's worker (started first when it is not running) and fills
@@ -349,7 +382,9 @@ private:
     // A chain starts with a worker that compiled nothing yet (history = N).
     if (!run_fresh && m_plan.setting.history > 0) {
       const uint64_t chain = same_chain(m_plan.setting, idx);
-      if (worker.alive() && slot.shared_nth > 0 && chain != slot.shared_chain) worker.stop();
+      // The last chain's worker exits while this chain starts (reaped later).
+      if (worker.alive() && slot.shared_nth > 0 && chain != slot.shared_chain)
+        slot.quitting.push_back(worker.quit());
       slot.shared_chain = chain;
     }
     if (ready && !worker.alive()) {
@@ -359,6 +394,14 @@ private:
       nth = 0;
     } else if (ready) {
       ready->worker.stop(); // the slot's worker can still serve this run (it compiled nothing)
+    }
+    if (!worker.alive() && !ready && m_plan.pool) {
+      if (auto pooled = m_plan.pool->take(slot.launch)) {
+        worker = std::move(*pooled);
+        worker_serial = m_workers_started.fetch_add(1) + 1;
+        m_prestarted.fetch_add(1);
+        nth = 0;
+      }
     }
     if (!worker.alive()) {
       HelloMessage h;
@@ -404,6 +447,7 @@ private:
       auto driver_timeout =
           m_plan.timeout.count() > 0 && m_is_exec ? m_plan.timeout + k_exec_grace : m_plan.timeout;
       prestart_next(slot);
+      pool_next_round(slot);
       rec.setup_seconds = duration<double>(steady_clock::now() - t0).count();
       WorkerReply reply = worker.compile(msg, driver_timeout, interrupt_fd());
       if (reply.interrupted) return false;

@@ -19,6 +19,7 @@ namespace kdet::engine {
 constexpr uint64_t k_default_max_output = 1ULL << 30;
 
 struct RunRecord;
+class WorkerPool;
 
 // Run indices [first, end) handed out in units: the pieces of one split scan round take their
 // runs from one queue, so a slot that joins the round late takes what is still left. A unit
@@ -80,6 +81,10 @@ struct RunPlan {
   // The kdet binary the workers run (`kdet __worker`); empty: this process's own. Unit tests,
   // which are not kdet, name it.
   std::string worker_exe;
+  // Workers started ahead across calls (a scan's rounds): the first worker a run needs comes
+  // from here when one was started exactly so, and while its last compile runs a slot asks for
+  // one for the next call (engine/worker_pool.hpp). Null: every call starts its own.
+  std::shared_ptr<WorkerPool> pool;
 };
 
 struct ArtifactInfo {

@@ -3,6 +3,7 @@
 
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/runner.hpp"
+#include "kdet/engine/worker_pool.hpp"
 #include "kdet/scan/trace.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/hash.hpp"
@@ -307,6 +308,13 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   auto exec = [&](const engine::RunPlan& p) {
     return options.execute ? options.execute(p) : engine::execute(p);
   };
+  // Workers start ahead (within a round, and for the next round: engine/worker_pool.hpp) only
+  // where a core is spare for their start: with a slot on every core they would slow the
+  // compiles beside them by as much as they save.
+  const bool ahead = threads < static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::shared_ptr<engine::WorkerPool> workers_ahead;
+  if (!options.execute && ahead)
+    workers_ahead = std::make_shared<engine::WorkerPool>(static_cast<size_t>(threads));
 
   auto report_progress = [&](bool force, bool last) {
     if (!options.progress) return;
@@ -429,6 +437,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       }
       engine::RunPlan plan = job_run_plan(m, job, m.setting, offset, span.size, 2);
       plan.first_index = row.runs - span.start;
+      plan.pool = workers_ahead;
+      plan.prestart = ahead;
       {
         std::lock_guard<std::mutex> lock(mu);
         if (auto it = identities.find(job.compiler); it != identities.end())
