@@ -67,6 +67,34 @@ engine::RunOutput scripted_round(const engine::RunPlan& plan,
   return out;
 }
 
+// Every .ll file beside the manifest on a scripted compiler, each run in a fresh process (so
+// rounds split at any run), rounds of 8, 16 and 16 runs.
+const std::string k_fresh_rounds = "inputs = [\"*.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = "
+                                   "\"nvvm\"\nlib = \"libfake.so\"\n[setting]\nprocess = "
+                                   "\"fresh\"\n[budget]\nmax_runs = 40\nfirst_round = 8\n"
+                                   "max_round = 16\n";
+
+// Runs `jobs` from scratch into a new database at `db_path` with `opt`: each job's final row,
+// by input name.
+std::map<std::string, store::JobRow>
+rows_after(const scan::Manifest& m, const std::vector<scan::Job>& jobs, const std::string& db_path,
+           const scan::ScheduleOptions& opt, scan::ScheduleStats& stats) {
+  std::map<std::string, store::JobRow> state;
+  for (const auto& j : jobs)
+    state[j.id] = scan::initial_row(m, j);
+  remove_tree(db_path);
+  store::ScanDb db(db_path);
+  {
+    store::ScanWriter writer(db);
+    stats = scan::run_jobs(m, jobs, state, writer, opt);
+  }
+  EXPECT_TRUE(stats.errors.empty());
+  std::map<std::string, store::JobRow> by_name;
+  for (const auto& [id, row] : state)
+    by_name[row.input] = row;
+  return by_name;
+}
+
 class ScanSchedulerTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -311,22 +339,14 @@ TEST_F(ScanSchedulerTest, ASlotWithNoJobLeftJoinsARunningRound) {
   write_file_atomic(dir + "/long.ll", "; long\n");
   write_file_atomic(dir + "/short.ll", "; short\n");
   write_file_atomic(dir + "/libfake.so", "not a library: the scripted runs never load it");
-  const std::string text = "inputs = [\"*.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = "
-                           "\"nvvm\"\nlib = \"libfake.so\"\n[setting]\nprocess = \"fresh\"\n"
-                           "[budget]\nmax_runs = 40\nfirst_round = 8\nmax_round = 16\n";
-  scan::Manifest m = scan::parse_manifest(text, dir + "/m.toml");
+  scan::Manifest m = scan::parse_manifest(k_fresh_rounds, dir + "/m.toml");
   auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
   ASSERT_EQ(jobs.size(), 2u);
   auto scan_with = [&](int threads, scan::ScheduleStats& stats) {
-    std::map<std::string, store::JobRow> state;
-    for (const auto& j : jobs)
-      state[j.id] = scan::initial_row(m, j);
     std::map<uint64_t, uint64_t> offset_of; // a round's master seed -> its first run
     for (const auto& j : jobs)
       for (uint64_t o = 0; o < 40; ++o)
         offset_of[mix_seed(j.seed, o)] = o;
-    remove_tree(dir + "/s.db");
-    store::ScanDb db(dir + "/s.db");
     scan::ScheduleOptions opt;
     opt.threads = threads;
     // short.ll varies in its first round; long.ll's runs take 5 ms each and never vary.
@@ -339,15 +359,7 @@ TEST_F(ScanSchedulerTest, ASlotWithNoJobLeftJoinsARunningRound) {
         return std::string("A");
       });
     };
-    {
-      store::ScanWriter writer(db);
-      stats = scan::run_jobs(m, jobs, state, writer, opt);
-    }
-    EXPECT_TRUE(stats.errors.empty());
-    std::map<std::string, store::JobRow> by_name;
-    for (const auto& [id, row] : state)
-      by_name[row.input] = row;
-    return by_name;
+    return rows_after(m, jobs, dir + "/s.db", opt, stats);
   };
   scan::ScheduleStats serial, joined;
   auto a = scan_with(1, serial);
@@ -374,18 +386,10 @@ TEST_F(ScanSchedulerTest, ARunningJobWithTheMostWorkLeftIsJoinedBeforeWaitingJob
   for (int i = 0; i < 6; ++i)
     write_file_atomic(fmt::format("{}/s{}.ll", dir, i), "; short\n");
   write_file_atomic(dir + "/libfake.so", "not a library: the scripted runs never load it");
-  const std::string text = "inputs = [\"*.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = "
-                           "\"nvvm\"\nlib = \"libfake.so\"\n[setting]\nprocess = \"fresh\"\n"
-                           "[budget]\nmax_runs = 40\nfirst_round = 8\nmax_round = 16\n";
-  scan::Manifest m = scan::parse_manifest(text, dir + "/m.toml");
+  scan::Manifest m = scan::parse_manifest(k_fresh_rounds, dir + "/m.toml");
   auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
   ASSERT_EQ(jobs.size(), 7u);
   auto scan_with = [&](int threads, scan::ScheduleStats& stats, int& short_rounds_at_join) {
-    std::map<std::string, store::JobRow> state;
-    for (const auto& j : jobs)
-      state[j.id] = scan::initial_row(m, j);
-    remove_tree(dir + "/s.db");
-    store::ScanDb db(dir + "/s.db");
     std::mutex mu;
     int long_running = 0, short_rounds = 0;
     short_rounds_at_join = -1;
@@ -411,15 +415,7 @@ TEST_F(ScanSchedulerTest, ARunningJobWithTheMostWorkLeftIsJoinedBeforeWaitingJob
       if (is_long) --long_running;
       return out;
     };
-    {
-      store::ScanWriter writer(db);
-      stats = scan::run_jobs(m, jobs, state, writer, opt);
-    }
-    EXPECT_TRUE(stats.errors.empty());
-    std::map<std::string, store::JobRow> by_name;
-    for (const auto& [id, row] : state)
-      by_name[row.input] = row;
-    return by_name;
+    return rows_after(m, jobs, dir + "/s.db", opt, stats);
   };
   scan::ScheduleStats serial, joined;
   int at_serial = 0, at_join = 0;

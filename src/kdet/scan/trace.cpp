@@ -110,17 +110,19 @@ std::string ScanTrace::json(int slots) const {
                       {"tid", tid},
                       {"args", {{"name", name}}}});
   };
+  // A complete event ("X"): a slice of lane `tid` from `start` for `seconds`.
+  auto slice = [&](const char* cat, const std::string& name, int tid, double start, double seconds,
+                   nlohmann::json args = nullptr) {
+    nlohmann::json e = {{"ph", "X"},  {"cat", cat},      {"name", name},      {"pid", 1},
+                        {"tid", tid}, {"ts", us(start)}, {"dur", us(seconds)}};
+    if (!args.is_null()) e["args"] = std::move(args);
+    events.push_back(std::move(e));
+  };
   events.push_back(
       {{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "kdet scan"}}}});
   name_thread(0, "kdet");
   for (const auto& p : m_phases)
-    events.push_back({{"ph", "X"},
-                      {"cat", "phase"},
-                      {"name", p.name},
-                      {"pid", 1},
-                      {"tid", 0},
-                      {"ts", us(p.start)},
-                      {"dur", us(p.end - p.start)}});
+    slice("phase", p.name, 0, p.start, p.end - p.start);
   std::vector<std::pair<double, double>> spans;
   std::vector<int> threads;
   spans.reserve(m_runs.size());
@@ -136,50 +138,24 @@ std::string ScanTrace::json(int slots) const {
     const Run& r = m_runs[i];
     const int tid = lanes[i] + 1;
     if (r.probe) {
-      events.push_back({{"ph", "X"},
-                        {"cat", "probe"},
-                        {"name", "load compiler: " + r.label},
-                        {"pid", 1},
-                        {"tid", tid},
-                        {"ts", us(r.start)},
-                        {"dur", us(r.seconds)},
-                        {"args", {{"job", r.job}}}});
+      slice("probe", "load compiler: " + r.label, tid, r.start, r.seconds, {{"job", r.job}});
       continue;
     }
-    events.push_back({{"ph", "X"},
-                      {"cat", "run"},
-                      {"name", r.label},
-                      {"pid", 1},
-                      {"tid", tid},
-                      {"ts", us(r.start)},
-                      {"dur", us(r.seconds)},
-                      {"args",
-                       {{"job", r.job},
-                        {"run", r.index},
-                        {"process", r.fresh ? "fresh" : "same"},
-                        {"nth_in_worker", r.nth},
-                        {"status", r.status},
-                        {"variant", r.variant},
-                        {"setup_ms", r.setup * 1e3},
-                        {"compile_ms", r.compile * 1e3}}}});
+    slice("run", r.label, tid, r.start, r.seconds,
+          {{"job", r.job},
+           {"run", r.index},
+           {"process", r.fresh ? "fresh" : "same"},
+           {"nth_in_worker", r.nth},
+           {"status", r.status},
+           {"variant", r.variant},
+           {"setup_ms", r.setup * 1e3},
+           {"compile_ms", r.compile * 1e3}});
     // Inside the run: getting the worker ready (a start, or a prestarted one's hello), then the
     // compile as the worker timed it; the rest is the reply and its files.
-    if (r.setup > 0)
-      events.push_back({{"ph", "X"},
-                        {"cat", "setup"},
-                        {"name", "worker ready"},
-                        {"pid", 1},
-                        {"tid", tid},
-                        {"ts", us(r.start)},
-                        {"dur", us(std::min(r.setup, r.seconds))}});
+    if (r.setup > 0) slice("setup", "worker ready", tid, r.start, std::min(r.setup, r.seconds));
     if (r.compile > 0)
-      events.push_back({{"ph", "X"},
-                        {"cat", "compile"},
-                        {"name", "compile"},
-                        {"pid", 1},
-                        {"tid", tid},
-                        {"ts", us(r.start + r.setup)},
-                        {"dur", us(std::min(r.compile, std::max(0.0, r.seconds - r.setup)))}});
+      slice("compile", "compile", tid, r.start + r.setup,
+            std::min(r.compile, std::max(0.0, r.seconds - r.setup)));
   }
   nlohmann::json doc = {{"traceEvents", std::move(events)},
                         {"displayTimeUnit", "ms"},
