@@ -104,8 +104,12 @@ TEST(ScanTrace, ARoundsRunsAndProbeBecomeEventsInsideTheirRun) {
       EXPECT_EQ(e["dur"], 5000);
       EXPECT_EQ(e["args"]["job"], "job1");
     }
-    if (cat == "compile") EXPECT_EQ(e["dur"], 3000);
-    if (cat == "setup") EXPECT_EQ(e["dur"], 1000);
+    if (cat == "compile") {
+      EXPECT_EQ(e["dur"], 3000);
+    }
+    if (cat == "setup") {
+      EXPECT_EQ(e["dur"], 1000);
+    }
   }
   EXPECT_EQ(run_numbers, (std::vector<uint64_t>{8, 9})); // offset + index
   EXPECT_EQ(cats["probe"], 1);
