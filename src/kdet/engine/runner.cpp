@@ -164,8 +164,11 @@ private:
   // only (an exec worker does not load the compiler), and fewer slots than cores. Those are the
   // fresh-process runs' workers and, with history = N, the worker each chain starts in.
   bool prestarts() const {
+    return starts_ahead() && (m_mode != perturb::ProcessMode::same || m_plan.setting.history > 0);
+  }
+  // Whether a worker may start before its run is due at all (prestarts(), pool_next_round()).
+  bool starts_ahead() const {
     return m_plan.prestart && !m_is_exec &&
-           (m_mode != perturb::ProcessMode::same || m_plan.setting.history > 0) &&
            static_cast<unsigned>(m_plan.jobs) < std::max(1u, std::thread::hardware_concurrency());
   }
 
@@ -201,12 +204,10 @@ private:
 
   // Once this slot has no run left (its last compile about to be sent), asks RunPlan::pool for a
   // worker for the next call, launched as a chain's or a fresh run's would be, so that the next
-  // round's first worker loads while this compile runs. Under the conditions of prestarts(),
-  // but also where same-process runs share one worker: the next round's starts it anew.
+  // round's first worker loads while this compile runs. Also where same-process runs share one
+  // worker (no prestarts()): the next round starts one anew.
   void pool_next_round(Slot& slot) {
-    if (!m_plan.pool || slot.pooled || !m_plan.prestart || m_is_exec || m_stop.load() ||
-        static_cast<unsigned>(m_plan.jobs) >= std::max(1u, std::thread::hardware_concurrency()))
-      return;
+    if (!m_plan.pool || slot.pooled || !starts_ahead() || m_stop.load()) return;
     if (slot.claimed && *slot.claimed < m_plan.runs) return; // this slot has a run after this one
     const bool none_left = m_plan.queue
                                ? slot.unit_next >= slot.unit_end && m_plan.queue->left() == 0

@@ -236,14 +236,6 @@ void keep_resumable_runs(engine::RunOutput& out, const Job& job, const perturb::
   out.completed = keep - first;
 }
 
-// The wall time a job's remaining runs are expected to take: its seconds per run so far
-// (measured in its first round, or stored by an earlier invocation) times the runs left.
-double expected_seconds(const store::JobRow& row) {
-  if (row.runs == 0) return 0;
-  return row.seconds / static_cast<double>(row.runs) *
-         static_cast<double>(row.budget - std::min(row.budget, row.runs));
-}
-
 } // namespace
 
 ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
@@ -254,7 +246,21 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   // Jobs whose first round is due, in planned order; jobs with runs stored (resumed) are ready
   // for their later rounds at once, ordered by what their stored runs took.
   std::vector<const Job*> fresh;
-  std::vector<std::pair<double, const Job*>> ready; // (expected seconds left, job)
+  std::vector<std::pair<double, const Job*>> ready; // (work_left, job)
+  // Slot seconds and runs so far by job id: the runs' own times, so that a split round counts
+  // what it takes on one slot (the job row's seconds are its rounds' wall time, which is all a
+  // job resumed from the database has).
+  std::map<std::string, std::pair<double, uint64_t>> run_seconds;
+  auto seconds_per_run = [&](const store::JobRow& row) { // under mu once the slots run
+    auto it = run_seconds.find(row.id);
+    if (it != run_seconds.end() && it->second.first > 0)
+      return it->second.first / static_cast<double>(it->second.second);
+    return row.runs > 0 ? row.seconds / static_cast<double>(row.runs) : 0.0;
+  };
+  // How long a job's remaining runs are expected to take on one slot.
+  auto work_left = [&](const store::JobRow& row) {
+    return seconds_per_run(row) * static_cast<double>(row.budget - std::min(row.budget, row.runs));
+  };
   size_t total = jobs.size(), already = 0, todo = 0;
   std::atomic<size_t> varying{0};
   for (const auto& j : jobs) {
@@ -268,7 +274,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     if (r.runs == 0)
       fresh.push_back(&j);
     else
-      ready.emplace_back(expected_seconds(r), &j);
+      ready.emplace_back(work_left(r), &j);
   }
   std::atomic<size_t> finished{0};
   std::mutex mu; // guards state, stats, broken, identities, the queues, progress calls
@@ -295,15 +301,6 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     std::exception_ptr error;
   };
   std::vector<std::shared_ptr<OpenRound>> open_rounds;
-  // Slot seconds and runs so far by job id: the runs' own times, so that a split round counts
-  // what it takes on one slot (the job row's seconds are its rounds' wall time).
-  std::map<std::string, std::pair<double, uint64_t>> run_seconds;
-  auto seconds_per_run = [&](const store::JobRow& row) { // under mu
-    auto it = run_seconds.find(row.id);
-    if (it != run_seconds.end() && it->second.first > 0)
-      return it->second.first / static_cast<double>(it->second.second);
-    return row.runs > 0 ? row.seconds / static_cast<double>(row.runs) : 0.0;
-  };
   std::condition_variable round_joined;
   auto exec = [&](const engine::RunPlan& p) {
     return options.execute ? options.execute(p) : engine::execute(p);
@@ -536,9 +533,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       ++stats.jobs_finished;
       if (row.varies()) ++varying;
     } else if (first_only && row.runs > 0 && !stopping()) {
-      ready.emplace_back(seconds_per_run(row) *
-                             static_cast<double>(row.budget - std::min(row.budget, row.runs)),
-                         &job);
+      ready.emplace_back(work_left(row), &job);
     }
     report_progress(false, false);
   };
