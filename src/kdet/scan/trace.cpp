@@ -102,13 +102,19 @@ void ScanTrace::add_round(const std::string& job, const std::string& label,
 std::string ScanTrace::json(int slots) const {
   std::lock_guard<std::mutex> lock(m_mu);
   auto us = [](double s) { return std::llround(s * 1e6); };
-  nlohmann::json events = nlohmann::json::array();
+  // Each event is written out as it is made: a census's million events never stand as one
+  // document tree in memory, only as text.
+  std::string events;
+  auto add = [&](const nlohmann::json& e) {
+    if (!events.empty()) events += ',';
+    events += json_text(e, -1);
+  };
   auto name_thread = [&](int tid, const std::string& name) {
-    events.push_back({{"ph", "M"},
-                      {"name", "thread_name"},
-                      {"pid", 1},
-                      {"tid", tid},
-                      {"args", {{"name", name}}}});
+    add({{"ph", "M"},
+         {"name", "thread_name"},
+         {"pid", 1},
+         {"tid", tid},
+         {"args", {{"name", name}}}});
   };
   // A complete event ("X"): a slice of lane `tid` from `start` for `seconds`.
   auto slice = [&](const char* cat, const std::string& name, int tid, double start, double seconds,
@@ -116,10 +122,9 @@ std::string ScanTrace::json(int slots) const {
     nlohmann::json e = {{"ph", "X"},  {"cat", cat},      {"name", name},      {"pid", 1},
                         {"tid", tid}, {"ts", us(start)}, {"dur", us(seconds)}};
     if (!args.is_null()) e["args"] = std::move(args);
-    events.push_back(std::move(e));
+    add(e);
   };
-  events.push_back(
-      {{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "kdet scan"}}}});
+  add({{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "kdet scan"}}}});
   name_thread(0, "kdet");
   for (const auto& p : m_phases)
     slice("phase", p.name, 0, p.start, p.end - p.start);
@@ -157,15 +162,13 @@ std::string ScanTrace::json(int slots) const {
       slice("compile", "compile", tid, r.start + r.setup,
             std::min(r.compile, std::max(0.0, r.seconds - r.setup)));
   }
-  nlohmann::json doc = {{"traceEvents", std::move(events)},
-                        {"displayTimeUnit", "ms"},
-                        {"otherData",
-                         {{"schema", "kdet.scan-trace/1"},
-                          {"kdet_version", k_version},
-                          {"slots", slots},
-                          {"runs", std::count_if(m_runs.begin(), m_runs.end(),
-                                                 [](const Run& r) { return !r.probe; })}}}};
-  return json_text(doc, -1) + "\n";
+  const nlohmann::json other = {
+      {"schema", "kdet.scan-trace/1"},
+      {"kdet_version", k_version},
+      {"slots", slots},
+      {"runs", std::count_if(m_runs.begin(), m_runs.end(), [](const Run& r) { return !r.probe; })}};
+  return "{\"traceEvents\":[" + events +
+         "],\"displayTimeUnit\":\"ms\",\"otherData\":" + json_text(other, -1) + "}\n";
 }
 
 } // namespace kdet::scan
