@@ -232,14 +232,15 @@ scan::Manifest one_job_manifest(const std::string& dir, const std::string& proce
 store::JobRow run_one_job(const std::string& dir, int threads, const std::string& process,
                           const std::function<std::string(uint64_t)>& outcome,
                           scan::ScheduleStats& stats, const std::string& extra = "",
-                          std::vector<std::pair<uint64_t, uint64_t>>* calls = nullptr) {
-  scan::Manifest m =
-      one_job_manifest(dir, process, extra, "max_runs = 40\nfirst_round = 8\nmax_round = 16\n");
+                          std::vector<std::pair<uint64_t, uint64_t>>* calls = nullptr,
+                          const std::string& budget = "max_runs = 40\nfirst_round = 8\n"
+                                                      "max_round = 16\n") {
+  scan::Manifest m = one_job_manifest(dir, process, extra, budget);
   auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
   std::map<std::string, store::JobRow> state;
   state[jobs.at(0).id] = scan::initial_row(m, jobs[0]);
   std::map<uint64_t, uint64_t> offset_of; // a round's master seed -> its first run
-  for (uint64_t o = 0; o < 40; ++o)
+  for (uint64_t o = 0; o < 1000; ++o)
     offset_of[mix_seed(jobs[0].seed, o)] = o;
   store::ScanDb db(dir + "/s.db");
   scan::ScheduleOptions opt;
@@ -296,7 +297,10 @@ TEST_F(ScanSchedulerTest, ASplitRoundGivesTheSerialRunsAndVerdict) {
   a = run_one_job(m_dir + "/d1", 1, "fresh", det, serial);
   b = run_one_job(m_dir + "/d2", 2, "fresh", det, split);
   EXPECT_EQ(a.runs, 40u);
-  EXPECT_EQ(split.split_rounds, 3u);
+  // Each round is split, or its owner's piece started while the round before waited for its
+  // other piece (or both).
+  EXPECT_GE(split.split_rounds + split.early_rounds, 3u);
+  EXPECT_EQ(split.early_dropped, 0u) << "no round ends the job before its budget";
   expect_same_row(a, b);
 
   // Same-process runs share a heap across the round: never split.
@@ -328,6 +332,52 @@ TEST_F(ScanSchedulerTest, SameProcessChainsSplitOnlyAtChainBoundaries) {
         EXPECT_LT(first, end);
       }
     }
+  }
+}
+
+// While a round waits for its other pieces, its owner starts its piece of the job's next round,
+// from that round's queue. The rows are those of a serial scan; when the round that waited ends
+// the job, the runs done for the next one are dropped.
+TEST_F(ScanSchedulerTest, TheOwnersPieceOfTheNextRoundStartsWhileARoundWaits) {
+  const std::string budget = "max_runs = 160\nfirst_round = 8\nmax_round = 8\n"; // 20 rounds
+  // Runs take 1 to 3 ms, by index, so that which piece ends a round last varies.
+  auto slowly = [](uint64_t i, const char* v) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + mix_seed(7, i) % 3));
+    return std::string(v);
+  };
+  for (const auto& [process, extra, unit] :
+       {std::tuple<std::string, std::string, uint64_t>{"fresh", "", 1},
+        {"same", "history = 2\n", 2}}) {
+    SCOPED_TRACE(process);
+    scan::ScheduleStats serial, split;
+    auto det = [&](uint64_t i) { return slowly(i, "A"); };
+    store::JobRow a = run_one_job(m_dir + "/e1", 1, process, det, serial, extra, nullptr, budget);
+    std::vector<std::pair<uint64_t, uint64_t>> pieces;
+    store::JobRow b = run_one_job(m_dir + "/e2", 2, process, det, split, extra, &pieces, budget);
+    EXPECT_EQ(serial.early_rounds, 0u) << "one slot: no other piece to wait for";
+    EXPECT_EQ(a.runs, 160u);
+    expect_same_row(a, b);
+    EXPECT_GE(split.early_rounds, 1u) << "20 rounds on 2 slots, none started while one waited";
+    EXPECT_GE(split.early_runs, split.early_rounds);
+    EXPECT_EQ(split.early_dropped, 0u) << "no round ends the job before its budget";
+    for (const auto& [first, end] : pieces)
+      EXPECT_EQ(first % unit, 0u) << "a piece [" << first << ", " << end << ") cuts a chain";
+
+    // Run 49 or 55, in round 7 (runs 48..55), differs: that round ends the job. Often the
+    // owner's piece is done with the round (its queue stopped at the second outcome, or empty)
+    // while the other piece still runs, and starts on round 8 meanwhile.
+    bool dropped = false;
+    for (int k = 0; k < 20 && !dropped; ++k) {
+      const uint64_t at = k % 2 ? 49 : 55;
+      auto vary = [&](uint64_t i) { return slowly(i, i == at ? "B" : "A"); };
+      a = run_one_job(m_dir + "/v1", 1, process, vary, serial, extra, nullptr, budget);
+      EXPECT_EQ(a.runs, at + 1);
+      EXPECT_TRUE(a.varies());
+      b = run_one_job(m_dir + "/v2", 2, process, vary, split, extra, nullptr, budget);
+      expect_same_row(a, b);
+      dropped = split.early_dropped > 0;
+    }
+    EXPECT_TRUE(dropped) << "in 20 scans, round 7 never ended the job while round 8 had begun";
   }
 }
 

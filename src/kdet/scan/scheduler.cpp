@@ -15,8 +15,10 @@
 #include <condition_variable>
 #include <exception>
 #include <fmt/format.h>
+#include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -122,40 +124,38 @@ uint64_t max_pieces(const engine::RunPlan& plan, uint64_t unit) {
   return std::max<uint64_t>(1, chain_units(plan, unit).count);
 }
 
-// Runs plan's runs [first_index, runs) as `pieces` plans at once that take their runs from
-// plan.queue (same master seed, so every run keeps its index and seed; a chain is taken whole),
-// then adds the outputs `joined` returns (slots that joined the round meanwhile; it waits for
-// them), and returns what the one plan would have given run serially: the runs up to the first
-// whose outcome is the stop_at_outcomes-th distinct one, or up to the first run not done
-// (interrupted). A piece stops early only at its own stop_at_outcomes-th outcome, which the
-// serial order reaches no later, so every run the serial plan does is done by some piece; the
-// runs past the cut are dropped.
-engine::RunOutput run_split(const engine::RunPlan& plan, size_t pieces,
-                            const std::function<engine::RunOutput(const engine::RunPlan&)>& exec,
+// The most pieces the runs left in `queue` make (each at least two runs, or a whole unit).
+uint64_t max_pieces(const engine::RunQueue& queue, uint64_t unit) {
+  const uint64_t left = queue.left();
+  if (unit <= 1) return std::max<uint64_t>(1, left / 2);
+  return std::max<uint64_t>(1, (left + unit - 1) / unit);
+}
+
+// Runs plan's runs [first_index, runs) from plan.queue: `own` runs this slot's piece (or returns
+// it, started earlier: see close_round in run_jobs), beside the pieces other slots run from the
+// same queue (same master seed, so every run keeps its index and seed; a chain is taken whole),
+// whose outputs `joined` returns (it waits for them). Returns what the one plan would have given
+// run serially: the runs up to the first whose outcome is the stop_at_outcomes-th distinct one,
+// or up to the first run not done (interrupted). A piece stops early only at its own
+// stop_at_outcomes-th outcome, which the serial order reaches no later, so every run the serial
+// plan does is done by some piece; the runs past the cut are dropped.
+engine::RunOutput run_split(const engine::RunPlan& plan,
+                            const std::function<engine::RunOutput()>& own,
                             const std::function<std::vector<engine::RunOutput>()>& joined) {
   auto t0 = Clock::now();
   const uint64_t first = plan.first_index;
-  std::vector<engine::RunOutput> outs(pieces);
-  std::vector<std::exception_ptr> errors(pieces);
-  auto piece = [&](size_t p) {
-    try {
-      outs[p] = exec(plan);
-    } catch (...) {
-      errors[p] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> helpers;
-  for (size_t p = 1; p < pieces; ++p)
-    helpers.emplace_back(piece, p);
-  piece(0);
-  for (auto& t : helpers)
-    t.join();
+  std::vector<engine::RunOutput> outs(1);
+  std::exception_ptr error;
+  try {
+    outs[0] = own();
+  } catch (...) {
+    error = std::current_exception();
+  }
   std::vector<engine::RunOutput> more = joined();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  if (error) std::rethrow_exception(error);
   for (auto& o : more)
     outs.push_back(std::move(o));
-  pieces = outs.size();
+  const size_t pieces = outs.size();
 
   engine::RunOutput out;
   out.plan = plan;
@@ -298,12 +298,36 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     double per_run = 0;
     int joiners = 0; // slots running a piece of it now, beyond the owner's
     std::vector<engine::RunOutput> joined;
+    size_t late = 0; // pieces that did runs, of slots that joined after the round opened
     std::exception_ptr error;
   };
   std::vector<std::shared_ptr<OpenRound>> open_rounds;
   std::condition_variable round_joined;
   auto exec = [&](const engine::RunPlan& p) {
     return options.execute ? options.execute(p) : engine::execute(p);
+  };
+  // Runs a piece of an open round on this slot (borrowed when the round opened, or `late`: a
+  // slot that joined it later): its runs come from the round's queue. A borrowed slot is given
+  // back as soon as its piece is done, before the round's owner learns it, so that the owner's
+  // next round may borrow it again.
+  auto join_round = [&](OpenRound& r, bool late) {
+    engine::RunOutput out;
+    std::exception_ptr error;
+    try {
+      out = exec(r.plan);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    if (late && out.completed > 0) ++r.late;
+    r.joined.push_back(std::move(out));
+    if (error && !r.error) r.error = error;
+    if (!late) {
+      idle_slots.fetch_add(1);
+      queue_changed.notify_all();
+    }
+    --r.joiners;
+    round_joined.notify_all();
   };
   // Workers start ahead (within a round, and for the next round: engine/worker_pool.hpp) only
   // where a core is spare for their start: with a slot on every core they would slow the
@@ -420,6 +444,31 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       if (broken.count(job.compiler)) return;
       row = state.at(job.id);
     }
+    // This slot's piece of the job's next round, started while the last round waited for its
+    // other pieces (close_round), from that round's queue.
+    struct EarlyPiece {
+      uint64_t start = 0; // the round's first run
+      std::shared_ptr<engine::RunQueue> queue;
+      std::future<engine::RunOutput> out;
+      EarlyPiece() = default;
+      EarlyPiece(const EarlyPiece&) = delete;
+      EarlyPiece& operator=(const EarlyPiece&) = delete;
+      ~EarlyPiece() { // not taken by its round: it ends after its current unit (out waits for it)
+        if (queue) queue->stop();
+      }
+    };
+    std::optional<EarlyPiece> early;
+    auto drop_early = [&] { // that round is not run: its runs done are dropped
+      early->queue->stop();
+      uint64_t done = 0;
+      try {
+        if (early->out.valid()) done = early->out.get().completed;
+      } catch (...) { // the round would have met it; there is none
+      }
+      early.reset();
+      std::lock_guard<std::mutex> lock(mu);
+      stats.early_dropped += done;
+    };
     while (!row.done && !stopping()) {
       // A round cut short by SIGINT/SIGTERM is finished from where it stopped, with the
       // run indices (and so the seeds) an uninterrupted scan would have given.
@@ -445,9 +494,25 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       // at the start, each piece at least two runs, and any slot left without a job later on.
       int borrowed = 0;
       const uint64_t unit = split_unit(m.setting, job);
+      if (early && (span.start != early->start || plan.first_index != 0 || unit == 0))
+        drop_early(); // not this round's start (cannot happen: a completed round went before)
       std::shared_ptr<OpenRound> round;
+      std::vector<std::thread> helpers; // the borrowed slots' pieces
+      struct JoinAll {
+        std::vector<std::thread>& threads;
+        explicit JoinAll(std::vector<std::thread>& t) : threads(t) {}
+        JoinAll(const JoinAll&) = delete;
+        JoinAll& operator=(const JoinAll&) = delete;
+        ~JoinAll() {
+          for (auto& t : threads)
+            t.join();
+        }
+      } join_helpers{helpers};
       if (unit > 0) {
-        const int most = static_cast<int>(std::min<uint64_t>(max_pieces(plan, unit),
+        plan.queue = early ? early->queue
+                           : std::make_shared<engine::RunQueue>(plan.first_index, plan.runs, unit);
+        const int most = static_cast<int>(std::min<uint64_t>(early ? max_pieces(*plan.queue, unit)
+                                                                   : max_pieces(plan, unit),
                                                              static_cast<uint64_t>(threads))) -
                          1;
         int idle = idle_slots.load();
@@ -458,48 +523,70 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
             break;
           }
         }
-        plan.queue = std::make_shared<engine::RunQueue>(plan.first_index, plan.runs, unit);
         round = std::make_shared<OpenRound>();
         round->plan = plan;
         round->runs_after = row.budget - std::min(row.budget, offset + span.size);
-        std::lock_guard<std::mutex> lock(mu);
-        round->per_run = seconds_per_run(row);
-        open_rounds.push_back(round);
-        queue_changed.notify_all();
+        round->joiners = borrowed;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          round->per_run = seconds_per_run(row);
+          open_rounds.push_back(round);
+          queue_changed.notify_all();
+        }
+        for (int b = 0; b < borrowed; ++b)
+          helpers.emplace_back([&join_round, round] { join_round(*round, false); });
       }
-      // Closes the round to joiners and waits for those running; their outputs.
+      // Closes the round to joiners and waits for the pieces running; their outputs. While it
+      // waits, this slot starts its piece of the job's next round, which runs from that round's
+      // queue what it would run there (the runs, seeds and worker history they have in any
+      // piece): unless this round ends the job, which its outcome decides, that round then
+      // opens with its piece under way, and the wait is not lost.
       size_t joined = 0;
+      const RoundSpan next = round_holding(m, row.budget, span.start + span.size);
       auto close_round = [&] {
         std::unique_lock<std::mutex> lock(mu);
         open_rounds.erase(std::find(open_rounds.begin(), open_rounds.end(), round));
+        if (round->joiners > 0 && !first_only && next.size > 0 &&
+            next.start == span.start + span.size && !stopping()) {
+          engine::RunPlan next_plan = job_run_plan(m, job, m.setting, next.start, next.size, 2);
+          next_plan.pool = workers_ahead;
+          next_plan.prestart = ahead;
+          next_plan.identity = plan.identity;
+          if (auto it = identities.find(job.compiler); it != identities.end())
+            next_plan.identity = it->second;
+          next_plan.queue = std::make_shared<engine::RunQueue>(0, next.size, unit);
+          early.emplace();
+          early->start = next.start;
+          early->queue = next_plan.queue;
+          early->out = std::async(std::launch::async, exec, std::move(next_plan));
+        }
         round_joined.wait(lock, [&] { return round->joiners == 0; });
         if (round->error) std::rethrow_exception(round->error);
-        joined = static_cast<size_t>(
-            std::count_if(round->joined.begin(), round->joined.end(),
-                          [](const engine::RunOutput& o) { return o.completed > 0; }));
+        joined = round->late;
         return std::move(round->joined);
       };
       engine::RunOutput out;
+      uint64_t ran_early = 0; // runs of this round's own piece started early
+      auto own = [&] {
+        if (!early) return exec(plan);
+        engine::RunOutput o = early->out.get(); // on a throw, drop_early finds it taken
+        early->queue.reset();                   // the round's now: not stopped
+        early.reset();
+        ran_early = o.completed;
+        return o;
+      };
       try {
-        out = round ? run_split(plan, static_cast<size_t>(borrowed) + 1, exec, close_round)
-                    : exec(plan);
-        idle_slots.fetch_add(borrowed);
-        if (borrowed) queue_changed.notify_all();
+        out = round ? run_split(plan, own, close_round) : exec(plan);
         std::lock_guard<std::mutex> lock(mu);
         identities.emplace(job.compiler, out.identity);
       } catch (const Interrupted&) {
-        idle_slots.fetch_add(borrowed); // SIGINT while a piece loaded the compiler: not its fault
-        break;
+        break; // SIGINT while a piece loaded the compiler: not its fault
       } catch (const Error& e) {
-        idle_slots.fetch_add(borrowed);
         std::lock_guard<std::mutex> lock(mu);
         if (broken.insert(job.compiler).second)
           stats.errors.push_back(
               fmt::format("compiler '{}': {}", m.compilers[job.compiler].name, e.what()));
         break;
-      } catch (...) {
-        idle_slots.fetch_add(borrowed);
-        throw;
       }
       if (out.interrupted) keep_resumable_runs(out, job, m.setting);
       if (out.completed == 0) break; // interrupted before any run finished (or to keep)
@@ -519,6 +606,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       stats.runs += out.completed;
       for (const auto& r : out.records)
         if (r.done) stats.compile_cpu_seconds += r.compile_cpu_seconds;
+      stats.early_runs += ran_early;
+      if (ran_early > 0) stats.early_rounds += 1;
       if (borrowed + joined > 0) {
         stats.split_rounds += 1;
         stats.split_pieces += static_cast<uint64_t>(borrowed) + joined + 1;
@@ -526,6 +615,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       }
       if (first_only) break;
     }
+    if (early) drop_early(); // this round ended the job (or the scan stopped)
     std::lock_guard<std::mutex> lock(mu);
     state[job.id] = row;
     if (row.done) {
@@ -545,29 +635,13 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     std::lock_guard<std::mutex> lock(mu);
     if (--jobs_running == 0) queue_changed.notify_all(); // the waiting slots may be done
   };
-  // Runs a piece of an open round on this slot: its runs come from the round's queue.
-  auto join_round = [&](OpenRound& r) {
-    engine::RunOutput out;
-    std::exception_ptr error;
-    try {
-      out = exec(r.plan);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    r.joined.push_back(std::move(out));
-    if (error && !r.error) r.error = error;
-    --r.joiners;
-    round_joined.notify_all();
-  };
-
   auto work = [&](bool& idle) {
     for (;;) {
       bool first_only = false;
       std::shared_ptr<OpenRound> join;
       const Job* job = take(first_only, idle, join);
       if (join) {
-        join_round(*join);
+        join_round(*join, true);
         continue;
       }
       if (!job) return;

@@ -63,6 +63,12 @@ struct ScheduleStats {
   uint64_t split_rounds = 0;      // rounds run as several pieces on idle slots (run_split)
   uint64_t split_pieces = 0;      // the pieces of those rounds
   uint64_t joined_pieces = 0;     // of those, pieces of slots that joined a round running already
+  // Rounds whose owner's piece started early, while the round before waited for its other
+  // pieces; the runs that piece did (kept); and those done for a round that did not run (the
+  // round before ended the job, or the scan stopped), dropped.
+  uint64_t early_rounds = 0;
+  uint64_t early_runs = 0;
+  uint64_t early_dropped = 0;
   bool interrupted = false;
   double seconds = 0;
   std::vector<std::string> errors; // compilers that could not be loaded
