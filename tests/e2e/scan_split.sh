@@ -59,8 +59,10 @@ chain_manifest() { # PROCESS HISTORY RATE
   printf '[budget]\nmax_runs = 40\nfirst_round = 8\n'
 }
 # CASE PROCESS HISTORY RATE STATUS: the verdict wanted at --jobs 1 and 2.
+# both0: without history the round's same-process runs stay in one worker (one piece) and only
+# its fresh runs spread; the 3rd compile of that worker (run 5) crashes in both scans.
 for c in "same4 same 4 5 deterministic" "same0 same 0 5 varies" "both2 both 2 3 deterministic" \
-  "both3 both 3 3 varies"; do
+  "both3 both 3 3 varies" "both0 both 0 3 varies"; do
   read -r name process history rate want <<<"$c"
   chain_manifest "$process" "$history" "$rate" >"$T/$name.toml"
   for j in 1 2; do
@@ -77,8 +79,12 @@ for c in "same4 same 4 5 deterministic" "same0 same 0 5 varies" "both2 both 2 3 
   most=$(sql "$T/${name}1.db" "select max(nth_in_worker) from runs")
   if ((history > 0)); then
     ((most <= history)) || fail "$name: a worker made $most compiles in a row; history is $history"
-    split2=$(sql "$T/${name}2.db" "select split_rounds from scans")
+  fi
+  split2=$(sql "$T/${name}2.db" "select split_rounds from scans")
+  if ((history > 0)) || [[ $process == both ]]; then
     ((split2 >= 1)) || fail "$name: no round was split on two slots (history $history)"
+  else
+    expect_eq "$name: rounds split (same-process runs share one worker)" "$split2" 0
   fi
   echo "scan_split: $name: $want, $(wc -l <"$T/$name.runs1") runs equal at --jobs 1 and 2, at most $most compiles per worker"
 done

@@ -271,21 +271,52 @@ TEST_F(Runner, PrestartGivesEachRunTheOutcomeItHasWithout) {
 }
 
 // A split round's queue hands out its runs once each, in units that end at multiples of the
-// unit (a chain kept whole), and nothing after stop().
+// unit (a chain kept whole), and no run past a stop.
 TEST(RunQueue, HandsOutUnitsAlignedToTheUnitUntilStopped) {
+  using Unit = RunQueue::Unit;
   RunQueue q(7, 20, 3);
-  std::vector<std::pair<uint64_t, uint64_t>> got;
+  std::vector<Unit> got;
   while (auto u = q.take())
     got.push_back(*u);
-  const std::vector<std::pair<uint64_t, uint64_t>> want = {
-      {7, 9}, {9, 12}, {12, 15}, {15, 18}, {18, 20}};
+  const std::vector<Unit> want = {{7, 9, 1}, {9, 12, 1}, {12, 15, 1}, {15, 18, 1}, {18, 20, 1}};
   EXPECT_EQ(got, want);
   EXPECT_EQ(q.left(), 0u);
 
   RunQueue r(0, 10, 1);
   ASSERT_TRUE(r.take());
   EXPECT_EQ(r.left(), 9u);
-  r.stop();
+  r.stop(0);
   EXPECT_EQ(r.left(), 0u);
-  EXPECT_FALSE(r.take()) << "a piece reached stop_at_outcomes: nothing more is handed out";
+  EXPECT_FALSE(r.take()) << "a piece reached stop_at_outcomes at run 0: no run after it";
+  EXPECT_TRUE(r.wanted(0));
+  EXPECT_FALSE(r.wanted(1));
+}
+
+// A `both` round without history: its same-process runs (odd indices, one worker's history) go
+// out first as one unit, then each fresh run alone. A stop at run i leaves every run before it
+// to be handed out, whichever kind, and none after it; a closed queue hands out nothing.
+TEST(RunQueue, SameThenFreshKeepsTheSharedWorkersRunsInOneUnit) {
+  using Unit = RunQueue::Unit;
+  auto q = RunQueue::same_then_fresh(0, 7);
+  EXPECT_EQ(q->left(), 7u);
+  ASSERT_EQ(q->take(), (Unit{1, 7, 2})) << "runs 1, 3, 5 in one worker";
+  EXPECT_EQ(q->left(), 4u);
+  ASSERT_EQ(q->take(), (Unit{0, 1, 1}));
+  q->stop(3); // the same-process piece saw its second outcome at run 3
+  EXPECT_FALSE(q->wanted(5)) << "the same-process piece skips what is past the stop";
+  EXPECT_EQ(q->left(), 1u) << "run 2, before the stop, is still to be made";
+  ASSERT_EQ(q->take(), (Unit{2, 3, 1}));
+  EXPECT_FALSE(q->take());
+
+  auto r = RunQueue::same_then_fresh(3, 8); // a round resumed at run 3
+  std::vector<Unit> got;
+  while (auto u = r->take())
+    got.push_back(*u);
+  EXPECT_EQ(got, (std::vector<Unit>{{3, 8, 2}, {4, 5, 1}, {6, 7, 1}}));
+
+  auto c = RunQueue::same_then_fresh(0, 8);
+  c->close();
+  EXPECT_EQ(c->left(), 0u);
+  EXPECT_FALSE(c->take());
+  EXPECT_FALSE(c->wanted(0));
 }

@@ -74,24 +74,71 @@ uint64_t same_chain(const perturb::Setting& setting, uint64_t index) {
 }
 
 RunQueue::RunQueue(uint64_t first, uint64_t end, uint64_t unit)
-    : m_next(first), m_end(end), m_unit(std::max<uint64_t>(1, unit)) {}
+    : m_first(first), m_next(first), m_end(end), m_unit(std::max<uint64_t>(1, unit)) {}
 
-std::optional<std::pair<uint64_t, uint64_t>> RunQueue::take() {
-  std::lock_guard<std::mutex> lock(m_mu);
-  if (m_next >= m_end) return std::nullopt;
-  const uint64_t a = m_next;
-  m_next = std::min(m_end, (a / m_unit + 1) * m_unit);
-  return std::make_pair(a, m_next);
+std::shared_ptr<RunQueue> RunQueue::same_then_fresh(uint64_t first, uint64_t end) {
+  auto q = std::make_shared<RunQueue>(first, end, 1);
+  q->m_same_first = q->m_split_both = true;
+  return q;
 }
 
-void RunQueue::stop() {
+namespace {
+// Whether run `index` of a `both` round runs in the round's shared worker.
+bool same_process_in_both(uint64_t index) {
+  return !runs_in_fresh_process(perturb::ProcessMode::both, index);
+}
+// The first index at or after `i` with the parity of a same-process (or a fresh) run of `both`.
+uint64_t next_of_kind(uint64_t i, bool same) {
+  return same_process_in_both(i) == same ? i : i + 1;
+}
+} // namespace
+
+std::optional<RunQueue::Unit> RunQueue::take() {
   std::lock_guard<std::mutex> lock(m_mu);
-  m_end = std::min(m_end, m_next);
+  if (m_closed) return std::nullopt;
+  const uint64_t end = end_now();
+  if (m_same_first) {
+    m_same_first = false;
+    const uint64_t s = next_of_kind(m_first, true);
+    if (s < end) return Unit{s, end, 2};
+  }
+  if (m_split_both) { // the fresh-process runs, one at a time
+    m_next = next_of_kind(m_next, false);
+    if (m_next >= end) return std::nullopt;
+    ++m_next;
+    return Unit{m_next - 1, m_next, 1};
+  }
+  if (m_next >= end) return std::nullopt;
+  const uint64_t a = m_next;
+  m_next = std::min(m_end, (a / m_unit + 1) * m_unit);
+  return Unit{a, std::min(m_next, end), 1};
+}
+
+void RunQueue::stop(uint64_t index) {
+  std::lock_guard<std::mutex> lock(m_mu);
+  m_last = std::min(m_last, index);
+}
+
+bool RunQueue::wanted(uint64_t index) const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  return !m_closed && index <= m_last;
+}
+
+void RunQueue::close() {
+  std::lock_guard<std::mutex> lock(m_mu);
+  m_closed = true;
 }
 
 uint64_t RunQueue::left() const {
   std::lock_guard<std::mutex> lock(m_mu);
-  return m_end - std::min(m_end, m_next);
+  if (m_closed) return 0;
+  const uint64_t end = end_now();
+  if (!m_split_both) return end - std::min(end, m_next);
+  auto count = [&](uint64_t from, bool same) { // runs of a kind in [from, end)
+    const uint64_t f = next_of_kind(from, same);
+    return f >= end ? 0 : (end - f + 1) / 2;
+  };
+  return count(m_next, false) + (m_same_first ? count(m_first, true) : 0);
 }
 
 namespace {
@@ -152,7 +199,8 @@ private:
     // The run this slot took while its last compile went on, and, when that run is a
     // fresh-process one, its worker starting meanwhile (prestart_next).
     std::optional<uint64_t> claimed;
-    uint64_t unit_next = 0, unit_end = 0; // the rest of the unit taken from RunPlan::queue
+    // The rest of the unit taken from RunPlan::queue: unit_next, unit_next + unit_step, ...
+    uint64_t unit_next = 0, unit_end = 0, unit_step = 1;
     std::unique_ptr<Prestarted> next;
     // Prestarted workers of a kind (fresh, chain) alive together write to two logs in turn.
     int log_flip_fresh = 0, log_flip_chain = 0;
@@ -176,11 +224,17 @@ private:
   // queue's next unit; m_plan.runs when none is left.
   uint64_t take_run(Slot& slot) {
     if (!m_plan.queue) return m_next.fetch_add(1);
-    if (slot.unit_next < slot.unit_end) return slot.unit_next++;
+    if (slot.unit_next < slot.unit_end && m_plan.queue->wanted(slot.unit_next)) {
+      const uint64_t idx = slot.unit_next;
+      slot.unit_next += slot.unit_step;
+      return idx;
+    }
+    slot.unit_next = slot.unit_end; // past a stop: the rest of the unit is not wanted
     auto unit = m_plan.queue->take();
     if (!unit) return m_plan.runs;
-    slot.unit_next = unit->first + 1;
-    slot.unit_end = std::min(unit->second, m_plan.runs);
+    slot.unit_step = unit->step;
+    slot.unit_next = unit->first + unit->step;
+    slot.unit_end = std::min(unit->end, m_plan.runs);
     return unit->first;
   }
 
@@ -334,6 +388,7 @@ private:
       uint64_t idx = slot.claimed ? *slot.claimed : take_run(slot);
       slot.claimed.reset();
       if (idx >= m_plan.runs) break;
+      if (m_plan.queue && !m_plan.queue->wanted(idx)) continue; // claimed, then past a stop
       RunRecord rec;
       backend::CompileResult result;
       if (!compile_one(slot, idx, rec, result)) {
@@ -537,9 +592,14 @@ private:
     if (m_plan.on_record) m_plan.on_record(m_out.records[idx]);
     ++m_completed;
     if (m_plan.stop_at_outcomes > 0 && m_variants.size() >= m_plan.stop_at_outcomes) {
-      m_stop.store(true);
-      // The serial order stops no later than here: the runs not handed out yet come after.
-      if (m_plan.queue) m_plan.queue->stop();
+      // The serial order stops no later than here: no run after this one is handed out. A
+      // piece of a split round goes on with the runs before it still in its queue (a `both`
+      // round's fresh runs may not all be handed out yet), which no other piece may take. Its
+      // later runs may come before this one, but need not bring the stop nearer: only here.
+      if (!m_plan.queue)
+        m_stop.store(true);
+      else if (!std::exchange(m_queue_stopped, true))
+        m_plan.queue->stop(idx);
     }
     if (result.status == backend::Status::ok) {
       ++m_succeeded;
@@ -589,6 +649,7 @@ private:
 
   std::atomic<uint64_t> m_next;
   std::atomic<bool> m_stop{false};
+  bool m_queue_stopped = false; // this piece stopped RunPlan::queue (under the record lock)
   std::atomic<int> m_workers_started{0};
   std::atomic<int> m_prestarted{0};
   std::mutex m_mu; // guards what record() changes

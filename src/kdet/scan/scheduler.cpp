@@ -91,16 +91,29 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
   return w;
 }
 
-// The run indices a piece of a split round must start at a multiple of, or 0 when the round
-// may not be split: 1 when each run starts a worker of its own (process = fresh) or the compiler
-// is a program started per run (exec), so no run sees another's in-process history; the chain
-// span when same-process runs come in chains of `history` (engine::same_chain_span), as a chain
-// kept whole has the history it has on one slot. Without history, same-process runs (same, and
-// both's shared worker) share a heap across the round, which a split would cut short.
-uint64_t split_unit(const perturb::Setting& setting, const Job& job) {
+// How a round may be split. `unit`: the run indices a piece must start at a multiple of, or 0
+// when the round may not be split: 1 when each run starts a worker of its own (process = fresh)
+// or the compiler is a program started per run (exec), so no run sees another's in-process
+// history; the chain span when same-process runs come in chains of `history`
+// (engine::same_chain_span), as a chain kept whole has the history it has on one slot. Without
+// history, the same-process runs share a heap across the round, which a split would cut short:
+// with process = same the round is not split; with both, its same-process runs stay one piece
+// (`same_then_fresh`: engine::RunQueue::same_then_fresh) and only its fresh runs spread.
+struct Splitting {
+  uint64_t unit = 0;
+  bool same_then_fresh = false;
+  // The queue of a split round's runs [first, end).
+  std::shared_ptr<engine::RunQueue> queue(uint64_t first, uint64_t end) const {
+    if (same_then_fresh) return engine::RunQueue::same_then_fresh(first, end);
+    return std::make_shared<engine::RunQueue>(first, end, unit);
+  }
+};
+Splitting splitting(const perturb::Setting& setting, const Job& job) {
   if (setting.process == perturb::ProcessMode::fresh || job.backend.kind == backend::Kind::exec)
-    return 1;
-  return engine::same_chain_span(setting);
+    return {1, false};
+  const uint64_t span = engine::same_chain_span(setting);
+  if (span == 0 && setting.process == perturb::ProcessMode::both) return {1, true};
+  return {span, false};
 }
 
 // The chain units plan's runs [first_index, runs) touch, as [first, first + count) in units of
@@ -453,13 +466,13 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       EarlyPiece() = default;
       EarlyPiece(const EarlyPiece&) = delete;
       EarlyPiece& operator=(const EarlyPiece&) = delete;
-      ~EarlyPiece() { // not taken by its round: it ends after its current unit (out waits for it)
-        if (queue) queue->stop();
+      ~EarlyPiece() { // not taken by its round: it ends after its current run (out waits for it)
+        if (queue) queue->close();
       }
     };
     std::optional<EarlyPiece> early;
     auto drop_early = [&] { // that round is not run: its runs done are dropped
-      early->queue->stop();
+      early->queue->close();
       uint64_t done = 0;
       try {
         if (early->out.valid()) done = early->out.get().completed;
@@ -493,7 +506,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       // Idle slots join in when no run sees another's history (or only its own chain's): some
       // at the start, each piece at least two runs, and any slot left without a job later on.
       int borrowed = 0;
-      const uint64_t unit = split_unit(m.setting, job);
+      const Splitting split = splitting(m.setting, job);
+      const uint64_t unit = split.unit;
       if (early && (span.start != early->start || plan.first_index != 0 || unit == 0))
         drop_early(); // not this round's start (cannot happen: a completed round went before)
       std::shared_ptr<OpenRound> round;
@@ -509,8 +523,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         }
       } join_helpers{helpers};
       if (unit > 0) {
-        plan.queue = early ? early->queue
-                           : std::make_shared<engine::RunQueue>(plan.first_index, plan.runs, unit);
+        plan.queue = early ? early->queue : split.queue(plan.first_index, plan.runs);
         const int most = static_cast<int>(std::min<uint64_t>(early ? max_pieces(*plan.queue, unit)
                                                                    : max_pieces(plan, unit),
                                                              static_cast<uint64_t>(threads))) -
@@ -554,7 +567,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
           next_plan.identity = plan.identity;
           if (auto it = identities.find(job.compiler); it != identities.end())
             next_plan.identity = it->second;
-          next_plan.queue = std::make_shared<engine::RunQueue>(0, next.size, unit);
+          next_plan.queue = split.queue(0, next.size);
           early.emplace();
           early->start = next.start;
           early->queue = next_plan.queue;
