@@ -278,7 +278,7 @@ TEST(RunQueue, HandsOutUnitsAlignedToTheUnitUntilStopped) {
   std::vector<Unit> got;
   while (auto u = q.take())
     got.push_back(*u);
-  const std::vector<Unit> want = {{7, 9, 1}, {9, 12, 1}, {12, 15, 1}, {15, 18, 1}, {18, 20, 1}};
+  const std::vector<Unit> want = {{7, 9}, {9, 12}, {12, 15}, {15, 18}, {18, 20}};
   EXPECT_EQ(got, want);
   EXPECT_EQ(q.left(), 0u);
 
@@ -292,31 +292,50 @@ TEST(RunQueue, HandsOutUnitsAlignedToTheUnitUntilStopped) {
   EXPECT_FALSE(r.wanted(1));
 }
 
-// A `both` round without history: its same-process runs (odd indices, one worker's history) go
-// out first as one unit, then each fresh run alone. A stop at run i leaves every run before it
-// to be handed out, whichever kind, and none after it; a closed queue hands out nothing.
-TEST(RunQueue, SameThenFreshKeepsTheSharedWorkersRunsInOneUnit) {
+// A `both` round without history: its same-process runs (odd indices, one worker's history) all
+// go to the first piece that takes a run, which takes every run in index order (alone, it makes
+// the serial order); other pieces take only fresh runs. A stop at run i leaves every run before
+// it to be handed out, whichever kind, and none after it; a closed queue hands out nothing.
+TEST(RunQueue, OnePieceHoldsTheSharedWorkersRuns) {
   using Unit = RunQueue::Unit;
-  auto q = RunQueue::same_then_fresh(0, 7);
-  EXPECT_EQ(q->left(), 7u);
-  ASSERT_EQ(q->take(), (Unit{1, 7, 2})) << "runs 1, 3, 5 in one worker";
-  EXPECT_EQ(q->left(), 4u);
-  ASSERT_EQ(q->take(), (Unit{0, 1, 1}));
-  q->stop(3); // the same-process piece saw its second outcome at run 3
-  EXPECT_FALSE(q->wanted(5)) << "the same-process piece skips what is past the stop";
-  EXPECT_EQ(q->left(), 1u) << "run 2, before the stop, is still to be made";
-  ASSERT_EQ(q->take(), (Unit{2, 3, 1}));
-  EXPECT_FALSE(q->take());
-
-  auto r = RunQueue::same_then_fresh(3, 8); // a round resumed at run 3
+  auto alone = RunQueue::shared_worker(0, 7);
+  bool holds = false;
   std::vector<Unit> got;
-  while (auto u = r->take())
+  while (auto u = alone->take(holds))
     got.push_back(*u);
-  EXPECT_EQ(got, (std::vector<Unit>{{3, 8, 2}, {4, 5, 1}, {6, 7, 1}}));
+  EXPECT_TRUE(holds);
+  EXPECT_EQ(got, (std::vector<Unit>{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}}));
 
-  auto c = RunQueue::same_then_fresh(0, 8);
-  c->close();
-  EXPECT_EQ(c->left(), 0u);
-  EXPECT_FALSE(c->take());
-  EXPECT_FALSE(c->wanted(0));
+  auto q = RunQueue::shared_worker(0, 8);
+  EXPECT_EQ(q->left(), 8u);
+  bool a = false, b = false;
+  ASSERT_EQ(q->take(a), (Unit{0, 1}));
+  EXPECT_TRUE(a) << "the first piece to take a run holds the shared worker";
+  ASSERT_EQ(q->take(b), (Unit{2, 3})) << "another piece takes only fresh runs";
+  EXPECT_FALSE(b);
+  ASSERT_EQ(q->take(b), (Unit{4, 5}));
+  ASSERT_EQ(q->take(a), (Unit{1, 2}));
+  ASSERT_EQ(q->take(a), (Unit{3, 4}));
+  q->stop(3); // the holder saw its second outcome at run 3
+  EXPECT_EQ(q->left(), 0u) << "run 4 was handed out already; 5, 6 and 7 come after the stop";
+  EXPECT_FALSE(q->take(a));
+  EXPECT_FALSE(q->take(b));
+
+  auto r = RunQueue::shared_worker(0, 8);
+  bool c = false, d = false;
+  ASSERT_EQ(r->take(c), (Unit{0, 1}));
+  ASSERT_EQ(r->take(d), (Unit{2, 3}));
+  ASSERT_EQ(r->take(d), (Unit{4, 5}));
+  r->stop(4); // a fresh piece saw the second outcome at run 4, before the holder's run 1
+  EXPECT_EQ(r->left(), 2u) << "runs 1 and 3, before the stop, are still to be made";
+  EXPECT_FALSE(r->take(d)) << "no fresh run is left before the stop";
+  ASSERT_EQ(r->take(c), (Unit{1, 2}));
+  ASSERT_EQ(r->take(c), (Unit{3, 4}));
+  EXPECT_FALSE(r->take(c));
+
+  auto e = RunQueue::shared_worker(0, 8);
+  e->close();
+  EXPECT_EQ(e->left(), 0u);
+  EXPECT_FALSE(e->take());
+  EXPECT_FALSE(e->wanted(0));
 }

@@ -33,17 +33,18 @@ engine::RunOutput scripted_round(const engine::RunPlan& plan,
   std::map<std::string, engine::Variant> seen;
   // The runs [first_index, runs), or the units taken from the plan's queue (a split round).
   bool first = true;
+  bool holds_shared = false;
   auto take = [&]() -> std::optional<engine::RunQueue::Unit> {
-    if (plan.queue) return plan.queue->take();
+    if (plan.queue) return plan.queue->take(holds_shared);
     if (!std::exchange(first, false)) return std::nullopt;
-    return engine::RunQueue::Unit{plan.first_index, plan.runs, 1};
+    return engine::RunQueue::Unit{plan.first_index, plan.runs};
   };
   bool stop = false;
   while (!stop) {
     auto unit = take();
     if (!unit) break;
     if (on_unit) on_unit(unit->first, unit->end);
-    for (uint64_t i = unit->first; i < unit->end && !stop; i += unit->step) {
+    for (uint64_t i = unit->first; i < unit->end && !stop; ++i) {
       if (plan.queue && !plan.queue->wanted(i)) break; // past another piece's stop
       engine::RunRecord r;
       r.index = i;
@@ -307,19 +308,26 @@ TEST_F(ScanSchedulerTest, ASplitRoundGivesTheSerialRunsAndVerdict) {
   EXPECT_EQ(split.early_dropped, 0u) << "no round ends the job before its budget";
   expect_same_row(a, b);
 
-  // Same-process runs without history share a heap across the round. With `both`, they stay
-  // one piece (one unit: every odd run of the round, in order) and only the fresh runs spread;
-  // with `same`, the round is not split.
+  // Same-process runs without history share a heap across the round. With `both`, one piece
+  // makes them all (the runs 1, 3, 5, ... of a round, in order, in its one worker) and only the
+  // fresh runs spread; with `same`, the round is not split.
   for (const auto& outcome : {std::function<std::string(uint64_t)>(vary), {det}}) {
-    std::vector<std::pair<uint64_t, uint64_t>> pieces;
-    b = run_one_job(m_dir + "/b2", 2, "both", outcome, split, "", &pieces);
+    std::mutex mu;
+    std::map<uint64_t, std::set<std::thread::id>>
+        makers; // round start -> same-process runs' threads
+    auto traced = [&](uint64_t i) {
+      if (i % 2 == 1) { // rounds start at 0, 8 and 24: the odd runs are the same-process ones
+        std::lock_guard<std::mutex> lock(mu);
+        makers[i < 8 ? 0 : i < 24 ? 8 : 24].insert(std::this_thread::get_id());
+      }
+      return outcome(i);
+    };
+    b = run_one_job(m_dir + "/b2", 3, "both", traced, split);
     EXPECT_GE(split.split_rounds + split.early_rounds, 1u);
     a = run_one_job(m_dir + "/b1", 1, "both", outcome, serial);
     expect_same_row(a, b);
-    for (const auto& [first, end] : pieces)
-      if (end - first > 1) {
-        EXPECT_EQ(first % 2, 1u) << "[" << first << ", " << end << ")";
-      }
+    for (const auto& [round, threads] : makers)
+      EXPECT_EQ(threads.size(), 1u) << "the same-process runs of the round at " << round;
     b = run_one_job(m_dir + "/s2", 2, "same", outcome, split);
     EXPECT_EQ(split.split_rounds + split.early_rounds, 0u);
     a = run_one_job(m_dir + "/s1", 1, "same", outcome, serial);

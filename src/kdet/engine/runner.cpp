@@ -74,44 +74,43 @@ uint64_t same_chain(const perturb::Setting& setting, uint64_t index) {
 }
 
 RunQueue::RunQueue(uint64_t first, uint64_t end, uint64_t unit)
-    : m_first(first), m_next(first), m_end(end), m_unit(std::max<uint64_t>(1, unit)) {}
-
-std::shared_ptr<RunQueue> RunQueue::same_then_fresh(uint64_t first, uint64_t end) {
-  auto q = std::make_shared<RunQueue>(first, end, 1);
-  q->m_same_first = q->m_split_both = true;
-  return q;
-}
+    : m_next(first), m_end(end), m_unit(std::max<uint64_t>(1, unit)) {}
 
 namespace {
-// Whether run `index` of a `both` round runs in the round's shared worker.
-bool same_process_in_both(uint64_t index) {
-  return !runs_in_fresh_process(perturb::ProcessMode::both, index);
-}
-// The first index at or after `i` with the parity of a same-process (or a fresh) run of `both`.
+// The first index at or after `i` of a same-process run of a `both` round (`same`), or of a
+// fresh-process one.
 uint64_t next_of_kind(uint64_t i, bool same) {
-  return same_process_in_both(i) == same ? i : i + 1;
+  return runs_in_fresh_process(perturb::ProcessMode::both, i) != same ? i : i + 1;
 }
 } // namespace
 
-std::optional<RunQueue::Unit> RunQueue::take() {
+std::shared_ptr<RunQueue> RunQueue::shared_worker(uint64_t first, uint64_t end) {
+  auto q = std::make_shared<RunQueue>(first, end, 1);
+  q->m_shared = true;
+  q->m_next_same = first;
+  return q;
+}
+
+std::optional<RunQueue::Unit> RunQueue::take(bool& holds_shared) {
   std::lock_guard<std::mutex> lock(m_mu);
   if (m_closed) return std::nullopt;
   const uint64_t end = end_now();
-  if (m_same_first) {
-    m_same_first = false;
-    const uint64_t s = next_of_kind(m_first, true);
-    if (s < end) return Unit{s, end, 2};
-  }
-  if (m_split_both) { // the fresh-process runs, one at a time
-    m_next = next_of_kind(m_next, false);
-    if (m_next >= end) return std::nullopt;
-    ++m_next;
-    return Unit{m_next - 1, m_next, 1};
+  if (m_shared) {
+    if (!m_shared_held) m_shared_held = holds_shared = true;
+    const uint64_t fresh = next_of_kind(m_next, false);
+    const uint64_t same = next_of_kind(m_next_same, true);
+    if (holds_shared && same < end && same < fresh) {
+      m_next_same = same + 1;
+      return Unit{same, same + 1};
+    }
+    if (fresh >= end) return std::nullopt;
+    m_next = fresh + 1;
+    return Unit{fresh, fresh + 1};
   }
   if (m_next >= end) return std::nullopt;
   const uint64_t a = m_next;
   m_next = std::min(m_end, (a / m_unit + 1) * m_unit);
-  return Unit{a, std::min(m_next, end), 1};
+  return Unit{a, std::min(m_next, end)};
 }
 
 void RunQueue::stop(uint64_t index) {
@@ -133,12 +132,12 @@ uint64_t RunQueue::left() const {
   std::lock_guard<std::mutex> lock(m_mu);
   if (m_closed) return 0;
   const uint64_t end = end_now();
-  if (!m_split_both) return end - std::min(end, m_next);
+  if (!m_shared) return end - std::min(end, m_next);
   auto count = [&](uint64_t from, bool same) { // runs of a kind in [from, end)
     const uint64_t f = next_of_kind(from, same);
     return f >= end ? 0 : (end - f + 1) / 2;
   };
-  return count(m_next, false) + (m_same_first ? count(m_first, true) : 0);
+  return count(m_next, false) + count(m_next_same, true);
 }
 
 namespace {
@@ -199,8 +198,8 @@ private:
     // The run this slot took while its last compile went on, and, when that run is a
     // fresh-process one, its worker starting meanwhile (prestart_next).
     std::optional<uint64_t> claimed;
-    // The rest of the unit taken from RunPlan::queue: unit_next, unit_next + unit_step, ...
-    uint64_t unit_next = 0, unit_end = 0, unit_step = 1;
+    uint64_t unit_next = 0, unit_end = 0; // the rest of the unit taken from RunPlan::queue
+    bool holds_shared = false; // RunQueue::take's: this slot makes the shared worker's runs
     std::unique_ptr<Prestarted> next;
     // Prestarted workers of a kind (fresh, chain) alive together write to two logs in turn.
     int log_flip_fresh = 0, log_flip_chain = 0;
@@ -225,15 +224,12 @@ private:
   uint64_t take_run(Slot& slot) {
     if (!m_plan.queue) return m_next.fetch_add(1);
     if (slot.unit_next < slot.unit_end && m_plan.queue->wanted(slot.unit_next)) {
-      const uint64_t idx = slot.unit_next;
-      slot.unit_next += slot.unit_step;
-      return idx;
+      return slot.unit_next++;
     }
     slot.unit_next = slot.unit_end; // past a stop: the rest of the unit is not wanted
-    auto unit = m_plan.queue->take();
+    auto unit = m_plan.queue->take(slot.holds_shared);
     if (!unit) return m_plan.runs;
-    slot.unit_step = unit->step;
-    slot.unit_next = unit->first + unit->step;
+    slot.unit_next = unit->first + 1;
     slot.unit_end = std::min(unit->end, m_plan.runs);
     return unit->first;
   }

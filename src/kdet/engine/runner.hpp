@@ -25,23 +25,31 @@ class WorkerPool;
 // runs from one queue, so a slot that joins the round late takes what is still left. A unit
 // starts at a multiple of `unit` (the first at `first`) and ends at the next one: with history =
 // N a unit is a chain (same_chain_span), kept whole so it has the history it has on one slot.
-// same_then_fresh() hands out a `both` round without history instead: its same-process runs,
-// which share one worker, as one unit first, then each fresh-process run alone.
+// shared_worker() hands out a `both` round without history instead, whose same-process runs are
+// one worker's history: the first piece to take a run holds that worker and takes every run in
+// index order, same-process or fresh; other pieces take only the fresh-process runs left. One
+// piece alone so makes the runs in the serial order.
 class RunQueue {
 public:
   struct Unit {
-    uint64_t first = 0, end = 0, step = 1; // the runs first, first + step, ... below end
+    uint64_t first = 0, end = 0; // the runs [first, end)
     bool operator==(const Unit&) const = default;
   };
   RunQueue(uint64_t first, uint64_t end, uint64_t unit);
-  static std::shared_ptr<RunQueue> same_then_fresh(uint64_t first, uint64_t end);
-  // The next unit, or nullopt when every run is taken (or past a stop).
-  std::optional<Unit> take();
+  static std::shared_ptr<RunQueue> shared_worker(uint64_t first, uint64_t end);
+  // The next unit for a piece, or nullopt when none is left for it (every run taken, or past a
+  // stop). `holds_shared` is the piece's own: false at first, set when it gets the shared
+  // worker's runs (shared_worker()).
+  std::optional<Unit> take(bool& holds_shared);
+  std::optional<Unit> take() {
+    bool none = false;
+    return take(none);
+  }
   uint64_t left() const; // runs not taken yet
   // A piece reached stop_at_outcomes at run `index`: the one plan run serially stops there, so
-  // no run after it is handed out, and pieces skip what is left of their unit past it. Every run
-  // before it was handed out already (units go out in the order of their first runs, and the
-  // same-process unit of same_then_fresh first).
+  // no run after it is handed out, and pieces skip what is left of their unit past it. The runs
+  // before it that are left are still handed out (with shared_worker(), fresh runs may have
+  // gone ahead of the shared worker's), so that every run of the serial round is made.
   void stop(uint64_t index);
   bool wanted(uint64_t index) const; // not past a stop, nor closed
   // Nothing more is wanted: its round will not run (the round before it ended the job).
@@ -50,10 +58,11 @@ public:
 private:
   uint64_t end_now() const { return m_last == UINT64_MAX ? m_end : std::min(m_end, m_last + 1); }
   mutable std::mutex m_mu;
-  uint64_t m_first, m_next, m_end, m_unit;
+  uint64_t m_next, m_end, m_unit;
   uint64_t m_last = UINT64_MAX; // the run a piece stopped at
-  bool m_split_both = false;    // same_then_fresh: after its same-process unit, fresh runs only
-  bool m_same_first = false;    // same_then_fresh: its same-process unit is not handed out yet
+  bool m_shared = false;        // shared_worker(): m_next is the next fresh run
+  uint64_t m_next_same = 0;     // shared_worker(): the next same-process run
+  bool m_shared_held = false;   // shared_worker(): a piece holds the shared worker's runs
   bool m_closed = false;
 };
 

@@ -97,14 +97,14 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
 // history; the chain span when same-process runs come in chains of `history`
 // (engine::same_chain_span), as a chain kept whole has the history it has on one slot. Without
 // history, the same-process runs share a heap across the round, which a split would cut short:
-// with process = same the round is not split; with both, its same-process runs stay one piece
-// (`same_then_fresh`: engine::RunQueue::same_then_fresh) and only its fresh runs spread.
+// with process = same the round is not split; with both, its same-process runs stay with one
+// piece (`shared_worker`: engine::RunQueue::shared_worker) and only its fresh runs spread.
 struct Splitting {
   uint64_t unit = 0;
-  bool same_then_fresh = false;
+  bool shared_worker = false;
   // The queue of a split round's runs [first, end).
   std::shared_ptr<engine::RunQueue> queue(uint64_t first, uint64_t end) const {
-    if (same_then_fresh) return engine::RunQueue::same_then_fresh(first, end);
+    if (shared_worker) return engine::RunQueue::shared_worker(first, end);
     return std::make_shared<engine::RunQueue>(first, end, unit);
   }
 };
