@@ -2,7 +2,8 @@
 # cache_concurrency.sh: 8 `kdet cc` processes fill one cache at once, and
 # processes killed with SIGKILL mid-write leave no half entry.
 #  1. 8 writers x 4 inputs (deterministic fake_cc echo): 4 keys, 1 variant each, all hits after.
-#  2. 8 writers of one input with fake_cc pid (each compile a new variant): all 8 variants kept.
+#  2. 8 writers of one input with fake_cc pid (each compile a new variant), all past their miss
+#     before any compiles: all 8 variants kept.
 #  3. 12 rounds: a 51 MiB artifact, the writer killed -9 at a random moment or as its store begins; afterwards every
 #     lookup is a clean hit or a clean miss (never a damaged entry), output byte-identical.
 # Env: KDET, KDET_FAKES_DIR. Exit 0 pass, 1 fail, 77 skipped (fake_cc absent).
@@ -29,14 +30,32 @@ for w in $(seq 1 8); do for k in 1 2 3 4; do cmp "$T/w1.$k.out" "$T/w$w.$k.out";
 "$KDET" cache report --dir "$T/c1" >/dev/null
 
 # 2. Eight different variants of one key written at once: none lost, each logged once.
+# A writer that looks the key up after another has stored it gets a hit and stores nothing,
+# so the compiler is gated: each writer reaches it only after its lookup missed, and none
+# compiles (then stores) before all 8 have arrived. Ungated, a writer started late on a busy
+# machine hit the first stored variant (7 variants, not 8).
+mkdir "$T/gate"
+cat >"$T/gated_cc" <<SH
+#!/usr/bin/env bash
+[[ \$1 == pid ]] || exec "$fake" "\$@"   # the --version probe: not a compile
+mkdir "$T/gate/\$\$"
+for ((i = 0; i < 12000; i++)); do
+  n=("$T"/gate/*)
+  ((\${#n[@]} >= 8)) && break
+  sleep 0.005
+done
+exec "$fake" "\$@"
+SH
+chmod +x "$T/gated_cc"
 pids=()
 for w in $(seq 1 8); do
-  "$KDET" cc "$T/in1.txt" --dir "$T/c2" -q -o "$T/p$w.out" -- "$fake" pid {input} {output} 2>/dev/null &
+  "$KDET" cc "$T/in1.txt" --dir "$T/c2" -q -o "$T/p$w.out" -- "$T/gated_cc" pid {input} {output} 2>/dev/null &
   pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
 stats "$T/c2" | python3 -c '
 import json,sys; s=json.load(sys.stdin)
+assert s["counters"]["miss"] == 8, s
 assert s["keys"] == 1 and s["variants"] == 8 and s["damaged"] == 0, s'
 log=$(ls "$T"/c2/v1/entries/*/*/log)
 [[ $(grep -c '"event":"variant"' "$log") == 8 ]]
