@@ -293,9 +293,9 @@ TEST(RunQueue, HandsOutUnitsAlignedToTheUnitUntilStopped) {
 }
 
 // A `both` round without history: its same-process runs (odd indices, one worker's history) all
-// go to the first piece that takes a run, which takes every run in index order (alone, it makes
-// the serial order); other pieces take only fresh runs. A stop at run i leaves every run before
-// it to be handed out, whichever kind, and none after it; a closed queue hands out nothing.
+// go to the first piece that takes a run, which takes every run in index order while alone (so
+// it makes the serial order); other pieces take only fresh runs. A stop at run i leaves every run
+// before it to be handed out, whichever kind, and none after it; a closed queue hands out nothing.
 TEST(RunQueue, OnePieceHoldsTheSharedWorkersRuns) {
   using Unit = RunQueue::Unit;
   auto alone = RunQueue::shared_worker(0, 7);
@@ -332,6 +332,20 @@ TEST(RunQueue, OnePieceHoldsTheSharedWorkersRuns) {
   ASSERT_EQ(r->take(c), (Unit{1, 2}));
   ASSERT_EQ(r->take(c), (Unit{3, 4}));
   EXPECT_FALSE(r->take(c));
+
+  // Alone, the holder keeps index order; once helped, it takes its same-process runs first.
+  auto h = RunQueue::shared_worker(0, 9);
+  bool holder = false, helper = false;
+  ASSERT_EQ(h->take(holder), (Unit{0, 1}));
+  ASSERT_EQ(h->take(holder), (Unit{1, 2}));
+  ASSERT_EQ(h->take(holder), (Unit{2, 3}));
+  ASSERT_EQ(h->take(helper), (Unit{4, 5}));
+  ASSERT_EQ(h->take(holder), (Unit{3, 4}));
+  ASSERT_EQ(h->take(holder), (Unit{5, 6}));
+  ASSERT_EQ(h->take(holder), (Unit{7, 8})) << "run 6 is fresh: the helper's to take";
+  ASSERT_EQ(h->take(holder), (Unit{6, 7})) << "no same-process run left: fresh ones";
+  ASSERT_EQ(h->take(helper), (Unit{8, 9}));
+  EXPECT_FALSE(h->take(holder));
 
   auto e = RunQueue::shared_worker(0, 8);
   e->close();

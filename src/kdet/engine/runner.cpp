@@ -97,9 +97,12 @@ std::optional<RunQueue::Unit> RunQueue::take(bool& holds_shared) {
   const uint64_t end = end_now();
   if (m_shared) {
     if (!m_shared_held) m_shared_held = holds_shared = true;
+    if (!holds_shared) m_helped = true;
     const uint64_t fresh = next_of_kind(m_next, false);
     const uint64_t same = next_of_kind(m_next_same, true);
-    if (holds_shared && same < end && same < fresh) {
+    // The holder alone keeps index order; with help, the shared worker's runs (which only it
+    // can make) come first.
+    if (holds_shared && same < end && (same < fresh || m_helped)) {
       m_next_same = same + 1;
       return Unit{same, same + 1};
     }

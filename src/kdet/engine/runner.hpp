@@ -26,9 +26,10 @@ class WorkerPool;
 // starts at a multiple of `unit` (the first at `first`) and ends at the next one: with history =
 // N a unit is a chain (same_chain_span), kept whole so it has the history it has on one slot.
 // shared_worker() hands out a `both` round without history instead, whose same-process runs are
-// one worker's history: the first piece to take a run holds that worker and takes every run in
-// index order, same-process or fresh; other pieces take only the fresh-process runs left. One
-// piece alone so makes the runs in the serial order.
+// one worker's history: the first piece to take a run holds that worker; other pieces take only
+// the fresh-process runs. The holder takes every run in index order while it is alone (so one
+// piece makes the serial order), and once another piece has taken a run, the shared worker's
+// runs first, which only it can make.
 class RunQueue {
 public:
   struct Unit {
@@ -63,6 +64,7 @@ private:
   bool m_shared = false;        // shared_worker(): m_next is the next fresh run
   uint64_t m_next_same = 0;     // shared_worker(): the next same-process run
   bool m_shared_held = false;   // shared_worker(): a piece holds the shared worker's runs
+  bool m_helped = false;        // shared_worker(): another piece took a run
   bool m_closed = false;
 };
 
