@@ -511,17 +511,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       if (early && (span.start != early->start || plan.first_index != 0 || unit == 0))
         drop_early(); // not this round's start (cannot happen: a completed round went before)
       std::shared_ptr<OpenRound> round;
-      std::vector<std::thread> helpers; // the borrowed slots' pieces
-      struct JoinAll {
-        std::vector<std::thread>& threads;
-        explicit JoinAll(std::vector<std::thread>& t) : threads(t) {}
-        JoinAll(const JoinAll&) = delete;
-        JoinAll& operator=(const JoinAll&) = delete;
-        ~JoinAll() {
-          for (auto& t : threads)
-            t.join();
-        }
-      } join_helpers{helpers};
+      std::vector<std::jthread> helpers; // the borrowed slots' pieces (joined at the round's end)
       if (unit > 0) {
         plan.queue = early ? early->queue : split.queue(plan.first_index, plan.runs);
         const int most = static_cast<int>(std::min<uint64_t>(early ? max_pieces(*plan.queue, unit)
