@@ -449,6 +449,16 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     }
   };
 
+  // The plan of a job's round of `size` runs from run `start` (under mu): stop at the second
+  // outcome, workers started ahead where a core is spare, the compiler's identity once known.
+  auto round_plan = [&](const Job& job, uint64_t start, uint64_t size) {
+    engine::RunPlan p = job_run_plan(m, job, m.setting, start, size, 2);
+    p.pool = workers_ahead;
+    p.prestart = ahead;
+    if (auto it = identities.find(job.compiler); it != identities.end()) p.identity = it->second;
+    return p;
+  };
+
   // Runs a job's rounds until it is done (or only its first round).
   auto run_job = [&](const Job& job, bool first_only) {
     store::JobRow row;
@@ -494,15 +504,12 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         writer.push(std::move(w));
         break;
       }
-      engine::RunPlan plan = job_run_plan(m, job, m.setting, offset, span.size, 2);
-      plan.first_index = row.runs - span.start;
-      plan.pool = workers_ahead;
-      plan.prestart = ahead;
+      engine::RunPlan plan;
       {
         std::lock_guard<std::mutex> lock(mu);
-        if (auto it = identities.find(job.compiler); it != identities.end())
-          plan.identity = it->second;
+        plan = round_plan(job, offset, span.size);
       }
+      plan.first_index = row.runs - span.start;
       // Idle slots join in when no run sees another's history (or only its own chain's): some
       // at the start, each piece at least two runs, and any slot left without a job later on.
       int borrowed = 0;
@@ -551,12 +558,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         open_rounds.erase(std::find(open_rounds.begin(), open_rounds.end(), round));
         if (round->joiners > 0 && !first_only && next.size > 0 &&
             next.start == span.start + span.size && !stopping()) {
-          engine::RunPlan next_plan = job_run_plan(m, job, m.setting, next.start, next.size, 2);
-          next_plan.pool = workers_ahead;
-          next_plan.prestart = ahead;
-          next_plan.identity = plan.identity;
-          if (auto it = identities.find(job.compiler); it != identities.end())
-            next_plan.identity = it->second;
+          engine::RunPlan next_plan = round_plan(job, next.start, next.size);
           next_plan.queue = split.queue(0, next.size);
           early.emplace();
           early->start = next.start;
