@@ -21,7 +21,8 @@
 // slot's first run, between its runs (kdet between rounds) and after its last (the tail).
 // Usage: scan_parallel KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH]
 // [--repeat K] [--shape I,T,O] [--process same|both|fresh] [--history N] [--first-round F]
-// [--keep-traces DIR] (the fastest repetition's trace of each --jobs, as DIR/trace-jN.json)
+// [--keep-traces DIR] (the fastest repetition's trace of each --jobs entry, as DIR/trace-K-jN.json for
+// the K-th entry, from 0; DIR is made if missing)
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/util/exec.hpp"
@@ -169,6 +170,7 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
+  if (!keep_traces.empty()) std::filesystem::create_directories(keep_traces);
   std::string dir = make_temp_dir("kdet-scan-parallel");
   std::string manifest = dir + "/m.toml";
   // __FILE__ is relative to the build folder under ccache's base_dir: then the examples are
@@ -229,7 +231,7 @@ int run(int argc, char** argv) {
         sums = run_seconds(db);
         where = slot_time(trace, n);
         if (!keep_traces.empty())
-          std::filesystem::copy_file(trace, fmt::format("{}/trace-j{}.json", keep_traces, n),
+          std::filesystem::copy_file(trace, fmt::format("{}/trace-{}-j{}.json", keep_traces, at, n),
                                      std::filesystem::copy_options::overwrite_existing);
       }
     }
