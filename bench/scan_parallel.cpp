@@ -21,8 +21,8 @@
 // slot's first run, between its runs (kdet between rounds) and after its last (the tail).
 // Usage: scan_parallel KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH]
 // [--repeat K] [--shape I,T,O] [--process same|both|fresh] [--history N] [--first-round F]
-// [--keep-traces DIR] (the fastest repetition's trace of each --jobs entry, as DIR/trace-K-jN.json for
-// the K-th entry, from 0; DIR is made if missing)
+// [--keep-traces DIR] (the fastest repetition's trace of each --jobs entry, as DIR/trace-K-jN.json
+// for the K-th entry, from 0; DIR is made if missing)
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/util/exec.hpp"

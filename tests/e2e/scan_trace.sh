@@ -2,7 +2,8 @@
 # scan_trace.sh: `kdet scan --trace FILE` writes every stored run, and nothing else, as Chrome
 # trace events: one per row of the runs table (same job and index), on lanes where no two runs
 # overlap and no more lanes than slots, each inside the scan's "runs" phase, with its worker
-# wait and compile inside the run. An interrupted scan still writes the runs it stored. A bad
+# wait and compile inside the run. Without --jobs, one slot per CPU kdet may use (taskset
+# counts). An interrupted scan still writes the runs it stored. A bad
 # --trace path, or --trace with --report, is refused before anything runs.
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
@@ -73,6 +74,20 @@ for c in "both 2 12 2" "same 0 8 2" "fresh 0 8 1"; do
   ((rc == 0)) || fail "$process: scan exited $rc"
   echo "scan_trace: $process, history $history, --jobs $jobs: $(check_trace "$T/$process.json" "$T/$process.db" "$jobs")"
 done
+
+# Without --jobs, one slot per CPU kdet may use: pinned to one CPU (taskset), one slot, not one
+# per CPU of the machine.
+if command -v taskset >/dev/null; then
+  cpu=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
+  timeout 120 taskset -c "$cpu" "$KDET" scan "$T/same.toml" --db "$T/pinned.db" \
+    --trace "$T/pinned.json" -q || fail "pinned scan failed"
+  slots=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["otherData"]["slots"])' \
+    "$T/pinned.json")
+  expect_eq "slots of a scan pinned to CPU $cpu" "$slots" 1
+  echo "scan_trace: pinned to one CPU, no --jobs: 1 slot"
+else
+  echo "scan_trace: SKIP the pinned scan: no taskset here"
+fi
 
 # Interrupted: the trace still holds every run the database kept, and only those.
 manifest both 2 4000 >"$T/long.toml"

@@ -18,6 +18,7 @@
 #include "kdet/scan/stress.hpp"
 #include "kdet/scan/trace.hpp"
 #include "kdet/store/scan_db.hpp"
+#include "kdet/util/cores.hpp"
 #include "kdet/util/cpu_time.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -27,7 +28,6 @@
 #include <deque>
 #include <fmt/format.h>
 #include <memory>
-#include <thread>
 #include <unistd.h>
 
 namespace kdet::cli {
@@ -173,8 +173,7 @@ int do_scan(const ScanArgs& a) {
   // Begins before the manifest is read: the trace's first phase is kdet's own start-up.
   std::unique_ptr<scan::ScanTrace> trace;
   if (!a.trace_path.empty()) trace = std::make_unique<scan::ScanTrace>();
-  int threads =
-      a.jobs ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = a.jobs ? a.jobs : static_cast<int>(usable_cores());
   if (threads < 1 || threads > 1024)
     throw Error::format("--jobs {}: must be between 1 and 1024", a.jobs);
 
@@ -275,7 +274,10 @@ void add_scan(CLI::App& root, Action& action) {
       "--db", a->db,
       "SQLite database for the results; an existing one of the same manifest is resumed");
   cmd->add_option("--report", a->report_db, "Re-render the reports of this database; run nothing");
-  cmd->add_option("--jobs,-j", a->jobs, "Jobs compiled at once (default: one per core)")
+  cmd->add_option(
+         "--jobs,-j", a->jobs,
+         "Jobs compiled at once (default: one per usable CPU: the affinity mask, bounded by a "
+         "cgroup CPU quota)")
       ->check(whole_option(k_jobs_range));
   cmd->add_option("--shard", a->shard,
                   "Run only slice I of N (1-based, stable by job id), e.g. 2/8");

@@ -7,6 +7,7 @@
 #include "kdet/engine/worker.hpp"
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/perturb/factors.hpp"
+#include "kdet/util/cores.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
@@ -218,8 +219,7 @@ private:
   }
   // Whether a worker may start before its run is due at all (prestarts(), pool_next_round()).
   bool starts_ahead() const {
-    return m_plan.prestart && !m_is_exec &&
-           static_cast<unsigned>(m_plan.jobs) < std::max(1u, std::thread::hardware_concurrency());
+    return m_plan.prestart && !m_is_exec && static_cast<unsigned>(m_plan.jobs) < usable_cores();
   }
 
   // The slot's next run: the next index, or with a queue the rest of the slot's unit and then the

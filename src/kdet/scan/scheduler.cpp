@@ -5,6 +5,7 @@
 #include "kdet/engine/runner.hpp"
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/scan/trace.hpp"
+#include "kdet/util/cores.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
@@ -345,7 +346,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   // Workers start ahead (within a round, and for the next round: engine/worker_pool.hpp) only
   // where a core is spare for their start: with a slot on every core they would slow the
   // compiles beside them by as much as they save.
-  const bool ahead = threads < static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const bool ahead = threads < static_cast<int>(usable_cores());
   std::shared_ptr<engine::WorkerPool> workers_ahead;
   if (!options.execute && ahead)
     workers_ahead = std::make_shared<engine::WorkerPool>(static_cast<size_t>(threads));

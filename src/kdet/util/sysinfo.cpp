@@ -1,5 +1,6 @@
 #include "kdet/util/sysinfo.hpp"
 
+#include "kdet/util/cores.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <fstream>
@@ -67,6 +68,7 @@ nlohmann::json system_info() {
       {"glibc", gnu_get_libc_version()},
       {"cpu", cpu_model()},
       {"cores", std::thread::hardware_concurrency()},
+      {"usable_cores", usable_cores()},
       {"memory_bytes", static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)},
       {"randomize_va_space", read_first_line("/proc/sys/kernel/randomize_va_space")},
   };

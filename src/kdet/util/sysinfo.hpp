@@ -5,8 +5,8 @@
 
 namespace kdet {
 
-// OS, kernel, glibc, CPU, cores, memory, ASLR setting, hostname: what a good
-// bug report says about where it happened. Cheap; read once per command.
+// OS, kernel, glibc, CPU, cores (online and usable: util/cores.hpp), memory, ASLR setting,
+// hostname: what a good bug report says about where it happened. Cheap; read once per command.
 nlohmann::json system_info();
 
 // The exact command line this process was started with, shell-quoted; set

@@ -1,0 +1,30 @@
+//===- util/cores.hpp - how many CPUs this process may use -------------------===//
+//
+// std::thread::hardware_concurrency() counts the machine's online CPUs. On a
+// shared build machine kdet often may use fewer: `taskset`, a container's
+// cpuset, or a cgroup CPU quota (`docker --cpus`, systemd's CPUQuota=). Slots
+// by default, and "is a core spare for a worker's start", count these.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kdet {
+
+// The CPUs this process may run on, less a cgroup v2 quota's bound; at least
+// 1. Read once per process (the first call), then remembered.
+unsigned usable_cores();
+
+// The same, read now: the affinity mask's CPUs, bounded by the cpu.max quota of
+// the process's cgroup and its ancestors under `cgroup_root` (the cgroup v2
+// mount; the cgroup is the "0::" line of `proc_cgroup`, /proc/self/cgroup's text).
+unsigned count_usable_cores(const std::string& cgroup_root, const std::string& proc_cgroup);
+
+// The CPUs a cgroup v2 cpu.max text allows: "max 100000" none (nullopt),
+// "150000 100000" 2 (a quota of 1.5 CPUs rounds up). nullopt for anything else.
+std::optional<unsigned> cores_from_cpu_max(std::string_view text);
+
+} // namespace kdet
