@@ -18,13 +18,17 @@
 // costs'), a "compile time" above 1.00 is the machine running N compiles at once more slowly.
 // A second line splits the N slots' time, from the scan's `--trace`: compiling, getting a worker
 // ready (its start, or a prestarted one's hello), the reply and its files; and idle before a
-// slot's first run, between its runs (kdet between rounds) and after its last (the tail).
+// slot's first run, between its runs (kdet between rounds) and after its last (the tail). A third
+// gives the cores the scan kept busy: the CPU (user + system) of kdet and every process under it,
+// over the wall. Near N at --jobs N, a slot's waits were other processes' CPU (a worker's start
+// or exit), so the rest is CPU work, not idle cores.
 // Usage: scan_parallel KDET_BINARY [--source DIR] [--jobs 1,2,...] [--runs R] [--lib PATH]
 // [--repeat K] [--shape I,T,O] [--process same|both|fresh] [--history N] [--first-round F]
 // [--keep-traces DIR] (the fastest repetition's trace of each --jobs entry, as DIR/trace-K-jN.json
 // for the K-th entry, from 0; DIR is made if missing)
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/util/cpu_time.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
@@ -212,6 +216,7 @@ int run(int argc, char** argv) {
     double best = 1e30;
     std::pair<double, double> sums; // of the fastest repetition
     std::string where;
+    double cpu = 0; // of the fastest repetition: kdet's and its children's user + system seconds
     for (int k = 0; k < repeat; ++k) {
       // Named by place in --jobs too: --jobs 16,1,16 measures 16 twice, each on a new database.
       std::string db = fmt::format("{}/{}-j{}-{}.db", dir, at, n, k);
@@ -220,14 +225,17 @@ int run(int argc, char** argv) {
       o.argv = {kdet,      "scan", manifest, "--db", db, "--jobs", std::to_string(n),
                 "--trace", trace,  "-q"};
       auto t0 = std::chrono::steady_clock::now();
+      const uint64_t cpu0 = children_cpu_ns(); // kdet reaps its workers, this process kdet
       CapturedRun r = run_captured(o, std::chrono::milliseconds(0));
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double cpu_s = static_cast<double>(children_cpu_ns() - cpu0) * 1e-9;
       if (r.status.kind != ExitStatus::Kind::exited || r.status.code > 1) {
         fmt::print(stderr, "kdet scan --jobs {} failed: {}\n{}\n", n, r.status.describe(), r.err);
         return 1;
       }
       if (s < best) {
         best = s;
+        cpu = cpu_s;
         sums = run_seconds(db);
         where = slot_time(trace, n);
         if (!keep_traces.empty())
@@ -245,6 +253,9 @@ int run(int argc, char** argv) {
                sums.first / (best * static_cast<double>(n)),
                compile1 > 0 ? sums.second / compile1 : 0.0);
     fmt::print("          {}\n", where);
+    // CPU over the wall: how many cores the scan kept busy, counting worker starts and exits,
+    // which the slots' time above shows only as waits.
+    fmt::print("          cores busy: {:.1f} (CPU {:.2f} s over the wall)\n", cpu / best, cpu);
   }
   remove_tree(dir);
   return 0;
