@@ -117,3 +117,43 @@ TEST(ScanTrace, ARoundsRunsAndProbeBecomeEventsInsideTheirRun) {
   EXPECT_EQ(cats["setup"], 2);
   EXPECT_EQ(cats["phase"], 2);
 }
+
+TEST(ScanTrace, NamesThatNeedEscapingStayValidJson) {
+  scan::ScanTrace trace;
+  engine::RunOutput out;
+  const double now =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  out.probes.push_back({now, 0.010, 3});
+  out.records.resize(1);
+  auto& r = out.records[0];
+  r.done = true;
+  r.started = now + 0.02;
+  r.seconds = 0.005;
+  r.compile_seconds = 0.004;
+  r.status = backend::Status::ok;
+  r.thread = 3;
+  r.variant = "abc\"def";
+  const std::string label = "dir \"q\"\\x\n\t\x01 \xff\xfe.ll 80 O3"; // quotes, controls, bad UTF-8
+  trace.add_round("job\"1", label, out, 0);
+  trace.mark("phase \"one\"");
+  nlohmann::json doc = nlohmann::json::parse(trace.json(1)); // throws on invalid JSON
+  int runs = 0, probes = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    const std::string cat = e.value("cat", "");
+    if (cat == "run") {
+      ++runs;
+      EXPECT_EQ(e["args"]["job"], "job\"1");
+      EXPECT_EQ(e["args"]["variant"], "abc\"def");
+      EXPECT_EQ(e["name"].get<std::string>().substr(0, 13), "dir \"q\"\\x\n\t\x01 ");
+    }
+    if (cat == "probe") {
+      ++probes;
+      EXPECT_EQ(e["args"]["job"], "job\"1");
+    }
+    if (cat == "phase") {
+      EXPECT_EQ(e["name"], "phase \"one\"");
+    }
+  }
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(probes, 1);
+}

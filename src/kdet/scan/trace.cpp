@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -101,33 +103,46 @@ void ScanTrace::add_round(const std::string& job, const std::string& label,
 
 std::string ScanTrace::json(int slots) const {
   std::lock_guard<std::mutex> lock(m_mu);
-  auto us = [](double s) { return std::llround(s * 1e6); };
-  // Each event is written out as it is made: a census's million events never stand as one
-  // document tree in memory, only as text.
-  std::string events;
-  auto add = [&](const nlohmann::json& e) {
-    if (!events.empty()) events += ',';
-    events += json_text(e, -1);
+  auto us = [](double s) { return std::llround(std::isfinite(s) ? s * 1e6 : 0.0); };
+  auto ms = [](double s) { return std::isfinite(s) ? s * 1e3 : 0.0; };
+  // A string as a JSON string (escaped, invalid UTF-8 replaced: util/strings json_text).
+  auto quoted = [](const std::string& s) {
+    const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '-' || c == '_' || c == '.' || c == ' ' || c == '/';
+    });
+    return plain ? '"' + s + '"' : json_text(nlohmann::json(s), -1);
+  };
+  // The events are written as text, one at a time: a census's million events never stand as a
+  // document tree in memory, and a 1,500-run trace takes milliseconds, not tens of them.
+  std::string out = "{\"traceEvents\":[";
+  out.reserve(m_runs.size() * 512 + 4096);
+  auto it = std::back_inserter(out);
+  bool first = true;
+  auto next = [&] {
+    if (!first) out += ',';
+    first = false;
   };
   auto name_thread = [&](int tid, const std::string& name) {
-    add({{"ph", "M"},
-         {"name", "thread_name"},
-         {"pid", 1},
-         {"tid", tid},
-         {"args", {{"name", name}}}});
+    next();
+    fmt::format_to(it, R"({{"ph":"M","name":"thread_name","pid":1,"tid":{},"args":{{"name":{}}}}})",
+                   tid, quoted(name));
   };
-  // A complete event ("X"): a slice of lane `tid` from `start` for `seconds`.
-  auto slice = [&](const char* cat, const std::string& name, int tid, double start, double seconds,
-                   nlohmann::json args = nullptr) {
-    nlohmann::json e = {{"ph", "X"},  {"cat", cat},      {"name", name},      {"pid", 1},
-                        {"tid", tid}, {"ts", us(start)}, {"dur", us(seconds)}};
-    if (!args.is_null()) e["args"] = std::move(args);
-    add(e);
+  // A complete event ("X"): a slice of lane `tid` from `start` for `seconds`; `args` is an
+  // object's JSON text, or empty.
+  auto slice = [&](const char* cat, const std::string& name_json, int tid, double start,
+                   double seconds, const std::string& args = {}) {
+    next();
+    fmt::format_to(it, R"({{"ph":"X","cat":"{}","name":{},"pid":1,"tid":{},"ts":{},"dur":{})", cat,
+                   name_json, tid, us(start), us(seconds));
+    if (!args.empty()) fmt::format_to(it, R"(,"args":{})", args);
+    out += '}';
   };
-  add({{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "kdet scan"}}}});
+  next();
+  out += R"({"ph":"M","name":"process_name","pid":1,"args":{"name":"kdet scan"}})";
   name_thread(0, "kdet");
   for (const auto& p : m_phases)
-    slice("phase", p.name, 0, p.start, p.end - p.start);
+    slice("phase", quoted(p.name), 0, p.start, p.end - p.start);
   std::vector<std::pair<double, double>> spans;
   std::vector<int> threads;
   spans.reserve(m_runs.size());
@@ -139,27 +154,29 @@ std::string ScanTrace::json(int slots) const {
   int n_lanes = lanes.empty() ? 0 : *std::max_element(lanes.begin(), lanes.end()) + 1;
   for (int l = 0; l < n_lanes; ++l)
     name_thread(l + 1, "lane " + std::to_string(l + 1));
+  // A job's runs share its label and id: each is escaped once.
+  std::string last_job, job_json, label_json, last_label;
   for (size_t i = 0; i < m_runs.size(); ++i) {
     const Run& r = m_runs[i];
     const int tid = lanes[i] + 1;
+    if (r.job != last_job) job_json = quoted(last_job = r.job);
+    if (r.label != last_label) label_json = quoted(last_label = r.label);
     if (r.probe) {
-      slice("probe", "load compiler: " + r.label, tid, r.start, r.seconds, {{"job", r.job}});
+      slice("probe", quoted("load compiler: " + r.label), tid, r.start, r.seconds,
+            fmt::format(R"({{"job":{}}})", job_json));
       continue;
     }
-    slice("run", r.label, tid, r.start, r.seconds,
-          {{"job", r.job},
-           {"run", r.index},
-           {"process", r.fresh ? "fresh" : "same"},
-           {"nth_in_worker", r.nth},
-           {"status", r.status},
-           {"variant", r.variant},
-           {"setup_ms", r.setup * 1e3},
-           {"compile_ms", r.compile * 1e3}});
+    slice("run", label_json, tid, r.start, r.seconds,
+          fmt::format(R"({{"job":{},"run":{},"process":"{}","nth_in_worker":{},"status":{},)"
+                      R"("variant":{},"setup_ms":{},"compile_ms":{}}})",
+                      job_json, r.index, r.fresh ? "fresh" : "same", r.nth, quoted(r.status),
+                      quoted(r.variant), ms(r.setup), ms(r.compile)));
     // Inside the run: getting the worker ready (a start, or a prestarted one's hello), then the
     // compile as the worker timed it; the rest is the reply and its files.
-    if (r.setup > 0) slice("setup", "worker ready", tid, r.start, std::min(r.setup, r.seconds));
+    if (r.setup > 0)
+      slice("setup", R"("worker ready")", tid, r.start, std::min(r.setup, r.seconds));
     if (r.compile > 0)
-      slice("compile", "compile", tid, r.start + r.setup,
+      slice("compile", R"("compile")", tid, r.start + r.setup,
             std::min(r.compile, std::max(0.0, r.seconds - r.setup)));
   }
   const nlohmann::json other = {
@@ -167,8 +184,8 @@ std::string ScanTrace::json(int slots) const {
       {"kdet_version", k_version},
       {"slots", slots},
       {"runs", std::count_if(m_runs.begin(), m_runs.end(), [](const Run& r) { return !r.probe; })}};
-  return "{\"traceEvents\":[" + events +
-         "],\"displayTimeUnit\":\"ms\",\"otherData\":" + json_text(other, -1) + "}\n";
+  out += "],\"displayTimeUnit\":\"ms\",\"otherData\":" + json_text(other, -1) + "}\n";
+  return out;
 }
 
 } // namespace kdet::scan
