@@ -28,6 +28,7 @@
 // for the K-th entry, from 0; DIR is made if missing)
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/util/cores.hpp"
 #include "kdet/util/cpu_time.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
@@ -42,7 +43,6 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace kdet;
@@ -139,7 +139,7 @@ int run(int argc, char** argv) {
   std::string source = std::string(__FILE__).substr(0, std::string(__FILE__).rfind("/bench/"));
   std::string lib = "/usr/local/cuda/nvvm/lib64/libnvvm.so";
   if (::access(lib.c_str(), R_OK) != 0) lib = "/usr/local/cuda/lib64/libnvvm.so";
-  std::vector<int> jobs = {1, static_cast<int>(std::max(2u, std::thread::hardware_concurrency()))};
+  std::vector<int> jobs = {1, static_cast<int>(std::max(2u, usable_cores()))};
   int runs = 6, repeat = 1, first_round = 0, history = 0;
   int shape[3] = {0, 2, 4}; // inputs (0: every .ll file), targets, option sets
   std::string process, keep_traces;
@@ -208,8 +208,7 @@ int run(int argc, char** argv) {
   write_file_atomic(manifest, text);
   const int n_jobs = shape[0] * shape[1] * shape[2];
   fmt::print("scan_parallel: {} jobs x {} runs (process {}, history {}), compiler {}, {} cores\n",
-             n_jobs, runs, process.empty() ? "both" : process, history, lib,
-             std::thread::hardware_concurrency());
+             n_jobs, runs, process.empty() ? "both" : process, history, lib, usable_cores());
   double t1 = 0, compile1 = 0;
   for (size_t at = 0; at < jobs.size(); ++at) {
     const int n = jobs[at];

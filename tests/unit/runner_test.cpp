@@ -3,13 +3,13 @@
 // a run's seed depends on its index alone (what a resumed scan relies on).
 #include "kdet/engine/runner.hpp"
 #include "kdet/engine/worker_pool.hpp"
+#include "kdet/util/cores.hpp"
 #include "kdet/util/fs.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
-#include <thread>
 
 using namespace kdet;
 using namespace kdet::engine;
@@ -175,7 +175,7 @@ TEST_F(Runner, PrestartedFreshWorkersAreEachTheirOwnProcess) {
     pids.insert(r.worker_pid);
   EXPECT_EQ(pids.size(), 6u);
   EXPECT_GE(out.variants.size(), 5u) << "each fresh worker loads the library at its own address";
-  if (std::thread::hardware_concurrency() > 1) {
+  if (kdet::usable_cores() > 1) {
     EXPECT_EQ(out.workers_prestarted, 5) << "every run after the first found its worker started";
   }
 
@@ -199,7 +199,7 @@ TEST_F(Runner, ChainWorkersArePrestartedAndKeepTheirHistory) {
   ASSERT_EQ(with.completed, 8u);
   ASSERT_EQ(without.completed, 8u);
   EXPECT_EQ(without.workers_prestarted, 0);
-  if (std::thread::hardware_concurrency() > 1) {
+  if (kdet::usable_cores() > 1) {
     EXPECT_EQ(with.workers_prestarted, 2) << "chains 2 and 3 found their worker started";
   }
   for (const RunOutput* out : {&with, &without}) {
@@ -219,7 +219,7 @@ TEST_F(Runner, ChainWorkersArePrestartedAndKeepTheirHistory) {
 // its turn would: a process of its own (its own library address) that compiled nothing. A call
 // that starts its workers otherwise (another environment) is not served it.
 TEST_F(Runner, APooledWorkerServesTheNextCallAsANewOne) {
-  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "prestart needs a spare core";
+  if (kdet::usable_cores() < 2) GTEST_SKIP() << "prestart needs a spare core";
   auto pool = std::make_shared<WorkerPool>(2);
   RunPlan plan = nvvm_plan("loadaddr", 3);
   plan.setting.process = perturb::ProcessMode::same;

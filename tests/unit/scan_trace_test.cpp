@@ -157,3 +157,25 @@ TEST(ScanTrace, NamesThatNeedEscapingStayValidJson) {
   EXPECT_EQ(runs, 1);
   EXPECT_EQ(probes, 1);
 }
+
+TEST(ScanTrace, AnEmptyJobAndLabelStayValidJson) {
+  scan::ScanTrace trace;
+  engine::RunOutput out;
+  const double now =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  out.records.resize(1);
+  out.records[0].done = true;
+  out.records[0].started = now;
+  out.records[0].seconds = 0.001;
+  trace.add_round("", "", out, 0);
+  trace.mark("runs");
+  nlohmann::json doc = nlohmann::json::parse(trace.json(1)); // throws on invalid JSON
+  int runs = 0;
+  for (const auto& e : doc["traceEvents"])
+    if (e.value("cat", "") == "run") {
+      ++runs;
+      EXPECT_EQ(e["name"], "");
+      EXPECT_EQ(e["args"]["job"], "");
+    }
+  EXPECT_EQ(runs, 1);
+}

@@ -159,8 +159,8 @@ std::string ScanTrace::json(int slots) const {
   for (size_t i = 0; i < m_runs.size(); ++i) {
     const Run& r = m_runs[i];
     const int tid = lanes[i] + 1;
-    if (r.job != last_job) job_json = quoted(last_job = r.job);
-    if (r.label != last_label) label_json = quoted(last_label = r.label);
+    if (i == 0 || r.job != last_job) job_json = quoted(last_job = r.job);
+    if (i == 0 || r.label != last_label) label_json = quoted(last_label = r.label);
     if (r.probe) {
       slice("probe", quoted("load compiler: " + r.label), tid, r.start, r.seconds,
             fmt::format(R"({{"job":{}}})", job_json));

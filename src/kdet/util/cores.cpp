@@ -7,6 +7,7 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sched.h>
 #include <sstream>
 #include <thread>
@@ -70,7 +71,8 @@ bool parse_count(std::string_view s, uint64_t& v) {
 std::optional<unsigned> quota_cores(std::string_view quota, std::string_view period) {
   uint64_t q = 0, p = 0;
   if (!parse_count(quota, q) || !parse_count(period, p)) return std::nullopt;
-  return static_cast<unsigned>(std::max<uint64_t>(1, (q + p - 1) / p));
+  const uint64_t cores = q / p + (q % p != 0); // rounded up, at least 1 (q > 0)
+  return static_cast<unsigned>(std::min<uint64_t>(cores, std::numeric_limits<unsigned>::max()));
 }
 
 } // namespace
@@ -89,6 +91,9 @@ unsigned count_usable_cores(const std::string& cgroup_root, const std::string& p
   // or v1's cpu.cfs_quota_us over cpu.cfs_period_us (-1: none) under ROOT/cpu.
   auto bound_by = [&](const std::filesystem::path& top, const std::string& cgroup, bool v2) {
     std::filesystem::path rel = std::filesystem::path(cgroup).relative_path();
+    // A cgroup above this cgroup namespace's root reads as "/../..": not under `top`.
+    for (const auto& part : rel)
+      if (part == "..") return;
     for (;;) {
       const auto dir = top / rel;
       std::optional<unsigned> q;

@@ -14,13 +14,16 @@
 
 namespace kdet {
 
-// The CPUs this process may run on, less a cgroup v2 quota's bound; at least
-// 1. Read once per process (the first call), then remembered.
+// The CPUs this process may run on, bounded by a cgroup CPU quota (v2's cpu.max,
+// v1's cfs quota); at least 1. Read once per process (the first call), then
+// remembered.
 unsigned usable_cores();
 
-// The same, read now: the affinity mask's CPUs, bounded by the cpu.max quota of
-// the process's cgroup and its ancestors under `cgroup_root` (the cgroup v2
-// mount; the cgroup is the "0::" line of `proc_cgroup`, /proc/self/cgroup's text).
+// The same, read now: the affinity mask's CPUs, bounded by the quota of the
+// process's cgroup and of its ancestors: cgroup v2's cpu.max under
+// `cgroup_root` (the cgroup is the "0::" line of `proc_cgroup`, the text of
+// /proc/self/cgroup), and v1's cpu.cfs_quota_us / cpu.cfs_period_us under
+// `cgroup_root`/cpu (the cgroup is the line whose controllers include "cpu").
 unsigned count_usable_cores(const std::string& cgroup_root, const std::string& proc_cgroup);
 
 // The CPUs a cgroup v2 cpu.max text allows: "max 100000" none (nullopt),
