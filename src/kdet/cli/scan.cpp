@@ -173,7 +173,9 @@ int do_scan(const ScanArgs& a) {
   // Begins before the manifest is read: the trace's first phase is kdet's own start-up.
   std::unique_ptr<scan::ScanTrace> trace;
   if (!a.trace_path.empty()) trace = std::make_unique<scan::ScanTrace>();
-  int threads = a.jobs ? a.jobs : static_cast<int>(usable_cores());
+  // By default a slot per usable CPU, as many as --jobs allows (a machine may have more).
+  int threads =
+      a.jobs ? a.jobs : static_cast<int>(std::min<uint64_t>(usable_cores(), k_jobs_range.hi));
   if (threads < 1 || threads > 1024)
     throw Error::format("--jobs {}: must be between 1 and 1024", a.jobs);
 
