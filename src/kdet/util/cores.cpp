@@ -56,12 +56,6 @@ std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
-    s.remove_suffix(1);
-  return s;
-}
-
 bool parse_count(std::string_view s, uint64_t& v) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   return ec == std::errc{} && end == s.data() + s.size() && v > 0;
@@ -78,10 +72,11 @@ std::optional<unsigned> quota_cores(std::string_view quota, std::string_view per
 } // namespace
 
 std::optional<unsigned> cores_from_cpu_max(std::string_view text) {
-  text = trimmed(text);
-  const auto space = text.find(' ');
-  if (space == std::string_view::npos || text.substr(0, space) == "max") return std::nullopt;
-  return quota_cores(text.substr(0, space), text.substr(space + 1));
+  const std::string kept = trim(text);
+  const std::string_view line = kept;
+  const auto space = line.find(' ');
+  if (space == std::string_view::npos || line.substr(0, space) == "max") return std::nullopt;
+  return quota_cores(line.substr(0, space), line.substr(space + 1));
 }
 
 unsigned count_usable_cores(const std::string& cgroup_root, const std::string& proc_cgroup) {
@@ -102,7 +97,7 @@ unsigned count_usable_cores(const std::string& cgroup_root, const std::string& p
       } else {
         const std::string quota = read_text(dir / "cpu.cfs_quota_us"),
                           period = read_text(dir / "cpu.cfs_period_us");
-        q = quota_cores(trimmed(quota), trimmed(period));
+        q = quota_cores(trim(quota), trim(period));
       }
       if (q) n = std::min(n, *q);
       if (rel.empty()) break;
