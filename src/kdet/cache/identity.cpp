@@ -41,7 +41,6 @@ std::string probe_version(const backend::BackendConfig& config, const std::strin
   // An exec program is asked directly: a worker would only ask it the same.
   if (config.kind == backend::Kind::exec) return backend::exec_program_version(file);
   engine::WorkerLaunch launch;
-  launch.exe = self_exe();
   launch.backend = config;
   launch.env = current_environment();
   const TempDir temp("probe");

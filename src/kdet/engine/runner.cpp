@@ -321,7 +321,7 @@ private:
     perturb::find_preload_libraries(m_ctx);
     perturb::check_available(m_plan.setting, m_ctx);
     perturb::Launch factors = perturb::plan_launch(m_plan.setting, m_ctx);
-    m_launch.exe = m_plan.worker_exe.empty() ? self_exe() : m_plan.worker_exe;
+    m_launch.exe = m_plan.worker_exe; // empty: this kdet
     m_launch.backend = m_plan.backend;
     m_launch.aslr = !factors.disable_aslr;
     m_launch.pid_namespace = factors.pid_namespace;

@@ -3,6 +3,7 @@
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/worker_main.hpp"
 #include "kdet/util/exec.hpp"
+#include "kdet/util/fs.hpp"
 #include "kdet/util/reap.hpp"
 
 #include <cerrno>
@@ -97,7 +98,10 @@ bool WorkerProcess::launch(const WorkerLaunch& launch, std::string& error) {
   m_log_offset = (log_fd >= 0 && ::fstat(log_fd, &st) == 0) ? st.st_size : 0;
 
   SpawnOptions opt;
-  opt.argv = {launch.exe, k_worker_command, "--backend", backend::to_string(launch.backend.kind)};
+  const bool this_kdet = launch.exe.empty();
+  opt.argv = {this_kdet ? self_exe() : launch.exe, k_worker_command, "--backend",
+              backend::to_string(launch.backend.kind)};
+  if (this_kdet) opt.program = k_self_exe_link;
   if (!launch.backend.lib.empty()) opt.argv.insert(opt.argv.end(), {"--lib", launch.backend.lib});
   if (!launch.backend.command.empty())
     opt.argv.insert(opt.argv.end(), {"--cmd", launch.backend.command});

@@ -16,7 +16,9 @@ namespace kdet::engine {
 // How to start a worker. Everything here is the same for every worker of a
 // session, so that with all factors fixed each one starts in the same state.
 struct WorkerLaunch {
-  std::string exe; // the kdet binary
+  // The worker binary; empty: this kdet, run as /proc/self/exe, so that every worker of a
+  // run or scan is the binary its driver is, even when the file at its path is replaced.
+  std::string exe;
   backend::BackendConfig backend;
   bool aslr = true;           // false: ADDR_NO_RANDOMIZE
   bool pid_namespace = false; // run as pid 2 of a fresh PID namespace

@@ -97,7 +97,7 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
     return -1;
   }
   Prepared p;
-  p.program = find_program(options.argv[0]);
+  p.program = options.program.empty() ? find_program(options.argv[0]) : options.program;
   if (p.program.empty()) {
     status.code = ENOENT;
     status.error = fmt::format("{}: not found in PATH", options.argv[0]);

@@ -21,7 +21,11 @@
 namespace kdet {
 
 struct SpawnOptions {
-  std::vector<std::string> argv;               // argv[0] is looked up in PATH if it has no '/'
+  std::vector<std::string> argv; // argv[0] is looked up in PATH if it has no '/'
+  // The file to execute when it is not argv[0] (which the program still sees as its name).
+  // kdet's workers run "/proc/self/exe": the very binary of the kdet that starts them, even
+  // after an upgrade or a rebuild has replaced the file at its path.
+  std::string program;
   std::optional<std::vector<std::string>> env; // full environment; nullopt = inherit
   std::string cwd;                             // empty = inherit
   std::optional<bool> disable_aslr; // personality(ADDR_NO_RANDOMIZE) on/off; nullopt = inherit

@@ -233,10 +233,13 @@ void remove_tree(const std::string& path) noexcept {
 }
 
 std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error::format("cannot resolve /proc/self/exe: {}", ec.message());
-  return p.string();
+  static const std::string path = [] {
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink(k_self_exe_link, ec);
+    if (ec) throw Error::format("cannot resolve {}: {}", k_self_exe_link, ec.message());
+    return p.string();
+  }();
+  return path;
 }
 
 std::string find_kdet_library(const std::string& file) {

@@ -45,8 +45,11 @@ std::string make_temp_dir(const std::string& prefix);
 // rm -rf, best effort (never throws).
 void remove_tree(const std::string& path) noexcept;
 
-// Path of the running kdet executable (/proc/self/exe resolved).
+// Path of the running kdet executable (/proc/self/exe resolved once; " (deleted)" follows it
+// when the file has been replaced since kdet started).
 std::string self_exe();
+// The link that executes this very kdet binary, whatever has become of its path.
+inline constexpr const char* k_self_exe_link = "/proc/self/exe";
 
 // A library kdet preloads into compilers (libkdet_chaos.so, libkdet_capture.so): beside the kdet
 // executable (build tree), else in the installed private folder (lib/kdet, found relative to the
