@@ -126,6 +126,10 @@ int do_run(RunArgs args) {
     if (!args.out_dir.empty()) text += fmt::format("saved     {}\n", args.out_dir);
     output.print_text(text);
   }
+  // The runs may mix two compilers: what was recorded is kept, but no verdict stands on it.
+  if (!out.compiler_changed.empty())
+    throw Error(fmt::format("{}; no verdict (run again once the compiler stays put)",
+                            out.compiler_changed));
   // The captured output never came back: the same compile gave another output.
   if (!reproduced && a.exit_code == k_exit_deterministic) return k_exit_nondeterministic;
   return a.exit_code;

@@ -119,7 +119,8 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
 CellRunner execute_runner(const ExplainOptions& opt, const std::vector<Factor>& factors,
                           backend::Identity& identity) {
   auto serial = std::make_shared<uint64_t>(0);
-  return [&opt, factors, &identity, serial](const CellPlan& cp) {
+  auto stamp = std::make_shared<std::optional<FileStamp>>(); // the compiler file, first cell
+  return [&opt, factors, &identity, serial, stamp](const CellPlan& cp) {
     RunPlan plan = opt.base;
     // User env-vary lists are rebuilt per cell from the base (fix() narrows them).
     plan.setting.env_vary = opt.base.setting.env_vary;
@@ -142,10 +143,20 @@ CellRunner execute_runner(const ExplainOptions& opt, const std::vector<Factor>& 
     plan.stop_after_failures = 2;
     if (cp.timeout.count() > 0) plan.timeout = cp.timeout;
     // The compiler was loaded once by the first cell: later cells skip the probe worker.
-    if (!identity.path.empty()) plan.identity = identity;
+    if (!identity.path.empty()) {
+      plan.identity = identity;
+      plan.compiler_stamp = *stamp;
+    }
     RunOutput out = execute(plan);
     if (out.interrupted) throw Interrupted();
-    if (identity.path.empty()) identity = out.identity;
+    // A compiler replaced during or between the cells: their outcomes may come from two
+    // compilers, so no factor can be blamed on them.
+    if (!out.compiler_changed.empty())
+      throw Error::format("{}; no explanation", out.compiler_changed);
+    if (identity.path.empty()) {
+      identity = out.identity;
+      *stamp = out.compiler_stamp;
+    }
     c.name = cp.name;
     c.varied = cp.varied;
     c.probe = cp.probe;

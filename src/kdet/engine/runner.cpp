@@ -367,6 +367,8 @@ private:
       m_out.exec_artifact = to_file ? "output-file" : "stdout";
       m_out.slot_paths_unshared = backend::slot_namespace_unavailable();
     }
+    m_out.compiler_stamp =
+        m_plan.compiler_stamp ? m_plan.compiler_stamp : file_stamp(m_out.identity.path);
     // Hash the compiler file (tens of MB) while the runs go on; only the report needs it.
     if (m_out.identity.content_hash.empty())
       m_content_hash =
@@ -612,8 +614,36 @@ private:
     if (m_progress) m_progress(m_completed, m_plan.runs, m_variants.size());
   }
 
+  // An upgrade or rebuild of the compiler while the runs go on: each fresh worker loads the
+  // file at the compiler's path, so the runs after it used another compiler, and outputs that
+  // differ prove nothing. The file now against its stamp when the runs began; a stamp that
+  // moved with the same bytes (a chmod, a touch, the same package reinstalled) is no change.
+  void check_compiler_unchanged() {
+    const std::string& path = m_out.identity.path;
+    if (!m_out.compiler_stamp || path.empty()) return;
+    std::optional<FileStamp> now = file_stamp(path);
+    if (now == m_out.compiler_stamp) return;
+    std::string how = "it is gone";
+    if (now) {
+      std::string hash;
+      try {
+        hash = hash_file(path);
+      } catch (const Error&) {
+        how = "it can no longer be read";
+      }
+      if (!hash.empty() && hash == m_out.identity.content_hash) return;
+      if (!hash.empty()) how = "it holds other bytes now";
+    }
+    m_out.compiler_changed = fmt::format(
+        "the compiler file {} changed while the runs went on ({}): later runs may have loaded "
+        "another compiler, so outputs that differ prove nothing",
+        path, how);
+    m_out.warnings.push_back(m_out.compiler_changed);
+  }
+
   void finish() {
     if (m_content_hash.valid()) m_out.identity.content_hash = m_content_hash.get();
+    check_compiler_unchanged();
     m_out.completed = m_completed;
     m_out.workers_started = m_workers_started.load();
     m_out.workers_prestarted = m_prestarted.load();

@@ -3,6 +3,7 @@
 
 #include "kdet/backend/backend.hpp"
 #include "kdet/perturb/setting.hpp"
+#include "kdet/util/fs.hpp"
 
 #include <chrono>
 #include <functional>
@@ -100,6 +101,9 @@ struct RunPlan {
   // The compiler's identity when a previous execute() already loaded it: the
   // probe worker is skipped (scan's later rounds of a job save a compiler load).
   std::optional<backend::Identity> identity;
+  // The compiler file's stamp when a previous execute() first loaded it, so that a change
+  // between one execute() and the next is seen too (RunOutput::compiler_changed).
+  std::optional<FileStamp> compiler_stamp;
   // Called with each finished run's record as it arrives (one call at a time,
   // in completion order), so a caller can make it durable before the end.
   std::function<void(const RunRecord&)> on_record;
@@ -188,6 +192,11 @@ struct RunOutput {
   double cpu_compile_seconds = 0;
   std::string started_at; // ISO 8601 UTC
   std::vector<std::string> warnings;
+  // The compiler file as the runs began (RunPlan::compiler_stamp, else at the load), and,
+  // when it is another file or other bytes by the end, how it changed: the runs may then mix
+  // two compilers, and outcomes that differ prove nothing (callers give no verdict).
+  std::optional<FileStamp> compiler_stamp;
+  std::string compiler_changed;
   // kdet run: the factors set to their varied level because no option named
   // them ("time=vary"), and the compiles spent probing those levels.
   std::vector<std::string> default_varied;

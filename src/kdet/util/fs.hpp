@@ -1,7 +1,9 @@
 //===- util/fs.hpp - files and folders --------------------------------------===//
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +43,17 @@ void make_dirs(const std::string& path);
 
 // A fresh private folder under $TMPDIR (or /tmp) named prefix-XXXXXX.
 std::string make_temp_dir(const std::string& prefix);
+
+// What tells a file's content apart without reading it: its device, inode, size, mtime and
+// ctime. A file replaced (renamed over) or rewritten in place gets another stamp; ctime also
+// moves on a chmod or a new hard link, which a caller can tell apart by hashing.
+struct FileStamp {
+  uint64_t dev = 0, ino = 0, size = 0;
+  int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+// The stamp of the file at `path` (links followed); nullopt when it cannot be stat'ed.
+std::optional<FileStamp> file_stamp(const std::string& path);
 
 // rm -rf, best effort (never throws).
 void remove_tree(const std::string& path) noexcept;
