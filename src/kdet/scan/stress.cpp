@@ -7,15 +7,29 @@
 #include "kdet/util/hash.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <limits>
 #include <random>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kdet::scan {
 
 Rerunner::Rerunner(const std::map<std::string, std::string>& meta, const std::string& db_path)
     : m_db(db_path) {
+  // The stored manifest names the compilers and exec commands to run: as root, another user's
+  // database must not become a way to run that user's command (or load their library) as root.
+  struct stat st {};
+  if (::stat(db_path.c_str(), &st) != 0)
+    throw Error::format("{}: {}", db_path, std::strerror(errno));
+  if (st.st_uid != ::geteuid())
+    throw Error::format("{}: belongs to uid {}, not to this user (uid {}): --settle and --stress "
+                        "run the compilers and commands its stored manifest names, so only its "
+                        "owner's kdet may re-run its jobs",
+                        db_path, st.st_uid, ::geteuid());
   auto text = meta.find("manifest_text");
   auto path = meta.find("manifest");
   if (text == meta.end() || path == meta.end())
