@@ -106,4 +106,26 @@ expect_eq "changed compiler: why" \
 "$KDET" compare "$T/a.db" "$T/b5.db" --color never >"$T/f.txt" 2>&1 || true
 grep -q "does B vary?  not seen in 4 jobs (none with one output; 4 failed on every run)" "$T/f.txt" \
   || fail "a B that always failed is given a rate bound"
+# An input edited between A's scan and B's: B compiled other bytes, so --settle may spend B's
+# runs but never calls that job fixed (the unedited ones are); the pair says why.
+{ echo "inputs = [\"$T/in/*.ll\"]"; nvvm_compiler nvvm echo; printf '[budget]\ntarget_rate = 0.1\n'; } >"$T/b6.toml"
+"$KDET" scan "$T/b6.toml" --db "$T/b6.db" -q
+"$KDET" compare "$T/a3.db" "$T/b6.db" --settle --json "$T/e.json" >"$T/e.txt" 2>&1 || { cat "$T/e.txt"; fail "compare --settle of an edited input failed"; }
+expect_eq "edited input: labels" \
+  "$(field "$T/e.json" '" ".join(sorted(p["key"].split()[0].split("/")[-1] + "=" + p["label"] + ("+differs" if p.get("input_differs") else "") for p in d["pairs"]))')" \
+  "$(cd "$T/in" && for f in *.ll; do [[ $f == saxpy.ll ]] && printf '%s=not-seen+differs ' "$f" || printf '%s=fixed ' "$f"; done | xargs -n1 | sort | xargs)"
+grep -q "the input changed between A's scan and B's, so B's one output is no fix" "$T/e.txt" || { cat "$T/e.txt"; fail "no reason given for the edited input"; }
+
+# Another user's database: --settle and --stress would run the compilers and commands its stored
+# manifest names, so they are refused (exit 2, naming it); a plain compare still reads it.
+if ((EUID == 0)); then
+  cp "$T/b1.db" "$T/other.db"
+  chown 65534 "$T/other.db"
+  expect_exit 2 "$KDET" compare "$T/a.db" "$T/other.db" --settle
+  expect_output "other.db: belongs to uid 65534, not to this user \\(uid 0\\)"
+  expect_exit 2 "$KDET" compare "$T/a.db" "$T/other.db" --stress
+  expect_exit 0 "$KDET" compare "$T/a.db" "$T/other.db"
+else
+  echo "$NAME: not root: the other user's database case is not run"
+fi
 echo "$NAME: PASS"

@@ -346,7 +346,9 @@ std::string pair_evidence(const scan::Pairing& pr, double margin) {
   else if (pr.b_is_a_variant == 0)
     s += "; B emits code A never gave";
   if (pr.settle_runs) s += fmt::format(" ({} of them added by --settle)", pr.settle_runs);
-  if (pr.label == scan::Label::not_seen)
+  if (scan::input_differs(*pr.a, *pr.b))
+    s += ": the input changed between A's scan and B's, so B's one output is no fix";
+  else if (pr.label == scan::Label::not_seen)
     s +=
         fmt::format(": not {:g}x below A's rate; give B more runs before calling it fixed", margin);
   return s;
@@ -474,6 +476,7 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
       j["b_is_a_variant"] = p.b_is_a_variant > 0 ? json(p.b_is_a_variant) : json(nullptr);
     }
     if (p.settle_runs) j["settle_runs"] = p.settle_runs;
+    if (p.a && p.b && scan::input_differs(*p.a, *p.b)) j["input_differs"] = true;
     if (p.stress != scan::Pairing::Stress::not_run) {
       json st = {{"outcome", scan::to_string(p.stress)},
                  {"runs", p.stress_runs},

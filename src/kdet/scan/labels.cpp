@@ -46,6 +46,10 @@ double observed_rate(const store::JobRow& j) {
   return j.runs ? static_cast<double>(j.differing()) / static_cast<double>(j.runs) : 0.0;
 }
 
+bool input_differs(const store::JobRow& a, const store::JobRow& b) {
+  return !a.input_hash.empty() && !b.input_hash.empty() && a.input_hash != b.input_hash;
+}
+
 Label label_pair(const store::JobRow* a, const store::JobRow* b, double margin) {
   if (!a || !b || a->runs == 0 || b->runs == 0) return Label::missing;
   bool va = a->varies(), vb = b->varies();
@@ -54,7 +58,12 @@ Label label_pair(const store::JobRow* a, const store::JobRow* b, double margin) 
   // A compiler that now fails has not been fixed.
   if (a->verdict() == engine::Verdict::failed || b->verdict() == engine::Verdict::failed)
     return Label::failed;
-  if (va) return b->upper_bound() * margin <= observed_rate(*a) ? Label::fixed : Label::not_seen;
+  // An input edited between A's scan and B's is another compile: B's one output there says
+  // nothing of A's variance on the old one.
+  if (va)
+    return b->upper_bound() * margin <= observed_rate(*a) && !input_differs(*a, *b)
+               ? Label::fixed
+               : Label::not_seen;
   return a->modal() == b->modal() ? Label::identical : Label::changed;
 }
 
