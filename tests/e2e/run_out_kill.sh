@@ -15,7 +15,9 @@ IN=$EX/nvvm/llvm7/saxpy.ll
 # 1. SIGKILL keeps the runs done.
 "$KDET" run "$IN" --lib "$FAKE" -n 100000 --process fresh --out "$T/k" -q -- -fake-mode=echo >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 1 600); do
+# Up to 5 minutes: 20 fresh workers take 0.5 s unsanitized, but 5 to 15 times that under
+# ThreadSanitizer, and more on a loaded machine (a bound of 30 s was too close).
+for _ in $(seq 1 6000); do
   [[ -f $T/k/runs.jsonl ]] && (($(wc -l <"$T/k/runs.jsonl") >= 20)) && break
   sleep 0.05
 done
