@@ -24,7 +24,7 @@ before=$(orphans)
 expect_exit 0 "$KDET" run "$IN" --lib "$FAKE" -n 24 --process fresh --aslr off --time fixed \
   --pid vary --heap none --unnamed natural --json "$T/r.json" -- -fake-mode=loadaddr
 # No object named after any worker's pid, and none of kdet's own, outlives the run.
-for pid in $(json_eval "$T/r.json" '" ".join(str(r["worker_pid"]) for r in d["runs"])'); do
+for pid in $(json_eval "$T/r.json" '" ".join(str(r["worker_pid"]) for r in d["records"])'); do
   [[ ! -e /dev/shm/faketime_shm_$pid && ! -e /dev/shm/sem.faketime_sem_$pid ]] ||
     fail "libfaketime's objects of worker $pid were left in /dev/shm"
 done
