@@ -60,7 +60,7 @@ cat >"$T/hostile.sh" <<'SH'
 #!/bin/bash
 out=$4
 case $2 in
-  noterm) trap '' TERM INT; while :; do sleep 0.2; done ;;
+  noterm) trap '' TERM INT; [[ -z ${5:-} ]] || : >"$5"; while :; do sleep 0.2; done ;;
   setsid) setsid bash -c 'sleep 1000; :' "$1" & echo ok >"$out" ;;
   devlink) rm -f "$out"; ln -s "$5" "$out" ;;
 esac
@@ -81,9 +81,14 @@ expect_exit 0 timeout 60 "$KDET" exec --deterministic --fix all -- "$T/hostile.s
 left "setsid child after exec"
 for sig in TERM INT KILL; do
   for cmd in run explain; do
-    "$KDET" $cmd "$T/k.txt" --backend exec --cmd "$T/hostile.sh $M noterm {input} {output}" -n 4 --timeout 50 >/dev/null 2>&1 &
+    rm -f "$T/started"
+    "$KDET" $cmd "$T/k.txt" --backend exec --cmd "$T/hostile.sh $M noterm {input} {output} $T/started" -n 4 --timeout 50 >/dev/null 2>&1 &
     pid=$!
-    sleep 0.7
+    # Signalled once a compile runs (kdet catches SIGTERM and SIGINT by then), not after a fixed
+    # sleep, which a slow start could outlast: SIGTERM would then kill kdet (143) and SIGINT,
+    # ignored by a background job of bash until kdet sets its handler, would be lost.
+    for ((i = 0; i < 600; i++)); do [[ -e $T/started ]] && break; sleep 0.1; done
+    [[ -e $T/started ]] || fail "$cmd: no compile started within 60 s"
     kill -$sig $pid
     set +e; wait $pid; rc=$?; set -e
     [[ $rc == 130 || $rc == 137 ]] || fail "$cmd after SIG$sig: exit $rc"
