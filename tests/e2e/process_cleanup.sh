@@ -93,7 +93,10 @@ for ((i = 1; i <= tries; i++)); do
   sig=${signals[RANDOM % 3]}
   delay=$(printf '0.%03d' $((100 + RANDOM % 900)))
   command_for "$mode" "$f"
-  "${cmd[@]}" >"$T/out.$i" 2>&1 &
+  # SIGINT at its default, as a Ctrl-C finds it: bash starts a background job with SIGINT
+  # ignored, so a SIGINT sent before kdet set its handler (a delay of 0.1 s can come first
+  # under a sanitizer or on a loaded machine) was lost, and kdet went on for minutes (a HANG).
+  env --default-signal=INT "${cmd[@]}" >"$T/out.$i" 2>&1 &
   kpid=$!
   sleep "$delay"
   kill -"$sig" "$kpid" 2>/dev/null || true
