@@ -175,6 +175,20 @@ static unsigned random_byte(void) {
   return c;
 }
 
+/* How many in 256 planted-kind runs crash: $FAKE_CC_KIND_CRASH (0..256), else 128 (half). */
+static unsigned kind_crashes_in_256(void) {
+  const char* v = getenv("FAKE_CC_KIND_CRASH");
+  if (!v || !*v) {
+    return 128;
+  }
+  char* end = NULL;
+  long n = strtol(v, &end, 10);
+  if (*end || n < 0 || n > 256) {
+    die("FAKE_CC_KIND_CRASH", "not a whole number from 0 to 256");
+  }
+  return (unsigned)n;
+}
+
 static int is_mode(const char* mode) {
   static const char* const k_modes[] = {
       "echo", "heaporder", "fail", "crash", "abort", "hang",    "garbage",      "time",
@@ -234,9 +248,9 @@ int main(int argc, char** argv) {
     int kind = strcmp(mode, "planted-kind") == 0;
     if (strcmp(mode, "planted") == 0 || rare || kind) {
       /* planted-kind: without a "kdet_keep" marker the variance changes kind: half the runs
-       * crash. */
+       * crash (FAKE_CC_KIND_CRASH of 256 when set). */
       if (kind && contains(text, size, "kdet_planted") && !contains(text, size, "kdet_keep") &&
-          random_byte() < 128) {
+          random_byte() < kind_crashes_in_256()) {
         raise(SIGSEGV);
       }
       /* Varies (pid mode) only while the planted construct is in the input;
