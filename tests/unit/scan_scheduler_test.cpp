@@ -419,11 +419,18 @@ TEST_F(ScanSchedulerTest, TheOwnersPieceOfTheNextRoundStartsWhileARoundWaits) {
 
     // Run 49 or 55, in round 7 (runs 48..55), differs: that round ends the job. Often the
     // owner's piece is done with the round (its queue stopped at the second outcome, or empty)
-    // while the other piece still runs, and starts on round 8 meanwhile.
+    // while the other piece still runs, and starts on round 8 meanwhile. The differing run is
+    // slow (20 ms), so that the other piece is often the one still running it. How often
+    // depends on the threads' timing: with runs of 1-3 ms alone, 20 scans missed it on a loaded
+    // 2-core machine about once in 150 (4 of 80 tries needed 13 scans); 60 scans with the slow
+    // run needed at most 9 in 50 tries.
     bool dropped = false;
-    for (int k = 0; k < 20 && !dropped; ++k) {
+    for (int k = 0; k < 60 && !dropped; ++k) {
       const uint64_t at = k % 2 ? 49 : 55;
-      auto vary = [&](uint64_t i) { return slowly(i, i == at ? "B" : "A"); };
+      auto vary = [&](uint64_t i) {
+        if (i == at) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return slowly(i, i == at ? "B" : "A");
+      };
       a = run_one_job(m_dir + "/v1", 1, process, vary, serial, extra, nullptr, budget);
       EXPECT_EQ(a.runs, at + 1);
       EXPECT_TRUE(a.varies());
@@ -431,7 +438,7 @@ TEST_F(ScanSchedulerTest, TheOwnersPieceOfTheNextRoundStartsWhileARoundWaits) {
       expect_same_row(a, b);
       dropped = split.early_dropped > 0;
     }
-    EXPECT_TRUE(dropped) << "in 20 scans, round 7 never ended the job while round 8 had begun";
+    EXPECT_TRUE(dropped) << "in 60 scans, round 7 never ended the job while round 8 had begun";
   }
 }
 
