@@ -88,6 +88,13 @@ modes=(run run-pid explain exec exec-pid scan)
 pidns=1
 "$KDET" exec --deterministic --fix pid -- true >/dev/null 2>&1 || pidns=0
 signals=(TERM INT KILL)
+# env --default-signal (coreutils 8.31) starts kdet with SIGINT at its default; without it a
+# SIGINT sent before kdet sets its handler can be lost (see below), so the test says so.
+sigint_default=(env --default-signal=INT)
+"${sigint_default[@]}" true 2>/dev/null || {
+  echo "process_cleanup: note: env has no --default-signal; an early SIGINT may be reported as a HANG"
+  sigint_default=()
+}
 leftovers=0 hangs=0
 for ((i = 1; i <= tries; i++)); do
   mode=${modes[RANDOM % ${#modes[@]}]}
@@ -99,7 +106,7 @@ for ((i = 1; i <= tries; i++)); do
   # SIGINT at its default, as a Ctrl-C finds it: bash starts a background job with SIGINT
   # ignored, so a SIGINT sent before kdet set its handler (a delay of 0.1 s can come first
   # under a sanitizer or on a loaded machine) was lost, and kdet went on for minutes (a HANG).
-  env --default-signal=INT "${cmd[@]}" >"$T/out.$i" 2>&1 &
+  "${sigint_default[@]}" "${cmd[@]}" >"$T/out.$i" 2>&1 &
   kpid=$!
   sleep "$delay"
   kill -"$sig" "$kpid" 2>/dev/null || true
