@@ -80,4 +80,25 @@ expect_eq "compare --margin below 1: exit" "$rc" 2
 "$KDET" compare "$T/lib.db" "$T/new.db" 2>"$T/err" && rc=0 || rc=$?
 expect_eq "compare without naming one of several compilers: exit" "$rc" 2
 grep -q "choose one with --a-compiler" "$T/err"
+# Two scans under different settings: B's (fresh processes, ASLR off, no heap churn) hides the
+# heap-order variance A's brought out, so even with a margin of 1 nothing is fixed, and the
+# report names both settings (the seed aside).
+{ echo "$inputs"; nvvm_compiler nvvm heaporder
+  printf '[setting]\nprocess = "fresh"\naslr = "off"\nheap = "none"\nthreads = 0\nseed = 5\n[budget]\nmax_runs = 12\n'; } >"$T/calm.toml"
+"$KDET" scan "$T/calm.toml" --db "$T/calm.db" -q
+"$KDET" compare "$T/old.db" "$T/calm.db" --margin 1 --json "$T/c6.json" >"$T/c6.txt"
+expect_eq "compare old calm (another setting), margin 1" "$(counts "$T/c6.json")" "not-seen=4"
+grep -q "settings differ, so no job is called fixed:" "$T/c6.txt" || { cat "$T/c6.txt"; fail "no settings line"; }
+grep -Eq "^  B  process=fresh heap=none aslr=off threads=0" "$T/c6.txt" || { cat "$T/c6.txt"; fail "B's setting not shown"; }
+grep -q "A and B ran under different settings, so B's one output is no fix" "$T/c6.txt" || fail "no reason on the pairs"
+[[ $(json_eval "$T/c6.json" '"seed" not in d["settings_differ"]["a"] and d["settings_differ"]["b"].startswith("process=fresh")') == True ]] ||
+  fail "settings_differ in JSON: $(json_eval "$T/c6.json" 'd.get("settings_differ")')"
+# The same setting, another seed: compared as before (old -> new above had equal settings too).
+[[ $(json_eval "$T/c1.json" '"settings_differ" in d') == False ]] || fail "equal settings reported as differing"
+# Two scans with no job in common: said, not a silent table of "missing".
+mkdir "$T/other" && cp "$EX/nvvm/llvm7/saxpy.ll" "$T/other/renamed.ll"
+{ echo "inputs = [\"$T/other/*.ll\"]"; nvvm_compiler nvvm echo; printf '[budget]\nmax_runs = 2\n'; } >"$T/other.toml"
+"$KDET" scan "$T/other.toml" --db "$T/other.db" -q
+"$KDET" compare "$T/old.db" "$T/other.db" >"$T/c7.txt" || true
+grep -q "nothing is compared" "$T/c7.txt" || { cat "$T/c7.txt"; fail "no word that no job was paired"; }
 echo "scan_compare: identical, changed, regressed, fixed, varies-both all labelled as expected (exec heaporder: $heap_exec)"

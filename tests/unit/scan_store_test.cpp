@@ -264,6 +264,25 @@ TEST(ScanLabels, EachLabel) {
   EXPECT_EQ(ans.b_no_single_output, 1u);
 }
 
+TEST(ScanLabels, AnEditedInputOrAnotherSettingIsNeverFixed) {
+  // fix.ll would be fixed (B: one output in 59 runs, bound 5% x 10 <= A's 50%).
+  std::vector<store::JobRow> jobs = {verdict_job("a", "fix.ll", {"X", "Y"}),
+                                     many_runs(verdict_job("b", "fix.ll", {"Y"}), 59)};
+  ASSERT_EQ(scan::pair_jobs(jobs, "a", jobs, "b").at(0).label, scan::Label::fixed);
+  // The two scans ran under different settings.
+  auto other = scan::pair_jobs(jobs, "a", jobs, "b", scan::k_default_fix_margin, false);
+  EXPECT_EQ(other.at(0).label, scan::Label::not_seen);
+  EXPECT_EQ(other.at(0).unfixable, "setting");
+  // The input was edited between the scans (another hash); an unknown hash is no difference.
+  jobs[0].input_hash = "0123";
+  jobs[1].input_hash = "4567";
+  auto edited = scan::pair_jobs(jobs, "a", jobs, "b");
+  EXPECT_EQ(edited.at(0).label, scan::Label::not_seen);
+  EXPECT_EQ(edited.at(0).unfixable, "input");
+  jobs[1].input_hash.clear();
+  EXPECT_EQ(scan::pair_jobs(jobs, "a", jobs, "b").at(0).label, scan::Label::fixed);
+}
+
 TEST(ScanLabels, FixedNeedsTheMarginAndAWorkingCompiler) {
   // A: 1 of 20 runs differs (5%). B: one output; fixed needs B's bound <= 0.5%.
   auto a = many_runs(verdict_job("a", "k.ll", {"X", "Y"}), 20);

@@ -396,9 +396,34 @@ void add_compare(CLI::App& root, Action& action) {
       if (ca.empty() && !cb.empty()) ca = pick(ra, "", cb, a->a, "--a-compiler");
       cb = pick(rb, cb, ca, a->b, "--b-compiler");
       ca = pick(ra, ca, cb, a->a, "--a-compiler");
-      report::CompilerComparison cmp{a->a + ":" + ca, a->b + ":" + cb,
-                                     scan::pair_jobs(ra.jobs, ca, rb.jobs, cb, a->margin),
-                                     a->margin};
+      // The settings the two scans ran under (the seed aside), from their stored manifests;
+      // "" where one cannot be read again (its inputs are gone): then nothing is claimed.
+      auto setting_of = [](const store::ScanResult& r) -> std::string {
+        auto text = r.meta.find("manifest_text"), path = r.meta.find("manifest");
+        if (text == r.meta.end() || path == r.meta.end()) return "";
+        try {
+          perturb::Setting s = scan::parse_manifest(text->second, path->second).setting;
+          s.seed = 0;
+          return perturb::describe(s);
+        } catch (const Error&) {
+          return "";
+        }
+      };
+      const std::string sa = setting_of(ra), sb = setting_of(rb);
+      const bool same_setting = sa.empty() || sb.empty() || sa == sb;
+      report::CompilerComparison cmp{
+          a->a + ":" + ca,
+          a->b + ":" + cb,
+          scan::pair_jobs(ra.jobs, ca, rb.jobs, cb, a->margin, same_setting),
+          a->margin,
+          {},
+          {}};
+      if (!same_setting) {
+        // describe() ends with " seed=0x0": the seed is no part of what differs.
+        auto unseeded = [](std::string s) { return s.substr(0, s.rfind(" seed=")); };
+        cmp.a_setting = unseeded(sa);
+        cmp.b_setting = unseeded(sb);
+      }
       std::deque<store::JobRow> extended; // B's rows with the runs --settle added
       check_output_path(a->output.json_path, "--json");
       if (a->prove.any()) {

@@ -41,7 +41,7 @@ std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r) {
       names.push_back(c.name);
   std::vector<CompilerComparison> out;
   for (size_t i = 1; i < names.size(); ++i) {
-    CompilerComparison c{names[0], names[i], {}};
+    CompilerComparison c{names[0], names[i], {}, scan::k_default_fix_margin, {}, {}};
     c.pairs = scan::pair_jobs(r.jobs, c.a, r.jobs, c.b);
     out.push_back(std::move(c));
   }
@@ -346,8 +346,10 @@ std::string pair_evidence(const scan::Pairing& pr, double margin) {
   else if (pr.b_is_a_variant == 0)
     s += "; B emits code A never gave";
   if (pr.settle_runs) s += fmt::format(" ({} of them added by --settle)", pr.settle_runs);
-  if (scan::input_differs(*pr.a, *pr.b))
+  if (pr.unfixable == "input")
     s += ": the input changed between A's scan and B's, so B's one output is no fix";
+  else if (pr.unfixable == "setting")
+    s += ": A and B ran under different settings, so B's one output is no fix";
   else if (pr.label == scan::Label::not_seen)
     s +=
         fmt::format(": not {:g}x below A's rate; give B more runs before calling it fixed", margin);
@@ -428,6 +430,12 @@ std::string comparison_to_text(const CompilerComparison& c, bool color, size_t m
       c.a, c.b, plural(c.pairs.size(), "job"), c.margin);
   for (size_t i = 0; i < n.size(); ++i)
     s += fmt::format("  {:<12} {}\n", scan::to_string(scan::k_all_labels[i]), n[i]);
+  if (!c.a_setting.empty() || !c.b_setting.empty())
+    s += fmt::format("settings differ, so no job is called fixed:\n  A  {}\n  B  {}\n", c.a_setting,
+                     c.b_setting);
+  if (std::none_of(c.pairs.begin(), c.pairs.end(), [](const auto& p) { return p.a && p.b; }))
+    s += "no job of A has a job of B under the same input, target and option set: nothing is "
+         "compared\n";
   s += compare_answers(c);
   size_t listed = 0;
   for (const auto& pr : c.pairs) {
@@ -476,7 +484,7 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
       j["b_is_a_variant"] = p.b_is_a_variant > 0 ? json(p.b_is_a_variant) : json(nullptr);
     }
     if (p.settle_runs) j["settle_runs"] = p.settle_runs;
-    if (p.a && p.b && scan::input_differs(*p.a, *p.b)) j["input_differs"] = true;
+    if (p.unfixable == "input") j["input_differs"] = true;
     if (p.stress != scan::Pairing::Stress::not_run) {
       json st = {{"outcome", scan::to_string(p.stress)},
                  {"runs", p.stress_runs},
@@ -511,8 +519,12 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
                          {"hidden", ans.stress_hidden},
                          {"hidden_by_regime", ans.hidden_by_regime},
                          {"inconclusive", ans.stress_inconclusive}};
-  return {{"schema", "kdet.compare/1"}, {"a", c.a},           {"b", c.b},      {"margin", c.margin},
-          {"counts", counts},           {"answers", answers}, {"pairs", pairs}};
+  json out = {
+      {"schema", "kdet.compare/1"}, {"a", c.a},           {"b", c.b},      {"margin", c.margin},
+      {"counts", counts},           {"answers", answers}, {"pairs", pairs}};
+  if (!c.a_setting.empty() || !c.b_setting.empty())
+    out["settings_differ"] = {{"a", c.a_setting}, {"b", c.b_setting}};
+  return out;
 }
 
 } // namespace kdet::report

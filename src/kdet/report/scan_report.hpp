@@ -37,6 +37,9 @@ struct CompilerComparison {
   std::string b;
   std::vector<scan::Pairing> pairs;
   double margin = scan::k_default_fix_margin; // "fixed": B's bound this many times below A's rate
+  // kdet compare: the two scans' settings (perturb::describe) when they differ; then no pair
+  // is fixed (scan::Pairing::unfixable).
+  std::string a_setting, b_setting;
 };
 std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r);
 

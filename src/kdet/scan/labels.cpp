@@ -50,7 +50,7 @@ bool input_differs(const store::JobRow& a, const store::JobRow& b) {
   return !a.input_hash.empty() && !b.input_hash.empty() && a.input_hash != b.input_hash;
 }
 
-Label label_pair(const store::JobRow* a, const store::JobRow* b, double margin) {
+Label label_pair(const store::JobRow* a, const store::JobRow* b, double margin, bool may_fix) {
   if (!a || !b || a->runs == 0 || b->runs == 0) return Label::missing;
   bool va = a->varies(), vb = b->varies();
   if (va && vb) return Label::varies_both;
@@ -58,18 +58,15 @@ Label label_pair(const store::JobRow* a, const store::JobRow* b, double margin) 
   // A compiler that now fails has not been fixed.
   if (a->verdict() == engine::Verdict::failed || b->verdict() == engine::Verdict::failed)
     return Label::failed;
-  // An input edited between A's scan and B's is another compile: B's one output there says
-  // nothing of A's variance on the old one.
   if (va)
-    return b->upper_bound() * margin <= observed_rate(*a) && !input_differs(*a, *b)
-               ? Label::fixed
-               : Label::not_seen;
+    return may_fix && b->upper_bound() * margin <= observed_rate(*a) ? Label::fixed
+                                                                     : Label::not_seen;
   return a->modal() == b->modal() ? Label::identical : Label::changed;
 }
 
 std::vector<Pairing> pair_jobs(const std::vector<store::JobRow>& a_jobs, const std::string& ca,
                                const std::vector<store::JobRow>& b_jobs, const std::string& cb,
-                               double margin) {
+                               double margin, bool same_setting) {
   auto key = [](const store::JobRow& j) {
     return j.input + " " + (j.target.empty() ? "-" : j.target) + " " + j.option_set;
   };
@@ -81,7 +78,13 @@ std::vector<Pairing> pair_jobs(const std::vector<store::JobRow>& a_jobs, const s
   std::vector<Pairing> out;
   for (auto& [k, p] : by_key) {
     p.key = k;
-    p.label = label_pair(p.a, p.b, margin);
+    // An input edited between A's scan and B's is another compile: B's one output there says
+    // nothing of A's variance on the old one.
+    if (p.a && p.b && input_differs(*p.a, *p.b))
+      p.unfixable = "input";
+    else if (!same_setting)
+      p.unfixable = "setting";
+    p.label = label_pair(p.a, p.b, margin, p.unfixable.empty());
     if (p.a && p.b && p.b->runs && !p.b->varies() && p.b->verdict() != engine::Verdict::failed) {
       p.b_is_a_variant = 0;
       for (size_t i = 0; i < p.a->variants.size(); ++i)

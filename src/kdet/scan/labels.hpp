@@ -34,9 +34,10 @@ inline constexpr double k_default_fix_margin = 10;
 // "identical", "changed", "fixed", "not-seen", "regressed", "varies-both", "failed", "missing".
 const char* to_string(Label label);
 
-// The label of one pair (either may be null: missing); see the top of this file.
+// The label of one pair (either may be null: missing); see the top of this file. With
+// `may_fix` false (Pairing::unfixable) what would be fixed is not-seen.
 Label label_pair(const store::JobRow* a, const store::JobRow* b,
-                 double margin = k_default_fix_margin);
+                 double margin = k_default_fix_margin, bool may_fix = true);
 
 // A's observed variance rate on a job: the runs that differ from its most common
 // output, over all its runs (0 when it has none).
@@ -51,6 +52,10 @@ struct Pairing {
   const store::JobRow* a = nullptr;
   const store::JobRow* b = nullptr;
   Label label = Label::missing;
+  // Why B's one output here is no fix whatever its bound: "input" (A's and B's jobs compiled
+  // different bytes: it was edited between the scans) or "setting" (the two scans ran under
+  // different settings, so B's may be one that does not bring the variance out); "" otherwise.
+  std::string unfixable;
   // Where B gave one output: 1 + the rank of that output among A's variants (most
   // common first), or 0 when A never gave it (new code); -1 when B gave no single output.
   int b_is_a_variant = -1;
@@ -70,10 +75,11 @@ struct Pairing {
 const char* to_string(Pairing::Stress s);
 
 // Pairs A's jobs of compiler `ca` with B's jobs of compiler `cb` on (input,
-// target, option set). `a_jobs` and `b_jobs` may be the same list.
+// target, option set). `a_jobs` and `b_jobs` may be the same list. `same_setting` false: the
+// two scans ran under different settings, so no pair is fixed (Pairing::unfixable).
 std::vector<Pairing> pair_jobs(const std::vector<store::JobRow>& a_jobs, const std::string& ca,
                                const std::vector<store::JobRow>& b_jobs, const std::string& cb,
-                               double margin = k_default_fix_margin);
+                               double margin = k_default_fix_margin, bool same_setting = true);
 
 // Counts per label, in k_all_labels order.
 std::array<size_t, k_all_labels.size()> count_labels(const std::vector<Pairing>& pairs);

@@ -117,7 +117,7 @@ uint64_t settle(std::vector<Pairing>& pairs, std::deque<store::JobRow>& storage,
       if (stats::upper_bound(b.differing(), b.runs) * options.margin <= rate) break;
     }
     p.b = &b;
-    p.label = label_pair(p.a, p.b, options.margin);
+    p.label = label_pair(p.a, p.b, options.margin, p.unfixable.empty());
   }
   return spent;
 }
