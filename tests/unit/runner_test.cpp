@@ -5,6 +5,7 @@
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/util/cores.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -272,6 +273,46 @@ TEST_F(Runner, PrestartGivesEachRunTheOutcomeItHasWithout) {
 
 // A split round's queue hands out its runs once each, in units that end at multiples of the
 // unit (a chain kept whole), and no run past a stop.
+TEST_F(Runner, ACompilerOtherThanTheOnePlannedIsNamedAndATouchedOneIsNot) {
+  // The compiler as a scan planned it: a copy of the fake, stamped and hashed now.
+  const std::string lib = m_dir + "/libnvvm.so";
+  std::filesystem::copy_file(fakes_dir() + "/libfakenvvm.so", lib);
+  const std::optional<kdet::FileStamp> planned = kdet::file_stamp(lib);
+  ASSERT_TRUE(planned);
+  RunPlan plan = nvvm_plan("echo", 2);
+  plan.backend.lib = lib;
+  plan.compiler_file = CompilerFile{*planned, kdet::hash_file(lib)};
+  RunOutput same = execute(plan);
+  EXPECT_EQ(same.compiler_changed, "");
+  EXPECT_EQ(same.compiler_file, plan.compiler_file);
+
+  // Touched: a new stamp, the same bytes: no change.
+  std::filesystem::last_write_time(lib, std::filesystem::file_time_type::clock::now() -
+                                            std::chrono::hours(24));
+  EXPECT_EQ(execute(plan).compiler_changed, "");
+
+  // Replaced by other bytes after the plan, before the runs: every run used another compiler
+  // than the one planned, though nothing in the runs themselves could tell.
+  const std::string other = m_dir + "/other.so";
+  std::filesystem::copy_file(lib, other);
+  write_file_atomic(other, read_file(other) + "x");
+  std::filesystem::rename(other, lib);
+  RunOutput replaced = execute(plan);
+  EXPECT_EQ(replaced.completed, 2u);
+  EXPECT_NE(replaced.compiler_changed.find("the compiler file " + lib +
+                                           " changed while the runs went on (it holds other "
+                                           "bytes now)"),
+            std::string::npos)
+      << replaced.compiler_changed;
+  EXPECT_EQ(replaced.warnings.back(), replaced.compiler_changed);
+
+  // Gone: named too.
+  std::filesystem::remove(lib);
+  plan.identity = replaced.identity; // no probe: the runs themselves fail to load it
+  RunOutput gone = execute(plan);
+  EXPECT_NE(gone.compiler_changed.find("(it is gone)"), std::string::npos) << gone.compiler_changed;
+}
+
 TEST(RunQueue, HandsOutUnitsAlignedToTheUnitUntilStopped) {
   using Unit = RunQueue::Unit;
   RunQueue q(7, 20, 3);

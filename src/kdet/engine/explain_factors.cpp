@@ -119,8 +119,8 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
 CellRunner execute_runner(const ExplainOptions& opt, const std::vector<Factor>& factors,
                           backend::Identity& identity) {
   auto serial = std::make_shared<uint64_t>(0);
-  auto stamp = std::make_shared<std::optional<FileStamp>>(); // the compiler file, first cell
-  return [&opt, factors, &identity, serial, stamp](const CellPlan& cp) {
+  auto first = std::make_shared<std::optional<CompilerFile>>(); // the compiler file, first cell
+  return [&opt, factors, &identity, serial, first](const CellPlan& cp) {
     RunPlan plan = opt.base;
     // User env-vary lists are rebuilt per cell from the base (fix() narrows them).
     plan.setting.env_vary = opt.base.setting.env_vary;
@@ -145,7 +145,7 @@ CellRunner execute_runner(const ExplainOptions& opt, const std::vector<Factor>& 
     // The compiler was loaded once by the first cell: later cells skip the probe worker.
     if (!identity.path.empty()) {
       plan.identity = identity;
-      plan.compiler_stamp = *stamp;
+      plan.compiler_file = *first;
     }
     RunOutput out = execute(plan);
     if (out.interrupted) throw Interrupted();
@@ -155,7 +155,7 @@ CellRunner execute_runner(const ExplainOptions& opt, const std::vector<Factor>& 
       throw Error::format("{}; no explanation", out.compiler_changed);
     if (identity.path.empty()) {
       identity = out.identity;
-      *stamp = out.compiler_stamp;
+      *first = out.compiler_file;
     }
     c.name = cp.name;
     c.varied = cp.varied;

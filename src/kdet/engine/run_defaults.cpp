@@ -72,8 +72,8 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
   const RunRecord* plain = probe_once(plan, natural, plan.timeout, out, d.compile_cpu_seconds);
   d.probe_runs = 1;
   d.worker_start_seconds = out.worker_start_seconds;
-  plan.identity = out.identity;             // later probes and the runs skip the probe worker
-  plan.compiler_stamp = out.compiler_stamp; // and compare the compiler file with this first one
+  plan.identity = out.identity;           // later probes and the runs skip the probe worker
+  plan.compiler_file = out.compiler_file; // and compare the compiler file with this first one
   if (plain) {
     // `plain` points into `out`, which the next probe replaces: keep what is needed now.
     const backend::Status plain_status = plain->status;

@@ -12,6 +12,7 @@
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/hash_memo.hpp"
 #include "kdet/util/strings.hpp"
 #include "kdet/util/tempdir.hpp"
 
@@ -367,8 +368,10 @@ private:
       m_out.exec_artifact = to_file ? "output-file" : "stdout";
       m_out.slot_paths_unshared = backend::slot_namespace_unavailable();
     }
-    m_out.compiler_stamp =
-        m_plan.compiler_stamp ? m_plan.compiler_stamp : file_stamp(m_out.identity.path);
+    m_out.compiler_file = m_plan.compiler_file;
+    if (!m_out.compiler_file)
+      if (std::optional<FileStamp> st = file_stamp(m_out.identity.path))
+        m_out.compiler_file = CompilerFile{*st, ""}; // its hash: the identity's, at finish()
     // Hash the compiler file (tens of MB) while the runs go on; only the report needs it.
     if (m_out.identity.content_hash.empty())
       m_content_hash =
@@ -620,18 +623,20 @@ private:
   // moved with the same bytes (a chmod, a touch, the same package reinstalled) is no change.
   void check_compiler_unchanged() {
     const std::string& path = m_out.identity.path;
-    if (!m_out.compiler_stamp || path.empty()) return;
+    if (!m_out.compiler_file || path.empty()) return;
+    if (m_out.compiler_file->hash.empty()) m_out.compiler_file->hash = m_out.identity.content_hash;
     std::optional<FileStamp> now = file_stamp(path);
-    if (now == m_out.compiler_stamp) return;
+    if (now == m_out.compiler_file->stamp) return;
     std::string how = "it is gone";
     if (now) {
       std::string hash;
       try {
-        hash = hash_file(path);
+        // Remembered by stamp: a touched compiler is hashed once, not at the end of every round.
+        hash = remembered_file_hash(path, hash_memo_dir());
       } catch (const Error&) {
         how = "it can no longer be read";
       }
-      if (!hash.empty() && hash == m_out.identity.content_hash) return;
+      if (!hash.empty() && hash == m_out.compiler_file->hash) return;
       if (!hash.empty()) how = "it holds other bytes now";
     }
     m_out.compiler_changed = fmt::format(

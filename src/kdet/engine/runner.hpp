@@ -69,6 +69,13 @@ private:
   bool m_closed = false;
 };
 
+// The compiler file as first seen: its stamp, and its content hash then ("" when unknown).
+struct CompilerFile {
+  FileStamp stamp;
+  std::string hash;
+  bool operator==(const CompilerFile&) const = default;
+};
+
 // What to run: one input, one compiler, one setting, N times.
 struct RunPlan {
   backend::BackendConfig backend;
@@ -101,9 +108,9 @@ struct RunPlan {
   // The compiler's identity when a previous execute() already loaded it: the
   // probe worker is skipped (scan's later rounds of a job save a compiler load).
   std::optional<backend::Identity> identity;
-  // The compiler file's stamp when a previous execute() first loaded it, so that a change
-  // between one execute() and the next is seen too (RunOutput::compiler_changed).
-  std::optional<FileStamp> compiler_stamp;
+  // The compiler file when a caller first saw it (a previous execute(), scan's planning), so that
+  // a change between then and these runs is seen too (RunOutput::compiler_changed).
+  std::optional<CompilerFile> compiler_file;
   // Called with each finished run's record as it arrives (one call at a time,
   // in completion order), so a caller can make it durable before the end.
   std::function<void(const RunRecord&)> on_record;
@@ -192,10 +199,11 @@ struct RunOutput {
   double cpu_compile_seconds = 0;
   std::string started_at; // ISO 8601 UTC
   std::vector<std::string> warnings;
-  // The compiler file as the runs began (RunPlan::compiler_stamp, else at the load), and,
-  // when it is another file or other bytes by the end, how it changed: the runs may then mix
-  // two compilers, and outcomes that differ prove nothing (callers give no verdict).
-  std::optional<FileStamp> compiler_stamp;
+  // The compiler file as first seen (RunPlan::compiler_file, else at the load), and, when it
+  // holds other bytes by the end, how it changed: the runs may then mix two compilers, or not be
+  // the compiler the caller planned, and outcomes that differ prove nothing (callers give no
+  // verdict).
+  std::optional<CompilerFile> compiler_file;
   std::string compiler_changed;
   // kdet run: the factors set to their varied level because no option named
   // them ("time=vary"), and the compiles spent probing those levels.

@@ -42,6 +42,7 @@ std::vector<ResolvedCompiler> resolve_compilers(const Manifest& m) {
             "{}:{}: compiler '{}': no {} library found (set lib = \"/path/to/lib...so\")", m.path,
             c.line, c.name, backend::to_string(c.config.kind));
     }
+    r.stamp = file_stamp(r.path);
     r.content_hash = backend::cached_file_hash(r.path);
     out.push_back(std::move(r));
   }
@@ -59,6 +60,8 @@ namespace {
 void finish_job(const Manifest& m, const std::vector<ResolvedCompiler>& compilers,
                 const std::string& setting_text, const std::string& command, Job& j) {
   const auto& spec = m.compilers[j.compiler];
+  if (const auto& c = compilers[j.compiler]; c.stamp)
+    j.compiler_file = engine::CompilerFile{*c.stamp, c.content_hash};
   Hasher h;
   h.add("kdet.scan.job/1")
       .add(j.input->name)
@@ -161,6 +164,7 @@ engine::RunPlan job_run_plan(const Manifest& m, const Job& job, const perturb::S
                              uint64_t first, uint64_t runs, size_t stop_at_outcomes) {
   engine::RunPlan plan;
   plan.backend = job.backend;
+  plan.compiler_file = job.compiler_file;
   plan.setting = setting;
   plan.setting.seed = mix_seed(job.seed, first);
   plan.input_path = job.input->path;

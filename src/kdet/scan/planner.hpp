@@ -24,6 +24,9 @@ struct ResolvedCompiler {
   backend::BackendConfig config;
   std::string path;         // the library or program file
   std::string content_hash; // of that file
+  // Its stamp, taken just before the hash: every round of its jobs is checked against the file
+  // the jobs' ids were made from (engine::RunPlan::compiler_file).
+  std::optional<FileStamp> stamp;
 };
 
 struct Job {
@@ -38,6 +41,7 @@ struct Job {
   uint64_t seed = 0;                   // master seed of this job's runs
   const Expectation* expect = nullptr; // non-null: known to vary
   const BundleJob* bundle = nullptr;   // non-null: a bundle's job (input is its input)
+  std::optional<engine::CompilerFile> compiler_file; // its compiler's stamp and hash, planned
 };
 
 // The option set name a job shows: its set's, or k_captured_option_set for a bundle.

@@ -174,7 +174,7 @@ engine::RunOutput run_split(const engine::RunPlan& plan,
   engine::RunOutput out;
   out.plan = plan;
   out.identity = outs[0].identity;
-  out.compiler_stamp = outs[0].compiler_stamp;
+  out.compiler_file = outs[0].compiler_file;
   out.records.resize(plan.runs);
   std::vector<size_t> owner(plan.runs, 0); // the piece that ran each run
   for (size_t p = 0; p < pieces; ++p) {
@@ -297,9 +297,8 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   std::condition_variable queue_changed;
   // jobs_running: jobs a slot is running rounds of, whose later rounds this slot may yet join.
   size_t next_fresh = 0, jobs_running = 0;
-  // By compiler index: loaded once, later rounds skip the probe; and its file's stamp then, so
-  // that a compiler upgraded or rebuilt while the scan runs is seen (RunOutput::compiler_changed).
-  std::map<size_t, std::pair<backend::Identity, std::optional<FileStamp>>> identities;
+  std::map<size_t, backend::Identity>
+      identities;          // by compiler index: loaded once, later rounds skip the probe
   std::set<size_t> broken; // compilers that failed to load
   auto last_report = Clock::now() - std::chrono::seconds(1);
   const int threads = std::max(1, options.threads);
@@ -459,8 +458,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     engine::RunPlan p = job_run_plan(m, job, m.setting, start, size, 2);
     p.pool = workers_ahead;
     p.prestart = ahead;
-    if (auto it = identities.find(job.compiler); it != identities.end())
-      std::tie(p.identity, p.compiler_stamp) = it->second;
+    if (auto it = identities.find(job.compiler); it != identities.end()) p.identity = it->second;
     return p;
   };
 
@@ -587,11 +585,12 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       };
       try {
         out = round ? run_split(plan, own, close_round) : exec(plan);
-        // This round's runs may mix two compilers: none of them is stored, and the compiler's
-        // jobs stop here with the reason (a resumed scan plans them again).
+        // The compiler file is no longer the one the jobs' ids were made from (checked against
+        // its stamp when the scan planned them): none of this round's runs is stored, and the
+        // compiler's jobs stop here with the reason (a resumed scan plans new ones).
         if (!out.compiler_changed.empty()) throw Error(out.compiler_changed);
         std::lock_guard<std::mutex> lock(mu);
-        identities.emplace(job.compiler, std::make_pair(out.identity, out.compiler_stamp));
+        identities.emplace(job.compiler, out.identity);
       } catch (const Interrupted&) {
         break; // SIGINT while a piece loaded the compiler: not its fault
       } catch (const Error& e) {
