@@ -61,10 +61,25 @@ replace "$T/lib/libnvvm.so" "$T/other.so"
 rc=0
 wait "$kpid" || rc=$?
 [[ $rc == 2 ]] || { cat "$T/lib.out" >&2; fail "kdet run exited $rc, want 2, when its compiler was replaced"; }
-grep -q "the compiler file $T/lib/libnvvm.so changed while the runs went on (it holds other bytes now).*no verdict" "$T/lib.out" ||
+grep -q "the compiler changed while the runs went on: a new worker found that $T/lib/libnvvm.so holds other bytes than when the runs began.*no verdict" "$T/lib.out" ||
   { cat "$T/lib.out" >&2; fail "no error naming the replaced compiler"; }
-[[ $(json_eval "$T/lib.json" 'any("changed while the runs went on" in w for w in d["warnings"]) and d["runs"]["completed"] > 0') == True ]] ||
-  fail "the JSON must keep the runs and say why no verdict stands"
+[[ $(json_eval "$T/lib.json" 'd["compiler_changed"].startswith("the compiler changed while the runs went on") and d["runs"]["completed"] > 0 and d["exit_code"] == 2') == True ]] ||
+  fail "the JSON must keep the runs, say why no verdict stands, and give exit code 2"
+
+# 2b. The soname layout: the path named is a link, re-pointed mid-run to another library (an
+# upgrade, update-alternatives); the workers after it load the new target.
+mkdir "$T/alt"
+cp "$FAKES/libfakenvvm.so" "$T/alt/A.so"
+cp "$T/other.so" "$T/alt/B.so"
+ln -s A.so "$T/alt/libnvvm.so"
+"$KDET" run "$IN" --lib "$T/alt/libnvvm.so" -n 40 --process fresh -- -fake-mode=slow >"$T/link.out" 2>&1 &
+kpid=$!
+await_workers 3
+ln -s B.so "$T/alt/next" && mv -T "$T/alt/next" "$T/alt/libnvvm.so"
+rc=0
+wait "$kpid" || rc=$?
+[[ $rc == 2 ]] || { cat "$T/link.out" >&2; fail "kdet run exited $rc, want 2, when its library link was re-pointed"; }
+grep -q "a new worker found that $T/alt/B.so holds other bytes" "$T/link.out" || { cat "$T/link.out" >&2; fail "the new target is not named"; }
 
 # 3. The same bytes, touched mid-run: no change.
 cp "$FAKES/libfakenvvm.so" "$T/lib/libnvvm.so"
@@ -89,7 +104,7 @@ await_workers 3
 replace "$T/lib/libnvvm.so" "$T/other.so"
 rc=0
 wait "$kpid" || rc=$?
-grep -q "compiler 'fake': the compiler file $T/lib/libnvvm.so changed while the runs went on" "$T/scan.out" ||
+grep -q "compiler 'fake': the compiler changed while the runs went on: a new worker found that $T/lib/libnvvm.so holds other bytes" "$T/scan.out" ||
   { cat "$T/scan.out" >&2; fail "the scan does not name the replaced compiler (exit $rc)"; }
 expect_eq "runs stored from the mixed round" "$(sql "$T/m.db" 'select count(*) from runs')" 0
 echo "replaced_midrun: OK"

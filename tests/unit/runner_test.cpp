@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
+#include <sys/stat.h>
 
 using namespace kdet;
 using namespace kdet::engine;
@@ -290,6 +291,11 @@ TEST_F(Runner, ACompilerOtherThanTheOnePlannedIsNamedAndATouchedOneIsNot) {
   std::filesystem::last_write_time(lib, std::filesystem::file_time_type::clock::now() -
                                             std::chrono::hours(24));
   EXPECT_EQ(execute(plan).compiler_changed, "");
+  // An identical copy renamed over it (another inode, the same bytes): no change either.
+  const std::string copy = m_dir + "/copy.so";
+  std::filesystem::copy_file(lib, copy);
+  std::filesystem::rename(copy, lib);
+  EXPECT_EQ(execute(plan).compiler_changed, "");
 
   // Replaced by other bytes after the plan, before the runs: every run used another compiler
   // than the one planned, though nothing in the runs themselves could tell.
@@ -298,19 +304,47 @@ TEST_F(Runner, ACompilerOtherThanTheOnePlannedIsNamedAndATouchedOneIsNot) {
   write_file_atomic(other, read_file(other) + "x");
   std::filesystem::rename(other, lib);
   RunOutput replaced = execute(plan);
-  EXPECT_EQ(replaced.completed, 2u);
-  EXPECT_NE(replaced.compiler_changed.find("the compiler file " + lib +
-                                           " changed while the runs went on (it holds other "
-                                           "bytes now)"),
+  EXPECT_NE(replaced.compiler_changed.find("a new worker found that " + lib +
+                                           " holds other bytes than when the runs began"),
             std::string::npos)
       << replaced.compiler_changed;
   EXPECT_EQ(replaced.warnings.back(), replaced.compiler_changed);
+  EXPECT_EQ(replaced.completed, 0u) << "no run compiles with a compiler other than the planned";
 
-  // Gone: named too.
+  // A FIFO in its place: each worker refuses it at once, never opening it (dlopen would wait
+  // for a writer until the worker start times out, 60 s a run).
   std::filesystem::remove(lib);
-  plan.identity = replaced.identity; // no probe: the runs themselves fail to load it
-  RunOutput gone = execute(plan);
-  EXPECT_NE(gone.compiler_changed.find("(it is gone)"), std::string::npos) << gone.compiler_changed;
+  ASSERT_EQ(::mkfifo(lib.c_str(), 0600), 0);
+  plan.identity = replaced.identity; // no probe: the runs' own workers load it
+  const auto t0 = std::chrono::steady_clock::now();
+  RunOutput fifo = execute(plan);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  ASSERT_EQ(fifo.completed, 2u);
+  for (const auto& r : fifo.records) {
+    EXPECT_EQ(r.status, kdet::backend::Status::infra_error);
+    EXPECT_NE(r.detail.find("not a regular file"), std::string::npos) << r.detail;
+  }
+}
+
+TEST_F(Runner, ACompilerReplacedUnderALiveWorkerIsNoChange) {
+  // --process same: the one worker loaded the compiler once; replacing the file after changes
+  // nothing it compiles with, so there is nothing to report.
+  const std::string lib = m_dir + "/libnvvm.so";
+  std::filesystem::copy_file(fakes_dir() + "/libfakenvvm.so", lib);
+  RunPlan plan = nvvm_plan("echo", 3);
+  plan.backend.lib = lib;
+  plan.setting.process = kdet::perturb::ProcessMode::same;
+  plan.on_record = [&](const RunRecord& r) {
+    if (r.index != 0) return;
+    const std::string other = m_dir + "/other.so";
+    std::filesystem::copy_file(lib, other);
+    write_file_atomic(other, read_file(other) + "x");
+    std::filesystem::rename(other, lib);
+  };
+  RunOutput out = execute(plan);
+  EXPECT_EQ(out.compiler_changed, "");
+  EXPECT_EQ(out.completed, 3u);
+  EXPECT_EQ(out.workers_started, 1);
 }
 
 TEST(RunQueue, HandsOutUnitsAlignedToTheUnitUntilStopped) {

@@ -5,10 +5,16 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <link.h>
+#include <sys/stat.h>
 
 namespace kdet::backend {
 
 Library::Library(const std::string& path) : m_path(path) {
+  // dlopen() would open a FIFO and wait for a writer forever; a device is no library either. (A
+  // bare soname, searched for by the loader, is not a path here.)
+  struct stat st {};
+  if (path.find('/') != std::string::npos && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw Error::format("cannot load {}: not a regular file", path);
   m_handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!m_handle) {
     const char* err = ::dlerror();

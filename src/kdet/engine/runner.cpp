@@ -189,6 +189,7 @@ private:
     perturb::RunPerturbation pert;
     WorkerLaunch launch;
     WorkerProcess worker;
+    HelloMessage hello; // once it said hello (take_prestarted)
   };
 
   // The workers of one slot: `shared` serves its same-process runs; `own` is started for one
@@ -308,9 +309,8 @@ private:
   static std::unique_ptr<Prestarted> take_prestarted(Slot& slot, uint64_t idx) {
     std::unique_ptr<Prestarted> p = std::move(slot.next);
     if (!p || p->idx != idx) return nullptr;
-    HelloMessage h;
     std::string error;
-    if (!p->worker.await_hello(p->launch, h, error)) return nullptr;
+    if (!p->worker.await_hello(p->launch, p->hello, error)) return nullptr;
     return p;
   }
 
@@ -338,6 +338,12 @@ private:
   // With --process same the probe simply stays on as slot 0's worker.
   void load_compiler() {
     HelloMessage hello;
+    // The library named, stat'ed before the probe loads it: replaced during the load, the probe
+    // (slot 0's worker under --process same or both) would hold the old one while the stamp
+    // taken after its hello already names the new file.
+    std::optional<FileStamp> before;
+    if (!m_plan.identity && !m_is_exec && !m_plan.backend.lib.empty())
+      before = file_stamp(m_plan.backend.lib);
     if (m_plan.identity) {
       hello.identity = *m_plan.identity;
     } else {
@@ -368,14 +374,25 @@ private:
       m_out.exec_artifact = to_file ? "output-file" : "stdout";
       m_out.slot_paths_unshared = backend::slot_namespace_unavailable();
     }
-    m_out.compiler_file = m_plan.compiler_file;
-    if (!m_out.compiler_file)
-      if (std::optional<FileStamp> st = file_stamp(m_out.identity.path))
-        m_out.compiler_file = CompilerFile{*st, ""}; // its hash: the identity's, at finish()
     // Hash the compiler file (tens of MB) while the runs go on; only the report needs it.
     if (m_out.identity.content_hash.empty())
       m_content_hash =
           std::async(std::launch::async, backend::cached_file_hash, m_out.identity.path);
+    // The compiler every worker must load: the one the caller planned, else the probe's.
+    m_out.compiler_file = m_plan.compiler_file;
+    if (m_out.compiler_file) {
+      if (!m_plan.identity) loaded_the_first_compiler(hello.identity);
+    } else if (std::optional<FileStamp> st = file_stamp(m_out.identity.path)) {
+      m_out.compiler_file = CompilerFile{*st, m_out.identity.content_hash}; // else: the future's
+      if (before && *before != *st) {
+        m_out.compiler_changed = fmt::format(
+            "the compiler changed while the runs went on: {} was replaced while kdet loaded it; "
+            "the runs may mix two compilers, so outputs that differ prove nothing",
+            m_plan.backend.lib);
+        m_out.warnings.push_back(m_out.compiler_changed);
+        m_stop.store(true);
+      }
+    }
   }
 
   void slot_main(int index) {
@@ -447,8 +464,10 @@ private:
         slot.quitting.push_back(worker.quit());
       slot.shared_chain = chain;
     }
+    std::optional<backend::Identity> loaded; // a new worker's compiler, from its hello
     if (ready && !worker.alive()) {
       worker = std::move(ready->worker);
+      loaded = ready->hello.identity;
       worker_serial = m_workers_started.fetch_add(1) + 1;
       m_prestarted.fetch_add(1);
       nth = 0;
@@ -456,8 +475,10 @@ private:
       ready->worker.stop(); // the slot's worker can still serve this run (it compiled nothing)
     }
     if (!worker.alive() && !ready && m_plan.pool) {
-      if (auto pooled = m_plan.pool->take(slot.launch)) {
+      HelloMessage h;
+      if (auto pooled = m_plan.pool->take(slot.launch, &h)) {
         worker = std::move(*pooled);
+        loaded = h.identity;
         worker_serial = m_workers_started.fetch_add(1) + 1;
         m_prestarted.fetch_add(1);
         nth = 0;
@@ -467,6 +488,7 @@ private:
       HelloMessage h;
       std::string error;
       if (worker.start(slot.launch, h, error)) {
+        loaded = h.identity;
         worker_serial = m_workers_started.fetch_add(1) + 1;
         nth = 0;
       } else if (interrupted()) {
@@ -475,6 +497,11 @@ private:
         result.status = backend::Status::infra_error;
         result.detail = "could not start a worker: " + error;
       }
+    }
+    if (loaded && worker.alive() && !loaded_the_first_compiler(*loaded)) {
+      worker.stop();
+      result.status = backend::Status::infra_error;
+      result.detail = "this run's worker loaded another compiler than the runs began with";
     }
     if (worker.alive()) {
       CompileMessage msg;
@@ -618,37 +645,55 @@ private:
   }
 
   // An upgrade or rebuild of the compiler while the runs go on: each fresh worker loads the
-  // file at the compiler's path, so the runs after it used another compiler, and outputs that
-  // differ prove nothing. The file now against its stamp when the runs began; a stamp that
-  // moved with the same bytes (a chmod, a touch, the same package reinstalled) is no change.
-  void check_compiler_unchanged() {
-    const std::string& path = m_out.identity.path;
-    if (!m_out.compiler_file || path.empty()) return;
-    if (m_out.compiler_file->hash.empty()) m_out.compiler_file->hash = m_out.identity.content_hash;
-    std::optional<FileStamp> now = file_stamp(path);
-    if (now == m_out.compiler_file->stamp) return;
-    std::string how = "it is gone";
-    if (now) {
+  // file at the compiler's path (an exec worker looks its program up in PATH), so a worker
+  // started after it has another compiler, and outputs that differ prove nothing. So each new
+  // worker's compiler file is checked against the first one's (or the one the caller planned):
+  // the same file (its stamp) passes with one stat; another file with the same bytes (a touch,
+  // a chmod, a link re-pointed to an identical copy) passes once hashed. Otherwise the runs stop
+  // and RunOutput::compiler_changed says why. Workers that live on (--process same) loaded the
+  // compiler once, so replacing the file under them changes nothing.
+  bool loaded_the_first_compiler(const backend::Identity& id) {
+    if (id.path.empty()) return true;
+    const std::optional<FileStamp> st = file_stamp(id.path);
+    std::unique_lock<std::mutex> lock(m_compiler_mu);
+    if (!m_out.compiler_changed.empty()) return false;
+    if (!m_out.compiler_file) return true; // the file could not be stat'ed at the load
+    if (st == m_out.compiler_file->stamp) return true;
+    std::string why;
+    if (!st) {
+      why = fmt::format("{} is gone or no longer a regular file", id.path);
+    } else if (auto seen = m_same_bytes.find({id.path, *st}); seen != m_same_bytes.end()) {
+      if (seen->second) return true;
+      why = fmt::format("{} holds other bytes", id.path);
+    } else {
+      if (m_out.compiler_file->hash.empty() && m_content_hash.valid())
+        m_out.compiler_file->hash = m_first_hash = m_content_hash.get();
       std::string hash;
       try {
-        // Remembered by stamp: a touched compiler is hashed once, not at the end of every round.
-        hash = remembered_file_hash(path, hash_memo_dir());
+        // Remembered by stamp: a touched compiler is hashed once, not by every run.
+        hash = remembered_file_hash(id.path, hash_memo_dir());
       } catch (const Error&) {
-        how = "it can no longer be read";
       }
-      if (!hash.empty() && hash == m_out.compiler_file->hash) return;
-      if (!hash.empty()) how = "it holds other bytes now";
+      const bool same = !hash.empty() && hash == m_out.compiler_file->hash;
+      m_same_bytes.emplace(std::make_pair(id.path, *st), same);
+      if (same) return true;
+      why = fmt::format("{} {}", id.path,
+                        hash.empty() ? "can no longer be read" : "holds other bytes");
     }
     m_out.compiler_changed = fmt::format(
-        "the compiler file {} changed while the runs went on ({}): later runs may have loaded "
-        "another compiler, so outputs that differ prove nothing",
-        path, how);
+        "the compiler changed while the runs went on: a new worker found that {} than when the "
+        "runs began; the runs may mix two compilers, so outputs that differ prove nothing",
+        why);
     m_out.warnings.push_back(m_out.compiler_changed);
+    m_stop.store(true);
+    return false;
   }
 
   void finish() {
-    if (m_content_hash.valid()) m_out.identity.content_hash = m_content_hash.get();
-    check_compiler_unchanged();
+    if (m_content_hash.valid()) m_first_hash = m_content_hash.get();
+    if (!m_first_hash.empty()) m_out.identity.content_hash = m_first_hash;
+    if (m_out.compiler_file && m_out.compiler_file->hash.empty())
+      m_out.compiler_file->hash = m_out.identity.content_hash;
     m_out.completed = m_completed;
     m_out.workers_started = m_workers_started.load();
     m_out.workers_prestarted = m_prestarted.load();
@@ -678,7 +723,11 @@ private:
   std::vector<std::string> m_env_overrides;
   WorkerProcess m_probe;
   int m_probe_serial = 0;
-  std::future<std::string> m_content_hash;
+  std::future<std::string> m_content_hash; // read once, under m_compiler_mu after the load
+  std::string m_first_hash;                // what it gave
+  std::mutex m_compiler_mu;                // guards compiler_file, compiler_changed, m_same_bytes
+  // Compiler files (path, stamp) other than the first that a worker loaded: the same bytes?
+  std::map<std::pair<std::string, FileStamp>, bool> m_same_bytes;
   RunOutput m_out;
 
   std::atomic<uint64_t> m_next;

@@ -228,7 +228,7 @@ std::string make_temp_dir(const std::string& prefix) {
 
 std::optional<FileStamp> file_stamp(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   auto ns = [](const timespec& t) {
     return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
   };

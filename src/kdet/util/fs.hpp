@@ -50,9 +50,10 @@ std::string make_temp_dir(const std::string& prefix);
 struct FileStamp {
   uint64_t dev = 0, ino = 0, size = 0;
   int64_t mtime_ns = 0, ctime_ns = 0;
-  bool operator==(const FileStamp&) const = default;
+  auto operator<=>(const FileStamp&) const = default;
 };
-// The stamp of the file at `path` (links followed); nullopt when it cannot be stat'ed.
+// The stamp of the file at `path` (links followed); nullopt when it cannot be stat'ed or is no
+// regular file (a FIFO put there must not be opened and waited on).
 std::optional<FileStamp> file_stamp(const std::string& path);
 
 // rm -rf, best effort (never throws).
