@@ -35,5 +35,30 @@ for lib in "$T/dev/fifo" ""; do
   expect_exit 2 timeout 20 "$KDET" scan "$T/m.toml" --db "$T/m.db" -q -j 1
   expect_output "m.toml:5: compiler 'n': lib "
 done
+# FIFOs planted in a shared cache folder (by any member of its group), where kdet expects its
+# own files: the counters, a compiler identity, a variant's meta.json and artifact. Opening one
+# waited for a writer for ever; now each is refused and the compile goes on.
+printf 'one\n' >"$T/c.in"
+expect_exit 0 timeout 20 "$KDET" cc "$T/c.in" -o "$T/c.out" --dir "$T/fc" -q -- "$T/cc.sh" "$T/c.in" "$T/c.out"
+for f in "$T/fc/v1/counters" "$(ls "$T"/fc/v1/identity/*.json | head -1)" \
+  "$(find "$T/fc/v1/entries" -name meta.json | head -1)" "$(find "$T/fc/v1/entries" -name a0 | head -1)"; do
+  [[ -f $f ]] || fail "no cache file to replace: '$f'"
+  rm "$f" && mkfifo "$f"
+done
+for verify in 0 1; do
+  set +e
+  timeout -k 5 20 "$KDET" cc "$T/c.in" -o "$T/c2.out" --dir "$T/fc" -q --verify-rate $verify -- "$T/cc.sh" "$T/c.in" "$T/c2.out" >"$T/out" 2>&1
+  rc=$?
+  set -e
+  [[ $rc == 0 ]] || { cat "$T/out"; fail "kdet cc on a cache with FIFOs (verify rate $verify): exit $rc"; }
+  cmp -s "$T/c.in" "$T/c2.out" || fail "kdet cc served the wrong bytes from a cache with FIFOs"
+done
+for sub in stats verify report gc; do
+  set +e
+  timeout -k 5 20 "$KDET" cache $sub --dir "$T/fc" >"$T/out" 2>&1
+  rc=$?
+  set -e
+  [[ $rc != 124 && $rc != 137 ]] || fail "kdet cache $sub hung on a FIFO in the cache"
+done
 [[ -c $T/dev/zero && -p $T/dev/fifo && -L $T/dev/link ]] || fail "a node was replaced"
 echo "adversary_input_nodes: PASS"

@@ -362,6 +362,10 @@ int open_beneath(int dir_fd, const std::string& rel, int flags, unsigned mode) {
     errno = EINVAL;
     return -1;
   }
+  // A FIFO planted where a file is expected would block the open until a writer (or reader)
+  // comes, forever; with O_NONBLOCK the open returns and the caller's S_ISREG check refuses it.
+  // Regular files ignore the flag.
+  if (!(flags & (O_DIRECTORY | O_PATH))) flags |= O_NONBLOCK; // openat2 refuses it with O_PATH
   static std::atomic<bool> no_openat2{false};
   if (!no_openat2.load(std::memory_order_relaxed)) {
     open_how how{};

@@ -107,7 +107,8 @@ private:
 // Opens `rel` (plain components: no "..", no leading "/") beneath the folder
 // `dir_fd`, never following a link in any component (openat2 with
 // RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, else a walk with O_NOFOLLOW). -1 with
-// errno on failure: ELOOP (or EXDEV) when a component is a link.
+// errno on failure: ELOOP (or EXDEV) when a component is a link. Files (not
+// folders) are opened O_NONBLOCK, so a FIFO in their place never blocks the open.
 int open_beneath(int dir_fd, const std::string& rel, int flags, unsigned mode = 0);
 
 // mkdir -p of `rel` beneath `dir_fd` without following links; new folders get
