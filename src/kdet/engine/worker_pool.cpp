@@ -95,6 +95,12 @@ size_t WorkerPool::taken() const {
   return m_taken;
 }
 
+size_t WorkerPool::launched() const {
+  std::lock_guard<std::mutex> lock(m_mu);
+  return static_cast<size_t>(
+      std::count_if(m_entries.begin(), m_entries.end(), [](const Entry& e) { return e.launched; }));
+}
+
 void WorkerPool::loop() {
   std::unique_lock<std::mutex> lock(m_mu);
   for (;;) {

@@ -58,6 +58,8 @@ public:
 
   // Workers taken so far (for tests and benchmarks).
   size_t taken() const;
+  // Workers launched and not taken yet (for tests: prestart() only asks the pool's thread).
+  size_t launched() const;
 
 private:
   struct Entry {
