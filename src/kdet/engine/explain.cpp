@@ -366,10 +366,13 @@ void Experiment::conclude() {
     return;
   }
   m_res.necessary = m_single;
-  // The smallest set of fixed factors under which a cell showed (supported) determinism.
+  // The smallest set of fixed factors under which a cell showed (supported) determinism. A cell
+  // that fixed nothing is no set: the short "all varied" baseline can come out quiet at a low
+  // rate that the full baseline then showed ("deterministic when" nothing).
   const Cell* best = nullptr;
   for (const auto& c : m_res.cells) {
-    if (c.probe || !supported(c) || (c.varied.empty() && c.name != m_check.name)) continue;
+    if (c.probe || !supported(c) || c.fixed.empty() || (c.varied.empty() && c.name != m_check.name))
+      continue;
     if (!best || c.fixed.size() < best->fixed.size()) best = &c;
   }
   // Mechanism: several address-moving factors each make it vary.
