@@ -420,7 +420,7 @@ void add_compare(CLI::App& root, Action& action) {
           {}};
       if (!same_setting) {
         // describe() ends with " seed=0x0": the seed is no part of what differs.
-        auto unseeded = [](std::string s) { return s.substr(0, s.rfind(" seed=")); };
+        auto unseeded = [](const std::string& s) { return s.substr(0, s.rfind(" seed=")); };
         cmp.a_setting = unseeded(sa);
         cmp.b_setting = unseeded(sb);
       }
