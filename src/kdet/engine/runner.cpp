@@ -389,7 +389,6 @@ private:
             "the compiler changed while the runs went on: {} was replaced while kdet loaded it; "
             "the runs may mix two compilers, so outputs that differ prove nothing",
             m_plan.backend.lib);
-        m_out.warnings.push_back(m_out.compiler_changed);
         m_stop.store(true);
       }
     }
@@ -684,7 +683,6 @@ private:
         "the compiler changed while the runs went on: a new worker found that {} than when the "
         "runs began; the runs may mix two compilers, so outputs that differ prove nothing",
         why);
-    m_out.warnings.push_back(m_out.compiler_changed);
     m_stop.store(true);
     return false;
   }
@@ -694,6 +692,8 @@ private:
     if (!m_first_hash.empty()) m_out.identity.content_hash = m_first_hash;
     if (m_out.compiler_file && m_out.compiler_file->hash.empty())
       m_out.compiler_file->hash = m_out.identity.content_hash;
+    // Here, with the slots joined: record() adds warnings under another lock.
+    if (!m_out.compiler_changed.empty()) m_out.warnings.push_back(m_out.compiler_changed);
     m_out.completed = m_completed;
     m_out.workers_started = m_workers_started.load();
     m_out.workers_prestarted = m_prestarted.load();
