@@ -7,6 +7,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -32,6 +33,9 @@ std::string fakes_dir() {
 class Runner : public ::testing::Test {
 protected:
   void SetUp() override {
+    // As kdet's main does: telling a worker that already exited (one that failed to load) to
+    // quit writes to a closed pipe.
+    std::signal(SIGPIPE, SIG_IGN);
     m_dir = make_temp_dir("kdet-runner-test");
     m_input = m_dir + "/k.ll";
     write_file_atomic(m_input, "line one\nline two\nline three\n");
