@@ -46,9 +46,15 @@ double observed_rate(const store::JobRow& j) {
   return j.runs ? static_cast<double>(j.differing()) / static_cast<double>(j.runs) : 0.0;
 }
 
+namespace {
+
+// A's and B's job under one key compiled different bytes of the input (it was edited between the
+// two scans): such a pair is never labelled fixed (Pairing::unfixable).
 bool input_differs(const store::JobRow& a, const store::JobRow& b) {
   return !a.input_hash.empty() && !b.input_hash.empty() && a.input_hash != b.input_hash;
 }
+
+} // namespace
 
 Label label_pair(const store::JobRow* a, const store::JobRow* b, double margin, bool may_fix) {
   if (!a || !b || a->runs == 0 || b->runs == 0) return Label::missing;

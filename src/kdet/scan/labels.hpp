@@ -43,10 +43,6 @@ Label label_pair(const store::JobRow* a, const store::JobRow* b,
 // output, over all its runs (0 when it has none).
 double observed_rate(const store::JobRow& j);
 
-// A's and B's job under one key compiled different bytes of the input (it was edited between the
-// two scans): such a pair is never labelled fixed.
-bool input_differs(const store::JobRow& a, const store::JobRow& b);
-
 struct Pairing {
   std::string key; // "input target option_set"
   const store::JobRow* a = nullptr;
