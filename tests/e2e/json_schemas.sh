@@ -70,6 +70,10 @@ expect_exit 1 "$KDET" capture --out "$T/cap" --json "$T/capture.json" -- \
   "$CL/capture_nvvm_client" "$LIB" 1 2 "$IN" -- -fake-mode=garbage
 bundle_json=$(find "$T/cap/bundles" -name bundle.json | head -n 1)
 [[ -n $bundle_json ]] || fail "no bundle.json in the capture folder"
+# kdet capture compare: that capture against a second one (the garbage varies in both).
+expect_exit 1 "$KDET" capture --out "$T/cap2" -- \
+  "$CL/capture_nvvm_client" "$LIB" 1 2 "$IN" -- -fake-mode=garbage
+expect_exit 1 "$KDET" capture compare "$T/cap" "$T/cap2" --json "$T/builds.json"
 
 # validate.py SCHEMA_DIR NAME=FILE[:NESTED]...: each FILE against the schema its
 # "schema" field names (NAME when it has none); then, for each required key of
@@ -147,10 +151,11 @@ python3 "$T/validate.py" "$SCHEMAS" \
   kdet.cache.key="$key_json:input" kdet.capture="$T/capture.json:compiles/0" \
   kdet.capture="$T/capture.json:bundles/0" kdet.capture.bundle="$bundle_json:outputs/0" \
   kdet.capture.bundle="$bundle_json:inputs/0" kdet.scan-trace="$T/scan-trace.json:traceEvents/0" \
+  kdet.builds="$T/builds.json:kernels/0" kdet.builds="$T/builds.json:builds/0" \
   >"$T/v.out" 2>&1 && rc=0 || rc=$?
 cat "$T/v.out"
 expect_eq "validation exit" "$rc" 0
-expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 21
+expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 23
 # Every written schema is checked against a real document here.
 for f in "$SCHEMAS"/*.schema.json; do
   n=$(basename "$f" .schema.json)

@@ -7,6 +7,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -49,11 +50,6 @@ std::string input_file(const Input& in, size_t n, const std::string& first_bytes
   return fmt::format("inputs/{:02}-{}{}", n, in.tag, ext);
 }
 
-std::string output_file(const std::string& kind, const std::string& hash) {
-  std::string ext = kind == "nvvm" ? "ptx" : kind;
-  return fmt::format("outputs/{}.{}", hash, ext);
-}
-
 nlohmann::json input_json(const Input& in, const std::string& file) {
   nlohmann::json j = {{"tag", in.tag}};
   if (in.tag != "name_expr") {
@@ -68,6 +64,11 @@ nlohmann::json input_json(const Input& in, const std::string& file) {
 }
 
 } // namespace
+
+std::string output_file(const std::string& kind, const std::string& hash) {
+  std::string ext = kind == "nvvm" ? "ptx" : kind;
+  return fmt::format("outputs/{}.{}", hash, ext);
+}
 
 const std::vector<KindInfo>& capture_kinds() {
   static const std::vector<KindInfo> k = {
@@ -220,6 +221,8 @@ nlohmann::json capture_json(const CaptureResult& r) {
   }
   j["kinds"] = kinds;
   j["not_seen"] = not_seen;
+  j["notes"] = notes_json(r.notes);
+  j["children"] = children_json(r.children);
   return j;
 }
 
@@ -250,7 +253,14 @@ std::string capture_summary(const CaptureResult& r) {
   s += fmt::format("  compiles   {}\n", per_kind);
   s += fmt::format("  bundles    {} ({} varied)\n", r.bundles.size(), varied);
   s += fmt::format("  never seen {}\n", never);
-  if (r.compiles.empty())
+  s += notes_summary(r.notes, r.children);
+  bool lost = std::any_of(r.notes.begin(), r.notes.end(), [](const Note& n) {
+    return n.kind == "lost" || n.kind.find("uncaptured") != std::string::npos;
+  });
+  if (r.compiles.empty() && (lost || !r.children.report.left.empty()))
+    s += "  warning    no compile was captured: see above for compiles lost, programs started\n"
+         "             without the preload and processes killed still running\n";
+  else if (r.compiles.empty())
     s += "  warning    no compile was captured: the pipeline made none through a dynamically\n"
          "             loaded libNVVM, NVRTC or nvJitLink, nor ran a listed compiler command (a\n"
          "             statically linked library compiler cannot be seen)\n";

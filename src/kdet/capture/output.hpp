@@ -1,6 +1,7 @@
 //===- capture/output.hpp - bundle folders, JSON and summary of a capture ---===//
 #pragma once
 
+#include "kdet/capture/notes.hpp"
 #include "kdet/capture/records.hpp"
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,8 @@ struct CaptureResult {
   std::vector<Compile> compiles;
   std::vector<Bundle> bundles;
   std::vector<std::string> problems; // records that could not be read in full
+  std::vector<Note> notes;           // what the preload could not record (capture/notes)
+  ChildrenWait children;             // what the pipeline left running
 };
 
 // The kinds the issue names and whether this version captures them.
@@ -42,6 +45,10 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
 // (the reader of run, explain and scan) reads it, and a comment with the reason
 // for each one that does not.
 std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>& bundles);
+
+// Where a bundle folder keeps an output of `kind` ("nvvm" outputs are PTX):
+// "outputs/HASH.ptx", relative to the bundle's folder.
+std::string output_file(const std::string& kind, const std::string& hash);
 
 // A bundle's bundle.json (schema kdet.capture.bundle/1).
 nlohmann::json bundle_json(const Bundle& b);

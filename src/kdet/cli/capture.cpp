@@ -7,9 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/capture/blobs.hpp"
+#include "kdet/capture/builds.hpp"
 #include "kdet/capture/exec_records.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
+#include "kdet/cli/capture_pipeline.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/factors.hpp"
@@ -22,6 +24,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -39,7 +42,11 @@ struct CaptureArgs {
   bool finish = false;
   std::string out;
   std::string json;
+  int builds = 0; // --builds N: N cold builds, compared kernel by kernel
+  std::string junit, html, clean;
+  bool warm = false;
   std::vector<std::string> exec; // --exec NAME, beside the compilers always captured
+  double wait_children = 30;     // --wait-children SECONDS
   std::vector<std::string> command;
 };
 
@@ -99,8 +106,10 @@ int finish_capture(const CaptureArgs& a) {
   r.pipeline_status = "unknown (kdet capture --finish)";
   r.pipeline_exit = -1;
   r.compiles = capture::read_records(raw, r.problems);
+  r.notes = capture::read_notes(raw, r.problems);
   r.bundles = capture::group_bundles(r.compiles);
   capture::BlobStore blobs(raw, r.problems);
+  capture::note_missing_blobs(blobs, r.bundles, r.problems);
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   std::fputs(capture::capture_summary(r).c_str(), stderr);
@@ -114,22 +123,8 @@ int do_capture(const CaptureArgs& a) {
   if (a.command.empty())
     throw Error("kdet capture: give the pipeline after --, e.g. kdet capture --out cap -- python3 "
                 "build.py");
-  std::string lib = find_capture_library();
-  std::string shim = lib.substr(0, lib.find_last_of('/')) + "/kdet-exec-shim";
-  if (::access(shim.c_str(), X_OK) != 0)
-    throw Error::format("kdet capture: {} was not found beside libkdet_capture.so (build the "
-                        "kdet_exec_shim target)",
-                        shim);
-  std::string names;
-  for (const auto& n : capture::default_exec_names())
-    names += (names.empty() ? "" : ":") + n;
-  for (const auto& n : a.exec) {
-    if (!capture::valid_exec_name(n))
-      throw Error::format("--exec '{}': give a program's base name (letters, digits, '.', '_', "
-                          "'+', '-'; no '/'), e.g. --exec my-ptxas",
-                          n);
-    names += ":" + n;
-  }
+  CaptureTools tools = capture_tools(a.exec);
+  tools.wait_children = std::chrono::milliseconds(std::llround(a.wait_children * 1000));
   if (!a.json.empty() && a.json != "-" && a.json == a.out)
     throw Error("--json and --out name the same path; --json is a file, --out a folder");
   // The pipeline's stdout is its own: the document would be mixed into it, unparsable.
@@ -151,51 +146,22 @@ int do_capture(const CaptureArgs& a) {
       if (::mkdir((raw + "/" + sub).c_str(), 0755) != 0)
         throw Error::format("cannot create {}/{}: {}", raw, sub, std::strerror(errno));
   }
-
-  SpawnOptions opt;
-  opt.argv = a.command;
-  // The pipeline itself may be a listed compiler (kdet capture -- nvcc ...):
-  // kdet starts it, not the preload, so kdet puts it under the shim.
-  std::string prog = find_program(a.command[0]);
-  if (!prog.empty()) {
-    char real[PATH_MAX];
-    std::string resolved = ::realpath(prog.c_str(), real) ? real : prog;
-    auto base = [](const std::string& p) { return p.substr(p.find_last_of('/') + 1); };
-    for (const std::string& n : split(names, ':'))
-      if (n == base(prog) || n == base(resolved)) {
-        opt.argv = {shim, raw, prog};
-        opt.argv.insert(opt.argv.end(), a.command.begin(), a.command.end());
-        break;
-      }
-  }
-  opt.new_process_group = false; // Ctrl-C at the terminal reaches the pipeline as usual
-  opt.guard = true;              // what the pipeline starts ends with it, even if kdet is killed
-  opt.fds = {{0, 0}, {1, 1}, {2, 2}};
-  opt.env =
-      with_env_changes(current_environment(),
-                       {"KDET_CAPTURE_DIR=" + raw, "KDET_CAPTURE_EXEC=" + names,
-                        "KDET_CAPTURE_SHIM=" + shim, "LD_PRELOAD=" + perturb::preload_list({lib})});
   engine::install_interrupt_handler(/*leave_terminal_sigint=*/true);
-  auto start = std::chrono::steady_clock::now();
-  ExitStatus st;
-  pid_t pid = spawn(opt, st);
-  if (pid < 0) throw Error::format("kdet capture: cannot run {}: {}", a.command[0], st.describe());
-  st = wait_child(pid, std::nullopt, engine::interrupt_fd());
-
   capture::CaptureResult r;
+  ExitStatus st = run_captured(tools, a.command, raw, {}, {{0, 0}, {1, 1}, {2, 2}}, r.seconds,
+                               &r.children.report);
+  r.children.seen = true;
+  r.children.limit_s = a.wait_children;
   r.command = a.command;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.out_dir = a.out;
   r.pipeline_status = st.describe();
-  r.pipeline_exit = st.kind == ExitStatus::Kind::exited     ? st.code
-                    : st.kind == ExitStatus::Kind::signaled ? 128 + st.signal
-                                                            : 125;
-  if (st.kind == ExitStatus::Kind::not_started)
-    throw Error::format("kdet capture: cannot run {}: {}", a.command[0], st.describe());
+  r.pipeline_exit = pipeline_exit_code(st);
   r.compiles = capture::read_records(raw, r.problems);
+  r.notes = capture::read_notes(raw, r.problems);
   r.bundles = capture::group_bundles(r.compiles);
   if (out_fd.ok()) {
     capture::BlobStore blobs(raw, r.problems);
+    capture::note_missing_blobs(blobs, r.bundles, r.problems);
     capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
   }
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
@@ -207,6 +173,80 @@ int do_capture(const CaptureArgs& a) {
 }
 
 } // namespace
+
+CaptureTools capture_tools(const std::vector<std::string>& exec) {
+  CaptureTools t;
+  t.lib = find_capture_library();
+  t.shim = t.lib.substr(0, t.lib.find_last_of('/')) + "/kdet-exec-shim";
+  if (::access(t.shim.c_str(), X_OK) != 0)
+    throw Error::format("kdet capture: {} was not found beside libkdet_capture.so (build the "
+                        "kdet_exec_shim target)",
+                        t.shim);
+  for (const auto& n : capture::default_exec_names())
+    t.names += (t.names.empty() ? "" : ":") + n;
+  for (const auto& n : exec) {
+    if (!capture::valid_exec_name(n))
+      throw Error::format("--exec '{}': give a program's base name (letters, digits, '.', '_', "
+                          "'+', '-'; no '/'), e.g. --exec my-ptxas",
+                          n);
+    t.names += ":" + n;
+  }
+  return t;
+}
+
+ExitStatus run_captured(const CaptureTools& tools, const std::vector<std::string>& command,
+                        const std::string& raw, const std::vector<std::string>& env_changes,
+                        std::vector<std::pair<int, int>> fds, double& seconds,
+                        GuardReport* children) {
+  SpawnOptions opt;
+  opt.argv = command;
+  // The pipeline itself may be a listed compiler (kdet capture -- nvcc ...):
+  // kdet starts it, not the preload, so kdet puts it under the shim.
+  std::string prog = find_program(command[0]);
+  if (!prog.empty()) {
+    char real[PATH_MAX];
+    std::string resolved = ::realpath(prog.c_str(), real) ? real : prog;
+    auto base = [](const std::string& p) { return p.substr(p.find_last_of('/') + 1); };
+    for (const std::string& n : split(tools.names, ':'))
+      if (n == base(prog) || n == base(resolved)) {
+        opt.argv = {tools.shim, raw, prog};
+        opt.argv.insert(opt.argv.end(), command.begin(), command.end());
+        break;
+      }
+  }
+  opt.new_process_group = false; // Ctrl-C at the terminal reaches the pipeline as usual
+  opt.guard = true;              // what it starts ends with it (after a wait), even if kdet dies
+  opt.fds = std::move(fds);
+  std::vector<std::string> changes = {"KDET_CAPTURE_DIR=" + raw, "KDET_CAPTURE_EXEC=" + tools.names,
+                                      "KDET_CAPTURE_SHIM=" + tools.shim,
+                                      "LD_PRELOAD=" + perturb::preload_list({tools.lib})};
+  changes.insert(changes.end(), env_changes.begin(), env_changes.end());
+  opt.env = with_env_changes(current_environment(), changes);
+  auto start = std::chrono::steady_clock::now();
+  // A process the pipeline left that maps the preload (or is a command compile's
+  // shim) may still compile: waited for, up to tools.wait_children.
+  GuardReport left;
+  ExitStatus st = run_lingering(opt, tools.wait_children, "libkdet_capture.so:kdet-exec-shim",
+                                children ? *children : left, engine::interrupt_fd());
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (st.kind == ExitStatus::Kind::not_started)
+    throw Error::format("kdet capture: cannot run {}: {}", command[0], st.describe());
+  return st;
+}
+
+int pipeline_exit_code(const ExitStatus& st) {
+  return st.kind == ExitStatus::Kind::exited     ? st.code
+         : st.kind == ExitStatus::Kind::signaled ? 128 + st.signal
+                                                 : 125;
+}
+
+// "TRITON_CACHE_DIR (triton), ..." for --help.
+std::string known_cache_list() {
+  std::string s;
+  for (const auto& c : capture::known_caches())
+    s += (s.empty() ? "" : ", ") + std::string(c.variable);
+  return s;
+}
 
 void add_capture(CLI::App& root, Action& action) {
   auto args = std::make_shared<CaptureArgs>();
@@ -234,7 +274,25 @@ void add_capture(CLI::App& root, Action& action) {
       "Exit status: 1 when one bundle gave two different outputs (or return codes) in this\n"
       "run, 0 otherwise (the pipeline's own status is in the summary and the JSON); 2 for\n"
       "usage errors and a pipeline that cannot be started; 130 when interrupted.\n"
-      "Example: kdet capture --out cap --json cap.json -- python3 build_kernels.py");
+      "--builds N runs the pipeline N times, each a cold build (every kernel cache below\n"
+      "gets a fresh empty folder through its variable, unless --warm; --clean CMD runs before\n"
+      "each build for the others), captures build K into DIR/build-K (its output in\n"
+      "DIR/build-K/pipeline.log), then compares the builds kernel by kernel: same, varies (the\n"
+      "first stage that got the same input and gave other outputs), input-differs (the\n"
+      "pipeline's own input to the kernel's first compile), not-in-every-build. The same\n"
+      "comparison of captures made apart: kdet capture compare DIR1 DIR2 [...].\n"
+      "Kernel caches made fresh per build: " +
+      known_cache_list() +
+      ".\n"
+      "Exit status: 1 when one bundle gave two different outputs (or return codes) in this\n"
+      "run, 0 otherwise (the pipeline's own status is in the summary and the JSON); 2 for\n"
+      "usage errors and a pipeline that cannot be started; 130 when interrupted.\n"
+      "With --builds (and capture compare): 0 every kernel the same in every build, 1 one is\n"
+      "not, 3 a build's pipeline failed (named, its log kept) or no compile was captured,\n"
+      "2 usage, 130 interrupted (the builds done are compared).\n"
+      "Example: kdet capture --out cap --json cap.json -- python3 build_kernels.py\n"
+      "Example: kdet capture --builds 3 --out builds --report-html builds.html -- python3 "
+      "build.py");
   cmd->add_option("--out", args->out,
                   "Folder for the raw records and one bundle folder per distinct compile");
   cmd->add_option("--json", args->json,
@@ -244,11 +302,55 @@ void add_capture(CLI::App& root, Action& action) {
                   "Also capture programs with this base name as command compiles (repeatable)")
       ->type_name("NAME")
       ->allow_extra_args(false);
+  cmd->add_option("--wait-children", args->wait_children,
+                  "Once the pipeline has ended, wait up to SECONDS for the processes it left "
+                  "that carry the capture preload (a child that compiles after its parent "
+                  "exited), then kill what is left and name it (default 30; 0: do not wait)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.0, 86400.0));
   cmd->add_flag("--finish", args->finish,
                 "Make the bundles of an --out DIR whose kdet capture was killed, from the "
                 "records in DIR/raw (no pipeline is run)");
+  cmd->add_option("--builds", args->builds,
+                  "Run the pipeline N times (2 to 100), each a cold build captured into "
+                  "--out DIR/build-K, and compare the builds kernel by kernel")
+      ->type_name("N");
+  cmd->add_option("--junit", args->junit,
+                  "With --builds: JUnit XML to FILE, a test case per kernel");
+  cmd->add_option("--report-html", args->html,
+                  "With --builds: a self-contained HTML triage page to FILE");
+  cmd->add_option("--clean", args->clean,
+                  "With --builds: a shell command run before each build, for caches kdet does "
+                  "not know")
+      ->type_name("CMD");
+  cmd->add_flag("--warm", args->warm,
+                "With --builds: keep the kernel caches between builds (the report says so)");
+  add_capture_compare(cmd, action);
   cmd->add_option("command", args->command, "The pipeline and its arguments (after --)");
-  cmd->callback([args, &action] { action = [args] { return do_capture(*args); }; });
+  cmd->callback([args, cmd, &action] {
+    if (cmd->get_subcommands().size()) return; // kdet capture compare: its own action
+    if (args->builds == 0) {
+      for (auto [given, name] : {std::pair{!args->junit.empty(), "--junit"},
+                                 {!args->html.empty(), "--report-html"},
+                                 {!args->clean.empty(), "--clean"},
+                                 {args->warm, "--warm"}})
+        if (given) throw Error::format("{} is an option of kdet capture --builds N", name);
+      action = [args] { return do_capture(*args); };
+      return;
+    }
+    if (args->finish) throw Error("--finish and --builds do not go together");
+    BuildsArgs b;
+    b.builds = args->builds;
+    b.out = args->out;
+    b.json = args->json;
+    b.junit = args->junit;
+    b.html = args->html;
+    b.clean = args->clean;
+    b.warm = args->warm;
+    b.exec = args->exec;
+    b.command = args->command;
+    action = [b] { return do_capture_builds(b); };
+  });
 }
 
 } // namespace kdet::cli

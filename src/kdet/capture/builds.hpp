@@ -1,0 +1,123 @@
+//===- capture/builds.hpp - kernels compared across captured builds ---------===//
+//
+// `kdet capture --builds N` and `kdet capture compare` read K capture folders
+// (each one build of the same tree) and compare them kernel by kernel
+// (docs/CAPTURE.md, "Builds"):
+//
+// - within a build, bundles are chained into kernels by content: a compile whose
+//   input is an earlier compile's output (libNVVM's PTX fed to ptxas, PTX fed to
+//   nvJitLink) belongs to the same kernel, and so does a driver (nvcc) that hands
+//   on its tools' outputs;
+// - a kernel is named by its entry names (PTX .entry, NVVM IR kernel annotations,
+//   NVRTC name expressions), the input's file name only as a last resort;
+// - across builds, kernels are matched by name, first compiler and options with
+//   temporary paths normalized, never by ids that embed temporary names;
+// - each matched kernel gets a status (same, varies, input-differs,
+//   not-in-every-build) and, when it varies, the first stage that got the same
+//   input in every build and gave different outputs.
+//
+// Memory grows with the number of compiles, not with their artifacts: blobs are
+// read one at a time (names, NUL-stripped hashes, the classification of a
+// varying stage's two outputs) and dropped.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kdet::capture {
+
+// One build as it was run: where its capture is and how its pipeline ended.
+struct BuildInfo {
+  std::string dir;             // the capture folder as given (holds raw/ and bundles/)
+  std::string pipeline_status; // "exited 0", "unknown" (no capture.json), ...
+  int pipeline_exit = -1;      // -1: not known
+  double seconds = 0;
+  std::string log; // the pipeline's log (capture --builds), "" when none
+  size_t compiles = 0, bundles = 0, kernels = 0;
+  std::vector<std::string> problems; // records or blobs that could not be read
+};
+
+// The words of a kernel's status, as in JSON.
+enum class KernelStatus { same, varies, input_differs, not_in_every_build };
+const char* to_string(KernelStatus s);
+
+// One stage of a kernel in one build: a bundle and what it gave there.
+struct StageBuild {
+  size_t build = 0;   // index into BuildsResult::builds
+  std::string bundle; // bundle id in that build
+  std::string inputs; // the stage's own inputs (hash and normalized name each), one string
+  std::vector<std::string> input_hashes;                   // the same inputs' hashes, in order
+  std::map<std::string, std::vector<std::string>> outputs; // kind -> distinct hashes
+  size_t compiles = 0;
+};
+
+// One stage of a kernel, aligned across builds.
+struct Stage {
+  std::string kind;    // nvvm, nvrtc, nvjitlink, exec
+  std::string program; // libnvvm.so.4, ptxas, ... (a base name)
+  std::string library; // the path of the library or program (first build that has it)
+  std::string options; // normalized, joined by spaces
+  std::vector<StageBuild> builds;
+};
+
+// How the first varying stage's outputs differ (kdet diff's classification).
+struct StageDifference {
+  std::string output_kind; // ptx, cubin, nvvm, ...
+  std::string change;      // diff::Change spelling: "reordered", "code", ...
+  std::string summary;     // diff::summary_line
+  std::string hash_a, hash_b;
+  size_t build_a = 0, build_b = 0;
+  bool within_build = false; // both outputs came from one build (a bundle varied in it)
+};
+
+struct Kernel {
+  std::string name;     // entry names joined by ", " (or the input's file name)
+  std::string display;  // shorter: demangled where shorter, long names cut with a hash
+  std::string target;   // sm_90a, compute_80, ... ("" when no option names one)
+  std::string compiler; // the first stage's kind and program ("exec ptxas", "nvvm libnvvm.so.4")
+  KernelStatus status = KernelStatus::same;
+  std::vector<size_t> present;         // builds it was compiled in
+  std::vector<Stage> stages;           // in dataflow order
+  std::optional<size_t> first_varying; // index into stages
+  std::optional<StageDifference> difference;
+  bool final_output_varies = false;
+  std::string input_detail; // input-differs: which input of which stage, and how it differs
+  std::vector<std::string> notes;
+  std::string next; // the next command ("kdet explain DIR/build-1/bundles/ID")
+};
+
+struct BuildsResult {
+  std::vector<BuildInfo> builds;
+  std::vector<Kernel> kernels;            // varying first, then by name
+  bool warm = false;                      // --warm: caches kept between builds
+  std::vector<std::string> caches;        // VAR=DIR set fresh for every build
+  std::vector<std::string> failed_builds; // "build 2 (exited 7): its log DIR/build-2/pipeline.log"
+  bool interrupted = false;
+  size_t count(KernelStatus s) const;
+};
+
+// A kernel cache `capture --builds` gives a fresh empty folder in every build (unless --warm).
+struct KnownCache {
+  const char* name;     // the folder's name under DIR/caches
+  const char* variable; // the variable that moves it
+  const char* what;
+};
+const std::vector<KnownCache>& known_caches();
+
+// Compares the capture folders `dirs` (each with raw/records and raw/blobs). `infos`, when
+// given, says how each build's pipeline ended (capture --builds); otherwise each folder's
+// capture.json is read when present. Throws kdet::Error naming a folder that holds no capture.
+BuildsResult compare_builds(const std::vector<std::string>& dirs,
+                            std::vector<BuildInfo> infos = {});
+
+// The capture folders to compare for `dir`: itself when it holds raw/, else its build-K
+// folders (a `capture --builds` output) in order of K. Throws kdet::Error naming `dir` when
+// neither is there.
+std::vector<std::string> capture_folders(const std::string& dir);
+
+} // namespace kdet::capture

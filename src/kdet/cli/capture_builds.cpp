@@ -1,0 +1,275 @@
+//===- cli/capture_builds.cpp - `kdet capture --builds N` and `capture compare` ===//
+//
+// --builds N runs the pipeline N times as cold builds (every kernel cache kdet
+// knows of gets a fresh empty folder, DIR/caches/NAME, the same path in every
+// build so that paths in generated code do not differ for that alone), captures
+// build K into DIR/build-K, then compares the builds kernel by kernel
+// (capture/builds). `capture compare` makes the same comparison of captures made
+// apart. docs/CAPTURE.md, "Builds".
+//
+//===----------------------------------------------------------------------===//
+#include "kdet/capture/blobs.hpp"
+#include "kdet/capture/builds.hpp"
+#include "kdet/capture/output.hpp"
+#include "kdet/capture/records.hpp"
+#include "kdet/cli/capture_pipeline.hpp"
+#include "kdet/cli/output.hpp"
+#include "kdet/engine/interrupt.hpp"
+#include "kdet/report/builds_report.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <memory>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kdet::cli {
+
+namespace {
+
+struct ReportArgs {
+  OutputArgs out;
+  std::string junit, html;
+};
+
+// Checks the report paths before any build runs (a summary must not be lost after them).
+void check_report_paths(const ReportArgs& r, const std::string& out_dir) {
+  check_output_path(r.out.json_path == "-" ? "" : r.out.json_path, "--json");
+  check_output_path(r.junit, "--junit");
+  check_output_path(r.html, "--report-html");
+  for (auto [path, name] :
+       {std::pair{r.out.json_path, "--json"}, {r.junit, "--junit"}, {r.html, "--report-html"}})
+    if (!path.empty() && !out_dir.empty() && absolute_path(path) == absolute_path(out_dir))
+      throw Error::format("{} and --out name the same path; {} is a file, --out a folder", name,
+                          name);
+}
+
+int write_reports(capture::BuildsResult& r, const ReportArgs& a) {
+  Output out(a.out);
+  out.print_text(report::builds_to_text(r, out.color()));
+  out.write_json(report::builds_to_json(r));
+  if (!a.junit.empty()) write_output(a.junit, report::builds_to_junit(r), "--junit");
+  if (!a.html.empty()) write_output(a.html, report::builds_to_html(r), "--report-html");
+  if (r.interrupted) throw Interrupted();
+  return report::builds_exit_code(r);
+}
+
+// Makes DIR (its parent must exist); refuses one that already holds builds or a capture.
+Fd prepare_builds_out(const std::string& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 && (errno != ENOENT || ::mkdir(dir.c_str(), 0755) != 0))
+    throw Error::format("--out {}: cannot create the folder: {}", dir, std::strerror(errno));
+  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.ok()) throw Error::format("--out {}: {} (a folder is needed)", dir, std::strerror(errno));
+  for (const char* name : {"raw", "bundles", "manifest.toml", "build-1", "caches"})
+    if (::fstatat(fd.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+      throw Error::format("--out {}: it already holds a capture ({} exists); choose another folder "
+                          "or remove it (kdet never overwrites a recorded capture)",
+                          dir, name);
+  return fd;
+}
+
+// Empties DIR/caches and makes one fresh folder per known cache; returns the variables.
+std::vector<std::string> fresh_caches(int dir_fd, const std::string& abs_dir) {
+  remove_tree_beneath(dir_fd, "caches");
+  std::vector<std::string> env;
+  for (const auto& c : capture::known_caches()) {
+    std::string rel = std::string("caches/") + c.name;
+    Fd made(make_dirs_beneath(dir_fd, rel, 0700));
+    if (!made.ok())
+      throw Error::format("cannot create {}/{}: {}", abs_dir, rel, beneath_error(errno));
+    env.push_back(std::string(c.variable) + "=" + abs_dir + "/" + rel);
+  }
+  return env;
+}
+
+// The last `n` lines of a log, indented, for a failed build's message.
+std::string log_tail(int dir_fd, const std::string& rel, size_t n) {
+  Fd fd(open_beneath(dir_fd, rel, O_RDONLY | O_NONBLOCK));
+  if (!fd.ok()) return "";
+  std::string text;
+  char buf[65536];
+  ssize_t got;
+  while ((got = ::read(fd.get(), buf, sizeof buf)) > 0) {
+    text.append(buf, static_cast<size_t>(got));
+    if (text.size() > (1u << 20)) text.erase(0, text.size() - (1u << 19));
+  }
+  auto lines = split(text, '\n');
+  while (!lines.empty() && lines.back().empty())
+    lines.pop_back();
+  std::string out;
+  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i)
+    out += "    | " + lines[i] + "\n";
+  return out;
+}
+
+// Runs --clean CMD through /bin/sh with its output in the build's log; false when it fails.
+bool run_clean(const std::string& cmd, int log_fd, std::string& why) {
+  SpawnOptions opt;
+  opt.argv = {"/bin/sh", "-c", cmd};
+  opt.guard = true;
+  opt.new_process_group = false;
+  opt.fds = {{0, -1}, {1, log_fd}, {2, log_fd}};
+  ExitStatus st;
+  pid_t pid = spawn(opt, st);
+  if (pid < 0) {
+    why = st.describe();
+    return false;
+  }
+  st = wait_child(pid, std::nullopt, engine::interrupt_fd());
+  why = st.describe();
+  return st.kind == ExitStatus::Kind::exited && st.code == 0;
+}
+
+// One build: runs the pipeline into DIR/build-K, writes its bundles and capture.json.
+capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int dir_fd,
+                             const std::string& abs_dir, int k, const std::vector<std::string>& env,
+                             std::string& failure) {
+  std::string sub = fmt::format("build-{}", k);
+  for (const char* part : {"/raw/records", "/raw/blobs"}) {
+    Fd made(make_dirs_beneath(dir_fd, sub + part, 0755));
+    if (!made.ok())
+      throw Error::format("--out {}: cannot create {}{}: {}", a.out, sub, part,
+                          beneath_error(errno));
+  }
+  capture::BuildInfo info;
+  info.dir = a.out + "/" + sub;
+  info.log = info.dir + "/pipeline.log";
+  Fd log(open_beneath(dir_fd, sub + "/pipeline.log", O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644));
+  if (!log.ok())
+    throw Error::format("--out {}: cannot create {}/pipeline.log: {}", a.out, sub,
+                        beneath_error(errno));
+  std::string why;
+  if (!a.clean.empty() && !run_clean(a.clean, log.get(), why)) {
+    info.pipeline_status = "not run (--clean " + why + ")";
+    failure =
+        fmt::format("build {}: --clean {}, so the build did not run; its log {}", k, why, info.log);
+    return info;
+  }
+  capture::CaptureResult cr;
+  ExitStatus st = run_captured(tools, a.command, abs_dir + "/" + sub + "/raw", env,
+                               {{0, -1}, {1, log.get()}, {2, log.get()}}, cr.seconds);
+  cr.command = a.command;
+  cr.out_dir = info.dir;
+  cr.pipeline_status = st.describe();
+  cr.pipeline_exit = pipeline_exit_code(st);
+  std::string raw = abs_dir + "/" + sub + "/raw";
+  cr.compiles = capture::read_records(raw, cr.problems);
+  cr.bundles = capture::group_bundles(cr.compiles);
+  Fd sub_fd(open_beneath(dir_fd, sub, O_RDONLY | O_DIRECTORY));
+  if (!sub_fd.ok())
+    throw Error::format("--out {}: cannot open {}: {}", a.out, sub, beneath_error(errno));
+  capture::BlobStore blobs(raw, cr.problems);
+  capture::write_bundles(sub_fd.get(), info.dir, blobs, cr.bundles);
+  write_file_beneath(sub_fd.get(), "capture.json", json_text(capture::capture_json(cr)) + "\n",
+                     info.dir + "/capture.json");
+  info.pipeline_status = cr.pipeline_status;
+  info.pipeline_exit = cr.pipeline_exit;
+  info.seconds = cr.seconds;
+  if (cr.pipeline_exit != 0 && !engine::interrupted())
+    failure = fmt::format("build {}: the pipeline {}; its log {}", k, cr.pipeline_status, info.log);
+  return info;
+}
+
+} // namespace
+
+int do_capture_builds(const BuildsArgs& a) {
+  if (a.builds < 2 || a.builds > 100)
+    throw Error::format("--builds {}: give 2 to 100 builds to compare", a.builds);
+  if (a.out.empty()) throw Error("--builds needs --out DIR: build K is captured into DIR/build-K");
+  if (a.command.empty())
+    throw Error("kdet capture --builds: give the pipeline after --, e.g. kdet capture --builds 3 "
+                "--out builds -- python3 build.py");
+  CaptureTools tools = capture_tools(a.exec);
+  ReportArgs rep;
+  rep.out.json_path = a.json;
+  rep.junit = a.junit;
+  rep.html = a.html;
+  check_report_paths(rep, a.out);
+  Fd dir = prepare_builds_out(a.out);
+  std::string abs_dir = absolute_path(a.out);
+  engine::install_interrupt_handler(/*leave_terminal_sigint=*/true);
+
+  std::vector<std::string> dirs;
+  std::vector<capture::BuildInfo> infos;
+  std::vector<std::string> failures;
+  std::vector<std::string> caches;
+  for (int k = 1; k <= a.builds && !engine::interrupted(); ++k) {
+    std::vector<std::string> env;
+    if (!a.warm) env = caches = fresh_caches(dir.get(), abs_dir);
+    std::fprintf(stderr, "kdet capture: build %d of %d ...\n", k, a.builds);
+    std::string failure;
+    capture::BuildInfo info = run_build(a, tools, dir.get(), abs_dir, k, env, failure);
+    if (engine::interrupted()) break; // an interrupted build is not compared
+    std::fprintf(stderr, "kdet capture: build %d: the pipeline %s after %.1f s\n", k,
+                 info.pipeline_status.c_str(), info.seconds);
+    if (!failure.empty()) {
+      failures.push_back(failure);
+      std::fprintf(stderr, "kdet capture: FAILED %s; its last lines:\n%s", failure.c_str(),
+                   log_tail(dir.get(), fmt::format("build-{}/pipeline.log", k), 15).c_str());
+    }
+    dirs.push_back(info.dir);
+    infos.push_back(std::move(info));
+  }
+  if (!a.warm) remove_tree_beneath(dir.get(), "caches");
+  if (dirs.size() < 2) {
+    std::fprintf(stderr,
+                 "kdet capture: interrupted after %zu build%s: nothing to compare (the "
+                 "builds done are kept in %s)\n",
+                 dirs.size(), dirs.size() == 1 ? "" : "s", a.out.c_str());
+    throw Interrupted();
+  }
+  capture::BuildsResult r = capture::compare_builds(dirs, std::move(infos));
+  r.warm = a.warm;
+  r.caches = caches;
+  r.failed_builds = failures;
+  r.interrupted = engine::interrupted() || static_cast<int>(dirs.size()) < a.builds;
+  return write_reports(r, rep);
+}
+
+void add_capture_compare(CLI::App* capture, Action& action) {
+  auto args = std::make_shared<ReportArgs>();
+  auto dirs = std::make_shared<std::vector<std::string>>();
+  auto* cmd = capture->add_subcommand(
+      "compare", "Compare captures made apart (kdet capture --out folders, or a --builds folder) "
+                 "kernel by kernel, as kdet capture --builds does");
+  cmd->footer("Each DIR is a kdet capture --out folder (with raw/), or a kdet capture --builds\n"
+              "folder, whose build-K folders are taken in order. Kernels are matched by entry\n"
+              "name, first compiler and options (temporary paths normalized), never by bundle\n"
+              "ids. Exit status: 0 every kernel the same in every capture, 1 one is not, 3 a\n"
+              "capture's pipeline failed (its capture.json says so) or none holds a compile, 2\n"
+              "usage.\n"
+              "Example: kdet capture compare before/ after/ --report-html triage.html");
+  cmd->add_option("dirs", *dirs, "Capture folders (two or more in all)")->required();
+  add_json_option(cmd, args->out, "the comparison", report::k_builds_schema);
+  cmd->add_option("--junit", args->junit, "JUnit XML to FILE, a test case per kernel");
+  cmd->add_option("--report-html", args->html, "A self-contained HTML triage page to FILE");
+  add_color_option(cmd, args->out);
+  add_quiet_option(cmd, args->out, "Print no text report (JSON, JUnit and HTML still written)");
+  cmd->callback([args, dirs, &action] {
+    action = [args, dirs] {
+      check_report_paths(*args, "");
+      std::vector<std::string> folders;
+      for (const auto& d : *dirs)
+        for (auto& f : capture::capture_folders(d))
+          folders.push_back(std::move(f));
+      if (folders.size() < 2)
+        throw Error::format("kdet capture compare: {} holds one capture; give two or more "
+                            "(folders of kdet capture --out, or a --builds folder)",
+                            dirs->front());
+      capture::BuildsResult r = capture::compare_builds(folders);
+      for (size_t b = 0; b < r.builds.size(); ++b)
+        if (r.builds[b].pipeline_exit > 0)
+          r.failed_builds.push_back(fmt::format("capture {} ({}): the pipeline {}", b + 1,
+                                                r.builds[b].dir, r.builds[b].pipeline_status));
+      return write_reports(r, *args);
+    };
+  });
+}
+
+} // namespace kdet::cli

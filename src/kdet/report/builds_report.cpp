@@ -1,0 +1,289 @@
+//===- report/builds_report.cpp - builds compared kernel by kernel -----------===//
+#include "kdet/report/builds_report.hpp"
+
+#include "kdet/report/scan_report.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <fmt/format.h>
+#include <map>
+
+namespace kdet::report {
+
+using capture::BuildsResult;
+using capture::Kernel;
+using capture::KernelStatus;
+
+namespace {
+
+const KernelStatus k_statuses[] = {KernelStatus::varies, KernelStatus::input_differs,
+                                   KernelStatus::not_in_every_build, KernelStatus::same};
+
+struct Count {
+  size_t kernels = 0, differ = 0;
+};
+
+std::map<std::string, Count> count_by(const BuildsResult& r, std::string Kernel::*field) {
+  std::map<std::string, Count> out;
+  for (const auto& k : r.kernels) {
+    Count& c = out[(k.*field).empty() ? "(none)" : k.*field];
+    ++c.kernels;
+    if (k.status != KernelStatus::same) ++c.differ;
+  }
+  return out;
+}
+
+std::string builds_list(const std::vector<size_t>& builds) {
+  std::string s;
+  for (size_t b : builds)
+    s += (s.empty() ? "" : ", ") + std::to_string(b + 1);
+  return s;
+}
+
+// "stage 1 nvvm libnvvm.so.4 -arch=compute_90a -opt=3"
+std::string stage_words(const Kernel& k) {
+  if (!k.first_varying) return "";
+  const auto& st = k.stages[*k.first_varying];
+  std::string s = fmt::format("stage {} of {}: {} {}", *k.first_varying + 1, k.stages.size(),
+                              st.kind, st.program);
+  if (!st.options.empty()) s += " " + st.options;
+  return s;
+}
+
+// What the kernel's line says after its name.
+std::string kernel_detail(const Kernel& k) {
+  switch (k.status) {
+  case KernelStatus::varies: {
+    std::string s = "first varies at " + stage_words(k);
+    if (k.difference) {
+      const auto& d = *k.difference;
+      s += fmt::format("\n      {} {}: {}", d.output_kind,
+                       d.within_build ? fmt::format("within build {}", d.build_a + 1)
+                                      : fmt::format("build {} vs {}", d.build_a + 1, d.build_b + 1),
+                       d.summary);
+    }
+    s += k.final_output_varies
+             ? "\n      final artifact differs"
+             : "\n      final artifact is the same in every build (the variance stops there)";
+    return s;
+  }
+  case KernelStatus::input_differs:
+    return "the pipeline's own input differs: " + k.input_detail +
+           (k.final_output_varies ? "\n      final artifact differs" : "");
+  case KernelStatus::not_in_every_build:
+    return "compiled in build " + builds_list(k.present) + " only";
+  case KernelStatus::same:
+    return "";
+  }
+  return "";
+}
+
+std::string summary_line(const BuildsResult& r) {
+  size_t differ = r.kernels.size() - r.count(KernelStatus::same);
+  std::string s =
+      fmt::format("{} of {} kernel{} differ{} across {} builds", differ, r.kernels.size(),
+                  r.kernels.size() == 1 ? "" : "s", differ == 1 ? "s" : "", r.builds.size());
+  if (r.kernels.empty()) s = fmt::format("no kernel was captured in {} builds", r.builds.size());
+  if (differ) {
+    std::string parts;
+    for (KernelStatus st : k_statuses)
+      if (st != KernelStatus::same && r.count(st))
+        parts += (parts.empty() ? "" : ", ") + fmt::format("{} {}", r.count(st), to_string(st));
+    s += ": " + parts;
+  }
+  return s;
+}
+
+std::string status_word(KernelStatus s) {
+  std::string w = to_string(s);
+  for (auto& c : w)
+    c = static_cast<char>(c == '-' ? '-' : std::toupper(static_cast<unsigned char>(c)));
+  return w;
+}
+
+} // namespace
+
+std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed) {
+  auto paint = [color](const std::string& s, const char* code) {
+    return color ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s;
+  };
+  std::string out =
+      fmt::format("kdet capture: {} builds compared kernel by kernel ({})\n", r.builds.size(),
+                  r.warm             ? "warm: kernel caches kept between builds (--warm)"
+                  : r.caches.empty() ? "captures made apart"
+                                     : fmt::format("cold: {} kernel caches fresh in every build",
+                                                   r.caches.size()));
+  for (size_t b = 0; b < r.builds.size(); ++b) {
+    const auto& i = r.builds[b];
+    out += fmt::format("  build {:<3} {:<28} {:>6} compiles {:>6} kernels  {}\n", b + 1,
+                       i.pipeline_status == "unknown" ? "pipeline not seen"
+                                                      : "pipeline " + i.pipeline_status,
+                       i.compiles, i.kernels, i.dir);
+    for (size_t p = 0; p < i.problems.size() && p < 3; ++p)
+      out += "            problem: " + i.problems[p] + "\n";
+  }
+  for (const auto& f : r.failed_builds)
+    out += paint("  FAILED    " + f, "31") + "\n";
+  std::string line = summary_line(r);
+  out += "  result    " +
+         paint(line, r.kernels.size() == r.count(KernelStatus::same) ? "32" : "31") + "\n";
+  auto tallies = [&](const char* label, std::string Kernel::*field) {
+    auto by = count_by(r, field);
+    if (by.size() < 2 && !(by.size() == 1 && by.begin()->second.differ)) return;
+    std::string s;
+    for (const auto& [name, c] : by)
+      s += (s.empty() ? "" : "; ") + fmt::format("{} {} of {}", name, c.differ, c.kernels);
+    out += fmt::format("  {:<9} {}\n", label, s);
+  };
+  tallies("by target", &Kernel::target);
+  tallies("by first", &Kernel::compiler);
+  size_t listed = 0;
+  for (const auto& k : r.kernels) {
+    if (k.status == KernelStatus::same) continue;
+    if (listed++ == max_listed) {
+      out += fmt::format("  ... and {} more (--json, --report-html)\n",
+                         r.kernels.size() - r.count(KernelStatus::same) - max_listed);
+      break;
+    }
+    out += fmt::format("  {} {}{}\n      {}\n", paint(status_word(k.status), "1"), k.display,
+                       k.target.empty() ? "" : " (" + k.target + ")", kernel_detail(k));
+    for (const auto& n : k.notes)
+      out += "      note: " + n + "\n";
+    if (!k.next.empty()) out += "      next: " + k.next + "\n";
+  }
+  if (r.interrupted) out += "  interrupted: the builds done so far are compared\n";
+  return out;
+}
+
+nlohmann::json builds_to_json(const BuildsResult& r) {
+  nlohmann::json builds = nlohmann::json::array();
+  for (size_t b = 0; b < r.builds.size(); ++b) {
+    const auto& i = r.builds[b];
+    builds.push_back({{"index", b + 1},
+                      {"dir", i.dir},
+                      {"pipeline", {{"status", i.pipeline_status}, {"exit_code", i.pipeline_exit}}},
+                      {"seconds", i.seconds},
+                      {"log", i.log.empty() ? nlohmann::json(nullptr) : nlohmann::json(i.log)},
+                      {"compiles", i.compiles},
+                      {"bundles", i.bundles},
+                      {"kernels", i.kernels},
+                      {"problems", i.problems}});
+  }
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& k : r.kernels) {
+    nlohmann::json stages = nlohmann::json::array();
+    for (const auto& st : k.stages) {
+      nlohmann::json per = nlohmann::json::array();
+      for (const auto& sb : st.builds)
+        per.push_back({{"build", sb.build + 1},
+                       {"bundle", sb.bundle},
+                       {"compiles", sb.compiles},
+                       {"inputs", sb.input_hashes},
+                       {"outputs", sb.outputs}});
+      stages.push_back({{"kind", st.kind},
+                        {"program", st.program},
+                        {"library", st.library},
+                        {"options", st.options},
+                        {"builds", per}});
+    }
+    nlohmann::json first = nullptr;
+    if (k.first_varying) {
+      const auto& st = k.stages[*k.first_varying];
+      first = {{"index", *k.first_varying + 1},
+               {"kind", st.kind},
+               {"program", st.program},
+               {"library", st.library},
+               {"options", st.options}};
+      if (k.difference) {
+        const auto& d = *k.difference;
+        first["output"] = d.output_kind;
+        first["change"] = d.change;
+        first["summary"] = d.summary;
+        first["hashes"] = {d.hash_a, d.hash_b};
+        first["builds"] = {d.build_a + 1, d.build_b + 1};
+        first["within_build"] = d.within_build;
+      }
+    }
+    nlohmann::json present = nlohmann::json::array();
+    for (size_t b : k.present)
+      present.push_back(b + 1);
+    kernels.push_back({{"name", k.name},
+                       {"display", k.display},
+                       {"status", to_string(k.status)},
+                       {"target", k.target},
+                       {"compiler", k.compiler},
+                       {"builds", present},
+                       {"first_varying_stage", first},
+                       {"final_output_varies", k.final_output_varies},
+                       {"input_detail", k.input_detail.empty() ? nlohmann::json(nullptr)
+                                                               : nlohmann::json(k.input_detail)},
+                       {"notes", k.notes},
+                       {"next", k.next.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.next)},
+                       {"stages", stages}});
+  }
+  nlohmann::json by_status = nlohmann::json::object();
+  for (KernelStatus st : k_statuses)
+    by_status[to_string(st)] = r.count(st);
+  auto tally = [&](std::string Kernel::*field) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [name, c] : count_by(r, field))
+      j[name] = {{"kernels", c.kernels}, {"differ", c.differ}};
+    return j;
+  };
+  return {{"schema", k_builds_schema},
+          {"warm", r.warm},
+          {"caches", r.caches},
+          {"builds", builds},
+          {"failed_builds", r.failed_builds},
+          {"interrupted", r.interrupted},
+          {"summary",
+           {{"text", summary_line(r)},
+            {"kernels", r.kernels.size()},
+            {"by_status", by_status},
+            {"by_target", tally(&Kernel::target)},
+            {"by_compiler", tally(&Kernel::compiler)}}},
+          {"exit_code", builds_exit_code(r)},
+          {"kernels", kernels}};
+}
+
+std::string builds_to_junit(const BuildsResult& r) {
+  size_t failures = r.kernels.size() - r.count(KernelStatus::same);
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"kdet capture builds\" tests=\"{}\" failures=\"{}\" "
+                     "errors=\"{}\">\n",
+                     r.kernels.size(), failures, r.failed_builds.size());
+  out += fmt::format("  <testsuite name=\"kernels across {} builds\" tests=\"{}\" failures=\"{}\" "
+                     "errors=\"{}\">\n",
+                     r.builds.size(), r.kernels.size(), failures, r.failed_builds.size());
+  for (const auto& f : r.failed_builds)
+    out += fmt::format("    <testcase classname=\"kdet.builds.pipeline\" name=\"{}\">"
+                       "<error message=\"{}\"/></testcase>\n",
+                       xml_escape(f.substr(0, f.find(':'))), xml_escape(f));
+  for (const auto& k : r.kernels) {
+    out += fmt::format("    <testcase classname=\"kdet.builds.{}\" name=\"{}\">",
+                       xml_escape(k.target.empty() ? "kernel" : k.target), xml_escape(k.display));
+    if (k.status != KernelStatus::same) {
+      std::string detail = kernel_detail(k);
+      for (const auto& n : k.notes)
+        detail += "\nnote: " + n;
+      if (!k.next.empty()) detail += "\nnext: " + k.next;
+      detail += "\nname: " + k.name;
+      out += fmt::format(
+          "<failure message=\"{}\">{}</failure>",
+          xml_escape(std::string(to_string(k.status)) + ": " + detail.substr(0, detail.find('\n'))),
+          xml_escape(detail));
+    }
+    out += "</testcase>\n";
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+int builds_exit_code(const BuildsResult& r) {
+  size_t compiles = 0;
+  for (const auto& b : r.builds)
+    compiles += b.compiles;
+  if (!r.failed_builds.empty() || compiles == 0) return 3;
+  return r.count(KernelStatus::same) == r.kernels.size() ? 0 : 1;
+}
+
+} // namespace kdet::report

@@ -1,0 +1,37 @@
+//===- report/builds_report.hpp - builds compared kernel by kernel -----------===//
+//
+// The renderings of capture::BuildsResult (`kdet capture --builds N`, `kdet
+// capture compare`): a terminal summary in the census's terms ("5 of 6491
+// kernels differ across 3 builds"), JSON (schema kdet.builds/1), JUnit XML (a
+// test case per kernel) and a self-contained HTML triage page.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/capture/builds.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace kdet::report {
+
+inline constexpr const char* k_builds_schema = "kdet.builds/1";
+
+// The summary; at most `max_listed` kernels that are not "same" are listed one by one.
+std::string builds_to_text(const capture::BuildsResult& r, bool color, size_t max_listed = 40);
+
+nlohmann::json builds_to_json(const capture::BuildsResult& r);
+
+// One testsuite, one testcase per kernel: "same" passes, every other status is a failure
+// whose message is the status and the first varying stage.
+std::string builds_to_junit(const capture::BuildsResult& r);
+
+// One page: the summary, then a table of every kernel (status, target, compiler, first
+// varying stage, classification, final artifact), sortable and filterable by status.
+std::string builds_to_html(const capture::BuildsResult& r);
+
+// The exit code a builds comparison gives: 3 when a build's pipeline failed or no build
+// captured a compile, 1 when a kernel is not "same", 0 otherwise.
+int builds_exit_code(const capture::BuildsResult& r);
+
+} // namespace kdet::report
