@@ -123,6 +123,8 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
     }
     p.low = std::max(p.low, m.first + 1);
   }
+  p.linger_ms = options.guard_linger.count();
+  p.linger_marker = options.guard_linger_marker;
   p.moved.assign(options.fds.size(), -1);
   p.is_target.assign(static_cast<size_t>(p.low), 0);
   for (const auto& m : options.fds)
@@ -172,6 +174,9 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
     ef = ::fcntl(ef, F_DUPFD_CLOEXEC, p.low);
     if (ef < 0) child_fail(err_pipe[1], errno);
     int null_fd = devnull >= 0 ? ::fcntl(devnull, F_DUPFD_CLOEXEC, p.low) : -1;
+    int report_fd = options.guard && options.guard_report_fd >= 0
+                        ? ::fcntl(options.guard_report_fd, F_DUPFD_CLOEXEC, p.low)
+                        : -1;
     const size_t n = options.fds.size();
     int* moved = const_cast<int*>(p.moved.data());
     for (size_t i = 0; i < n; ++i) {
@@ -199,7 +204,7 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
       }
     }
     if (options.new_pid_namespace) detail::run_in_pid_namespace(p, envp, ef);
-    if (options.guard) detail::run_guarded(p, envp, ef, parent);
+    if (options.guard) detail::run_guarded(p, envp, ef, parent, report_fd);
     ::execve(p.program.c_str(), p.argv.data(), envp);
     child_fail(ef, errno);
   }

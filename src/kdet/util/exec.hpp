@@ -40,6 +40,14 @@ struct SpawnOptions {
   // does so too when kdet dies (even by SIGKILL). For a child that is not in a
   // process group or PID namespace of its own (`kdet exec`).
   bool guard = false;
+  // With `guard`: once the program has ended, the guard waits up to this long for
+  // the descendants it left that map a file whose path contains one of the
+  // ':'-separated `guard_linger_marker` (/proc/PID/maps), then ends everything left and writes
+  // what it waited for and what it killed to `guard_report_fd` (a pipe's write
+  // end; -1: none). Set by run_lingering, which reads that report.
+  std::chrono::milliseconds guard_linger{0};
+  std::string guard_linger_marker;
+  int guard_report_fd = -1;
   // Sent to the child when the thread that started it ends (PR_SET_PDEATHSIG),
   // so a killed kdet takes its children along; 0 = none.
   int death_signal = SIGKILL;
@@ -85,6 +93,32 @@ void kill_and_reap(pid_t pid);
 // Sends SIGTERM to the child's process group (or the child), gives it `grace`
 // to end, then SIGKILLs the group and reaps the child. Returns how it ended.
 ExitStatus terminate_and_reap(pid_t pid, std::chrono::milliseconds grace = k_kill_grace);
+
+// A process a guard found still running when it stopped waiting, and killed.
+struct LeftProcess {
+  long pid = 0;
+  bool marked = false; // it mapped the marker file (run_lingering)
+  std::string command; // its /proc/PID/cmdline, arguments joined by spaces (cut at 200 bytes)
+};
+
+// What a lingering guard saw after the program ended.
+struct GuardReport {
+  bool received = false;         // false: the guard said nothing (it was killed)
+  double waited_s = 0;           // how long it waited for marked descendants
+  size_t waited_for = 0;         // marked descendants running when the program ended
+  std::vector<LeftProcess> left; // still running when it stopped waiting (killed)
+  size_t left_unlisted = 0;      // beyond those listed
+};
+
+// Runs `options` under a guard (guard set) that, once the program has ended,
+// waits up to `linger` for the descendants it left that map a file whose path
+// contains one of the ':'-separated `marker` (a pipeline's children that carry
+// a preload), ends
+// everything left and says in `report` what it waited for and what it killed.
+// Waits for the program like wait_child (an interrupt on `interrupt_fd` ends the
+// waiting too); returns how the program ended, not_started when it could not start.
+ExitStatus run_lingering(SpawnOptions options, std::chrono::milliseconds linger,
+                         const std::string& marker, GuardReport& report, int interrupt_fd = -1);
 
 // Result of a captured run.
 struct CapturedRun {

@@ -146,8 +146,11 @@ namespace {
 
 // The guarded program's pid, for the guard's signal handlers.
 volatile pid_t g_guarded = 0;
+// Set by SIGTERM (kdet ending the run): once the program has ended, do not wait for what it left.
+volatile sig_atomic_t g_stop_waiting = 0;
 
 void guard_forward(int sig) {
+  g_stop_waiting = 1;
   if (g_guarded > 0) ::kill(g_guarded, sig);
 }
 
@@ -163,7 +166,7 @@ void guard_parent_gone(int) {
 // when kdet is SIGKILLed (the guard's parent-death signal is handled).
 // SIGTERM is passed on to the program; the program's end is this process's
 // end. Async-signal-safe only.
-[[noreturn]] void run_guarded(const Prepared& p, char** envp, int ef, pid_t parent) {
+[[noreturn]] void run_guarded(const Prepared& p, char** envp, int ef, pid_t parent, int report_fd) {
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   struct sigaction sa {};
   sigemptyset(&sa.sa_mask);
@@ -187,8 +190,7 @@ void guard_parent_gone(int) {
     child_fail(ef, errno);
   }
   g_guarded = prog;
-  ::syscall(SYS_close_range, 0U, ~0U,
-            0U); // the program's fds (and the error pipe) stay the program's
+  close_all_but(report_fd); // the program's fds (and the error pipe) stay the program's
   int st = 0;
   for (;;) {
     pid_t r = ::waitpid(-1, &st, 0);
@@ -196,6 +198,8 @@ void guard_parent_gone(int) {
     if (r < 0 && errno != EINTR) ::_exit(125);
   }
   g_guarded = 0;
+  if (report_fd >= 0 || p.linger_ms > 0)
+    linger_and_report(p.linger_ms, p.linger_marker.c_str(), report_fd, &g_stop_waiting);
   kill_all_children_now(); // what the program left behind
   if (WIFSIGNALED(st)) {
     ::signal(WTERMSIG(st), SIG_DFL);

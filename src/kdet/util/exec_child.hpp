@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <csignal>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -23,6 +24,8 @@ struct Prepared {
   std::vector<int> moved;      // scratch for the child: the sources, moved above every target
   std::vector<char> is_target; // indexed by fd below `low`
   int low = 3;                 // fds at or above this are neither targets nor kept
+  long linger_ms = 0;          // SpawnOptions::guard_linger
+  std::string linger_marker;   // SpawnOptions::guard_linger_marker
 };
 
 // What the child was doing when it failed, sent with errno.
@@ -42,6 +45,15 @@ void close_all_but(int keep, int keep2 = -1);
 [[noreturn]] void run_in_pid_namespace(const Prepared& p, char** envp, int ef);
 
 // Runs the program under a guard (see SpawnOptions::guard); ends the way the program did.
-[[noreturn]] void run_guarded(const Prepared& p, char** envp, int ef, pid_t parent);
+// `report_fd` (-1: none) gets what linger_and_report saw.
+[[noreturn]] void run_guarded(const Prepared& p, char** envp, int ef, pid_t parent, int report_fd);
+
+// In the guard, after the program ended (exec_linger.cpp): waits up to
+// `linger_ms` while a descendant maps a file whose path contains `marker` (or
+// until *stop is set), then writes to `report_fd` "waited MS N", then "left PID
+// MARKED HEX(cmdline)" for each descendant still there (at most 64, then "more
+// N"). Does not kill. Async-signal-safe.
+void linger_and_report(long linger_ms, const char* marker, int report_fd,
+                       volatile sig_atomic_t* stop);
 
 } // namespace kdet::detail
