@@ -2,7 +2,8 @@
 # scan_db_lock.sh: one writer per scan database, read-only readers, and no
 # unsound database read as sound.
 #  1. A second `kdet scan` on a --db in use exits 2 with "in use by pid N" (N the first scan's pid);
-#     so does a `kdet merge` into it. The first scan finishes unharmed.
+#     so does a `kdet merge` into it. The first scan finishes unharmed. (Other names of one
+#     database: scan_db_alias.sh.)
 #  2. `scan --report`, `compare` and `merge` (its inputs) work on a database whose file and folder
 #     are read-only (made read-only with chattr +i when root can; else skipped visibly).
 #  3. Garbage, truncated and bit-flipped databases: exit 2 naming the file, never 0/1 or 70.
@@ -27,7 +28,8 @@ TOML
 # 1. Two writers.
 "$KDET" scan "$T/m.toml" --db "$T/r.db" --jobs 1 -q >"$T/first.out" 2>&1 &
 first=$!
-for _ in $(seq 1 200); do [[ -s $T/r.db.lock ]] && break; sleep 0.02; done
+# The lock is an flock on the database file itself: wait until it is taken.
+for _ in $(seq 1 200); do [[ -e $T/r.db ]] && ! flock -n "$T/r.db" true 2>/dev/null && break; sleep 0.02; done
 expect_exit 2 "$KDET" scan "$T/m.toml" --db "$T/r.db" -q
 expect_output "in use by pid $first"
 expect_exit 2 "$KDET" merge "$T/r.db" "$T/other.db"

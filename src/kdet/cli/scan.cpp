@@ -21,6 +21,7 @@
 #include "kdet/util/cores.hpp"
 #include "kdet/util/cpu_time.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/file_lock.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -312,8 +313,9 @@ void add_merge(CLI::App& root, Action& action) {
   cmd->callback([a, &action] {
     action = [a] {
       for (const auto& in : a->inputs)
-        if (absolute_path(in) == absolute_path(a->out))
-          throw Error::format("merge: {} is both output and input", in);
+        if (absolute_path(in) == absolute_path(a->out) || same_file(in, a->out))
+          throw Error::format("merge: {} is both output and input (the same file as {})", in,
+                              a->out);
       check_report_paths(a->report);
       store::ScanDb db(a->out);
       for (const auto& in : a->inputs)

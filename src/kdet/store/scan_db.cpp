@@ -3,6 +3,7 @@
 
 #include "kdet/store/sqlite_stmt.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/file_lock.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -180,32 +181,39 @@ void ScanDb::check() {
 }
 
 void ScanDb::lock() {
-  // One writer per database: an exclusive flock on PATH.lock, held until the ScanDb closes.
-  std::string lock_path = m_path + ".lock";
-  m_lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  // One writer per database by identity: an exclusive flock on the database file
+  // itself (created here when new), held until the ScanDb closes, so every name of
+  // it (a hardlink, a symlink, a bind mount, "./" spellings) meets the same lock.
+  // SQLite's own locks are POSIX record locks, which flock leaves alone on Linux.
+  m_lock = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
   if (m_lock < 0)
-    throw Error::format("database {}: cannot open its lock file {}: {}", m_path, lock_path,
+    throw Error::format("database {}: cannot open it for writing: {}", m_path,
                         std::strerror(errno));
-  if (::flock(m_lock, LOCK_EX | LOCK_NB) != 0) {
-    int e = errno;
-    char buf[32] = {};
-    ssize_t n = ::pread(m_lock, buf, sizeof buf - 1, 0);
+  struct stat st {};
+  if (::fstat(m_lock, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(m_lock);
     m_lock = -1;
-    if (e != EWOULDBLOCK)
-      throw Error::format("database {}: cannot lock {}: {}", m_path, lock_path, std::strerror(e));
-    std::string pid = n > 0 ? trim(std::string(buf, static_cast<size_t>(n))) : "?";
-    throw Error::format(
-        "database {}: in use by pid {} (one kdet scan or merge writes a database at a time)",
-        m_path, pid.empty() ? "?" : pid);
+    throw Error::format("database {}: not a regular file", m_path);
   }
-  std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(m_lock, 0) == 0) (void)!::pwrite(m_lock, pid.data(), pid.size(), 0);
+  if (::flock(m_lock, LOCK_EX | LOCK_NB) == 0) return;
+  int e = errno;
+  ::close(m_lock);
+  m_lock = -1;
+  if (e != EWOULDBLOCK)
+    throw Error::format("database {}: cannot lock it: {}", m_path, std::strerror(e));
+  LockHolder h = flock_holder(st.st_dev, st.st_ino);
+  std::string who = h.pid > 0 ? fmt::format("pid {}", h.pid) : "another process";
+  std::string as = !h.path.empty() && h.path != absolute_path(m_path)
+                       ? fmt::format(", which writes it as {}", h.path)
+                       : "";
+  throw Error::format("database {}: in use by {}{} (one kdet scan or merge writes a database at a "
+                      "time, whatever name it is given)",
+                      m_path, who, as);
 }
 
 ScanDb::~ScanDb() {
   if (m_db) sqlite3_close(m_db);
-  if (m_lock >= 0) ::close(m_lock); // the lock file stays: removing it would race a waiting writer
+  if (m_lock >= 0) ::close(m_lock); // after SQLite's close: the lock covers its last writes
 }
 
 void ScanDb::rollback() noexcept {

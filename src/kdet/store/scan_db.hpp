@@ -52,9 +52,10 @@ struct RoundWrite {
   std::string compiler_version;
 };
 
-// How a database is opened: `write` takes the one-writer lock (PATH.lock,
-// flock, pid inside) for the ScanDb's life and creates the file; `read` never
-// writes (works on a read-only file or folder) and takes no lock.
+// How a database is opened: `write` creates the file and takes the one-writer
+// lock (an exclusive flock on the file itself, so every name of it meets it)
+// for the ScanDb's life; `read` never writes (works on a read-only file or
+// folder) and takes no lock.
 enum class Access { write, read };
 
 // "database PATH: ..." for the connection's last error, disk full and corruption named as such.
