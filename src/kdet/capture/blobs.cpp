@@ -6,6 +6,8 @@
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -44,7 +46,12 @@ BlobStore::BlobStore(const std::string& raw, std::vector<std::string>& problems)
   for (const auto& pack : packs) {
     Fd fd(::open(pack.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
     struct stat st {};
-    if (!fd.ok() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (!fd.ok() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      problems.push_back(fmt::format(
+          "blobs/{}: {}; its blobs are absent", pack.substr(pack.rfind('/') + 1),
+          fd.ok() ? "not a regular file (a FIFO, device or folder)" : std::strerror(errno)));
+      continue;
+    }
     auto end = static_cast<uint64_t>(st.st_size);
     uint64_t off = 0;
     std::string head;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kdet::capture {
@@ -161,16 +162,28 @@ std::vector<Compile> read_records(const std::string& raw, std::vector<std::strin
   }
   ::closedir(d);
   for (const auto& n : names) {
+    // Non-blocking, and only a regular file: a FIFO planted there is named, never waited on.
     int fd = ::open((dir + "/" + n).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-      problems.push_back(fmt::format("{}: cannot read: {}", n, std::strerror(errno)));
+      problems.push_back(fmt::format("records/{}: cannot read: {}", n, std::strerror(errno)));
+      continue;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      problems.push_back(fmt::format("records/{}: not a regular file (a FIFO, device or "
+                                     "folder): not a record log of the preload; skipped",
+                                     n));
+      ::close(fd);
       continue;
     }
     std::string text;
     char buf[1 << 16];
     ssize_t r;
-    while ((r = ::read(fd, buf, sizeof buf)) > 0)
-      text.append(buf, static_cast<size_t>(r));
+    while ((r = ::read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+      if (r > 0) text.append(buf, static_cast<size_t>(r));
+    if (r < 0)
+      problems.push_back(
+          fmt::format("records/{}: read failed: {}; the rest is ignored", n, std::strerror(errno)));
     ::close(fd);
     for (auto& c : parse_log(text, n, problems))
       if (c.begun && !c.kind.empty()) out.push_back(std::move(c));

@@ -160,6 +160,27 @@ struct ShimArgv {
   char* const* get() const { return const_cast<char* const*>(v); }
 };
 
+// True when `envp` carries capture on to the program it starts: LD_PRELOAD
+// naming this library and KDET_CAPTURE_DIR.
+bool keeps_capture(char* const envp[]) {
+  bool preload = false, dir = false;
+  for (size_t i = 0; envp && envp[i]; ++i) {
+    const char* e = envp[i];
+    if (std::strncmp(e, "LD_PRELOAD=", 11) == 0 && std::strstr(e + 11, "libkdet_capture.so"))
+      preload = true;
+    if (std::strncmp(e, "KDET_CAPTURE_DIR=", 17) == 0 && e[17] == '/') dir = true;
+  }
+  return preload && dir;
+}
+
+// Notes a program started without capture (its compiles are not recorded) for
+// kdet capture's summary. Only for a file that can run: Python's subprocess
+// tries execve on each PATH folder in turn. Stack only (a vfork child).
+void note_uncaptured(const char* how, const char* program, char* const envp[]) {
+  if (!capture_dir() || !program || keeps_capture(envp) || ::access(program, X_OK) != 0) return;
+  write_note(how, program, std::strlen(program));
+}
+
 // Returns only when the shim could not be started (then the caller runs the
 // program itself: capture never stops a program from running).
 void exec_shim(const char* shim, const char* program, char* const argv[], char* const envp[]) {
@@ -182,6 +203,7 @@ using namespace kdet_capture;
 
 KDET_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   ensure_init();
+  note_uncaptured("exec-uncaptured", path, envp);
   if (const char* shim = shim_for(path)) {
     exec_shim(shim, path, argv, envp);
   }
@@ -195,10 +217,12 @@ KDET_EXPORT int execv(const char* path, char* const argv[]) {
 KDET_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
   ensure_init();
   char found[PATH_MAX];
-  if (*file && search_path(file, std::getenv("PATH"), found, sizeof found))
+  if (*file && search_path(file, std::getenv("PATH"), found, sizeof found)) {
+    note_uncaptured("exec-uncaptured", found, envp);
     if (const char* shim = shim_for(found)) {
       exec_shim(shim, found, argv, envp);
     }
+  }
   return g_execvpe(file, argv, envp);
 }
 
@@ -245,6 +269,7 @@ KDET_EXPORT int execle(const char* path, const char* arg, ...) {
 KDET_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* fa,
                             const posix_spawnattr_t* at, char* const argv[], char* const envp[]) {
   ensure_init();
+  note_uncaptured("spawn-uncaptured", path, envp);
   if (const char* shim = shim_for(path)) {
     if (spawn_shim(shim, pid, path, fa, at, argv, envp) == 0) return 0;
   }
@@ -255,9 +280,11 @@ KDET_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_fil
                              const posix_spawnattr_t* at, char* const argv[], char* const envp[]) {
   ensure_init();
   char found[PATH_MAX];
-  if (*file && search_path(file, std::getenv("PATH"), found, sizeof found))
+  if (*file && search_path(file, std::getenv("PATH"), found, sizeof found)) {
+    note_uncaptured("spawn-uncaptured", found, envp);
     if (const char* shim = shim_for(found)) {
       if (spawn_shim(shim, pid, found, fa, at, argv, envp) == 0) return 0;
     }
+  }
   return g_spawnp(pid, file, fa, at, argv, envp);
 }

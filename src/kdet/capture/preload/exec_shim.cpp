@@ -213,16 +213,14 @@ int main(int argc, char** argv) {
   char** pargv = argv + 3;
   int nargs = argc - 3;
   // The program gets the environment the caller gave, untouched: a copy of the
-  // pointers is taken before setenv can change the array.
+  // pointers is taken first.
   int nenv = 0;
   while (environ[nenv])
     ++nenv;
   char** env = static_cast<char**>(std::calloc(static_cast<size_t>(nenv) + 1, sizeof(char*)));
   if (!env) return 127;
   std::memcpy(env, environ, sizeof(char*) * static_cast<size_t>(nenv));
-  const char* dir_env = std::getenv("KDET_CAPTURE_DIR");
-  if (argv[1][0] == '/' && (!dir_env || std::strcmp(dir_env, argv[1]) != 0))
-    ::setenv("KDET_CAPTURE_DIR", argv[1], 1);
+  if (argv[1][0] == '/') set_capture_dir(argv[1]);
 
   Buf h;
   timespec ts{};

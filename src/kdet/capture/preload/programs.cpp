@@ -475,8 +475,13 @@ int jl_add_file(int slot, int v, void* h, int type, const char* path) {
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     size = static_cast<size_t>(st.st_size);
     map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    // The number may have become the pipeline's between open and mmap: no bytes then.
+    if (map != MAP_FAILED && !write_checked(fd, st, "", 0)) {
+      ::munmap(map, size);
+      map = MAP_FAILED;
+    }
   }
-  if (fd >= 0) ::close(fd);
+  if (fd >= 0) close_checked(fd, st);
   if (map != MAP_FAILED) {
     add_input_line(p, "jit_input", static_cast<const char*>(map), size, path, type);
     ::munmap(map, size);

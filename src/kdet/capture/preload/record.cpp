@@ -7,6 +7,7 @@
 #include "record.hpp"
 
 #define XXH_INLINE_ALL
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdio>
@@ -46,64 +47,31 @@ constexpr int k_libs = 16;
 LibId g_libs[k_libs];
 int g_nlibs = 0;
 
-// A file this process appends to (its blob pack, its record log), opened on
-// first use. A child after fork opens its own (pid and a fresh nonce in the
-// name), so every file has one writer process, whose threads append whole entries.
-struct ProcFile {
-  const char* sub;
-  const char* ext;
-  int fd;
-  pid_t pid;
-  std::atomic<bool> broken; // a short write: appending more would follow a hole
-};
-ProcFile g_pack{"blobs", "pack", -1, 0, {false}};
-ProcFile g_log{"records", "log", -1, 0, {false}};
+OwnFile g_pack{"blobs", "pack", "its blob pack cannot be created"};
+OwnFile g_log{"records", "log", "its record log cannot be created"};
+
+// The capture folder, read once at load (a pipeline that clears its environment
+// is still recorded; its children are not: docs/CAPTURE.md).
+char g_dir[PATH_MAX];
+std::atomic<int> g_dir_set{0}; // a constructor elsewhere may compile before ours ran
 
 void on_fork_child() {
   pthread_mutex_init(&g_lock, nullptr);
-}
-
-int proc_fd(ProcFile& f, const char* dir) {
-  pthread_mutex_lock(&g_lock);
-  if (f.pid != ::getpid()) {
-    if (f.fd >= 0) ::close(f.fd); // the parent's, inherited
-    f.fd = -1;
-    f.broken = false;
-    f.pid = ::getpid();
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    char path[PATH_MAX];
-    int n =
-        std::snprintf(path, sizeof path, "%s/%s/%d-%llx.%s", dir, f.sub, static_cast<int>(f.pid),
-                      static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull +
-                          static_cast<unsigned long long>(ts.tv_nsec),
-                      f.ext);
-    if (n > 0 && static_cast<size_t>(n) < sizeof path)
-      f.fd = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-  }
-  int fd = f.broken ? -1 : f.fd;
-  pthread_mutex_unlock(&g_lock);
-  return fd;
-}
-
-// One write of a whole entry; a short one stops further appends to `f`.
-void append_whole(ProcFile& f, int fd, const iovec* iov, int n, size_t want) {
-  ssize_t w = ::writev(fd, iov, n);
-  if (w < 0 || static_cast<size_t>(w) != want) f.broken = true;
+  own_file_after_fork(g_pack);
+  own_file_after_fork(g_log);
 }
 
 __attribute__((constructor)) void init() {
+  set_capture_dir(std::getenv("KDET_CAPTURE_DIR"));
   pthread_atfork(nullptr, nullptr, on_fork_child);
 }
 
-bool write_all(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
+// "KIND compile: WHY" or the like, as a note for kdet capture's summary.
+void note_lost(const char* kind, const char* what, const char* why) {
+  char text[512];
+  int n = std::snprintf(text, sizeof text, "%s%s%s", what, why ? ": " : "", why ? why : "");
+  if (n > 0 && write_note(kind, text, std::min(static_cast<size_t>(n), sizeof text - 1))) return;
+  count_lost(std::strcmp(kind, "lost") == 0 ? 0 : std::strcmp(kind, "lost-line") == 0 ? 1 : 2);
 }
 
 bool join(char* out, size_t cap, const char* a, const char* b, const char* c) {
@@ -212,9 +180,16 @@ void hash_hex(const void* data, size_t size, char out[33]) {
   out[32] = 0;
 }
 
+void set_capture_dir(const char* dir) {
+  bool usable = dir && *dir == '/' && std::strlen(dir) < sizeof g_dir;
+  std::strcpy(g_dir, usable ? dir : "");
+  g_dir_set.store(1, std::memory_order_release);
+}
+
 const char* capture_dir() {
-  const char* d = std::getenv("KDET_CAPTURE_DIR");
-  return d && *d == '/' ? d : nullptr;
+  if (g_dir_set.load(std::memory_order_acquire) == 0)
+    set_capture_dir(std::getenv("KDET_CAPTURE_DIR"));
+  return g_dir[0] ? g_dir : nullptr;
 }
 
 long thread_id() {
@@ -225,37 +200,54 @@ void store_blob(const void* data, size_t size, char out[33]) {
   hash_hex(data, size, out);
   const char* dir = capture_dir();
   if (!dir || !mark_seen(out)) return;
-  int fd = proc_fd(g_pack, dir);
-  if (fd < 0) return;
   // A kill leaves at most the last entry short, which the reader drops (it
   // checks every blob against its hash).
   char head[96];
   int n = std::snprintf(head, sizeof head, "kdet-blob %s %zu\n", out, size);
   iovec iov[2] = {{head, static_cast<size_t>(n)}, {const_cast<void*>(data), size}};
-  append_whole(g_pack, fd, iov, 2, static_cast<size_t>(n) + size);
+  const char* why = nullptr;
+  if (!own_append(g_pack, dir, iov, 2, static_cast<size_t>(n) + size, &why)) {
+    char what[96];
+    std::snprintf(what, sizeof what, "blob %s (%zu bytes)", out, size);
+    note_lost("lost-blob", what, why);
+  }
 }
 
 bool create_record(const Buf& text, unsigned long long* id) {
   const char* dir = capture_dir();
-  if (!dir || text.failed) return false;
-  int fd = proc_fd(g_log, dir);
-  if (fd < 0) return false;
+  if (!dir) return false;
+  // The header starts with "kind K\n": the note names the kind of the compile lost.
+  char what[64] = "a compile";
+  if (text.data && std::strncmp(text.data, "kind ", 5) == 0)
+    std::snprintf(what, sizeof what, "%.*s compile",
+                  static_cast<int>(std::strcspn(text.data + 5, "\n")), text.data + 5);
+  if (text.failed) {
+    note_lost("lost", what, "out of memory");
+    return false;
+  }
   *id = g_seq.fetch_add(1) + 1;
   char head[64];
   int n = std::snprintf(head, sizeof head, "kdet-capture-record 1 %llu\n", *id);
   iovec iov[2] = {{head, static_cast<size_t>(n)}, {text.data, text.size}};
-  append_whole(g_log, fd, iov, 2, static_cast<size_t>(n) + text.size);
-  return !g_log.broken;
+  const char* why = nullptr;
+  if (own_append(g_log, dir, iov, 2, static_cast<size_t>(n) + text.size, &why)) return true;
+  note_lost("lost", what, why);
+  return false;
 }
 
 void append_record(unsigned long long id, const char* line, size_t n) {
   const char* dir = capture_dir();
-  int fd = dir && id ? proc_fd(g_log, dir) : -1;
-  if (fd < 0) return;
+  if (!dir || !id) return;
   char head[32];
   int h = std::snprintf(head, sizeof head, "%llu ", id);
   iovec iov[2] = {{head, static_cast<size_t>(h)}, {const_cast<char*>(line), n}};
-  append_whole(g_log, fd, iov, 2, static_cast<size_t>(h) + n);
+  const char* why = nullptr;
+  if (!own_append(g_log, dir, iov, 2, static_cast<size_t>(h) + n, &why)) {
+    char what[128];
+    std::snprintf(what, sizeof what, "line \"%.*s\" of compile %llu",
+                  static_cast<int>(std::min<size_t>(std::strcspn(line, " \n"), 40)), line, id);
+    note_lost("lost-line", what, why);
+  }
 }
 
 bool library_identity(const void* addr, char* path, size_t path_size, char hash[33],
@@ -278,6 +270,8 @@ bool library_identity(const void* addr, char* path, size_t path_size, char hash[
   // soname the pipeline gave dlopen and whatever its working folder is now.
   FILE* maps = std::fopen("/proc/self/maps", "re");
   if (!maps) return false;
+  struct stat mst {};
+  bool have_mst = ::fstat(fileno(maps), &mst) == 0;
   char line[PATH_MAX + 128];
   bool found = false;
   auto a = reinterpret_cast<unsigned long>(addr);
@@ -294,6 +288,9 @@ bool library_identity(const void* addr, char* path, size_t path_size, char hash[
     }
     break;
   }
+  // Not closed when its number has become the pipeline's (the FILE is left, a few KiB).
+  bool still = have_mst && write_checked(fileno(maps), mst, "", 0);
+  if (!still) return false; // what was read may be another file's
   std::fclose(maps);
   if (!found) {
     Dl_info info{};
@@ -328,8 +325,12 @@ bool file_identity(const char* path, char hash[33], unsigned long long* size) {
                     static_cast<unsigned long long>(lst.st_mtim.tv_sec), lst.st_mtim.tv_nsec) > 0) {
     int cfd = ::open(cached, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     char text[33] = {};
-    bool ok = cfd >= 0 && ::read(cfd, text, 32) == 32;
-    if (cfd >= 0) ::close(cfd);
+    struct stat cst {};
+    bool ok = cfd >= 0 && ::fstat(cfd, &cst) == 0 && ::read(cfd, text, 32) == 32;
+    if (cfd >= 0) {
+      ok = ok && write_checked(cfd, cst, "", 0); // still the cached file after the read
+      close_checked(cfd, cst);
+    }
     for (int i = 0; ok && i < 32; ++i)
       ok = (text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f');
     if (ok) {
@@ -339,7 +340,12 @@ bool file_identity(const char* path, char hash[33], unsigned long long* size) {
     }
   }
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  struct stat fst {};
   if (fd < 0) return false;
+  if (::fstat(fd, &fst) != 0) {
+    ::close(fd);
+    return false;
+  }
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
   static thread_local char chunk[1 << 16];
@@ -350,7 +356,11 @@ bool file_identity(const char* path, char hash[33], unsigned long long* size) {
     XXH3_128bits_update(&st, chunk, static_cast<size_t>(n));
     total += static_cast<unsigned long long>(n);
   }
-  ::close(fd);
+  // A number the pipeline took over mid-read would give another file's hash: none, rather.
+  bool whole =
+      write_checked(fd, fst, "", 0) && total == static_cast<unsigned long long>(fst.st_size);
+  close_checked(fd, fst);
+  if (!whole) return false;
   XXH128_canonical_t c;
   XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
   for (size_t i = 0; i < 16; ++i) {
@@ -366,9 +376,11 @@ bool file_identity(const char* path, char hash[33], unsigned long long* size) {
       std::snprintf(tmp, sizeof tmp, "%s.tmp-%d-%ld", cached, static_cast<int>(::getpid()),
                     thread_id());
       int tfd = ::open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-      if (tfd >= 0) {
-        bool ok = write_all(tfd, hash, 32);
-        ::close(tfd);
+      struct stat tst {};
+      if (tfd >= 0 && ::fstat(tfd, &tst) == 0) {
+        // Checked: a thread of the pipeline may have put its own file on this number.
+        bool ok = write_checked(tfd, tst, hash, 32);
+        close_checked(tfd, tst);
         if (!ok || ::rename(tmp, cached) != 0) ::unlink(tmp);
       }
     }

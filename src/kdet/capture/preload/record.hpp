@@ -10,7 +10,12 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <climits>
 #include <cstddef>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 
 namespace kdet_capture {
 
@@ -32,7 +37,7 @@ struct Buf {
 // 32 lower-case hex digits of XXH3-128 (as kdet's hash_bytes) plus NUL.
 void hash_hex(const void* data, size_t size, char out[33]);
 
-// The capture folder ($KDET_CAPTURE_DIR) or null when capture is off.
+// The capture folder (absolute) or null when capture is off.
 const char* capture_dir();
 
 // Appends `data` to this process's blob pack unless it stored that hash already;
@@ -55,6 +60,53 @@ bool library_identity(const void* addr, char* path, size_t path_size, char hash[
 // Content hash and size of the file at `path`, through the RAW/libs cache shared
 // by the processes of a capture. False when it cannot be read.
 bool file_identity(const char* path, char hash[33], unsigned long long* size);
+
+// A file this process appends to (its blob pack, its record log), created on first
+// use as SUB/PID-NONCE.EXT under the capture folder and checked before and
+// after every write (own_file.cpp): the descriptor's number may be the
+// pipeline's by then. A child after fork makes its own.
+struct OwnFile {
+  const char* sub;           // "blobs" or "records"
+  const char* ext;           // "pack" or "log"
+  const char* cannot_create; // why, for a note, when it cannot be created
+  int fd = -1;
+  pid_t pid = 0;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool broken = false; // a write failed or was cut short: the next entry starts a new file
+  char path[PATH_MAX] = {};
+  pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+};
+
+// Appends one entry (one writev of `want` bytes) to `f`; true when it is verified to
+// have landed in f's file. False with `why` when it could not be written.
+bool own_append(OwnFile& f, const char* dir, const iovec* iov, int n, size_t want,
+                const char** why);
+
+// Call in a child after fork (the lock may have been held by a thread that is gone).
+void own_file_after_fork(OwnFile& f);
+
+// For a file this process just opened (`st`: its fstat): writes all of `p`,
+// checking before each write that `fd` still names that file (false when not),
+// and closes `fd` only while it does. Stack only.
+bool write_checked(int fd, const struct stat& st, const char* p, size_t n);
+void close_checked(int fd, const struct stat& st);
+
+// Appends "kdet-note 1 KIND PID PPID xHEX(text)" to RAW/notes/PID.note (best
+// effort; stack only, safe in a vfork child). kdet capture's summary reports them.
+// False when it could not be written.
+bool write_note(const char* kind, const char* text, size_t n);
+
+// Counts one loss that could not even be noted (no descriptor free) in the page
+// RAW/notes/PID-NONCE.lost, mapped when the process first recorded. Kinds:
+// 0 a compile, 1 a record line, 2 a blob.
+inline constexpr int k_lost_kinds = 3;
+void count_lost(int kind);
+
+// Sets the capture folder (the shim gets it in argv); otherwise it is
+// $KDET_CAPTURE_DIR as the process started, whatever the pipeline does to its
+// environment later.
+void set_capture_dir(const char* dir);
 
 // The calling thread's kernel id.
 long thread_id();

@@ -1,0 +1,255 @@
+//===- capture/notes.cpp - what the preload could not record, and what ran on -===//
+#include "kdet/capture/notes.hpp"
+
+#include "kdet/capture/blobs.hpp"
+#include "kdet/util/strings.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <map>
+#include <optional>
+#include <sys/stat.h>
+#include <tuple>
+#include <unistd.h>
+
+namespace kdet::capture {
+
+namespace {
+
+constexpr size_t k_max_notes = 100000; // a runaway pipeline's notes are counted, not kept
+
+std::optional<std::string> unhex(const std::string& s) {
+  if (s.empty() || s[0] != 'x' || s.size() % 2 != 1) return std::nullopt;
+  std::string out;
+  for (size_t i = 1; i < s.size(); i += 2) {
+    auto val = [](char c) {
+      return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    };
+    int hi = val(s[i]), lo = val(s[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+// Reads a regular file in full, never blocking (a FIFO planted there is refused).
+bool read_regular(const std::string& path, std::string& out, std::string& why) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    why = std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    why = "not a regular file";
+    return false;
+  }
+  char buf[1 << 16];
+  ssize_t r;
+  while ((r = ::read(fd, buf, sizeof buf)) > 0)
+    out.append(buf, static_cast<size_t>(r));
+  int e = errno;
+  ::close(fd);
+  if (r < 0) why = std::strerror(e);
+  return r == 0;
+}
+
+// A note's kind in the summary's words.
+struct Group {
+  std::string kind;
+  long pid;
+  std::string text;
+  bool operator<(const Group& o) const {
+    return std::tie(kind, pid, text) < std::tie(o.kind, o.pid, o.text);
+  }
+};
+
+std::map<Group, size_t> grouped(const std::vector<Note>& notes) {
+  std::map<Group, size_t> g;
+  for (const auto& n : notes) {
+    // "nvvm compile: WHY" groups by what and why; a blob's or line's own name is dropped.
+    std::string text = n.text;
+    if (n.kind == "lost-blob" || n.kind == "lost-line") {
+      size_t colon = text.find(": ");
+      if (colon != std::string::npos) text = text.substr(colon + 2);
+    }
+    g[{n.kind, n.pid, text}] += n.count;
+  }
+  return g;
+}
+
+std::string line_for(const Group& g, size_t count) {
+  std::string what = g.text;
+  std::string why;
+  if (size_t colon = what.find(": "); colon != std::string::npos) {
+    why = what.substr(colon + 2);
+    what = what.substr(0, colon);
+  }
+  if (g.kind == "lost")
+    return fmt::format("  LOST       {} {}{} of process {} could not be recorded: {}\n", count,
+                       what, count == 1 ? "" : "s", g.pid, why.empty() ? "unknown" : why);
+  if (g.kind == "lost-blob")
+    return fmt::format("  LOST       {} input or output{} of process {} could not be stored: {} "
+                       "(their bundles lack those bytes)\n",
+                       count, count == 1 ? "" : "s", g.pid, g.text);
+  if (g.kind == "lost-line")
+    return fmt::format("  LOST       {} record line{} (results, outputs) of process {}: {}\n",
+                       count, count == 1 ? "" : "s", g.pid, g.text);
+  if (g.kind == "stray")
+    return fmt::format("  WARNING    process {}: {} (x{}; the entry was then recorded)\n", g.pid,
+                       g.text, count);
+  if (g.kind == "exec-uncaptured")
+    return fmt::format("  not seen   process {} ran {} without LD_PRELOAD (exec, x{}): its "
+                       "compiles are not captured\n",
+                       g.pid, g.text, count);
+  if (g.kind == "spawn-uncaptured")
+    return fmt::format("  not seen   process {} started {} without LD_PRELOAD (x{}): its compiles "
+                       "are not captured\n",
+                       g.pid, g.text, count);
+  return fmt::format("  note       process {}: {} {} (x{})\n", g.pid, g.kind, g.text, count);
+}
+
+// The file names under `dir` that end in `ext`, sorted.
+std::vector<std::string> names_with(const std::string& dir, const std::string& ext) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return names;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n.size() > ext.size() && n.compare(n.size() - ext.size(), ext.size(), ext) == 0)
+      names.push_back(n);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A .lost page: "kdet-lost 1\n" (16 bytes), the pid, then the counts of compiles,
+// record lines and blobs lost without a note (u64 each, this machine's byte order).
+void read_lost_pages(const std::string& dir, const std::vector<std::string>& names,
+                     std::vector<Note>& notes, std::vector<std::string>& problems) {
+  static const char* const k_what[] = {"compile: no descriptor was free to record it or to say why",
+                                       "no descriptor was free", "no descriptor was free"};
+  static const char* const k_kind[] = {"lost", "lost-line", "lost-blob"};
+  for (const auto& n : names) {
+    std::string text, why;
+    if (!read_regular(dir + "/" + n, text, why)) {
+      problems.push_back(fmt::format("notes/{}: cannot read: {}", n, why));
+      continue;
+    }
+    if (text.size() < 16 + 8 * 4 || text.compare(0, 12, "kdet-lost 1\n") != 0) continue;
+    uint64_t v[4];
+    std::memcpy(v, text.data() + 16, sizeof v);
+    for (int k = 0; k < 3; ++k)
+      if (v[k + 1] > 0)
+        notes.push_back(
+            {k_kind[k], static_cast<long>(v[0]), 0, k_what[k], static_cast<size_t>(v[k + 1])});
+  }
+}
+
+} // namespace
+
+std::vector<Note> read_notes(const std::string& raw, std::vector<std::string>& problems) {
+  std::vector<Note> notes;
+  std::string dir = raw + "/notes";
+  std::vector<std::string> names = names_with(dir, ".note");
+  size_t dropped = 0;
+  for (const auto& n : names) {
+    std::string text, why;
+    if (!read_regular(dir + "/" + n, text, why)) {
+      problems.push_back(fmt::format("notes/{}: cannot read: {}", n, why));
+      continue;
+    }
+    for (const std::string& line : split(text, '\n')) {
+      std::vector<std::string> w = split(line, ' ');
+      if (w.size() != 6 || w[0] != "kdet-note" || w[1] != "1") continue; // a cut-short last line
+      auto body = unhex(w[5]);
+      auto pid = parse_u64(w[3]), ppid = parse_u64(w[4]);
+      if (!body || !pid || !ppid) continue;
+      if (notes.size() >= k_max_notes) {
+        ++dropped;
+        continue;
+      }
+      notes.push_back({w[2], static_cast<long>(*pid), static_cast<long>(*ppid), *body});
+    }
+  }
+  read_lost_pages(dir, names_with(dir, ".lost"), notes, problems);
+  if (dropped)
+    problems.push_back(
+        fmt::format("notes: {} more notes were not read (over {})", dropped, k_max_notes));
+  return notes;
+}
+
+void note_missing_blobs(const BlobStore& blobs, const std::vector<Bundle>& bundles,
+                        std::vector<std::string>& problems) {
+  for (const auto& b : bundles) {
+    size_t inputs = 0, outputs = 0;
+    for (const auto& in : b.inputs)
+      inputs += in.tag != "name_expr" && !blobs.get(in.hash);
+    for (const auto& out : b.outputs)
+      outputs += !blobs.get(out.second);
+    if (inputs + outputs > 0)
+      problems.push_back(fmt::format(
+          "bundle {}: the bytes of {} input{} and {} output{} are in no blob pack under "
+          "raw/blobs (a pack missing, unreadable or cut short); its folder lacks them",
+          b.id, inputs, inputs == 1 ? "" : "s", outputs, outputs == 1 ? "" : "s"));
+  }
+}
+
+std::string notes_summary(const std::vector<Note>& notes, const ChildrenWait& children) {
+  std::string s;
+  if (children.seen && children.report.received && children.report.waited_for > 0)
+    s += fmt::format("  waited     {} for {} process{} the pipeline left that carried the "
+                     "preload (--wait-children {:g})\n",
+                     human_seconds(children.report.waited_s), children.report.waited_for,
+                     children.report.waited_for == 1 ? "" : "es", children.limit_s);
+  const auto& left = children.report.left;
+  size_t n_left = left.size() + children.report.left_unlisted;
+  if (n_left > 0) {
+    s += fmt::format("  KILLED     {} process{} the pipeline left still running when kdet stopped "
+                     "waiting (--wait-children {:g}); compiles they had not made are missing:\n",
+                     n_left, n_left == 1 ? "" : "es", children.limit_s);
+    for (size_t i = 0; i < left.size() && i < 10; ++i)
+      s += fmt::format("             pid {}{}: {}\n", left[i].pid,
+                       left[i].marked ? "" : " (without the preload)",
+                       left[i].command.empty() ? "?" : left[i].command);
+    if (n_left > 10)
+      s += fmt::format("             and {} more (JSON children.left)\n", n_left - 10);
+  }
+  auto groups = grouped(notes);
+  size_t shown = 0;
+  for (const auto& [g, count] : groups) {
+    if (shown++ == 20) {
+      s += fmt::format("  note       and {} more notes (JSON notes)\n", groups.size() - 20);
+      break;
+    }
+    s += line_for(g, count);
+  }
+  return s;
+}
+
+nlohmann::json notes_json(const std::vector<Note>& notes) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& [g, count] : grouped(notes))
+    j.push_back({{"kind", g.kind}, {"pid", g.pid}, {"text", g.text}, {"count", count}});
+  return j;
+}
+
+nlohmann::json children_json(const ChildrenWait& c) {
+  if (!c.seen) return nullptr;
+  nlohmann::json left = nlohmann::json::array();
+  for (const auto& p : c.report.left)
+    left.push_back({{"pid", p.pid}, {"command", p.command}, {"preload", p.marked}});
+  return {{"wait_limit_seconds", c.limit_s},
+          {"waited_seconds", c.report.waited_s},
+          {"waited_for", c.report.waited_for},
+          {"left", left},
+          {"left_unlisted", c.report.left_unlisted}};
+}
+
+} // namespace kdet::capture
