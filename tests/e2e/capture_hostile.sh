@@ -12,7 +12,10 @@
 #  3. A thread closing and dup2-ing descriptors 3..1100 while the main thread
 #     compiles: every compile recorded, the results file unchanged, and a write
 #     that went astray (if the race was ever lost) named in a note.
-#  4. Compiles whose record log cannot be written: reported as lost, by process.
+#  4. Compiles whose record log cannot be written: reported as lost, by process; with no
+#     descriptor free at all (5), counted through memory and reported too.
+#  6. --finish names a record log that is a FIFO (never waiting on it) and a bundle whose
+#     bytes are in no blob pack.
 # Env: KDET, KDET_FAKES_DIR, KDET_BINARY_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
 FAKE=$KDET_FAKES_DIR/libfakenvvm.so
@@ -50,7 +53,8 @@ mkdir "$T/plain" "$T/cap"
 expect_exit 0 "$KDET" capture --out "$T/c" --json "$T/c.json" -- "$H" "$FAKE" "$IN" "$T/cap" "${steps[@]}"
 cp "$T/out" "$T/c.summary"
 changed=$(files_changed "$T/plain" "$T/cap")
-[[ $changed == 0 ]] || fail "capture changed $changed files of the pipeline"
+nfiles=$(find "$T/plain" -type f | wc -l)
+[[ $changed == 0 ]] || fail "capture changed $changed of $nfiles files of the pipeline"
 # 6 compiles of the pipeline (one made with every descriptor closed), 1 each of the
 # orphan and the daemon; the child run with an empty environment is not captured.
 expect_eq "compiles recorded" "$(json_eval "$T/c.json" 'len(d["compiles"])')" 8
@@ -111,4 +115,13 @@ cp "$T/out" "$T/e.summary"
 expect_eq "exhaust: recorded" "$(json_eval "$T/e.json" 'len(d["compiles"])')" 2
 expect_eq "exhaust: lost" "$(json_eval "$T/e.json" 'sum(n["count"] for n in d["notes"] if n["kind"] == "lost")')" 1
 grep -Eq "LOST +1 compile of process [0-9]+ could not be recorded: no descriptor was free" "$T/e.summary" || { cat "$T/e.summary"; fail "exhaust: the lost compile is not in the summary"; }
-echo "capture_hostile: PASS (pipeline files changed by capture: $changed)"
+# 6. --finish with a FIFO among the record logs and a blob pack gone: both named, no wait.
+mkdir -p "$T/f/raw/records" "$T/f/raw/blobs" "$T/fout"
+expect_exit 0 env LD_PRELOAD="$(dirname "$KDET")/libkdet_capture.so" KDET_CAPTURE_DIR="$T/f/raw" "$H" "$FAKE" "$IN" "$T/fout" compile
+rm "$T"/f/raw/blobs/*.pack
+mkfifo "$T/f/raw/records/planted.log"
+expect_exit 0 timeout 60 "$KDET" capture --finish --out "$T/f" --json "$T/f.json"
+expect_output "records/planted.log: not a regular file"
+expect_output "bundle [0-9a-f]{16}: the bytes of 1 input and 1 output are in no blob pack"
+expect_eq "--finish: the compile is still read" "$(json_eval "$T/f.json" 'len(d["compiles"])')" 1
+echo "capture_hostile: PASS (pipeline files changed by capture: $changed of $nfiles)"

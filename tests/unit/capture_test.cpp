@@ -2,14 +2,17 @@
 // grouping compiles into bundles (what makes two compiles the same one, and
 // what counts as a variation), blob packs (whole entries only, hashes checked).
 #include "kdet/capture/blobs.hpp"
+#include "kdet/capture/notes.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/tempdir.hpp"
 
+#include <cstring>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 namespace kdet::capture {
 namespace {
@@ -228,6 +231,64 @@ TEST(CaptureBlobs, WholeEntriesOnlyAndEveryHashChecked) {
   EXPECT_FALSE(store.get(hash_bytes(c)).has_value());
   ASSERT_EQ(problems.size(), 1u); // the cut-short tail
   EXPECT_NE(problems[0].find("1-a.pack: damaged or cut short"), std::string::npos);
+}
+
+} // namespace
+} // namespace kdet::capture
+
+// ---- notes: what the preload could not record ---------------------------------
+
+namespace kdet::capture {
+namespace {
+
+std::string hex_of(const std::string& s) {
+  std::string out = "x";
+  for (unsigned char c : s)
+    out += fmt::format("{:02x}", c);
+  return out;
+}
+
+TEST(CaptureNotes, GroupedByProcessAndKindAndRecordsThatAreNoFiles) {
+  TempDir t("capture-test");
+  make_dirs(t.path() + "/notes");
+  make_dirs(t.path() + "/records");
+  std::string why = "its record log cannot be created (Not a directory)";
+  write_file_atomic(t.path() + "/notes/42.note",
+                    fmt::format("kdet-note 1 lost 42 1 {0}\nkdet-note 1 lost 42 1 {0}\n"
+                                "kdet-note 1 exec-uncaptured 42 1 {1}\nkdet-note 1 lost 42",
+                                hex_of("nvvm compile: " + why), hex_of("/usr/bin/ptxas")));
+  // A .lost page: what a process with no free descriptor could not even note.
+  std::string page(16 + 8 * 4, '\0');
+  std::memcpy(page.data(), "kdet-lost 1\n", 12);
+  uint64_t v[4] = {43, 3, 0, 0};
+  std::memcpy(page.data() + 16, v, sizeof v);
+  write_file_atomic(t.path() + "/notes/43-1.lost", page);
+  ASSERT_EQ(::mkfifo((t.path() + "/records/44-1.log").c_str(), 0644), 0);
+  std::vector<std::string> problems;
+  std::vector<Note> notes = read_notes(t.path(), problems);
+  EXPECT_TRUE(read_records(t.path(), problems).empty()); // the FIFO is named, never waited on
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("records/44-1.log: not a regular file"), std::string::npos);
+  ASSERT_EQ(notes.size(), 4u); // the cut-short last line is not a note
+  ChildrenWait children;
+  children.seen = true;
+  children.limit_s = 0.5;
+  children.report.received = true;
+  children.report.left = {{77, true, "python3 build.py"}};
+  std::string s = notes_summary(notes, children);
+  EXPECT_NE(s.find("LOST       2 nvvm compiles of process 42 could not be recorded: " + why),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("LOST       3 compiles of process 43 could not be recorded: no descriptor"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("process 42 ran /usr/bin/ptxas without LD_PRELOAD"), std::string::npos) << s;
+  EXPECT_NE(s.find("KILLED     1 process the pipeline left"), std::string::npos) << s;
+  EXPECT_NE(s.find("pid 77: python3 build.py"), std::string::npos) << s;
+  nlohmann::json j = notes_json(notes);
+  ASSERT_EQ(j.size(), 3u);
+  EXPECT_EQ(children_json(children)["left"][0]["pid"], 77);
+  EXPECT_TRUE(children_json(ChildrenWait{}).is_null());
 }
 
 } // namespace
