@@ -12,6 +12,7 @@
 #  3. A thread closing and dup2-ing descriptors 3..1100 while the main thread
 #     compiles: every compile recorded, the results file unchanged, and a write
 #     that went astray (if the race was ever lost) named in a note.
+#     The race lost on purpose (a test hook) is noted, naming the file it hit.
 #  4. Compiles whose record log cannot be written: reported as lost, by process; with no
 #     descriptor free at all (5), counted through memory and reported too.
 #  6. --finish names a record log that is a FIFO (never waiting on it) and a bundle whose
@@ -95,6 +96,17 @@ strays=$(json_eval "$T/t.json" 'sum(n["count"] for n in d["notes"] if n["kind"] 
 if cmp -s "$T/tplain/juggle.txt" "$T/tcap/juggle.txt"; then hit=0; else hit=1; fi
 echo "capture_hostile: thread race: $strays stray entries noted, juggle.txt changed: $hit"
 ((hit == 0 || strays > 0)) || fail "thread: a file of the pipeline changed without a note"
+
+# 3b. The race lost on purpose (KDET_CAPTURE_TEST_STRAY: the pipeline's results file dup2'ed
+#     over the checked descriptor just before the first entry): the stray entry is seen,
+#     named in a note with the file it went to, and written again where it belongs.
+mkdir "$T/stray"
+expect_exit 0 env KDET_CAPTURE_TEST_STRAY=3 "$KDET" capture --json "$T/s.json" -- "$H" "$FAKE" "$IN" "$T/stray" compile compile
+cp "$T/out" "$T/s.summary"
+expect_eq "stray: compiles recorded" "$(json_eval "$T/s.json" 'len(d["compiles"])')" 2
+expect_eq "stray: noted" "$(json_eval "$T/s.json" '[n["count"] for n in d["notes"] if n["kind"] == "stray" and n["text"].find("'"$T"'/stray/results.txt") > 0]')" "[1]"
+grep -q "^kdet-capture-record 1 1$" "$T/stray/results.txt" || fail "stray: the entry is not where the note says"
+grep -Eq "WARNING +process [0-9]+: an entry of [0-9]+ bytes may have gone to descriptor [0-9]+ \($T/stray/results.txt\)" "$T/s.summary" || { cat "$T/s.summary"; fail "stray: not in the summary"; }
 
 # 4. The record log cannot be written (records/ is a file): each compile reported lost.
 mkdir -p "$T/lost/raw/blobs" "$T/lost/out"

@@ -27,6 +27,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
@@ -235,6 +236,21 @@ void map_lost_page(const char* dir, pid_t pid) {
   pthread_mutex_unlock(&g_lost_lock);
 }
 
+// For tests/e2e/capture_hostile.sh only: KDET_CAPTURE_TEST_STRAY=FD makes the first
+// record-log entry lose the race this file guards against (FD dup2'ed over the
+// checked descriptor between check and write), so that its detection is tested.
+void lose_the_race(OwnFile& f) {
+  static int fd = -2;
+  if (fd == -2) {
+    const char* e = std::getenv("KDET_CAPTURE_TEST_STRAY");
+    fd = e && *e >= '0' && *e <= '9' ? std::atoi(e) : -1;
+  }
+  if (fd >= 0 && f.sub[0] == 'r') {
+    ::dup2(fd, f.fd);
+    fd = -1;
+  }
+}
+
 } // namespace
 
 void count_lost(int kind) {
@@ -283,6 +299,7 @@ bool own_append(OwnFile& f, const char* dir, const iovec* iov, int n, size_t wan
       }
     }
     off_t before = st.st_size;
+    lose_the_race(f);
     ssize_t w = ::writev(f.fd, iov, n);
     int err = errno;
     struct stat after {};
