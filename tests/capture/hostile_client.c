@@ -7,7 +7,8 @@
  * through a descriptor the steps keep moving. Every byte it writes depends on
  * the steps alone, so a run under kdet capture must leave OUTDIR byte for byte
  * as a run without it. Steps:
- *   compile     one compile (module MODULE, -fake-mode=echo)
+ *   option=OPT  the compile option from here on (default -fake-mode=echo, the fake's)
+ *   compile     one compile (module MODULE, with that option)
  *   closerange  close every descriptor from 3 up, then reopen results.txt and
  *               open other.txt (they take the lowest numbers again)
  *   dup2all     dup2 other.txt over every descriptor 3..1024 but results.txt's
@@ -58,6 +59,7 @@ static int results_fd = -1;
 static int compiles;
 static int failures;
 static char pending[128];
+static const char* compile_option = "-fake-mode=echo";
 
 static void* need(void* lib, const char* name) {
   void* p = dlsym(lib, name);
@@ -90,7 +92,7 @@ static void say(int fd, const char* text) {
 /* One compile; its line goes to `fd`. */
 static void compile_once(int fd) {
   void* prog = NULL;
-  const char* opts[] = {"-fake-mode=echo"};
+  const char* opts[] = {compile_option};
   size_t size = 0;
   int rc = create(&prog);
   if (rc == 0) rc = add(prog, module_text, module_size, "hostile.ll");
@@ -186,7 +188,9 @@ int main(int argc, char** argv) {
   results_fd = open_out("results.txt", O_APPEND);
   for (int i = 4; i < argc; ++i) {
     const char* s = argv[i];
-    if (!strcmp(s, "compile")) {
+    if (!strncmp(s, "option=", 7)) {
+      compile_option = s + 7;
+    } else if (!strcmp(s, "compile")) {
       compile_once(results_fd);
     } else if (!strcmp(s, "closerange")) {
       close_from_3();
@@ -252,7 +256,10 @@ int main(int argc, char** argv) {
       const char* self = argv[++i];
       pid_t child = fork();
       if (child == 0) {
-        char* const args[] = {(char*)self, argv[1], argv[2], (char*)outdir, "noenvchild", NULL};
+        char option[256];
+        snprintf(option, sizeof option, "option=%s", compile_option);
+        char* const args[] = {(char*)self, argv[1],      argv[2], (char*)outdir,
+                              option,      "noenvchild", NULL};
         char* const env[] = {NULL};
         execve(self, args, env);
         _exit(127);

@@ -6,7 +6,8 @@
 #     a setsid'd daemon that compile after the pipeline exited: the pipeline's
 #     files are byte for byte those of a run without capture (0 files changed),
 #     every compile but the unpreloaded child's is recorded, and the summary
-#     names the child started without LD_PRELOAD.
+#     names the child started without LD_PRELOAD. With the fake libNVVM, and the real
+#     one (/usr/local/cuda) when present.
 #  2. Children that never end: killed at --wait-children, named (pid, command)
 #     in the summary and the JSON; none is left running.
 #  3. A thread closing and dup2-ing descriptors 3..1100 while the main thread
@@ -68,6 +69,21 @@ expect_eq "nothing killed" "$(json_eval "$T/c.json" 'len(d["children"]["left"])'
 grep -q "KILLED" "$T/c.summary" && fail "a child was killed though it ended in time"
 # Every record log and pack is whole: no entry went anywhere else.
 expect_eq "problems" "$(json_eval "$T/c.json" 'd["problems"]')" "[]"
+
+# 1b. The same games with the real libNVVM, when the toolkit has one.
+NVVM=$( (ls /usr/local/cuda/lib64/libnvvm.so* /usr/local/cuda/nvvm/lib64/libnvvm.so* 2>/dev/null || true) | head -1)
+if [[ -n $NVVM ]]; then
+  mkdir "$T/rplain" "$T/rcap"
+  : "$("$H" "$NVVM" "$IN" "$T/rplain" option=-arch=compute_90a "${steps[@]}")"
+  [[ $(grep -c '^compile .* rc 0 ' "$T/rplain/results.txt") == 5 ]] || { cat "$T/rplain/results.txt"; fail "real libNVVM: the plain run's compiles"; }
+  expect_exit 0 "$KDET" capture --json "$T/r.json" -- "$H" "$NVVM" "$IN" "$T/rcap" option=-arch=compute_90a "${steps[@]}"
+  rchanged=$(files_changed "$T/rplain" "$T/rcap")
+  [[ $rchanged == 0 ]] || fail "real libNVVM: capture changed $rchanged files of the pipeline"
+  expect_eq "real libNVVM: compiles recorded" "$(json_eval "$T/r.json" 'len(d["compiles"])')" 8
+  expect_eq "real libNVVM: one bundle, one PTX" "$(json_eval "$T/r.json" '[(len(b["outputs"]), b["compiles"]) for b in d["bundles"]]')" "[(1, 8)]"
+else
+  echo "capture_hostile: note: no real libNVVM under /usr/local/cuda; its run is skipped"
+fi
 
 # 2. Children that outlive --wait-children: killed and named.
 mkdir "$T/hang"
