@@ -231,6 +231,49 @@ TEST(Explain, R8OneFactor) {
   EXPECT_EQ(r.conclusion, "varies with ASLR; nothing else matters (deterministic when aslr=off)");
 }
 
+// R8 for a factor with its own words (mtime): "the cubin follows ...", from the cells' output.
+TEST(Explain, R8InTheFactorsOwnWords) {
+  auto fs = factors();
+  Factor mt;
+  mt.name = "mtime";
+  mt.fixed_label = "mtime=fixed";
+  mt.varied_label = "mtime=vary";
+  mt.natural_label = "mtime=real";
+  mt.fix = mt.vary = mt.leave = [](perturb::Setting&) {};
+  mt.noun = "the modification time of /src/a.py";
+  mt.follows = "follows the modification time of /src/a.py";
+  fs.push_back(mt);
+  CellRunner runner = [&](const CellPlan& p) {
+    bool varies = std::find(p.varied.begin(), p.varied.end(), "mtime") != p.varied.end();
+    Cell c;
+    c.median_seconds = 0.1;
+    c.output = "cubin";
+    c.runs = varies && p.stop_early ? 2 : p.runs;
+    c.outcomes = varies && p.runs > 1 ? 2 : 1;
+    c.result = c.outcomes > 1 ? Verdict::nondeterministic : Verdict::deterministic;
+    c.assessment.verdict = c.result;
+    c.assessment.rate = c.outcomes > 1 ? 1.0 : 0;
+    c.assessment.upper_bound =
+        c.outcomes > 1 ? 1 : 1 - std::pow(0.05, 1.0 / static_cast<double>(p.runs));
+    return c;
+  };
+  auto r = explain_with({}, fs, runner);
+  EXPECT_EQ(r.conclusion, "the cubin follows the modification time of /src/a.py; nothing else "
+                          "matters (deterministic when mtime=fixed)");
+  EXPECT_EQ(r.necessary, std::vector<std::string>{"mtime"});
+  // With mtime left out, a time that varies it may act through the files: the conclusion says so.
+  fs.pop_back();
+  CellRunner by_time = [&](const CellPlan& p) {
+    CellPlan q = p;
+    std::replace(q.varied.begin(), q.varied.end(), std::string("time"), std::string("mtime"));
+    return runner(q);
+  };
+  r = explain_with({}, fs, by_time, {}, {"mtime"});
+  EXPECT_TRUE(has(r.conclusion, "varies with the time; nothing else matters")) << r.conclusion;
+  EXPECT_TRUE(has(r.conclusion, "time may act through the files' modification times"))
+      << r.conclusion;
+}
+
 // R9: an interaction: two factors together, either fixed alone is enough.
 TEST(Explain, R9TwoFactorsTogether) {
   Model m;

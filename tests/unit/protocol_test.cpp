@@ -47,6 +47,11 @@ TEST(Protocol, InputPartsRoundTrip) {
     EXPECT_EQ(d.request.parts[i].bytes, m.request.parts[i].bytes);
     EXPECT_EQ(d.request.parts[i].jit_type, m.request.parts[i].jit_type);
   }
+  // The mtime factor's binds travel beside the parts.
+  m.request.binds = {{"/s/m0-a/0", "/src/a.py"}, {"/s/m0-a/1", "/src/b.h"}};
+  ASSERT_TRUE(decode(encode(m), d));
+  EXPECT_EQ(d.request.binds, m.request.binds);
+  m.request.binds.clear();
   // No parts: a single-input request decodes to none.
   m.request.parts.clear();
   ASSERT_TRUE(decode(encode(m), d));

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kdet::backend {
@@ -111,10 +112,13 @@ struct CompileRequest {
   std::chrono::milliseconds timeout{0};
   // This run's perturbation (perturb/factors.hpp). Library backends get them
   // applied to the worker process before compile(); exec passes them to the child.
-  std::vector<std::string> env;     // "K=V" sets, "K" unsets
-  std::string cwd;                  // empty: unchanged
-  int umask = -1;                   // -1: unchanged
-  bool pid_namespace = false;       // exec: run the compiler as pid 2 of a fresh PID namespace
+  std::vector<std::string> env; // "K=V" sets, "K" unsets
+  std::string cwd;              // empty: unchanged
+  int umask = -1;               // -1: unchanged
+  bool pid_namespace = false;   // exec: run the compiler as pid 2 of a fresh PID namespace
+  // (copy, path): kdet's copy of a file the input names, bound over `path` in the worker's
+  // private mount namespace for this compile only (the mtime factor; backend/slot_namespace).
+  std::vector<std::pair<std::string, std::string>> binds;
   uint64_t max_output = UINT64_MAX; // larger artifacts make the outcome output_too_large
   std::vector<InputPart> parts;     // further inputs after `input` (empty for a single input)
 };

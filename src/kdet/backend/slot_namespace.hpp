@@ -13,6 +13,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kdet::backend {
 
@@ -28,5 +30,23 @@ std::string enter_slot_namespace(const std::string& slot_dir, const std::string&
 // Whether enter_slot_namespace can work for this user here: "" if it can, else
 // why not. Tried in a short-lived child so this process stays as it is.
 std::string slot_namespace_unavailable();
+
+// The mtime factor: kdet's copies of the files an input names, with the run's modification
+// time, are bound over the named paths in the worker's own mount namespace, so the compiler
+// stats the copy and the user's file is never touched. enter_private_mounts makes this
+// process's namespace private, once (call it while single-threaded: a worker at its start;
+// enter_slot_namespace then keeps it). "" on success, else why not.
+std::string enter_private_mounts();
+
+// Whether enter_private_mounts can work here ("" if so); tried in a short-lived child.
+// Unlike slot_namespace_unavailable it does not read KDET_SLOT_NAMESPACE.
+std::string private_mounts_unavailable();
+
+// Binds each (copy, path): `path` must be a regular file. "" on success, else why not (what
+// was bound is undone). Needs enter_private_mounts first.
+std::string bind_files(const std::vector<std::pair<std::string, std::string>>& binds);
+
+// Undoes bind_files (lazily: a file the compiler still holds stays open on the copy).
+void unbind_files(const std::vector<std::pair<std::string, std::string>>& binds);
 
 } // namespace kdet::backend

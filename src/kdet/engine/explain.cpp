@@ -88,6 +88,8 @@ private:
   std::vector<std::string> broken_list() const { return {m_broken.begin(), m_broken.end()}; }
   // What was not tested: left out by --factors/--skip, not available here, broken levels.
   std::string untested_clause() const;
+  std::string time_through_files() const;
+  std::string output_word() const; // "cubin" from the first cell that knew; empty: unknown
 
   const ExplainOptions& m_opt;
   const std::vector<Factor>& m_factors;
@@ -409,9 +411,13 @@ void Experiment::conclude() {
   bool singles_in_cause = std::all_of(m_single.begin(), m_single.end(),
                                       [&](const auto& n) { return contains(cause, n); });
   if (cause.size() == 1 && m_single == cause) {
-    // R8: one factor, which alone makes it vary.
-    m_res.conclusion = fmt::format("varies with {}; nothing else matters (deterministic when {})",
-                                   factor(cause[0]).noun, when);
+    // R8: one factor, which alone makes it vary (in the output's words where the factor has them).
+    const Factor& f = factor(cause[0]);
+    m_res.conclusion =
+        f.follows.empty()
+            ? fmt::format("varies with {}", f.noun)
+            : fmt::format("the {} {}", output_word().empty() ? "output" : output_word(), f.follows);
+    m_res.conclusion += fmt::format("; nothing else matters (deterministic when {})", when);
   } else if (m_single.empty() && !m_pairs.empty()) {
     // R9: an interaction: no factor alone varies it, a pair together does.
     m_res.conclusion = fmt::format("varies only when {} vary together; ", join(m_pairs));
@@ -432,7 +438,27 @@ void Experiment::conclude() {
                                             : "; each of them alone makes it vary";
   }
   if (!m_res.mechanism.empty()) m_res.conclusion += "; it " + m_res.mechanism;
+  if (contains(cause, "time") || contains(m_single, "time"))
+    m_res.conclusion += time_through_files();
   if (!untested.empty()) m_res.conclusion += "; not tested: " + untested;
+}
+
+// libfaketime also shifts the times stat() reports: where the files' times were not held apart
+// (mtime left out or broken), time may act through them.
+std::string Experiment::time_through_files() const {
+  const bool mtime_apart = contains(m_names, "mtime") && !m_broken.count("mtime");
+  const bool mtime_applies = contains(m_res.left_out, "mtime") || m_broken.count("mtime") ||
+                             std::any_of(m_res.untestable.begin(), m_res.untestable.end(),
+                                         [](const auto& u) { return u.starts_with("mtime"); });
+  if (mtime_apart || !mtime_applies) return {};
+  return "; time may act through the files' modification times (libfaketime shifts the times "
+         "stat() reports, and mtime, which holds them apart, was not tested)";
+}
+
+std::string Experiment::output_word() const {
+  for (const auto& c : m_res.cells)
+    if (!c.output.empty()) return c.output;
+  return {};
 }
 
 } // namespace

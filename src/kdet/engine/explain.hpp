@@ -37,6 +37,9 @@ struct Factor {
   std::function<void(perturb::Setting&)>
       leave;        // the natural level (used when a level breaks the compiler)
   std::string noun; // "the heap history"
+  // What the output does when this factor alone explains it, after "the cubin": "follows the
+  // modification time of /src/a.py" (mtime); empty: "varies with NOUN".
+  std::string follows;
   perturb::Regime regime = perturb::Regime::both;
   bool moves_addresses = false;
 };
@@ -65,6 +68,7 @@ struct Cell {
   std::string failure;       // for failed cells: how
   double median_seconds = 0; // median wall time of a run
   bool probe = false;
+  std::string output; // what the compiler made, for conclusions: "cubin", "PTX" (empty: unknown)
 };
 
 // Runs one cell (the real one calls engine::execute; tests script outcomes).

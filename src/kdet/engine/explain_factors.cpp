@@ -4,14 +4,18 @@
 // regime); the runner turns a CellPlan into a RunPlan for engine::execute.
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/backend/slot_namespace.hpp"
+#include "kdet/diff/diff.hpp"
 #include "kdet/engine/explain.hpp"
 #include "kdet/engine/explain_internal.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/factors.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 
@@ -49,6 +53,45 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// "a, b and c", or the first four "and 3 more".
+std::string file_list(const std::vector<std::string>& files) {
+  constexpr size_t k_shown = 4;
+  std::string out;
+  const size_t shown = files.size() > k_shown + 1 ? k_shown : files.size();
+  for (size_t i = 0; i < shown; ++i)
+    out += (i == 0 ? "" : i + 1 == shown && shown == files.size() ? " and " : ", ") + files[i];
+  if (shown < files.size()) out += fmt::format(" and {} more", files.size() - shown);
+  return out;
+}
+
+// The files the plan's input names (empty when it names none, or cannot be read).
+std::vector<std::string> plan_named_files(const RunPlan& base) {
+  try {
+    return perturb::named_files(read_file(base.input_path), base.input_path, base.options,
+                                std::filesystem::current_path().string());
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+// "cubin", "PTX" or "" from the first successful outcome of a cell.
+std::string output_word(const RunOutput& out) {
+  for (const auto& v : out.variants) {
+    if (v.status != backend::Status::ok || v.artifacts.empty()) continue;
+    const auto& a = v.artifacts.front();
+    if (a.size > (64u << 20)) return {};
+    switch (diff::detect_format(backend::artifact_bytes(a))) {
+    case diff::Format::cubin:
+      return "cubin";
+    case diff::Format::ptx:
+      return "PTX";
+    default:
+      return {};
+    }
+  }
+  return {};
+}
+
 } // namespace
 
 std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::string>& only,
@@ -79,7 +122,20 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
       if (untestable) untestable->push_back("pid (no PID namespaces here)");
       continue;
     }
-    all.push_back(from_registry(info, varied));
+    Factor x = from_registry(info, varied);
+    if (info.name == "mtime") {
+      // It cannot matter for an input that names no file: left out of the cells, as exec-only
+      // factors are for library backends (the exec input's own time moves with path=vary).
+      std::vector<std::string> files = plan_named_files(base);
+      if (files.empty()) continue;
+      if (std::string why = backend::private_mounts_unavailable(); !why.empty()) {
+        if (untestable) untestable->push_back("mtime (" + why + ")");
+        continue;
+      }
+      x.noun = "the modification time of " + file_list(files);
+      x.follows = "follows " + x.noun;
+    }
+    all.push_back(x);
   }
   for (size_t i = 0; i < base.setting.env_vary.size(); ++i) {
     const auto& [key, values] = base.setting.env_vary[i];
@@ -162,6 +218,7 @@ CellRunner execute_runner(const ExplainOptions& opt, const std::vector<Factor>& 
     c.probe = cp.probe;
     c.runs = out.completed;
     c.outcomes = out.variants.size();
+    c.output = output_word(out);
     c.assessment = assess(out);
     std::vector<double> secs;
     for (const auto& r : out.records)

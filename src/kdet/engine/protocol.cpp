@@ -144,6 +144,9 @@ std::string encode(const CompileMessage& m) {
     w.str(e);
   w.str(r.cwd).u32(static_cast<uint32_t>(r.umask)).u32(r.pid_namespace ? 1 : 0);
   w.u64(r.max_output);
+  w.u32(static_cast<uint32_t>(r.binds.size()));
+  for (const auto& [copy, path] : r.binds)
+    w.str(copy).str(path);
   w.u32(static_cast<uint32_t>(r.parts.size()));
   for (const auto& part : r.parts)
     w.u32(static_cast<uint32_t>(part.role))
@@ -181,6 +184,13 @@ bool decode(std::string_view payload, CompileMessage& m) {
   r.umask = static_cast<int>(rd.u32());
   r.pid_namespace = rd.u32() == 1;
   r.max_output = rd.u64();
+  uint32_t nb = rd.u32();
+  if (rd.failed() || nb > 100000) return false;
+  r.binds.clear();
+  for (uint32_t i = 0; i < nb && !rd.failed(); ++i) {
+    std::string copy = rd.str();
+    r.binds.emplace_back(std::move(copy), rd.str());
+  }
   uint32_t np = rd.u32();
   if (rd.failed() || np > 100000) return false;
   r.parts.clear();

@@ -321,11 +321,23 @@ private:
     m_ctx.exec_backend = m_is_exec;
     perturb::find_preload_libraries(m_ctx);
     perturb::check_available(m_plan.setting, m_ctx);
+    if (m_plan.setting.mtime != perturb::Level::inherit) {
+      m_ctx.named_files =
+          perturb::named_files(m_input, m_plan.input_path, m_plan.options, m_ctx.base_cwd);
+      std::string why;
+      if (perturb::needs_private_mounts(m_plan.setting, m_ctx) &&
+          !(why = backend::private_mounts_unavailable()).empty())
+        throw Error::format("--mtime {}: the files' times are set on kdet's copies bound over "
+                            "them in a private mount namespace, which this machine does not "
+                            "allow ({})",
+                            perturb::level_name("mtime", m_plan.setting.mtime), why);
+    }
     perturb::Launch factors = perturb::plan_launch(m_plan.setting, m_ctx);
     m_launch.exe = m_plan.worker_exe; // empty: this kdet
     m_launch.backend = m_plan.backend;
     m_launch.aslr = !factors.disable_aslr;
     m_launch.pid_namespace = factors.pid_namespace;
+    m_launch.private_mounts = factors.private_mounts;
     m_launch.threads = factors.threads;
     m_launch.thread_seed = mix_seed(m_plan.setting.seed, ~0ULL);
     m_env_overrides = factors.env;
@@ -511,6 +523,17 @@ private:
       for (const auto& d : pert.make_dirs)
         make_dirs(d);
       if (pert.copy_input) write_file_atomic(pert.input_path, m_input);
+      msg.request.binds = perturb::file_binds(pert);
+      if (std::string why = perturb::place_file_times(pert.file_times); !why.empty()) {
+        result.status = backend::Status::infra_error;
+        result.detail = "mtime: " + why;
+        for (const auto& d : pert.make_dirs)
+          remove_tree(d);
+        if (run_fresh) slot.quitting.push_back(worker.quit());
+        rec.seconds = duration<double>(steady_clock::now() - t0).count();
+        describe_outcome(rec, result);
+        return true;
+      }
       msg.chaos_reseed = pert.chaos_reseed ? 1 : 0;
       msg.chaos_seed = pert.chaos_seed;
       msg.request.input_path = pert.input_path;

@@ -111,6 +111,7 @@ bool WorkerProcess::launch(const WorkerLaunch& launch, std::string& error) {
     opt.argv.insert(opt.argv.end(), {"--threads", std::to_string(launch.threads), "--thread-seed",
                                      std::to_string(launch.thread_seed)});
   }
+  if (launch.private_mounts) opt.argv.insert(opt.argv.end(), {"--private-mounts", "1"});
   opt.env = launch.env;
   if (env_sets_faketime(launch.env)) {
     m_clock = std::make_unique<FaketimeShared>();

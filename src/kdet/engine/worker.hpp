@@ -20,8 +20,9 @@ struct WorkerLaunch {
   // run or scan is the binary its driver is, even when the file at its path is replaced.
   std::string exe;
   backend::BackendConfig backend;
-  bool aslr = true;           // false: ADDR_NO_RANDOMIZE
-  bool pid_namespace = false; // run as pid 2 of a fresh PID namespace
+  bool aslr = true;            // false: ADDR_NO_RANDOMIZE
+  bool pid_namespace = false;  // run as pid 2 of a fresh PID namespace
+  bool private_mounts = false; // a private mount namespace for the mtime factor's binds
   int threads = 0;
   uint64_t thread_seed = 0;
   std::vector<std::string> env; // the worker's whole environment

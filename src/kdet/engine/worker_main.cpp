@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/engine/worker_main.hpp"
 
+#include "kdet/backend/slot_namespace.hpp"
 #include "kdet/engine/artifact_files.hpp"
 #include "kdet/engine/protocol.hpp"
 #include "kdet/perturb/churn.hpp"
@@ -38,6 +39,7 @@ struct WorkerArgs {
   backend::BackendConfig backend;
   int threads = 0;
   uint64_t thread_seed = 0;
+  bool private_mounts = false; // a private mount namespace for the mtime factor's binds
 };
 
 bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
@@ -65,6 +67,8 @@ bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
       a.threads = static_cast<int>(parse_u64(v).value_or(0));
     else if (k == "--thread-seed")
       a.thread_seed = parse_u64(v).value_or(0);
+    else if (k == "--private-mounts")
+      a.private_mounts = v == "1";
     else {
       error = "unknown worker option " + k;
       return false;
@@ -128,6 +132,10 @@ int worker_main(int argc, char** argv) {
     write_frame(k_reply_fd, MessageType::hello, encode(hello));
     return 2;
   }
+  // Before any thread: a mount namespace is the whole process's only when it is made so.
+  // A failure is told to the first compile that needs a bind (bind_files says why).
+  std::string mounts_error;
+  if (args.private_mounts) mounts_error = backend::enter_private_mounts();
   if (args.threads > 0) perturb::start_allocating_threads(args.threads, args.thread_seed);
 
   std::unique_ptr<backend::Backend> be;
@@ -161,6 +169,13 @@ int worker_main(int argc, char** argv) {
         continue;
       }
     }
+    if (std::string why = msg.request.binds.empty() ? "" : backend::bind_files(msg.request.binds);
+        !why.empty()) {
+      reply.result.status = backend::Status::infra_error;
+      reply.result.detail = mounts_error.empty() ? why : why + " (" + mounts_error + ")";
+      if (!write_frame(k_reply_fd, MessageType::result, encode(reply))) return 2;
+      continue;
+    }
     if (msg.churn) {
       auto t0 = clock::now();
       perturb::heap_churn(msg.seed);
@@ -184,6 +199,7 @@ int worker_main(int argc, char** argv) {
       reply.result.detail = e.what();
     }
     reply.compile_ns = static_cast<uint64_t>((clock::now() - t0).count());
+    backend::unbind_files(msg.request.binds);
     const uint64_t cpu1 = compile_cpu();
     reply.compile_cpu_ns = cpu1 > cpu0 ? cpu1 - cpu0 : 0;
     settle_artifacts(reply.result, msg.request.workdir, msg.request.max_output);

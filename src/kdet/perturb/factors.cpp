@@ -5,6 +5,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <mutex>
 #include <thread>
@@ -30,6 +31,11 @@ std::string random_name(uint64_t r, size_t len) {
 }
 
 constexpr const char* k_fixed_time = "@2020-01-01 00:00:00";
+// mtime=fixed: the files' time and SOURCE_DATE_EPOCH, the same instant as time=fixed.
+constexpr int64_t k_fixed_epoch = 1577836800;
+// mtime=vary: a time from 2001-09-09 (1e9 s) on, within 30 years.
+constexpr int64_t k_vary_epoch_from = 1000000000;
+constexpr uint64_t k_vary_epoch_span = 30ULL * 365 * 86400;
 const char* const k_locales[] = {"C", "C.UTF-8", "POSIX"};
 const unsigned k_umasks[] = {0022, 0002, 0027, 0077};
 
@@ -95,10 +101,23 @@ void check_available(const Setting& s, const Context& ctx) {
         why);
 }
 
+bool needs_private_mounts(const Setting& s, const Context& ctx) {
+  if (s.mtime == Level::inherit) return false;
+  return !ctx.named_files.empty() || (ctx.exec_backend && s.path == Level::fixed);
+}
+
+std::vector<std::pair<std::string, std::string>> file_binds(const RunPerturbation& p) {
+  std::vector<std::pair<std::string, std::string>> b;
+  for (const auto& f : p.file_times)
+    if (!f.copy.empty()) b.emplace_back(f.copy, f.path);
+  return b;
+}
+
 Launch plan_launch(const Setting& s, const Context& ctx) {
   Launch l;
   l.disable_aslr = !s.aslr;
   l.threads = s.threads;
+  l.private_mounts = needs_private_mounts(s, ctx);
   // Exec compilers are separate processes: preloads and namespaces go to them per run, not to the
   // worker.
   if (!ctx.exec_backend) {
@@ -113,11 +132,44 @@ Launch plan_launch(const Setting& s, const Context& ctx) {
       l.env.push_back(std::string("FAKETIME=") + k_fixed_time);
       l.env.push_back("FAKETIME_NO_CACHE=1");
       l.env.push_back("DONT_FAKE_MONOTONIC=1");
+      // libfaketime also shifts the times stat() reports by the clock's offset from the real
+      // start: with time=fixed a file's time would still move with each start. While kdet sets
+      // the files' times itself (mtime), the clock and the files are two factors.
+      if (s.mtime != Level::inherit) l.env.push_back("NO_FAKE_STAT=1");
     }
     if (!preload.empty()) l.env.push_back("LD_PRELOAD=" + preload_list(preload));
   }
   return l;
 }
+
+namespace {
+
+// mtime: one time per run for every named file (and an exec compiler's input), on copies in a
+// folder of the run's own; SOURCE_DATE_EPOCH says the same time.
+void plan_file_times(const Setting& s, const Context& ctx, uint64_t run_index, uint64_t run_seed,
+                     RunPerturbation& p) {
+  if (s.mtime == Level::inherit) return;
+  const int64_t t =
+      s.mtime == Level::fixed
+          ? k_fixed_epoch
+          : k_vary_epoch_from + static_cast<int64_t>(pick(run_seed, 9) % k_vary_epoch_span);
+  p.env.push_back(fmt::format("SOURCE_DATE_EPOCH={}", t));
+  std::vector<std::string> files = ctx.named_files;
+  if (ctx.exec_backend) {
+    if (p.copy_input)
+      p.file_times.push_back({p.input_path, "", t}); // kdet's own copy: set in place
+    else if (std::find(files.begin(), files.end(), ctx.input_path) == files.end())
+      files.insert(files.begin(), ctx.input_path);
+  }
+  if (files.empty()) return;
+  std::string dir =
+      fmt::format("{}/m{}-{}", ctx.session_dir, run_index, random_name(pick(run_seed, 10), 6));
+  p.make_dirs.push_back(dir);
+  for (size_t i = 0; i < files.size(); ++i)
+    p.file_times.push_back({files[i], fmt::format("{}/{}", dir, i), t});
+}
+
+} // namespace
 
 RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_index,
                          uint64_t run_seed) {
@@ -161,8 +213,10 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
     if (ctx.exec_backend) {
       p.env.push_back("FAKETIME_NO_CACHE=1");
       p.env.push_back("DONT_FAKE_MONOTONIC=1");
+      if (s.mtime != Level::inherit) p.env.push_back("NO_FAKE_STAT=1"); // as in plan_launch
     }
   }
+  plan_file_times(s, ctx, run_index, run_seed, p);
   if (s.locale == Level::fixed) {
     p.env.push_back("LC_ALL=C");
     p.env.push_back("LANG=C");

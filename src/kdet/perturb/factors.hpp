@@ -1,6 +1,7 @@
 //===- perturb/factors.hpp - from a Setting to what a worker and a run get ----===//
 #pragma once
 
+#include "kdet/perturb/files.hpp"
 #include "kdet/perturb/setting.hpp"
 
 #include <cstdint>
@@ -17,13 +18,16 @@ struct Context {
   bool exec_backend = false; // the compiler is a separate process started per run
   std::string chaos_lib;     // libkdet_chaos.so (empty: not found)
   std::string faketime_lib;  // libfaketime.so.1 (empty: not installed)
+  // The files the input names (perturb::named_files), whose times the mtime factor sets.
+  std::vector<std::string> named_files;
 };
 
 // How every worker of the session is started.
 struct Launch {
   std::vector<std::string> env; // K=V added to the worker's environment
   bool disable_aslr = false;
-  bool pid_namespace = false; // the worker runs as pid 2 of a fresh PID namespace
+  bool pid_namespace = false;  // the worker runs as pid 2 of a fresh PID namespace
+  bool private_mounts = false; // the worker makes its mount namespace private (mtime binds)
   int threads = 0;
 };
 
@@ -40,7 +44,18 @@ struct RunPerturbation {
   bool chaos_reseed = false;          // library backends: reseed libkdet_chaos in the worker
   uint64_t chaos_seed = 0;
   bool pid_namespace = false; // exec: start the compiler in a fresh PID namespace
+  // mtime: files whose modification time this run sets. The driver makes the copies
+  // (place_file_times) in a folder of make_dirs; the worker binds each copy over its path.
+  std::vector<FileTime> file_times;
 };
+
+// The (copy, path) binds a worker makes for `p` (its file_times that have a copy).
+std::vector<std::pair<std::string, std::string>> file_binds(const RunPerturbation& p);
+
+// Whether the mtime factor under `s` needs the worker's private mount namespace: some file
+// the compiler reads is not kdet's own (a named file, or an exec compiler's input at its
+// fixed path).
+bool needs_private_mounts(const Setting& s, const Context& ctx);
 
 // Locates libkdet_chaos.so (beside the kdet binary) and libfaketime; fills `ctx`.
 void find_preload_libraries(Context& ctx);

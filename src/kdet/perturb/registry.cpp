@@ -134,6 +134,13 @@ std::vector<FactorInfo> build() {
                 "inherit, fixed (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, ... = 1), or vary (random "
                 "1..cores)",
                 "thread-count variables", Regime::both, "inherit"));
+  rows.push_back(level_row(
+      "mtime",
+      "real, fixed (2020-01-01), or vary (a random time each run): the modification time the "
+      "compiler sees for the files the input names (PTX .file, #include, #line, !DIFile; kdet's "
+      "copies bound over them in a private mount namespace, never the files themselves) and "
+      "SOURCE_DATE_EPOCH",
+      "the modification time of the files the input names", Regime::both, "real"));
 
   FactorInfo ev;
   ev.name = "env-vary";

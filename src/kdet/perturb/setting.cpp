@@ -23,6 +23,7 @@ const std::map<std::string, LevelSpelling>& spellings() {
       {"tmpdir", {nullptr, "fixed", "vary"}},   {"time", {"real", "fixed", "vary"}},
       {"locale", {"inherit", "fixed", "vary"}}, {"umask", {"inherit", "fixed", "vary"}},
       {"pid", {nullptr, "fixed", "vary"}},      {"threadvars", {"inherit", "fixed", "vary"}},
+      {"mtime", {"real", "fixed", "vary"}},
   };
   return m;
 }
@@ -30,8 +31,8 @@ const std::map<std::string, LevelSpelling>& spellings() {
 } // namespace
 
 const std::vector<std::string>& level_factor_names() {
-  static const std::vector<std::string> names = {"path",   "cwd",   "tmpdir", "time",
-                                                 "locale", "umask", "pid",    "threadvars"};
+  static const std::vector<std::string> names = {"path",  "cwd", "tmpdir",     "time", "locale",
+                                                 "umask", "pid", "threadvars", "mtime"};
   return names;
 }
 
@@ -103,6 +104,7 @@ Level& level_of(Setting& s, const std::string& f) {
   if (f == "umask") return s.umask;
   if (f == "pid") return s.pid;
   if (f == "threadvars") return s.threadvars;
+  if (f == "mtime") return s.mtime;
   throw Error::format("unknown factor '{}'", f);
 }
 
@@ -135,6 +137,8 @@ nlohmann::json to_json(const Setting& s) {
                       {"seed", fmt::format("{:#x}", s.seed)}};
   for (const auto& f : level_factor_names())
     j[f] = level_name(f, level_of(s, f));
+  // Only when set, as history below: settings stored before mtime existed compare equal.
+  if (s.mtime == Level::inherit) j.erase("mtime");
   nlohmann::json ev = nlohmann::json::object();
   for (const auto& [k, vals] : s.env_vary)
     ev[k] = vals;

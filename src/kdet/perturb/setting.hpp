@@ -46,6 +46,9 @@ struct Setting {
   Level umask = Level::inherit;
   Level pid = Level::vary;           // vary = natural pids; fixed = a fresh PID namespace (pid 2)
   Level threadvars = Level::inherit; // OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, ...
+  // The modification times of the files the input names (PTX .file, #include, #line, !DIFile)
+  // and SOURCE_DATE_EPOCH: inherit = as they are; fixed/vary on kdet's copies (perturb/files.hpp).
+  Level mtime = Level::inherit;
   // User-declared variables to vary: each run takes one of the values.
   std::vector<std::pair<std::string, std::vector<std::string>>> env_vary;
 };
@@ -74,7 +77,8 @@ bool all_fixed(const Setting& s);
 
 // The names of the environment-like factors, in the order they are reported.
 const std::vector<std::string>& level_factor_names();
-// Access a level factor by name (path, cwd, tmpdir, time, locale, umask, pid, threadvars).
+// Access a level factor by name (path, cwd, tmpdir, time, locale, umask, pid, threadvars,
+// mtime).
 Level& level_of(Setting& s, const std::string& factor);
 Level level_of(const Setting& s, const std::string& factor);
 
