@@ -347,6 +347,7 @@ void add_capture(CLI::App& root, Action& action) {
     b.html = args->html;
     b.clean = args->clean;
     b.warm = args->warm;
+    b.wait_children = args->wait_children;
     b.exec = args->exec;
     b.command = args->command;
     action = [b] { return do_capture_builds(b); };

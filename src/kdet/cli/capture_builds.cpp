@@ -21,6 +21,8 @@
 #include "kdet/util/strings.hpp"
 
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -152,19 +154,27 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
     return info;
   }
   capture::CaptureResult cr;
-  ExitStatus st = run_captured(tools, a.command, abs_dir + "/" + sub + "/raw", env,
-                               {{0, -1}, {1, log.get()}, {2, log.get()}}, cr.seconds);
+  cr.children.seen = true;
+  cr.children.limit_s = a.wait_children;
+  ExitStatus st =
+      run_captured(tools, a.command, abs_dir + "/" + sub + "/raw", env,
+                   {{0, -1}, {1, log.get()}, {2, log.get()}}, cr.seconds, &cr.children.report);
   cr.command = a.command;
   cr.out_dir = info.dir;
   cr.pipeline_status = st.describe();
   cr.pipeline_exit = pipeline_exit_code(st);
   std::string raw = abs_dir + "/" + sub + "/raw";
   cr.compiles = capture::read_records(raw, cr.problems);
+  cr.notes = capture::read_notes(raw, cr.problems);
   cr.bundles = capture::group_bundles(cr.compiles);
+  // Compiles lost, programs started without the preload, children killed: said per build.
+  std::string lost = capture::notes_summary(cr.notes, cr.children);
+  if (!lost.empty()) std::fprintf(stderr, "kdet capture: build %d:\n%s", k, lost.c_str());
   Fd sub_fd(open_beneath(dir_fd, sub, O_RDONLY | O_DIRECTORY));
   if (!sub_fd.ok())
     throw Error::format("--out {}: cannot open {}: {}", a.out, sub, beneath_error(errno));
   capture::BlobStore blobs(raw, cr.problems);
+  capture::note_missing_blobs(blobs, cr.bundles, cr.problems);
   capture::write_bundles(sub_fd.get(), info.dir, blobs, cr.bundles);
   write_file_beneath(sub_fd.get(), "capture.json", json_text(capture::capture_json(cr)) + "\n",
                      info.dir + "/capture.json");
@@ -186,6 +196,7 @@ int do_capture_builds(const BuildsArgs& a) {
     throw Error("kdet capture --builds: give the pipeline after --, e.g. kdet capture --builds 3 "
                 "--out builds -- python3 build.py");
   CaptureTools tools = capture_tools(a.exec);
+  tools.wait_children = std::chrono::milliseconds(std::llround(a.wait_children * 1000));
   ReportArgs rep;
   rep.out.json_path = a.json;
   rep.junit = a.junit;
