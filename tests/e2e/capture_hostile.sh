@@ -85,6 +85,19 @@ else
   echo "capture_hostile: note: no real libNVVM under /usr/local/cuda; its run is skipped"
 fi
 
+# 1c. A Python pipeline: os.closerange then open, children by subprocess (vfork + execve) with
+#     an empty environment and by os.posix_spawn without LD_PRELOAD.
+PY=$KDET_SOURCE_DIR/tests/capture/hostile.py
+mkdir "$T/pyplain" "$T/pycap"
+python3 "$PY" "$FAKE" "$IN" "$T/pyplain"
+expect_exit 0 "$KDET" capture --json "$T/py.json" -- python3 "$PY" "$FAKE" "$IN" "$T/pycap"
+cp "$T/out" "$T/py.summary"
+pychanged=$(files_changed "$T/pyplain" "$T/pycap")
+[[ $pychanged == 0 ]] || fail "python: capture changed $pychanged files of the pipeline"
+expect_eq "python: compiles recorded" "$(json_eval "$T/py.json" 'len(d["compiles"])')" 4
+pyexe=$(python3 -c 'import sys; print(sys.executable)')
+expect_eq "python: children noted" "$(json_eval "$T/py.json" 'sorted(n["kind"] for n in d["notes"] if n["text"] == "'"$pyexe"'")')" "['exec-uncaptured', 'spawn-uncaptured']"
+
 # 2. Children that outlive --wait-children: killed and named.
 mkdir "$T/hang"
 expect_exit 0 "$KDET" capture --wait-children 0.3 --json "$T/h.json" -- "$H" "$FAKE" "$IN" "$T/hang" compile hang orphan daemon
