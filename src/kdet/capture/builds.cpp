@@ -251,6 +251,12 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
     members[groups.find(i)].push_back(i);
   BuildSummary out;
   for (const auto& [root, ms] : members) {
+    // A compile with no input and no output artifact (`ptxas --version`, `nvcc --version`)
+    // is a probe of the tool, not a kernel.
+    if (ms.size() == 1 && bundles[ms[0]].inputs.empty() && bundles[ms[0]].outputs.empty()) {
+      ++info.probes;
+      continue;
+    }
     std::vector<size_t> order = dataflow_order(ms, after, first_ns);
     std::vector<const Bundle*> ordered;
     for (size_t i : order)
@@ -455,7 +461,19 @@ StageDifference classify(const Stage& st, const std::vector<std::unique_ptr<Blob
     d.summary = "differ (the bytes of an output were not stored)";
     return d;
   }
-  diff::Report r = diff::compare(*a, *b);
+  // PTX as libNVVM and NVRTC hand it over ends in a NUL: compare it as the PTX it is.
+  std::string_view va(*a), vb(*b);
+  while (!va.empty() && va.back() == '\0' && !vb.empty() && vb.back() == '\0') {
+    va.remove_suffix(1);
+    vb.remove_suffix(1);
+  }
+  diff::Report r = diff::compare(va, vb);
+  // A command's output kind is its file's extension (Triton's ptxas writes NAME.o): name
+  // the format kdet diff read it as where that says more.
+  if (r.format == diff::Format::ptx || r.format == diff::Format::cubin) {
+    std::string format = diff::to_string(r.format);
+    if (kind != format && kind != "nvvm") d.output_kind = format + " (." + kind + ")";
+  }
   d.change = diff::to_string(r.overall);
   d.summary = diff::summary_line(r);
   return d;

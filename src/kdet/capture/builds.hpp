@@ -39,6 +39,7 @@ struct BuildInfo {
   double seconds = 0;
   std::string log; // the pipeline's log (capture --builds), "" when none
   size_t compiles = 0, bundles = 0, kernels = 0;
+  size_t probes = 0; // compiles with no input and no output (`ptxas --version`): no kernel
   std::vector<std::string> problems; // records or blobs that could not be read
 };
 

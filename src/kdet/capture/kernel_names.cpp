@@ -154,6 +154,9 @@ std::string normalize_volatile(std::string_view text) {
              out[start - 1] != '\'' && out[start - 1] != '\n')
         --start;
       std::string_view prefix(out.data() + start, out.size() - 1 - start);
+      // "-I/tmp": the path starts at its first '/'.
+      size_t slash = prefix.find('/');
+      if (slash != std::string_view::npos) prefix.remove_prefix(slash);
       if (is_tmp_root(prefix)) {
         size_t j = i + 1;
         while (j < text.size() && text[j] != '/' && text[j] != ' ' && text[j] != '"' &&

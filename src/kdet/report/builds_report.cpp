@@ -166,6 +166,7 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
                       {"compiles", i.compiles},
                       {"bundles", i.bundles},
                       {"kernels", i.kernels},
+                      {"probes", i.probes},
                       {"problems", i.problems}});
   }
   nlohmann::json kernels = nlohmann::json::array();

@@ -1,0 +1,204 @@
+// Unit tests for capture/builds and capture/kernel_names: kernel names read from PTX and
+// NVVM IR (both dialects, quoted names), short names, temporary paths normalized, targets
+// from options; and builds compared from capture folders written here in the preload's
+// format: chaining by content (PTX without its NUL fed to ptxas), matching across builds
+// under temporary names, a kernel name shared by two kernels, and each status.
+#include "kdet/capture/builds.hpp"
+#include "kdet/capture/kernel_names.hpp"
+#include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
+#include "kdet/util/tempdir.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <map>
+
+namespace kdet::capture {
+namespace {
+
+TEST(KernelNames, ReadsPtxEntries) {
+  std::string ptx = "//\n.version 8.0\n.target sm_90a\n.address_size 64\n"
+                    ".visible .entry saxpy(\n.param .u64 p)\n{\nret;\n}\n"
+                    ".func helper()\n{\nret;\n}\n.entry _Z3fooPf(.param .u64 q)\n{\nret;\n}\n";
+  EXPECT_EQ(entry_names(ptx), (std::vector<std::string>{"saxpy", "_Z3fooPf"}));
+  // A comment that mentions .entry names nothing; text without .version is no PTX.
+  EXPECT_TRUE(entry_names("// .entry fake\n").empty());
+}
+
+TEST(KernelNames, ReadsNvvmIrKernelsInBothDialectsAndQuotedNames) {
+  std::string typed = "define void @k1(float* %x) {\n ret void\n}\n"
+                      "!nvvm.annotations = !{!0, !1}\n"
+                      "!0 = !{void (float*)* @k1, !\"kernel\", i32 1}\n"
+                      "!1 = !{void (float*)* @k1, !\"maxntidx\", i32 128}\n";
+  EXPECT_EQ(entry_names(typed), (std::vector<std::string>{"k1"}));
+  std::string modern = "define void @\"_ZN6cudapy8__main__5saxpy$241E\"(ptr %x) {\n ret void\n}\n"
+                       "!0 = !{ptr @\"_ZN6cudapy8__main__5saxpy$241E\", !\"kernel\", i32 1}\n";
+  EXPECT_EQ(entry_names(modern), (std::vector<std::string>{"_ZN6cudapy8__main__5saxpy$241E"}));
+  std::string cc = "define ptx_kernel void @k2(ptr %x) {\n ret void\n}\n"
+                   "define void @not_a_kernel() {\n ret void\n}\n";
+  EXPECT_EQ(entry_names(cc), (std::vector<std::string>{"k2"}));
+}
+
+TEST(KernelNames, ShortNamesAreDemangledWhereShorterAndCutConsistently) {
+  EXPECT_EQ(demangle_if_shorter("_ZN2ns6kernelEv"), "ns::kernel()");
+  EXPECT_EQ(demangle_if_shorter("_Z3fooi"), "_Z3fooi"); // "foo(int)" is not shorter
+  EXPECT_EQ(demangle_if_shorter("plain"), "plain");
+  std::string a(200, 'a'), b = a;
+  b.back() = 'b';
+  EXPECT_LE(display_name(a, 40).size(), 40u);
+  EXPECT_NE(display_name(a, 40), display_name(b, 40)); // differing late, still apart
+  EXPECT_EQ(display_name(a, 40), display_name(a, 40));
+}
+
+TEST(KernelNames, TemporaryPartsOfPathsAreNormalized) {
+  EXPECT_EQ(normalize_volatile("-I/tmp/tmpab12cd/include"), "-I/tmp/*/include");
+  EXPECT_EQ(normalize_volatile("/var/tmp/x9/k.cu"), "/var/tmp/*/k.cu");
+  EXPECT_EQ(normalize_volatile("tmpxft_0000abcd_00000000-6_k.cpp1.ii"), "{tmpxft}k.cpp1.ii");
+  EXPECT_EQ(normalize_volatile("/cache/0123456789abcdef0123/k.ptx"), "/cache/{hex}/k.ptx");
+  EXPECT_EQ(normalize_volatile("-arch=sm_90a -O3"), "-arch=sm_90a -O3");
+  EXPECT_EQ(normalize_volatile("/home/user/tmp/k.cu"), "/home/user/tmp/k.cu");
+}
+
+TEST(KernelNames, TargetsFromOptions) {
+  EXPECT_EQ(target_of({"-opt=3", "-arch=compute_90a"}), "compute_90a");
+  EXPECT_EQ(target_of({"-lineinfo", "--gpu-name=sm_90a", "{input}"}), "sm_90a");
+  EXPECT_EQ(target_of({"-arch", "sm_80", "{input}"}), "sm_80");
+  EXPECT_EQ(target_of({"-O3"}), "");
+}
+
+// Writes capture folders in the preload's format (docs/CAPTURE.md).
+class Builds : public ::testing::Test {
+protected:
+  TempDir m_tmp{"builds-test"};
+  std::map<std::string, std::string> m_logs, m_packs; // dir -> text
+
+  static std::string hex(const std::string& s) {
+    std::string out = "x";
+    for (unsigned char c : s)
+      out += fmt::format("{:02x}", c);
+    return out;
+  }
+  // A blob's hash line and its bytes, added to the pack of `dir`.
+  std::string blob(const std::string& dir, const std::string& bytes) {
+    std::string h = hash_bytes(bytes);
+    m_packs[dir] += fmt::format("kdet-blob {} {}\n", h, bytes.size()) + bytes;
+    return h;
+  }
+  // One libNVVM compile of `ir` giving `ptx` (with the NUL libNVVM adds).
+  void nvvm(const std::string& dir, int id, uint64_t t, const std::string& ir,
+            const std::string& ptx, const std::string& name = "m") {
+    std::string hi = blob(dir, ir), ho = blob(dir, ptx + std::string(1, '\0'));
+    m_logs[dir] +=
+        fmt::format("kdet-capture-record 1 {}\nkind nvvm\npid 1\nppid 1\nthread 1\n"
+                    "time_ns {}\nlib {}\nlib_hash {}\nlib_size 3\n"
+                    "module {} {} 0 {}\noption {}\nbegin\n{} result 0\n"
+                    "{} output nvvm {} {}\n",
+                    id, t, hex("/cuda/libnvvm.so.4"), std::string(32, 'a'), hi, ir.size(),
+                    hex(name), hex("-arch=compute_90a"), id, id, ho, ptx.size() + 1);
+  }
+  // One ptxas run on `ptx` (as a file, without a NUL) giving `cubin`.
+  void ptxas(const std::string& dir, int id, uint64_t t, const std::string& ptx,
+             const std::string& cubin, const std::string& path) {
+    std::string hi = blob(dir, ptx), ho = blob(dir, cubin);
+    m_logs[dir] += fmt::format(
+        "kdet-capture-record 1 {}\nkind exec\npid 2\nppid 1\nthread 2\ntime_ns {}\nlib {}\n"
+        "lib_hash {}\nlib_size 3\nargv0 {}\narg {}\narg {}\ncwd {}\nfile {} {} {}\n"
+        "option {}\noption {}\noption {}\noption {}\nbegin\n{} status exited 0\n{} result 0\n"
+        "{} output cubin {} {}\n",
+        id, t, hex("/cuda/bin/ptxas"), std::string(32, 'b'), hex("ptxas"), hex("-arch=sm_90a"),
+        hex(path), hex("/w"), hi, ptx.size(), hex(path), hex("-arch=sm_90a"), hex("{input}"),
+        hex("-o"), hex("{output}"), id, id, id, ho, cubin.size());
+  }
+  std::string write(const std::string& name) {
+    std::string dir = m_tmp.path() + "/" + name;
+    make_dirs(dir + "/raw/records");
+    make_dirs(dir + "/raw/blobs");
+    write_file_atomic(dir + "/raw/records/1-a.log", m_logs[name]);
+    write_file_atomic(dir + "/raw/blobs/1-a.pack", m_packs[name]);
+    return dir;
+  }
+  static std::string ptx(const std::string& entry, const std::string& body) {
+    return ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry " + entry + "()\n{\n" +
+           body + "\nret;\n}\n";
+  }
+  static const Kernel& find(const BuildsResult& r, const std::string& name) {
+    for (const auto& k : r.kernels)
+      if (k.name == name) return k;
+    throw Error("no kernel " + name);
+  }
+};
+
+TEST_F(Builds, ChainsLibNvvmToPtxasAndJudgesEachStatus) {
+  for (int b = 1; b <= 2; ++b) {
+    std::string d = fmt::format("b{}", b);
+    std::string n = std::to_string(b);
+    // same: nvvm -> ptxas, the PTX written without its NUL.
+    nvvm(d, 1, 10, "define void @same_k() {}", ptx("same_k", "// a"));
+    ptxas(d, 2, 11, ptx("same_k", "// a"), "CUBIN-same", "/tmp/tmp" + n + "x/same_k.ptx");
+    // varies at nvvm; ptxas gives one cubin for both PTX.
+    nvvm(d, 3, 12, "define void @ptx_k() {}", ptx("ptx_k", "// build " + n));
+    ptxas(d, 4, 13, ptx("ptx_k", "// build " + n), "CUBIN-one", "/w/ptx_k.ptx");
+    // varies at ptxas: same PTX, another cubin.
+    ptxas(d, 5, 14, ptx("cubin_k", ""), "CUBIN-" + n, "/w/cubin_k.ptx");
+    // input-differs: the pipeline's own IR differs.
+    nvvm(d, 6, 15, "define void @in_k() { ; " + n + " }", ptx("in_k", ""));
+    // one name, two kernels (other inputs), in either order.
+    std::string x = ptx("twin", "// x"), y = ptx("twin", "// y");
+    ptxas(d, 7, b == 1 ? 16 : 17, x, "CUBIN-x", "/w/x.ptx");
+    ptxas(d, 8, b == 1 ? 17 : 16, y, "CUBIN-y", "/w/y.ptx");
+    if (b == 2) nvvm(d, 9, 18, "define void @late_k() {}", ptx("late_k", ""));
+  }
+  BuildsResult r = compare_builds({write("b1"), write("b2")});
+  const Kernel& same = find(r, "same_k");
+  EXPECT_EQ(same.status, KernelStatus::same);
+  ASSERT_EQ(same.stages.size(), 2u); // chained, although the file lacks the NUL
+  EXPECT_EQ(same.stages[0].kind, "nvvm");
+  EXPECT_EQ(same.stages[1].program, "ptxas");
+  const Kernel& p = find(r, "ptx_k");
+  EXPECT_EQ(p.status, KernelStatus::varies);
+  ASSERT_TRUE(p.first_varying && p.difference);
+  EXPECT_EQ(*p.first_varying, 0u);
+  EXPECT_EQ(p.difference->change, "trivia");
+  EXPECT_FALSE(p.final_output_varies);
+  const Kernel& c = find(r, "cubin_k");
+  EXPECT_EQ(c.status, KernelStatus::varies);
+  EXPECT_EQ(c.stages[*c.first_varying].program, "ptxas");
+  EXPECT_TRUE(c.final_output_varies);
+  EXPECT_EQ(find(r, "in_k").status, KernelStatus::input_differs);
+  EXPECT_NE(find(r, "in_k").input_detail.find("input 1 (module)"), std::string::npos);
+  EXPECT_EQ(find(r, "late_k").status, KernelStatus::not_in_every_build);
+  size_t twins = 0;
+  for (const auto& k : r.kernels)
+    if (k.name == "twin") {
+      ++twins;
+      EXPECT_EQ(k.status, KernelStatus::same);
+    }
+  EXPECT_EQ(twins, 2u);
+  EXPECT_EQ(r.kernels.size(), 7u);
+  EXPECT_EQ(r.count(KernelStatus::varies), 2u);
+  EXPECT_EQ(r.kernels.front().status, KernelStatus::varies); // differing kernels first
+}
+
+TEST_F(Builds, WithinOneBuildAVaryingCompileVaries) {
+  for (const char* d : {"w1", "w2"}) {
+    nvvm(d, 1, 10, "define void @k() {}", ptx("k", "// one"));
+    nvvm(d, 2, 11, "define void @k() {}", ptx("k", "// two"));
+  }
+  BuildsResult r = compare_builds({write("w1"), write("w2")});
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].status, KernelStatus::varies);
+  ASSERT_TRUE(r.kernels[0].difference);
+  EXPECT_FALSE(r.kernels[0].difference->within_build); // both values exist in both builds
+}
+
+TEST_F(Builds, AFolderWithoutACaptureIsRefusedByName) {
+  make_dirs(m_tmp.path() + "/empty");
+  EXPECT_THROW(capture_folders(m_tmp.path() + "/empty"), Error);
+  nvvm("c1", 1, 1, "x", ptx("k", ""));
+  std::string one = write("c1");
+  EXPECT_EQ(capture_folders(one), std::vector<std::string>{one});
+}
+
+} // namespace
+} // namespace kdet::capture
