@@ -14,26 +14,30 @@
  *   env        adds "// FAKE_CC_ENV: <value or (unset)>"
  *   pid        adds "// pid: <getpid()>"
  *   cwd        adds "// cwd: <getcwd()>"
+ *   host       adds "// host: <nproc> cpus, <nodename>.<domainname>, TZ <tm_hour of
+ *              a fixed instant in local time>, HOME <$HOME>" (what reprotest varies)
  * Exit status: 0 success, 1 fail mode, 2 usage or I/O error (message on stderr).
  * Apart from the injected behaviour everything here is deterministic.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, utsname's domainname */
 
 #include "fake_core.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 static const char k_usage[] =
     "usage: fake_cc MODE INPUT OUTPUT\n"
-    "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair\n"
+    "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair host\n"
     "      planted planted-rare planted-kind\n";
 
 static void die(const char* what, const char* detail) {
@@ -133,6 +137,21 @@ static const char* leak_line(const char* mode, const char* input, char* scratch,
       die("getcwd", strerror(errno));
     }
     snprintf(scratch, cap, "// cwd: %s\n", dir);
+  } else if (strcmp(mode, "host") == 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+    struct utsname u;
+    if (uname(&u) != 0) {
+      die("uname", strerror(errno));
+    }
+    time_t instant = 1000000000; /* a fixed instant: only the timezone moves its local hour */
+    struct tm local;
+    tzset();
+    localtime_r(&instant, &local);
+    const char* home = getenv("HOME");
+    snprintf(scratch, cap, "// host: %d cpus, %s.%s, local hour %d, HOME %s\n", cpus, u.nodename,
+             u.domainname, local.tm_hour, home ? home : "(unset)");
   } else if (strcmp(mode, "pair") == 0) {
     /* Leaks the working directory only when it and TMPDIR lie in one folder:
      * varying either alone changes nothing, varying both does. */
@@ -191,8 +210,9 @@ static unsigned kind_crashes_in_256(void) {
 
 static int is_mode(const char* mode) {
   static const char* const k_modes[] = {
-      "echo", "heaporder", "fail", "crash", "abort", "hang",    "garbage",      "time",
-      "path", "env",       "pid",  "cwd",   "pair",  "planted", "planted-rare", "planted-kind"};
+      "echo",    "heaporder", "fail",         "crash",        "abort", "hang",
+      "garbage", "time",      "path",         "env",          "pid",   "cwd",
+      "pair",    "planted",   "planted-rare", "planted-kind", "host"};
   for (size_t i = 0; i < sizeof k_modes / sizeof k_modes[0]; ++i) {
     if (strcmp(mode, k_modes[i]) == 0) {
       return 1;

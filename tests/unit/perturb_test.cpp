@@ -4,6 +4,7 @@
 #include "kdet/perturb/factors.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/hash.hpp"
 
 #include <gtest/gtest.h>
 #include <set>
@@ -130,4 +131,40 @@ TEST(Registry, BothAlternatesFreshAndSharedRuns) {
   EXPECT_FALSE(kdet::engine::runs_in_fresh_process(ProcessMode::both, 1));
   EXPECT_TRUE(kdet::engine::runs_in_fresh_process(ProcessMode::fresh, 1));
   EXPECT_FALSE(kdet::engine::runs_in_fresh_process(ProcessMode::same, 0));
+}
+
+// reprotest's variations: fixed is one value every run, vary replays from the seed and differs.
+TEST(Factors, HostFactorsFixAndVary) {
+  Context c = ctx();
+  c.usable_cpus = {0, 2, 3, 5};
+  Setting s;
+  auto n = plan_run(s, c, 0, 1);
+  EXPECT_TRUE(n.cpus.empty());
+  EXPECT_TRUE(n.hostname.empty());
+  EXPECT_FALSE(plan_launch(s, c).private_uts);
+  s.tz = s.home = s.cpus = s.hostname = Level::fixed;
+  auto a = plan_run(s, c, 0, 1), b = plan_run(s, c, 9, 77);
+  EXPECT_EQ(a.env, b.env);
+  EXPECT_EQ(a.cpus, std::vector<int>{0});
+  EXPECT_EQ(a.hostname, b.hostname);
+  EXPECT_NE(std::find(a.env.begin(), a.env.end(), "TZ=UTC0"), a.env.end());
+  EXPECT_NE(std::find(a.env.begin(), a.env.end(), "HOME=/nonexistent/kdet-home"), a.env.end());
+  EXPECT_TRUE(plan_launch(s, c).private_uts);
+  s.tz = s.home = s.cpus = s.hostname = Level::vary;
+  std::set<std::vector<int>> masks;
+  std::set<std::string> hosts, envs;
+  for (uint64_t i = 0; i < 32; ++i) {
+    auto p = plan_run(s, c, i, mix_seed(7, i));
+    EXPECT_EQ(p.env, plan_run(s, c, i, mix_seed(7, i)).env);
+    ASSERT_FALSE(p.cpus.empty());
+    for (int cpu : p.cpus)
+      EXPECT_NE(std::find(c.usable_cpus.begin(), c.usable_cpus.end(), cpu), c.usable_cpus.end());
+    masks.insert(p.cpus);
+    hosts.insert(p.hostname + "." + p.domainname);
+    for (const auto& e : p.env)
+      envs.insert(e);
+  }
+  EXPECT_GT(masks.size(), 4u);
+  EXPECT_EQ(hosts.size(), 32u);
+  EXPECT_GT(envs.size(), 8u); // several TZ and HOME values
 }

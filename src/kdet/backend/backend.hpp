@@ -119,6 +119,8 @@ struct CompileRequest {
   // (copy, path): kdet's copy of a file the input names, bound over `path` in the worker's
   // private mount namespace for this compile only (the mtime factor; backend/slot_namespace).
   std::vector<std::pair<std::string, std::string>> binds;
+  std::vector<int> cpus;            // the CPUs the compile may run on (empty: unchanged)
+  std::string hostname, domainname; // in the worker's own UTS namespace (empty: unchanged)
   uint64_t max_output = UINT64_MAX; // larger artifacts make the outcome output_too_large
   std::vector<InputPart> parts;     // further inputs after `input` (empty for a single input)
 };

@@ -4,6 +4,7 @@
 // regime); the runner turns a CellPlan into a RunPlan for engine::execute.
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/backend/host_view.hpp"
 #include "kdet/backend/slot_namespace.hpp"
 #include "kdet/diff/diff.hpp"
 #include "kdet/engine/explain.hpp"
@@ -120,6 +121,16 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
     }
     if (info.name == "pid" && !perturb::pid_namespace_available()) {
       if (untestable) untestable->push_back("pid (no PID namespaces here)");
+      continue;
+    }
+    if (info.name == "hostname") {
+      if (std::string why = backend::private_uts_unavailable(); !why.empty()) {
+        if (untestable) untestable->push_back("hostname (" + why + ")");
+        continue;
+      }
+    }
+    if (info.name == "cpus" && perturb::affinity_cpus().size() < 2) {
+      if (untestable) untestable->push_back("cpus (one usable CPU here: nothing to vary)");
       continue;
     }
     Factor x = from_registry(info, varied);

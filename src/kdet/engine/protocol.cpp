@@ -147,6 +147,10 @@ std::string encode(const CompileMessage& m) {
   w.u32(static_cast<uint32_t>(r.binds.size()));
   for (const auto& [copy, path] : r.binds)
     w.str(copy).str(path);
+  w.u32(static_cast<uint32_t>(r.cpus.size()));
+  for (int c : r.cpus)
+    w.u32(static_cast<uint32_t>(c));
+  w.str(r.hostname).str(r.domainname);
   w.u32(static_cast<uint32_t>(r.parts.size()));
   for (const auto& part : r.parts)
     w.u32(static_cast<uint32_t>(part.role))
@@ -191,6 +195,13 @@ bool decode(std::string_view payload, CompileMessage& m) {
     std::string copy = rd.str();
     r.binds.emplace_back(std::move(copy), rd.str());
   }
+  uint32_t nc = rd.u32();
+  if (rd.failed() || nc > 100000) return false;
+  r.cpus.clear();
+  for (uint32_t i = 0; i < nc && !rd.failed(); ++i)
+    r.cpus.push_back(static_cast<int>(rd.u32()));
+  r.hostname = rd.str();
+  r.domainname = rd.str();
   uint32_t np = rd.u32();
   if (rd.failed() || np > 100000) return false;
   r.parts.clear();

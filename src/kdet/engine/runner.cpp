@@ -1,6 +1,7 @@
 #include "kdet/engine/runner.hpp"
 
 #include "kdet/backend/exec_template.hpp"
+#include "kdet/backend/host_view.hpp"
 #include "kdet/backend/slot_namespace.hpp"
 #include "kdet/engine/artifact_files.hpp"
 #include "kdet/engine/interrupt.hpp"
@@ -321,6 +322,11 @@ private:
     m_ctx.exec_backend = m_is_exec;
     perturb::find_preload_libraries(m_ctx);
     perturb::check_available(m_plan.setting, m_ctx);
+    m_ctx.usable_cpus = perturb::affinity_cpus();
+    if (m_plan.setting.hostname != perturb::Level::inherit)
+      if (std::string why = backend::private_uts_unavailable(); !why.empty())
+        throw Error::format("--hostname {}: {}",
+                            perturb::level_name("hostname", m_plan.setting.hostname), why);
     if (m_plan.setting.mtime != perturb::Level::inherit) {
       m_ctx.named_files =
           perturb::named_files(m_input, m_plan.input_path, m_plan.options, m_ctx.base_cwd);
@@ -338,6 +344,7 @@ private:
     m_launch.aslr = !factors.disable_aslr;
     m_launch.pid_namespace = factors.pid_namespace;
     m_launch.private_mounts = factors.private_mounts;
+    m_launch.private_uts = factors.private_uts;
     m_launch.threads = factors.threads;
     m_launch.thread_seed = mix_seed(m_plan.setting.seed, ~0ULL);
     m_env_overrides = factors.env;
@@ -524,6 +531,9 @@ private:
         make_dirs(d);
       if (pert.copy_input) write_file_atomic(pert.input_path, m_input);
       msg.request.binds = perturb::file_binds(pert);
+      msg.request.cpus = pert.cpus;
+      msg.request.hostname = pert.hostname;
+      msg.request.domainname = pert.domainname;
       if (std::string why = perturb::place_file_times(pert.file_times); !why.empty()) {
         result.status = backend::Status::infra_error;
         result.detail = "mtime: " + why;

@@ -112,6 +112,7 @@ bool WorkerProcess::launch(const WorkerLaunch& launch, std::string& error) {
                                      std::to_string(launch.thread_seed)});
   }
   if (launch.private_mounts) opt.argv.insert(opt.argv.end(), {"--private-mounts", "1"});
+  if (launch.private_uts) opt.argv.insert(opt.argv.end(), {"--private-uts", "1"});
   opt.env = launch.env;
   if (env_sets_faketime(launch.env)) {
     m_clock = std::make_unique<FaketimeShared>();

@@ -23,6 +23,7 @@ struct WorkerLaunch {
   bool aslr = true;            // false: ADDR_NO_RANDOMIZE
   bool pid_namespace = false;  // run as pid 2 of a fresh PID namespace
   bool private_mounts = false; // a private mount namespace for the mtime factor's binds
+  bool private_uts = false;    // a UTS namespace of its own for the hostname factor
   int threads = 0;
   uint64_t thread_seed = 0;
   std::vector<std::string> env; // the worker's whole environment

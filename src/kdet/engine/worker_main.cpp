@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/engine/worker_main.hpp"
 
+#include "kdet/backend/host_view.hpp"
 #include "kdet/backend/slot_namespace.hpp"
 #include "kdet/engine/artifact_files.hpp"
 #include "kdet/engine/protocol.hpp"
@@ -40,6 +41,7 @@ struct WorkerArgs {
   int threads = 0;
   uint64_t thread_seed = 0;
   bool private_mounts = false; // a private mount namespace for the mtime factor's binds
+  bool private_uts = false;    // a UTS namespace of its own for the hostname factor
 };
 
 bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
@@ -69,6 +71,8 @@ bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
       a.thread_seed = parse_u64(v).value_or(0);
     else if (k == "--private-mounts")
       a.private_mounts = v == "1";
+    else if (k == "--private-uts")
+      a.private_uts = v == "1";
     else {
       error = "unknown worker option " + k;
       return false;
@@ -120,6 +124,17 @@ std::string apply_run_perturbation(const CompileMessage& msg) {
   return {};
 }
 
+// This run's view of the host, for both kinds of backend (an exec compiler inherits it): its
+// CPUs, host name and the mtime factor's binds (undone after the compile). "" or why not.
+std::string apply_host_view(const backend::CompileRequest& r) {
+  if (!r.cpus.empty())
+    if (std::string why = backend::set_cpus(r.cpus); !why.empty()) return why;
+  if (!r.hostname.empty())
+    if (std::string why = backend::set_host_names(r.hostname, r.domainname); !why.empty())
+      return why;
+  return r.binds.empty() ? std::string() : backend::bind_files(r.binds);
+}
+
 } // namespace
 
 int worker_main(int argc, char** argv) {
@@ -133,9 +148,10 @@ int worker_main(int argc, char** argv) {
     return 2;
   }
   // Before any thread: a mount namespace is the whole process's only when it is made so.
-  // A failure is told to the first compile that needs a bind (bind_files says why).
+  // A failure is told to the first compile that needs one (apply_host_view says why).
   std::string mounts_error;
   if (args.private_mounts) mounts_error = backend::enter_private_mounts();
+  if (args.private_uts) mounts_error += backend::enter_private_uts();
   if (args.threads > 0) perturb::start_allocating_threads(args.threads, args.thread_seed);
 
   std::unique_ptr<backend::Backend> be;
@@ -169,8 +185,7 @@ int worker_main(int argc, char** argv) {
         continue;
       }
     }
-    if (std::string why = msg.request.binds.empty() ? "" : backend::bind_files(msg.request.binds);
-        !why.empty()) {
+    if (std::string why = apply_host_view(msg.request); !why.empty()) {
       reply.result.status = backend::Status::infra_error;
       reply.result.detail = mounts_error.empty() ? why : why + " (" + mounts_error + ")";
       if (!write_frame(k_reply_fd, MessageType::result, encode(reply))) return 2;

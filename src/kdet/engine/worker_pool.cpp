@@ -11,8 +11,9 @@ bool same_start(const WorkerLaunch& a, const WorkerLaunch& b) {
   return a.exe == b.exe && a.backend.kind == b.backend.kind && a.backend.lib == b.backend.lib &&
          a.backend.command == b.backend.command && a.backend.output_ext == b.backend.output_ext &&
          a.aslr == b.aslr && a.pid_namespace == b.pid_namespace &&
-         a.private_mounts == b.private_mounts && a.threads == b.threads &&
-         (a.threads == 0 || a.thread_seed == b.thread_seed) && a.env == b.env;
+         a.private_mounts == b.private_mounts && a.private_uts == b.private_uts &&
+         a.threads == b.threads && (a.threads == 0 || a.thread_seed == b.thread_seed) &&
+         a.env == b.env;
 }
 
 WorkerPool::WorkerPool(size_t capacity)

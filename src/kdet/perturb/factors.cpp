@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <mutex>
+#include <sched.h>
 #include <thread>
 #include <unistd.h>
 
@@ -30,7 +31,9 @@ std::string random_name(uint64_t r, size_t len) {
   return s;
 }
 
-constexpr const char* k_fixed_time = "@2020-01-01 00:00:00";
+// 2020-01-01 00:00:00 UTC, read as seconds (FAKETIME_FMT=%s): libfaketime reads its
+// "@YYYY-MM-DD hh:mm:ss" form in local time, so under tz=vary that form was another instant.
+constexpr const char* k_fixed_time = "@1577836800";
 // mtime=fixed: the files' time and SOURCE_DATE_EPOCH, the same instant as time=fixed.
 constexpr int64_t k_fixed_epoch = 1577836800;
 // mtime=vary: a time from 2001-09-09 (1e9 s) on, within 30 years.
@@ -38,6 +41,10 @@ constexpr int64_t k_vary_epoch_from = 1000000000;
 constexpr uint64_t k_vary_epoch_span = 30ULL * 365 * 86400;
 const char* const k_locales[] = {"C", "C.UTF-8", "POSIX"};
 const unsigned k_umasks[] = {0022, 0002, 0027, 0077};
+// POSIX TZ strings: they need no tzdata, so every machine reads them the same way.
+const char* const k_timezones[] = {
+    "UTC0",     "EST5EDT,M3.2.0,M11.1.0",      "JST-9",
+    "IST-5:30", "NZST-12NZDT,M9.5.0,M4.1.0/3", "CET-1CEST,M3.5.0,M10.5.0/3"};
 
 } // namespace
 
@@ -101,6 +108,16 @@ void check_available(const Setting& s, const Context& ctx) {
         why);
 }
 
+std::vector<int> affinity_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
 bool needs_private_mounts(const Setting& s, const Context& ctx) {
   if (s.mtime == Level::inherit) return false;
   return !ctx.named_files.empty() || (ctx.exec_backend && s.path == Level::fixed);
@@ -118,6 +135,7 @@ Launch plan_launch(const Setting& s, const Context& ctx) {
   l.disable_aslr = !s.aslr;
   l.threads = s.threads;
   l.private_mounts = needs_private_mounts(s, ctx);
+  l.private_uts = s.hostname != Level::inherit;
   // Exec compilers are separate processes: preloads and namespaces go to them per run, not to the
   // worker.
   if (!ctx.exec_backend) {
@@ -130,6 +148,7 @@ Launch plan_launch(const Setting& s, const Context& ctx) {
     if (s.time != Level::inherit) {
       preload.push_back(ctx.faketime_lib);
       l.env.push_back(std::string("FAKETIME=") + k_fixed_time);
+      l.env.push_back("FAKETIME_FMT=%s");
       l.env.push_back("FAKETIME_NO_CACHE=1");
       l.env.push_back("DONT_FAKE_MONOTONIC=1");
       // libfaketime also shifts the times stat() reports by the clock's offset from the real
@@ -167,6 +186,40 @@ void plan_file_times(const Setting& s, const Context& ctx, uint64_t run_index, u
   p.make_dirs.push_back(dir);
   for (size_t i = 0; i < files.size(); ++i)
     p.file_times.push_back({files[i], fmt::format("{}/{}", dir, i), t});
+}
+
+// tz, home, cpus, hostname: reprotest's variations that a compile can see.
+void plan_host(const Setting& s, const Context& ctx, uint64_t run_seed, RunPerturbation& p) {
+  if (s.tz == Level::fixed)
+    p.env.push_back("TZ=UTC0");
+  else if (s.tz == Level::vary)
+    p.env.push_back(std::string("TZ=") + k_timezones[pick(run_seed, 11) % std::size(k_timezones)]);
+  // Never created, so a compile never writes into it (reprotest's /nonexistent/first-build).
+  if (s.home == Level::fixed)
+    p.env.push_back("HOME=/nonexistent/kdet-home");
+  else if (s.home == Level::vary)
+    p.env.push_back("HOME=/nonexistent/kdet-home-" + random_name(pick(run_seed, 12), 8));
+  if (s.cpus == Level::fixed && !ctx.usable_cpus.empty()) {
+    p.cpus = {ctx.usable_cpus.front()};
+  } else if (s.cpus == Level::vary && !ctx.usable_cpus.empty()) {
+    // A seeded subset of 1..all the usable CPUs (a partial Fisher-Yates shuffle).
+    std::vector<int> all = ctx.usable_cpus;
+    uint64_t r = pick(run_seed, 13);
+    size_t n = 1 + r % all.size();
+    for (size_t i = 0; i < n; ++i) {
+      r = mix_seed(r, i);
+      std::swap(all[i], all[i + r % (all.size() - i)]);
+    }
+    p.cpus.assign(all.begin(), all.begin() + static_cast<long>(n));
+    std::sort(p.cpus.begin(), p.cpus.end());
+  }
+  if (s.hostname == Level::fixed) {
+    p.hostname = "kdet-host";
+    p.domainname = "kdet-domain";
+  } else if (s.hostname == Level::vary) {
+    p.hostname = "h" + random_name(pick(run_seed, 14), 7);
+    p.domainname = "d" + random_name(pick(run_seed, 15), 7);
+  }
 }
 
 } // namespace
@@ -211,12 +264,14 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
     }
     p.env.push_back("FAKETIME=" + t);
     if (ctx.exec_backend) {
+      p.env.push_back("FAKETIME_FMT=%s");
       p.env.push_back("FAKETIME_NO_CACHE=1");
       p.env.push_back("DONT_FAKE_MONOTONIC=1");
       if (s.mtime != Level::inherit) p.env.push_back("NO_FAKE_STAT=1"); // as in plan_launch
     }
   }
   plan_file_times(s, ctx, run_index, run_seed, p);
+  plan_host(s, ctx, run_seed, p);
   if (s.locale == Level::fixed) {
     p.env.push_back("LC_ALL=C");
     p.env.push_back("LANG=C");

@@ -20,6 +20,7 @@ struct Context {
   std::string faketime_lib;  // libfaketime.so.1 (empty: not installed)
   // The files the input names (perturb::named_files), whose times the mtime factor sets.
   std::vector<std::string> named_files;
+  std::vector<int> usable_cpus; // the driver's affinity mask (affinity_cpus), for cpus
 };
 
 // How every worker of the session is started.
@@ -28,6 +29,7 @@ struct Launch {
   bool disable_aslr = false;
   bool pid_namespace = false;  // the worker runs as pid 2 of a fresh PID namespace
   bool private_mounts = false; // the worker makes its mount namespace private (mtime binds)
+  bool private_uts = false;    // the worker takes a UTS namespace of its own (hostname)
   int threads = 0;
 };
 
@@ -47,7 +49,12 @@ struct RunPerturbation {
   // mtime: files whose modification time this run sets. The driver makes the copies
   // (place_file_times) in a folder of make_dirs; the worker binds each copy over its path.
   std::vector<FileTime> file_times;
+  std::vector<int> cpus;            // the compile's CPUs (empty: unchanged)
+  std::string hostname, domainname; // in the worker's UTS namespace (empty: unchanged)
 };
+
+// The CPUs this process may run on (its affinity mask), in order.
+std::vector<int> affinity_cpus();
 
 // The (copy, path) binds a worker makes for `p` (its file_times that have a copy).
 std::vector<std::pair<std::string, std::string>> file_binds(const RunPerturbation& p);

@@ -141,6 +141,22 @@ std::vector<FactorInfo> build() {
       "copies bound over them in a private mount namespace, never the files themselves) and "
       "SOURCE_DATE_EPOCH",
       "the modification time of the files the input names", Regime::both, "real"));
+  rows.push_back(level_row(
+      "tz", "inherit, fixed (TZ=UTC0), or vary (a random POSIX TZ each run, no tzdata needed)",
+      "the timezone (TZ)", Regime::both, "inherit"));
+  rows.push_back(level_row("home",
+                           "inherit, fixed (HOME=/nonexistent/kdet-home), or vary (another "
+                           "nonexistent HOME each run, as reprotest does)",
+                           "HOME", Regime::both, "inherit"));
+  rows.push_back(level_row("cpus",
+                           "inherit, fixed (the first usable CPU only), or vary (a random subset "
+                           "of the usable CPUs each run): the affinity mask nproc, OpenMP and "
+                           "thread pools size themselves from",
+                           "the CPUs it may run on (affinity)", Regime::both, "inherit"));
+  rows.push_back(level_row("hostname",
+                           "inherit, fixed (kdet-host, domain kdet-domain), or vary (random names "
+                           "each run), in a UTS namespace of the worker's own (root only)",
+                           "the host and domain name", Regime::both, "inherit"));
 
   FactorInfo ev;
   ev.name = "env-vary";

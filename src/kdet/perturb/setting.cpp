@@ -19,11 +19,13 @@ struct LevelSpelling {
 // How each level factor spells its levels on the command line. nullptr: not offered.
 const std::map<std::string, LevelSpelling>& spellings() {
   static const std::map<std::string, LevelSpelling> m = {
-      {"path", {nullptr, "fixed", "vary"}},     {"cwd", {nullptr, "fixed", "vary"}},
-      {"tmpdir", {nullptr, "fixed", "vary"}},   {"time", {"real", "fixed", "vary"}},
-      {"locale", {"inherit", "fixed", "vary"}}, {"umask", {"inherit", "fixed", "vary"}},
-      {"pid", {nullptr, "fixed", "vary"}},      {"threadvars", {"inherit", "fixed", "vary"}},
-      {"mtime", {"real", "fixed", "vary"}},
+      {"path", {nullptr, "fixed", "vary"}},       {"cwd", {nullptr, "fixed", "vary"}},
+      {"tmpdir", {nullptr, "fixed", "vary"}},     {"time", {"real", "fixed", "vary"}},
+      {"locale", {"inherit", "fixed", "vary"}},   {"umask", {"inherit", "fixed", "vary"}},
+      {"pid", {nullptr, "fixed", "vary"}},        {"threadvars", {"inherit", "fixed", "vary"}},
+      {"mtime", {"real", "fixed", "vary"}},       {"tz", {"inherit", "fixed", "vary"}},
+      {"home", {"inherit", "fixed", "vary"}},     {"cpus", {"inherit", "fixed", "vary"}},
+      {"hostname", {"inherit", "fixed", "vary"}},
   };
   return m;
 }
@@ -31,8 +33,9 @@ const std::map<std::string, LevelSpelling>& spellings() {
 } // namespace
 
 const std::vector<std::string>& level_factor_names() {
-  static const std::vector<std::string> names = {"path",  "cwd", "tmpdir",     "time", "locale",
-                                                 "umask", "pid", "threadvars", "mtime"};
+  static const std::vector<std::string> names = {"path",  "cwd",  "tmpdir",     "time",  "locale",
+                                                 "umask", "pid",  "threadvars", "mtime", "tz",
+                                                 "home",  "cpus", "hostname"};
   return names;
 }
 
@@ -105,6 +108,10 @@ Level& level_of(Setting& s, const std::string& f) {
   if (f == "pid") return s.pid;
   if (f == "threadvars") return s.threadvars;
   if (f == "mtime") return s.mtime;
+  if (f == "tz") return s.tz;
+  if (f == "home") return s.home;
+  if (f == "cpus") return s.cpus;
+  if (f == "hostname") return s.hostname;
   throw Error::format("unknown factor '{}'", f);
 }
 
@@ -137,8 +144,9 @@ nlohmann::json to_json(const Setting& s) {
                       {"seed", fmt::format("{:#x}", s.seed)}};
   for (const auto& f : level_factor_names())
     j[f] = level_name(f, level_of(s, f));
-  // Only when set, as history below: settings stored before mtime existed compare equal.
-  if (s.mtime == Level::inherit) j.erase("mtime");
+  // Only when set, as history below: settings stored before these existed compare equal.
+  for (const char* f : {"mtime", "tz", "home", "cpus", "hostname"})
+    if (level_of(s, f) == Level::inherit) j.erase(f);
   nlohmann::json ev = nlohmann::json::object();
   for (const auto& [k, vals] : s.env_vary)
     ev[k] = vals;

@@ -49,6 +49,12 @@ struct Setting {
   // The modification times of the files the input names (PTX .file, #include, #line, !DIFile)
   // and SOURCE_DATE_EPOCH: inherit = as they are; fixed/vary on kdet's copies (perturb/files.hpp).
   Level mtime = Level::inherit;
+  // reprotest's variations that a compile can see: the timezone (TZ), HOME, the CPUs it may run
+  // on (affinity), the host and domain name (a UTS namespace of the worker's own).
+  Level tz = Level::inherit;
+  Level home = Level::inherit;
+  Level cpus = Level::inherit;
+  Level hostname = Level::inherit;
   // User-declared variables to vary: each run takes one of the values.
   std::vector<std::pair<std::string, std::vector<std::string>>> env_vary;
 };
@@ -78,7 +84,7 @@ bool all_fixed(const Setting& s);
 // The names of the environment-like factors, in the order they are reported.
 const std::vector<std::string>& level_factor_names();
 // Access a level factor by name (path, cwd, tmpdir, time, locale, umask, pid, threadvars,
-// mtime).
+// mtime, tz, home, cpus, hostname).
 Level& level_of(Setting& s, const std::string& factor);
 Level level_of(const Setting& s, const std::string& factor);
 
