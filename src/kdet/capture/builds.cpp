@@ -64,19 +64,15 @@ bool cache_variable(const std::string& name_eq_value) {
   return name == "TMPDIR";
 }
 
-std::string stage_key(const Bundle& b, const std::vector<Compile>& compiles) {
+// `first` is the bundle's first compile (a command's recorded environment is in its compiles).
+std::string stage_key(const Bundle& b, const Compile& first) {
   std::string program = base_name(b.lib);
   std::string key = b.kind + "\n" + program + "\n";
   for (const auto& o : b.options)
     key += normalize_volatile(o) + '\x1f';
-  if (b.kind == "exec") {
-    for (const auto& c : compiles)
-      if (c.bundle == b.id) {
-        for (const auto& e : c.exec.env)
-          if (!cache_variable(e)) key += "\n" + normalize_volatile(e);
-        break;
-      }
-  }
+  if (b.kind == "exec")
+    for (const auto& e : first.exec.env)
+      if (!cache_variable(e)) key += "\n" + normalize_volatile(e);
   return key;
 }
 
@@ -214,9 +210,11 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
   for (size_t i = 0; i < bundles.size(); ++i)
     index[bundles[i].id] = i;
   std::vector<uint64_t> first_ns(bundles.size(), UINT64_MAX);
+  std::vector<const Compile*> first_compile(bundles.size(), nullptr);
   for (const auto& c : compiles) {
     size_t i = index[c.bundle];
     first_ns[i] = std::min(first_ns[i], c.time_ns);
+    if (!first_compile[i]) first_compile[i] = &c;
   }
   // Chain by content. `after[a]` holds the bundles that must come after a.
   Groups groups(bundles.size());
@@ -269,7 +267,7 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
       s.program = base_name(b->lib);
       s.library = b->lib;
       s.lib_hash = b->lib_hash;
-      s.key = stage_key(*b, compiles);
+      s.key = stage_key(*b, *first_compile[static_cast<size_t>(b - bundles.data())]);
       for (const auto& o : b->options)
         s.options += (s.options.empty() ? "" : " ") + normalize_volatile(o);
       s.bundle = b->id;
