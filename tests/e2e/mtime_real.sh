@@ -69,6 +69,14 @@ expect_output "EXPLAINED: the cubin follows the modification time of $T/src/kern
 expect_eq necessary "$(json_get "$T/ex.json" '["necessary"]')" "['mtime']"
 expect_eq cause "$(json_get "$T/ex.json" '["cause"]')" "['mtime']"
 
+# With mtime left out, the time factor acts through the files (libfaketime shifts what stat
+# reports under time=vary only): explain says so, and blames nothing unrelated.
+if [[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]]; then
+  expect_exit 1 "$KDET" explain "$T/k.ptx" --cmd "$PTXAS" --seed 12 --skip mtime --json "$T/ex2.json"
+  expect_output "EXPLAINED: varies with the time; nothing else matters \(deterministic when time=fixed\); time may act through the files' modification times"
+  expect_eq "cause without mtime" "$(json_get "$T/ex2.json" '["cause"]')" "['time']"
+fi
+
 # nvJitLink (a library backend: the worker's own mount namespace) follows the same times.
 if ls /usr/local/cuda/lib64/libnvJitLink.so* >/dev/null 2>&1; then
   expect_exit 1 "$KDET" run "$T/k.ptx" --backend nvjitlink -n 6 --mtime vary --seed 3 -- -arch=sm_90

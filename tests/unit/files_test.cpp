@@ -123,6 +123,14 @@ TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
   c.faketime_lib = "/x/libfaketime.so.1";
   e = plan_run(s, c, 0, 1);
   EXPECT_NE(std::find(e.env.begin(), e.env.end(), "NO_FAKE_STAT=1"), e.env.end());
+  // time=fixed alone holds the files' times too (its fixed level must not move them).
+  Setting t;
+  t.time = Level::fixed;
+  auto f = plan_run(t, c, 0, 1);
+  EXPECT_NE(std::find(f.env.begin(), f.env.end(), "NO_FAKE_STAT=1"), f.env.end());
+  t.time = Level::vary;
+  f = plan_run(t, c, 0, 1);
+  EXPECT_EQ(std::find(f.env.begin(), f.env.end(), "NO_FAKE_STAT=1"), f.env.end());
   c.exec_backend = false;
   auto l = plan_launch(s, c);
   EXPECT_TRUE(l.private_mounts);

@@ -152,9 +152,10 @@ Launch plan_launch(const Setting& s, const Context& ctx) {
       l.env.push_back("FAKETIME_NO_CACHE=1");
       l.env.push_back("DONT_FAKE_MONOTONIC=1");
       // libfaketime also shifts the times stat() reports by the clock's offset from the real
-      // start: with time=fixed a file's time would still move with each start. While kdet sets
-      // the files' times itself (mtime), the clock and the files are two factors.
-      if (s.mtime != Level::inherit) l.env.push_back("NO_FAKE_STAT=1");
+      // start: under time=fixed a file's time then moved with each start (a fixed level that
+      // varies), and while kdet sets the files' times itself (mtime) the clock and the files are
+      // two factors. Only time=vary with mtime=real keeps the shift (time acts through files).
+      if (s.mtime != Level::inherit || s.time == Level::fixed) l.env.push_back("NO_FAKE_STAT=1");
     }
     if (!preload.empty()) l.env.push_back("LD_PRELOAD=" + preload_list(preload));
   }
@@ -267,7 +268,8 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
       p.env.push_back("FAKETIME_FMT=%s");
       p.env.push_back("FAKETIME_NO_CACHE=1");
       p.env.push_back("DONT_FAKE_MONOTONIC=1");
-      if (s.mtime != Level::inherit) p.env.push_back("NO_FAKE_STAT=1"); // as in plan_launch
+      if (s.mtime != Level::inherit || s.time == Level::fixed)
+        p.env.push_back("NO_FAKE_STAT=1"); // as in plan_launch
     }
   }
   plan_file_times(s, ctx, run_index, run_seed, p);
