@@ -28,8 +28,8 @@ namespace kdet::cli {
 
 namespace {
 
-// Factors of perturb/registry.hpp that a plain command can have fixed, plus two of exec's own (tz,
-// env).
+// Factors of perturb/registry.hpp that a plain command can have fixed (tz at the registry's fixed
+// level, UTC), plus one of exec's own (env).
 const std::vector<std::string> k_all_fixes = {"aslr", "threadvars", "locale", "umask",
                                               "tz",   "time",       "env",    "pid"};
 const std::vector<std::string> k_default_fixes = {"aslr", "threadvars", "locale", "umask", "tz"};
@@ -111,7 +111,9 @@ int do_exec(const ExecArgs& a) {
       throw Error("--fix time needs libfaketime (Debian package faketime), which is not installed");
     changes.insert(changes.end(), {"LD_PRELOAD=" + perturb::preload_list({ctx.faketime_lib}),
                                    "FAKETIME=@" + a.time, "DONT_FAKE_MONOTONIC=1",
-                                   "SOURCE_DATE_EPOCH=1577836800"});
+                                   // The files' times as they are: libfaketime would shift them
+                                   // by an offset that moves with each start (docs/EXPLAIN.md).
+                                   "NO_FAKE_STAT=1", "SOURCE_DATE_EPOCH=1577836800"});
     clock.emplace();
     if (!clock->env().empty()) changes.push_back(clock->env());
   }
