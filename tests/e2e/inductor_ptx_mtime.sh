@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A real Inductor kernel's PTX (tests/data/inductor), assembled by the real ptxas as Triton runs
+# it: its cubin follows the modification time of the files its .file directives name. kdet run
+# calls it nondeterministic with every factor varied and deterministic with --mtime fixed (and
+# at the mtime factor's natural level: the files do not change between runs); kdet explain
+# names the mtime factor and both files, and nothing else; the files themselves are untouched.
+source "$(dirname "$0")/lib/common.bash"
+have_cuda || skip "CUDA's ptxas is not installed"
+D=$KDET_SOURCE_DIR/tests/data/inductor
+SRC=cq32kd57vrsxmrwaa645pa4b7jm44xtgz6nn4kcpuoswza2xire3.py
+mkdir -p "$T/src"
+sed "s|@DIR@|$T/src|g" "$D/triton_per_fused_softmax.ptx" >"$T/k.ptx"
+cp "$D/$SRC" "$T/src/$SRC"
+head -c 16041 /dev/zero | tr '\0' '#' >"$T/src/standard.py"
+touch -d @1700000000 "$T/src/$SRC" "$T/src/standard.py"
+before=$(stat -c '%Y %s %i' "$T/src/$SRC" "$T/src/standard.py")
+CMD=(--cmd "/usr/local/cuda/bin/ptxas -lineinfo -v --gpu-name=sm_90a {input} -o {output}" --output-ext cubin)
+
+expect_exit 1 "$KDET" run "$T/k.ptx" -n 6 --seed 1 "${CMD[@]}" --json "$T/vary.json"
+expect_eq "varied" "$(json_get "$T/vary.json" '["verdict"]')" nondeterministic
+expect_exit 0 "$KDET" run "$T/k.ptx" -n 6 --seed 1 --mtime fixed "${CMD[@]}"
+expect_exit 0 "$KDET" run "$T/k.ptx" -n 6 --seed 1 --unnamed natural "${CMD[@]}"
+
+expect_exit 1 "$KDET" explain "$T/k.ptx" --seed 1 "${CMD[@]}" --color never --json "$T/explain.json"
+expect_output "EXPLAINED: the cubin follows the modification time of $T/src/$SRC and $T/src/standard.py; nothing else matters"
+expect_eq "cause" "$(json_eval "$T/explain.json" 'd["cause"]')" "['mtime']"
+expect_eq "the named files are untouched" "$(stat -c '%Y %s %i' "$T/src/$SRC" "$T/src/standard.py")" "$before"
+echo "inductor_ptx_mtime: ok"
