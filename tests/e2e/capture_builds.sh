@@ -22,7 +22,8 @@ expect_eq "echo kernel" "$(json_eval "$T/echo.json" '[(k["name"], k["status"]) f
   "[('saxpy', 'same')]"
 [[ -f $T/echo/build-1/pipeline.log && -f $T/echo/build-2/capture.json && -d $T/echo/build-2/bundles ]] ||
   fail "a build's folder lacks its log, capture.json or bundles"
-[[ ! -e $T/echo/caches ]] || fail "the cache folders outlived the builds"
+# The last build's caches stay (files its compiles name are there for explain), and only its.
+[[ -d $T/echo/caches/triton ]] || fail "the last build's caches were not kept"
 
 # Cold caches: each known variable names an empty folder, the same path in every build.
 cat >"$T/cold.sh" <<'EOF'
@@ -38,6 +39,7 @@ expect_exit 3 "$KDET" capture --builds 3 --out "$T/cold" --clean "echo clean >>$
 expect_output 'no kernel was captured in 3 builds'
 expect_eq "clean runs" "$(grep -c '^clean$' "$T/cold.log")" 3
 expect_eq "distinct cache paths" "$(grep TRITON_CACHE_DIR= "$T/cold.log" | sort -u | wc -l)" 1
+expect_eq "left in the kept caches" "$(find "$T/cold/caches" -name left-by-build | wc -l)" 6
 # --warm leaves the variables alone: the pipeline's own (here unset) apply.
 expect_exit 3 env -u TRITON_CACHE_DIR "$KDET" capture --builds 2 --warm --out "$T/warm" --json "$T/warm.json" -- sh "$T/cold.sh" "$T/warm.log"
 expect_output 'FAILED +build 1: the pipeline exited 9'
@@ -106,7 +108,7 @@ expect_eq "saxpy stages" "$(json_eval "$T/real.json" '[(s["kind"], s["program"])
   "[('nvvm', 'libnvvm.so.4'), ('exec', 'ptxas')]"
 # The next command names a bundle that kdet explain takes.
 nxt=$(json_eval "$T/real.json" '[k["next"] for k in d["kernels"] if k["name"] == "stamp_k"][0]')
-[[ $nxt == "kdet explain $T/real/build-1/bundles/"* && -f ${nxt#kdet explain }/bundle.json ]] || fail "next: $nxt"
+[[ $nxt == "kdet explain $T/real/build-3/bundles/"* && -f ${nxt#kdet explain }/bundle.json ]] || fail "next: $nxt"
 expect_output "input 1 \\(module\\) of build 1 and build 2: text differs"
 expect_eq "junit" "$(grep -c '<testcase classname="kdet.builds' "$T/real.xml") $(grep -c '<failure' "$T/real.xml")" "6 4"
 for k in saxpy stamp_k gen_k const_k nvrtc_k extra_k; do grep -q ">$k</td>" "$T/real.html" || fail "HTML lacks $k"; done

@@ -600,8 +600,10 @@ Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
     const Stage& st = k.stages[*k.first_varying];
     const StageBuild& sb = st.builds.front();
     std::string dir = infos[sb.build].dir;
+    // The last build's: its caches stay, with the files its compiles name.
     if (k.status == KernelStatus::varies)
-      k.next = fmt::format("kdet explain {}/bundles/{}", dir, sb.bundle);
+      k.next = fmt::format("kdet explain {}/bundles/{}", infos[st.builds.back().build].dir,
+                           st.builds.back().bundle);
     else if (st.builds.size() > 1)
       k.next = fmt::format("kdet diff {}/bundles/{}/inputs {}/bundles/{}/inputs", dir, sb.bundle,
                            infos[st.builds[1].build].dir, st.builds[1].bundle);

@@ -227,7 +227,8 @@ int do_capture_builds(const BuildsArgs& a) {
     dirs.push_back(info.dir);
     infos.push_back(std::move(info));
   }
-  if (!a.warm) remove_tree_beneath(dir.get(), "caches");
+  // DIR/caches keeps the last build's caches: the files its compiles name (a PTX .file in
+  // Inductor's cache) are there for kdet explain and replays of its bundles.
   if (dirs.size() < 2) {
     std::fprintf(stderr,
                  "kdet capture: interrupted after %zu build%s: nothing to compare (the "
