@@ -77,6 +77,13 @@ if [[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]]; then
   expect_eq "cause without mtime" "$(json_get "$T/ex2.json" '["cause"]')" "['time']"
 fi
 
+# A relative .file name is found in the compiler's working folder: under cwd=vary (explain's
+# baseline) kdet puts its copy there, so the factor still shows.
+sed "s#\"$T/src/kernel.py\"#\"src/kernel.py\"#" "$T/k.ptx" >"$T/rel.ptx"
+grep -q '"src/kernel.py"' "$T/rel.ptx" || fail "rel.ptx names no relative file"
+(cd "$T" && exec "$KDET" explain "$T/rel.ptx" --cmd "$PTXAS" --seed 13) >"$T/out" 2>&1 && fail "relative: explain exit 0"
+expect_output "EXPLAINED: the cubin follows the modification time of $T/src/kernel.py; nothing else matters"
+
 # nvJitLink (a library backend: the worker's own mount namespace) follows the same times.
 if ls /usr/local/cuda/lib64/libnvJitLink.so* >/dev/null 2>&1; then
   expect_exit 1 "$KDET" run "$T/k.ptx" --backend nvjitlink -n 6 --mtime vary --seed 3 -- -arch=sm_90

@@ -37,6 +37,9 @@ TEST(NamedFiles, PtxFileDirectivesAbsoluteAndRelative) {
                     a + "\"\n";
   auto files = named_files(ptx, d.path + "/k.ptx", {}, d.path);
   EXPECT_EQ(files, (std::vector<std::string>{a, b}));
+  std::vector<std::string> in_cwd;
+  named_files(ptx, d.path + "/k.ptx", {}, d.path, 256, &in_cwd);
+  EXPECT_EQ(in_cwd, (std::vector<std::string>{"", "b.py"}));
   // Relative names resolve against the compiler's working folder.
   EXPECT_EQ(named_files(ptx, d.path + "/k.ptx", {}, "/nonexistent"), std::vector<std::string>{a});
 }
@@ -72,7 +75,7 @@ TEST(NamedFiles, CopiesGetTheTimeAndTheOriginalStaysAsItWas) {
   struct stat before {};
   ASSERT_EQ(::stat(orig.c_str(), &before), 0);
   std::string copy = d.path + "/copy";
-  ASSERT_EQ(place_file_times({{orig, copy, 1234567890}}), "");
+  ASSERT_EQ(place_file_times({{orig, copy, 1234567890, ""}}), "");
   struct stat c {
   }, after{};
   ASSERT_EQ(::stat(copy.c_str(), &c), 0);
@@ -84,8 +87,14 @@ TEST(NamedFiles, CopiesGetTheTimeAndTheOriginalStaysAsItWas) {
   EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
   EXPECT_EQ(after.st_atim.tv_nsec, before.st_atim.tv_nsec);
   EXPECT_EQ(after.st_ctim.tv_nsec, before.st_ctim.tv_nsec);
+  // Copy-less with a source: the file is made at its path (folders too), with the time.
+  std::string at = d.path + "/run/sub/a.py";
+  ASSERT_EQ(place_file_times({{at, "", 1300000000, orig}}), "");
+  EXPECT_EQ(read_file(at), "x = 1\n");
+  ASSERT_EQ(::stat(at.c_str(), &c), 0);
+  EXPECT_EQ(c.st_mtime, 1300000000);
   // An existing copy is never written through (O_EXCL).
-  EXPECT_NE(place_file_times({{orig, copy, 1}}), "");
+  EXPECT_NE(place_file_times({{orig, copy, 1, ""}}), "");
 }
 
 TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
@@ -118,6 +127,19 @@ TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
   e = plan_run(s, c, 0, 1);
   EXPECT_EQ(e.file_times[0].path, e.input_path);
   EXPECT_TRUE(e.file_times[0].copy.empty());
+  // A name relative to the working folder goes, under cwd=vary, into the run's own folder.
+  Context r = c;
+  r.exec_backend = false;
+  r.named_in_cwd = {"", "sub/b.py"};
+  Setting v;
+  v.mtime = Level::fixed;
+  v.cwd = Level::vary;
+  auto w = plan_run(v, r, 0, 1);
+  ASSERT_EQ(w.file_times.size(), 2u);
+  EXPECT_EQ(w.file_times[0].path, w.cwd + "/sub/b.py");
+  EXPECT_EQ(w.file_times[0].source, "/src/b.py");
+  EXPECT_TRUE(w.file_times[0].copy.empty());
+  EXPECT_EQ(file_binds(w).size(), 1u);
   // With kdet holding the files' times, libfaketime must not shift them (time acts apart).
   s.time = Level::fixed;
   c.faketime_lib = "/x/libfaketime.so.1";

@@ -328,8 +328,8 @@ private:
         throw Error::format("--hostname {}: {}",
                             perturb::level_name("hostname", m_plan.setting.hostname), why);
     if (m_plan.setting.mtime != perturb::Level::inherit) {
-      m_ctx.named_files =
-          perturb::named_files(m_input, m_plan.input_path, m_plan.options, m_ctx.base_cwd);
+      m_ctx.named_files = perturb::named_files(m_input, m_plan.input_path, m_plan.options,
+                                               m_ctx.base_cwd, 256, &m_ctx.named_in_cwd);
       std::string why;
       if (perturb::needs_private_mounts(m_plan.setting, m_ctx) &&
           !(why = backend::private_mounts_unavailable()).empty())

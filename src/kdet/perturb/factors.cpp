@@ -174,10 +174,19 @@ void plan_file_times(const Setting& s, const Context& ctx, uint64_t run_index, u
           ? k_fixed_epoch
           : k_vary_epoch_from + static_cast<int64_t>(pick(run_seed, 9) % k_vary_epoch_span);
   p.env.push_back(fmt::format("SOURCE_DATE_EPOCH={}", t));
-  std::vector<std::string> files = ctx.named_files;
+  std::vector<std::string> files;
+  for (size_t i = 0; i < ctx.named_files.size(); ++i) {
+    // A name relative to the working folder, under cwd=vary: kdet's own folder, where the copy
+    // goes at that name (no bind), as it would be found in the user's folder.
+    const std::string rel = i < ctx.named_in_cwd.size() ? ctx.named_in_cwd[i] : "";
+    if (!rel.empty() && s.cwd == Level::vary && !p.cwd.empty())
+      p.file_times.push_back({p.cwd + "/" + rel, "", t, ctx.named_files[i]});
+    else
+      files.push_back(ctx.named_files[i]);
+  }
   if (ctx.exec_backend) {
     if (p.copy_input)
-      p.file_times.push_back({p.input_path, "", t}); // kdet's own copy: set in place
+      p.file_times.push_back({p.input_path, "", t, ""}); // kdet's own copy: set in place
     else if (std::find(files.begin(), files.end(), ctx.input_path) == files.end())
       files.insert(files.begin(), ctx.input_path);
   }
@@ -186,7 +195,7 @@ void plan_file_times(const Setting& s, const Context& ctx, uint64_t run_index, u
       fmt::format("{}/m{}-{}", ctx.session_dir, run_index, random_name(pick(run_seed, 10), 6));
   p.make_dirs.push_back(dir);
   for (size_t i = 0; i < files.size(); ++i)
-    p.file_times.push_back({files[i], fmt::format("{}/{}", dir, i), t});
+    p.file_times.push_back({files[i], fmt::format("{}/{}", dir, i), t, ""});
 }
 
 // tz, home, cpus, hostname: reprotest's variations that a compile can see.

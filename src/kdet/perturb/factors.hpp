@@ -20,7 +20,8 @@ struct Context {
   std::string faketime_lib;  // libfaketime.so.1 (empty: not installed)
   // The files the input names (perturb::named_files), whose times the mtime factor sets.
   std::vector<std::string> named_files;
-  std::vector<int> usable_cpus; // the driver's affinity mask (affinity_cpus), for cpus
+  std::vector<std::string> named_in_cwd; // per named file: its relative name in base_cwd, or ""
+  std::vector<int> usable_cpus;          // the driver's affinity mask (affinity_cpus), for cpus
 };
 
 // How every worker of the session is started.

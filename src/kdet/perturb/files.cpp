@@ -135,7 +135,8 @@ bool looks_binary(std::string_view text) {
 
 std::vector<std::string> named_files(const std::string& input, const std::string& input_path,
                                      const std::vector<std::string>& options,
-                                     const std::string& cwd, size_t limit) {
+                                     const std::string& cwd, size_t limit,
+                                     std::vector<std::string>* cwd_names) {
   std::vector<std::string> found;
   if (looks_binary(input)) return found;
   const std::vector<std::string> dirs = include_dirs(options, cwd);
@@ -143,18 +144,19 @@ std::vector<std::string> named_files(const std::string& input, const std::string
   scan_text(input, folder_of(input_path), dirs, cwd, names);
   std::set<std::string> seen;
   for (size_t i = 0; i < names.size() && found.size() < limit; ++i) {
-    const Name n = names[i]; // names grows below
-    std::vector<std::string> candidates;
+    const Name n = names[i];                                     // names grows below
+    std::vector<std::pair<std::string, std::string>> candidates; // (path, name in cwd)
     if (!n.text.empty() && n.text.front() == '/')
-      candidates.push_back(n.text);
+      candidates.emplace_back(n.text, "");
     else
       for (const auto& f : n.folders)
-        candidates.push_back(f + "/" + n.text);
-    for (const auto& c : candidates) {
+        candidates.emplace_back(f + "/" + n.text, f == cwd ? n.text : "");
+    for (const auto& [c, in_cwd] : candidates) {
       std::string path = std::filesystem::path(c).lexically_normal().string();
       if (!is_regular(path)) continue;
       if (seen.insert(path).second) {
         found.push_back(path);
+        if (cwd_names) cwd_names->push_back(in_cwd);
         if (n.header) {
           try {
             std::string text = read_file(path);
@@ -171,31 +173,48 @@ std::vector<std::string> named_files(const std::string& input, const std::string
   return found;
 }
 
+namespace {
+
+// Copies `from` (bytes and mode) to a new file `to`; "" or why not.
+std::string copy_file(const std::string& from, const std::string& to) {
+  // O_NOATIME: reading the user's file must not move its access time (root or its owner).
+  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME);
+  if (in < 0 && errno == EPERM) in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return "cannot read " + from + ": " + std::strerror(errno);
+  struct stat st {};
+  std::string bytes;
+  char buf[1 << 16];
+  ssize_t n = 0;
+  while ((n = ::read(in, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) bytes.append(buf, static_cast<size_t>(n));
+  const int read_errno = errno;
+  const bool ok = n == 0 && ::fstat(in, &st) == 0;
+  ::close(in);
+  if (!ok) return "cannot read " + from + ": " + std::strerror(read_errno);
+  int out =
+      ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 07777);
+  if (out < 0) return "cannot create " + to + ": " + std::strerror(errno);
+  const bool written = write_all(out, bytes);
+  const int write_errno = errno;
+  ::close(out);
+  if (!written) return "cannot write " + to + ": " + std::strerror(write_errno);
+  return {};
+}
+
+} // namespace
+
 std::string place_file_times(const std::vector<FileTime>& files) {
   for (const auto& f : files) {
     const std::string& target = f.copy.empty() ? f.path : f.copy;
     if (!f.copy.empty()) {
-      // O_NOATIME: reading the user's file must not move its access time (root or its owner).
-      int in = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME);
-      if (in < 0 && errno == EPERM) in = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (in < 0) return "cannot read " + f.path + ": " + std::strerror(errno);
-      struct stat st {};
-      std::string bytes;
-      char buf[1 << 16];
-      ssize_t n = 0;
-      while ((n = ::read(in, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-        if (n > 0) bytes.append(buf, static_cast<size_t>(n));
-      const int read_errno = errno;
-      const bool ok = n == 0 && ::fstat(in, &st) == 0;
-      ::close(in);
-      if (!ok) return "cannot read " + f.path + ": " + std::strerror(read_errno);
-      int out = ::open(f.copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                       st.st_mode & 07777);
-      if (out < 0) return "cannot create " + f.copy + ": " + std::strerror(errno);
-      const bool written = write_all(out, bytes);
-      const int write_errno = errno;
-      ::close(out);
-      if (!written) return "cannot write " + f.copy + ": " + std::strerror(write_errno);
+      if (std::string why = copy_file(f.path, f.copy); !why.empty()) return why;
+    } else if (!f.source.empty()) {
+      try {
+        make_dirs(folder_of(f.path));
+      } catch (const std::exception& e) {
+        return e.what();
+      }
+      if (std::string why = copy_file(f.source, f.path); !why.empty()) return why;
     }
     struct timespec times[2] = {{f.seconds, 0}, {f.seconds, 0}};
     if (::utimensat(AT_FDCWD, target.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0)

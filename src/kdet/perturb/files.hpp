@@ -23,16 +23,20 @@ namespace kdet::perturb {
 // `!DIFile(filename: ..., directory: ...)`. Headers found are read for their own includes.
 // Relative names resolve against `cwd` (.file, #line, !DIFile without a directory) or the
 // input's folder. Binary inputs name nothing. At most `limit` files.
+// `cwd_names` (optional) gets, for each file, the relative name it was found by in `cwd`, or "".
 std::vector<std::string> named_files(const std::string& input, const std::string& input_path,
                                      const std::vector<std::string>& options,
-                                     const std::string& cwd, size_t limit = 256);
+                                     const std::string& cwd, size_t limit = 256,
+                                     std::vector<std::string>* cwd_names = nullptr);
 
 // One file whose modification time a run sets: `path` is where the compiler looks; `copy` is
-// kdet's copy to bind over it (empty: `path` is kdet's own file, set in place).
+// kdet's copy to bind over it (empty: `path` is kdet's own file, set in place, first copied
+// there from `source` when that is given: a relative name in the run's own working folder).
 struct FileTime {
   std::string path;
   std::string copy;
   int64_t seconds = 0; // the modification (and access) time, seconds since the epoch
+  std::string source;
 };
 
 // Makes each copy (the original's bytes and mode, read with O_NOATIME where allowed so the
