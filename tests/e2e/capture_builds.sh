@@ -89,6 +89,20 @@ expect_exit 2 "$KDET" capture compare "$T/echo/build-1"
 expect_output 'holds one capture; give two or more'
 expect_exit 2 "$KDET" capture compare "$T/nothing-here" "$T/echo"
 expect_output 'nothing-here: not a folder'
+expect_exit 2 "$KDET" capture --builds 0 --out "$T/u0" -- true
+expect_output '--builds 0: give 2 to 100 builds'
+expect_exit 2 "$KDET" capture compare "$T/echo/build-1" "$T/echo/build-1"
+expect_output 'the same capture twice'
+expect_exit 2 "$KDET" capture --builds 2 --out "$T/u3" --json - --junit /dev/stdout -- true
+expect_output 'only --json may go to stdout'
+# A plain capture keeps how its pipeline ended, so compare names a failed one (exit 3).
+expect_exit 0 "$KDET" capture --out "$T/p1" -- "$CL/capture_nvvm_client" "$FAKES/libfakenvvm.so" 1 1 "$IN" -- -fake-mode=echo
+printf '%s\n' "\"$CL/capture_nvvm_client\" \"$FAKES/libfakenvvm.so\" 1 1 \"$IN\" -- -fake-mode=echo" 'exit 7' >"$T/p2.sh"
+set +e
+"$KDET" capture --out "$T/p2" -- sh "$T/p2.sh" >/dev/null 2>&1
+set -e
+expect_exit 3 "$KDET" capture compare "$T/p1" "$T/p2"
+expect_output 'capture 2 .*: the pipeline exited 7'
 
 have_cuda || skip "CUDA (libNVVM, NVRTC, ptxas) not installed: the real-compiler statuses are not checked"
 NVVM=$(ls /usr/local/cuda/lib64/libnvvm.so.* | head -1)
@@ -120,4 +134,10 @@ expect_eq "compare = builds" "$(json_eval "$T/cmp.json" 'sorted((k["name"], k["s
 expect_exit 1 "$KDET" capture compare "$T/real/build-1" "$T/real/build-3" --json "$T/cmp13.json"
 expect_eq "builds 1 and 3" "$(json_eval "$T/cmp13.json" 'sorted((k["name"], k["status"]) for k in d["kernels"] if k["status"] != "same")')" \
   "[('const_k', 'input-differs'), ('gen_k', 'varies'), ('stamp_k', 'varies')]"
+# nvcc runs cicc, ptxas and fatbinary itself: they are nvcc's kernel (known from the shim's
+# record of its caller's ancestors), one kernel per nvcc run, nvcc last.
+echo "cd '$T' && /usr/local/cuda/bin/nvcc -cubin -arch=sm_90 -o '$T/ws.cubin' '$EX/cuda/warp_scan.cu'" >"$T/nvcc.sh"
+expect_exit 0 "$KDET" capture --builds 2 --out "$T/nv" --json "$T/nv.json" -- sh "$T/nvcc.sh"
+expect_eq "nvcc kernel" "$(json_eval "$T/nv.json" '[(k["status"], [s["program"] for s in k["stages"]][-1], len(k["stages"]) >= 3) for k in d["kernels"]]')" \
+  "[('same', 'nvcc', True)]"
 echo "capture_builds: ok"

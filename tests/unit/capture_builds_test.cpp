@@ -10,6 +10,7 @@
 #include "kdet/util/hash.hpp"
 #include "kdet/util/tempdir.hpp"
 
+#include <cstdlib>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <map>
@@ -58,6 +59,18 @@ TEST(KernelNames, TemporaryPartsOfPathsAreNormalized) {
   EXPECT_EQ(normalize_volatile("/cache/0123456789abcdef0123/k.ptx"), "/cache/{hex}/k.ptx");
   EXPECT_EQ(normalize_volatile("-arch=sm_90a -O3"), "-arch=sm_90a -O3");
   EXPECT_EQ(normalize_volatile("/home/user/tmp/k.cu"), "/home/user/tmp/k.cu");
+}
+
+TEST(KernelNames, ATmpdirUnderTmpIsNormalizedAsOne) {
+  const char* old = std::getenv("TMPDIR");
+  std::string saved = old ? old : "";
+  ::setenv("TMPDIR", "/tmp/alice", 1);
+  EXPECT_EQ(normalize_volatile("-I/tmp/alice/tmpq1/include"), "-I{tmpdir}/*/include");
+  EXPECT_EQ(normalize_volatile("/tmp/other/k.cu"), "/tmp/*/k.cu");
+  if (old)
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
 }
 
 TEST(KernelNames, TargetsFromOptions) {

@@ -9,6 +9,7 @@
 #include "kdet/capture/builds.hpp"
 
 #include "kdet/capture/blobs.hpp"
+#include "kdet/capture/builds_internal.hpp"
 #include "kdet/capture/kernel_names.hpp"
 #include "kdet/capture/records.hpp"
 #include "kdet/diff/diff.hpp"
@@ -32,24 +33,7 @@ namespace kdet::capture {
 
 namespace {
 
-// A stage of a kernel in one build, as kept after the build is read.
-struct StageSummary {
-  std::string key; // kind, program, normalized options (and environment for commands)
-  std::string kind, program, library, options, lib_hash, bundle, inputs;
-  std::map<std::string, std::vector<std::string>> outputs;
-  size_t compiles = 0;
-};
-
-// A kernel in one build.
-struct BuildKernel {
-  std::string name, key, first_inputs, target;
-  std::vector<StageSummary> stages;      // dataflow order
-  std::vector<std::string> names_differ; // inputs whose names differ only in temporary parts
-};
-
-struct BuildSummary {
-  std::vector<BuildKernel> kernels;
-};
+using namespace detail;
 
 std::string base_name(const std::string& path) {
   size_t slash = path.find_last_of('/');
@@ -127,41 +111,45 @@ std::set<std::string> produced_hashes(const Bundle& b, const BlobStore& blobs) {
 // output or text input of a later stage, else NVRTC name expressions, else the first
 // input's file name.
 std::string kernel_name(const std::vector<const Bundle*>& order, const BlobStore& blobs) {
-  auto names_in = [&](const std::string& hash) -> std::vector<std::string> {
-    auto bytes = blobs.get(hash);
-    return bytes ? entry_names(*bytes) : std::vector<std::string>{};
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  auto add_from = [&](const std::string& hash) {
+    if (auto bytes = blobs.get(hash))
+      for (auto& n : entry_names(*bytes))
+        if (seen.insert(n).second) names.push_back(std::move(n));
   };
+  // Every stage's text inputs and PTX outputs: a link of several programs is named by all of
+  // their kernels, whatever order they were compiled in.
   for (const Bundle* b : order) {
     for (const auto& in : b->inputs)
-      if (in.tag == "module" || in.tag == "file" || in.tag == "jit_input") {
-        auto n = names_in(in.hash);
-        if (!n.empty()) return fmt::format("{}", fmt::join(n, ", "));
-        break; // only the first text input of a stage names it
-      }
+      if (in.tag == "module" || in.tag == "file" || in.tag == "jit_input") add_from(in.hash);
     for (const auto& [kind, hash] : b->outputs)
-      if (kind == "nvvm" || kind == "ptx") {
-        auto n = names_in(hash);
-        if (!n.empty()) return fmt::format("{}", fmt::join(n, ", "));
-      }
+      if (kind == "nvvm" || kind == "ptx") add_from(hash);
   }
-  std::vector<std::string> exprs;
+  if (!names.empty()) return fmt::format("{}", fmt::join(names, ", "));
+  std::set<std::string> exprs, files;
   for (const Bundle* b : order)
-    for (const auto& in : b->inputs)
-      if (in.tag == "name_expr" && in.name) exprs.push_back(*in.name);
+    for (const auto& in : b->inputs) {
+      if (in.tag == "name_expr" && in.name) exprs.insert(*in.name);
+      if (in.tag != "name_expr" && in.name && !in.name->empty())
+        files.insert(base_name(normalize_volatile(*in.name)));
+    }
   if (!exprs.empty()) return fmt::format("{}", fmt::join(exprs, ", "));
-  for (const Bundle* b : order)
-    for (const auto& in : b->inputs)
-      if (in.name && !in.name->empty()) return "file " + base_name(normalize_volatile(*in.name));
+  if (!files.empty()) return "file " + fmt::format("{}", fmt::join(files, ", "));
   return "(unnamed " + order.front()->kind + " compile)";
 }
 
 // The bundles of one group in dataflow order: producers before consumers, a driver's
-// tools before the driver, else by first compile time.
+// tools before the driver; else by content (`rank`: the stage key and inputs), so that
+// compiles a thread pool ran in another order line up the same in every build, then by
+// first compile time.
 std::vector<size_t> dataflow_order(const std::vector<size_t>& members,
                                    const std::map<size_t, std::set<size_t>>& after,
-                                   const std::vector<uint64_t>& first_ns) {
+                                   const std::vector<uint64_t>& first_ns,
+                                   const std::vector<std::string>& rank) {
   std::vector<size_t> sorted = members;
   std::sort(sorted.begin(), sorted.end(), [&](size_t a, size_t b) {
+    if (rank[a] != rank[b]) return rank[a] < rank[b];
     return first_ns[a] != first_ns[b] ? first_ns[a] < first_ns[b] : a < b;
   });
   std::vector<size_t> out;
@@ -233,16 +221,48 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
           after[p].insert(i);
         }
     }
-  // A driver (nvcc) hands on what its tools made: a bundle that shares an output with one
-  // that started after it is that tool's driver, and comes after it.
-  for (const auto& [hash, ps] : producers)
-    for (size_t a : ps)
-      for (size_t b : ps)
-        if (a != b && bundles[a].kind == "exec" && base_name(bundles[a].lib) == "nvcc" &&
-            first_ns[a] <= first_ns[b]) {
-          groups.join(a, b);
-          after[b].insert(a);
-        }
+  // A compile that a captured command started (cicc and ptxas under nvcc, through a shell)
+  // is that command's tool: it joins the command's kernel and comes before it. The shim
+  // records its caller's ancestors; the nearest one that is another command's shim, started
+  // before, is the driver.
+  std::map<long, std::vector<const Compile*>> by_pid;
+  bool ancestry = false;
+  for (const auto& c : compiles)
+    if (c.kind == "exec") {
+      by_pid[c.pid].push_back(&c);
+      ancestry = ancestry || !c.ancestors.empty();
+    }
+  for (const auto& c : compiles)
+    for (long a : c.ancestors) {
+      auto it = by_pid.find(a);
+      if (it == by_pid.end()) continue;
+      const Compile* driver = nullptr;
+      for (const Compile* d : it->second)
+        if (d->time_ns <= c.time_ns && d->bundle != c.bundle) driver = d;
+      if (!driver) continue;
+      size_t tool = index[c.bundle], drv = index[driver->bundle];
+      groups.join(tool, drv);
+      after[tool].insert(drv);
+      break;
+    }
+  // Captures made before the ancestry was recorded: nvcc hands on what its tools made, so an
+  // nvcc bundle sharing an output with one started after it is that tool's driver.
+  if (!ancestry)
+    for (const auto& [hash, ps] : producers)
+      for (size_t a : ps)
+        for (size_t b : ps)
+          if (a != b && bundles[a].kind == "exec" && base_name(bundles[a].lib) == "nvcc" &&
+              first_ns[a] <= first_ns[b]) {
+            groups.join(a, b);
+            after[b].insert(a);
+          }
+  // The content order of stages that no dataflow orders (a link's several programs).
+  std::vector<std::string> keys(bundles.size()), rank(bundles.size());
+  std::vector<std::string> ignored;
+  for (size_t i = 0; i < bundles.size(); ++i) {
+    keys[i] = stage_key(bundles[i], *first_compile[i]);
+    rank[i] = keys[i] + '\n' + stage_inputs(bundles[i], ignored);
+  }
 
   std::map<size_t, std::vector<size_t>> members;
   for (size_t i = 0; i < bundles.size(); ++i)
@@ -255,7 +275,7 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
       ++info.probes;
       continue;
     }
-    std::vector<size_t> order = dataflow_order(ms, after, first_ns);
+    std::vector<size_t> order = dataflow_order(ms, after, first_ns, rank);
     std::vector<const Bundle*> ordered;
     for (size_t i : order)
       ordered.push_back(&bundles[i]);
@@ -267,9 +287,11 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
       s.program = base_name(b->lib);
       s.library = b->lib;
       s.lib_hash = b->lib_hash;
-      s.key = stage_key(*b, *first_compile[static_cast<size_t>(b - bundles.data())]);
-      for (const auto& o : b->options)
+      s.key = keys[static_cast<size_t>(b - bundles.data())];
+      for (const auto& o : b->options) {
         s.options += (s.options.empty() ? "" : " ") + normalize_volatile(o);
+        s.raw_options += (s.raw_options.empty() ? "" : " ") + o;
+      }
       s.bundle = b->id;
       s.inputs = stage_inputs(*b, k.names_differ);
       for (const auto& [kind, hash] : b->outputs)
@@ -305,324 +327,6 @@ void read_capture_json(const std::string& dir, BuildInfo& info) {
   if (p.contains("exit_code") && p["exit_code"].is_number_integer())
     info.pipeline_exit = p["exit_code"].get<int>();
   if (j.contains("seconds") && j["seconds"].is_number()) info.seconds = j["seconds"];
-}
-
-// One kernel matched across builds: (build, index into that build's kernels).
-using Match = std::vector<std::pair<size_t, size_t>>;
-
-// Matches the kernels of every build by key; kernels that share a key within one build
-// (a kernel compiled twice with other constants) are told apart by their first inputs,
-// then paired in order.
-std::vector<Match> match_kernels(const std::vector<BuildSummary>& sums) {
-  std::map<std::string, std::vector<std::vector<size_t>>> by_key;
-  for (size_t b = 0; b < sums.size(); ++b)
-    for (size_t i = 0; i < sums[b].kernels.size(); ++i) {
-      auto& per = by_key[sums[b].kernels[i].key];
-      per.resize(sums.size());
-      per[b].push_back(i);
-    }
-  std::vector<Match> out;
-  for (auto& [key, per] : by_key) {
-    bool single = std::all_of(per.begin(), per.end(), [](const auto& v) { return v.size() <= 1; });
-    if (!single) {
-      // Same key and same first inputs: the same kernel.
-      std::map<std::string, Match> by_input;
-      for (size_t b = 0; b < per.size(); ++b) {
-        std::vector<size_t> left;
-        std::set<std::string> taken;
-        for (size_t i : per[b]) {
-          const std::string& in = sums[b].kernels[i].first_inputs;
-          if (taken.insert(in).second)
-            by_input[in].emplace_back(b, i);
-          else
-            left.push_back(i);
-        }
-        per[b] = left;
-      }
-      std::vector<Match> partial;
-      for (auto& [in, m] : by_input)
-        if (m.size() == sums.size())
-          out.push_back(m);
-        else
-          for (auto [b, i] : m)
-            per[b].push_back(i);
-      for (auto& v : per)
-        std::sort(v.begin(), v.end());
-    }
-    size_t rows = 0;
-    for (const auto& v : per)
-      rows = std::max(rows, v.size());
-    for (size_t r = 0; r < rows; ++r) {
-      Match m;
-      for (size_t b = 0; b < per.size(); ++b)
-        if (r < per[b].size()) m.emplace_back(b, per[b][r]);
-      out.push_back(std::move(m));
-    }
-  }
-  return out;
-}
-
-std::vector<std::string> split_inputs(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i)
-    if (s[i] == '\x1f') {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
-
-std::string input_hash(const std::string& entry) {
-  size_t a = entry.find(':');
-  size_t b = a == std::string::npos ? std::string::npos : entry.find(':', a + 1);
-  return a == std::string::npos ? "" : entry.substr(a + 1, b == std::string::npos ? b : b - a - 1);
-}
-
-// Distinct values of one output kind across the builds of a stage, with how many builds (and
-// compiles in them) gave each and the first build that gave it.
-struct Seen {
-  size_t count = 0, first_build = 0;
-  std::set<size_t> builds;
-};
-
-std::map<std::string, std::map<std::string, Seen>> output_values(const Stage& st) {
-  std::map<std::string, std::map<std::string, Seen>> out;
-  for (const auto& sb : st.builds)
-    for (const auto& [kind, hashes] : sb.outputs)
-      for (const auto& h : hashes) {
-        Seen& s = out[kind][h];
-        if (s.builds.empty()) s.first_build = sb.build;
-        s.builds.insert(sb.build);
-        ++s.count;
-      }
-  return out;
-}
-
-bool outputs_differ(const Stage& st) {
-  for (const auto& [kind, values] : output_values(st))
-    if (values.size() > 1) return true;
-  return false;
-}
-
-// The classification of a varying stage's two outputs: the most common one against another,
-// from two builds where it can.
-StageDifference classify(const Stage& st, const std::vector<std::unique_ptr<BlobStore>>& blobs) {
-  auto values = output_values(st);
-  static const char* preferred[] = {"ptx", "nvvm", "cubin", "ltoir"};
-  std::string kind;
-  for (const char* p : preferred)
-    if (values.count(p) && values[p].size() > 1) {
-      kind = p;
-      break;
-    }
-  if (kind.empty())
-    for (const auto& [k, v] : values)
-      if (v.size() > 1 && (kind.empty() || kind == "result")) kind = k;
-  StageDifference d;
-  d.output_kind = kind;
-  const auto& v = values[kind];
-  // The most common value (ties: the one seen in the earliest build) against the value
-  // first seen in the earliest other build.
-  auto earlier = [](const auto& a, const auto& b) {
-    return a.second.count != b.second.count ? a.second.count > b.second.count
-                                            : a.second.first_build < b.second.first_build;
-  };
-  auto modal = std::min_element(v.begin(), v.end(), earlier);
-  auto other = v.end();
-  for (auto it = v.begin(); it != v.end(); ++it)
-    if (it != modal && (other == v.end() || it->second.first_build < other->second.first_build))
-      other = it;
-  d.hash_a = modal->first;
-  d.hash_b = other->first;
-  d.build_b = other->second.first_build;
-  d.build_a = modal->second.first_build;
-  for (size_t b : modal->second.builds)
-    if (b != d.build_b) {
-      d.build_a = b;
-      break;
-    }
-  if (d.build_a > d.build_b && !modal->second.builds.count(d.build_b)) {
-    std::swap(d.hash_a, d.hash_b);
-    std::swap(d.build_a, d.build_b);
-  }
-  d.within_build = d.build_a == d.build_b;
-  if (kind == "result") {
-    d.change = "code";
-    d.summary = fmt::format("return code {} vs {}", d.hash_a, d.hash_b);
-    return d;
-  }
-  auto a = blobs[d.build_a]->get(d.hash_a);
-  auto b = blobs[d.build_b]->get(d.hash_b);
-  if (!a || !b) {
-    d.change = "code";
-    d.summary = "differ (the bytes of an output were not stored)";
-    return d;
-  }
-  // PTX as libNVVM and NVRTC hand it over ends in a NUL: compare it as the PTX it is.
-  std::string_view va(*a), vb(*b);
-  while (!va.empty() && va.back() == '\0' && !vb.empty() && vb.back() == '\0') {
-    va.remove_suffix(1);
-    vb.remove_suffix(1);
-  }
-  diff::Report r = diff::compare(va, vb);
-  // A command's output kind is its file's extension (Triton's ptxas writes NAME.o): name
-  // the format kdet diff read it as where that says more.
-  if (r.format == diff::Format::ptx || r.format == diff::Format::cubin) {
-    std::string format = diff::to_string(r.format);
-    if (kind != format && kind != "nvvm") d.output_kind = format + " (." + kind + ")";
-  }
-  d.change = diff::to_string(r.overall);
-  d.summary = diff::summary_line(r);
-  return d;
-}
-
-// What differs in a stage's inputs between the first build that has it and another.
-std::string input_difference(const Stage& st,
-                             const std::vector<std::unique_ptr<BlobStore>>& blobs) {
-  const StageBuild& ref = st.builds.front();
-  for (const auto& sb : st.builds) {
-    if (sb.inputs == ref.inputs) continue;
-    auto a = split_inputs(ref.inputs), b = split_inputs(sb.inputs);
-    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-      if (i < a.size() && i < b.size() && a[i] == b[i]) continue;
-      if (i >= a.size() || i >= b.size())
-        return fmt::format("{} inputs in build {}, {} in build {}", a.size(), ref.build + 1,
-                           b.size(), sb.build + 1);
-      std::string ha = input_hash(a[i]), hb = input_hash(b[i]);
-      std::string what = a[i].substr(0, a[i].find(':'));
-      if (ha == hb)
-        return fmt::format("input {} ({}) has the same bytes under another name: {} vs {}", i + 1,
-                           what, a[i].substr(a[i].find(':', what.size() + 1) + 1),
-                           b[i].substr(b[i].find(':', what.size() + 1) + 1));
-      auto x = blobs[ref.build]->get(ha);
-      auto y = blobs[sb.build]->get(hb);
-      std::string how = x && y ? diff::summary_line(diff::compare(*x, *y))
-                               : std::string("differ (bytes not stored)");
-      return fmt::format("input {} ({}) of build {} and build {}: {}", i + 1, what, ref.build + 1,
-                         sb.build + 1, how);
-    }
-  }
-  return "";
-}
-
-std::vector<Stage> align_stages(const Match& m, const std::vector<BuildSummary>& sums) {
-  std::vector<Stage> stages;
-  std::map<std::string, size_t> at; // key#occurrence -> index into stages
-  for (auto [b, i] : m) {
-    std::map<std::string, size_t> seen;
-    for (const auto& s : sums[b].kernels[i].stages) {
-      std::string slot = s.key + "#" + std::to_string(seen[s.key]++);
-      auto [it, fresh] = at.emplace(slot, stages.size());
-      if (fresh) {
-        Stage st;
-        st.kind = s.kind;
-        st.program = s.program;
-        st.library = s.library;
-        st.options = s.options;
-        stages.push_back(std::move(st));
-      }
-      StageBuild sb;
-      sb.build = b;
-      sb.bundle = s.bundle;
-      sb.inputs = s.inputs;
-      for (const auto& e : split_inputs(s.inputs))
-        sb.input_hashes.push_back(input_hash(e));
-      sb.outputs = s.outputs;
-      sb.compiles = s.compiles;
-      stages[it->second].builds.push_back(std::move(sb));
-    }
-  }
-  return stages;
-}
-
-std::string join_builds(const std::vector<size_t>& builds) {
-  std::string s;
-  for (size_t b : builds)
-    s += (s.empty() ? "" : ", ") + std::to_string(b + 1);
-  return s;
-}
-
-Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
-             const std::vector<std::unique_ptr<BlobStore>>& blobs,
-             const std::vector<BuildInfo>& infos) {
-  Kernel k;
-  const BuildKernel& ref = sums[m.front().first].kernels[m.front().second];
-  k.name = ref.name;
-  k.display = display_name(ref.name);
-  k.target = ref.target;
-  k.compiler = ref.stages.front().kind + " " + ref.stages.front().program;
-  for (auto [b, i] : m)
-    k.present.push_back(b);
-  k.stages = align_stages(m, sums);
-  for (const auto& n : ref.names_differ)
-    k.notes.push_back(n + " (temporary parts of names are not compared)");
-  std::set<std::string> libs;
-  for (auto [b, i] : m)
-    libs.insert(sums[b].kernels[i].stages.front().lib_hash);
-  if (libs.size() > 1) k.notes.push_back("the first compiler's content differs between builds");
-  if (k.present.size() < sums.size()) {
-    k.status = KernelStatus::not_in_every_build;
-    return k;
-  }
-  for (size_t s = 0; s < k.stages.size(); ++s) {
-    const Stage& st = k.stages[s];
-    std::vector<size_t> where;
-    for (const auto& sb : st.builds)
-      where.push_back(sb.build);
-    if (st.builds.size() < k.present.size()) {
-      k.status = KernelStatus::varies;
-      k.first_varying = s;
-      k.notes.push_back(fmt::format("stage {} ({} {}) ran in build {} only", s + 1, st.kind,
-                                    st.program, join_builds(where)));
-      break;
-    }
-    bool inputs_same = std::all_of(st.builds.begin(), st.builds.end(), [&](const StageBuild& sb) {
-      return sb.inputs == st.builds.front().inputs;
-    });
-    if (!inputs_same) {
-      k.status = KernelStatus::input_differs;
-      k.first_varying = s;
-      k.input_detail = fmt::format("stage {} ({} {}): {}", s + 1, st.kind, st.program,
-                                   input_difference(st, blobs));
-      break;
-    }
-    if (outputs_differ(st)) {
-      k.status = KernelStatus::varies;
-      k.first_varying = s;
-      k.difference = classify(st, blobs);
-      break;
-    }
-  }
-  const Stage& last = k.stages.back();
-  k.final_output_varies = last.builds.size() < k.present.size() || outputs_differ(last);
-  if (k.first_varying) {
-    const Stage& st = k.stages[*k.first_varying];
-    const StageBuild& sb = st.builds.front();
-    std::string dir = infos[sb.build].dir;
-    // The last build's: its caches stay, with the files its compiles name.
-    if (k.status == KernelStatus::varies)
-      k.next = fmt::format("kdet explain {}/bundles/{}", infos[st.builds.back().build].dir,
-                           st.builds.back().bundle);
-    else if (st.builds.size() > 1)
-      k.next = fmt::format("kdet diff {}/bundles/{}/inputs {}/bundles/{}/inputs", dir, sb.bundle,
-                           infos[st.builds[1].build].dir, st.builds[1].bundle);
-  }
-  return k;
-}
-
-int status_rank(KernelStatus s) {
-  switch (s) {
-  case KernelStatus::varies:
-    return 0;
-  case KernelStatus::input_differs:
-    return 1;
-  case KernelStatus::not_in_every_build:
-    return 2;
-  case KernelStatus::same:
-    return 3;
-  }
-  return 3;
 }
 
 } // namespace

@@ -52,7 +52,9 @@ struct StageBuild {
   size_t build = 0;   // index into BuildsResult::builds
   std::string bundle; // bundle id in that build
   std::string inputs; // the stage's own inputs (hash and normalized name each), one string
-  std::vector<std::string> input_hashes;                   // the same inputs' hashes, in order
+  std::vector<std::string> input_hashes; // the same inputs' hashes, in order
+  std::string raw_options;               // the options as given, joined by spaces
+  std::string lib_hash;                  // the content hash of the library or program
   std::map<std::string, std::vector<std::string>> outputs; // kind -> distinct hashes
   size_t compiles = 0;
 };

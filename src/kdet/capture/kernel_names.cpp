@@ -74,18 +74,15 @@ void ir_entries(std::string_view text, std::vector<std::string>& out) {
   }
 }
 
-bool is_tmp_root(std::string_view prefix) {
+bool is_tmp_root_fixed(std::string_view prefix) {
   static const char* roots[] = {"/tmp", "/var/tmp", "/dev/shm"};
   for (const char* r : roots)
     if (prefix == r) return true;
-  const char* t = std::getenv("TMPDIR");
-  if (t && *t) {
-    std::string_view tv(t);
-    while (tv.size() > 1 && tv.back() == '/')
-      tv.remove_suffix(1);
-    if (prefix == tv) return true;
-  }
   return false;
+}
+
+bool is_tmp_root(std::string_view prefix) {
+  return is_tmp_root_fixed(prefix);
 }
 
 } // namespace
@@ -120,7 +117,31 @@ std::string display_name(const std::string& name, size_t width) {
   return s.substr(0, width - 12) + "..." + hash_bytes(name).substr(0, 8);
 }
 
-std::string normalize_volatile(std::string_view text) {
+std::string normalize_volatile(std::string_view input) {
+  // $TMPDIR first: under /tmp (TMPDIR=/tmp/$USER) the /tmp rule would take its own
+  // component for the per-build one.
+  std::string tmpdir_applied;
+  const char* t = std::getenv("TMPDIR");
+  std::string root = t ? t : "";
+  while (root.size() > 1 && root.back() == '/')
+    root.pop_back();
+  if (root.size() > 1 && !is_tmp_root_fixed(root)) {
+    std::string pat = root + "/";
+    for (size_t i = 0; i < input.size();) {
+      if (input.compare(i, pat.size(), pat) == 0) {
+        size_t j = i + pat.size();
+        while (j < input.size() && input[j] != '/' && input[j] != ' ' && input[j] != '"' &&
+               input[j] != '\'' && input[j] != '\n')
+          ++j;
+        tmpdir_applied += "{tmpdir}/*";
+        i = j;
+      } else {
+        tmpdir_applied += input[i++];
+      }
+    }
+    input = tmpdir_applied;
+  }
+  std::string_view text = input;
   std::string out;
   out.reserve(text.size());
   size_t i = 0;

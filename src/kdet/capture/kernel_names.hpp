@@ -28,8 +28,8 @@ std::string demangle_if_shorter(const std::string& name);
 std::string display_name(const std::string& name, size_t width = 72);
 
 // `text` with the parts of paths that change from one build to the next made fixed:
-// the first component under /tmp, /var/tmp, /dev/shm or $TMPDIR becomes "*", nvcc's
-// tmpxft_PID_N names become "{tmpxft}", and runs of 16 or more hex digits "{hex}".
+// the first component under $TMPDIR becomes "{tmpdir}/*", under /tmp, /var/tmp or /dev/shm "*",
+// nvcc's tmpxft_PID_N names become "{tmpxft}", and runs of 16 or more hex digits "{hex}".
 std::string normalize_volatile(std::string_view text);
 
 // The target an option list names (`-arch=compute_90a`, `-arch sm_90`, `--gpu-name=sm_90a`,

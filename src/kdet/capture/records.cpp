@@ -60,7 +60,11 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
   if (key == "kind" && w.size() == 2 &&
       (w[1] == "nvvm" || w[1] == "nvrtc" || w[1] == "nvjitlink" || w[1] == "exec"))
     c.kind = w[1];
-  else if ((key == "pid" || key == "ppid" || key == "thread") && w.size() == 2 && to_u64(w[1], n))
+  else if (key == "ancestors") {
+    c.ancestors.clear();
+    for (size_t i = 1; i < w.size() && to_u64(w[i], n); ++i)
+      c.ancestors.push_back(static_cast<long>(n));
+  } else if ((key == "pid" || key == "ppid" || key == "thread") && w.size() == 2 && to_u64(w[1], n))
     (key == "pid" ? c.pid : key == "ppid" ? c.ppid : c.thread) = static_cast<long>(n);
   else if (key == "time_ns" && w.size() == 2 && to_u64(w[1], n))
     c.time_ns = n;

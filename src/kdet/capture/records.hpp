@@ -42,6 +42,7 @@ struct Compile {
   std::string record; // "LOG#ID": the record log under RAW/records and the compile's id in it
   std::string kind;   // nvvm, nvrtc, nvjitlink or exec
   long pid = 0, ppid = 0, thread = 0;
+  std::vector<long> ancestors; // exec: the caller's parent, its parent, ... (the shim's record)
   uint64_t time_ns = 0;
   std::string lib, lib_hash; // empty when the library could not be identified
   uint64_t lib_size = 0;

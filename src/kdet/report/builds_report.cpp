@@ -259,9 +259,12 @@ std::string builds_to_junit(const BuildsResult& r) {
     out += fmt::format("    <testcase classname=\"kdet.builds.pipeline\" name=\"{}\">"
                        "<error message=\"{}\"/></testcase>\n",
                        xml_escape(f.substr(0, f.find(':'))), xml_escape(f));
+  std::map<std::string, size_t> seen; // one name twice (two kernels of one name): "#2"
   for (const auto& k : r.kernels) {
+    size_t n = ++seen[k.target + "\n" + k.display];
+    std::string name = n == 1 ? k.display : fmt::format("{} #{}", k.display, n);
     out += fmt::format("    <testcase classname=\"kdet.builds.{}\" name=\"{}\">",
-                       xml_escape(k.target.empty() ? "kernel" : k.target), xml_escape(k.display));
+                       xml_escape(k.target.empty() ? "kernel" : k.target), xml_escape(name));
     if (k.status != KernelStatus::same) {
       std::string detail = kernel_detail(k);
       for (const auto& n : k.notes)
@@ -280,10 +283,9 @@ std::string builds_to_junit(const BuildsResult& r) {
 }
 
 int builds_exit_code(const BuildsResult& r) {
-  size_t compiles = 0;
-  for (const auto& b : r.builds)
-    compiles += b.compiles;
-  if (!r.failed_builds.empty() || compiles == 0) return 3;
+  // Probes alone (`ptxas --version`) are no build of kernels: nothing was captured.
+  if (r.interrupted) return 130;
+  if (!r.failed_builds.empty() || r.kernels.empty()) return 3;
   return r.count(KernelStatus::same) == r.kernels.size() ? 0 : 1;
 }
 

@@ -34,6 +34,37 @@ using namespace kdet_capture;
 
 namespace {
 
+// The parent of `pid`, read from /proc/PID/stat (the field after the command's closing
+// parenthesis, then the state); 0 when it cannot be read.
+long parent_of(long pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[512];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char* close = std::strrchr(buf, ')');
+  if (!close || !close[1] || !close[2] || !close[3]) return 0;
+  return std::strtol(close + 4, nullptr, 10);
+}
+
+// "ancestors P1 P2 ...": the caller's parent, its parent, ... (at most 16, up to init), so
+// that a compile a captured command started (cicc and ptxas under nvcc, through a shell)
+// is known as that command's tool.
+void add_ancestors(Buf& h) {
+  h.add("ancestors");
+  long p = static_cast<long>(::getppid());
+  for (int i = 0; i < 16 && p > 1; ++i) {
+    h.add(" ");
+    h.add_u64(static_cast<unsigned long long>(p));
+    p = parent_of(p);
+  }
+  h.add("\n");
+}
+
 constexpr size_t k_max_blob = size_t{256} << 20; // larger files are hashed, not copied
 
 volatile sig_atomic_t g_child = 0;
@@ -229,7 +260,9 @@ int main(int argc, char** argv) {
   h.add_u64(static_cast<unsigned long long>(::getpid()));
   h.add("\nppid ");
   h.add_u64(static_cast<unsigned long long>(::getppid()));
-  h.add("\nthread ");
+  h.add("\n");
+  add_ancestors(h);
+  h.add("thread ");
   h.add_u64(static_cast<unsigned long long>(thread_id()));
   h.add("\ntime_ns ");
   h.add_u64(static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull +

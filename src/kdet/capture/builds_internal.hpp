@@ -1,0 +1,57 @@
+//===- capture/builds_internal.hpp - what builds.cpp and builds_judge.cpp share -===//
+//
+// Each build is reduced to its kernels (builds.cpp); kernels are then matched across
+// builds and judged stage by stage (builds_judge.cpp). Not for use outside capture/.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/capture/blobs.hpp"
+#include "kdet/capture/builds.hpp"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kdet::capture::detail {
+
+// A stage of a kernel in one build, as kept after the build is read.
+struct StageSummary {
+  std::string key; // kind, program, normalized options (and environment for commands)
+  std::string kind, program, library, options, raw_options, lib_hash, bundle, inputs;
+  std::map<std::string, std::vector<std::string>> outputs;
+  size_t compiles = 0;
+};
+
+// A kernel in one build.
+struct BuildKernel {
+  std::string name, key, first_inputs, target;
+  std::vector<StageSummary> stages;      // dataflow order
+  std::vector<std::string> names_differ; // inputs whose names differ only in temporary parts
+};
+
+struct BuildSummary {
+  std::vector<BuildKernel> kernels;
+};
+
+// One kernel matched across builds: (build, index into that build's kernels).
+using Match = std::vector<std::pair<size_t, size_t>>;
+
+// Matches the kernels of every build by key (builds_judge.cpp).
+std::vector<Match> match_kernels(const std::vector<BuildSummary>& sums);
+
+// A matched kernel's stages aligned across builds, its status and first varying stage.
+Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
+             const std::vector<std::unique_ptr<BlobStore>>& blobs,
+             const std::vector<BuildInfo>& infos);
+
+// The order of statuses in reports: varies, input-differs, not-in-every-build, same.
+int status_rank(KernelStatus s);
+
+// The entries of a stage's inputs string, and an entry's hash.
+std::vector<std::string> split_inputs(const std::string& s);
+std::string input_hash(const std::string& entry);
+
+} // namespace kdet::capture::detail
