@@ -122,6 +122,9 @@ void add_quiet_option(CLI::App* cmd, OutputArgs& o, const std::string& help) {
 }
 
 Output::Output(const OutputArgs& args) : m_args(args) {
+  // --json /dev/stdout (or /proc/self/fd/1, or the file stdout goes to) is stdout: the text
+  // report moves to stderr, so stdout stays one JSON document.
+  if (names_stdout(m_args.json_path)) m_args.json_path = "-";
   m_color = decide_color(parse_color_mode(args.color), terminal_facts(::fileno(text_stream())));
   m_progress = decide_progress(args.quiet, false, terminal_facts(2));
   // Refused now, not after the runs (the result would be lost).

@@ -140,6 +140,15 @@ void write_file_atomic(const std::string& path, std::string_view data) {
   replace_atomically(path, data, "");
 }
 
+bool names_stdout(const std::string& path) {
+  if (path == "-") return true;
+  if (path.empty()) return false;
+  struct stat named {
+  }, out{};
+  return ::stat(path.c_str(), &named) == 0 && ::fstat(1, &out) == 0 && named.st_dev == out.st_dev &&
+         named.st_ino == out.st_ino;
+}
+
 void check_output_path(const std::string& path, const std::string& option) {
   if (path.empty() || path == "-") return;
   struct stat lst {};

@@ -38,6 +38,11 @@ bool write_all(int fd, std::string_view data);
 // a link to nothing, or a missing parent folder. Checked before a long run, not after it.
 void check_output_path(const std::string& path, const std::string& option);
 
+// True when `path` is "-" or names this process's stdout: the same file as fd 1
+// (/dev/stdout, /proc/self/fd/1, or a file stdout is redirected to), so that a
+// report written there would be mixed with what goes to stdout.
+bool names_stdout(const std::string& path);
+
 // mkdir -p; throws Error naming the folder on failure.
 void make_dirs(const std::string& path);
 
