@@ -24,8 +24,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 #include <memory>
-#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +34,11 @@ namespace kdet::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The bounds of a folder comparison (kdet diff -r and diffoscope have none; kdet's reports
+// must end): past them the walk stops and says so, and the folders are not called identical.
+constexpr int k_max_depth = 64;
+constexpr size_t k_default_max_files = 100000;
 
 struct DiffArgs {
   std::vector<std::string> paths;
@@ -45,12 +50,21 @@ struct DiffArgs {
   std::string nvdisasm; // a path, "none", or "" to look for it
   double nvdisasm_timeout = 60;
   bool canonical = false; // hunks in canonical names rather than the files' own text
+  size_t max_files = k_default_max_files;
 };
 
-// One pair of files to compare; a side may be missing (path empty).
+// What one side holds at a path: nothing, a regular file, a symbolic link (never followed:
+// compared by its target) or something else (a FIFO, a device: compared by its type).
+struct Node {
+  enum class Kind { missing, file, link, other } kind = Kind::missing;
+  std::string path;
+  std::string what; // link: its target; other: its type ("a FIFO")
+};
+
+// One pair to compare: two files, or the same relative path under two folders.
 struct Pair {
-  std::string name; // artifact name, or "" for a plain two-file diff
-  std::string a, b;
+  std::string name; // the path relative to both folders, or "" for a plain two-file diff
+  Node a, b;
 };
 
 bool is_dir(const std::string& p) {
@@ -58,22 +72,80 @@ bool is_dir(const std::string& p) {
   return fs::is_directory(p, ec);
 }
 
-// Same-named regular files of two folders (union, sorted).
-std::vector<Pair> folder_pairs(const std::string& a, const std::string& b) {
-  std::set<std::string> names;
+struct FolderSet {
+  std::vector<Pair> pairs;
+  std::vector<std::string> notes; // where the walk stopped
+};
+
+// Every file, link and other non-folder under `root`, by its path relative to it, into
+// `nodes` (.a or .b). Never follows a link (one to a folder is a link, not a folder).
+void walk(const std::string& root, bool side_b, size_t max_files,
+          std::map<std::string, Pair>& nodes, std::vector<std::string>& notes) {
   std::error_code ec;
-  for (const auto& dir : {a, b})
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (e.is_regular_file()) names.insert(e.path().filename().string());
-  std::vector<Pair> out;
-  for (const auto& n : names) {
-    Pair p{n, a + "/" + n, b + "/" + n};
-    if (!fs::exists(p.a, ec)) p.a.clear();
-    if (!fs::exists(p.b, ec)) p.b.clear();
-    out.push_back(std::move(p));
+  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
+  if (ec) throw Error::format("cannot read the folder {}: {}", root, ec.message());
+  size_t seen = 0;
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) throw Error::format("cannot read the folder {}: {}", root, ec.message());
+    const fs::path& path = it->path();
+    std::string rel = path.lexically_relative(root).generic_string();
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0)
+      throw Error::format("cannot read {}: {}", path.string(), std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+      if (it.depth() + 1 >= k_max_depth) {
+        it.disable_recursion_pending();
+        notes.push_back(
+            fmt::format("{}/{}: deeper than {} folders, not compared", root, rel, k_max_depth));
+      }
+      continue;
+    }
+    if (++seen > max_files) {
+      notes.push_back(fmt::format("{}: more than {} files (--max-files); the rest is not compared",
+                                  root, max_files));
+      return;
+    }
+    Node n{Node::Kind::file, path.string(), ""};
+    if (S_ISLNK(st.st_mode)) {
+      n.kind = Node::Kind::link;
+      n.what = fs::read_symlink(path, ec).string();
+    } else if (!S_ISREG(st.st_mode)) {
+      n.kind = Node::Kind::other;
+      n.what = describe_file_type(st.st_mode);
+    }
+    Pair& p = nodes[rel];
+    p.name = rel;
+    (side_b ? p.b : p.a) = std::move(n);
   }
-  if (out.empty()) throw Error::format("{} and {}: no files to compare", a, b);
+  if (ec) throw Error::format("cannot read the folder {}: {}", root, ec.message());
+}
+
+// Two folders, compared as `diff -r` does: the union of the paths under both (sorted), each
+// file, link or other entry paired with the one at the same relative path.
+FolderSet folder_pairs(const std::string& a, const std::string& b, size_t max_files) {
+  std::map<std::string, Pair> nodes;
+  FolderSet out;
+  walk(a, false, max_files, nodes, out.notes);
+  walk(b, true, max_files, nodes, out.notes);
+  for (auto& [rel, p] : nodes)
+    out.pairs.push_back(std::move(p));
+  if (out.pairs.empty()) throw Error::format("{} and {}: no files to compare", a, b);
   return out;
+}
+
+// "a link to T", "a regular file", "a FIFO": one side of a pair that is not two files.
+std::string describe(const Node& n) {
+  switch (n.kind) {
+  case Node::Kind::file:
+    return "a regular file";
+  case Node::Kind::link:
+    return "a link to " + n.what;
+  case Node::Kind::other:
+    return n.what;
+  case Node::Kind::missing:
+    break;
+  }
+  return "nothing";
 }
 
 // The size of `path`, which must be a regular file (or a link to one): a device
@@ -174,26 +246,9 @@ void load(Side& s, const std::string& path, uint64_t limit, bool summary) {
   s.hashed = true;
 }
 
-int do_diff(const DiffArgs& args) {
-  uint64_t limit = diff::k_max_detailed_size;
-  if (!args.max_size.empty()) {
-    auto v = parse_byte_size(args.max_size);
-    if (!v)
-      throw Error::format(
-          "--max-size {}: expected a size above zero such as 64M, 1G or a number of bytes",
-          args.max_size);
-    limit = *v;
-  }
-  diff::CompareOptions options;
-  if (!args.format.empty()) options.force = diff::parse_format(args.format);
-  const std::optional<diff::Format>& force = options.force;
-  options.sass = diff::find_sass_options(args.nvdisasm, "--nvdisasm");
-  options.sass->timeout =
-      std::chrono::milliseconds(static_cast<long long>(args.nvdisasm_timeout * 1000));
-  options.canonical_hunks = args.canonical;
-
-  std::string label_a, label_b;
-  std::vector<Pair> pairs;
+// The pairs the command line names: two files, two folders, or two variants of a run folder.
+FolderSet collect_pairs(const DiffArgs& args, std::string& label_a, std::string& label_b) {
+  FolderSet set;
   auto from_run_dir = [&](const std::string& dir, std::vector<std::string> ids) {
     if (ids.empty()) {
       auto [x, y] = store::two_most_common_variants(dir);
@@ -202,7 +257,7 @@ int do_diff(const DiffArgs& args) {
     std::string da = store::resolve_variant(dir, ids[0]), db = store::resolve_variant(dir, ids[1]);
     label_a = fs::path(da).filename().string();
     label_b = fs::path(db).filename().string();
-    pairs = folder_pairs(da, db);
+    set = folder_pairs(da, db, args.max_files);
   };
   const auto& p = args.paths;
   if (!args.run_dir.empty()) {
@@ -222,88 +277,150 @@ int do_diff(const DiffArgs& args) {
       throw Error::format("{}: is a folder; standard input (-) is compared with a file",
                           p[0] == "-" ? p[1] : p[0]);
     if (p[0] != "-" && p[1] != "-" && is_dir(p[0]) && is_dir(p[1]))
-      pairs = folder_pairs(p[0], p[1]);
+      set = folder_pairs(p[0], p[1], args.max_files);
     else
-      pairs.push_back({"", p[0], p[1]});
+      set.pairs.push_back({"", {Node::Kind::file, p[0], ""}, {Node::Kind::file, p[1], ""}});
   } else {
     throw Error("give two files (A B), a run folder and two variants (DIR A B), or --run-dir DIR");
   }
+  return set;
+}
+
+// What `kdet diff` has found so far, in each rendering asked for.
+struct Findings {
+  bool all_identical = true;
+  std::string text, html;
+  nlohmann::json artifacts = nlohmann::json::array();
+  nlohmann::json single;
+};
+
+// A pair that is not two regular files: a side missing, a link or another kind of file.
+void compare_kinds(const Pair& pr, Findings& f) {
+  if (pr.a.kind == Node::Kind::missing || pr.b.kind == Node::Kind::missing) {
+    f.all_identical = false;
+    std::string side = pr.a.kind == Node::Kind::missing ? "B" : "A";
+    f.text += fmt::format("{}: only in {}\n", pr.name, side);
+    f.html +=
+        fmt::format("<p class=\"kdet-diff-only\">{}: only in {}</p>\n", xml_text(pr.name), side);
+    f.artifacts.push_back({{"name", pr.name}, {"only_in", side}});
+    return;
+  }
+  bool same = pr.a.kind == pr.b.kind && pr.a.what == pr.b.what;
+  f.all_identical &= same;
+  std::string line =
+      same ? fmt::format("{}: {} in both\n", pr.name, describe(pr.a))
+           : fmt::format("{}: {} in A, {} in B\n", pr.name, describe(pr.a), describe(pr.b));
+  f.text += line;
+  f.html += fmt::format("<p class=\"kdet-diff-kind\">{}</p>\n", xml_text(line));
+  f.artifacts.push_back(
+      {{"name", pr.name}, {"a", describe(pr.a)}, {"b", describe(pr.b)}, {"identical", same}});
+}
+
+int do_diff(const DiffArgs& args) {
+  uint64_t limit = diff::k_max_detailed_size;
+  if (!args.max_size.empty()) {
+    auto v = parse_byte_size(args.max_size);
+    if (!v)
+      throw Error::format(
+          "--max-size {}: expected a size above zero such as 64M, 1G or a number of bytes",
+          args.max_size);
+    limit = *v;
+  }
+  diff::CompareOptions options;
+  if (!args.format.empty()) options.force = diff::parse_format(args.format);
+  const std::optional<diff::Format>& force = options.force;
+  options.sass = diff::find_sass_options(args.nvdisasm, "--nvdisasm");
+  options.sass->timeout =
+      std::chrono::milliseconds(static_cast<long long>(args.nvdisasm_timeout * 1000));
+  options.canonical_hunks = args.canonical;
+
+  std::string label_a, label_b;
+  FolderSet set = collect_pairs(args, label_a, label_b);
 
   // With --json - the text report is not printed at all: stdout is the JSON's.
   Output output(args.output);
   bool json_stdout = output.json_to_stdout();
   bool color = output.color();
-  bool all_identical = true;
-  std::string text, html;
-  nlohmann::json artifacts = nlohmann::json::array();
-  nlohmann::json single;
-  for (const auto& pr : pairs) {
-    std::string na = pr.name.empty() ? label_a : label_a + "/" + pr.name;
-    std::string nb = pr.name.empty() ? label_b : label_b + "/" + pr.name;
-    if (pr.a.empty() || pr.b.empty()) {
-      all_identical = false;
-      std::string side = pr.a.empty() ? "B" : "A";
-      text += fmt::format("{}: only in {}\n", pr.name, side);
-      html += fmt::format("<p class=\"kdet-diff-only\">{}: only in {}</p>\n", pr.name, side);
-      artifacts.push_back({{"name", pr.name}, {"only_in", side}});
+  Findings f;
+  for (const auto& pr : set.pairs) {
+    if (pr.a.kind != Node::Kind::file || pr.b.kind != Node::Kind::file) {
+      compare_kinds(pr, f);
       continue;
     }
+    std::string na = pr.name.empty() ? label_a : label_a + "/" + pr.name;
+    std::string nb = pr.name.empty() ? label_b : label_b + "/" + pr.name;
     // `-` is standard input (only in a plain two-file diff): read first, as it can be read
     // only once, then the files' sizes say whether both sides are compared in detail.
-    Side sa = pr.name.empty() && pr.a == "-" ? read_stdin(limit) : Side{};
-    Side sb = pr.name.empty() && pr.b == "-" ? read_stdin(limit) : Side{};
-    if (!sa.from_stdin) sa.size = regular_file_size(pr.a);
-    if (!sb.from_stdin) sb.size = regular_file_size(pr.b);
+    const std::string &pa = pr.a.path, &pb = pr.b.path;
+    Side sa = pr.name.empty() && pa == "-" ? read_stdin(limit) : Side{};
+    Side sb = pr.name.empty() && pb == "-" ? read_stdin(limit) : Side{};
+    if (!sa.from_stdin) sa.size = regular_file_size(pa);
+    if (!sb.from_stdin) sb.size = regular_file_size(pb);
     bool summary = std::max(sa.size, sb.size) > limit;
-    load(sa, pr.a, limit, summary);
-    load(sb, pr.b, limit, summary);
+    load(sa, pa, limit, summary);
+    load(sb, pb, limit, summary);
     diff::Report r;
     if (summary) {
       // Past the limit: identical or not by content hash, never read whole into memory.
-      diff::Format f = force ? *force : diff::detect_format(sa.head);
-      r = diff::summary_report(f, sa.size, sb.size, sa.size == sb.size && sa.hash == sb.hash,
+      diff::Format format = force ? *force : diff::detect_format(sa.head);
+      r = diff::summary_report(format, sa.size, sb.size, sa.size == sb.size && sa.hash == sb.hash,
                                limit);
     } else {
       try {
         r = diff::compare(sa.data, sb.data, options);
       } catch (const Error& e) {
-        throw Error::format("{} vs {}: {}", pr.a, pr.b, e.what());
+        throw Error::format("{} vs {}: {}", pa, pb, e.what());
       }
     }
-    all_identical &= diff::identical(r);
-    text += diff::to_text(r, color, na, nb);
+    f.all_identical &= diff::identical(r);
+    f.text += diff::to_text(r, color, na, nb);
     // JSON and HTML only when asked for: a JSON tree costs far more memory than the report.
     if (!args.html_path.empty())
-      html += pr.name.empty()
-                  ? diff::to_html(r)
-                  : fmt::format("<section class=\"kdet-diff-artifact\"><h3>{}</h3>\n{}</section>\n",
-                                pr.name, diff::to_html(r));
+      f.html +=
+          pr.name.empty()
+              ? diff::to_html(r)
+              : fmt::format("<section class=\"kdet-diff-artifact\"><h3>{}</h3>\n{}</section>\n",
+                            xml_text(pr.name), diff::to_html(r));
     if (args.output.json_path.empty()) continue;
     nlohmann::json j = diff::to_json(r);
-    j["a"] = pr.a;
-    j["b"] = pr.b;
+    j["a"] = pa;
+    j["b"] = pb;
     if (pr.name.empty()) {
-      single = std::move(j);
+      f.single = std::move(j);
       continue;
     }
     nlohmann::json entry = nlohmann::json::object();
     entry["name"] = pr.name;
     entry["report"] = std::move(j);
-    artifacts.push_back(std::move(entry));
+    f.artifacts.push_back(std::move(entry));
   }
+  // A walk cut short compared only part of the folders: they are not called identical.
+  for (const auto& n : set.notes)
+    f.text += "note: " + n + "\n";
+  bool partial = !set.notes.empty();
 
-  nlohmann::json out = std::move(single);
-  if (out.is_null())
+  nlohmann::json out = std::move(f.single);
+  if (out.is_null()) {
     out = {{"schema", "kdet.diff-set/1"},
            {"a", label_a},
            {"b", label_b},
-           {"identical", all_identical},
-           {"artifacts", std::move(artifacts)}};
+           {"identical", f.all_identical && !partial},
+           {"artifacts", std::move(f.artifacts)}};
+    if (partial) out["incomplete"] = set.notes;
+  }
   // Inputs may hold invalid UTF-8: such bytes are shown as U+0080..U+00FF (util/strings).
   output.write_json(out);
-  if (!args.html_path.empty()) write_output(args.html_path, html, "--html");
-  if (!json_stdout) fmt::print("{}", text);
-  return all_identical ? k_exit_deterministic : k_exit_nondeterministic;
+  if (!args.html_path.empty()) write_output(args.html_path, f.html, "--html");
+  if (!json_stdout) fmt::print("{}", f.text);
+  if (!f.all_identical) return k_exit_nondeterministic;
+  if (partial) {
+    for (const auto& n : set.notes)
+      fmt::print(stderr, "kdet diff: {}\n", n);
+    fmt::print(stderr, "kdet diff: what was compared is identical, but not all was compared "
+                       "(exit 2)\n");
+    return k_exit_usage;
+  }
+  return k_exit_deterministic;
 }
 
 } // namespace
@@ -312,7 +429,11 @@ void add_diff(CLI::App& root, Action& action) {
   auto args = std::make_shared<DiffArgs>();
   auto* cmd = root.add_subcommand(
       "diff", "Compare two compiler outputs and name the real change (PTX, cubin, text, binary)");
-  cmd->footer("Exit codes: 0 identical, 1 different, 2 unreadable input or bad options.");
+  cmd->footer("Two folders are compared as diff -r does: every file under both, by its path\n"
+              "relative to each (\"only in A\" where one side lacks it); links are never followed\n"
+              "(compared by their targets); at most 64 folders deep and --max-files files a side.\n"
+              "Exit status: 0 identical, 1 different, 2 unreadable input, bad options, or folders\n"
+              "compared only in part (a bound reached) and identical so far.");
   cmd->add_option("paths", args->paths,
                   "A B (files, `-` for standard input on one side, or folders), or DIR VARIANT_A "
                   "VARIANT_B");
@@ -345,6 +466,11 @@ void add_diff(CLI::App& root, Action& action) {
                 "branch targets renamed by first use; B's mapped to A's). Default: each file's "
                 "own statements with its own line numbers, a line the same in both up to "
                 "renaming shown as a `~` pair (A's, then B's)");
+  cmd->add_option("--max-files", args->max_files,
+                  "Folders: compare at most N files a side (default 100000); past it the "
+                  "report says where it stopped and the folders are not called identical")
+      ->type_name("N")
+      ->check(CLI::Range(size_t{1}, size_t{100000000}));
   add_color_option(cmd, args->output);
   cmd->callback([args, &action] { action = [args] { return do_diff(*args); }; });
 }

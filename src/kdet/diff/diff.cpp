@@ -38,10 +38,21 @@ bool is_text(std::string_view d) {
   return odd * 100 <= head.size();
 }
 
+// PTX as libNVVM and NVRTC hand it over is a C string: the text, then a NUL (a ctypes user
+// writes it so to a file; capture keeps those bytes). `data` without its trailing NULs.
+std::string_view without_trailing_nuls(std::string_view data) {
+  while (!data.empty() && data.back() == '\0')
+    data.remove_suffix(1);
+  return data;
+}
+
 } // namespace
 
 Format detect_format(std::string_view data) {
   if (is_cuda_elf(data)) return Format::cubin;
+  std::string_view text = without_trailing_nuls(data);
+  if (text.size() != data.size() && is_text(text) && detail::looks_like_ptx(text))
+    return Format::ptx;
   if (!is_text(data)) return Format::binary;
   if (detail::looks_like_ptx(data)) return Format::ptx;
   return Format::text;
@@ -156,9 +167,20 @@ Report compare(std::string_view a, std::string_view b, const CompareOptions& opt
   }
   Report r;
   switch (f) {
-  case Format::ptx:
-    r = detail::compare_ptx(a, b, options.canonical_hunks);
+  case Format::ptx: {
+    // The NULs that end a C string are no part of the PTX; a file without them is the same PTX.
+    std::string_view ta = without_trailing_nuls(a), tb = without_trailing_nuls(b);
+    r = detail::compare_ptx(ta, tb, options.canonical_hunks);
+    r.size_a = a.size();
+    r.size_b = b.size();
+    if (a.size() - ta.size() != b.size() - tb.size()) {
+      r.notes.push_back(fmt::format("A ends in {} NUL byte(s), B in {} (PTX as libNVVM and NVRTC "
+                                    "hand it over ends in one); the PTX is compared without them",
+                                    a.size() - ta.size(), b.size() - tb.size()));
+      if (r.overall == Change::identical) r.overall = Change::trivia;
+    }
     break;
+  }
   case Format::cubin:
     try {
       r = detail::compare_cubin(a, b, options.sass ? *options.sass : default_sass_options(),
