@@ -40,7 +40,10 @@ grep -q "fixed under stress: one output in [0-9]* runs over every regime, rate <
   || fail "no stress evidence in the text report"
 grep -q "runs on B (0 --settle, [1-9][0-9]* --stress)" "$T/s1.err" || fail "no cost line"
 
-"$KDET" compare "$T/a.db" "$T/b2.db" --settle --stress --json "$T/s2.json" >"$T/s2.txt" 2>/dev/null
+# B2 was hiding the bug: the gate fails (exit 1), though B2's own scan saw one output.
+"$KDET" compare "$T/a.db" "$T/b2.db" --settle --stress --json "$T/s2.json" >"$T/s2.txt" 2>/dev/null \
+  && rc=0 || rc=$?
+expect_eq "A -> B2 --stress: exit" "$rc" 1
 expect_eq "A -> B2 --stress: outcomes" "$(field "$T/s2.json" "$outcomes")" "hidden"
 expect_eq "A -> B2 --stress: never fixed" "$(field "$T/s2.json" "$labels")" "varies-both=4"
 expect_eq "A -> B2: the regime that brought it out" \
@@ -103,7 +106,8 @@ expect_eq "changed compiler: why" \
 # B failed on every run: no output, so no bound is claimed for it.
 { echo "$inputs"; nvvm_compiler nvvm fail; printf '[budget]\nmax_runs = 2\n'; } >"$T/b5.toml"
 "$KDET" scan "$T/b5.toml" --db "$T/b5.db" -q || true
-"$KDET" compare "$T/a.db" "$T/b5.db" --color never >"$T/f.txt" 2>&1 || true
+"$KDET" compare "$T/a.db" "$T/b5.db" --color never >"$T/f.txt" 2>&1 && rc=0 || rc=$?
+expect_eq "B failed on every run: exit" "$rc" 3
 grep -q "does B vary?  not seen in 4 jobs (none with one output; 4 failed on every run)" "$T/f.txt" \
   || fail "a B that always failed is given a rate bound"
 # An input edited between A's scan and B's: B compiled other bytes, so --settle may spend B's

@@ -4,7 +4,7 @@
 # inside one scan (base -> same: identical, base -> heap: regressed), with
 # exec fakes (echo -> path: changed), and across two databases with
 # `kdet compare` (old -> new: fixed, exit 0; a short B run: not-seen; new -> old: regressed, exit 1;
-# old -> old: varies-both).
+# old -> old: varies-both, exit 1; B failing on every run: exit 3).
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
 source "$(dirname "$0")/lib/scan.bash"
@@ -65,8 +65,22 @@ expect_eq "answers in JSON" "$(json_answers "$T/c1.json")" "4 0 4"
 "$KDET" compare "$T/new.db" "$T/old.db" --json "$T/c2.json" >/dev/null && rc=0 || rc=$?
 expect_eq "compare new old: exit" "$rc" 1
 expect_eq "compare new old" "$(counts "$T/c2.json")" "regressed=4"
-"$KDET" compare "$T/old.db" "$T/old.db" --json "$T/c3.json" >/dev/null || true
+# B still varies where A varied: the gate fails (exit 1), as for a regression.
+"$KDET" compare "$T/old.db" "$T/old.db" --json "$T/c3.json" >/dev/null && rc=0 || rc=$?
+expect_eq "compare old old: exit" "$rc" 1
 expect_eq "compare old old" "$(counts "$T/c3.json")" "varies-both=4"
+"$KDET" compare "$T/old.db" "$T/old.db" --annotations >/dev/null 2>"$T/ann" || true
+expect_eq "--annotations: one per job B varies in" \
+  "$(grep -Ec '^::error file=[^,]+\.ll,title=kdet compare::.* varies-both: B varies$' "$T/ann")" 4
+# B fails on every run: 3 (a compiler that now fails is not fixed); where A failed and B
+# gives one output, B is fine: 0.
+{ echo "$inputs"; nvvm_compiler nvvm fail; } >"$T/fail.toml"
+"$KDET" scan "$T/fail.toml" --db "$T/fail.db" -q || true
+"$KDET" compare "$T/new.db" "$T/fail.db" --json "$T/c8.json" >/dev/null && rc=0 || rc=$?
+expect_eq "compare new fail: exit" "$rc" 3
+expect_eq "compare new fail" "$(counts "$T/c8.json")" "failed=4"
+"$KDET" compare "$T/fail.db" "$T/new.db" >/dev/null && rc=0 || rc=$?
+expect_eq "compare fail new: exit" "$rc" 0
 # That scan's budget (target_rate 0.1) bounds B's rate only below ~10%: not ten times below
 # A's rate, so "not-seen", with both numbers; a margin of 1 accepts it.
 "$KDET" compare "$T/lib.db" "$T/lib.db" --a-compiler heap --b-compiler base --json "$T/c4.json" >"$T/c4.txt"

@@ -264,6 +264,29 @@ TEST(ScanLabels, EachLabel) {
   EXPECT_EQ(ans.b_no_single_output, 1u);
 }
 
+TEST(ScanLabels, CompareExitCodeGatesOnB) {
+  // kdet compare's gate: 1 wherever B varies, 3 where B failed every run, not-seen passes.
+  auto code = [](std::vector<store::JobRow> jobs) {
+    return scan::compare_exit_code(scan::pair_jobs(jobs, "a", jobs, "b"));
+  };
+  auto a_vary = verdict_job("a", "k.ll", {"X", "Y"});
+  EXPECT_EQ(code({a_vary, verdict_job("b", "k.ll", {"Z", "W"})}), 1); // varies-both
+  EXPECT_EQ(code({verdict_job("a", "k.ll", {"X"}), verdict_job("b", "k.ll", {"X", "Y"})}), 1);
+  EXPECT_EQ(code({a_vary, verdict_job("b", "k.ll", {"Z"})}), 0); // not-seen
+  EXPECT_EQ(code({verdict_job("a", "k.ll", {"X"}), verdict_job("b", "k.ll", {"E"}, false)}), 3);
+  EXPECT_EQ(code({verdict_job("a", "k.ll", {"E"}, false), verdict_job("b", "k.ll", {"X"})}), 0);
+  // Variance in one job outranks a failure in another.
+  EXPECT_EQ(code({a_vary, verdict_job("b", "k.ll", {"Z", "W"}), verdict_job("a", "f.ll", {"X"}),
+                  verdict_job("b", "f.ll", {"E"}, false)}),
+            1);
+  // Hidden under --stress: B varies after all.
+  std::vector<store::JobRow> jobs = {a_vary, verdict_job("b", "k.ll", {"Z"})};
+  auto pairs = scan::pair_jobs(jobs, "a", jobs, "b");
+  pairs.at(0).stress = scan::Pairing::Stress::hidden;
+  EXPECT_EQ(scan::compare_exit_code(pairs), 1);
+  EXPECT_FALSE(scan::any_regressed(pairs));
+}
+
 TEST(ScanLabels, AnEditedInputOrAnotherSettingIsNeverFixed) {
   // fix.ll would be fixed (B: one output in 59 runs, bound 5% x 10 <= A's 50%).
   std::vector<store::JobRow> jobs = {verdict_job("a", "fix.ll", {"X", "Y"}),

@@ -7,6 +7,7 @@
 // regressed, ...). docs/SCAN.md is the manifest reference.
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/cli/annotations.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
@@ -248,7 +249,7 @@ int do_scan(const ScanArgs& a) {
   int code = scan::scan_exit_code(scan::count(end.result));
   // A sampled job that varies under stress is a regression the scan's own runs did not see.
   for (const auto& c : cmps)
-    if (code != 1 && scan::compare_exit_code(c.pairs)) code = 1;
+    if (code != 1 && scan::any_regressed(c.pairs)) code = 1;
   return code;
 }
 
@@ -332,6 +333,7 @@ void add_compare(CLI::App& root, Action& action) {
     std::string a, b, ca, cb;
     OutputArgs output;
     bool all = false;
+    bool annotations = false; // --annotations
     double margin = scan::k_default_fix_margin;
     ProveArgs prove;
   };
@@ -354,8 +356,11 @@ void add_compare(CLI::App& root, Action& action) {
               "becomes varies-both) or 'inconclusive'. Both re-run B's jobs from the manifest its "
               "database\n"
               "stores and write neither database. docs/SCAN.md, \"Settling and stressing B\".\n"
-              "Exit 1 when any job regressed (a sampled job hidden under stress included); 130 "
-              "interrupted.");
+              "Exit status: 1 when B varies anywhere (regressed, varies-both, hidden under "
+              "--stress);\n"
+              "else 3 when B failed on every run of a job; else 0 (not-seen passes: B gave one "
+              "output);\n"
+              "2 usage, 130 interrupted. README, \"Exit status\".");
   cmd->add_option("a", a->a, "The baseline database (before)")->required();
   cmd->add_option("b", a->b, "The database to compare with it (after)")->required();
   cmd->add_option("--a-compiler", a->ca,
@@ -368,6 +373,10 @@ void add_compare(CLI::App& root, Action& action) {
                   "variance rate lies this many times below A's observed rate (else: not-seen)")
       ->check(real_option({1, 1e6, false}));
   add_prove_options(cmd, a->prove);
+  cmd->add_flag(
+      "--annotations", a->annotations,
+      "Also write GitHub Actions annotations (::error file=...::message) to stderr, one per "
+      "failure of the gate");
   cmd->callback([a, &action] {
     action = [a] {
       for (const auto* p : {&a->a, &a->b})
@@ -440,6 +449,7 @@ void add_compare(CLI::App& root, Action& action) {
       Output output(a->output);
       if (!a->output.json_path.empty()) output.write_json(report::comparison_to_json(cmp));
       output.print_text(report::comparison_to_text(cmp, output.color()));
+      if (a->annotations) fmt::print(stderr, "{}", compare_annotations(cmp.pairs));
       return scan::compare_exit_code(cmp.pairs);
     };
   });

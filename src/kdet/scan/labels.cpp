@@ -1,6 +1,8 @@
 //===- scan/labels.cpp - compiler comparison labels ----------------------------===//
 #include "kdet/scan/labels.hpp"
 
+#include "kdet/util/error.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -141,9 +143,19 @@ CompareAnswers answer(const std::vector<Pairing>& pairs) {
 }
 
 int compare_exit_code(const std::vector<Pairing>& pairs) {
-  for (const auto& p : pairs)
-    if (p.label == Label::regressed) return 1;
-  return 0;
+  bool b_failed = false;
+  for (const auto& p : pairs) {
+    if (p.label == Label::regressed || p.label == Label::varies_both)
+      return k_exit_nondeterministic;
+    if (p.stress == Pairing::Stress::hidden) return k_exit_nondeterministic;
+    b_failed |= p.label == Label::failed && p.b->verdict() == engine::Verdict::failed;
+  }
+  return b_failed ? k_exit_compiler_failed : k_exit_deterministic;
+}
+
+bool any_regressed(const std::vector<Pairing>& pairs) {
+  return std::any_of(pairs.begin(), pairs.end(),
+                     [](const Pairing& p) { return p.label == Label::regressed; });
 }
 
 } // namespace kdet::scan

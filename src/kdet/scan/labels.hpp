@@ -95,7 +95,14 @@ struct CompareAnswers {
 };
 CompareAnswers answer(const std::vector<Pairing>& pairs);
 
-// Exit code of a comparison: 1 when anything regressed, else 0.
+// Exit code of `kdet compare`, a gate on B: 1 when B varies anywhere (regressed, varies-both,
+// or hidden under --stress, which makes a pair varies-both or regressed); else 3 when B failed
+// on every run of some job (a compiler that now fails is not fixed); else 0. not-seen is 0:
+// B gave one output everywhere, only too few runs to call it fixed (--settle decides it).
 int compare_exit_code(const std::vector<Pairing>& pairs);
+
+// True when a pair regressed (varies in B, not in A): `kdet scan`'s comparisons, whose
+// varies-both jobs the scan's own statuses (and [[expect]]) already judge.
+bool any_regressed(const std::vector<Pairing>& pairs);
 
 } // namespace kdet::scan
