@@ -26,6 +26,8 @@ size = ctypes.c_size_t()
 lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
 buf = ctypes.create_string_buffer(size.value)
 assert lib.nvrtcGetPTX(prog, buf) == 0
-assert lowered.value.decode() in buf.value.decode()
+# The lowered name lives in the program: read it before the program is destroyed.
+lowered_name = lowered.value.decode()
+assert lowered_name in buf.value.decode()
 lib.nvrtcDestroyProgram(ctypes.byref(prog))
-print(lowered.value.decode())
+print(lowered_name)
