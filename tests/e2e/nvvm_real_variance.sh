@@ -3,10 +3,10 @@
 # gives more than one PTX (found by a kdet corpus census: 3000 kernels, compute_80 and
 # compute_90a, -opt=3, 3 fresh-process runs each; tests/data/nvvm_real/README.md).
 # - kdet run calls both nondeterministic at -opt=3. The variance follows heap addresses, so
-#   with ASLR off and the chaos allocator it is a function of the seed: seed 1 gives two
-#   and three PTX variants in 24 runs, every time (no chance in the check);
+#   with ASLR off and the chaos allocator it is a function of the seed (and of kdet's own
+#   worker): seed 1 gives two or more PTX variants in 24 runs, every time;
 # - with every factor fixed both are deterministic, and so are -opt=0 and -opt=1;
-# - gen_1277's two PTX variants assemble (real ptxas) to one cubin; gen_1473's do not.
+# - gen_1277's two PTX variants assemble (real ptxas) to one cubin; two of gen_1473's do not.
 source "$(dirname "$0")/lib/common.bash"
 have_cuda || skip "CUDA's libNVVM and ptxas are not installed"
 D=$KDET_SOURCE_DIR/tests/data/nvvm_real
@@ -31,14 +31,19 @@ for k in gen_1277 gen_1473; do
       --unnamed natural --seed 1 --json "$T/$k-O$o.json" -- -arch=compute_80 -opt=$o
   done
 done
-expect_eq "gen_1277 variants" "$(json_eval "$T/gen_1277.json" 'len(d["variants"])')" 2
-expect_eq "gen_1473 variants" "$(json_eval "$T/gen_1473.json" 'len(d["variants"])')" 3
+# The exact variants a seed gives depend on kdet's own worker state too (a new request field
+# moves the heap), so the runs assert two or more; the reach is checked on variants kept from
+# the census (tests/data/nvvm_real/*.a.ptx, *.b.ptx).
+for k in gen_1277 gen_1473; do
+  n=$(json_eval "$T/$k.json" 'len(d["variants"])')
+  ((n >= 2)) || fail "$k: $n PTX variants in 24 runs, want 2 or more"
+done
 # How far each difference reaches: gen_1277's variants stop before the GPU, gen_1473's do not.
 cubins() {
   local v
-  for v in "$T/$1"/variants/*/ptx; do
-    /usr/local/cuda/bin/ptxas -arch=sm_80 "$v" -o "$v.cubin"
-    sha256sum <"$v.cubin"
+  for v in "$D/$1".a.ptx "$D/$1".b.ptx; do
+    /usr/local/cuda/bin/ptxas -arch=sm_80 "$v" -o "$T/$(basename "$v").cubin"
+    sha256sum <"$T/$(basename "$v").cubin"
   done | sort -u | wc -l
 }
 expect_eq "gen_1277 cubins" "$(cubins gen_1277)" 1
