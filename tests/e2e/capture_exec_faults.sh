@@ -54,7 +54,7 @@ expect_eq "recorded statuses" "$(json_eval "$T/s.json" '[(c["exec"]["args"][0], 
 # The same through a shell, and as the pipeline itself (kdet starts the shim).
 expect_exit 0 "$KDET" capture --exec fake_cc -- sh -c 'fake_cc fail in.txt x.out; echo "rc=$?"'
 expect_output '^rc=1$'
-expect_exit 0 "$KDET" capture --exec fake_cc --json "$T/k.json" -- fake_cc crash in.txt x.out
+expect_exit 3 "$KDET" capture --exec fake_cc --json "$T/k.json" -- fake_cc crash in.txt x.out
 expect_output 'the pipeline was killed by signal 11'
 expect_eq "pipeline status" "$(json_eval "$T/k.json" 'd["pipeline"]["exit_code"], d["compiles"][0]["exec"]["status"]')" "(139, 'signaled 11')"
 
@@ -149,8 +149,8 @@ expect_eq "every way is seen" "$(json_eval "$T/ways.json" 'sorted(c["exec"]["arg
   "(['w1.out', 'w2.out', 'w3.out', 'w4.out', 'w5.out'], 5)"
 for i in 1 2 3 4 5; do cmp w1.out w$i.out || fail "w$i.out differs"; done
 
-# Not listed: fake_cc runs, nothing is recorded as a compile.
-expect_exit 0 "$KDET" capture --json "$T/n.json" -- sh -c 'fake_cc echo in.txt n.out'
+# Not listed: fake_cc runs, nothing is recorded as a compile (so no compile captured: 3).
+expect_exit 3 "$KDET" capture --json "$T/n.json" -- sh -c 'fake_cc echo in.txt n.out'
 [[ -s n.out ]] || fail "the unlisted program did not run"
 expect_eq "nothing recorded" "$(json_eval "$T/n.json" 'len(d["compiles"])')" 0
 expect_output 'warning +no compile was captured'

@@ -68,14 +68,15 @@ expect_output 'the pipeline exited 0'
 [[ $(json_eval "$T/m.json" 'len(d["compiles"]), d["bundles"][0]["library"]["path"]') == "(2, '$(realpath "$FAKE")')" ]] || fail "module-linked compiles"
 expect_exit 1 "$KDET" capture -- "$CL/capture_module_loader" "$MOD" garbage 2
 
-# A failing compile is recorded with its return code; fails every time: no variation.
-expect_exit 0 "$KDET" capture --json "$T/f.json" -- "$CL/capture_nvvm_client" "$FAKE" 1 2 "$IN" -- -fake-mode=fail
+# A failing compile is recorded with its return code; fails every time: no variation, but
+# the pipeline exited 1, so the capture is 3 (a failed build).
+expect_exit 3 "$KDET" capture --json "$T/f.json" -- "$CL/capture_nvvm_client" "$FAKE" 1 2 "$IN" -- -fake-mode=fail
 [[ $(json_eval "$T/f.json" 'd["bundles"][0]["results"]') == "{'9': 2}" ]] || fail "results of failed compiles"
 [[ $(json_eval "$T/f.json" 'd["pipeline"]["exit_code"]') == 1 ]] || fail "pipeline exit code kept"
 expect_output 'the pipeline exited 1'
 
-# Nothing captured is said, never silent.
-expect_exit 0 "$KDET" capture -- true
+# Nothing captured is said, never silent, and is a failed gate (3).
+expect_exit 3 "$KDET" capture -- true
 expect_output 'warning +no compile was captured'
 
 # Usage errors and a pipeline that cannot start: exit 2.

@@ -11,8 +11,9 @@ LIB=$(dirname "$KDET")/libkdet_capture.so
 [[ -f $FAKE && -x $CL/capture_nvvm_client && -f $LIB ]] || skip "fakes, capture clients or libkdet_capture.so not built"
 IN=$EX/nvvm/llvm7/saxpy.ll
 
-# A compile that crashes: recorded with its inputs and no result (unfinished).
-expect_exit 0 "$KDET" capture --json "$T/c.json" -- sh -c '"$1" "$2" 1 1 "$3" -- -fake-mode=echo; "$1" "$2" 1 1 "$3" -- -fake-mode=crash' sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
+# A compile that crashes: recorded with its inputs and no result (unfinished); the pipeline
+# was killed by it, so the capture is 3.
+expect_exit 3 "$KDET" capture --json "$T/c.json" -- sh -c '"$1" "$2" 1 1 "$3" -- -fake-mode=echo; "$1" "$2" 1 1 "$3" -- -fake-mode=crash' sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
 [[ $(json_eval "$T/c.json" 'len(d["compiles"])') == 2 ]] || fail "both compiles recorded"
 [[ $(json_eval "$T/c.json" '[c["result"] for c in d["compiles"]]') == "[0, None]" ]] || fail "the crashed compile has no result"
 [[ $(json_eval "$T/c.json" '[b["unfinished"] for b in d["bundles"]]') == "[0, 1]" ]] || fail "unfinished counted"

@@ -172,6 +172,13 @@ std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>
   return s;
 }
 
+int capture_exit_code(const CaptureResult& r) {
+  if ((!r.finished && r.pipeline_exit != 0) || r.compiles.empty()) return k_exit_compiler_failed;
+  for (const auto& b : r.bundles)
+    if (b.varies) return k_exit_nondeterministic;
+  return k_exit_deterministic;
+}
+
 nlohmann::json capture_json(const CaptureResult& r) {
   nlohmann::json j = {
       {"schema", "kdet.capture/1"},
@@ -223,6 +230,7 @@ nlohmann::json capture_json(const CaptureResult& r) {
   j["not_seen"] = not_seen;
   j["notes"] = notes_json(r.notes);
   j["children"] = children_json(r.children);
+  j["exit_code"] = capture_exit_code(r);
   return j;
 }
 
@@ -282,6 +290,9 @@ std::string capture_summary(const CaptureResult& r) {
   }
   for (const auto& p : r.problems)
     s += fmt::format("  note       {}\n", p);
+  if (!r.finished && r.pipeline_exit != 0)
+    s += fmt::format("  FAILED     the pipeline {}{}\n",
+                     starts_with(r.pipeline_status, "killed") ? "was " : "", r.pipeline_status);
   if (!r.out_dir.empty()) {
     s += fmt::format("  bundles in {}/bundles, raw records in {}/raw\n", r.out_dir, r.out_dir);
     s += fmt::format("  replay     kdet scan {}/manifest.toml --db {}/scan.db\n", r.out_dir,

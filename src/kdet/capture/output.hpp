@@ -53,6 +53,12 @@ std::string output_file(const std::string& kind, const std::string& hash);
 // A bundle's bundle.json (schema kdet.capture.bundle/1).
 nlohmann::json bundle_json(const Bundle& b);
 
+// The exit status of `kdet capture` (README, "Exit status"): 3 when the pipeline failed
+// (exited non-zero or was killed; --finish did not see it) or no compile was captured,
+// even if a bundle varied (a broken build is what a CI job must learn first); else 1 when
+// a bundle varied; else 0. An interrupt (130) is the caller's.
+int capture_exit_code(const CaptureResult& r);
+
 // The --json document (schema kdet.capture/1).
 nlohmann::json capture_json(const CaptureResult& r);
 

@@ -11,6 +11,7 @@
 #include "kdet/capture/exec_records.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
+#include "kdet/cli/annotations.hpp"
 #include "kdet/cli/capture_pipeline.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/engine/interrupt.hpp"
@@ -45,6 +46,7 @@ struct CaptureArgs {
   int builds = 0; // --builds N: N cold builds, compared kernel by kernel
   std::string junit, html, clean;
   bool warm = false;
+  bool annotations = false;      // --annotations
   std::vector<std::string> exec; // --exec NAME, beside the compilers always captured
   double wait_children = 30;     // --wait-children SECONDS
   std::vector<std::string> command;
@@ -113,9 +115,8 @@ int finish_capture(const CaptureArgs& a) {
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   std::fputs(capture::capture_summary(r).c_str(), stderr);
-  for (const auto& b : r.bundles)
-    if (b.varies) return k_exit_nondeterministic;
-  return k_exit_deterministic;
+  if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
+  return capture::capture_exit_code(r);
 }
 
 int do_capture(const CaptureArgs& a) {
@@ -128,8 +129,9 @@ int do_capture(const CaptureArgs& a) {
   if (!a.json.empty() && a.json != "-" && a.json == a.out)
     throw Error("--json and --out name the same path; --json is a file, --out a folder");
   // The pipeline's stdout is its own: the document would be mixed into it, unparsable.
-  if (a.json == "-")
-    throw Error("--json -: the pipeline writes to stdout too, so the JSON would be mixed into its "
+  if (names_stdout(a.json))
+    throw Error("--json " + a.json +
+                ": the pipeline writes to stdout too, so the JSON would be mixed into its "
                 "output; give --json FILE");
   check_output_path(a.json, "--json"); // now, not after the pipeline (its summary would be lost)
 
@@ -163,13 +165,15 @@ int do_capture(const CaptureArgs& a) {
     capture::BlobStore blobs(raw, r.problems);
     capture::note_missing_blobs(blobs, r.bundles, r.problems);
     capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
+    // How the pipeline ended stays with the capture, for kdet capture compare.
+    write_file_beneath(out_fd.get(), "capture.json", json_text(capture::capture_json(r)) + "\n",
+                       a.out + "/capture.json");
   }
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   std::fputs(capture::capture_summary(r).c_str(), stderr);
+  if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
   if (engine::interrupted()) throw Interrupted();
-  for (const auto& b : r.bundles)
-    if (b.varies) return k_exit_nondeterministic;
-  return k_exit_deterministic;
+  return capture::capture_exit_code(r);
 }
 
 } // namespace
@@ -281,12 +285,14 @@ void add_capture(CLI::App& root, Action& action) {
       "Kernel caches made fresh per build: " +
       known_cache_list() +
       ".\n"
-      "Exit status: 1 when one bundle gave two different outputs (or return codes) in this\n"
-      "run, 0 otherwise (the pipeline's own status is in the summary and the JSON); 2 for\n"
-      "usage errors and a pipeline that cannot be started; 130 when interrupted.\n"
-      "With --builds (and capture compare): 0 every kernel the same in every build, 1 one is\n"
-      "not, 3 a build's pipeline failed (named, its log kept) or no compile was captured,\n"
-      "2 usage, 130 interrupted (the builds done are compared).\n"
+      "Exit status: 3 when the pipeline failed (exited non-zero or was killed) or no compile\n"
+      "was captured, even if a bundle varied (the summary and JSON still name it); else 1\n"
+      "when one bundle gave two different outputs (or return codes) in this run; else 0.\n"
+      "2 for usage errors and a pipeline that cannot be started; 130 when interrupted.\n"
+      "--finish did not see the pipeline end: 3 only when no compile was recorded.\n"
+      "With --builds (and capture compare): 3 a build's pipeline failed (named, its log\n"
+      "kept) or no compile was captured; else 1 a kernel not the same in every build; else\n"
+      "0; 2 usage, 130 interrupted (the builds done are compared). README, \"Exit status\".\n"
       "Example: kdet capture --out cap --json cap.json -- python3 build_kernels.py\n"
       "Example: kdet capture --builds 3 --out builds --report-html builds.html -- python3 "
       "build.py");
@@ -320,13 +326,17 @@ void add_capture(CLI::App& root, Action& action) {
                   "With --builds: a shell command run before each build, for caches kdet does "
                   "not know")
       ->type_name("CMD");
+  cmd->add_flag(
+      "--annotations", args->annotations,
+      "Also write GitHub Actions annotations (::error file=...::message) to stderr, one per "
+      "failure of the gate");
   cmd->add_flag("--warm", args->warm,
                 "With --builds: keep the kernel caches between builds (the report says so)");
   add_capture_compare(cmd, action);
   cmd->add_option("command", args->command, "The pipeline and its arguments (after --)");
   cmd->callback([args, cmd, &action] {
     if (cmd->get_subcommands().size()) return; // kdet capture compare: its own action
-    if (args->builds == 0) {
+    if (cmd->count("--builds") == 0) {
       for (auto [given, name] : {std::pair{!args->junit.empty(), "--junit"},
                                  {!args->html.empty(), "--report-html"},
                                  {!args->clean.empty(), "--clean"},
@@ -344,6 +354,7 @@ void add_capture(CLI::App& root, Action& action) {
     b.html = args->html;
     b.clean = args->clean;
     b.warm = args->warm;
+    b.annotations = args->annotations;
     b.wait_children = args->wait_children;
     b.exec = args->exec;
     b.command = args->command;

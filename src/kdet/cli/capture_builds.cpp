@@ -12,6 +12,7 @@
 #include "kdet/capture/builds.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
+#include "kdet/cli/annotations.hpp"
 #include "kdet/cli/capture_pipeline.hpp"
 #include "kdet/cli/output.hpp"
 #include "kdet/engine/interrupt.hpp"
@@ -27,6 +28,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <memory>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,11 +39,17 @@ namespace {
 struct ReportArgs {
   OutputArgs out;
   std::string junit, html;
+  bool annotations = false; // --annotations
 };
 
 // Checks the report paths before any build runs (a summary must not be lost after them).
 void check_report_paths(const ReportArgs& r, const std::string& out_dir) {
-  check_output_path(r.out.json_path == "-" ? "" : r.out.json_path, "--json");
+  check_output_path(names_stdout(r.out.json_path) ? "" : r.out.json_path, "--json");
+  for (auto [path, name] : {std::pair{r.junit, "--junit"}, {r.html, "--report-html"}})
+    if (!path.empty() && names_stdout(path))
+      throw Error::format("{} {}: only --json may go to stdout (one document there); give {} "
+                          "FILE",
+                          name, path, name);
   check_output_path(r.junit, "--junit");
   check_output_path(r.html, "--report-html");
   for (auto [path, name] :
@@ -57,6 +65,7 @@ int write_reports(capture::BuildsResult& r, const ReportArgs& a) {
   out.write_json(report::builds_to_json(r));
   if (!a.junit.empty()) write_output(a.junit, report::builds_to_junit(r), "--junit");
   if (!a.html.empty()) write_output(a.html, report::builds_to_html(r), "--report-html");
+  if (a.annotations) std::fputs(builds_annotations(r).c_str(), stderr);
   if (r.interrupted) throw Interrupted();
   return report::builds_exit_code(r);
 }
@@ -201,6 +210,7 @@ int do_capture_builds(const BuildsArgs& a) {
   rep.out.json_path = a.json;
   rep.junit = a.junit;
   rep.html = a.html;
+  rep.annotations = a.annotations;
   check_report_paths(rep, a.out);
   Fd dir = prepare_builds_out(a.out);
   std::string abs_dir = absolute_path(a.out);
@@ -216,8 +226,14 @@ int do_capture_builds(const BuildsArgs& a) {
     std::fprintf(stderr, "kdet capture: build %d of %d ...\n", k, a.builds);
     std::string failure;
     capture::BuildInfo info = run_build(a, tools, dir.get(), abs_dir, k, env, failure);
-    if (engine::interrupted()) break; // an interrupted build is not compared
-    std::fprintf(stderr, "kdet capture: build %d: the pipeline %s after %.1f s\n", k,
+    if (engine::interrupted()) {
+      // An interrupted build is not compared, and its folder goes: a later capture compare
+      // of DIR would take it for a build that failed.
+      remove_tree_beneath(dir.get(), fmt::format("build-{}", k));
+      break;
+    }
+    std::fprintf(stderr, "kdet capture: build %d: the pipeline %s%s after %.1f s\n", k,
+                 starts_with(info.pipeline_status, "killed") ? "was " : "",
                  info.pipeline_status.c_str(), info.seconds);
     if (!failure.empty()) {
       failures.push_back(failure);
@@ -261,6 +277,10 @@ void add_capture_compare(CLI::App* capture, Action& action) {
   add_json_option(cmd, args->out, "the comparison", report::k_builds_schema);
   cmd->add_option("--junit", args->junit, "JUnit XML to FILE, a test case per kernel");
   cmd->add_option("--report-html", args->html, "A self-contained HTML triage page to FILE");
+  cmd->add_flag(
+      "--annotations", args->annotations,
+      "Also write GitHub Actions annotations (::error file=...::message) to stderr, one per "
+      "failure of the gate");
   add_color_option(cmd, args->out);
   add_quiet_option(cmd, args->out, "Print no text report (JSON, JUnit and HTML still written)");
   cmd->callback([args, dirs, &action] {
@@ -270,6 +290,15 @@ void add_capture_compare(CLI::App* capture, Action& action) {
       for (const auto& d : *dirs)
         for (auto& f : capture::capture_folders(d))
           folders.push_back(std::move(f));
+      std::set<std::pair<dev_t, ino_t>> ids;
+      for (const auto& f : folders) {
+        struct stat st {};
+        if (::stat((f + "/raw/records").c_str(), &st) == 0 &&
+            !ids.insert({st.st_dev, st.st_ino}).second)
+          throw Error::format("kdet capture compare: {} is the same capture twice (a folder "
+                              "given twice, or through a link); give each capture once",
+                              f);
+      }
       if (folders.size() < 2)
         throw Error::format("kdet capture compare: {} holds one capture; give two or more "
                             "(folders of kdet capture --out, or a --builds folder)",

@@ -49,6 +49,7 @@ struct BuildsArgs {
   int builds = 0;
   std::string out, json, junit, html, clean;
   bool warm = false;
+  bool annotations = false;  // --annotations
   double wait_children = 30; // --wait-children SECONDS
   std::vector<std::string> exec, command;
 };

@@ -24,12 +24,14 @@ namespace {
 
 constexpr const char* k_footer = R"(Exit codes:
   0    deterministic: every run gave the same output (or nothing unexpected)
-  1    nondeterminism found: more than one distinct outcome
+  1    nondeterminism found (more than one distinct outcome), or a failed gate
   2    usage or input error (the message names the option, file or line)
-  3    the compiler failed (error, crash or timeout) on every run
+  3    the compiler failed (error, crash or timeout) on every run, or a captured
+       pipeline failed (non-zero exit, killed) or captured no compile
   130  interrupted; what was recorded so far is kept
   70   internal error in kdet itself (a bug: please report it)
 
+Where a command differs, its --help says so (README, "Exit status").
 Run `kdet help COMMAND` (or `kdet COMMAND --help`) for a command's options.)";
 
 size_t edit_distance(const std::string& a, const std::string& b) {
