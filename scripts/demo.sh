@@ -24,6 +24,13 @@ run() { # name, kdet run arguments...
   ((rc <= 1)) || status=$rc
 }
 
+# Real variance first: a kdet corpus kernel on which the real libNVVM of CUDA 13.0 gives several
+# PTX variants at -opt=3, following heap addresses (tests/data/nvvm_real/README.md); with every
+# factor fixed it gives one.
+real=$root/tests/data/nvvm_real/gen_1473.ll
+runs=48 run "nvvm-real-variance-gen_1473" "$real" -- -arch=compute_80 -opt=3
+runs=24 run "nvvm-real-variance-gen_1473-all-fixed" "$real" --process fresh --aslr off --heap none \
+  --threads 0 --unnamed natural -- -arch=compute_80 -opt=3
 for f in "$ex"/nvvm/llvm7/*.ll; do
   n=$(basename "$f" .ll)
   run "nvvm-$n-sm90a" "$f" -- -arch=compute_90a -opt=3
