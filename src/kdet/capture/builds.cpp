@@ -277,6 +277,7 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
     }
     std::vector<size_t> order = dataflow_order(ms, after, first_ns, rank);
     std::vector<const Bundle*> ordered;
+    ordered.reserve(order.size());
     for (size_t i : order)
       ordered.push_back(&bundles[i]);
     BuildKernel k;
@@ -391,6 +392,7 @@ std::vector<std::string> capture_folders(const std::string& dir) {
                         dir);
   std::sort(found.begin(), found.end());
   std::vector<std::string> out;
+  out.reserve(found.size());
   for (auto& [k, sub] : found)
     out.push_back(std::move(sub));
   return out;
