@@ -93,7 +93,7 @@ expect_exit 2 "$KDET" capture --builds 0 --out "$T/u0" -- true
 expect_output '--builds 0: give 2 to 100 builds'
 expect_exit 2 "$KDET" capture compare "$T/echo/build-1" "$T/echo/build-1"
 expect_output 'the same capture twice'
-expect_exit 2 "$KDET" capture --builds 2 --out "$T/u3" --json - --junit /dev/stdout -- true
+expect_exit 2 "$KDET" capture --builds 2 --out "$T/u3" --json - --junit - -- true
 expect_output 'only --json may go to stdout'
 # A plain capture keeps how its pipeline ended, so compare names a failed one (exit 3).
 expect_exit 0 "$KDET" capture --out "$T/p1" -- "$CL/capture_nvvm_client" "$FAKES/libfakenvvm.so" 1 1 "$IN" -- -fake-mode=echo
