@@ -183,10 +183,27 @@ void list_through_stat(int& n) {
   --n;
 }
 
+// True when PID has ended and waits for its parent to reap it: a zombie maps nothing, so it is
+// neither a process to wait for nor one that was left running.
+bool is_zombie(pid_t pid) {
+  char path[64], buf[512];
+  Text p(path, sizeof path);
+  p.add("/proc/");
+  p.num(pid);
+  p.add("/stat");
+  if (!read_proc(path, buf, sizeof buf)) return true; // gone already
+  const char* close_paren = std::strrchr(buf, ')');
+  return close_paren && close_paren[1] == ' ' && (close_paren[2] == 'Z' || close_paren[2] == 'X');
+}
+
+// The live descendants into g_desc[0, n).
 int descendants() {
   int n = 0;
   if (!list_through_children(n)) list_through_stat(n);
-  return n;
+  int live = 0;
+  for (int i = 0; i < n; ++i)
+    if (!is_zombie(g_desc[i])) g_desc[live++] = g_desc[i];
+  return live;
 }
 
 // True when /proc/PID/maps names a file whose path contains `marker`.
@@ -262,6 +279,7 @@ void linger_and_report(long linger_ms, const char* marker, int report_fd,
   long long start = now_ms();
   long waited_for = -1;
   long nap_ms = 2;
+  bool confirmed = false; // no marked descendant at the last look
   for (;;) {
     reap_ended();
     int n = descendants();
@@ -269,7 +287,16 @@ void linger_and_report(long linger_ms, const char* marker, int report_fd,
     for (int i = 0; i < n && *marker; ++i)
       marked += maps_contain(g_desc[i], marker);
     if (waited_for < 0) waited_for = marked;
-    if (marked == 0 || *stop || now_ms() - start >= linger_ms) break;
+    if (*stop || now_ms() - start >= linger_ms) break;
+    if (marked == 0) {
+      // A process between execve and the loader's mapping of LD_PRELOAD shows no marker yet; one
+      // more look after a nap tells it from a process that will never carry one.
+      if (n == 0 || confirmed) break;
+      confirmed = true;
+      nap_ms = nap_ms < 20 ? 20 : nap_ms;
+    } else {
+      confirmed = false;
+    }
     long left = static_cast<long>(linger_ms - (now_ms() - start));
     long ms = nap_ms < left ? nap_ms : left;
     timespec ts{ms / 1000, (ms % 1000) * 1000000};
