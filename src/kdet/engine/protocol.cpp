@@ -10,6 +10,8 @@ namespace kdet::engine {
 namespace {
 constexpr uint32_t k_magic = 0x4b444554; // "KDET"
 constexpr uint64_t k_max_frame = 1ULL << 32;
+// Decoded strings take capacity in steps of this many bytes (decode of a CompileMessage).
+constexpr size_t k_decode_bucket = 4096;
 
 bool write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -63,7 +65,9 @@ std::string Reader::str() {
     m_failed = true;
     return {};
   }
-  std::string s(m_data.substr(m_pos, n));
+  std::string s;
+  if (m_bucket > 0) s.reserve((n / m_bucket + 1) * m_bucket - 1);
+  s.assign(m_data.substr(m_pos, n));
   m_pos += n;
   return s;
 }
@@ -124,6 +128,8 @@ ReadStatus read_frame(int fd, MessageType& type, std::string& payload,
   std::memcpy(&len, header + 8, 8);
   if (magic != k_magic || t < 1 || t > 4 || len > k_max_frame) return ReadStatus::bad_frame;
   type = static_cast<MessageType>(t);
+  // Capacity in steps too (see k_decode_bucket): the frame's length follows its values'.
+  if (payload.capacity() < len) payload.reserve((len / k_decode_bucket + 1) * k_decode_bucket - 1);
   payload.resize(len);
   s = read_exact(fd, payload.data(), len, deadline, interrupt_fd, false);
   if (s == ReadStatus::eof) return ReadStatus::bad_frame;
@@ -162,7 +168,10 @@ std::string encode(const CompileMessage& m) {
 }
 
 bool decode(std::string_view payload, CompileMessage& m) {
-  Reader rd(payload);
+  // Decoded in the worker, just before a library compiler runs in the same process: a value's
+  // length (a varied PATH, TMPDIR or folder name) must not move the compiler's heap blocks, or
+  // every such factor would seem to act on a compiler whose output follows heap addresses.
+  Reader rd(payload, k_decode_bucket);
   m.run_index = rd.u64();
   m.seed = rd.u64();
   m.churn = rd.u32();

@@ -35,7 +35,9 @@ private:
 // Reads what Writer wrote; any overrun sets failed() instead of reading past the end.
 class Reader {
 public:
-  explicit Reader(std::string_view data) : m_data(data) {}
+  // With `bucket` > 0, every string's capacity is its length rounded up to a multiple of
+  // `bucket`, so that the heap blocks a decode takes do not depend on the values' lengths.
+  explicit Reader(std::string_view data, size_t bucket = 0) : m_data(data), m_bucket(bucket) {}
   uint32_t u32();
   uint64_t u64();
   std::string str();
@@ -44,6 +46,7 @@ public:
 
 private:
   std::string_view m_data;
+  size_t m_bucket;
   size_t m_pos = 0;
   bool m_failed = false;
 };

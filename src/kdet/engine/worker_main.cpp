@@ -25,6 +25,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <string>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -101,6 +102,28 @@ void die_with_driver() {
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
 }
 
+// A copy of "NAME=value" for putenv, outside the heap, or nullptr when the arena is full.
+// setenv's own copy is a heap block as long as the value: a varied PATH or TMPDIR would then
+// move a library compiler's heap blocks, and seem to act on a compiler whose output follows
+// heap addresses. The arena is one mapping, made at the first run (the same in every process).
+char* env_copy(const std::string& e) {
+  static char* base = nullptr;
+  static size_t used = 0;
+  constexpr size_t cap = size_t{64} << 20;
+  if (!base) {
+    void* p = ::mmap(nullptr, cap, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    base = static_cast<char*>(p);
+  }
+  if (cap - used < e.size() + 1) return nullptr;
+  char* s = base + used;
+  std::memcpy(s, e.data(), e.size());
+  s[e.size()] = 0;
+  used += e.size() + 1;
+  return s;
+}
+
 // Library compilers live in this process: give them this run's environment,
 // working folder, umask and allocator seed. (Exec compilers get them as a child.)
 // Returns why it could not, or an empty string.
@@ -109,6 +132,8 @@ std::string apply_run_perturbation(const CompileMessage& msg) {
     auto eq = e.find('=');
     if (eq == std::string::npos)
       ::unsetenv(e.c_str());
+    else if (char* copy = env_copy(e))
+      ::putenv(copy);
     else
       ::setenv(e.substr(0, eq).c_str(), e.c_str() + eq + 1, 1);
   }

@@ -41,10 +41,14 @@ constexpr int64_t k_vary_epoch_from = 1000000000;
 constexpr uint64_t k_vary_epoch_span = 30ULL * 365 * 86400;
 const char* const k_locales[] = {"C", "C.UTF-8", "POSIX"};
 const unsigned k_umasks[] = {0022, 0002, 0027, 0077};
-// POSIX TZ strings: they need no tzdata, so every machine reads them the same way.
-const char* const k_timezones[] = {
-    "UTC0",     "EST5EDT,M3.2.0,M11.1.0",      "JST-9",
-    "IST-5:30", "NZST-12NZDT,M9.5.0,M4.1.0/3", "CET-1CEST,M3.5.0,M10.5.0/3"};
+// POSIX TZ strings: they need no tzdata, so every machine reads them the same way. They differ in
+// offset and in daylight-saving rules, never in length or in names: glibc's tzset (libfaketime
+// calls it under time=fixed) copies the string and the names onto the heap, so zones of different
+// lengths would move a library compiler's heap blocks and seem to act on a compiler whose output
+// follows heap addresses. At the instant 1e9 each gives another local hour.
+const char* const k_timezones[] = {"KDA+00:00KDB,M10.1.0,M11.5.0", "KDA+05:00KDB,M11.1.0,M12.5.0",
+                                   "KDA-09:00KDB,M10.5.0,M12.1.0", "KDA-05:30KDB,M10.1.0,M11.5.0",
+                                   "KDA-12:00KDB,M11.1.0,M12.5.0", "KDA+03:30KDB,M10.5.0,M12.1.0"};
 
 } // namespace
 
