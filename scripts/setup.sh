@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # build
-  g++ cmake ninja-build pkg-config clang-format clang-tidy
+  g++ cmake ninja-build pkg-config clang-format clang-tidy ccache
   # libraries (all from Debian; nothing is vendored)
   libcli11-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev libxxhash-dev libelf-dev
   libboost-dev libtomlplusplus-dev

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # adversary_cc_interrupt.sh: SIGTERM or SIGINT to `kdet cc` during a miss is exit 130
 # (interrupted, as every command), not 3 ("the compiler failed: interrupted"); nothing is
 # stored and the compiler, which ignores SIGTERM, is not left running.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # adversary_db_nodes.sh: `kdet scan --db` naming a device node, a FIFO or a link to
 # one is refused (exit 2, "not a regular file") before anything is created: SQLite
 # used to open the device for writing and leave NAME.lock and NAME-journal beside

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # adversary_empty_values.sh: an option given an empty value ('--json ""', an unset
 # shell variable) is a usage error naming the option, never read as "not given"
 # (which ran with the default: '--process ""' varied the process, '--json ""'

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # adversary_input_nodes.sh: an input (or manifest) that is a device node, a FIFO or a link to
 # one is refused at once with exit 2 naming it. Before, `kdet run` on a link to a zero device
 # read without end, `kdet cc` died of std::bad_alloc (exit 70) and a FIFO blocked for ever.

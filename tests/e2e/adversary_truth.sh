@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # adversary_truth.sh: held-out style compilers, written apart from tests/fakes, whose one
 # cause of variation is known. `kdet run`'s defaults must call none of them deterministic
 # (exit 1) and the plain one deterministic (exit 0); --process same/fresh must each see only

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # bad_inputs.sh: adversarial numbers and names across commands. Every bad
 # number must give exit 2 with a message naming the option (or FILE:LINE) and
 # the valid range: never exit 70, never a hang (each call runs under

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow threads
 # cache_concurrency.sh: 8 `kdet cc` processes fill one cache at once, and
 # processes killed with SIGKILL mid-write leave no half entry.
 #  1. 8 writers x 4 inputs (deterministic fake_cc echo): 4 keys, 1 variant each, all hits after.

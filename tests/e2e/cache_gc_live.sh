@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # cache_gc_live.sh: `kdet cache gc --staging-age 0` running in a loop beside 8
 # concurrent misses with 20 MiB artifacts never removes a write in progress: every
 # compile succeeds, stores its variant and serves the compiler's bytes.

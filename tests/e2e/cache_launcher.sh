@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # cache_launcher.sh: `kdet cc COMPILER ARGS...` as a compiler launcher, with real ptxas and
 # nvcc: a hit restores the output byte for byte and prints nothing; a changed header misses
 # (nvcc -M keys headers); warnings are replayed on a hit; a failing compile gives the compiler's own exit status and message;

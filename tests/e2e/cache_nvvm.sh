@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # cache_nvvm.sh: `kdet cache compile` against the real libNVVM: miss, hit,
 # verified hit, keys that change with options/env/library content, a corrupted
 # entry (a miss with a warning, evidence moved aside), `kdet cache verify`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # cache_python.sh: examples/python/cached_compile.py drives libkdet_cache.so through the
 # kdet_cache module (python/kdet_cache/, ctypes) with the machine's python3: a miss, a hit, a verified hit and a detected mismatch
 # (pure-Python fake compiler), then libNVVM through ctypes when present; `kdet cache

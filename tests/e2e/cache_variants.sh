@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # cache_variants.sh: a nondeterministic compiler through `kdet cc`. fake_cc in
 # pid mode writes its pid into the output, so every compile is a new variant.
 # A verified hit detects the mismatch, keeps both variants (the first is still

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # `kdet cache verify` recompiles what key.json names: in a shared cache anyone in the group can
 # write one, so verify runs only the entries its own user wrote. An entry planted by another user
 # (here: key.json handed to uid 65534) is skipped with the reason, and its command never runs.

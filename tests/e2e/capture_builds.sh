@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # kdet capture --builds N and kdet capture compare: cold builds compared kernel by kernel.
 # With real compilers (libNVVM and NVRTC through ctypes, ptxas, a captured generator) a
 # pipeline of our own gives each of the four statuses; kernels are chained by content

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # kdet capture of command compiles: real nvcc and ptxas run through Python's
 # subprocess from a thread pool are each recorded (nvcc's own cicc and ptxas
 # children too) with the program's identity, inputs, exit status and outputs,

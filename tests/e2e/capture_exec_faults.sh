@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # kdet capture of command compiles named with --exec: a nondeterministic program
 # run twice on one input is caught in the run itself (exit 1, its bundle named);
 # a failing and a signal-killed program keep their status, seen by the pipeline

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # kdet capture with the fake libNVVM: a pipeline that compiles one module twice
 # and gets two outputs is caught in the run itself (exit 1, the bundle and both
 # hashes named); deterministic pipelines exit 0; child processes are followed;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # kdet capture's exit status is a gate a CI job can act on (README, "Exit status"): 3 when
 # the pipeline failed (exit 7, killed by a signal) or captured nothing, even when a bundle
 # varied; 1 when a bundle varied; 0 otherwise; --finish says 3 only when nothing was

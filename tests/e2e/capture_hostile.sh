@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # capture_hostile.sh: kdet capture under a pipeline that plays descriptor and
 # process games (tests/capture/hostile_client.c; docs/CAPTURE.md, "Hostile pipelines").
 #  1. Descriptor games (close every descriptor and reopen, dup2 over 3..1024,

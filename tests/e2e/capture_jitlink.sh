@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # kdet capture of an LTO pipeline with the real compilers: NVRTC and nvJitLink
 # loaded by soname (dlopen + dlsym) from 4 threads, NVRTC compiling to LTO-IR
 # (-dlto, one source with a header) and nvJitLink linking three inputs given

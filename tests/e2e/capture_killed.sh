@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # What a capture keeps when things go wrong: a compile that crashes the
 # pipeline stays recorded (inputs, no result); a kdet capture killed while the
 # pipeline hangs in a compile leaves its raw record and no process behind, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # kdet capture on a real Python pipeline: numba (Debian's python3-numba)
 # compiling three kernels to PTX through libNVVM, which it loads with ctypes
 # (dlopen + dlsym) and feeds libdevice lazily. numba 0.56 writes NVVM IR 1.6,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # kdet capture with the real CUDA compilers: NVRTC loaded by soname and driven
 # from 4 threads (sources with and without headers, PTX and cubin fetched),
 # NVRTC through Python ctypes from threads and forked children; libNVVM

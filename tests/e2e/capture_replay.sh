@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # kdet run BUNDLE_DIR: a captured compile replays with the library it was
 # captured with, its input and options, and says whether the captured output
 # came back. Real libNVVM and NVRTC reproduce theirs, also with several inputs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # kdet capture --out DIR writes DIR/manifest.toml, and kdet scan runs it as written:
 # one job per replayable bundle, each with its captured library and options. Real
 # libNVVM and NVRTC compiles come out deterministic, the garbage fake's bundle

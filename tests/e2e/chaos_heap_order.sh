@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # chaos_heap_order.sh: libkdet_chaos.so exposes output that depends on heap
 # addresses, and its seed reproduces each variant (docs/CHAOS.md).
 #

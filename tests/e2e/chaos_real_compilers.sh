@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # chaos_real_compilers.sh: the real CUDA compilers give byte-identical output with
 # and without libkdet_chaos.so preloaded (docs/CHAOS.md).
 #

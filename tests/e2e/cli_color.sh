@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # Colour on a terminal: `kdet run` on a pseudo-terminal colours its verdict, and NO_COLOR
 # (no-color.org) or TERM=dumb take every colour escape away; --color always brings it back.
 source "$(dirname "$0")/lib/common.bash"

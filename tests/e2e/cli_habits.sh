@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # cli_habits.sh: usage errors name the option and the fix and exit 2 (unknown root option,
 # compiler options before --, a repeated option, a flag given a value, a missing value or
 # argument, a bad choice); `kdet help [CMD]` prints the help; `kdet exec` exits 127 for a

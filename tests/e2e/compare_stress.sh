@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # compare_stress.sh: `kdet compare --stress/--settle` on three fake compilers.
 # A (libfakenvvm heaporder) varies with heap addresses under the default setting;
 # B1 (echo) is deterministic; B2 (loadaddr: the address its library was loaded at)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # corpus_libnvvm.sh: kernels from `kdet corpus` compile with the real libNVVM 13.0.
 #
 # Writes 22 kernels (small, medium and large; both dialects) and compiles each

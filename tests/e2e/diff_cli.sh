@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # e2e: `kdet diff` exit codes and output, on files, folders and a run folder.
 # Needs $KDET and $KDET_SOURCE_DIR (set by CTest).
 source "$(dirname "$0")/lib/common.bash"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # kdet diff on folders recurses as diff -r does: nested files that differ are found (exit 1),
 # files only on one side listed, links never followed (a link out of the tree is compared by
 # its target, never read), a walk past its bound says so and is not called identical (exit 2).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: fuzz
 # e2e: runs the diff fuzz targets (PTX and ELF readers) briefly (15 s each) through
 # scripts/fuzz.sh, in the source tree's build-fuzz/ (shared with scripts/test.sh's fuzz phase).
 # Exits 77 (skipped, with the reason) when clang++-14 or libFuzzer is missing.

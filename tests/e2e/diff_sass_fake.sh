@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # e2e: `kdet diff` of cubins through a fake nvdisasm (tests/fakes/fake_nvdisasm.sh): listings
 # that differ only in register numbers, listings that differ in code, and an nvdisasm that
 # hangs, crashes, fails or prints garbage (each a note, with the 16-byte word compare instead).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # e2e: `kdet diff` of real cubins by canonical SASS, with the real nvdisasm (found as kdet finds
 # it: PATH, $CUDA_HOME/bin, /usr/local/cuda/bin). Cubins from ptxas: the same compile twice;
 # one whose .text has a register renumbered (an unused register in every field that named the

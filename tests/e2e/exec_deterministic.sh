@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # kdet exec --deterministic: the fixed factors reach the command and its children.
 source "$(dirname "$0")/lib/common.bash"
 

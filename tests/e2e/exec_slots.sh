@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # exec_slots.sh: with --jobs N every slot's exec compiler sees the same
 # {output}, {workdir} and working directory (a private mount namespace per
 # slot), so a compiler that writes those paths into its output is

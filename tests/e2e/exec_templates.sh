@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # exec_templates.sh: exec command templates are checked and never reach a shell.
 # - an unknown {placeholder} is exit 2 naming it and the valid ones (run, explain,
 #   cache compile, cc, scan manifest);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # kdet explain names the factor behind each fake compiler's variance.
 source "$(dirname "$0")/lib/common.bash"
 FAKE=$KDET_FAKES_DIR/libfakenvvm.so

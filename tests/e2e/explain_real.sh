@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # kdet explain against the real compilers: libNVVM and ptxas are deterministic
 # with every factor varied; nvcc -c objects differ from run to run, and explain
 # names why (nvcc embeds temporary file names made from its pid). libfaketime

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # With time held by libfaketime, kdet makes the library's shared clock itself, one name length for
 # every launch, and removes it: the pid no longer reaches a compiler's addresses, and nothing is
 # left in /dev/shm.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # A real Inductor kernel's PTX (tests/data/inductor), assembled by the real ptxas as Triton runs
 # it: its cubin follows the modification time of the files its .file directives name. kdet run
 # calls it nondeterministic with every factor varied and deterministic with --mtime fixed (and

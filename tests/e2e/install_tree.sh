@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # install_tree.sh: `cmake --install` into a fresh prefix gives every file of the install layout
 # (cmake/install.cmake); the installed kdet finds libkdet_chaos.so in lib/kdet (a --heap chaos
 # run on the fake libNVVM); a man page renders; the bash completion completes commands, options

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # json_schemas.sh: the JSON documents kdet writes (run, explain, scan, compare,
 # diff, diff set, capture and its bundles, cache compile, report, stats, key, scan trace)
 # validate against the written JSON Schemas in docs/schemas/, picked by each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # --json through a link to stdout (/dev/stdout, /proc/self/fd/1) counts as stdout, as "-"
 # does: the text report moves to stderr and stdout is one valid JSON document. kdet capture,
 # whose stdout is the pipeline's, refuses it as it refuses "-".

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # Bounded memory: a compiler's output is streamed to disk and hashed while read,
 # capped by --max-output, and read only when it is a regular file; kdet diff
 # refuses devices and summarises inputs past --max-size. Peak RSS (of kdet and

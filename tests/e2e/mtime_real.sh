@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # The mtime factor on the real ptxas and nvJitLink of CUDA 13.0: both write the modification
 # time and size of each file a PTX `.file` names into the cubin's line table. kdet run must call
 # the compile nondeterministic when those times vary, deterministic when they are fixed, and

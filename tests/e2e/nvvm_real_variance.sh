@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # The first real-compiler truth test: two kernels on which the real libNVVM of CUDA 13.0
 # gives more than one PTX (found by a kdet corpus census: 3000 kernels, compute_80 and
 # compute_90a, -opt=3, 3 fresh-process runs each; tests/data/nvvm_real/README.md).

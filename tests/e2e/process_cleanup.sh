@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # process_cleanup.sh: nothing outlives kdet. kdet run, explain, exec (with and
 # without --fix pid) and scan are killed with SIGTERM, SIGINT or SIGKILL at a
 # random moment while hostile compilers run (one hangs, one ignores SIGTERM, one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # kdet reduce: a fake whose output varies only while the input holds a planted
 # construct (fake_cc planted), buried in generated kernels. The reduction must
 # end small, still varying, and still compiling with the real libNVVM; an input

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # kdet reduce on CUDA C++ with cvise as the engine: a .cu-like file whose planted construct
 # makes fake_cc vary. The generated interestingness script calls kdet back, so the flaky-aware
 # oracle decides; the result is smaller, keeps the construct and still varies. --timeout-total

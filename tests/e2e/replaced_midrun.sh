@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # Files replaced while kdet runs (a package upgrade or a rebuild: both rename a new file over
 # the old one):
 # - kdet's own binary: the driver goes on starting workers of its own binary, so the runs after

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # reprotest's variations that kdet covers with factors of their own: the timezone (tz), HOME
 # (home), the CPUs a compile may run on (cpus: the affinity mask) and the host and domain name
 # (hostname: a UTS namespace of the worker's own). pid is left natural: the fake does not read it. fake_cc's host mode prints all four into its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick threads
 # kdet run's command line: bad input is exit 2 naming the culprit, results
 # are never overwritten, the seed reproduces, and Ctrl-C keeps what ran.
 source "$(dirname "$0")/lib/common.bash"

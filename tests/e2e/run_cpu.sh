@@ -1,4 +1,5 @@
 #!/bin/bash
+# tier: cuda
 # kdet run measures its own cost directly: the CPU time of the whole command (kdet,
 # its workers and the compilers they ran) less the compiles' own CPU time, for
 # library compiles (measured in the worker around the call) and exec compiles

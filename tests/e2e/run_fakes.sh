@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick threads
 # kdet run against fake compilers that inject what real ones rarely do on
 # demand: address-dependent output, crashes, hangs, failures, garbage.
 source "$(dirname "$0")/lib/common.bash"

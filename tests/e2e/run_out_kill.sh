@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick threads
 # run_out_kill.sh: `kdet run --out DIR` appends each run to DIR/runs.jsonl as it
 # finishes, so a SIGKILLed run keeps the runs done; planted links in DIR are refused.
 #  1. -n 100000 fresh-process runs of the echo fake, SIGKILLed once 20 lines are in runs.jsonl:

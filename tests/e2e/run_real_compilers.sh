@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: cuda
 # kdet run against the real CUDA 13.0 compilers: every backend compiles the
 # bundled inputs, the verdict is deterministic and the identity is right.
 source "$(dirname "$0")/lib/common.bash"

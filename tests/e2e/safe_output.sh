@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # safe_output.sh: every output option writes through what is not a regular file
 # and replaces only regular files (util/fs write_output). All targets are private
 # nodes, FIFOs and links made in the test's temp folder, never system paths.

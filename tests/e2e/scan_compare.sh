@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # scan_compare.sh: compare labels on a corpus where one fake compiler version
 # varies (libfakenvvm -fake-mode=heaporder) and the other does not (echo):
 # inside one scan (base -> same: identical, base -> heap: regressed), with

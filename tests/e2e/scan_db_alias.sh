@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # scan_db_alias.sh: one writer per scan database by identity, not by name. While a
 # scan writes $T/r.db, a second `kdet scan` or `kdet merge` reaching the same file
 # through another name (a hardlink, a symlink, "./" and ".." spellings, a bind mount

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick threads
 # scan_db_lock.sh: one writer per scan database, read-only readers, and no
 # unsound database read as sound.
 #  1. A second `kdet scan` on a --db in use exits 2 with "in use by pid N" (N the first scan's pid);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: fuzz
 # e2e: runs the scan fuzz targets briefly (15 s each) through scripts/fuzz.sh, in the source
 # tree's build-fuzz/: the manifest parser, and arbitrary bytes opened as a scan database
 # (seeded with a database a real scan wrote). A finding (crash, leak, hang, or an exception

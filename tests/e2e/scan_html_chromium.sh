@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # scan_html_chromium.sh: the one-file HTML report of a scan, built for triage.
 # Without script (the file as written): every job has exactly one anchor
 # "job-ID", its input is in the page's text, nothing is hidden, every in-page

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick threads
 # scan_progress.sh: the progress of `kdet scan --progress` (printed by the command from the
 # scheduler's callbacks, never by the scheduler) counts every job, shows runs, runs per second,
 # elapsed time and ETA in m:ss, and goes to stderr only; off a terminal it is plain lines (no

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # scan_resume.sh: a scan killed with SIGKILL and started again resumes and
 # loses no committed run: every run row stored before the kill is still there,
 # unchanged, and every job finishes with exactly its budget of runs. A SIGINT

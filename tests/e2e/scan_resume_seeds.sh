@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # scan_resume_seeds.sh: a scan stopped by SIGINT and then by SIGTERM in the
 # middle of rounds, and resumed each time, ends with exactly the runs of an
 # uninterrupted scan of the same manifest and seed: every run (job, index)

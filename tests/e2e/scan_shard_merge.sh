@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # scan_shard_merge.sh: `kdet scan --shard I/3` for I = 1..3 partitions the jobs,
 # and `kdet merge` of the three databases equals one whole scan: the same job
 # ids, the same status per job, and for deterministic and failing jobs the same

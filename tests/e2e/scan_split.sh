@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick threads
 # scan_split.sh: fresh-process rounds split across an idle slot give exactly the runs of the
 # same scan on one slot: every run (index, seed, outcome, status), verdict and variant count
 # (docs/SCAN.md, "Order and splitting rounds"). Two jobs on two slots: once the varying one is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick threads
 # scan_statuses.sh: a scan's statuses and exit code end to end.
 # - an [[expect]]ed job quiet in 12 runs is "not-seen" (bound ~22%): exit 0, no JUnit failure;
 # - the same job quiet in 60 runs (bound < 5%, the expected rate) "no longer varies": exit 1;

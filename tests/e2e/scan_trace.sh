@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # scan_trace.sh: `kdet scan --trace FILE` writes every stored run, and nothing else, as Chrome
 # trace events: one per row of the runs table (same job and index), on lanes where no two runs
 # overlap and no more lanes than slots, each inside the scan's "runs" phase, with its worker

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: slow
 # slurm_scan.sh: a scan run as a Slurm job array on a private one-node Slurm
 # (scripts/slurm/run-local.sh: munged, slurmctld, slurmd on localhost), each
 # task one --shard of scripts/slurm/kdet-scan.sbatch, then `kdet merge`; the

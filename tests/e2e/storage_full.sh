@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# tier: quick
 # storage_full.sh: full storage is reported as such, and a cache that cannot store still serves.
 #  1. `kdet cc` into a cache on a full file system: exit 0, the compiler's output served
 #     byte for byte, a warning, and no staging folder left behind.
