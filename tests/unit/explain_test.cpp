@@ -359,3 +359,27 @@ TEST(Explain, BudgetCutsCellRuns) {
   o.budget_seconds = 0;
   EXPECT_GT(run(m, o).result.cell_runs, 100u);
 }
+
+// A factor whose variance does not come back on re-test is a fluke, not a cause: time alone
+// varies once (a scripted second output), its re-test with new seeds gives one output.
+TEST(Explain, AVarianceThatDoesNotComeBackIsAFluke) {
+  Model m;
+  m.varies = [](const Names& varied, const Names&) {
+    return varied.count("aslr") > 0 || (varied.size() == 1 && varied.count("time") > 0);
+  };
+  m.quiet = {"re-test: vary time only"};
+  auto run_result = run(m);
+  const auto& r = run_result.result;
+  EXPECT_EQ(r.verdict, "explained") << r.conclusion;
+  EXPECT_EQ(r.cause, std::vector<std::string>{"aslr"}) << r.conclusion;
+  EXPECT_EQ(r.necessary, std::vector<std::string>{"aslr"});
+  bool fluke = std::any_of(r.findings.begin(), r.findings.end(), [](const std::string& f) {
+    return has(f, "a fluke, not a cause: varying time alone");
+  });
+  EXPECT_TRUE(fluke) << r.conclusion;
+  // Both re-tests ran; aslr's came back, so it stays a cause.
+  size_t retests =
+      std::count_if(run_result.plans.begin(), run_result.plans.end(),
+                    [](const CellPlan& p) { return p.name.rfind("re-test: ", 0) == 0; });
+  EXPECT_EQ(retests, 2u);
+}

@@ -54,6 +54,7 @@ private:
   bool probe_fixed_levels(Cell& fixed);
   bool probe_varied_levels();
   void single_factors();
+  bool comes_back(const std::string& n, const Cell& first);
   void sufficient_set();
   void conclude();
   // True when the cells so far (runs x median run time) used up --budget.
@@ -204,12 +205,33 @@ void Experiment::single_factors() {
   for (const auto& n : m_names) {
     if (m_broken.count(n)) continue;
     Cell c = cell(fmt::format("vary {} only", n), {n}, m_res.cell_runs, true);
-    if (c.result == Verdict::nondeterministic)
-      m_single.push_back(n);
-    else if (c.result == Verdict::failed)
+    if (c.result == Verdict::nondeterministic) {
+      if (comes_back(n, c)) m_single.push_back(n);
+    } else if (c.result == Verdict::failed)
       m_res.findings.push_back(
           fmt::format("varying {} alone made every run fail: {}", n, c.failure));
   }
+}
+
+// A factor that alone made it vary is a cause only if the variance comes back: the same cell
+// again, with new seeds and enough runs that a rate as high as the first cell showed (a second
+// output within its c.runs runs) would show again with 99 % probability ((1 - 1/k)^(4.6k) < 1 %).
+// A cell whose variance does not come back is a fluke, reported as such, never a cause.
+bool Experiment::comes_back(const std::string& n, const Cell& first) {
+  uint64_t runs = std::clamp<uint64_t>((first.runs * 46 + 9) / 10, m_res.cell_runs,
+                                       std::max(m_res.cell_runs, m_opt.max_cell_runs));
+  Cell again = cell(fmt::format("re-test: vary {} only", n), {n}, runs, true);
+  if (again.result == Verdict::nondeterministic) return true;
+  if (again.result == Verdict::failed) {
+    m_res.findings.push_back(fmt::format(
+        "varying {} alone varied it, then every run of its re-test failed: {}", n, again.failure));
+    return true;
+  }
+  m_res.findings.push_back(fmt::format(
+      "a fluke, not a cause: varying {} alone gave {} outputs in {} once, and one output in {} "
+      "on re-test",
+      n, first.outcomes, plural(first.runs, "run"), plural(again.runs, "run")));
+  return false;
 }
 
 // Stage 6: fix the single factors together; grow the set from pairs of the rest; fix each alone.
