@@ -2,6 +2,7 @@
 #include "kdet/engine/run_defaults.hpp"
 
 #include "kdet/engine/explain.hpp"
+#include "kdet/engine/interrupt.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -84,6 +85,7 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
     auto t = probe_timeout(plain_seconds, plan.timeout);
     const RunRecord* all = probe_once(plan, varied, t, out, d.compile_cpu_seconds);
     ++d.probe_runs;
+    if (out.interrupted || interrupted()) return d;
     if (!like_plain(all)) {
       const std::string all_failed = how_it_failed(all);
       for (const auto& f : unset) {
@@ -91,6 +93,8 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
         f.vary(one);
         const RunRecord* r = probe_once(plan, one, t, out, d.compile_cpu_seconds);
         ++d.probe_runs;
+        // Stopped by SIGINT or SIGTERM: the probes not run say nothing about their levels.
+        if (out.interrupted || interrupted()) return d;
         if (like_plain(r)) continue;
         f.leave(varied);
         broken.push_back(f.name);
