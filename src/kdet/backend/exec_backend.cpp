@@ -17,6 +17,7 @@
 #include "kdet/util/faketime_shm.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
+#include "kdet/util/tempdir.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -198,7 +199,16 @@ std::string exec_program_version(const std::string& program) {
   if (auto it = asked.find(program); it != asked.end()) return it->second;
   SpawnOptions v;
   v.argv = {program, "--version"};
-  auto out = run_captured(v, std::chrono::seconds(10), 4096);
+  // In a folder of kdet's own, never the user's: a compiler may write where it runs. A program
+  // that does not know --version may take it as a compile and hang: 3 s, once per program.
+  std::optional<TempDir> dir;
+  try {
+    dir.emplace("version");
+    v.cwd = dir->path();
+  } catch (const Error&) {
+    return asked[program] = "unknown (no folder to ask --version in)";
+  }
+  auto out = run_captured(v, std::chrono::seconds(3), 4096);
   std::string version = out.status.ok() ? version_line(out.out.empty() ? out.err : out.out) : "";
   if (version.empty()) version = "unknown (--version gave nothing)";
   return asked[program] = version;

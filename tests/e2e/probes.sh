@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# tier: quick
+# kdet's probes of a compiler.
+#  1. SIGTERM or SIGINT while kdet run probes its default levels (a level that hangs the
+#     compiler): kdet stops within a second, exit 130, and calls no level broken whose probe it
+#     did not finish.
+#  2. The --version probe runs in a folder of kdet's own, never the user's working folder, and a
+#     compiler that hangs on it costs 3 s once, not 10.
+source "$(dirname "$0")/lib/common.bash"
+IN=$EX/nvvm/llvm7/saxpy.ll
+# A compiler that hangs under any TZ (tz=vary is one of run's default levels); it says when.
+cat >"$T/cc.sh" <<SH
+#!/bin/sh
+if [ -n "\${TZ:-}" ]; then : >"$T/hanging"; exec sleep 1000; fi
+cp "\$1" "\$2"
+SH
+chmod +x "$T/cc.sh"
+limit_ms=1000
+[[ -n ${KDET_SANITIZER:-} ]] && limit_ms=3000
+for sig in TERM INT; do
+  rm -f "$T/hanging"
+  env --default-signal=INT "$KDET" run "$IN" --cmd "$T/cc.sh {input} {output}" -n 4 >"$T/out" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 600); do [[ -e $T/hanging ]] && break; sleep 0.05; done
+  [[ -e $T/hanging ]] || fail "$sig: the compiler never reached its hang"
+  t0=$(date +%s%N)
+  kill -"$sig" "$pid"
+  rc=0
+  wait "$pid" || rc=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  expect_eq "$sig: exit" "$rc" 130
+  ((ms <= limit_ms)) || fail "$sig: kdet took $ms ms to stop (limit $limit_ms ms)"
+  if grep -q "breaks this compiler" "$T/out"; then
+    cat "$T/out"
+    fail "$sig: a level was called broken though its probe was stopped"
+  fi
+done
+
+# 2. Where --version runs, and what a hang there costs.
+cat >"$T/ver.sh" <<SH
+#!/bin/sh
+if [ "\$1" = "--version" ]; then pwd >"$T/version-cwd"; : >written-by-version; echo "vercc 1.0"; exit 0; fi
+cp "\$1" "\$2"
+SH
+chmod +x "$T/ver.sh"
+mkdir "$T/work"
+(cd "$T/work" && "$KDET" run "$IN" --cmd "$T/ver.sh {input} {output}" -n 1 --unnamed natural >"$T/out" 2>&1) ||
+  { cat "$T/out"; fail "the --version compiler's run"; }
+grep -q "compiler  exec: vercc 1.0" "$T/out" || { cat "$T/out"; fail "the version line"; }
+[[ ! -e $T/work/written-by-version ]] || fail "--version ran in the user's working folder"
+[[ $(cat "$T/version-cwd") == */kdet-version-* ]] || fail "--version ran in $(cat "$T/version-cwd")"
+cat >"$T/hangver.sh" <<SH
+#!/bin/sh
+if [ "\$1" = "--version" ]; then exec sleep 1000; fi
+cp "\$1" "\$2"
+SH
+chmod +x "$T/hangver.sh"
+t0=$(date +%s%N)
+"$KDET" run "$IN" --cmd "$T/hangver.sh {input} {output}" -n 1 --unnamed natural >"$T/out" 2>&1 ||
+  { cat "$T/out"; fail "the compiler that hangs on --version"; }
+ms=$((($(date +%s%N) - t0) / 1000000))
+grep -q "unknown (--version gave nothing)" "$T/out" || { cat "$T/out"; fail "the unknown version"; }
+((ms < 3000 + limit_ms + 2000)) || fail "a --version hang cost $ms ms"
+echo "$NAME: ok"
