@@ -6,6 +6,9 @@
 #     did not finish.
 #  2. The --version probe runs in a folder of kdet's own, never the user's working folder, and a
 #     compiler that hangs on it costs 3 s once, not 10.
+#  3. A failure that also happens at natural levels is the compiler's own rate: a compiler that
+#     crashes on chosen calls (the plain compile; one level's probe once) gets no level called
+#     broken; a level that hangs it still is.
 source "$(dirname "$0")/lib/common.bash"
 IN=$EX/nvvm/llvm7/saxpy.ll
 # A compiler that hangs under any TZ (tz=vary is one of run's default levels); it says when.
@@ -61,4 +64,33 @@ t0=$(date +%s%N)
 ms=$((($(date +%s%N) - t0) / 1000000))
 grep -q "unknown (--version gave nothing)" "$T/out" || { cat "$T/out"; fail "the unknown version"; }
 ((ms < 3000 + limit_ms + 2000)) || fail "a --version hang cost $ms ms"
+
+# 3. Crashes by chance are no level's doing. The compiler crashes on the calls listed in
+#    CRASH_ON (its --version not counted): 1 is the plain compile; 2 and 3 are the all-varied
+#    probe and the first level's probe, which then runs like a plain compile.
+cat >"$T/crash.sh" <<SH
+#!/bin/sh
+[ "\$1" = "--version" ] && { echo "crashcc 1"; exit 0; }
+n=\$(( \$(cat "$T/count" 2>/dev/null || echo 0) + 1 )); echo \$n >"$T/count"
+for c in \$CRASH_ON; do [ "\$c" = "\$n" ] && kill -SEGV \$\$; done
+cp "\$1" "\$2"
+SH
+chmod +x "$T/crash.sh"
+for on in "1" "2 3"; do
+  rm -f "$T/count"
+  CRASH_ON=$on "$KDET" run "$IN" --cmd "$T/crash.sh {input} {output}" -n 4 >"$T/out" 2>&1 || true
+  if grep -q "breaks this compiler" "$T/out"; then
+    cat "$T/out"
+    fail "CRASH_ON=$on: a level was blamed for the compiler's own crashes"
+  fi
+done
+rm -f "$T/count"
+CRASH_ON=1 "$KDET" run "$IN" --cmd "$T/crash.sh {input} {output}" -n 4 >"$T/out" 2>&1 || true
+expect_output "the plain compile \(every factor at its natural level\) failed 1 of 2 times \(crashed\): the compiler's own failure rate"
+rm -f "$T/count"
+CRASH_ON="2 3" "$KDET" run "$IN" --cmd "$T/crash.sh {input} {output}" -n 4 >"$T/out" 2>&1 || true
+expect_output "failed one probe \(crashed.*and then ran like a plain compile: a fluke, not blamed"
+# A level that hangs the compiler is still blamed, at the cost of one short probe.
+"$KDET" run "$IN" --cmd "$T/cc.sh {input} {output}" -n 2 >"$T/out" 2>&1 || { cat "$T/out"; fail "the TZ hang run"; }
+expect_output "tz=vary breaks this compiler \(timed-out"
 echo "$NAME: ok"

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <optional>
 
 namespace kdet::engine {
 
@@ -70,23 +71,52 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
   // start under a level, or a hang, is the level's doing.
   std::vector<std::string> broken;
   RunOutput out;
-  const RunRecord* plain = probe_once(plan, natural, plan.timeout, out, d.compile_cpu_seconds);
+  // plain(): one more plain compile; its status, or nullopt when it did not run.
+  auto plain = [&]() -> std::optional<backend::Status> {
+    const RunRecord* r = probe_once(plan, natural, plan.timeout, out, d.compile_cpu_seconds);
+    ++d.probe_runs;
+    return r ? std::optional(r->status) : std::nullopt;
+  };
+  const RunRecord* first = probe_once(plan, natural, plan.timeout, out, d.compile_cpu_seconds);
   d.probe_runs = 1;
   d.worker_start_seconds = out.worker_start_seconds;
   plan.identity = out.identity;           // later probes and the runs skip the probe worker
   plan.compiler_file = out.compiler_file; // and compare the compiler file with this first one
-  if (plain) {
-    // `plain` points into `out`, which the next probe replaces: keep what is needed now.
-    const backend::Status plain_status = plain->status;
+  if (first && !(out.interrupted || interrupted())) {
+    // `first` points into `out`, which the next probe replaces: keep what is needed now.
+    backend::Status plain_status = first->status;
     const double plain_seconds =
-        plain->compile_seconds > 0 ? plain->compile_seconds : plain->seconds;
-    plain = nullptr;
+        first->compile_seconds > 0 ? first->compile_seconds : first->seconds;
+    first = nullptr;
+    // A plain compile that fails is tried twice more: when one of them succeeds, the failure is
+    // the compiler's own rate at natural levels, and no level may be blamed for a failure.
+    int plain_runs = 1, plain_failures = plain_status == backend::Status::ok ? 0 : 1;
+    backend::Status failed_as = plain_status;
+    while (plain_status != backend::Status::ok && plain_runs < 3) {
+      auto again = plain();
+      if (out.interrupted || interrupted()) return d;
+      ++plain_runs;
+      if (again && *again == backend::Status::ok) {
+        plain_status = backend::Status::ok;
+      } else {
+        ++plain_failures;
+      }
+    }
+    bool by_chance = plain_failures > 0 && plain_status == backend::Status::ok;
+    auto chance_finding = [&] {
+      d.findings.push_back(fmt::format(
+          "the plain compile (every factor at its natural level) failed {} of {} times ({}): the "
+          "compiler's own failure rate, not a factor's doing; no level is blamed for a failure, "
+          "and the runs count the failures as outcomes",
+          plain_failures, plain_runs, backend::to_string(failed_as)));
+    };
+    if (by_chance) chance_finding();
     auto like_plain = [&](const RunRecord* r) { return r && r->status == plain_status; };
     auto t = probe_timeout(plain_seconds, plan.timeout);
     const RunRecord* all = probe_once(plan, varied, t, out, d.compile_cpu_seconds);
     ++d.probe_runs;
     if (out.interrupted || interrupted()) return d;
-    if (!like_plain(all)) {
+    if (!by_chance && !like_plain(all)) {
       const std::string all_failed = how_it_failed(all);
       for (const auto& f : unset) {
         perturb::Setting one = natural;
@@ -96,15 +126,59 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
         // Stopped by SIGINT or SIGTERM: the probes not run say nothing about their levels.
         if (out.interrupted || interrupted()) return d;
         if (like_plain(r)) continue;
+        const std::string how = how_it_failed(r);
+        // Before a level is blamed, its failure must come back twice more, with a plain compile
+        // that succeeds before each: a plain compile that fails means the compiler fails by
+        // itself, and then no level is blamed at all. A hang is not probed again (each costs
+        // the probe's time limit; a compiler that hangs at random is rare): one plain compile
+        // that succeeds is enough.
+        const bool hang = r && r->status == backend::Status::timed_out;
+        bool comes_back = true;
+        for (int k = 0; k < 2 && comes_back && !by_chance; ++k) {
+          auto check = plain();
+          if (out.interrupted || interrupted()) return d;
+          ++plain_runs;
+          if (!check || *check != backend::Status::ok) {
+            ++plain_failures;
+            failed_as = check.value_or(backend::Status::infra_error);
+            by_chance = true;
+            break;
+          }
+          if (hang) break;
+          const RunRecord* again = probe_once(plan, one, t, out, d.compile_cpu_seconds);
+          ++d.probe_runs;
+          if (out.interrupted || interrupted()) return d;
+          if (like_plain(again)) comes_back = false;
+        }
+        if (by_chance) {
+          // Undo what was blamed so far: the failures were the compiler's own.
+          chance_finding();
+          broken.clear();
+          std::erase_if(d.findings, [](const std::string& x) {
+            return x.find("breaks this compiler") != std::string::npos;
+          });
+          varied = natural;
+          for (const auto& g : unset)
+            g.vary(varied);
+          break;
+        }
+        if (!comes_back) {
+          d.findings.push_back(fmt::format(
+              "{} failed one probe ({}) and then ran like a plain compile: a fluke, not blamed",
+              f.varied_label, how));
+          continue;
+        }
         f.leave(varied);
         broken.push_back(f.name);
         d.findings.push_back(fmt::format(
             "{} breaks this compiler ({}, where a plain compile gave {} in {:.2f} s): left at {}; "
             "kdet explain reports it as a finding",
-            f.varied_label, how_it_failed(r), backend::to_string(plain_status), plain_seconds,
-            f.natural_label));
+            f.varied_label, how, backend::to_string(plain_status), plain_seconds, f.natural_label));
       }
-      if (d.findings.empty()) {
+      if (!by_chance && broken.empty() &&
+          std::none_of(d.findings.begin(), d.findings.end(), [](const std::string& x) {
+            return x.find("a fluke, not blamed") != std::string::npos;
+          })) {
         // Only the combination fails: keep the plain levels rather than guess.
         varied = natural;
         for (const auto& f : unset)
