@@ -8,7 +8,8 @@
 #     compiler that hangs on it costs 3 s once, not 10.
 #  3. A failure that also happens at natural levels is the compiler's own rate: a compiler that
 #     crashes on chosen calls (the plain compile; one level's probe once) gets no level called
-#     broken; a level that hangs it still is.
+#     broken; a level that hangs it still is. The same for kdet explain's probes (calls 1-2 are
+#     its calibration, 3 the all-fixed probe, then a natural-level check, then one per level).
 source "$(dirname "$0")/lib/common.bash"
 IN=$EX/nvvm/llvm7/saxpy.ll
 # A compiler that hangs under any TZ (tz=vary is one of run's default levels); it says when.
@@ -90,6 +91,18 @@ expect_output "the plain compile \(every factor at its natural level\) failed 1 
 rm -f "$T/count"
 CRASH_ON="2 3" "$KDET" run "$IN" --cmd "$T/crash.sh {input} {output}" -n 4 >"$T/out" 2>&1 || true
 expect_output "failed one probe \(crashed.*and then ran like a plain compile: a fluke, not blamed"
+for on in "3 4" "3 5"; do
+  rm -f "$T/count"
+  CRASH_ON=$on "$KDET" explain "$IN" --cmd "$T/crash.sh {input} {output}" -n 10 --seed 1 >"$T/out" 2>&1 || true
+  if grep -q "cannot be tested with this compiler" "$T/out"; then
+    cat "$T/out"
+    fail "explain, CRASH_ON=$on: a level was blamed for the compiler's own crashes"
+  fi
+  case $on in
+    "3 4") expect_output "finding +the compiler fails by itself: a run at its natural levels failed" ;;
+    "3 5") expect_output "finding +holding [a-z]+ at [a-z]+=[a-z]+ failed one probe \(crashed.*and then ran: a fluke, not blamed" ;;
+  esac
+done
 # A level that hangs the compiler is still blamed, at the cost of one short probe.
 "$KDET" run "$IN" --cmd "$T/cc.sh {input} {output}" -n 2 >"$T/out" 2>&1 || { cat "$T/out"; fail "the TZ hang run"; }
 expect_output "tz=vary breaks this compiler \(timed-out"

@@ -55,6 +55,8 @@ private:
   bool probe_varied_levels();
   void single_factors();
   bool comes_back(const std::string& n, const Cell& first);
+  bool natural_fails();
+  bool probe_fails_again(const std::function<Cell()>& probe, const Cell& first);
   void sufficient_set();
   void conclude();
   // True when the cells so far (runs x median run time) used up --budget.
@@ -102,6 +104,7 @@ private:
   Cell m_fixed, m_all, m_check;
   std::vector<std::string> m_single; // factors that alone make it vary
   std::vector<std::string> m_pairs;  // factors found through pairs
+  bool m_fails_by_itself = false;    // some natural-level runs failed, and some did not
 };
 
 Cell Experiment::cell(const std::string& name, const std::vector<std::string>& varied,
@@ -133,11 +136,23 @@ Cell Experiment::cell(const std::string& name, const std::vector<std::string>& v
 bool Experiment::calibrate() {
   Cell nat = cell("natural levels (calibration)", {}, 2, false, false, m_names);
   if (nat.result == Verdict::failed) {
-    m_res.verdict = "failed";
-    m_res.conclusion = fmt::format(
-        "the compiler failed on every run, even at its natural levels: {}", nat.failure);
-    m_res.exit_code = k_exit_compiler_failed;
-    return false;
+    // Two failures in two may be chance (a compiler that crashes in half its runs does so a
+    // quarter of the time): four runs more before the compiler is called broken.
+    Cell more = cell("natural levels (calibration, 4 more)", {}, 4, false, false, m_names);
+    if (more.result == Verdict::failed) {
+      m_res.verdict = "failed";
+      m_res.conclusion =
+          fmt::format("the compiler failed on every run, even at its natural levels ({}): {}",
+                      plural(nat.runs + more.runs, "run"), nat.failure);
+      m_res.exit_code = k_exit_compiler_failed;
+      return false;
+    }
+    m_fails_by_itself = true;
+    m_res.findings.push_back(fmt::format(
+        "the compiler fails by itself: at its natural levels both of 2 runs failed ({}) and "
+        "{} of 4 more did not; a failure is its own rate, never blamed on a factor",
+        nat.failure, more.result == Verdict::deterministic ? "all" : "some"));
+    nat = more;
   }
   auto t = std::chrono::milliseconds(
       static_cast<long long>(nat.median_seconds * m_opt.probe_factor * 1000));
@@ -147,17 +162,56 @@ bool Experiment::calibrate() {
   return true;
 }
 
+// One more run at natural levels. True (and a finding, once) when it fails: the compiler then
+// fails by itself, and no probe's failure is blamed on a level.
+bool Experiment::natural_fails() {
+  if (m_fails_by_itself) return true;
+  Cell c = cell("natural levels (check)", {}, 1, false, true, m_names);
+  if (c.result != Verdict::failed) return false;
+  m_fails_by_itself = true;
+  m_res.findings.push_back(fmt::format(
+      "the compiler fails by itself: a run at its natural levels failed ({}) after one that "
+      "did not; a failure is its own rate, never blamed on a factor",
+      c.failure));
+  return true;
+}
+
+// Whether a failed probe's failure is the level's: it comes back four times more, each after a
+// run at natural levels that succeeds (a compiler that fails half its runs by itself passes
+// that with probability 2^-8). A hang is not probed again (each costs the probe's limit;
+// compilers that hang at random are rare): one natural run that succeeds is enough.
+bool Experiment::probe_fails_again(const std::function<Cell()>& probe, const Cell& first) {
+  const bool hang = first.failure.starts_with("timed-out");
+  for (int k = 0; k < 4; ++k) {
+    if (natural_fails()) return false;
+    if (hang) return true;
+    if (probe().result != Verdict::failed) return false;
+  }
+  return true;
+}
+
 // Stage 2: does holding every factor fixed break the compiler? One short probe, then one per level.
 bool Experiment::probe_fixed_levels(Cell& fixed) {
   Cell p = cell("probe: all fixed", {}, 1, true, true);
-  if (p.result != Verdict::failed) return true;
+  // A compiler that fails by itself fails probes by itself: they blame no level.
+  if (p.result != Verdict::failed || natural_fails()) return true;
   for (const auto& f : m_factors) {
     if (f.fixed_label == f.natural_label) continue;
     std::vector<std::string> others;
     for (const auto& n : m_names)
       if (n != f.name) others.push_back(n);
-    Cell c = cell(fmt::format("probe: fix {} only", f.name), {}, 1, true, true, others);
+    auto probe = [&] {
+      return cell(fmt::format("probe: fix {} only", f.name), {}, 1, true, true, others);
+    };
+    Cell c = probe();
     if (c.result != Verdict::failed) continue;
+    if (!probe_fails_again(probe, c)) {
+      if (m_fails_by_itself) return true;
+      m_res.findings.push_back(
+          fmt::format("holding {} at {} failed one probe ({}) and then ran: a fluke, not blamed",
+                      f.name, f.fixed_label, c.failure));
+      continue;
+    }
     m_broken.insert(f.name);
     const double limit_s = static_cast<double>(m_res.probe_timeout.count()) / 1e3;
     m_res.findings.push_back(
@@ -168,7 +222,7 @@ bool Experiment::probe_fixed_levels(Cell& fixed) {
                     f.natural_label));
   }
   fixed = cell("probe: all fixed, broken levels left natural", {}, 1, true, true);
-  if (fixed.result == Verdict::failed) {
+  if (fixed.result == Verdict::failed && !natural_fails()) {
     m_res.verdict = "failed";
     m_res.conclusion =
         fmt::format("the compiler failed on every run with every factor fixed ({}), though it "
@@ -183,14 +237,24 @@ bool Experiment::probe_fixed_levels(Cell& fixed) {
 // Stage 3: does varying every factor break it? A short probe, then one per varied level.
 bool Experiment::probe_varied_levels() {
   Cell p = cell("probe: all varied", m_names, 1, true, true);
-  if (p.result != Verdict::failed) return true;
+  if (p.result != Verdict::failed || natural_fails()) return true;
   for (const auto& f : m_factors) {
     if (m_broken.count(f.name) || f.varied_label == f.natural_label) continue;
     std::vector<std::string> others;
     for (const auto& n : m_names)
       if (n != f.name) others.push_back(n);
-    Cell c = cell(fmt::format("probe: vary {} only", f.name), {f.name}, 1, true, true, others);
+    auto probe = [&] {
+      return cell(fmt::format("probe: vary {} only", f.name), {f.name}, 1, true, true, others);
+    };
+    Cell c = probe();
     if (c.result != Verdict::failed) continue;
+    if (!probe_fails_again(probe, c)) {
+      if (m_fails_by_itself) return true;
+      m_res.findings.push_back(
+          fmt::format("varying {} ({}) failed one probe ({}) and then ran: a fluke, not blamed",
+                      f.name, f.varied_label, c.failure));
+      continue;
+    }
     m_broken.insert(f.name);
     m_res.findings.push_back(
         fmt::format("varying {} ({}) made the compiler fail: {}; it is left at {} in every "
@@ -207,9 +271,18 @@ void Experiment::single_factors() {
     Cell c = cell(fmt::format("vary {} only", n), {n}, m_res.cell_runs, true);
     if (c.result == Verdict::nondeterministic) {
       if (comes_back(n, c)) m_single.push_back(n);
-    } else if (c.result == Verdict::failed)
-      m_res.findings.push_back(
-          fmt::format("varying {} alone made every run fail: {}", n, c.failure));
+    } else if (c.result == Verdict::failed && !m_fails_by_itself) {
+      // Every run failing may be chance too: the same cell again before it is said.
+      Cell again = cell(fmt::format("re-test: vary {} only", n), {n}, m_res.cell_runs, true);
+      if (again.result == Verdict::failed)
+        m_res.findings.push_back(
+            fmt::format("varying {} alone made every run fail: {}", n, c.failure));
+      else
+        m_res.findings.push_back(fmt::format(
+            "a fluke, not a cause: varying {} alone made every run fail once ({}), and not on "
+            "re-test",
+            n, c.failure));
+    }
   }
 }
 
