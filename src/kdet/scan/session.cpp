@@ -66,6 +66,14 @@ SessionEnd run_session(const SessionRequest& req) {
     for (auto& j : stored.jobs)
       state[j.id] = std::move(j);
   }
+  // db.plan() wrote a row for every planned job: one missing now is a database changed under
+  // kdet or damaged, which no resume may build on.
+  for (const auto& j : jobs)
+    if (!state.count(j.id))
+      throw Error::format("{}: unsound scan database: job {} (input {}) has no row after "
+                          "planning; move it aside and scan again",
+                          req.db_path, j.id, j.input ? j.input->name : "?");
+
   SessionStart start;
   start.jobs = jobs.size();
   start.all_jobs = all.size();

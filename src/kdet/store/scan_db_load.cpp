@@ -10,6 +10,11 @@
 
 namespace kdet::store {
 
+namespace {
+// More runs, rounds or budget than any scan records (2^40): a count beyond it is damage.
+constexpr int64_t k_max_sound_count = int64_t{1} << 40;
+} // namespace
+
 ScanResult ScanDb::load() {
   try {
     return load_checked();
@@ -54,6 +59,15 @@ ScanResult ScanDb::load_checked() {
                             m_path, j.id);
       j.options = options.get<std::vector<std::string>>();
       j.seed = static_cast<uint64_t>(s.i64(7));
+      // Counts kdet wrote are never negative nor beyond any budget a scan can have.
+      for (int col : {8, 9, 10, 11})
+        if (s.i64(col) < 0 || s.i64(col) > k_max_sound_count)
+          throw Error::format("database {}: job {} has {} {}; not a sound scan database", m_path,
+                              j.id, s.i64(col),
+                              col == 8    ? "as its budget"
+                              : col == 9  ? "runs"
+                              : col == 10 ? "successful runs"
+                                          : "rounds");
       j.budget = static_cast<uint64_t>(s.i64(8));
       j.runs = static_cast<uint64_t>(s.i64(9));
       j.ok_runs = static_cast<uint64_t>(s.i64(10));
@@ -79,6 +93,22 @@ ScanResult ScanDb::load_checked() {
                                                s.text(5),
                                                {}});
     }
+  }
+  // A job's row and its variants are written in one transaction, so every run is in one
+  // variant: counts that do not add up are variants deleted or changed behind kdet.
+  for (const auto& j : out.jobs) {
+    uint64_t in_variants = 0;
+    for (const auto& v : j.variants) {
+      if (v.count == 0 || v.count > k_max_sound_count)
+        throw Error::format("database {}: job {} has a variant of {} runs; not a sound scan "
+                            "database",
+                            m_path, j.id, static_cast<int64_t>(v.count));
+      in_variants += v.count;
+    }
+    if (j.ok_runs > j.runs || in_variants != j.runs)
+      throw Error::format("database {}: job {} records {} runs ({} successful) but its variants "
+                          "hold {}; not a sound scan database",
+                          m_path, j.id, j.runs, j.ok_runs, in_variants);
   }
   {
     Stmt s(m_db, "SELECT job_id, variant, name, hash, size FROM variant_artifacts ORDER BY job_id, "

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# tier: quick
+# A scan database whose counts were changed behind kdet (negative or huge run counts, more
+# successful runs than runs, deleted or altered variants) is refused as unsound, exit 2 naming
+# the file, by a resume and by compare; never reported from. The sound original still resumes.
+source "$(dirname "$0")/lib/common.bash"
+need_fakes libfakenvvm.so
+need_cmd sqlite3 "the sqlite3 shell"
+cd "$T"
+cp "$EX/nvvm/llvm7/saxpy.ll" a.ll
+cat >m.toml <<TOML
+name = "unsound"
+inputs = ["*.ll"]
+[[compiler]]
+name = "fake"
+backend = "nvvm"
+lib = "$FAKES/libfakenvvm.so"
+[budget]
+max_runs = 4
+first_round = 2
+TOML
+expect_exit 0 "$KDET" scan m.toml --db db -q
+for q in "UPDATE jobs SET runs=-5" "UPDATE jobs SET runs=999999999999999" "UPDATE jobs SET ok_runs=runs+3" \
+  "DELETE FROM variants" "UPDATE variants SET count=count+1" "UPDATE variants SET count=-3"; do
+  cp db bad.db
+  sqlite3 bad.db "$q"
+  expect_exit 2 "$KDET" scan m.toml --db bad.db -q
+  expect_output "database bad.db: job [0-9a-f]+ .*not a sound scan database"
+  expect_exit 2 "$KDET" compare db bad.db
+  expect_output "bad.db.*not a sound scan database"
+done
+expect_exit 0 "$KDET" scan m.toml --db db -q
+echo "$NAME: ok"
