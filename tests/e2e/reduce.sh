@@ -68,7 +68,8 @@ expect_exit 1 "$KDET" run "$T/rare.ll" --cmd "$FAKES/fake_cc planted-rare {input
 
 # A candidate whose variance changed kind (fake_cc planted-kind crashes in half the runs once
 # the "; kdet_keep" comment is gone, and the cleanup drops comments from every candidate) is
-# rejected, so nothing shrinks; --any-variance accepts it.
+# rejected, so nothing shrinks (exit 1: less than --min-reduction, the rejections named);
+# --any-variance accepts it.
 { echo '; kdet_keep'; cat "$T/med.ll"; } >"$T/kind.ll"
 KIND="$FAKES/fake_cc planted-kind {input} {output}"
 # An older SMALL there is replaced by the input when nothing smaller varies (it was kept, stale).
@@ -77,8 +78,10 @@ KIND="$FAKES/fake_cc planted-kind {input} {output}"
 # of about 150 candidates (6e-4 a reduction, in each of three CI phases), (1/4)^18 = 1.5e-11 at
 # three in four; 1 candidate in 16 still passes its 2 runs, so the confirming runs are tested.
 echo stale >"$T/kind-small.ll"
-FAKE_CC_KIND_CRASH=192 expect_exit 0 "$KDET" reduce "$T/kind.ll" --cmd "$KIND" --unnamed natural \
+FAKE_CC_KIND_CRASH=192 expect_exit 1 "$KDET" reduce "$T/kind.ll" --cmd "$KIND" --unnamed natural \
   -o "$T/kind-small.ll"
+expect_output 'only 0\.0 % smaller \(less than --min-reduction 5 %\)'
+expect_output 'pass +ll-instructions: [0-9]+ tested, 0 accepted, .*[0-9]+ changed kind'
 cmp -s "$T/kind.ll" "$T/kind-small.ll" || fail "a candidate that crashes was accepted (or SMALL is stale)"
 expect_exit 0 "$KDET" reduce "$T/kind.ll" --cmd "$KIND" --unnamed natural --any-variance -o "$T/kind-any.ll"
 (($(size_of "$T/kind-any.ll") * 100 <= $(size_of "$T/kind.ll") * 15)) || fail "--any-variance did not reduce"

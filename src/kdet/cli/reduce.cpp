@@ -40,6 +40,10 @@ namespace kdet::cli {
 
 namespace {
 
+// A reduction that removed less than --min-reduction: SMALL and SMALL.repro/ are written, but
+// they are (nearly) the input, which is no success. 1, kdet's code for a failed gate.
+constexpr int k_exit_not_reduced = 1;
+
 struct ReduceArgs {
   CompileArgs compile;
   FactorArgs factors;
@@ -51,7 +55,11 @@ struct ReduceArgs {
   uint64_t final_runs = 64;
   std::string unnamed = "vary";
   bool quiet = false;
+  bool verbose = false;         // -v: a line per candidate
+  double min_reduction = 5;     // percent; less is exit 1
+  bool keep_names = false;      // no stand-ins for long names
   std::string cvise;            // cvise's path; empty: from PATH; "none": the line pass
+  std::string llvm_reduce;      // llvm-reduce's path for NVVM IR; empty: kdet's own passes
   std::string oracle_state;     // internal: judge one candidate for cvise's script
   std::string oracle_candidate; // internal: that candidate
 };
@@ -125,6 +133,20 @@ void check_repro_dir(const std::string& dir) {
                         dir);
 }
 
+// The README's table of long names and their stand-ins; empty when none.
+std::string names_table(const reduce::ReduceResult& r) {
+  if (r.renames.empty()) return "";
+  std::string out = fmt::format(
+      "\n## Names\n\n{}\n\n| short | original |\n| --- | --- |\n",
+      r.renamed ? "Long names are renamed in the input (the renamed input still varied), so its "
+                  "outputs and the diff above use the short ones:"
+                : "The input keeps its long names (renamed, it no longer varied the same way); "
+                  "the diff above shows them shortened:");
+  for (const auto& n : r.renames)
+    out += fmt::format("| `{}` | `{}` |\n", n.to, n.from);
+  return out;
+}
+
 // SMALL.repro/: what a vendor bug report needs, measured again on the result.
 void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce::ReduceResult& r) {
   std::string dir = a.out + ".repro";
@@ -158,6 +180,8 @@ void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce:
     };
     diff::Report d = diff::compare(art(ok[0]), art(ok[1]));
     diff_text = diff::to_text(d, false, ok[0]->id.substr(0, 12), ok[1]->id.substr(0, 12));
+    // The variants still name what the input names: the table's stand-ins shorten them.
+    diff_text = reduce::apply_renames(reduce::TextFormat::text, diff_text, r.renames);
     write_file_atomic(dir + "/diff.txt", diff_text);
   }
   std::string readme = fmt::format(
@@ -175,13 +199,14 @@ void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce:
       "environment record under \"environment\"), `run/runs.jsonl`, one folder per variant "
       "under `run/variants/`\n"
       "- `diff.txt`: `kdet diff run` of the two most common variants\n\n"
-      "## Difference of two variants\n\n```\n{difftext}```\n",
+      "## Difference of two variants\n\n```\n{difftext}```\n{names}",
       fmt::arg("name", name), fmt::arg("bytes", r.text.size()), fmt::arg("orig", r.original_bytes),
       fmt::arg("cmd", run_command(a, name)), fmt::arg("runs", m.runs),
       fmt::arg("diff", m.differing), fmt::arg("rate", 100 * m.rate()), fmt::arg("lo", 100 * ci.low),
       fmt::arg("hi", 100 * ci.high), fmt::arg("nv", out.variants.size()),
       fmt::arg("compiler", out.identity.path), fmt::arg("version", out.identity.version),
-      fmt::arg("hash", out.identity.content_hash), fmt::arg("difftext", diff_text));
+      fmt::arg("hash", out.identity.content_hash), fmt::arg("difftext", diff_text),
+      fmt::arg("names", names_table(r)));
   write_file_atomic(dir + "/README.md", readme);
 }
 
@@ -250,9 +275,21 @@ int do_reduce(ReduceArgs args) {
   o.initial_runs = args.runs;
   o.timeout_total = args.timeout_total;
   o.work_dir = work.path();
-  if (reduce::format_of(plan.input_path) == reduce::TextFormat::cxx) {
-    o.cvise.program = reduce::find_cvise(args.cvise);
-    if (o.cvise.program.empty() && args.cvise != "none")
+  o.rename = !args.keep_names;
+  if (args.verbose)
+    o.log = [](const std::string& line) { fmt::print(stderr, "reduce: {}\n", line); };
+  reduce::TextFormat format = reduce::format_of(plan.input_path);
+  if (format == reduce::TextFormat::nvvm_ir && !args.llvm_reduce.empty()) {
+    o.cvise.tool = reduce::CviseOptions::Tool::llvm_reduce;
+    o.cvise.program = reduce::find_cvise(args.llvm_reduce);
+    if (o.cvise.program.empty())
+      throw Error::format("--llvm-reduce {}: not a program (Debian: apt-get install llvm-14, "
+                          "then --llvm-reduce llvm-reduce-14)",
+                          args.llvm_reduce);
+  }
+  if (format == reduce::TextFormat::cxx || !o.cvise.program.empty()) {
+    if (format == reduce::TextFormat::cxx) o.cvise.program = reduce::find_cvise(args.cvise);
+    if (format == reduce::TextFormat::cxx && o.cvise.program.empty() && args.cvise != "none")
       fmt::print(stderr,
                  "kdet: warning: {}: cvise not found{}; reducing C++ with the line pass only "
                  "(install the Debian package cvise, or give --cvise PATH)\n",
@@ -294,14 +331,30 @@ int do_reduce(ReduceArgs args) {
     return k_exit_interrupted;
   }
   write_repro(args, plan, r);
-  if (!args.quiet)
+  double smaller = 100.0 * (1.0 - static_cast<double>(r.text.size()) /
+                                      static_cast<double>(std::max<size_t>(1, r.original_bytes)));
+  bool enough = smaller >= args.min_reduction;
+  if (!args.quiet || !enough)
     fmt::print("reduced   {} -> {} bytes ({:.1f} % smaller), {} tests, {} compiles, {:.1f} s{}{}\n"
                "wrote     {} and {}.repro/ (README.md: the kdet run command, rate, diff)\n",
-               r.original_bytes, r.text.size(),
-               100.0 * (1.0 - static_cast<double>(r.text.size()) /
-                                  static_cast<double>(std::max<size_t>(1, r.original_bytes))),
-               r.tests, r.compiles, r.seconds, std::string(r.engine) == "cvise" ? ", cvise" : "",
+               r.original_bytes, r.text.size(), smaller, r.tests, r.compiles, r.seconds,
+               std::string(r.engine) == "passes" ? "" : ", " + std::string(r.engine),
                r.timed_out ? " (stopped at --timeout-total)" : "", args.out, args.out);
+  if (!args.quiet || !enough) {
+    std::string passes = reduce::describe_passes(r.passes);
+    for (const auto& line : split(passes, '\n'))
+      if (!line.empty()) fmt::print("pass      {}\n", line);
+    if (r.renamed)
+      fmt::print("names     {} long names renamed (table in the README)\n", r.renames.size());
+  }
+  if (!enough) {
+    fmt::print(stderr,
+               "kdet: reduce: only {:.1f} % smaller (less than --min-reduction {:g} %){}; the "
+               "passes tried and why their candidates were rejected are listed above (-v: every "
+               "candidate)\n",
+               smaller, args.min_reduction, r.timed_out ? ", stopped at --timeout-total" : "");
+    return k_exit_not_reduced;
+  }
   return 0;
 }
 
@@ -320,7 +373,9 @@ void add_reduce(CLI::App& root, Action& action) {
       "  kdet reduce capture/bundles/ID -o small.ll     (a capture bundle brings its setting)\n"
       "Writes SMALL after every accepted step (an interrupt keeps it; exit 130) and, at the end,\n"
       "SMALL.repro/ (README.md with the kdet run command and the rate, run/, diff.txt).\n"
-      "Exit 0 reduced; 2 when the input does not compile or does not vary under the setting.\n"
+      "Exit 0 reduced; 1 when the result is less than --min-reduction (default 5 %) smaller (the\n"
+      "summary names the passes tried and why candidates were rejected); 2 when the input does\n"
+      "not compile or does not vary under the setting; 130 interrupted.\n"
       "Passes and the oracle: docs/REDUCE.md.");
   add_compile_options(cmd, args->compile);
   add_factor_options(cmd, args->factors);
@@ -342,9 +397,22 @@ void add_reduce(CLI::App& root, Action& action) {
                   "The factors no option names: vary (default, as kdet run) or natural")
       ->check(CLI::IsMember({"vary", "natural"}));
   cmd->add_flag("--quiet,-q", args->quiet, "No progress line or summary");
+  cmd->add_flag("--verbose,-v", args->verbose,
+                "A line per candidate on stderr: its size, pass and outcome (accepted, did not "
+                "compile, stopped varying, changed kind)");
+  cmd->add_option("--min-reduction", args->min_reduction,
+                  "Percent smaller the result must be, else exit 1 (default 5)")
+      ->check(real_option({0, 100}));
+  cmd->add_flag("--keep-names", args->keep_names,
+                "Keep long names in the result (default: stand-ins, when the result still varies "
+                "with them; the README has the table)");
   cmd->add_option("--cvise", args->cvise,
                   "cvise program reducing C, C++ and CUDA C++ inputs (default: cvise in PATH; "
                   "none: the line pass)");
+  cmd->add_option("--llvm-reduce", args->llvm_reduce,
+                  "NVVM IR: reduce with this llvm-reduce (e.g. llvm-reduce-14) driven by kdet's "
+                  "oracle instead of kdet's passes; its LLVM 14 text may not parse for "
+                  "libNVVM's typed-pointer dialect (docs/REDUCE.md)");
   // Internal: the script kdet writes for cvise calls kdet back with these.
   cmd->add_option("--oracle-state", args->oracle_state)->group("");
   cmd->add_option("--oracle-candidate", args->oracle_candidate)->group("");

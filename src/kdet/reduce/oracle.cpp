@@ -32,6 +32,22 @@ Measure measure_of(const engine::RunOutput& out) {
   return m;
 }
 
+const char* to_string(Rejection r) {
+  switch (r) {
+  case Rejection::none:
+    return "interesting";
+  case Rejection::not_compiled:
+    return "did not compile";
+  case Rejection::stopped_varying:
+    return "stopped varying";
+  case Rejection::changed_kind:
+    return "changed kind";
+  case Rejection::interrupted:
+    return "interrupted";
+  }
+  return "?";
+}
+
 uint64_t runs_for_rate(double p) {
   if (p <= 0) return k_max_test_runs;
   if (p >= 0.95) return 2;
@@ -80,18 +96,25 @@ Measure Oracle::run(const std::string& text, uint64_t runs, bool early, engine::
   return m;
 }
 
-bool Oracle::interesting(const std::string& text, Measure* confirmed) {
+bool Oracle::interesting(const std::string& text, Measure* confirmed, Rejection* why) {
   ++m_tests;
+  Rejection ignored = Rejection::none;
+  Rejection& w = why ? *why : ignored;
+  w = Rejection::none;
   std::string kind;
   {
     std::lock_guard lock(m_mutex);
     kind = m_kind;
   }
   Measure m = run(text, runs_per_test(), true);
-  if (m.interrupted) return false;
+  if (m.interrupted) return w = Rejection::interrupted, false;
   // A compile error is never a variant: two outputs of successful compiles are the evidence.
-  if (m.ok_variants == 0) return false;
-  if (m_any) return m.ok_variants + (m.failed_runs ? 1 : 0) >= 2;
+  if (m.ok_variants == 0) return w = Rejection::not_compiled, false;
+  if (m_any) {
+    bool ok = m.ok_variants + (m.failed_runs ? 1 : 0) >= 2;
+    if (!ok) w = Rejection::stopped_varying;
+    return ok;
+  }
   // The same kind: no status the original did not show (a crash where outputs differed).
   auto statuses = [](const std::string& k) {
     std::set<std::string> out;
@@ -109,12 +132,16 @@ bool Oracle::interesting(const std::string& text, Measure* confirmed) {
     auto mine = statuses(x.kind);
     return std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end());
   };
-  if (m.ok_variants < 2 || !same_kind(m)) return false;
+  if (!same_kind(m)) return w = Rejection::changed_kind, false;
+  if (m.ok_variants < 2) return w = Rejection::stopped_varying, false;
   // Stopping at the second outcome cannot see a crash that had not happened yet: confirm with
   // k_confirm_runs more runs, all of them, before the candidate counts.
   Measure c = run(text, k_confirm_runs, false);
   if (confirmed) *confirmed = c;
-  return !c.interrupted && c.ok_variants > 0 && same_kind(c);
+  if (c.interrupted) return w = Rejection::interrupted, false;
+  if (c.ok_variants == 0) return w = Rejection::not_compiled, false;
+  if (!same_kind(c)) return w = Rejection::changed_kind, false;
+  return true;
 }
 
 } // namespace kdet::reduce

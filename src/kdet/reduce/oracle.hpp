@@ -38,6 +38,16 @@ struct Measure {
   }
 };
 
+// Why a candidate was not interesting.
+enum class Rejection {
+  none,            // it was interesting
+  not_compiled,    // no successful compile (compile error, crash, timeout)
+  stopped_varying, // one successful output only
+  changed_kind,    // a status the original did not show (e.g. a crash where outputs differed)
+  interrupted,     // the test was cut short
+};
+const char* to_string(Rejection r);
+
 // Summarises one execute()'s outcomes.
 Measure measure_of(const engine::RunOutput& out);
 
@@ -54,7 +64,8 @@ public:
               engine::RunOutput* keep = nullptr);
   // True when `text` still varies as the original did. Thread-safe. `confirmed` gets the
   // confirming runs' measure (none without them: --any-variance, or rejected before).
-  bool interesting(const std::string& text, Measure* confirmed = nullptr);
+  // `why` gets the reason when it is not.
+  bool interesting(const std::string& text, Measure* confirmed = nullptr, Rejection* why = nullptr);
   // Sets the kind to match and the rate that sizes each test.
   void set_reference(const std::string& kind, double rate);
   uint64_t tests() const { return m_tests.load(); }

@@ -14,6 +14,137 @@
 
 namespace kdet::reduce {
 
+namespace {
+
+// What the pass loop shares with the reduction.
+struct Context {
+  const ReduceOptions& o;
+  Oracle& oracle;
+  TextFormat format;
+  ReduceResult& r;
+  std::mutex& best_mutex;
+  const std::function<bool()>& stop;
+  const std::function<void()>& report;
+  const std::function<void(const std::string&)>& on_best;
+};
+
+size_t reason_index(Rejection why) {
+  return static_cast<size_t>(why) - 1; // Rejection::none is never counted
+}
+
+PassStats& stats_of(ReduceResult& r, const char* name) {
+  for (auto& s : r.passes)
+    if (s.name == name) return s;
+  r.passes.push_back({});
+  r.passes.back().name = name;
+  return r.passes.back();
+}
+
+// Tests `cand` for `pass`, counting and logging its outcome; writes it when it is the best.
+bool test_candidate(Context& cx, PassStats& st, const std::string& cand, size_t& best_size,
+                    const std::string& what) {
+  Rejection why = Rejection::none;
+  bool ok = cx.oracle.interesting(cand, nullptr, &why);
+  {
+    std::lock_guard lock(cx.best_mutex);
+    ++st.tested;
+    if (ok) {
+      ++st.accepted;
+      // Written at once, so an interrupt keeps every accepted step.
+      if (cand.size() < best_size) {
+        best_size = cand.size();
+        cx.on_best(cand);
+      }
+    } else if (why != Rejection::none) {
+      ++st.rejected[reason_index(why)];
+    }
+    if (cx.o.log)
+      cx.o.log(fmt::format("candidate {} bytes ({:.1f} % of the original), {}{}: {}", cand.size(),
+                           100.0 * static_cast<double>(cand.size()) /
+                               static_cast<double>(std::max<size_t>(1, cx.r.original_bytes)),
+                           st.name, what, ok ? "accepted" : to_string(why)));
+  }
+  cx.report();
+  return ok;
+}
+
+// The table's passes for the format, round after round until a round removes nothing.
+void run_passes(Context& cx) {
+  ReduceResult& r = cx.r;
+  bool changed = true;
+  for (int round = 0; changed && round < 8 && !cx.stop(); ++round) {
+    changed = false;
+    for (const Pass& pass : pass_table()) {
+      if (pass.format != cx.format || cx.stop()) continue;
+      PassStats& st = stats_of(r, pass.name);
+      Split split = pass.split(r.text);
+      if (split.chunks == 0) continue;
+      size_t best_size = r.text.size();
+      auto test = [&](const std::vector<size_t>& keep) {
+        std::string cand = cleanup(cx.format, render(split, keep));
+        if (cand.size() >= r.text.size()) { // nothing gained, nothing to test
+          std::lock_guard lock(cx.best_mutex);
+          ++st.not_smaller;
+          return false;
+        }
+        return test_candidate(cx, st, cand, best_size,
+                              fmt::format(" ({} of {} chunks kept)", keep.size(), split.chunks));
+      };
+      std::vector<size_t> keep = ddmin(split.chunks, test, cx.o.jobs, cx.stop);
+      if (keep.size() == split.chunks) continue;
+      std::string cand = cleanup(cx.format, render(split, keep));
+      if (cand.size() >= r.text.size()) continue;
+      st.removed += r.text.size() - cand.size();
+      {
+        std::lock_guard lock(cx.best_mutex);
+        r.text = cand;
+      }
+      changed = true;
+      // The rate of the new best sizes the next tests.
+      Measure m = cx.oracle.run(r.text, cx.o.measure_runs, false);
+      if (!m.interrupted && m.runs > 0) {
+        r.last = m;
+        cx.oracle.set_reference(r.original.kind,
+                                std::max(m.rate(), 1.0 / static_cast<double>(m.runs)));
+      }
+      cx.report();
+    }
+  }
+}
+
+// Long names get short stand-ins when the renamed text still varies; else the table only
+// shortens the diff.
+void try_renames(Context& cx) {
+  ReduceResult& r = cx.r;
+  r.renames = long_names(cx.format, r.text);
+  if (r.renames.empty()) return;
+  std::string cand = apply_renames(cx.format, r.text, r.renames);
+  PassStats& st = stats_of(r, "rename");
+  size_t best_size = r.text.size();
+  if (cand.size() >= r.text.size() || !test_candidate(cx, st, cand, best_size, "")) return;
+  st.removed += r.text.size() - cand.size();
+  r.text = cand;
+  r.renamed = true;
+}
+
+} // namespace
+
+std::string describe_passes(const std::vector<PassStats>& passes) {
+  std::string out;
+  static const Rejection k_reasons[] = {Rejection::not_compiled, Rejection::stopped_varying,
+                                        Rejection::changed_kind, Rejection::interrupted};
+  for (const auto& p : passes) {
+    std::string line = fmt::format("{}: {} tested, {} accepted", p.name, p.tested, p.accepted);
+    for (Rejection why : k_reasons)
+      if (uint64_t n = p.rejected[reason_index(why)])
+        line += fmt::format(", {} {}", n, to_string(why));
+    if (p.not_smaller) line += fmt::format(", {} no smaller (not tested)", p.not_smaller);
+    if (p.removed) line += fmt::format(", {} bytes removed", p.removed);
+    out += line + "\n";
+  }
+  return out;
+}
+
 ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::string&)>& on_best,
                     const std::function<void(const Progress&)>& progress) {
   auto t0 = std::chrono::steady_clock::now();
@@ -59,13 +190,16 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
   };
   report();
 
-  if (format == TextFormat::cxx && !o.cvise.program.empty()) {
-    r.engine = "cvise";
+  bool llvm_reduce = o.cvise.tool == CviseOptions::Tool::llvm_reduce;
+  bool external = !o.cvise.program.empty() &&
+                  (llvm_reduce ? format == TextFormat::nvvm_ir : format == TextFormat::cxx);
+  if (external) {
+    r.engine = llvm_reduce ? "llvm-reduce" : "cvise";
     std::string state = o.work_dir + "/state";
     make_dirs(state);
     write_oracle_state(state, {r.original.kind, r.original.rate()});
     double left = o.timeout_total > 0 ? std::max(0.001, o.timeout_total - elapsed()) : 0;
-    p.pass = "cvise";
+    p.pass = r.engine;
     CviseOutcome c =
         run_cvise(o.cvise, input, o.plan.input_path.substr(o.plan.input_path.rfind('/') + 1),
                   o.work_dir, o.jobs, left, [&](size_t bytes, uint64_t tests, double rate) {
@@ -76,7 +210,8 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
                     p.elapsed = elapsed();
                     if (progress) progress(p);
                   });
-    if (!c.failure.empty()) r.warning = "cvise failed (the best so far is kept): " + c.failure;
+    if (!c.failure.empty())
+      r.warning = std::string(r.engine) + " failed (the best so far is kept): " + c.failure;
     if (!c.best.empty() && c.best.size() < r.text.size()) {
       r.text = c.best;
       on_best(r.text);
@@ -94,50 +229,11 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
   }
   // Without cvise, C++ gets the line pass.
   if (format == TextFormat::cxx) format = TextFormat::text;
-
-  bool changed = true;
-  for (int round = 0; changed && round < 8 && !stop(); ++round) {
-    changed = false;
-    for (const Pass& pass : pass_table()) {
-      if (pass.format != format || stop()) continue;
-      p.pass = pass.name;
-      Split split = pass.split(r.text);
-      if (split.chunks == 0) continue;
-      size_t best_size = r.text.size();
-      auto test = [&](const std::vector<size_t>& keep) {
-        std::string cand = cleanup(format, render(split, keep));
-        if (cand.size() >= r.text.size()) return false; // nothing gained, nothing to test
-        bool ok = oracle.interesting(cand);
-        if (ok) {
-          // Written at once, so an interrupt keeps every accepted step.
-          std::lock_guard lock(best_mutex);
-          if (cand.size() < best_size) {
-            best_size = cand.size();
-            on_best(cand);
-          }
-        }
-        report();
-        return ok;
-      };
-      std::vector<size_t> keep = ddmin(split.chunks, test, o.jobs, stop);
-      if (keep.size() == split.chunks) continue;
-      std::string cand = cleanup(format, render(split, keep));
-      if (cand.size() >= r.text.size()) continue;
-      {
-        std::lock_guard lock(best_mutex);
-        r.text = cand;
-      }
-      changed = true;
-      // The rate of the new best sizes the next tests.
-      Measure m = oracle.run(r.text, o.measure_runs, false);
-      if (!m.interrupted && m.runs > 0) {
-        r.last = m;
-        oracle.set_reference(r.original.kind,
-                             std::max(m.rate(), 1.0 / static_cast<double>(m.runs)));
-      }
-      report();
-    }
-  }
+  std::function<bool()> stop_fn = stop;
+  std::function<void()> report_fn = report;
+  Context cx{o, oracle, format, r, best_mutex, stop_fn, report_fn, on_best};
+  run_passes(cx);
+  if (o.rename && !stop()) try_renames(cx);
   r.tests = oracle.tests();
   r.compiles = oracle.compiles();
   r.seconds = elapsed();

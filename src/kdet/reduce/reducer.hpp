@@ -11,6 +11,7 @@
 
 #include "kdet/engine/runner.hpp"
 #include "kdet/reduce/cvise.hpp"
+#include "kdet/reduce/names.hpp"
 #include "kdet/reduce/oracle.hpp"
 #include "kdet/reduce/passes.hpp"
 
@@ -28,6 +29,19 @@ struct ReduceOptions {
   double timeout_total = 0;   // seconds; 0: none
   std::string work_dir;       // where candidates are written
   CviseOptions cvise;         // C, C++, CUDA C++: cvise reduces when its program is set
+  bool rename = true;         // long names get short stand-ins in the result (names.hpp)
+  // -v: a line per candidate (its size, pass and outcome); called from the testing threads.
+  std::function<void(const std::string&)> log;
+};
+
+// What one pass's candidates came to.
+struct PassStats {
+  std::string name;
+  uint64_t tested = 0;
+  uint64_t accepted = 0;
+  uint64_t not_smaller = 0;  // rendered no smaller than the best: not tested
+  uint64_t rejected[5] = {}; // by Rejection (not_compiled, stopped_varying, changed_kind, ...)
+  size_t removed = 0;        // bytes this pass took off
 };
 
 struct Progress {
@@ -51,7 +65,13 @@ struct ReduceResult {
   bool timed_out = false;
   const char* engine = "passes"; // "cvise" when cvise reduced
   std::string warning;           // cvise's own failure, to show; empty when none
+  std::vector<PassStats> passes; // in the order they first ran (the passes engine)
+  std::vector<Rename> renames;   // long names and their stand-ins
+  bool renamed = false;          // `text` uses the stand-ins (the renamed text still varied)
 };
+
+// "ll-functions: 12 tested, 3 accepted, 9 stopped varying; ..." for a summary.
+std::string describe_passes(const std::vector<PassStats>& passes);
 
 // Checks that the input varies (throws Error, exit 2, when it does not or does not
 // compile), then reduces it. `on_best` gets every accepted text as it is accepted.
