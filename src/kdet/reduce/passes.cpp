@@ -111,6 +111,8 @@ const std::vector<Pass>& pass_table() {
       {"ll-branches-then", TextFormat::nvvm_ir, ir::ll_branches_then},
       {"ll-instructions", TextFormat::nvvm_ir, ir::ll_instructions},
       {"ll-debug", TextFormat::nvvm_ir, ir::ll_debug},
+      {"ll-attachments", TextFormat::nvvm_ir, ir::ll_attachments},
+      {"ll-attributes", TextFormat::nvvm_ir, ir::ll_attributes},
       {"ll-metadata", TextFormat::nvvm_ir, ir::ll_metadata},
       {"ptx-functions", TextFormat::ptx, ptx_functions},
       {"ptx-lines", TextFormat::ptx, ptx_lines},

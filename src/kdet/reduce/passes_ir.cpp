@@ -3,7 +3,9 @@
 
 #include "kdet/reduce/ir_lexer.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 namespace kdet::reduce::ir {
@@ -304,38 +306,49 @@ Split ll_instructions(const std::string& text) {
   });
 }
 
-// Chunk 0: debug info (`!dbg` attachments, llvm.dbg.* calls, !llvm.dbg.cu), one piece: the
-// verifier wants every compile unit a subprogram names listed. Chunk 1: the other metadata
-// attachments (!range, !tbaa, ...). Chunk 2: attribute group references (`#0`).
+// Debug info in one piece (`!dbg` attachments, llvm.dbg.* calls, !llvm.dbg.cu): the verifier
+// wants every compile unit a subprogram names listed.
 Split ll_debug(const std::string& text) {
   Split s;
-  std::set<int> used;
   for (auto& l : split_lines(text)) {
     Segment seg{l, "", -1};
-    std::string t = trim_left(l);
-    bool dbg_call = t.find("call void @llvm.dbg.") != std::string::npos;
-    if (dbg_call || starts_with(l, "!llvm.dbg.cu ")) {
+    if (trim_left(l).find("call void @llvm.dbg.") != std::string::npos ||
+        starts_with(l, "!llvm.dbg.cu "))
       seg.chunk = 0;
-    } else if (std::string d = strip_attachments(l, true); d != l) {
+    else if (std::string d = strip_attachments(l, true); d != l)
       seg.removed = d, seg.chunk = 0;
-    } else if (std::string o = strip_attachments(l, false); o != l) {
-      seg.removed = o, seg.chunk = 1;
-    } else if (!starts_with(l, "attributes ") && !name_counts(l, '#').empty()) {
-      std::map<std::string, std::string> none;
-      for (const auto& [k, c] : name_counts(l, '#'))
-        none[k] = "";
-      seg.removed = replace_names(l, '#', none), seg.chunk = 2;
-    }
-    if (seg.chunk >= 0) used.insert(seg.chunk);
+    s.chunks = std::max<size_t>(s.chunks, seg.chunk + 1);
     s.segments.push_back(std::move(seg));
   }
-  // Chunk numbers 0..n-1 with no gaps.
-  std::map<int, int> renumber;
-  for (int c : used)
-    renumber[c] = static_cast<int>(renumber.size());
-  for (auto& seg : s.segments)
-    if (seg.chunk >= 0) seg.chunk = renumber[seg.chunk];
-  s.chunks = renumber.size();
+  return s;
+}
+
+// The other metadata attachments (!range, !tbaa, ...), in one piece.
+Split ll_attachments(const std::string& text) {
+  Split s;
+  for (auto& l : split_lines(text)) {
+    Segment seg{l, "", -1};
+    if (std::string o = strip_attachments(l, false); o != l)
+      seg.removed = o, seg.chunk = 0, s.chunks = 1;
+    s.segments.push_back(std::move(seg));
+  }
+  return s;
+}
+
+// Attribute group references (`#0`), in one piece; the cleanup drops the groups.
+Split ll_attributes(const std::string& text) {
+  Split s;
+  for (auto& l : split_lines(text)) {
+    Segment seg{l, "", -1};
+    auto refs = name_counts(l, '#');
+    if (!starts_with(l, "attributes ") && !refs.empty()) {
+      std::map<std::string, std::string> none;
+      for (const auto& [k, c] : refs)
+        none[k] = "";
+      seg.removed = replace_names(l, '#', none), seg.chunk = 0, s.chunks = 1;
+    }
+    s.segments.push_back(std::move(seg));
+  }
   return s;
 }
 

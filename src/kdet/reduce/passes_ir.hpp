@@ -22,6 +22,8 @@ Split ll_branches_else(const std::string& text);
 Split ll_branches_then(const std::string& text);
 Split ll_instructions(const std::string& text);
 Split ll_debug(const std::string& text);
+Split ll_attachments(const std::string& text);
+Split ll_attributes(const std::string& text);
 Split ll_metadata(const std::string& text);
 
 // The cleanup of reduce::cleanup for NVVM IR.
