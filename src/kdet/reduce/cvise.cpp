@@ -70,12 +70,15 @@ std::string script_text(const CviseOptions& o, const std::string& name, const st
   return fmt::format("#!/bin/sh\n"
                      "# kdet reduce's interestingness test for cvise: exit 0 when the candidate\n"
                      "# still varies as the original did (kdet's flaky-aware oracle decides).\n"
-                     "cand=\"$PWD\"/{}\n"
+                     "{}\n"
                      "cd {} || exit 1\n"
                      "{}\n"
                      "exec {} reduce --oracle-state {} --oracle-candidate \"$cand\" {}\n",
-                     shell_join({name}), shell_join({o.cwd}), tmp, shell_join({o.kdet}),
-                     shell_join({dir}), shell_join(o.reduce_args));
+                     o.tool == CviseOptions::Tool::llvm_reduce
+                         ? std::string("case $1 in /*) cand=$1 ;; *) cand=\"$PWD\"/$1 ;; esac")
+                         : "cand=\"$PWD\"/" + shell_join({name}),
+                     shell_join({o.cwd}), tmp, shell_join({o.kdet}), shell_join({dir}),
+                     shell_join(o.reduce_args));
 }
 
 } // namespace
@@ -133,15 +136,20 @@ CviseOutcome run_cvise(const CviseOptions& o, const std::string& input, const st
       ::open((work_dir + "/cvise.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (log < 0) throw Error::format("{}/cvise.log: cannot create", work_dir);
   SpawnOptions so;
-  so.argv = {o.program,
-             "--n",
-             std::to_string(std::max(1, jobs)),
-             "--tidy",
-             "--skip-interestingness-test-check",
-             "--timeout",
-             "86400",
-             script,
-             name};
+  bool llvm_reduce = o.tool == CviseOptions::Tool::llvm_reduce;
+  std::string result = folder + "/" + name + (llvm_reduce ? ".reduced.ll" : "");
+  if (llvm_reduce) // llvm-reduce 14 tests one candidate at a time (no -j)
+    so.argv = {o.program, "--test=" + script, "-o", result, name};
+  else
+    so.argv = {o.program,
+               "--n",
+               std::to_string(std::max(1, jobs)),
+               "--tidy",
+               "--skip-interestingness-test-check",
+               "--timeout",
+               "86400",
+               script,
+               name};
   so.cwd = folder;
   so.env = with_env_changes(current_environment(), {"TMPDIR=" + tmp});
   so.fds = {{0, -1}, {1, log}, {2, log}};
@@ -201,7 +209,7 @@ CviseOutcome run_cvise(const CviseOptions& o, const std::string& input, const st
   out.best = read_or_empty(state + "/best");
   // cvise's last accepted text was judged by the oracle too; it is the result when smaller.
   if (!out.stopped && out.failure.empty()) {
-    std::string final_text = read_or_empty(folder + "/" + name);
+    std::string final_text = read_or_empty(result);
     if (!final_text.empty() && final_text != input &&
         (out.best.empty() || final_text.size() < out.best.size()))
       out.best = final_text;

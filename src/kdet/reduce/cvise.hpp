@@ -23,6 +23,10 @@
 namespace kdet::reduce {
 
 struct CviseOptions {
+  // cvise (C, C++, CUDA C++), or llvm-reduce (NVVM IR, --llvm-reduce): both take a script
+  // and call it on each candidate; cvise in a folder holding it, llvm-reduce with its path.
+  enum class Tool { cvise, llvm_reduce };
+  Tool tool = Tool::cvise;
   std::string program;                  // cvise's path; empty: no cvise (the line pass reduces)
   std::string kdet;                     // kdet's own path, for the script
   std::vector<std::string> reduce_args; // the reduce command's arguments after `reduce`

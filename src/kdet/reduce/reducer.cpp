@@ -222,6 +222,9 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
     }
     r.tests = c.tests;
     r.compiles = c.compiles + oracle.compiles();
+    PassStats& st = stats_of(r, r.engine); // its own passes are its business: tests only
+    st.tested = c.tests;
+    st.removed = r.original_bytes - r.text.size();
     r.seconds = elapsed();
     r.interrupted = engine::interrupted();
     r.timed_out = !r.interrupted && (c.stopped || timed_out());
