@@ -20,7 +20,9 @@ inputs="inputs = [\"$EX/nvvm/llvm7/*.ll\"]"
     printf '[[compiler]]\nname = "%s"\nbackend = "exec"\ncommand = "%s %s {input} {output}"\noutput_ext = "ptx"\n' \
       "x$m" "$FAKES/fake_cc" "$m"
   done
-  printf '[budget]\ntarget_rate = 0.2\n'; } >"$T/exec.toml"
+  printf '[budget]\ntarget_rate = 0.2\n'; } >"$T/exec-default.toml"
+# xpath's output names its input's path: with path named fixed it is deterministic ("changed").
+{ cat "$T/exec-default.toml"; printf '[setting]\npath = "fixed"\n'; } >"$T/exec.toml"
 { echo "$inputs"; nvvm_compiler nvvm heaporder; } >"$T/old.toml"
 { echo "$inputs"; nvvm_compiler nvvm echo "$T/libfakenvvm-copy.so"; } >"$T/new.toml"
 
@@ -52,6 +54,10 @@ expect_eq "JUnit: test cases, failures, failures attribute" "$junit" "24 8 8"
 
 "$KDET" scan "$T/exec.toml" --db "$T/exec.db" --json "$T/exec.json" -q || true
 expect_eq "xecho -> xpath" "$(counts "$T/exec.json" 0)" "changed=4"
+# Unnamed, path varies as under kdet run (one meaning of default): xpath varies, a regression.
+"$KDET" scan "$T/exec-default.toml" --db "$T/exec-default.db" --json "$T/exec-default.json" -q || true
+expect_eq "xecho -> xpath, path unnamed" "$(counts "$T/exec-default.json" 0)" "regressed=4"
+[[ $(json_eval "$T/exec-default.json" '"path=vary" in d["meta"]["defaults"]') == True ]] || fail "defaults in meta"
 heap_exec=$(counts "$T/exec.json" 1)
 
 "$KDET" scan "$T/old.toml" --db "$T/old.db" -q || true

@@ -81,10 +81,11 @@ bool prove(std::vector<report::CompilerComparison>& cmps, std::deque<store::JobR
     return rerunner->run(row, s, first, n, stop, other_than);
   };
   const perturb::Setting setting = rerunner->manifest().setting;
-  scan::RerunFn in_setting = [run, setting](const store::JobRow& row, const perturb::Setting&,
-                                            uint64_t first, uint64_t n, size_t stop,
-                                            const std::string& other_than) {
-    return run(row, setting, first, n, stop, other_than);
+  // Settling re-runs each job in the setting its scan ran it under (its compiler's defaults).
+  scan::RerunFn in_setting = [run, rerunner](const store::JobRow& row, const perturb::Setting&,
+                                             uint64_t first, uint64_t n, size_t stop,
+                                             const std::string& other_than) {
+    return run(row, rerunner->setting_of(row), first, n, stop, other_than);
   };
   engine::install_interrupt_handler();
   auto t0 = std::chrono::steady_clock::now();
@@ -202,6 +203,8 @@ int do_scan(const ScanArgs& a) {
           s.bundles ? fmt::format("{}{}", s.inputs ? "; " : "", plural(s.bundles, "bundle")) : "",
           s.threads, plural(s.budget, "run"),
           s.resumed ? fmt::format("; resuming {}", plural(s.resumed, "started job")) : "");
+      for (const auto& d : s.defaults)
+        fmt::print(stderr, "kdet scan: setting: {}\n", d);
     };
   auto line = std::make_shared<ProgressLine>(
       decide_progress(a.report.output.quiet, a.progress, terminal_facts(2)));

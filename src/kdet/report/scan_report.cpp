@@ -106,6 +106,14 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
     s += fmt::format("  by target:     {}\n", tally_line(targets));
   s += fmt::format("  by options:    {}\n", tally_line(tally_by(r, &store::JobRow::option_set)));
   s += fmt::format("  by compiler:   {}\n", tally_line(tally_by(r, &store::JobRow::compiler)));
+  // What the verdicts were reached under: the factors [setting] left unnamed (scan/defaults.hpp).
+  if (auto d = r.meta.find("defaults"); d != r.meta.end() && !d->second.empty()) {
+    const char* lead = "  setting:       ";
+    for (const auto& line : split(d->second, '\n')) {
+      s += fmt::format("{}{}\n", lead, line);
+      lead = "                 ";
+    }
+  }
   uint64_t runs = 0;
   double secs = 0;
   for (const auto& j : r.jobs)

@@ -40,9 +40,13 @@ public:
   // Rejects keys not in `allowed`, naming the valid ones.
   void keys(const toml::table& t, std::initializer_list<const char*> allowed,
             const std::string& where) const {
+    keys(t, std::vector<std::string>(allowed.begin(), allowed.end()), where);
+  }
+  void keys(const toml::table& t, const std::vector<std::string>& allowed,
+            const std::string& where) const {
     for (auto&& [k, v] : t) {
       bool ok = std::any_of(allowed.begin(), allowed.end(),
-                            [&key = k](const char* a) { return key.str() == a; });
+                            [&key = k](const std::string& a) { return key.str() == a; });
       if (!ok)
         fail(line_of(v), fmt::format("unknown key '{}' in {}; valid keys: {}", k.str(), where,
                                      fmt::join(allowed, ", ")));
@@ -358,14 +362,26 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
   s.heap = all_exec ? perturb::HeapMode::none : perturb::HeapMode::churn;
   s.seed = 0;
   if (!t) return;
-  // The registry's manifest keys, plus env and seed.
-  c.keys(*t,
-         {"process", "heap", "aslr", "threads", "history", "env", "seed", "env_vary", "path", "cwd",
-          "tmpdir", "time", "locale", "umask", "pid", "threadvars"},
-         "[setting]");
+  // The registry's manifest keys, plus env, seed and unnamed.
+  std::vector<std::string> keys{"history", "env", "seed", "unnamed"};
+  for (const auto& f : perturb::factor_registry())
+    keys.push_back(f.manifest_key);
+  c.keys(*t, keys, "[setting]");
   auto at = [&](const char* key) {
     return t->get(key) ? Checker::line_of(*t->get(key)) : Checker::line_of(*t);
   };
+  for (const auto& f : perturb::factor_registry())
+    if (t->get(f.manifest_key)) m.named_factors.insert(f.name);
+  if (t->get("unnamed")) {
+    const std::string u = c.str(*t, "unnamed", "setting", false);
+    if (u != "vary" && u != "natural")
+      c.fail(at("unnamed"),
+             fmt::format("[setting] unnamed = \"{}\": must be \"vary\" (vary every factor not "
+                         "named here, as kdet run does) or \"natural\" (leave them as a plain "
+                         "compile sees them)",
+                         u));
+    m.unnamed_vary = u == "vary";
+  }
   // Factors spelled as one string go through the registry; aslr (also a boolean), threads (a
   // number) and env_vary (a list) are read below.
   for (const auto& f : perturb::factor_registry()) {
@@ -567,6 +583,8 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
     m.timeout_seconds = c.real(*t, "timeout", "budget", 300, k_timeout_range, "seconds, 0 = never");
   }
   parse_expectations(c, root, m);
+  for (auto& spec : m.compilers)
+    spec.setting = m.setting; // until scan::vary_unnamed varies what [setting] does not name
   return m;
 }
 

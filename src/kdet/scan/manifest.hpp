@@ -13,6 +13,7 @@
 #include "kdet/perturb/setting.hpp"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,13 @@ struct CompilerSpec {
   std::vector<std::string> targets; // overrides the manifest's targets when not empty
   int line = 0;
   bool captured = false; // a captured library, made for bundles: compiles bundles only
+  // What its jobs run under: the manifest's setting, with every factor [setting] does not name
+  // varied where it acts on this compiler, as `kdet run` does (scan::vary_unnamed, through
+  // engine::vary_unset_factors). The manifest's own setting until the session sets it, and for
+  // good when `unnamed = "natural"`.
+  perturb::Setting setting;
+  std::vector<std::string> default_varied; // "time=vary": the levels vary_unnamed set
+  std::vector<std::string> findings;       // levels left natural, and why
 };
 
 struct OptionSet {
@@ -79,9 +87,13 @@ struct Manifest {
   std::vector<std::string> targets;   // empty: one job per compiler with no target
   std::vector<OptionSet> option_sets; // never empty ("default" = no options)
   perturb::Setting setting;           // setting.seed is the master seed (default 0: reproducible)
-  double target_rate = 0.05;          // runs continue until no variance bounds the rate below this
-  uint64_t max_runs = 0;              // 0: stats::runs_to_bound(target_rate)
-  uint64_t first_round = 8;           // runs in a job's first round (later rounds double)
+  // [setting] unnamed: "vary" (the default, as `kdet run --unnamed vary`) varies every factor the
+  // manifest does not name; "natural" leaves them as a plain compile sees them.
+  bool unnamed_vary = true;
+  std::set<std::string> named_factors; // registry names of the factors [setting] names
+  double target_rate = 0.05;           // runs continue until no variance bounds the rate below this
+  uint64_t max_runs = 0;               // 0: stats::runs_to_bound(target_rate)
+  uint64_t first_round = 8;            // runs in a job's first round (later rounds double)
   uint64_t max_round = 64; // cap on a round: the most runs a SIGKILL can lose per job in flight
   double timeout_seconds = 300;
   std::vector<Expectation> expectations;

@@ -98,6 +98,9 @@ std::vector<Job> plan_jobs(const Manifest& m, const std::vector<ResolvedCompiler
     s.seed = 0; // the master seed is hashed separately below
     return s;
   }());
+  // Varying the unnamed factors is part of the setting (manifests that say unnamed = "natural"
+  // keep the ids they had before kdet varied them).
+  if (m.unnamed_vary) setting_text += " unnamed=vary";
   for (const auto& in : m.inputs) {
     std::string input_hash = backend::cached_file_hash(in.path);
     for (size_t ci = 0; ci < m.compilers.size(); ++ci) {

@@ -455,7 +455,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   // The plan of a job's round of `size` runs from run `start` (under mu): stop at the second
   // outcome, workers started ahead where a core is spare, the compiler's identity once known.
   auto round_plan = [&](const Job& job, uint64_t start, uint64_t size) {
-    engine::RunPlan p = job_run_plan(m, job, m.setting, start, size, 2);
+    engine::RunPlan p = job_run_plan(m, job, m.compilers[job.compiler].setting, start, size, 2);
     p.pool = workers_ahead;
     p.prestart = ahead;
     if (auto it = identities.find(job.compiler); it != identities.end()) p.identity = it->second;
@@ -516,7 +516,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       // Idle slots join in when no run sees another's history (or only its own chain's): some
       // at the start, each piece at least two runs, and any slot left without a job later on.
       int borrowed = 0;
-      const Splitting split = splitting(m.setting, job);
+      const Splitting split = splitting(m.compilers[job.compiler].setting, job);
       const uint64_t unit = split.unit;
       if (early && (span.start != early->start || plan.first_index != 0 || unit == 0))
         drop_early(); // not this round's start (cannot happen: a completed round went before)
@@ -600,7 +600,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
               fmt::format("compiler '{}': {}", m.compilers[job.compiler].name, e.what()));
         break;
       }
-      if (out.interrupted) keep_resumable_runs(out, job, m.setting);
+      if (out.interrupted) keep_resumable_runs(out, job, m.compilers[job.compiler].setting);
       if (out.completed == 0) break; // interrupted before any run finished (or to keep)
       store::RoundWrite w = fold_round(row, out, offset);
       if (options.trace)

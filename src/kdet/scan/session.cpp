@@ -3,6 +3,7 @@
 
 #include "kdet/backend/backend.hpp"
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/scan/defaults.hpp"
 #include "kdet/scan/manifest.hpp"
 #include "kdet/scan/trace.hpp"
 #include "kdet/util/error.hpp"
@@ -42,6 +43,7 @@ SessionEnd run_session(const SessionRequest& req) {
                  {"manifest_text", read_file(req.manifest_path)},
                  {"kdet_version", k_version},
                  {"setting", json_text(perturb::to_json(m.setting), -1)},
+                 {"unnamed", m.unnamed_vary ? "vary" : "natural"},
                  {"target_rate", fmt::format("{}", m.target_rate)},
                  {"budget", std::to_string(job_budget(m))}});
 
@@ -74,7 +76,23 @@ SessionEnd run_session(const SessionRequest& req) {
                           "planning; move it aside and scan again",
                           req.db_path, j.id, j.input ? j.input->name : "?");
 
+  // Every factor [setting] does not name varies, as under `kdet run`: probed per compiler.
+  vary_unnamed(m, jobs);
   SessionStart start;
+  for (const auto& spec : m.compilers) {
+    if (std::none_of(jobs.begin(), jobs.end(),
+                     [&](const Job& j) { return &m.compilers[j.compiler] == &spec; }))
+      continue;
+    start.defaults.push_back(fmt::format("{}: {}", spec.name, describe_defaults(m, spec)));
+    for (const auto& f : spec.findings)
+      start.defaults.push_back(fmt::format("{}: {}", spec.name, f));
+  }
+  {
+    std::string defaults;
+    for (const auto& d : start.defaults)
+      defaults += (defaults.empty() ? "" : "\n") + d;
+    db.set_meta({{"defaults", defaults}}); // this session's, for the reports
+  }
   start.jobs = jobs.size();
   start.all_jobs = all.size();
   start.shard = shard;

@@ -30,6 +30,9 @@ struct SessionStart {
   int threads = 1;
   uint64_t budget = 0; // runs per job at most
   size_t resumed = 0;  // jobs of this shard with runs already stored
+  // Per compiler, what its jobs run under ("nvvm: every factor not named in [setting] varied:
+  // time=vary ...") and each level left natural, with why (scan::vary_unnamed).
+  std::vector<std::string> defaults;
 };
 
 struct SessionRequest {

@@ -2,6 +2,7 @@
 #include "kdet/scan/stress.hpp"
 
 #include "kdet/engine/runner.hpp"
+#include "kdet/scan/defaults.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/hash.hpp"
@@ -42,6 +43,16 @@ Rerunner::Rerunner(const std::map<std::string, std::string>& meta, const std::st
     throw Error::format("{}: its stored manifest cannot be run again: {}", db_path, e.what());
   }
   m_jobs = plan_jobs(*m_manifest, m_compilers);
+}
+
+const perturb::Setting& Rerunner::setting_of(const store::JobRow& row) {
+  if (!m_defaults_known) {
+    vary_unnamed(*m_manifest, m_jobs);
+    m_defaults_known = true;
+  }
+  auto it =
+      std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job& j) { return j.id == row.id; });
+  return it == m_jobs.end() ? m_manifest->setting : m_manifest->compilers[it->compiler].setting;
 }
 
 engine::RunOutput Rerunner::run(const store::JobRow& row, const perturb::Setting& setting,

@@ -37,12 +37,17 @@ public:
                         uint64_t runs, size_t stop_at_outcomes,
                         const std::string& stop_at_other_than = "") const;
   const Manifest& manifest() const { return *m_manifest; }
+  // The setting the scan ran `row` under: its compiler's, with the factors [setting] does not
+  // name varied as the scan varied them (scan::vary_unnamed, probed once per compiler, when
+  // first asked); the manifest's when the job is not planned any more.
+  const perturb::Setting& setting_of(const store::JobRow& row);
 
 private:
   std::string m_db;
   std::unique_ptr<Manifest> m_manifest; // held still: jobs point into it
   std::vector<ResolvedCompiler> m_compilers;
   std::vector<Job> m_jobs;
+  bool m_defaults_known = false;
 };
 
 // Runs one plan (engine::RunPlan's stop_at_outcomes and stop_at_other_than: `stop`, `other_than`);

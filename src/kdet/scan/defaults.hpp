@@ -1,0 +1,32 @@
+//===- scan/defaults.hpp - a scan's jobs meet the factors `kdet run` meets ----===//
+//
+// One meaning of "default": a factor the manifest's [setting] does not name
+// varies, in the regime where it acts, exactly as under `kdet run` (and
+// explain's "all varied" cell). engine::vary_unset_factors decides the levels
+// and probes them; a scan probes once per compiler, on its first job, so a
+// level that breaks a compiler (libfaketime hangs nvcc 13.0) costs a few short
+// probes, not --timeout per run of every job.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/scan/manifest.hpp"
+#include "kdet/scan/planner.hpp"
+
+#include <string>
+#include <vector>
+
+namespace kdet::scan {
+
+// Sets each compiler's `setting` (and `default_varied`, `findings`) from the manifest's
+// setting: under unnamed = "vary", every factor [setting] does not name is varied where it
+// acts on that compiler, probed on the compiler's first job in `jobs`. A compiler without a
+// job keeps the manifest's setting; one whose probe cannot run (it cannot be loaded) too, with
+// a finding, as its jobs will report the failure. Stops early on SIGINT/SIGTERM.
+void vary_unnamed(Manifest& m, const std::vector<Job>& jobs);
+
+// "every factor not named varied (time=vary ...)" or "unnamed factors natural": what a
+// compiler's jobs run under, for reports.
+std::string describe_defaults(const Manifest& m, const CompilerSpec& spec);
+
+} // namespace kdet::scan
