@@ -156,6 +156,10 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
        "m.toml:2: manifest.targets holds an empty target"},
       {"target twice", "inputs = [\"a.ll\"]\ntargets = [\"80\", \"80\"]\n" + comp,
        "m.toml:2: manifest.targets lists '80' twice"},
+      {"target not a name", "inputs = [\"a.ll\"]\ntargets = [\"80\", \"90a;rm x\"]\n" + comp,
+       "m.toml:2: manifest.targets: '90a;rm x' is not a target name"},
+      {"target an option", "inputs = [\"a.ll\"]\ntargets = [\"-o/tmp/x\"]\n" + comp,
+       "m.toml:2: manifest.targets: '-o/tmp/x' is not a target name"},
       {"output_ext with a slash",
        "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"exec\"\ncommand = "
        "\"true {input} {output}\"\noutput_ext = \"../x\"\n",

@@ -13,6 +13,7 @@
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -90,6 +91,20 @@ public:
       if (out[i].find_first_not_of(" \t") == std::string::npos)
         fail(line_of(*t.get("targets")),
              fmt::format("{}.targets holds an empty target; give each as e.g. \"90a\"", where));
+      // A target becomes a compiler argument (-arch=compute_{target}): a name, not any text.
+      const std::string& g = out[i];
+      const bool name = !g.empty() && g.size() <= 32 &&
+                        std::isalnum(static_cast<unsigned char>(g[0])) &&
+                        std::all_of(g.begin(), g.end(), [](char ch) {
+                          return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ||
+                                 ch == '.' || ch == '-';
+                        });
+      if (!name)
+        fail(line_of(*t.get("targets")),
+             fmt::format("{}.targets: '{}' is not a target name (letters, digits, '_', '.' and "
+                         "'-', starting with a letter or digit, at most 32; e.g. \"90a\"): it "
+                         "becomes a compiler argument",
+                         where, utf8_safe(g)));
       if (std::find(out.begin(), out.begin() + static_cast<long>(i), out[i]) !=
           out.begin() + static_cast<long>(i))
         fail(line_of(*t.get("targets")),
