@@ -30,4 +30,26 @@ for q in "UPDATE jobs SET runs=-5" "UPDATE jobs SET runs=999999999999999" "UPDAT
   expect_output "bad.db.*not a sound scan database"
 done
 expect_exit 0 "$KDET" scan m.toml --db db -q
+# A failed merge leaves no output file, and an existing output as it was: every input is merged
+# beside it first, so the one refused (garbage, unsound, absent, of another manifest) is named.
+echo garbage >garbage.db
+cp db bad.db
+sqlite3 bad.db "UPDATE jobs SET runs=-5"
+sed 's/max_runs = 4/max_runs = 6/' m.toml >other.toml
+expect_exit 0 "$KDET" scan other.toml --db other.db -q
+for in in garbage.db bad.db absent.db other.db; do
+  rm -f out.db
+  expect_exit 2 "$KDET" merge out.db db "$in" -q
+  expect_output "$in"
+  [[ ! -e out.db ]] || fail "merge of $in failed and left out.db"
+  [[ -z $(ls | grep kdet-merge) ]] || fail "merge of $in left its work file: $(ls)"
+done
+expect_exit 0 "$KDET" merge out.db db -q
+sqlite3 out.db "SELECT id, runs, ok_runs FROM jobs ORDER BY id" >before.txt
+for in in garbage.db bad.db other.db; do
+  expect_exit 2 "$KDET" merge out.db "$in" -q
+  expect_output "$in"
+  sqlite3 out.db "SELECT id, runs, ok_runs FROM jobs ORDER BY id" | cmp -s - before.txt ||
+    fail "a failed merge of $in changed out.db"
+done
 echo "$NAME: ok"

@@ -26,10 +26,14 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kdet::cli {
@@ -300,6 +304,52 @@ void add_scan(CLI::App& root, Action& action) {
   cmd->callback([a, &action] { action = [a] { return do_scan(*a); }; });
 }
 
+namespace {
+
+// The inputs are merged into a new database beside `out` first, so an input that is refused
+// (unsound, of another manifest, absent) leaves `out` as it was: no new file, and an existing
+// one without half of the inputs. Then the new database becomes `out` (link(2), which never
+// replaces a file that appeared meanwhile) or is merged into the existing one in one step.
+void merge_all_or_nothing(const std::string& out, const std::vector<std::string>& inputs) {
+  const std::string tmp = fmt::format("{}.kdet-merge-{}", out, ::getpid());
+  auto remove_tmp = [&tmp] {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      ::unlink((tmp + suffix).c_str());
+  };
+  struct stat st {};
+  const bool existed = ::lstat(out.c_str(), &st) == 0;
+  // The output's lock first: a database another kdet writes is named as in use, before any input.
+  std::optional<store::ScanDb> held;
+  if (existed) held.emplace(out);
+  // An unsound input (counts that do not add up) is refused as a resume or compare refuses it.
+  for (const auto& in : inputs) {
+    struct stat in_st {};
+    if (::stat(in.c_str(), &in_st) != 0)
+      throw Error::format("merge: {}: {}", in, std::strerror(errno));
+    store::ScanDb check(in, store::Access::read);
+    (void)check.load();
+  }
+  remove_tmp();
+  try {
+    {
+      store::ScanDb db(tmp);
+      if (existed) db.merge_from(out); // first, so an input of another manifest is named as such
+      for (const auto& in : inputs)
+        db.merge_from(in);
+    }
+    if (existed)
+      held->merge_from(tmp);
+    else if (::link(tmp.c_str(), out.c_str()) != 0)
+      throw Error::format("merge: cannot create {}: {}", out, std::strerror(errno));
+  } catch (...) {
+    remove_tmp();
+    throw;
+  }
+  remove_tmp();
+}
+
+} // namespace
+
 void add_merge(CLI::App& root, Action& action) {
   struct MergeArgs {
     std::string out;
@@ -321,9 +371,8 @@ void add_merge(CLI::App& root, Action& action) {
           throw Error::format("merge: {} is both output and input (the same file as {})", in,
                               a->out);
       check_report_paths(a->report);
+      merge_all_or_nothing(a->out, a->inputs);
       store::ScanDb db(a->out);
-      for (const auto& in : a->inputs)
-        db.merge_from(in);
       store::ScanResult result = db.load();
       emit_reports(result, db, a->report);
       return scan::scan_exit_code(scan::count(result));
