@@ -99,16 +99,19 @@ expect_eq "python: compiles recorded" "$(json_eval "$T/py.json" 'len(d["compiles
 pyexe=$(python3 -c 'import sys; print(sys.executable)')
 expect_eq "python: children noted" "$(json_eval "$T/py.json" 'sorted(n["kind"] for n in d["notes"] if n["text"] == "'"$pyexe"'")')" "['exec-uncaptured', 'spawn-uncaptured']"
 
-# 2. Children that outlive --wait-children: killed and named.
-mkdir "$T/hang"
-expect_exit 0 "$KDET" capture --wait-children 0.3 --json "$T/h.json" -- "$H" "$FAKE" "$IN" "$T/hang" compile hang orphan daemon
+# 2. Children that outlive --wait-children: killed and named, with their whole command line
+#    although a build's paths make it long (here over 500 bytes).
+long=$(printf 'x%.0s' {1..150})
+HANG=$T/build-$long/folder-$long/hang
+mkdir -p "$HANG"
+expect_exit 0 "$KDET" capture --wait-children 0.3 --json "$T/h.json" -- "$H" "$FAKE" "$IN" "$HANG" compile hang orphan daemon
 cp "$T/out" "$T/h.summary"
 expect_eq "killed children" "$(json_eval "$T/h.json" 'len(d["children"]["left"])')" 2
 expect_eq "killed children carried the preload" "$(json_eval "$T/h.json" '[p["preload"] for p in d["children"]["left"]]')" "[True, True]"
-json_eval "$T/h.json" 'd["children"]["left"][0]["command"]' | grep -q "capture_hostile_client $FAKE $IN $T/hang" || fail "the killed child's command"
+json_eval "$T/h.json" 'd["children"]["left"][0]["command"]' | grep -qx "$H $FAKE $IN $HANG compile hang orphan daemon" || fail "the killed child's command"
 grep -Eq "KILLED +2 processes the pipeline left still running when kdet stopped waiting \(--wait-children 0.3" "$T/h.summary" || { cat "$T/h.summary"; fail "the summary does not name the killed children"; }
 grep -Eq "pid [0-9]+: .*capture_hostile_client" "$T/h.summary" || fail "the summary lists no killed pid"
-pgrep -f "capture_hostile_client $FAKE $IN $T/hang" >/dev/null && fail "a child outlived kdet capture"
+pgrep -f "capture_hostile_client $FAKE $IN $HANG" >/dev/null && fail "a child outlived kdet capture"
 # --wait-children 0: not waited for at all, still named.
 mkdir "$T/hang0"
 expect_exit 0 "$KDET" capture --wait-children 0 --json "$T/h0.json" -- "$H" "$FAKE" "$IN" "$T/hang0" compile hang orphan

@@ -304,7 +304,10 @@ void linger_and_report(long linger_ms, const char* marker, int report_fd,
     nap_ms = nap_ms * 2 > 50 ? 50 : nap_ms * 2;
   }
   if (report_fd < 0) return;
-  char line[640];
+  // A command line is kept whole up to k_max_cmd bytes (a build's paths are long); beyond, it
+  // is cut and ends in "...". Static: the guard is one thread and these do not fit a small stack.
+  constexpr size_t k_max_cmd = 4096;
+  static char line[2 * k_max_cmd + 64];
   Text t(line, sizeof line);
   t.add("waited ");
   t.num(now_ms() - start);
@@ -323,12 +326,17 @@ void linger_and_report(long linger_ms, const char* marker, int report_fd,
       write_all(report_fd, line, l.n);
       break;
     }
-    char path[64], cmd[201];
+    char path[64];
+    static char cmd[k_max_cmd + 4];
     Text p(path, sizeof path);
     p.add("/proc/");
     p.num(g_desc[i]);
     p.add("/cmdline");
-    size_t len = read_proc(path, cmd, sizeof cmd);
+    size_t len = read_proc(path, cmd, k_max_cmd + 2); // one byte more tells a cut command
+    if (len > k_max_cmd) {
+      std::memcpy(cmd + k_max_cmd - 3, "...", 3);
+      len = k_max_cmd;
+    }
     l.add("left ");
     l.num(g_desc[i]);
     l.add(*marker && maps_contain(g_desc[i], marker) ? " 1 x" : " 0 x");
@@ -364,10 +372,12 @@ void parse_report(const std::string& text, GuardReport& report) {
     if (nl == std::string::npos) break; // a cut-short line
     std::string line = text.substr(start, nl - start);
     start = nl + 1;
+    // WORD A [B [HEX]]: the hex command may be 8 KiB, so it is not scanned into a fixed field.
     char word[8] = {};
     long a = 0, b = 0;
-    char rest[512] = {};
-    if (std::sscanf(line.c_str(), "%7s %ld %ld %511s", word, &a, &b, rest) < 2) continue;
+    if (std::sscanf(line.c_str(), "%7s %ld %ld", word, &a, &b) < 2) continue;
+    size_t hex_at = line.find(" x");
+    std::string rest = hex_at == std::string::npos ? std::string() : line.substr(hex_at + 1);
     std::string w = word;
     if (w == "waited") {
       report.received = true;
