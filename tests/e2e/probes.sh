@@ -8,7 +8,8 @@
 #     compiler that hangs on it costs 3 s once, not 10.
 #  3. A failure that also happens at natural levels is the compiler's own rate: a compiler that
 #     crashes on chosen calls (the plain compile; one level's probe once) gets no level called
-#     broken; a level that hangs it still is. The same for kdet explain's probes (calls 1-2 are
+#     broken; a level that hangs it still is, also when every plain compile crashes. The same
+#     for kdet explain's probes (calls 1-2 are
 #     its calibration, 3 the all-fixed probe, then a natural-level check, then one per level).
 source "$(dirname "$0")/lib/common.bash"
 IN=$EX/nvvm/llvm7/saxpy.ll
@@ -106,4 +107,17 @@ done
 # A level that hangs the compiler is still blamed, at the cost of one short probe.
 "$KDET" run "$IN" --cmd "$T/cc.sh {input} {output}" -n 2 >"$T/out" 2>&1 || { cat "$T/out"; fail "the TZ hang run"; }
 expect_output "tz=vary breaks this compiler \(timed-out"
+# A compiler that crashes on every plain compile, the same way, is no compiler failing by
+# chance: a level that fails it otherwise (here a hang under any TZ) is still blamed, and the
+# runs show the crash, not the hang.
+cat >"$T/crashtz.sh" <<SH
+#!/bin/sh
+[ "\$1" = "--version" ] && { echo "crashcc 1"; exit 0; }
+if [ -n "\${TZ:-}" ]; then exec sleep 1000; fi
+kill -SEGV \$\$
+SH
+chmod +x "$T/crashtz.sh"
+expect_exit 3 "$KDET" run "$IN" --cmd "$T/crashtz.sh {input} {output}" -n 2
+expect_output "tz=vary breaks this compiler \(timed-out.*where a plain compile gave crashed"
+expect_output "FAILED: the compiler failed on every run \(2 crashed"
 echo "$NAME: ok"

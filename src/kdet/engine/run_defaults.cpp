@@ -88,6 +88,18 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
     const double plain_seconds =
         first->compile_seconds > 0 ? first->compile_seconds : first->seconds;
     first = nullptr;
+    // A plain compile that hangs leaves nothing to probe: every probe like it would cost the
+    // time limit, and a level cannot be told to hang it. The runs vary as designed.
+    if (plain_status == backend::Status::timed_out) {
+      d.findings.push_back(fmt::format(
+          "the plain compile (every factor at its natural level) gave no result in {:.1f} s: no "
+          "level is probed, since each probe would cost the time limit",
+          plain_seconds));
+      plan.setting = varied;
+      for (const auto& f : unset)
+        d.varied.push_back(f.varied_label);
+      return d;
+    }
     // A plain compile that fails is tried twice more: when one of them succeeds, the failure is
     // the compiler's own rate at natural levels, and no level may be blamed for a failure.
     int plain_runs = 1, plain_failures = plain_status == backend::Status::ok ? 0 : 1;
@@ -128,19 +140,23 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
         if (like_plain(r)) continue;
         const std::string how = how_it_failed(r);
         // Before a level is blamed, its failure must come back twice more, with a plain compile
-        // that succeeds before each: a plain compile that fails means the compiler fails by
-        // itself, and then no level is blamed at all. A hang is not probed again (each costs
-        // the probe's time limit; a compiler that hangs at random is rare): one plain compile
-        // that succeeds is enough.
+        // that gives the plain outcome before each. A plain compile that gives another outcome
+        // means the compiler's outcome is its own chance, and then no level is blamed at all.
+        // A compiler that fails every plain compile the same way (a crash on this input) still
+        // lets a level be blamed that fails it otherwise: a worker that cannot start, a hang.
+        // A hang is not probed again (each costs the probe's time limit; a compiler that hangs
+        // at random is rare): one plain compile like the first is enough.
         const bool hang = r && r->status == backend::Status::timed_out;
         bool comes_back = true;
         for (int k = 0; k < 2 && comes_back && !by_chance; ++k) {
           auto check = plain();
           if (out.interrupted || interrupted()) return d;
           ++plain_runs;
-          if (!check || *check != backend::Status::ok) {
-            ++plain_failures;
-            failed_as = check.value_or(backend::Status::infra_error);
+          if (!check || *check != plain_status) {
+            if (!check || *check != backend::Status::ok) {
+              ++plain_failures;
+              failed_as = check.value_or(backend::Status::infra_error);
+            }
             by_chance = true;
             break;
           }
