@@ -23,15 +23,6 @@ namespace kdet::reduce::ir {
 
 namespace {
 
-bool starts_with(const std::string& s, const char* p) {
-  return s.rfind(p, 0) == 0;
-}
-
-std::string trim_left(const std::string& s) {
-  size_t i = s.find_first_not_of(" \t");
-  return i == std::string::npos ? std::string() : s.substr(i);
-}
-
 std::vector<std::string> targets_of(const std::string& l) {
   std::vector<std::string> out;
   for_each_name(l, '%', [&](const Name& n) {
@@ -50,7 +41,7 @@ void apply_undef_markers(std::vector<std::string>& lines) {
     std::map<std::string, std::string> to;
     for (size_t i = a + 1; i < b; ++i) {
       std::string t = trim_left(lines[i]);
-      if (!starts_with(t, k_undef_marker)) continue;
+      if (!t.starts_with(k_undef_marker)) continue;
       std::string name = leading_name(t.substr(std::string(k_undef_marker).size()), '%');
       if (!name.empty()) to[name] = "undef";
       lines[i].clear();
@@ -126,7 +117,7 @@ bool cfg_cleanup(std::vector<std::string>& lines, size_t a, size_t b) {
   size_t start = body_start(lines, a, b);
   for (size_t i = start; i < b; ++i) {
     std::string t = trim_left(lines[i]);
-    if (starts_with(t, "indirectbr ") || t.find("invoke ") != std::string::npos ||
+    if (t.starts_with("indirectbr ") || t.find("invoke ") != std::string::npos ||
         t.find("callbr ") != std::string::npos)
       return false; // successors this does not follow
     std::string name = label_of(lines[i]);
@@ -135,8 +126,8 @@ bool cfg_cleanup(std::vector<std::string>& lines, size_t a, size_t b) {
       if (!name.empty()) continue;
     }
     blocks.back().last = i;
-    if (starts_with(t, "br ")) blocks.back().succ = targets_of(lines[i]);
-    if (starts_with(t, "switch ")) { // its cases may follow on lines of their own, up to `]`
+    if (t.starts_with("br ")) blocks.back().succ = targets_of(lines[i]);
+    if (t.starts_with("switch ")) { // its cases may follow on lines of their own, up to `]`
       auto& succ = blocks.back().succ;
       succ = targets_of(lines[i]);
       for (size_t j = i; lines[j].find(']') == std::string::npos && j + 1 < b;) {
@@ -166,7 +157,7 @@ bool cfg_cleanup(std::vector<std::string>& lines, size_t a, size_t b) {
   for (size_t k = 1; k < blocks.size(); ++k) {
     const Block& bl = blocks[k];
     if (!seen[k] || bl.succ.size() != 1 || bl.last != bl.first + 1 ||
-        !starts_with(trim_left(lines[bl.last]), "br label %"))
+        !trim_left(lines[bl.last]).starts_with("br label %"))
       continue;
     auto to = index.find(bl.succ[0]);
     if (to == index.end() || to->second == k) continue;
@@ -178,7 +169,7 @@ bool cfg_cleanup(std::vector<std::string>& lines, size_t a, size_t b) {
     bool changed = false;
     std::map<std::string, std::string> into = {{bl.name, spell('%', bl.succ[0])}};
     for (size_t i = start; i < b; ++i) {
-      if (i == bl.last || !starts_with(trim_left(lines[i]), "br ")) continue;
+      if (i == bl.last || !trim_left(lines[i]).starts_with("br ")) continue;
       std::string l = replace_names(lines[i], '%', into);
       changed = changed || l != lines[i];
       lines[i] = l;
@@ -271,7 +262,7 @@ bool drop_dead_values(std::vector<std::string>& lines) {
       if (t.empty() || t[0] != '%' || !read_name(t, 0, n) || t.compare(n.end, 3, " = ") != 0)
         continue;
       std::string op = t.substr(n.end + 3);
-      if (starts_with(op, "invoke ") || starts_with(op, "callbr ")) continue; // terminators
+      if (op.starts_with("invoke ") || op.starts_with("callbr ")) continue; // terminators
       if (uses[n.key] == 1) lines[i].clear(), changed = true;
     }
   }
@@ -315,8 +306,8 @@ bool cleanup_round(std::vector<std::string>& lines) {
     all += l;
   std::set<std::string> defined, declared;
   for (auto& l : lines) {
-    if (starts_with(l, "define ")) defined.insert(function_name(l));
-    if (starts_with(l, "declare ")) declared.insert(function_name(l));
+    if (l.starts_with("define ")) defined.insert(function_name(l));
+    if (l.starts_with("declare ")) declared.insert(function_name(l));
   }
   auto at = name_counts(all, '@');
   auto pct = name_counts(all, '%');
@@ -326,7 +317,7 @@ bool cleanup_round(std::vector<std::string>& lines) {
   for (auto& l : lines) {
     if (l.empty()) continue;
     bool gone = false;
-    if (starts_with(l, "declare ")) {
+    if (l.starts_with("declare ")) {
       gone = at[function_name(l)] == 1;
     } else if (l[0] == '@') {
       gone = at[leading_name(l, '@')] == 1;
@@ -340,7 +331,7 @@ bool cleanup_round(std::vector<std::string>& lines) {
         dangling = dangling || (declared.count(tok.first) != 0 && defined.count(tok.first) == 0);
       gone = unreached.count(n) != 0 || dangling;
       if (gone) dropped_nodes.insert(n);
-    } else if (starts_with(l, "attributes #")) {
+    } else if (l.starts_with("attributes #")) {
       gone = hash[leading_name(l.substr(11), '#')] == 1;
     }
     if (gone) l.clear(), changed = true;

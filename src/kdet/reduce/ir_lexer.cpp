@@ -111,6 +111,11 @@ std::string spell(char sigil, const std::string& key) {
   return std::string(1, sigil) + "\"" + key + "\"";
 }
 
+std::string trim_left(const std::string& line) {
+  size_t i = line.find_first_not_of(" \t");
+  return i == std::string::npos ? std::string() : line.substr(i);
+}
+
 std::string strip_comment(const std::string& line) {
   size_t i = 0;
   size_t cut = line.size();

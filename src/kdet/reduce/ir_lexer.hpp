@@ -50,6 +50,9 @@ std::string spell(char sigil, const std::string& key);
 // The line without its `;` comment (outside strings) and trailing blanks; the newline stays.
 std::string strip_comment(const std::string& line);
 
+// The line from its first character that is neither a space nor a tab ("" when none).
+std::string trim_left(const std::string& line);
+
 // The label a line defines (`bb3:`, `"B66":`, `6:`), or "".
 std::string label_of(const std::string& line);
 

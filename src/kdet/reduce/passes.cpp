@@ -1,6 +1,7 @@
 //===- reduce/passes.cpp - the reduction passes, one table --------------------===//
 #include "kdet/reduce/passes.hpp"
 
+#include "kdet/reduce/ir_lexer.hpp"
 #include "kdet/reduce/passes_ir.hpp"
 #include "kdet/util/fs.hpp"
 
@@ -13,15 +14,6 @@ namespace kdet::reduce {
 
 namespace {
 
-bool starts_with(const std::string& s, const char* p) {
-  return s.rfind(p, 0) == 0;
-}
-
-std::string trim_left(const std::string& s) {
-  size_t i = s.find_first_not_of(" \t");
-  return i == std::string::npos ? std::string() : s.substr(i);
-}
-
 Split whole_lines(const std::string& text, bool (*pick)(const std::string& line, bool in_body)) {
   Split s;
   bool body = false;
@@ -29,9 +21,9 @@ Split whole_lines(const std::string& text, bool (*pick)(const std::string& line,
     Segment seg{l, "", -1};
     if (pick(l, body)) seg.chunk = static_cast<int>(s.chunks++);
     // A body opens on a `define ... {` line (IR) or a `{` line of its own (PTX).
-    if (starts_with(l, "}"))
+    if (l.starts_with("}"))
       body = false;
-    else if ((starts_with(l, "define ") && l.find('{') != std::string::npos) || starts_with(l, "{"))
+    else if ((l.starts_with("define ") && l.find('{') != std::string::npos) || l.starts_with("{"))
       body = true;
     s.segments.push_back(std::move(seg));
   }
@@ -50,7 +42,7 @@ Split ptx_functions(const std::string& text) {
       continue;
     }
     size_t j = i;
-    while (j < lines.size() && !starts_with(lines[j], "}"))
+    while (j < lines.size() && !lines[j].starts_with("}"))
       ++j;
     if (j == lines.size()) { // a declaration without a body
       s.segments.push_back({l, "", -1});
@@ -67,7 +59,7 @@ Split ptx_functions(const std::string& text) {
 
 Split ptx_lines(const std::string& text) {
   return whole_lines(text, [](const std::string& l, bool body) {
-    std::string t = trim_left(l);
+    std::string t = ir::trim_left(l);
     return body && !t.empty() && t.find(';') != std::string::npos;
   });
 }

@@ -5,21 +5,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace kdet::reduce::ir {
 
 namespace {
-
-bool starts_with(const std::string& s, const char* p) {
-  return s.rfind(p, 0) == 0;
-}
-
-std::string trim_left(const std::string& s) {
-  size_t i = s.find_first_not_of(" \t");
-  return i == std::string::npos ? std::string() : s.substr(i);
-}
 
 // A `declare` line standing for a `define` header: linkage, parameter names, attributes,
 // metadata attachments and everything after the parameter list gone.
@@ -139,7 +132,7 @@ template <typename Pick> Split body_lines(const std::string& text, Pick pick) {
     Segment seg{lines[i], "", -1};
     std::string t = trim_left(strip_comment(lines[i]));
     bool was_switch = in_switch;
-    if (body[i] && (starts_with(t, "switch ") || t.find("= switch ") != std::string::npos))
+    if (body[i] && (t.starts_with("switch ") || t.find("= switch ") != std::string::npos))
       in_switch = t.find(']') == std::string::npos;
     else if (in_switch && t.find(']') != std::string::npos)
       in_switch = false;
@@ -160,12 +153,12 @@ template <typename Pick> Split body_lines(const std::string& text, Pick pick) {
 Split ll_branches(const std::string& text, size_t which) {
   Split s = body_lines(text, [which](const std::string& t, std::string& removed) {
     auto targets = targets_of(t);
-    if (starts_with(t, "switch ") && !targets.empty()) {
+    if (t.starts_with("switch ") && !targets.empty()) {
       size_t to = which == 1 || targets.size() < 2 ? 0 : 1;
       removed = "  br label " + spell('%', targets[to]) + "\n";
       return true;
     }
-    if (!starts_with(t, "br i1 ") || targets.size() != 2) return false;
+    if (!t.starts_with("br i1 ") || targets.size() != 2) return false;
     removed = "  br label " + spell('%', targets[which]) + "\n";
     return true;
   });
@@ -230,9 +223,9 @@ size_t body_start(const std::vector<std::string>& lines, size_t a, size_t b) {
 std::vector<std::pair<size_t, size_t>> define_blocks(const std::vector<std::string>& lines) {
   std::vector<std::pair<size_t, size_t>> out;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (!starts_with(lines[i], "define ")) continue;
+    if (!lines[i].starts_with("define ")) continue;
     size_t j = i;
-    while (j < lines.size() && !starts_with(lines[j], "}"))
+    while (j < lines.size() && !lines[j].starts_with("}"))
       ++j;
     if (j == lines.size()) break;
     out.emplace_back(i, j);
@@ -306,57 +299,56 @@ Split ll_instructions(const std::string& text) {
   });
 }
 
-// Debug info in one piece (`!dbg` attachments, llvm.dbg.* calls, !llvm.dbg.cu): the verifier
-// wants every compile unit a subprogram names listed.
-Split ll_debug(const std::string& text) {
+// A pass in one piece: every line `edit` changes (to what it returns; "" drops the line) goes
+// at once, or none does.
+static Split one_piece(const std::string& text,
+                       const std::function<std::optional<std::string>(const std::string&)>& edit) {
   Split s;
   for (auto& l : split_lines(text)) {
     Segment seg{l, "", -1};
-    if (trim_left(l).find("call void @llvm.dbg.") != std::string::npos ||
-        starts_with(l, "!llvm.dbg.cu "))
-      seg.chunk = 0;
-    else if (std::string d = strip_attachments(l, true); d != l)
-      seg.removed = d, seg.chunk = 0;
-    s.chunks = std::max<size_t>(s.chunks, seg.chunk + 1);
+    if (auto e = edit(l)) seg.removed = std::move(*e), seg.chunk = 0, s.chunks = 1;
     s.segments.push_back(std::move(seg));
   }
   return s;
+}
+
+// Debug info in one piece (`!dbg` attachments, llvm.dbg.* calls, !llvm.dbg.cu): the verifier
+// wants every compile unit a subprogram names listed.
+Split ll_debug(const std::string& text) {
+  return one_piece(text, [](const std::string& l) -> std::optional<std::string> {
+    if (trim_left(l).find("call void @llvm.dbg.") != std::string::npos ||
+        l.starts_with("!llvm.dbg.cu "))
+      return std::string();
+    if (std::string d = strip_attachments(l, true); d != l) return d;
+    return std::nullopt;
+  });
 }
 
 // The other metadata attachments (!range, !tbaa, ...), in one piece.
 Split ll_attachments(const std::string& text) {
-  Split s;
-  for (auto& l : split_lines(text)) {
-    Segment seg{l, "", -1};
-    if (std::string o = strip_attachments(l, false); o != l)
-      seg.removed = o, seg.chunk = 0, s.chunks = 1;
-    s.segments.push_back(std::move(seg));
-  }
-  return s;
+  return one_piece(text, [](const std::string& l) -> std::optional<std::string> {
+    if (std::string o = strip_attachments(l, false); o != l) return o;
+    return std::nullopt;
+  });
 }
 
 // Attribute group references (`#0`), in one piece; the cleanup drops the groups.
 Split ll_attributes(const std::string& text) {
-  Split s;
-  for (auto& l : split_lines(text)) {
-    Segment seg{l, "", -1};
+  return one_piece(text, [](const std::string& l) -> std::optional<std::string> {
     auto refs = name_counts(l, '#');
-    if (!starts_with(l, "attributes ") && !refs.empty()) {
-      std::map<std::string, std::string> none;
-      for (const auto& [k, c] : refs)
-        none[k] = "";
-      seg.removed = replace_names(l, '#', none), seg.chunk = 0, s.chunks = 1;
-    }
-    s.segments.push_back(std::move(seg));
-  }
-  return s;
+    if (l.starts_with("attributes ") || refs.empty()) return std::nullopt;
+    std::map<std::string, std::string> none;
+    for (const auto& [k, c] : refs)
+      none[k] = "";
+    return replace_names(l, '#', none);
+  });
 }
 
 Split ll_metadata(const std::string& text) {
   Split s;
   for (auto& l : split_lines(text)) {
     bool named = l.size() > 1 && l[0] == '!' && std::isalpha(static_cast<unsigned char>(l[1]));
-    bool pick = named && !starts_with(l, "!nvvmir.version") && !starts_with(l, "!llvm.dbg.cu");
+    bool pick = named && !l.starts_with("!nvvmir.version") && !l.starts_with("!llvm.dbg.cu");
     s.segments.push_back({l, "", pick ? static_cast<int>(s.chunks++) : -1});
   }
   return s;
