@@ -61,10 +61,23 @@ std::vector<std::string> ir_globals(const std::string& text) {
   return out;
 }
 
+// The end of the PTX string literal that opens at `at` (past its closing quote, or the line's
+// end): `.file 1 "/path/x.py"` names a file, never a symbol to rename.
+size_t ptx_string_end(const std::string& text, size_t at) {
+  size_t i = at + 1;
+  while (i < text.size() && text[i] != '"' && text[i] != '\n')
+    i += text[i] == '\\' ? 2 : 1;
+  return std::min(text.size(), i + 1);
+}
+
 std::vector<std::string> ptx_words(const std::string& text) {
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (size_t i = 0; i < text.size();) {
+    if (text[i] == '"') {
+      i = ptx_string_end(text, i);
+      continue;
+    }
     if (!ptx_ident_char(text[i])) {
       ++i;
       continue;
@@ -110,19 +123,33 @@ std::string apply_renames(TextFormat format, const std::string& text,
       to[r.from] = ir::spell('@', r.to);
     return ir::replace_names(text, '@', to);
   }
-  std::string out = text;
-  for (const auto& r : renames) { // longest first: a name inside a longer one waits
-    std::string next;
-    size_t last = 0;
-    for (size_t p = out.find(r.from); p != std::string::npos; p = out.find(r.from, p + 1)) {
-      if (p < last) continue;
-      next.append(out, last, p - last);
-      next += r.to;
-      last = p + r.from.size();
+  // Each name where it occurs, longest first (a name inside a longer one waits); in PTX not
+  // inside string literals, which hold the paths of `.file` directives.
+  auto replace_all = [&](const std::string& piece) {
+    std::string out = piece;
+    for (const auto& r : renames) {
+      std::string next;
+      size_t last = 0;
+      for (size_t p = out.find(r.from); p != std::string::npos; p = out.find(r.from, p + 1)) {
+        if (p < last) continue;
+        next.append(out, last, p - last);
+        next += r.to;
+        last = p + r.from.size();
+      }
+      next.append(out, last, std::string::npos);
+      out = std::move(next);
     }
-    next.append(out, last, std::string::npos);
-    out = std::move(next);
+    return out;
+  };
+  if (format != TextFormat::ptx) return replace_all(text);
+  std::string out;
+  size_t from = 0;
+  for (size_t q = text.find('"'); q != std::string::npos; q = text.find('"', from)) {
+    out += replace_all(text.substr(from, q - from));
+    from = ptx_string_end(text, q);
+    out.append(text, q, from - q);
   }
+  out += replace_all(text.substr(from));
   return out;
 }
 

@@ -57,6 +57,62 @@ Split ptx_functions(const std::string& text) {
   return s;
 }
 
+// A `.section` block (debug info as LLVM's NVPTX back end writes it: `\t.section .debug_info`,
+// then `\t{` ... `\t}`, or all on one line), one chunk each.
+Split ptx_sections(const std::string& text) {
+  auto lines = split_lines(text);
+  Split s;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!ir::trim_left(lines[i]).starts_with(".section")) {
+      s.segments.push_back({lines[i], "", -1});
+      continue;
+    }
+    size_t j = i;
+    if (lines[i].find('}') == std::string::npos)
+      while (j + 1 < lines.size() && !ir::trim_left(lines[j]).starts_with("}"))
+        ++j;
+    std::string block;
+    for (size_t k = i; k <= j; ++k)
+      block += lines[k];
+    s.segments.push_back({block, "", static_cast<int>(s.chunks++)});
+    i = j;
+  }
+  return s;
+}
+
+// A line at the top level, outside every body and section: a declaration (`.global`,
+// `.extern`, `.file`, a prototype) or a comment. The header (.version, .target, .address_size)
+// stays. Braces and parentheses balanced on one line (an initializer `= {95, 67}`) keep it at
+// the top level; an entry's parameter list is not.
+Split ptx_decls(const std::string& text) {
+  Split s;
+  int depth = 0;
+  for (auto& l : split_lines(text)) {
+    int net = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < l.size(); ++i) {
+      char c = l[i];
+      if (c == '"') in_string = !in_string;
+      if (in_string) continue;
+      if (c == '/' && i + 1 < l.size() && l[i + 1] == '/') break;
+      net += c == '{' || c == '(' ? 1 : c == '}' || c == ')' ? -1 : 0;
+    }
+    std::string t = ir::trim_left(l);
+    bool header =
+        t.starts_with(".version") || t.starts_with(".target") || t.starts_with(".address_size");
+    // What opens a body or a section is another pass's; a prototype (`.func f(...);`) is a decl.
+    bool opens =
+        t.starts_with(".section") ||
+        ((t.find(".entry ") != std::string::npos || t.find(".func ") != std::string::npos) &&
+         t.find(';') == std::string::npos);
+    bool pick =
+        depth == 0 && net == 0 && !header && !opens && (t.starts_with(".") || t.starts_with("//"));
+    s.segments.push_back({l, "", pick ? static_cast<int>(s.chunks++) : -1});
+    depth = std::max(0, depth + net);
+  }
+  return s;
+}
+
 Split ptx_lines(const std::string& text) {
   return whole_lines(text, [](const std::string& l, bool body) {
     std::string t = ir::trim_left(l);
@@ -107,6 +163,8 @@ const std::vector<Pass>& pass_table() {
       {"ll-attributes", TextFormat::nvvm_ir, ir::ll_attributes},
       {"ll-metadata", TextFormat::nvvm_ir, ir::ll_metadata},
       {"ptx-functions", TextFormat::ptx, ptx_functions},
+      {"ptx-sections", TextFormat::ptx, ptx_sections},
+      {"ptx-decls", TextFormat::ptx, ptx_decls},
       {"ptx-lines", TextFormat::ptx, ptx_lines},
       {"lines", TextFormat::text, text_lines},
   };
