@@ -17,6 +17,7 @@
 #include "kdet/engine/run_defaults.hpp"
 #include "kdet/engine/runner.hpp"
 #include "kdet/engine/verdict.hpp"
+#include "kdet/perturb/files.hpp"
 #include "kdet/reduce/reducer.hpp"
 #include "kdet/report/run_report.hpp"
 #include "kdet/stats/stats.hpp"
@@ -27,8 +28,10 @@
 #include "kdet/util/strings.hpp"
 #include "kdet/util/tempdir.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
@@ -147,13 +150,71 @@ std::string names_table(const reduce::ReduceResult& r) {
   return out;
 }
 
+// The files a reduced input names, copied into SMALL.repro/files/.
+struct NamedCopies {
+  std::vector<std::pair<std::string, std::string>> copied; // (the named file, its copy's name)
+  std::vector<std::string> still_original; // copied, but the input names them another way
+  std::string text;                        // the input, naming the copies where it can
+};
+
+// A compile may read or record the files its input names (ptxas writes the modification time of
+// each PTX `.file` into the cubin), so the reproducer keeps them: every named file that exists
+// here (perturb::named_files: `.file`, `#line`, `#include`, `!DIFile`), copied into `files`, and
+// each quoted absolute path to one in the input replaced by its copy's. A file named another way
+// (an include found through -I, a !DIFile's folder and name) stays named as it was.
+NamedCopies copy_named_files(const std::string& text, const engine::RunPlan& plan,
+                             const std::string& files) {
+  NamedCopies c{{}, {}, text};
+  std::vector<std::string> named = perturb::named_files(
+      text, plan.input_path, plan.options, std::filesystem::current_path().string(), 64);
+  if (access(files.c_str(), F_OK) == 0) remove_tree(files);
+  if (named.empty()) return c;
+  make_dirs(files);
+  std::set<std::string> taken;
+  for (const auto& f : named) {
+    std::string base = f.substr(f.rfind('/') + 1);
+    std::string to = base;
+    for (int k = 2; !taken.insert(to).second; ++k)
+      to = fmt::format("{}-{}", k, base);
+    write_file_atomic(files + "/" + to, read_file(f));
+    c.copied.emplace_back(f, to);
+    std::string quoted = "\"" + f + "\"";
+    std::string copy = "\"" + absolute_path(files + "/" + to) + "\"";
+    if (c.text.find(quoted) == std::string::npos) {
+      c.still_original.push_back(f);
+      continue;
+    }
+    for (size_t at = c.text.find(quoted); at != std::string::npos;
+         at = c.text.find(quoted, at + copy.size()))
+      c.text.replace(at, quoted.size(), copy);
+  }
+  return c;
+}
+
+// The README's list of the copied files; empty when none.
+std::string files_section(const NamedCopies& c) {
+  if (c.copied.empty()) return "";
+  std::string out =
+      "- `files/`: copies of the files the input names, which the compiler may read or record "
+      "(ptxas writes the modification time of each PTX `.file` into the cubin); the input here "
+      "names the copies";
+  out += c.still_original.empty() ? ":\n" : ", except those marked (it names them otherwise):\n";
+  for (const auto& [from, to] : c.copied) {
+    bool kept =
+        std::find(c.still_original.begin(), c.still_original.end(), from) != c.still_original.end();
+    out += fmt::format("  - `files/{}`: `{}`{}\n", to, from, kept ? " (named as before)" : "");
+  }
+  return out;
+}
+
 // SMALL.repro/: what a vendor bug report needs, measured again on the result.
 void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce::ReduceResult& r) {
   std::string dir = a.out + ".repro";
   check_repro_dir(dir);
   make_dirs(dir);
   std::string name = a.out.substr(a.out.rfind('/') + 1);
-  write_file_atomic(dir + "/" + name, r.text);
+  NamedCopies copies = copy_named_files(r.text, plan, dir + "/files");
+  write_file_atomic(dir + "/" + name, copies.text);
   engine::RunPlan p = plan;
   p.input_path = absolute_path(dir + "/" + name);
   p.runs = a.final_runs;
@@ -198,7 +259,8 @@ void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce:
       "- `run/`: these runs as `kdet run --out` keeps them: `run/result.json` (with kdet's "
       "environment record under \"environment\"), `run/runs.jsonl`, one folder per variant "
       "under `run/variants/`\n"
-      "- `diff.txt`: `kdet diff run` of the two most common variants\n\n"
+      "- `diff.txt`: `kdet diff run` of the two most common variants\n"
+      "{files}\n"
       "## Difference of two variants\n\n```\n{difftext}```\n{names}",
       fmt::arg("name", name), fmt::arg("bytes", r.text.size()), fmt::arg("orig", r.original_bytes),
       fmt::arg("cmd", run_command(a, name)), fmt::arg("runs", m.runs),
@@ -206,7 +268,7 @@ void write_repro(const ReduceArgs& a, const engine::RunPlan& plan, const reduce:
       fmt::arg("hi", 100 * ci.high), fmt::arg("nv", out.variants.size()),
       fmt::arg("compiler", out.identity.path), fmt::arg("version", out.identity.version),
       fmt::arg("hash", out.identity.content_hash), fmt::arg("difftext", diff_text),
-      fmt::arg("names", names_table(r)));
+      fmt::arg("names", names_table(r)), fmt::arg("files", files_section(copies)));
   write_file_atomic(dir + "/README.md", readme);
 }
 
