@@ -334,7 +334,8 @@ void linger_and_report(long linger_ms, const char* marker, int report_fd,
     p.add("/cmdline");
     size_t len = read_proc(path, cmd, k_max_cmd + 2); // one byte more tells a cut command
     if (len > k_max_cmd) {
-      std::memcpy(cmd + k_max_cmd - 3, "...", 3);
+      for (size_t k = k_max_cmd - 3; k < k_max_cmd; ++k)
+        cmd[k] = '.';
       len = k_max_cmd;
     }
     l.add("left ");
