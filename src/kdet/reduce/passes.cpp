@@ -30,22 +30,16 @@ Split whole_lines(const std::string& text, bool (*pick)(const std::string& line,
   return s;
 }
 
-Split ptx_functions(const std::string& text) {
+// Blocks as chunks: a line `end` gives an end for (npos: none) opens a block through that line;
+// every other line stays where it is.
+Split line_blocks(const std::string& text,
+                  size_t (*end)(const std::vector<std::string>& lines, size_t at)) {
   auto lines = split_lines(text);
   Split s;
   for (size_t i = 0; i < lines.size(); ++i) {
-    const auto& l = lines[i];
-    bool head = !std::isspace(static_cast<unsigned char>(l.empty() ? ' ' : l[0])) &&
-                (l.find(".entry ") != std::string::npos || l.find(".func ") != std::string::npos);
-    if (!head) {
-      s.segments.push_back({l, "", -1});
-      continue;
-    }
-    size_t j = i;
-    while (j < lines.size() && !lines[j].starts_with("}"))
-      ++j;
-    if (j == lines.size()) { // a declaration without a body
-      s.segments.push_back({l, "", -1});
+    size_t j = end(lines, i);
+    if (j == std::string::npos) {
+      s.segments.push_back({lines[i], "", -1});
       continue;
     }
     std::string block;
@@ -57,27 +51,32 @@ Split ptx_functions(const std::string& text) {
   return s;
 }
 
+// An `.entry` or `.func` with its body, through the `}` that starts a line; a declaration
+// without a body is no block.
+Split ptx_functions(const std::string& text) {
+  return line_blocks(text, [](const std::vector<std::string>& lines, size_t i) {
+    const auto& l = lines[i];
+    bool head = !std::isspace(static_cast<unsigned char>(l.empty() ? ' ' : l[0])) &&
+                (l.find(".entry ") != std::string::npos || l.find(".func ") != std::string::npos);
+    if (!head) return std::string::npos;
+    size_t j = i;
+    while (j < lines.size() && !lines[j].starts_with("}"))
+      ++j;
+    return j == lines.size() ? std::string::npos : j;
+  });
+}
+
 // A `.section` block (debug info as LLVM's NVPTX back end writes it: `\t.section .debug_info`,
 // then `\t{` ... `\t}`, or all on one line), one chunk each.
 Split ptx_sections(const std::string& text) {
-  auto lines = split_lines(text);
-  Split s;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (!ir::trim_left(lines[i]).starts_with(".section")) {
-      s.segments.push_back({lines[i], "", -1});
-      continue;
-    }
+  return line_blocks(text, [](const std::vector<std::string>& lines, size_t i) {
+    if (!ir::trim_left(lines[i]).starts_with(".section")) return std::string::npos;
     size_t j = i;
     if (lines[i].find('}') == std::string::npos)
       while (j + 1 < lines.size() && !ir::trim_left(lines[j]).starts_with("}"))
         ++j;
-    std::string block;
-    for (size_t k = i; k <= j; ++k)
-      block += lines[k];
-    s.segments.push_back({block, "", static_cast<int>(s.chunks++)});
-    i = j;
-  }
-  return s;
+    return j;
+  });
 }
 
 // A line at the top level, outside every body and section: a declaration (`.global`,
