@@ -82,24 +82,20 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
   d.worker_start_seconds = out.worker_start_seconds;
   plan.identity = out.identity;           // later probes and the runs skip the probe worker
   plan.compiler_file = out.compiler_file; // and compare the compiler file with this first one
-  if (first && !(out.interrupted || interrupted())) {
+  const bool ran = first && !(out.interrupted || interrupted());
+  if (ran && first->status == backend::Status::timed_out) {
+    // A plain compile that hangs leaves nothing to probe: every probe like it would cost the
+    // time limit, and a level cannot be told to hang it. The runs vary as designed.
+    d.findings.push_back(fmt::format(
+        "the plain compile (every factor at its natural level) gave no result in {:.1f} s: no "
+        "level is probed, since each probe would cost the time limit",
+        first->compile_seconds > 0 ? first->compile_seconds : first->seconds));
+  } else if (ran) {
     // `first` points into `out`, which the next probe replaces: keep what is needed now.
     backend::Status plain_status = first->status;
     const double plain_seconds =
         first->compile_seconds > 0 ? first->compile_seconds : first->seconds;
     first = nullptr;
-    // A plain compile that hangs leaves nothing to probe: every probe like it would cost the
-    // time limit, and a level cannot be told to hang it. The runs vary as designed.
-    if (plain_status == backend::Status::timed_out) {
-      d.findings.push_back(fmt::format(
-          "the plain compile (every factor at its natural level) gave no result in {:.1f} s: no "
-          "level is probed, since each probe would cost the time limit",
-          plain_seconds));
-      plan.setting = varied;
-      for (const auto& f : unset)
-        d.varied.push_back(f.varied_label);
-      return d;
-    }
     // A plain compile that fails is tried twice more: when one of them succeeds, the failure is
     // the compiler's own rate at natural levels, and no level may be blamed for a failure.
     int plain_runs = 1, plain_failures = plain_status == backend::Status::ok ? 0 : 1;
