@@ -7,15 +7,8 @@
 # names the mtime factor and both files, and nothing else; the files themselves are untouched.
 source "$(dirname "$0")/lib/common.bash"
 have_cuda || skip "CUDA's ptxas is not installed"
-D=$KDET_SOURCE_DIR/tests/data/inductor
-SRC=cq32kd57vrsxmrwaa645pa4b7jm44xtgz6nn4kcpuoswza2xire3.py
-mkdir -p "$T/src"
-sed "s|@DIR@|$T/src|g" "$D/triton_per_fused_softmax.ptx" >"$T/k.ptx"
-cp "$D/$SRC" "$T/src/$SRC"
-head -c 16041 /dev/zero | tr '\0' '#' >"$T/src/standard.py"
-touch -d @1700000000 "$T/src/$SRC" "$T/src/standard.py"
+inductor_kernel
 before=$(stat -c '%Y %s %i' "$T/src/$SRC" "$T/src/standard.py")
-CMD=(--cmd "/usr/local/cuda/bin/ptxas -lineinfo -v --gpu-name=sm_90a {input} -o {output}" --output-ext cubin)
 
 expect_exit 1 "$KDET" run "$T/k.ptx" -n 6 --seed 1 "${CMD[@]}" --json "$T/vary.json"
 expect_eq "varied" "$(json_get "$T/vary.json" '["verdict"]')" nondeterministic

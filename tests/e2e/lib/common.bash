@@ -114,3 +114,17 @@ wait_no_pids() {
   done
   [[ -z $(test_pids "${2:-}") ]]
 }
+
+# inductor_kernel: a real Inductor kernel's PTX (tests/data/inductor) as $T/k.ptx, its .file
+# directives naming the two sources in $T/src ($SRC is the first's name; standard.py stands in
+# for Triton's, by its size), both dated 1700000000. Sets SRC and CMD (ptxas as Triton runs it).
+inductor_kernel() {
+  local d=$KDET_SOURCE_DIR/tests/data/inductor
+  SRC=cq32kd57vrsxmrwaa645pa4b7jm44xtgz6nn4kcpuoswza2xire3.py
+  mkdir -p "$T/src"
+  sed "s|@DIR@|$T/src|g" "$d/triton_per_fused_softmax.ptx" >"$T/k.ptx"
+  cp "$d/$SRC" "$T/src/$SRC"
+  head -c 16041 /dev/zero | tr '\0' '#' >"$T/src/standard.py"
+  touch -d @1700000000 "$T/src/$SRC" "$T/src/standard.py"
+  CMD=(--cmd "/usr/local/cuda/bin/ptxas -lineinfo -v --gpu-name=sm_90a {input} -o {output}" --output-ext cubin)
+}
