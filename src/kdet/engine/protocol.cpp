@@ -10,8 +10,19 @@ namespace kdet::engine {
 namespace {
 constexpr uint32_t k_magic = 0x4b444554; // "KDET"
 constexpr uint64_t k_max_frame = 1ULL << 32;
-// Decoded strings take capacity in steps of this many bytes (decode of a CompileMessage).
+// Decoded strings and lists take capacity in steps of this many bytes (decode of a
+// CompileMessage).
 constexpr size_t k_decode_bucket = 4096;
+
+// Clears v and gives it room for n elements, in steps of k_decode_bucket bytes: a list's
+// length (the CPUs of cpus=vary, 1 to all of them) must not pick the size of its heap block
+// either, nor its growth by push_back (each step frees a block the compiler's next malloc of
+// that size would take).
+template <class T> void reserve_stepped(std::vector<T>& v, size_t n) {
+  constexpr size_t per = k_decode_bucket / sizeof(T) > 0 ? k_decode_bucket / sizeof(T) : 1;
+  v.clear();
+  v.reserve((n / per + 1) * per);
+}
 
 bool write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -171,6 +182,7 @@ bool decode(std::string_view payload, CompileMessage& m) {
   // Decoded in the worker, just before a library compiler runs in the same process: a value's
   // length (a varied PATH, TMPDIR or folder name) must not move the compiler's heap blocks, or
   // every such factor would seem to act on a compiler whose output follows heap addresses.
+  // Strings and lists take capacity in steps; a list's count is checked before its room.
   Reader rd(payload, k_decode_bucket);
   m.run_index = rd.u64();
   m.seed = rd.u64();
@@ -185,12 +197,12 @@ bool decode(std::string_view payload, CompileMessage& m) {
   r.timeout = std::chrono::milliseconds(rd.u64());
   uint32_t n = rd.u32();
   if (rd.failed() || n > 100000) return false;
-  r.options.clear();
+  reserve_stepped(r.options, n);
   for (uint32_t i = 0; i < n && !rd.failed(); ++i)
     r.options.push_back(rd.str());
   uint32_t ne = rd.u32();
   if (rd.failed() || ne > 100000) return false;
-  r.env.clear();
+  reserve_stepped(r.env, ne);
   for (uint32_t i = 0; i < ne && !rd.failed(); ++i)
     r.env.push_back(rd.str());
   r.cwd = rd.str();
@@ -199,21 +211,21 @@ bool decode(std::string_view payload, CompileMessage& m) {
   r.max_output = rd.u64();
   uint32_t nb = rd.u32();
   if (rd.failed() || nb > 100000) return false;
-  r.binds.clear();
+  reserve_stepped(r.binds, nb);
   for (uint32_t i = 0; i < nb && !rd.failed(); ++i) {
     std::string copy = rd.str();
     r.binds.emplace_back(std::move(copy), rd.str());
   }
   uint32_t nc = rd.u32();
   if (rd.failed() || nc > 100000) return false;
-  r.cpus.clear();
+  reserve_stepped(r.cpus, nc);
   for (uint32_t i = 0; i < nc && !rd.failed(); ++i)
     r.cpus.push_back(static_cast<int>(rd.u32()));
   r.hostname = rd.str();
   r.domainname = rd.str();
   uint32_t np = rd.u32();
   if (rd.failed() || np > 100000) return false;
-  r.parts.clear();
+  reserve_stepped(r.parts, np);
   for (uint32_t i = 0; i < np && !rd.failed(); ++i) {
     backend::InputPart part;
     uint32_t role = rd.u32();
