@@ -6,7 +6,8 @@
 # modes (exec), a real Inductor PTX through the real ptxas (its cubin follows its sources'
 # mtimes), and a kernel on which the real libNVVM 13.0 varies (tests/data/nvvm_real/gen_1473.ll).
 # Prints one line per case as it ends: agreeing seeds, the expected cause, its wall time, and
-# every other cause seen. KDET_STABILITY_NVVM=1 adds the libNVVM case (minutes per seed).
+# every other cause seen. KDET_STABILITY_NVVM=1 adds the libNVVM case (minutes per seed);
+# KDET_STABILITY_ONLY=REGEX keeps the cases whose name matches it.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kdet=${1:?usage: explain_stability.sh KDET FAKES_DIR [N] [JOBS]}
@@ -49,6 +50,7 @@ printf '%-26s %-8s %-22s %-7s %s\n' case agree expected wall "other causes (seed
 i=0
 for c in "${cases[@]}"; do
   IFS='|' read -r name want args <<<"$c"
+  [[ $name =~ ${KDET_STABILITY_ONLY:-.} ]] || continue
   start=$SECONDS
   seq 1 "$n" | xargs -P "$jobs" -I{} bash -c '
     kdet=$1 work=$2 i=$3 s=$4 limit=$5 args=$6

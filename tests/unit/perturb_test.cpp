@@ -146,6 +146,11 @@ TEST(Factors, HostFactorsFixAndVary) {
   auto a = plan_run(s, c, 0, 1), b = plan_run(s, c, 9, 77);
   EXPECT_EQ(a.env, b.env);
   EXPECT_EQ(a.cpus, std::vector<int>{0});
+  // Each parallel slot its own one CPU, the same in every run of that slot.
+  ASSERT_GE(c.usable_cpus.size(), 2u);
+  EXPECT_EQ(plan_run(s, c, 5, 3, 1).cpus, std::vector<int>{c.usable_cpus[1]});
+  EXPECT_EQ(plan_run(s, c, 6, 4, 1).cpus, plan_run(s, c, 5, 3, 1).cpus);
+  EXPECT_EQ(plan_run(s, c, 0, 1, static_cast<int>(c.usable_cpus.size())).cpus, a.cpus);
   EXPECT_EQ(a.hostname, b.hostname);
   EXPECT_NE(std::find(a.env.begin(), a.env.end(), "TZ=UTC0"), a.env.end());
   EXPECT_NE(std::find(a.env.begin(), a.env.end(), "HOME=/nonexistent/kdet-home"), a.env.end());

@@ -287,7 +287,8 @@ private:
     p->idx = idx;
     p->launch = slot.launch;
     if (fresh) {
-      p->pert = perturb::plan_run(m_plan.setting, m_ctx, idx, mix_seed(m_plan.setting.seed, idx));
+      p->pert = perturb::plan_run(m_plan.setting, m_ctx, idx, mix_seed(m_plan.setting.seed, idx),
+                                  slot.index);
       p->launch.env = fresh_env(p->pert);
     } else {
       p->launch.env = m_launch.env;
@@ -467,7 +468,7 @@ private:
     if (ready && run_fresh) {
       pert = std::move(ready->pert);
     } else {
-      pert = perturb::plan_run(m_plan.setting, m_ctx, idx, rec.seed);
+      pert = perturb::plan_run(m_plan.setting, m_ctx, idx, rec.seed, slot.index);
       slot.launch.env = m_launch.env;
       // A fresh worker gets this run's variables in its initial environment
       // rather than through setenv(), which would also move the compiler's

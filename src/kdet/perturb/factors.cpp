@@ -203,7 +203,8 @@ void plan_file_times(const Setting& s, const Context& ctx, uint64_t run_index, u
 }
 
 // tz, home, cpus, hostname: reprotest's variations that a compile can see.
-void plan_host(const Setting& s, const Context& ctx, uint64_t run_seed, RunPerturbation& p) {
+void plan_host(const Setting& s, const Context& ctx, uint64_t run_seed, int slot,
+               RunPerturbation& p) {
   if (s.tz == Level::fixed)
     p.env.push_back("TZ=UTC0");
   else if (s.tz == Level::vary)
@@ -214,7 +215,9 @@ void plan_host(const Setting& s, const Context& ctx, uint64_t run_seed, RunPertu
   else if (s.home == Level::vary)
     p.env.push_back("HOME=/nonexistent/kdet-home-" + random_name(pick(run_seed, 12), 8));
   if (s.cpus == Level::fixed && !ctx.usable_cpus.empty()) {
-    p.cpus = {ctx.usable_cpus.front()};
+    // One CPU in every run; slot k takes the k-th usable one, so that -j N slots do not all
+    // queue on the first CPU (their probes then ran past the probe limit and seemed broken).
+    p.cpus = {ctx.usable_cpus[static_cast<size_t>(slot) % ctx.usable_cpus.size()]};
   } else if (s.cpus == Level::vary && !ctx.usable_cpus.empty()) {
     // A seeded subset of 1..all the usable CPUs (a partial Fisher-Yates shuffle).
     std::vector<int> all = ctx.usable_cpus;
@@ -239,7 +242,7 @@ void plan_host(const Setting& s, const Context& ctx, uint64_t run_seed, RunPertu
 } // namespace
 
 RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_index,
-                         uint64_t run_seed) {
+                         uint64_t run_seed, int slot) {
   RunPerturbation p;
   auto slash = ctx.input_path.find_last_of('/');
   std::string base = ctx.input_path.substr(slash + 1);
@@ -286,7 +289,7 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
     }
   }
   plan_file_times(s, ctx, run_index, run_seed, p);
-  plan_host(s, ctx, run_seed, p);
+  plan_host(s, ctx, run_seed, slot, p);
   if (s.locale == Level::fixed) {
     p.env.push_back("LC_ALL=C");
     p.env.push_back("LANG=C");

@@ -73,8 +73,9 @@ void find_preload_libraries(Context& ctx);
 void check_available(const Setting& s, const Context& ctx);
 
 Launch plan_launch(const Setting& s, const Context& ctx);
+// `slot`: the parallel slot the run goes to; cpus=fixed gives each slot a CPU of its own.
 RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_index,
-                         uint64_t run_seed);
+                         uint64_t run_seed, int slot = 0);
 
 // An LD_PRELOAD value: `libs` first, then whatever this process already preloads.
 std::string preload_list(const std::vector<std::string>& libs);

@@ -148,11 +148,12 @@ std::vector<FactorInfo> build() {
                            "inherit, fixed (HOME=/nonexistent/kdet-home), or vary (another "
                            "nonexistent HOME each run, as reprotest does)",
                            "HOME", Regime::both, "inherit"));
-  rows.push_back(level_row("cpus",
-                           "inherit, fixed (the first usable CPU only), or vary (a random subset "
-                           "of the usable CPUs each run): the affinity mask nproc, OpenMP and "
-                           "thread pools size themselves from",
-                           "the CPUs it may run on (affinity)", Regime::both, "inherit"));
+  rows.push_back(level_row(
+      "cpus",
+      "inherit, fixed (one usable CPU, each parallel slot its own), or vary (a random subset "
+      "of the usable CPUs each run): the affinity mask nproc, OpenMP and "
+      "thread pools size themselves from",
+      "the CPUs it may run on (affinity)", Regime::both, "inherit"));
   rows.push_back(level_row("hostname",
                            "inherit, fixed (kdet-host, domain kdet-domain), or vary (random names "
                            "each run), in a UTS namespace of the worker's own (root only)",
