@@ -154,6 +154,7 @@ TEST(CacheShared, GroupWritableCacheMakesGroupWritableFilesAndSetgidFolders) {
   EXPECT_TRUE(s.shared());
   std::string key = key_for(7);
   PutResult p = s.put(key, {{"n", 7}}, "input", {{"ptx", "x"}}, Origin{});
+  s.count('h'); // the served-compile counters, appended as the log is
   ::umask(old);
   auto mode = [](const std::string& path) {
     struct stat st {};
@@ -163,6 +164,7 @@ TEST(CacheShared, GroupWritableCacheMakesGroupWritableFilesAndSetgidFolders) {
   EXPECT_EQ(mode(dir + "/v1"), 02775u);
   EXPECT_EQ(mode(s.entry_dir(key)), 02775u);
   EXPECT_EQ(mode(s.entry_dir(key) + "/log"), 0664u);
+  EXPECT_EQ(mode(dir + "/v1/counters"), 0664u);
   EXPECT_EQ(mode(s.entry_dir(key) + "/key.json"), 0664u);
   EXPECT_EQ(mode(s.entry_dir(key) + "/variants/" + p.variant + "/a0"), 0664u);
 

@@ -342,16 +342,13 @@ void Store::log_event(const std::string& key, nlohmann::json event) {
     return;
   }
   if (!root.ok()) return;
-  Fd fd(open_beneath(root.get(), rel, O_WRONLY | O_CREAT | O_APPEND, m_file_mode));
+  Fd fd = open_append(root.get(), rel);
   if (!fd.ok()) {
     // The log orders variants; losing a line costs only the order hint. A link is worth a warning.
     if (errno == ELOOP || errno == EXDEV)
       warn(fmt::format("{}/{}: {}; event not logged", m_root, rel, beneath_error(errno)));
     return;
   }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return;
-  if (m_shared && st.st_uid == ::geteuid()) ::fchmod(fd.get(), m_file_mode);
   // One write() of a line under O_APPEND: concurrent writers never interleave within it.
   ssize_t n;
   do {
@@ -367,10 +364,8 @@ void Store::count(char code) const {
     warn(e.what());
     return;
   }
-  Fd fd(open_beneath(root.get(), "counters", O_WRONLY | O_CREAT | O_APPEND, m_file_mode));
+  Fd fd = open_append(root.get(), "counters");
   if (!fd.ok()) return; // statistics only: a compile is never failed for them
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   ssize_t n;
   do {
     n = ::write(fd.get(), &code, 1);

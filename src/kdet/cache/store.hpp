@@ -192,6 +192,9 @@ private:
   Fd open_dir(const std::string& rel, bool create) const;
   void write_new(int dir_fd, const std::string& name, std::string_view data,
                  const std::string& rel) const;
+  // `rel` under the open root, for appending: a regular file, created or owned by this user with
+  // the store's mode (the group's in a shared cache), or an invalid Fd with errno set.
+  Fd open_append(int root_fd, const std::string& rel) const;
   void warn(std::string w) const;
 
   std::string m_dir;

@@ -155,6 +155,19 @@ void Store::write_new(int dir_fd, const std::string& name, std::string_view data
   }
 }
 
+Fd Store::open_append(int root_fd, const std::string& rel) const {
+  Fd fd(open_beneath(root_fd, rel, O_WRONLY | O_CREAT | O_APPEND, m_file_mode));
+  if (!fd.ok()) return fd;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    errno = EINVAL;
+    return Fd();
+  }
+  // O_CREAT's mode passes through the umask; another member's file keeps the mode they gave it.
+  if (m_shared && st.st_uid == ::geteuid()) ::fchmod(fd.get(), m_file_mode);
+  return fd;
+}
+
 Staging Store::make_staging() const {
   static std::atomic<uint64_t> counter{0};
   Fd tmp = open_dir("tmp", true);
