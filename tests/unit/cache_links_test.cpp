@@ -175,3 +175,57 @@ TEST(CacheShared, GroupWritableCacheMakesGroupWritableFilesAndSetgidFolders) {
   Store priv2(u.path + "/private");
   EXPECT_FALSE(priv2.shared());
 }
+
+// The trust model: a group member's variant is passed over, never served, until this user's own
+// compile gives the same artifacts; a log line or a trust marker the member writes changes
+// nothing, since they own what they write.
+TEST(CacheShared, AnotherMembersVariantIsNotServedUntilThisUsersCompileGivesIt) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to hand files to another uid";
+  ScratchDir t;
+  std::string dir = t.path + "/shared";
+  make_dirs(dir);
+  ::chmod(dir.c_str(), 02775);
+  Store s(dir);
+  const std::string key = key_for(8);
+  const uid_t member = 65533;
+  auto plant = [&](const std::string& data) {
+    PutResult p = s.put(key, {{"n", 8}}, "input", {{"ptx", data}}, Origin{});
+    std::string v = s.entry_dir(key) + "/variants/" + p.variant;
+    for (const auto& e : fs::directory_iterator(v))
+      EXPECT_EQ(::lchown(e.path().c_str(), member, member), 0);
+    EXPECT_EQ(::lchown(v.c_str(), member, member), 0);
+    return p.variant;
+  };
+  const std::string planted = plant("planted");
+  Lookup l = s.lookup(key);
+  EXPECT_FALSE(l.hit);
+  EXPECT_EQ(l.untrusted, std::vector<std::string>{planted});
+  // The member plants this user's marker and a log line that orders theirs first: still not.
+  write_file_atomic(s.entry_dir(key) + "/variants/" + planted + "/trusted.0", "");
+  ::lchown((s.entry_dir(key) + "/variants/" + planted + "/trusted.0").c_str(), member, member);
+  s.log_event(key, {{"event", "variant"}, {"variant", planted}});
+  EXPECT_FALSE(s.trusted(key, planted));
+  EXPECT_FALSE(s.lookup(key).hit);
+  // This user's compile gives other artifacts: stored, and served; the planted one never.
+  PutResult mine = s.put(key, {{"n", 8}}, "input", {{"ptx", "mine"}}, Origin{});
+  l = s.lookup(key);
+  ASSERT_TRUE(l.hit);
+  EXPECT_EQ(l.first.meta.id, mine.variant);
+  EXPECT_EQ(l.variants.size(), 2u);
+  // A member's variant that this user's compile gives byte for byte becomes trusted.
+  const std::string key2 = key_for(9);
+  std::string same;
+  {
+    PutResult p = s.put(key2, {{"n", 9}}, "input", {{"ptx", "same"}}, Origin{});
+    std::string v = s.entry_dir(key2) + "/variants/" + p.variant;
+    ::lchown((v + "/meta.json").c_str(), member, member);
+    same = p.variant;
+  }
+  EXPECT_FALSE(s.lookup(key2).hit);
+  s.put(key2, {{"n", 9}}, "input", {{"ptx", "same"}}, Origin{});
+  EXPECT_TRUE(s.trusted(key2, same));
+  EXPECT_TRUE(s.lookup(key2).hit);
+  // The cache folder's owner is trusted as this user is.
+  ASSERT_EQ(::chown(dir.c_str(), member, member), 0);
+  EXPECT_TRUE(Store(dir).trusted(key, planted));
+}

@@ -134,6 +134,13 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
 
   Lookup l = store.lookup(o.key);
   o.warnings = l.warnings;
+  if (!l.untrusted.empty())
+    o.warnings.push_back(fmt::format(
+        "cache key {}: {} stored by a user this one does not trust (not this user, not the "
+        "cache folder's owner) and never given by this user's compile: compiled, not served",
+        o.key,
+        l.untrusted.size() == 1 ? "variant " + l.untrusted[0].substr(0, 12)
+                                : fmt::format("{} variants", l.untrusted.size())));
   Origin origin;
   origin.command = job.command_line;
   if (l.hit) {
@@ -144,7 +151,7 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
         l.first.meta.extra["log"].is_string())
       o.log = l.first.meta.extra["log"].get<std::string>();
     o.artifacts = l.first.artifacts;
-    if (refuse_if_variants(l.variants)) {
+    if (refuse_if_variants(l.trusted_variants())) {
       o.seconds = seconds_since(t0);
       return o;
     }
@@ -236,12 +243,12 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
       o.warnings.push_back(
           fmt::format("cache key {}: this compile gave variant {}, another process stored {} first",
                       o.key, p.variant.substr(0, 12), again.first.meta.id.substr(0, 12)));
-      if (!refuse_if_variants(again.variants)) {
+      if (!refuse_if_variants(again.trusted_variants())) {
         o.variant = again.first.meta.id;
         o.artifacts = again.first.artifacts;
       }
     } else {
-      refuse_if_variants(again.variants);
+      refuse_if_variants(again.trusted_variants());
     }
   }
   o.seconds = seconds_since(t0);

@@ -341,7 +341,7 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
     std::string path = dir + "/" + name;
     write_file_atomic(path, input);
     Recompiled rc = compile_once(cfg, path, km.options, std::chrono::milliseconds(300000), env);
-    Lookup l = store.lookup(k, false);
+    Lookup l = store.lookup(k, false, true); // compared with the first stored, whoever stored it
     if (!rc.ok) {
       ++r.failed;
       r.lines.push_back(fmt::format("failed    {}  {}  {}", k, km.input_name, rc.detail));

@@ -96,8 +96,10 @@ std::string variant_id(const std::vector<backend::Artifact>& artifacts) {
   return h.hex();
 }
 
-Store::Store(const std::string& dir) : m_dir(dir), m_root(absolute_path(dir) + "/v1") {
+Store::Store(const std::string& dir)
+    : m_dir(dir), m_root(absolute_path(dir) + "/v1"), m_owner(::geteuid()) {
   struct stat st {};
+  if (::stat(m_dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) m_owner = st.st_uid;
   if (::stat(m_dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & S_IWGRP)) {
     m_shared = true;
     m_dir_mode = 02775;
@@ -214,24 +216,66 @@ std::vector<std::string> Store::variant_order(const std::string& key) const {
   return order;
 }
 
-Lookup Store::lookup(const std::string& key, bool touch) {
+std::vector<std::string> Lookup::trusted_variants() const {
+  std::vector<std::string> ids;
+  for (const auto& v : variants)
+    if (std::find(untrusted.begin(), untrusted.end(), v) == untrusted.end()) ids.push_back(v);
+  return ids;
+}
+
+bool Store::trusted(const std::string& key, const std::string& id) const {
+  Fd root = open_root(false);
+  if (!root.ok()) return false;
+  Fd v(open_beneath(root.get(), entry_rel(key) + "/variants/" + id, O_RDONLY | O_DIRECTORY));
+  struct stat st {};
+  if (!v.ok() || ::fstatat(v.get(), "meta.json", &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  const uid_t me = ::geteuid();
+  if (st.st_uid == me || st.st_uid == m_owner) return true;
+  std::string marker = fmt::format("trusted.{}", me);
+  return ::fstatat(v.get(), marker.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+         st.st_uid == me;
+}
+
+void Store::mark_trusted(const std::string& key, const std::string& id) const {
+  if (trusted(key, id)) return;
+  try {
+    Fd v = open_dir(entry_rel(key) + "/variants/" + id, false);
+    if (!v.ok()) return;
+    std::string marker = fmt::format("trusted.{}", ::geteuid());
+    // A marker of this name that another member planted is theirs, not this user's: replaced.
+    ::unlinkat(v.get(), marker.c_str(), 0);
+    write_new(v.get(), marker, "", entry_rel(key) + "/variants/" + id + "/" + marker);
+  } catch (const Error& e) {
+    warn(e.what());
+  }
+}
+
+Lookup Store::lookup(const std::string& key, bool touch, bool any_owner) {
   Lookup r;
   r.variants = variant_order(key);
-  if (r.variants.empty()) {
+  // The earliest variant this user trusts; the others are passed over, never served.
+  size_t pick = r.variants.size();
+  for (size_t i = 0; i < r.variants.size(); ++i) {
+    if (any_owner || trusted(key, r.variants[i]))
+      pick = std::min(pick, i);
+    else
+      r.untrusted.push_back(r.variants[i]);
+  }
+  if (pick == r.variants.size()) {
     r.warnings = take_warnings();
     return r;
   }
   std::string why;
-  if (!load_variant(key, r.variants[0], r.first, why)) {
+  if (!load_variant(key, r.variants[pick], r.first, why)) {
     if (why == "missing") { // removed under us (gc): a plain miss
       r.variants.clear();
       r.warnings = take_warnings();
       return r;
     }
-    std::string moved = quarantine(key, r.variants[0], why);
-    r.warnings.push_back(
-        fmt::format("cache entry {} variant {} is damaged ({}); treated as a miss{}", key,
-                    r.variants[0].substr(0, 12), why, moved.empty() ? "" : ", moved to " + moved));
+    std::string moved = quarantine(key, r.variants[pick], why);
+    r.warnings.push_back(fmt::format(
+        "cache entry {} variant {} is damaged ({}); treated as a miss{}", key,
+        r.variants[pick].substr(0, 12), why, moved.empty() ? "" : ", moved to " + moved));
     r.variants.clear();
     for (auto& w : take_warnings())
       r.warnings.push_back(std::move(w));
@@ -317,7 +361,10 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
       ::fsync(vars.get());
       break;
     }
-    if (e == EEXIST) break;                   // the same variant is already there
+    if (e == EEXIST) { // the same variant is already there: this compile verified it
+      mark_trusted(key, r.variant);
+      break;
+    }
     if (e == ENOENT && attempt < 3) continue; // gc removed the entry under us: recreate it
     throw Error::format("cache: cannot move {}/v to {}/{}/variants/{}: {}", stage.path(), m_root,
                         erel, r.variant, std::strerror(e));

@@ -71,9 +71,13 @@ struct LoadedVariant {
 // NOLINTNEXTLINE(bugprone-exception-escape): its implicit destructor and moves do not throw
 struct Lookup {
   bool hit = false;
-  LoadedVariant first;               // the variant served (the earliest stored)
-  std::vector<std::string> variants; // ids, earliest first (first.meta.id is variants[0])
-  std::vector<std::string> warnings; // damaged variants moved aside, ...
+  LoadedVariant first;                // the variant served (the earliest stored)
+  std::vector<std::string> variants;  // ids, earliest first (first.meta.id is variants[0])
+  std::vector<std::string> warnings;  // damaged variants moved aside, ...
+  std::vector<std::string> untrusted; // ids stored by a user this one does not trust (never served)
+  // The ids of `variants` this user trusts: the evidence of nondeterminism a policy acts on (a
+  // member's planted variant must not make another user's build fail).
+  std::vector<std::string> trusted_variants() const;
 };
 
 // The result of a store.
@@ -119,10 +123,18 @@ public:
   // The key's entry folder.
   std::string entry_dir(const std::string& key) const;
 
-  // Looks `key` up: reads the earliest variant and checks every artifact's hash.
-  // A damaged variant is moved to damaged/ with a warning and the lookup is a miss.
-  // `touch` records the use for gc's least-recently-used order.
-  Lookup lookup(const std::string& key, bool touch = true);
+  // Looks `key` up: reads the earliest variant this user trusts (trusted()) and checks every
+  // artifact's hash; `any_owner` reads the earliest of all. A damaged variant is moved to
+  // damaged/ with a warning and the lookup is a miss. `touch` records the use for gc's
+  // least-recently-used order.
+  Lookup lookup(const std::string& key, bool touch = true, bool any_owner = false);
+
+  // The trust model (docs/CACHE.md, "Trust"): this user is served variant `id` of `key` without
+  // recompiling only when this user or the cache folder's owner stored it, or when this user's
+  // own compile gave it before (a `trusted.UID` marker in the variant's folder, owned by UID).
+  // Ownership is the one fact a group member cannot forge; a log line or a marker they write is
+  // owned by them.
+  bool trusted(const std::string& key, const std::string& id) const;
 
   // Stores a variant under `key` (atomically; never overwrites). `key_json` and
   // `input` are written once per key (input may be empty: not recompilable).
@@ -195,11 +207,14 @@ private:
   // `rel` under the open root, for appending: a regular file, created or owned by this user with
   // the store's mode (the group's in a shared cache), or an invalid Fd with errno set.
   Fd open_append(int root_fd, const std::string& rel) const;
+  // Records that this user's compile gave variant `id` (trusted()'s marker); best effort.
+  void mark_trusted(const std::string& key, const std::string& id) const;
   void warn(std::string w) const;
 
   std::string m_dir;
   std::string m_root;
   bool m_shared = false;
+  uid_t m_owner; // the cache folder's owner: trusted() as this user is
   unsigned m_dir_mode = 0755;
   unsigned m_file_mode = 0644;
   mutable std::mutex m_mu;
