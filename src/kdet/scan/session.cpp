@@ -38,7 +38,8 @@ SessionEnd run_session(const SessionRequest& req) {
         req.db_path, req.manifest_path);
   if (meta.empty())
     db.set_meta({{"name", m.name},
-                 {"manifest", req.manifest_path},
+                 // Absolute: compare --settle/--stress re-read its inputs from any folder.
+                 {"manifest", absolute_path(req.manifest_path)},
                  {"manifest_hash", m.text_hash},
                  {"manifest_text", read_file(req.manifest_path)},
                  {"kdet_version", k_version},

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# tier: quick
+# compare --settle and --stress re-run B's jobs from the manifest stored in B's database. A
+# manifest names its inputs relative to its own folder: they resolve from there, whatever folder
+# the scan or the compare ran in.
+source "$(dirname "$0")/lib/common.bash"
+source "$(dirname "$0")/lib/scan.bash"
+need_fakes libfakenvvm.so
+mkdir -p "$T/proj/kernels" "$T/elsewhere"
+cp "$EX/nvvm/llvm7/saxpy.ll" "$T/proj/kernels/"
+{ echo 'inputs = ["kernels/*.ll"]'; nvvm_compiler nvvm heaporder; } >"$T/proj/a.toml"
+{ echo 'inputs = ["kernels/*.ll"]'; nvvm_compiler nvvm echo; printf '[budget]\ntarget_rate = 0.1\n'; } \
+  >"$T/proj/b.toml"
+# The scans run in the manifests' folder and name them relatively, as a user at a shell does.
+(cd "$T/proj" && { "$KDET" scan a.toml --db a.db -q || true; } && "$KDET" scan b.toml --db b.db -q) \
+  || fail "B's scan failed"
+cd "$T/elsewhere"
+"$KDET" compare ../proj/a.db ../proj/b.db --settle --stress --json s.json >s.txt 2>s.err \
+  && rc=0 || rc=$?
+cat s.err >&2
+expect_eq "compare --settle --stress from another folder: exit" "$rc" 0
+expect_eq "B's job re-ran: settle runs, a stress outcome" \
+  "$(python3 -c 'import json; d=json.load(open("s.json")); p=d["pairs"][0]; print(p["settle_runs"] > 0, p.get("stress", {}).get("outcome"))')" \
+  "True fixed under stress"
+if grep -q "kernels/saxpy.ll" s.err; then fail "an input was looked for in the wrong folder"; fi
+echo OK
