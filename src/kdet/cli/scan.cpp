@@ -113,6 +113,8 @@ struct ScanArgs {
   std::string db;
   std::string report_db;
   int jobs = 0;
+  std::optional<double> target_rate;
+  std::optional<uint64_t> max_runs;
   std::string shard;
   bool progress = false;
   std::string trace_path;
@@ -191,6 +193,8 @@ int do_scan(const ScanArgs& a) {
   req.db_path = a.db;
   req.shard = a.shard;
   req.threads = threads;
+  req.target_rate = a.target_rate;
+  req.max_runs = a.max_runs;
   req.invocation = invocation();
   req.trace = trace.get();
   if (!a.report.output.quiet)
@@ -207,6 +211,9 @@ int do_scan(const ScanArgs& a) {
           s.bundles ? fmt::format("{}{}", s.inputs ? "; " : "", plural(s.bundles, "bundle")) : "",
           s.threads, plural(s.budget, "run"),
           s.resumed ? fmt::format("; resuming {}", plural(s.resumed, "started job")) : "");
+      // A job stops early once it varies; a job that never does runs all of its budget.
+      fmt::print(stderr, "kdet scan: at most {} planned (--max-runs or --target-rate change it)\n",
+                 plural(static_cast<uint64_t>(s.jobs) * s.budget, "run"));
       for (const auto& d : s.defaults)
         fmt::print(stderr, "kdet scan: setting: {}\n", d);
     };
@@ -290,6 +297,13 @@ void add_scan(CLI::App& root, Action& action) {
          "Jobs compiled at once (default: one per usable CPU: the affinity mask, bounded by a "
          "cgroup CPU quota)")
       ->check(whole_option(k_jobs_range));
+  cmd->add_option("--target-rate", a->target_rate,
+                  "Runs per job until no variance bounds its rate below R at 95% confidence "
+                  "(overrides the manifest's [budget] target_rate)")
+      ->check(CLI::Range(1e-6, 0.5));
+  cmd->add_option("--max-runs", a->max_runs,
+                  "Runs per job at most (overrides the manifest's [budget] max_runs)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{10'000'000}));
   cmd->add_option("--shard", a->shard,
                   "Run only slice I of N (1-based, stable by job id), e.g. 2/8");
   cmd->add_flag("--progress", a->progress,

@@ -22,6 +22,11 @@ SessionEnd run_session(const SessionRequest& req) {
 
   // The manifest first: a bad one must not leave a database file behind.
   Manifest m = load_manifest(req.manifest_path);
+  if (req.target_rate) {
+    m.target_rate = *req.target_rate;
+    m.max_runs = 0; // the rate decides the runs, unless --max-runs names them too
+  }
+  if (req.max_runs) m.max_runs = *req.max_runs;
   auto compilers = resolve_compilers(m);
   std::vector<Job> all = plan_jobs(m, compilers), jobs;
   for (auto& j : all)
@@ -36,6 +41,9 @@ SessionEnd run_session(const SessionRequest& req) {
         "--db {}: it holds a scan of another manifest (or an earlier version of {}); give a new "
         "--db file, or delete it to start over",
         req.db_path, req.manifest_path);
+  if (!meta.empty() && (req.target_rate || req.max_runs))
+    db.set_meta({{"target_rate", fmt::format("{}", m.target_rate)},
+                 {"budget", std::to_string(job_budget(m))}});
   if (meta.empty())
     db.set_meta({{"name", m.name},
                  // Absolute: compare --settle/--stress re-read its inputs from any folder.

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace kdet::scan {
@@ -40,6 +41,9 @@ struct SessionRequest {
   std::string db_path;
   std::string shard; // "I/N", or "" for the whole manifest
   int threads = 1;
+  // --target-rate and --max-runs: the manifest's [budget] for this session (recorded in meta).
+  std::optional<double> target_rate;
+  std::optional<uint64_t> max_runs;
   std::string invocation;                            // recorded in the database's scans table
   std::function<void(const SessionStart&)> on_start; // once, before the first round
   ScanProgressFn progress;                           // see ScheduleOptions::progress
