@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tier: quick
 # A scan database whose counts were changed behind kdet (negative or huge run counts, more
-# successful runs than runs, deleted or altered variants) is refused as unsound, exit 2 naming
+# successful runs than runs, deleted or altered variants, deleted artifacts or their blobs) is refused as unsound, exit 2 naming
 # the file, by a resume and by compare; never reported from. The sound original still resumes.
 source "$(dirname "$0")/lib/common.bash"
 need_fakes libfakenvvm.so
@@ -21,7 +21,8 @@ first_round = 2
 TOML
 expect_exit 0 "$KDET" scan m.toml --db db -q
 for q in "UPDATE jobs SET runs=-5" "UPDATE jobs SET runs=999999999999999" "UPDATE jobs SET ok_runs=runs+3" \
-  "DELETE FROM variants" "UPDATE variants SET count=count+1" "UPDATE variants SET count=-3"; do
+  "DELETE FROM variants" "UPDATE variants SET count=count+1" "UPDATE variants SET count=-3" \
+  "DELETE FROM blobs" "DELETE FROM variant_artifacts"; do
   cp db bad.db
   sqlite3 bad.db "$q"
   expect_exit 2 "$KDET" scan m.toml --db bad.db -q

@@ -122,6 +122,23 @@ ScanResult ScanDb::load_checked() {
           v.artifacts.push_back({s.text(2), s.text(3), static_cast<uint64_t>(s.i64(4))});
     }
   }
+  // Every successful compile gave an artifact, and every artifact's bytes were stored with it
+  // in the same transaction: an artifact row or a blob missing was deleted behind kdet.
+  for (const auto& j : out.jobs)
+    for (const auto& v : j.variants)
+      if (v.status == "ok" && v.artifacts.empty())
+        throw Error::format("database {}: job {} variant {} succeeded but holds no artifact; not "
+                            "a sound scan database",
+                            m_path, j.id, v.id.substr(0, 12));
+  {
+    Stmt s(m_db, "SELECT a.job_id, a.variant, a.name, a.hash FROM variant_artifacts a "
+                 "LEFT JOIN blobs b ON b.hash = a.hash WHERE b.hash IS NULL LIMIT 1");
+    if (s.step())
+      throw Error::format("database {}: job {} variant {} names artifact {} ({}), whose bytes are "
+                          "not in its blobs; not a sound scan database",
+                          m_path, s.text(0), s.text(1).substr(0, 12), s.text(2),
+                          s.text(3).substr(0, 12));
+  }
   return out;
 }
 
