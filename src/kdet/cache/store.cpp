@@ -230,7 +230,8 @@ bool Store::trusted(const std::string& key, const std::string& id) const {
   struct stat st {};
   if (!v.ok() || ::fstatat(v.get(), "meta.json", &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
   const uid_t me = ::geteuid();
-  if (st.st_uid == me || st.st_uid == m_owner) return true;
+  // Root can rewrite any file here anyway: its variants (a sudo kdet cc) are trusted too.
+  if (st.st_uid == me || st.st_uid == m_owner || st.st_uid == 0) return true;
   std::string marker = fmt::format("trusted.{}", me);
   return ::fstatat(v.get(), marker.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
          st.st_uid == me;

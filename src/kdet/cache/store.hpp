@@ -130,10 +130,10 @@ public:
   Lookup lookup(const std::string& key, bool touch = true, bool any_owner = false);
 
   // The trust model (docs/CACHE.md, "Trust"): this user is served variant `id` of `key` without
-  // recompiling only when this user or the cache folder's owner stored it, or when this user's
-  // own compile gave it before (a `trusted.UID` marker in the variant's folder, owned by UID).
-  // Ownership is the one fact a group member cannot forge; a log line or a marker they write is
-  // owned by them.
+  // recompiling only when this user, root or the cache folder's owner stored it, or when this
+  // user's own compile gave it before (a `trusted.UID` marker in the variant's folder, owned by
+  // UID). Ownership is the one fact a group member cannot forge; a log line or a marker they write
+  // is owned by them.
   bool trusted(const std::string& key, const std::string& id) const;
 
   // Stores a variant under `key` (atomically; never overwrites). `key_json` and
