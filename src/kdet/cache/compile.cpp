@@ -136,7 +136,7 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   o.warnings = l.warnings;
   if (!l.untrusted.empty())
     o.warnings.push_back(fmt::format(
-        "cache key {}: {} stored by a user this one does not trust (not this user, not the "
+        "cache key {}: {} stored by a user this one does not trust (not this user, root or the "
         "cache folder's owner) and never given by this user's compile: compiled, not served",
         o.key,
         l.untrusted.size() == 1 ? "variant " + l.untrusted[0].substr(0, 12)
