@@ -99,8 +99,9 @@ std::string variant_id(const std::vector<backend::Artifact>& artifacts) {
 Store::Store(const std::string& dir)
     : m_dir(dir), m_root(absolute_path(dir) + "/v1"), m_owner(::geteuid()) {
   struct stat st {};
-  if (::stat(m_dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) m_owner = st.st_uid;
-  if (::stat(m_dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & S_IWGRP)) {
+  if (::stat(m_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
+  m_owner = st.st_uid;
+  if (st.st_mode & S_IWGRP) {
     m_shared = true;
     m_dir_mode = 02775;
     m_file_mode = 0664;

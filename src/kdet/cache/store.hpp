@@ -71,8 +71,8 @@ struct LoadedVariant {
 // NOLINTNEXTLINE(bugprone-exception-escape): its implicit destructor and moves do not throw
 struct Lookup {
   bool hit = false;
-  LoadedVariant first;                // the variant served (the earliest stored)
-  std::vector<std::string> variants;  // ids, earliest first (first.meta.id is variants[0])
+  LoadedVariant first;                // the variant served (the earliest this user trusts)
+  std::vector<std::string> variants;  // ids, earliest first, trusted or not
   std::vector<std::string> warnings;  // damaged variants moved aside, ...
   std::vector<std::string> untrusted; // ids stored by a user this one does not trust (never served)
   // The ids of `variants` this user trusts: the evidence of nondeterminism a policy acts on (a

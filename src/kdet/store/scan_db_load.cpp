@@ -1,4 +1,5 @@
 //===- store/scan_db_load.cpp - read a scan database; merge another into it -===//
+#include "kdet/backend/backend.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/store/sqlite_stmt.hpp"
 #include "kdet/util/error.hpp"
@@ -124,9 +125,10 @@ ScanResult ScanDb::load_checked() {
   }
   // Every successful compile gave an artifact, and every artifact's bytes were stored with it
   // in the same transaction: an artifact row or a blob missing was deleted behind kdet.
+  const std::string ok = backend::to_string(backend::Status::ok);
   for (const auto& j : out.jobs)
     for (const auto& v : j.variants)
-      if (v.status == "ok" && v.artifacts.empty())
+      if (v.status == ok && v.artifacts.empty())
         throw Error::format("database {}: job {} variant {} succeeded but holds no artifact; not "
                             "a sound scan database",
                             m_path, j.id, v.id.substr(0, 12));
