@@ -68,7 +68,7 @@ std::string file_uri(const std::string& path, const char* query) {
 std::string database_error(const std::string& path, sqlite3* db) {
   int rc = db ? sqlite3_extended_errcode(db) & 0xff : SQLITE_NOMEM;
   std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-  if (rc == SQLITE_FULL)
+  if (db && disk_full(db))
     return fmt::format("database {}: disk full (free space on its file system, then resume)", path);
   if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
     return fmt::format(
@@ -85,6 +85,21 @@ ScanDb::ScanDb(const std::string& path, Access access) : m_path(path), m_access(
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
     throw Error::format("database {}: not a regular file", path);
   if (access == Access::write) lock();
+  try {
+    open_checked();
+  } catch (...) {
+    if (m_db) sqlite3_close(m_db);
+    m_db = nullptr;
+    forget_created();
+    if (m_lock >= 0) ::close(m_lock);
+    m_lock = -1;
+    throw;
+  }
+}
+
+void ScanDb::open_checked() {
+  const std::string& path = m_path;
+  const Access access = m_access;
   bool exists = ::access(path.c_str(), F_OK) == 0;
   if (access == Access::read && !exists)
     throw Error::format("database {}: {}", path, std::strerror(errno));
@@ -120,18 +135,36 @@ ScanDb::ScanDb(const std::string& path, Access access) : m_path(path), m_access(
     }
   }
   if (access == Access::read) return;
+  exec("PRAGMA journal_mode=WAL");
+  exec("PRAGMA synchronous=NORMAL");
+  exec("PRAGMA foreign_keys=OFF");
+  // Tables and version in one transaction: a disk that fills meanwhile leaves no half schema,
+  // which a resume would refuse as another kind of database.
+  exec("BEGIN IMMEDIATE");
   try {
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=NORMAL");
-    exec("PRAGMA foreign_keys=OFF");
     exec(k_schema);
     add_scans_split_rounds();
     exec(fmt::format("PRAGMA user_version={}", k_scan_db_version).c_str());
+    exec("COMMIT");
   } catch (...) {
-    sqlite3_close(m_db);
-    m_db = nullptr;
+    rollback();
     throw;
   }
+}
+
+void ScanDb::forget_created() noexcept {
+  // Only the file lock() created, and only while the path still names it: a database that did
+  // not exist before this open is either made whole or not left at all.
+  if (!m_created || m_lock < 0) return;
+  struct stat mine {
+  }, now{};
+  if (::fstat(m_lock, &mine) != 0 || ::lstat(m_path.c_str(), &now) != 0 ||
+      mine.st_dev != now.st_dev || mine.st_ino != now.st_ino)
+    return;
+  for (const char* suffix : {"-wal", "-shm", "-journal"})
+    ::unlink((m_path + suffix).c_str());
+  ::unlink(m_path.c_str());
+  m_created = false;
 }
 
 void ScanDb::check() {
@@ -185,7 +218,10 @@ void ScanDb::lock() {
   // itself (created here when new), held until the ScanDb closes, so every name of
   // it (a hardlink, a symlink, a bind mount, "./" spellings) meets the same lock.
   // SQLite's own locks are POSIX record locks, which flock leaves alone on Linux.
-  m_lock = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+  m_lock = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NONBLOCK, 0644);
+  m_created = m_lock >= 0;
+  if (m_lock < 0 && errno == EEXIST) // a name that exists, or a link (to a file yet to be made)
+    m_lock = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
   if (m_lock < 0)
     throw Error::format("database {}: cannot open it for writing: {}", m_path,
                         std::strerror(errno));
@@ -228,7 +264,7 @@ void ScanDb::exec(const char* sql) {
     std::string msg = err ? err : "?";
     sqlite3_free(err);
     int rc = sqlite3_extended_errcode(m_db) & 0xff;
-    if (rc == SQLITE_FULL || rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_READONLY)
+    if (disk_full(m_db) || rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_READONLY)
       throw Error(database_error(m_path, m_db));
     throw Error::format("database {}: {}", m_path, msg);
   }

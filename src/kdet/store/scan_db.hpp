@@ -99,15 +99,20 @@ public:
 
 private:
   void exec(const char* sql);
+  // Opens the file with SQLite, checks it, and (write) makes the schema; the constructor's body.
+  void open_checked();
   void check();
   // Databases made before scans.split_rounds existed get the column (NULL in their old rows).
   void add_scans_split_rounds();
   void lock();
+  // Removes the database file when this open created it and could not make it whole.
+  void forget_created() noexcept;
   void rollback() noexcept;
   ScanResult load_checked();
   std::string m_path;
   Access m_access;
   int m_lock = -1;
+  bool m_created = false;   // lock() made the file: this open is the database's creation
   bool m_immutable = false; // opened read-only without a -shm (a read-only folder)
   sqlite3* m_db = nullptr;
 };

@@ -8,11 +8,28 @@
 
 #include "kdet/util/error.hpp"
 
+#include <cerrno>
 #include <cstdint>
+#include <fmt/format.h>
 #include <sqlite3.h>
 #include <string>
 
 namespace kdet::store {
+
+// True when the connection's last error is a full disk: SQLITE_FULL, or an I/O error whose
+// system call failed with ENOSPC or EDQUOT (a WAL or -shm file that could not grow).
+inline bool disk_full(sqlite3* db) {
+  const int rc = sqlite3_extended_errcode(db) & 0xff;
+  const int e = sqlite3_system_errno(db);
+  return rc == SQLITE_FULL || (rc == SQLITE_IOERR && (e == ENOSPC || e == EDQUOT));
+}
+
+// The message of a full disk under the database `db` opened.
+inline std::string disk_full_message(sqlite3* db) {
+  const char* name = sqlite3_db_filename(db, "main");
+  return fmt::format("database {}: disk full (free space on its file system, then resume)",
+                     name && *name ? name : "?");
+}
 
 // A prepared statement; binds by position from 1.
 class Stmt {
@@ -43,16 +60,18 @@ public:
     int rc = sqlite3_step(m_stmt);
     sqlite3_reset(m_stmt);
     sqlite3_clear_bindings(m_stmt);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-      throw Error::format("database write failed: {}",
-                          (sqlite3_extended_errcode(m_db) & 0xff) == SQLITE_FULL
-                              ? std::string("disk full")
-                              : std::string(sqlite3_errmsg(m_db)));
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+      if (disk_full(m_db)) throw Error(disk_full_message(m_db));
+      throw Error::format("database write failed: {}", sqlite3_errmsg(m_db));
+    }
   }
   bool step() {
     int rc = sqlite3_step(m_stmt);
     if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) throw Error::format("database read failed: {}", sqlite3_errmsg(m_db));
+    if (rc != SQLITE_DONE) {
+      if (disk_full(m_db)) throw Error(disk_full_message(m_db));
+      throw Error::format("database read failed: {}", sqlite3_errmsg(m_db));
+    }
     return false;
   }
   std::string text(int c) {
