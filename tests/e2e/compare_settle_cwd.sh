@@ -6,6 +6,7 @@
 source "$(dirname "$0")/lib/common.bash"
 source "$(dirname "$0")/lib/scan.bash"
 need_fakes libfakenvvm.so
+need_cmd sqlite3 "the sqlite3 shell"
 mkdir -p "$T/proj/kernels" "$T/elsewhere"
 cp "$EX/nvvm/llvm7/saxpy.ll" "$T/proj/kernels/"
 { echo 'inputs = ["kernels/*.ll"]'; nvvm_compiler nvvm heaporder; } >"$T/proj/a.toml"
@@ -23,4 +24,12 @@ expect_eq "B's job re-ran: settle runs, a stress outcome" \
   "$(python3 -c 'import json; d=json.load(open("s.json")); p=d["pairs"][0]; print(p["settle_runs"] > 0, p.get("stress", {}).get("outcome"))')" \
   "True fixed under stress"
 if grep -q "kernels/saxpy.ll" s.err; then fail "an input was looked for in the wrong folder"; fi
+# A database made before the manifest path was stored absolute holds it as given ("b.toml"):
+# it is looked for beside the database, so the compare still runs from another folder.
+sqlite3 ../proj/b.db "UPDATE meta SET value='b.toml' WHERE key='manifest'"
+"$KDET" compare ../proj/a.db ../proj/b.db --settle --json r.json >r.txt 2>r.err && rc=0 || rc=$?
+cat r.err >&2
+expect_eq "compare --settle of a database with a relative manifest path: exit" "$rc" 0
+expect_eq "B's job re-ran from the stored relative path" \
+  "$(python3 -c 'import json; d=json.load(open("r.json")); print(d["pairs"][0]["settle_runs"] > 0)')" True
 echo OK

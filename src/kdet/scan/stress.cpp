@@ -5,12 +5,14 @@
 #include "kdet/scan/defaults.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <limits>
 #include <random>
@@ -18,6 +20,17 @@
 #include <unistd.h>
 
 namespace kdet::scan {
+
+std::string stored_manifest_path(const std::string& stored, const std::string& db_path) {
+  if (stored.empty() || stored.front() == '/') return stored;
+  // Databases made before the path was stored absolute hold it as the scan was given it, from
+  // a folder not recorded: the database's own folder first, then the current one.
+  const std::filesystem::path beside =
+      std::filesystem::path(absolute_path(db_path)).parent_path() / stored;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(beside, ec)) return beside.string();
+  return absolute_path(stored);
+}
 
 Rerunner::Rerunner(const std::map<std::string, std::string>& meta, const std::string& db_path)
     : m_db(db_path) {
@@ -37,7 +50,8 @@ Rerunner::Rerunner(const std::map<std::string, std::string>& meta, const std::st
     throw Error::format("{}: the database stores no manifest, so its jobs cannot be run again",
                         db_path);
   try {
-    m_manifest = std::make_unique<Manifest>(parse_manifest(text->second, path->second));
+    m_manifest = std::make_unique<Manifest>(
+        parse_manifest(text->second, stored_manifest_path(path->second, db_path)));
     m_compilers = resolve_compilers(*m_manifest);
   } catch (const Error& e) {
     throw Error::format("{}: its stored manifest cannot be run again: {}", db_path, e.what());

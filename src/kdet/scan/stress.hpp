@@ -23,6 +23,11 @@
 
 namespace kdet::scan {
 
+// The manifest path a scan database stored, made absolute: the one stored when it is absolute;
+// a relative one (databases made before paths were stored absolute) is looked for beside the
+// database first, then taken from the current folder.
+std::string stored_manifest_path(const std::string& stored, const std::string& db_path);
+
 // A scan database's jobs, made runnable again from the manifest text it stores.
 class Rerunner {
 public:
