@@ -7,6 +7,7 @@
 #include "kdet/capture/builds_internal.hpp"
 #include "kdet/capture/kernel_names.hpp"
 #include "kdet/diff/diff.hpp"
+#include "kdet/engine/variant_order.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -129,8 +130,8 @@ StageDifference classify(const Stage& st, const std::vector<std::unique_ptr<Blob
   // The most common value (ties: the one seen in the earliest build) against the value
   // first seen in the earliest other build.
   auto earlier = [](const auto& a, const auto& b) {
-    return a.second.count != b.second.count ? a.second.count > b.second.count
-                                            : a.second.first_build < b.second.first_build;
+    return engine::more_common(a.second.count, a.second.first_build, b.second.count,
+                               b.second.first_build);
   };
   auto modal = std::min_element(v.begin(), v.end(), earlier);
   auto other = v.end();

@@ -4,7 +4,9 @@
 #include "kdet/backend/host_view.hpp"
 #include "kdet/backend/slot_namespace.hpp"
 #include "kdet/engine/artifact_files.hpp"
+#include "kdet/engine/compiler_watch.hpp"
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/variant_order.hpp"
 #include "kdet/engine/worker.hpp"
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/perturb/factors.hpp"
@@ -13,7 +15,6 @@
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
-#include "kdet/util/hash_memo.hpp"
 #include "kdet/util/strings.hpp"
 #include "kdet/util/tempdir.hpp"
 
@@ -22,7 +23,6 @@
 #include <filesystem>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <future>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -34,7 +34,6 @@ using namespace std::chrono;
 
 namespace {
 
-constexpr size_t k_max_log_kept = 16 << 10;
 // exec workers enforce the timeout themselves; the driver waits this much longer.
 constexpr milliseconds k_exec_grace{10000};
 
@@ -46,107 +45,6 @@ std::string iso_now() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
                      fmt::gmtime(system_clock::to_time_t(system_clock::now())));
 }
-
-} // namespace
-
-std::string outcome_id(const backend::CompileResult& r) {
-  Hasher h;
-  h.add(backend::to_string(r.status));
-  if (r.status == backend::Status::ok) {
-    for (const auto& a : r.artifacts)
-      add_artifact(h, a);
-  } else {
-    h.add_u64(static_cast<uint64_t>(r.code)).add_u64(static_cast<uint64_t>(r.signal));
-  }
-  return h.hex();
-}
-
-bool runs_in_fresh_process(perturb::ProcessMode mode, uint64_t index) {
-  return mode == perturb::ProcessMode::fresh ||
-         (mode == perturb::ProcessMode::both && index % 2 == 0);
-}
-
-uint64_t same_chain_span(const perturb::Setting& setting) {
-  if (setting.history == 0 || setting.process == perturb::ProcessMode::fresh) return 0;
-  return setting.process == perturb::ProcessMode::both ? 2 * setting.history : setting.history;
-}
-
-uint64_t same_chain(const perturb::Setting& setting, uint64_t index) {
-  const uint64_t span = same_chain_span(setting);
-  return span == 0 ? 0 : index / span;
-}
-
-RunQueue::RunQueue(uint64_t first, uint64_t end, uint64_t unit)
-    : m_next(first), m_end(end), m_unit(std::max<uint64_t>(1, unit)) {}
-
-namespace {
-// The first index at or after `i` of a same-process run of a `both` round (`same`), or of a
-// fresh-process one.
-uint64_t next_of_kind(uint64_t i, bool same) {
-  return runs_in_fresh_process(perturb::ProcessMode::both, i) != same ? i : i + 1;
-}
-} // namespace
-
-std::shared_ptr<RunQueue> RunQueue::shared_worker(uint64_t first, uint64_t end) {
-  auto q = std::make_shared<RunQueue>(first, end, 1);
-  q->m_shared = true;
-  q->m_next_same = first;
-  return q;
-}
-
-std::optional<RunQueue::Unit> RunQueue::take(bool& holds_shared) {
-  std::lock_guard<std::mutex> lock(m_mu);
-  if (m_closed) return std::nullopt;
-  const uint64_t end = end_now();
-  if (m_shared) {
-    if (!m_shared_held) m_shared_held = holds_shared = true;
-    if (!holds_shared) m_helped = true;
-    const uint64_t fresh = next_of_kind(m_next, false);
-    const uint64_t same = next_of_kind(m_next_same, true);
-    // The holder alone keeps index order; with help, the shared worker's runs (which only it
-    // can make) come first.
-    if (holds_shared && same < end && (same < fresh || m_helped)) {
-      m_next_same = same + 1;
-      return Unit{same, same + 1};
-    }
-    if (fresh >= end) return std::nullopt;
-    m_next = fresh + 1;
-    return Unit{fresh, fresh + 1};
-  }
-  if (m_next >= end) return std::nullopt;
-  const uint64_t a = m_next;
-  m_next = std::min(m_end, (a / m_unit + 1) * m_unit);
-  return Unit{a, std::min(m_next, end)};
-}
-
-void RunQueue::stop(uint64_t index) {
-  std::lock_guard<std::mutex> lock(m_mu);
-  m_last = std::min(m_last, index);
-}
-
-bool RunQueue::wanted(uint64_t index) const {
-  std::lock_guard<std::mutex> lock(m_mu);
-  return !m_closed && index <= m_last;
-}
-
-void RunQueue::close() {
-  std::lock_guard<std::mutex> lock(m_mu);
-  m_closed = true;
-}
-
-uint64_t RunQueue::left() const {
-  std::lock_guard<std::mutex> lock(m_mu);
-  if (m_closed) return 0;
-  const uint64_t end = end_now();
-  if (!m_shared) return end - std::min(end, m_next);
-  auto count = [&](uint64_t from, bool same) { // runs of a kind in [from, end)
-    const uint64_t f = next_of_kind(from, same);
-    return f >= end ? 0 : (end - f + 1) / 2;
-  };
-  return count(m_next, false) + count(m_next_same, true);
-}
-
-namespace {
 
 // One execute() call. Its stages, in order: prepare_launch (the session folder, the factors, how
 // a worker starts), load_compiler (one worker up front, the compiler's identity), the slots'
@@ -394,24 +292,10 @@ private:
       m_out.exec_artifact = to_file ? "output-file" : "stdout";
       m_out.slot_paths_unshared = backend::slot_namespace_unavailable();
     }
-    // Hash the compiler file (tens of MB) while the runs go on; only the report needs it.
-    if (m_out.identity.content_hash.empty())
-      m_content_hash =
-          std::async(std::launch::async, backend::cached_file_hash, m_out.identity.path);
     // The compiler every worker must load: the one the caller planned, else the probe's.
-    m_out.compiler_file = m_plan.compiler_file;
-    if (m_out.compiler_file) {
-      if (!m_plan.identity) loaded_the_first_compiler(hello.identity);
-    } else if (std::optional<FileStamp> st = file_stamp(m_out.identity.path)) {
-      m_out.compiler_file = CompilerFile{*st, m_out.identity.content_hash}; // else: the future's
-      if (before && *before != *st) {
-        m_out.compiler_changed = fmt::format(
-            "the compiler changed while the runs went on: {} was replaced while kdet loaded it; "
-            "the runs may mix two compilers, so outputs that differ prove nothing",
-            m_plan.backend.lib);
-        m_stop.store(true);
-      }
-    }
+    if (!m_watch.begin(m_plan.compiler_file, m_out.identity, !m_plan.identity, before,
+                       m_plan.backend.lib))
+      m_stop.store(true);
   }
 
   void slot_main(int index) {
@@ -517,7 +401,8 @@ private:
         result.detail = "could not start a worker: " + error;
       }
     }
-    if (loaded && worker.alive() && !loaded_the_first_compiler(*loaded)) {
+    if (loaded && worker.alive() && !m_watch.same_as_first(*loaded)) {
+      m_stop.store(true);
       worker.stop();
       result.status = backend::Status::infra_error;
       result.detail = "this run's worker loaded another compiler than the runs began with";
@@ -542,7 +427,7 @@ private:
           remove_tree(d);
         if (run_fresh) slot.quitting.push_back(worker.quit());
         rec.seconds = duration<double>(steady_clock::now() - t0).count();
-        describe_outcome(rec, result);
+        record_outcome(rec, result);
         return true;
       }
       msg.chaos_reseed = pert.chaos_reseed ? 1 : 0;
@@ -589,35 +474,8 @@ private:
       if (run_fresh && worker.alive()) slot.quitting.push_back(worker.quit());
     }
     rec.seconds = duration<double>(steady_clock::now() - t0).count();
-    describe_outcome(rec, result);
+    record_outcome(rec, result);
     return true;
-  }
-
-  // The record's status, log and artifacts from the result, and its outcome id.
-  static void describe_outcome(RunRecord& rec, backend::CompileResult& result) {
-    rec.status = result.status;
-    rec.code = result.code;
-    rec.signal = result.signal;
-    rec.detail = result.detail;
-    rec.log_hash = hash_bytes(result.log);
-    rec.log =
-        result.log.size() > k_max_log_kept ? result.log.substr(0, k_max_log_kept) : result.log;
-    if (result.status == backend::Status::ok) {
-      for (const auto& a : result.artifacts)
-        rec.artifacts.push_back({a.name, a.hash, a.size});
-    }
-    try {
-      rec.variant = outcome_id(result);
-    } catch (const std::exception& e) {
-      result = backend::CompileResult{};
-      result.status = backend::Status::infra_error;
-      result.detail = e.what();
-      rec.status = result.status;
-      rec.detail = result.detail;
-      rec.artifacts.clear();
-      rec.variant = outcome_id(result);
-    }
-    rec.done = true;
   }
 
   // Files the run under its variant (keeping the first occurrence's artifacts), hands it to
@@ -677,57 +535,9 @@ private:
     if (m_progress) m_progress(m_completed, m_plan.runs, m_variants.size());
   }
 
-  // An upgrade or rebuild of the compiler while the runs go on: each fresh worker loads the
-  // file at the compiler's path (an exec worker looks its program up in PATH), so a worker
-  // started after it has another compiler, and outputs that differ prove nothing. So each new
-  // worker's compiler file is checked against the first one's (or the one the caller planned):
-  // the same file (its stamp) passes with one stat; another file with the same bytes (a touch,
-  // a chmod, a link re-pointed to an identical copy) passes once hashed. Otherwise the runs stop
-  // and RunOutput::compiler_changed says why. Workers that live on (--process same) loaded the
-  // compiler once, so replacing the file under them changes nothing.
-  bool loaded_the_first_compiler(const backend::Identity& id) {
-    if (id.path.empty()) return true;
-    const std::optional<FileStamp> st = file_stamp(id.path);
-    std::unique_lock<std::mutex> lock(m_compiler_mu);
-    if (!m_out.compiler_changed.empty()) return false;
-    if (!m_out.compiler_file) return true; // the file could not be stat'ed at the load
-    if (st == m_out.compiler_file->stamp) return true;
-    std::string why;
-    if (!st) {
-      why = fmt::format("{} is gone or no longer a regular file", id.path);
-    } else if (auto seen = m_same_bytes.find({id.path, *st}); seen != m_same_bytes.end()) {
-      if (seen->second) return true;
-      why = fmt::format("{} holds other bytes", id.path);
-    } else {
-      if (m_out.compiler_file->hash.empty() && m_content_hash.valid())
-        m_out.compiler_file->hash = m_first_hash = m_content_hash.get();
-      std::string hash;
-      try {
-        // Remembered by stamp: a touched compiler is hashed once, not by every run.
-        hash = remembered_file_hash(id.path, hash_memo_dir());
-      } catch (const Error&) {
-      }
-      const bool same = !hash.empty() && hash == m_out.compiler_file->hash;
-      m_same_bytes.emplace(std::make_pair(id.path, *st), same);
-      if (same) return true;
-      why = fmt::format("{} {}", id.path,
-                        hash.empty() ? "can no longer be read" : "holds other bytes");
-    }
-    m_out.compiler_changed = fmt::format(
-        "the compiler changed while the runs went on: a new worker found that {} than when the "
-        "runs began; the runs may mix two compilers, so outputs that differ prove nothing",
-        why);
-    m_stop.store(true);
-    return false;
-  }
-
   void finish() {
-    if (m_content_hash.valid()) m_first_hash = m_content_hash.get();
-    if (!m_first_hash.empty()) m_out.identity.content_hash = m_first_hash;
-    if (m_out.compiler_file && m_out.compiler_file->hash.empty())
-      m_out.compiler_file->hash = m_out.identity.content_hash;
     // Here, with the slots joined: record() adds warnings under another lock.
-    if (!m_out.compiler_changed.empty()) m_out.warnings.push_back(m_out.compiler_changed);
+    m_watch.finish(m_out);
     m_out.completed = m_completed;
     m_out.workers_started = m_workers_started.load();
     m_out.workers_prestarted = m_prestarted.load();
@@ -735,9 +545,7 @@ private:
     m_out.stopped_early = !m_out.interrupted && m_completed + m_plan.first_index < m_plan.runs;
     for (auto& [id, v] : m_variants)
       m_out.variants.push_back(std::move(v));
-    std::sort(m_out.variants.begin(), m_out.variants.end(), [](const Variant& a, const Variant& b) {
-      return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
-    });
+    order_most_common_first(m_out.variants);
     m_out.wall_seconds = duration<double>(steady_clock::now() - m_t_start).count();
   }
 
@@ -757,11 +565,7 @@ private:
   std::vector<std::string> m_env_overrides;
   WorkerProcess m_probe;
   int m_probe_serial = 0;
-  std::future<std::string> m_content_hash; // read once, under m_compiler_mu after the load
-  std::string m_first_hash;                // what it gave
-  std::mutex m_compiler_mu;                // guards compiler_file, compiler_changed, m_same_bytes
-  // Compiler files (path, stamp) other than the first that a worker loaded: the same bytes?
-  std::map<std::pair<std::string, FileStamp>, bool> m_same_bytes;
+  CompilerWatch m_watch;
   RunOutput m_out;
 
   std::atomic<uint64_t> m_next;

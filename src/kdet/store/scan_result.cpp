@@ -1,6 +1,7 @@
 //===- store/scan_result.cpp - verdicts and bounds of stored jobs --------------===//
 #include "kdet/store/scan_result.hpp"
 
+#include "kdet/engine/variant_order.hpp"
 #include "kdet/stats/stats.hpp"
 
 #include <algorithm>
@@ -47,9 +48,7 @@ std::vector<const engine::Variant*> merge_variants(JobRow& row, const engine::Ru
   }
   for (const auto& r : out.records)
     if (r.done && r.status == backend::Status::ok) ++row.ok_runs;
-  std::sort(row.variants.begin(), row.variants.end(), [](const VariantRow& a, const VariantRow& b) {
-    return a.count != b.count ? a.count > b.count : a.first_run < b.first_run;
-  });
+  engine::order_most_common_first(row.variants);
   row.runs += out.completed;
   row.seconds += out.wall_seconds;
   return added;
