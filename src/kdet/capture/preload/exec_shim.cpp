@@ -34,6 +34,9 @@ using namespace kdet_capture;
 
 namespace {
 
+// The most output files one command compile records.
+constexpr int k_max_outputs = 64;
+
 // The parent of `pid`, read from /proc/PID/stat (the field after the command's closing
 // parenthesis, then the state); 0 when it cannot be read.
 long parent_of(long pid) {
@@ -232,6 +235,53 @@ int exit_like(int status) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
 }
 
+// Appends to compile `id`'s record each output that is present now and new or changed since the
+// program started, stored in the blob pack, with its kind (its extension, numbered when repeated).
+void record_outputs(unsigned long long id, const OutFile* outs, int nouts) {
+  char kinds[k_max_outputs][32];
+  char hash[33] = {};
+  unsigned long long size = 0;
+  for (int i = 0; i < nouts; ++i) {
+    kinds[i][0] = 0;
+    struct stat st {};
+    if (!is_file(outs[i].path, &st)) continue;
+    if (outs[i].existed && st.st_ino == outs[i].before.st_ino &&
+        st.st_size == outs[i].before.st_size &&
+        st.st_mtim.tv_sec == outs[i].before.st_mtim.tv_sec &&
+        st.st_mtim.tv_nsec == outs[i].before.st_mtim.tv_nsec)
+      continue;
+    if (!store_file(outs[i].path, hash, &size)) continue;
+    // The output's kind is its extension ("out" for none), numbered when repeated.
+    const char* dot = std::strrchr(base_name(outs[i].path), '.');
+    std::snprintf(kinds[i], sizeof kinds[i], "%.20s", dot && dot[1] ? dot + 1 : "out");
+    for (char* k = kinds[i]; *k; ++k)
+      if (*k == ' ' || *k < 32) *k = '_';
+    int same = 0;
+    for (int j = 0; j < i; ++j)
+      same += std::strncmp(kinds[j], kinds[i], 20) == 0;
+    size_t used = std::strlen(kinds[i]);
+    if (same) std::snprintf(kinds[i] + used, sizeof kinds[i] - used, "-%d", (same + 1) % 100);
+    Buf o;
+    o.add("output_file ");
+    o.add(kinds[i]);
+    o.add(" ");
+    o.add_text(outs[i].path);
+    o.add("\noutput ");
+    o.add(kinds[i]);
+    o.add(" ");
+    o.add(hash);
+    o.add(" ");
+    o.add_u64(size);
+    o.add("\n");
+    if (!o.failed) {
+      const char* mid = std::strchr(o.data, '\n') + 1;
+      append_record(id, o.data, static_cast<size_t>(mid - o.data));
+      append_record(id, mid, o.size - static_cast<size_t>(mid - o.data));
+    }
+    o.release();
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -290,7 +340,7 @@ int main(int argc, char** argv) {
   // Inputs: every argument (or the value after its last '=') naming a regular
   // file, except an output's; each is replaced by {input} in the options, and
   // an output path by {output}, so the bundle does not depend on where files are.
-  const int cap = 64;
+  const int cap = k_max_outputs;
   OutFile outs[cap];
   int nouts = 0;
   bool named_output = false;
@@ -396,47 +446,7 @@ int main(int argc, char** argv) {
     const char* nl = std::strchr(text, '\n');
     append_record(id, text, static_cast<size_t>(nl - text + 1));
     append_record(id, nl + 1, static_cast<size_t>(n) - static_cast<size_t>(nl + 1 - text));
-    // Outputs produced: present now and new or changed since the start.
-    char kinds[cap][32];
-    for (int i = 0; i < nouts; ++i) {
-      kinds[i][0] = 0;
-      struct stat st {};
-      if (!is_file(outs[i].path, &st)) continue;
-      if (outs[i].existed && st.st_ino == outs[i].before.st_ino &&
-          st.st_size == outs[i].before.st_size &&
-          st.st_mtim.tv_sec == outs[i].before.st_mtim.tv_sec &&
-          st.st_mtim.tv_nsec == outs[i].before.st_mtim.tv_nsec)
-        continue;
-      if (!store_file(outs[i].path, hash, &size)) continue;
-      // The output's kind is its extension ("out" for none), numbered when repeated.
-      const char* dot = std::strrchr(base_name(outs[i].path), '.');
-      std::snprintf(kinds[i], sizeof kinds[i], "%.20s", dot && dot[1] ? dot + 1 : "out");
-      for (char* k = kinds[i]; *k; ++k)
-        if (*k == ' ' || *k < 32) *k = '_';
-      int same = 0;
-      for (int j = 0; j < i; ++j)
-        same += std::strncmp(kinds[j], kinds[i], 20) == 0;
-      size_t used = std::strlen(kinds[i]);
-      if (same) std::snprintf(kinds[i] + used, sizeof kinds[i] - used, "-%d", (same + 1) % 100);
-      Buf o;
-      o.add("output_file ");
-      o.add(kinds[i]);
-      o.add(" ");
-      o.add_text(outs[i].path);
-      o.add("\noutput ");
-      o.add(kinds[i]);
-      o.add(" ");
-      o.add(hash);
-      o.add(" ");
-      o.add_u64(size);
-      o.add("\n");
-      if (!o.failed) {
-        const char* mid = std::strchr(o.data, '\n') + 1;
-        append_record(id, o.data, static_cast<size_t>(mid - o.data));
-        append_record(id, mid, o.size - static_cast<size_t>(mid - o.data));
-      }
-      o.release();
-    }
+    record_outputs(id, outs, nouts);
   }
   return exit_like(status);
 }
