@@ -4,7 +4,8 @@
 # slowest tests of each ctest run. Tests are picked by CTest label (tests/CMakeLists.txt: the
 # tiers unit, quick, cuda, slow, fuzz, and threads):
 #   plain  build/        sources match .clang-format; src/kdet's folders include only downwards
-#                        (scripts/layers.py); warnings are errors (KDET_WERROR); every tier
+#                        (scripts/layers.py); no file over 600 lines, no function over 200
+#                        (scripts/sizes.py); warnings are errors (KDET_WERROR); every tier
 #                        but fuzz
 #   tidy   build/        clang-tidy (.clang-tidy: bugprone-*, performance-* as errors) over src/,
 #                        with build/'s compile commands (scripts/tidy.sh)
@@ -95,6 +96,7 @@ run_ctest() {
 phase_plain() {
   "$root/scripts/check-format.sh" || return 1
   python3 "$root/scripts/layers.py" || return 1
+  python3 "$root/scripts/sizes.py" || return 1
   build "$root/build" -DKDET_WERROR=ON || return 1
   run_ctest "$root/build" -LE '^fuzz$'
 }
