@@ -11,7 +11,6 @@
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
-#include "kdet/engine/interrupt.hpp"
 #include "kdet/report/scan_report.hpp"
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/session.hpp"
@@ -27,7 +26,6 @@
 #include "kdet/util/strings.hpp"
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <deque>
 #include <fmt/format.h>
@@ -73,39 +71,21 @@ void add_prove_options(CLI::App* cmd, ProveArgs& a) {
   cmd->add_option("--stress-seed", a.stress_seed, "Seed of that sample (default 0)");
 }
 
-// Settles and stresses each comparison's B side, re-running jobs of the database `b_path`
-// (meta `b_meta`); extended rows go to `storage`. Returns false when interrupted.
+// Settles and stresses each comparison's B side (scan::prove) and says what it spent. Returns
+// false when interrupted.
 bool prove(std::vector<report::CompilerComparison>& cmps, std::deque<store::JobRow>& storage,
            const std::map<std::string, std::string>& b_meta, const std::string& b_path,
            const ProveArgs& a, const char* who) {
-  auto rerunner = std::make_shared<scan::Rerunner>(b_meta, b_path);
-  scan::RerunFn run = [rerunner](const store::JobRow& row, const perturb::Setting& s,
-                                 uint64_t first, uint64_t n, size_t stop,
-                                 const std::string& other_than) {
-    return rerunner->run(row, s, first, n, stop, other_than);
-  };
-  const perturb::Setting setting = rerunner->manifest().setting;
-  // Settling re-runs each job in the setting its scan ran it under (its compiler's defaults).
-  scan::RerunFn in_setting = [run, rerunner](const store::JobRow& row, const perturb::Setting&,
-                                             uint64_t first, uint64_t n, size_t stop,
-                                             const std::string& other_than) {
-    return run(row, rerunner->setting_of(row), first, n, stop, other_than);
-  };
-  engine::install_interrupt_handler();
-  auto t0 = std::chrono::steady_clock::now();
-  uint64_t settled = 0, stressed = 0;
-  for (auto& cmp : cmps) {
-    if (a.settle)
-      settled += scan::settle(cmp.pairs, storage, in_setting, {cmp.margin, a.settle_budget});
-    if (a.stress)
-      stressed += scan::stress(cmp.pairs, scan::stress_regimes(setting), run,
-                               {a.stress_cap, a.stress_sample, a.stress_seed});
-  }
-  fmt::print(
-      stderr, "{}: {} on B ({} --settle, {} --stress) in {}\n", who,
-      plural(settled + stressed, "run"), settled, stressed,
-      human_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
-  return !engine::interrupted();
+  std::vector<scan::ProveTarget> targets;
+  for (auto& cmp : cmps)
+    targets.push_back({&cmp.pairs, cmp.margin});
+  scan::ProveOptions options{
+      a.settle, a.stress, a.settle_budget, {a.stress_cap, a.stress_sample, a.stress_seed}};
+  scan::ProveStats st = scan::prove(targets, storage, b_meta, b_path, options);
+  fmt::print(stderr, "{}: {} on B ({} --settle, {} --stress) in {}\n", who,
+             plural(st.settled + st.stressed, "run"), st.settled, st.stressed,
+             human_seconds(st.seconds));
+  return !st.interrupted;
 }
 
 struct ScanArgs {

@@ -1,6 +1,7 @@
 //===- scan/stress.cpp - more runs on B, and B under every address factor ------===//
 #include "kdet/scan/stress.hpp"
 
+#include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/runner.hpp"
 #include "kdet/scan/defaults.hpp"
 #include "kdet/stats/stats.hpp"
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -259,6 +261,35 @@ uint64_t stress(std::vector<Pairing>& pairs, const std::vector<StressRegime>& re
       p->stress_bound = stats::upper_bound(0, p->stress_runs);
   }
   return spent;
+}
+
+ProveStats prove(const std::vector<ProveTarget>& targets, std::deque<store::JobRow>& storage,
+                 const std::map<std::string, std::string>& b_meta, const std::string& b_path,
+                 const ProveOptions& options) {
+  auto rerunner = std::make_shared<Rerunner>(b_meta, b_path);
+  RerunFn run = [rerunner](const store::JobRow& row, const perturb::Setting& s, uint64_t first,
+                           uint64_t n, size_t stop, const std::string& other_than) {
+    return rerunner->run(row, s, first, n, stop, other_than);
+  };
+  const perturb::Setting setting = rerunner->manifest().setting;
+  // Settling re-runs each job in the setting its scan ran it under (its compiler's defaults).
+  RerunFn in_setting = [run, rerunner](const store::JobRow& row, const perturb::Setting&,
+                                       uint64_t first, uint64_t n, size_t stop,
+                                       const std::string& other_than) {
+    return run(row, rerunner->setting_of(row), first, n, stop, other_than);
+  };
+  engine::install_interrupt_handler();
+  const auto t0 = std::chrono::steady_clock::now();
+  ProveStats st;
+  for (const ProveTarget& t : targets) {
+    if (options.settle)
+      st.settled += settle(*t.pairs, storage, in_setting, {t.margin, options.settle_budget});
+    if (options.stress)
+      st.stressed += stress(*t.pairs, stress_regimes(setting), run, options.stress_options);
+  }
+  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  st.interrupted = engine::interrupted();
+  return st;
 }
 
 } // namespace kdet::scan

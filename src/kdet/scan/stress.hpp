@@ -103,4 +103,28 @@ struct StressOptions {
 uint64_t stress(std::vector<Pairing>& pairs, const std::vector<StressRegime>& regimes,
                 const RerunFn& run, const StressOptions& options);
 
+// One comparison's pairs that --settle and --stress re-run B on, with its margin.
+struct ProveTarget {
+  std::vector<Pairing>* pairs = nullptr;
+  double margin = k_default_fix_margin;
+};
+struct ProveOptions {
+  bool settle = false, stress = false;
+  uint64_t settle_budget = 0; // SettleOptions::budget
+  StressOptions stress_options;
+};
+struct ProveStats {
+  uint64_t settled = 0, stressed = 0; // runs spent by each
+  double seconds = 0;
+  bool interrupted = false;
+};
+// --settle and --stress of kdet scan and kdet compare: more runs on B's side of each target
+// before a job is called fixed, re-running the jobs of the database `b_path` (meta `b_meta`)
+// from its stored manifest (Rerunner); settling runs each job in the setting its scan ran it
+// under, stressing under stress_regimes() of the manifest's setting. Extended rows go to
+// `storage`. Stops at an interruption (ProveStats::interrupted).
+ProveStats prove(const std::vector<ProveTarget>& targets, std::deque<store::JobRow>& storage,
+                 const std::map<std::string, std::string>& b_meta, const std::string& b_path,
+                 const ProveOptions& options);
+
 } // namespace kdet::scan
