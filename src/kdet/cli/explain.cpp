@@ -68,7 +68,7 @@ int do_explain(ExplainArgs args) {
     cell_runs += c.runs;
     ++cells;
     line.show(fmt::format("[cell {}] {}: {}, {}; {}", cells, c.name, plural(c.runs, "run"),
-                          report::cell_result_name(c.result),
+                          engine::to_string(c.result),
                           progress_tail(cell_runs, line.elapsed(), std::nan(""))));
   };
   engine::ExplainResult r = engine::explain(opt, on_cell);

@@ -115,12 +115,6 @@ int do_run(RunArgs args) {
 
   engine::Assessment a = engine::assess(out);
   nlohmann::json result = report::run_to_json(out, a, input_hash, true);
-  if (!out.compiler_changed.empty()) {
-    // No verdict on runs that may mix two compilers; the runs themselves are kept.
-    result["verdict"] = "none";
-    result["exit_code"] = static_cast<int>(k_exit_usage);
-    result["compiler_changed"] = out.compiler_changed;
-  }
   bool reproduced = true;
   if (replay) result["replay"] = capture::replay_json(*replay, out, reproduced);
   if (!args.out_dir.empty())

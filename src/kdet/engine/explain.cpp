@@ -19,6 +19,20 @@
 
 namespace kdet::engine {
 
+const char* to_string(ExplainVerdict v) {
+  switch (v) {
+  case ExplainVerdict::deterministic:
+    return "deterministic";
+  case ExplainVerdict::explained:
+    return "explained";
+  case ExplainVerdict::inconclusive:
+    return "inconclusive";
+  case ExplainVerdict::failed:
+    return "failed";
+  }
+  return "?";
+}
+
 namespace {
 
 std::string join(const std::vector<std::string>& v, const std::string& sep = ", ",
@@ -140,7 +154,7 @@ bool Experiment::calibrate() {
     // quarter of the time): four runs more before the compiler is called broken.
     Cell more = cell("natural levels (calibration, 4 more)", {}, 4, false, false, m_names);
     if (more.result == Verdict::failed) {
-      m_res.verdict = "failed";
+      m_res.verdict = ExplainVerdict::failed;
       m_res.conclusion =
           fmt::format("the compiler failed on every run, even at its natural levels ({}): {}",
                       plural(nat.runs + more.runs, "run"), nat.failure);
@@ -223,7 +237,7 @@ bool Experiment::probe_fixed_levels(Cell& fixed) {
   }
   fixed = cell("probe: all fixed, broken levels left natural", {}, 1, true, true);
   if (fixed.result == Verdict::failed && !natural_fails()) {
-    m_res.verdict = "failed";
+    m_res.verdict = ExplainVerdict::failed;
     m_res.conclusion =
         fmt::format("the compiler failed on every run with every factor fixed ({}), though it "
                     "works at its natural levels, and no single fixed level explains it",
@@ -358,7 +372,7 @@ void Experiment::run() {
   if (!probe_varied_levels()) return;
   m_fixed = cell("all fixed", {}, m_opt.min_cell_runs, true);
   if (m_fixed.result == Verdict::failed) {
-    m_res.verdict = "failed";
+    m_res.verdict = ExplainVerdict::failed;
     m_res.conclusion = fmt::format("the compiler failed on every run with every factor fixed: {}",
                                    m_fixed.failure);
     m_res.exit_code = k_exit_compiler_failed;
@@ -372,7 +386,7 @@ void Experiment::run() {
       !(m_all.result == Verdict::nondeterministic && m_all.assessment.rate >= 0.5))
     m_all = cell("all varied (full baseline)", m_names, m_opt.baseline_runs, false);
   if (m_all.result == Verdict::failed) {
-    m_res.verdict = "inconclusive";
+    m_res.verdict = ExplainVerdict::inconclusive;
     m_res.conclusion =
         "the compiler fails whenever the factors are varied together, and no single factor "
         "explains the failure";
@@ -423,14 +437,14 @@ void Experiment::conclude() {
   // R3/R4: no variance with every factor varied.
   if (m_all.result == Verdict::deterministic) {
     if (m_fixed.result == Verdict::nondeterministic) {
-      m_res.verdict = "inconclusive";
+      m_res.verdict = ExplainVerdict::inconclusive;
       m_res.conclusion =
           "varies with every factor fixed but not with every factor varied: too few runs to tell; "
           "raise --runs";
       m_res.exit_code = k_exit_nondeterministic;
       return;
     }
-    m_res.verdict = "deterministic";
+    m_res.verdict = ExplainVerdict::deterministic;
     m_res.conclusion =
         fmt::format("deterministic with every factor varied, {}: {}, one output; fewer than {} of "
                     "runs would differ, at 95% confidence",
@@ -442,7 +456,7 @@ void Experiment::conclude() {
   m_res.exit_code = k_exit_nondeterministic;
   // R5: varies with everything fixed: name what was not tested before blaming the compiler.
   if (m_fixed.result == Verdict::nondeterministic) {
-    m_res.verdict = "inconclusive";
+    m_res.verdict = ExplainVerdict::inconclusive;
     m_res.conclusion =
         untested.empty()
             ? "varies even with every factor fixed: the cause is inside the compiler (its own "
@@ -455,7 +469,7 @@ void Experiment::conclude() {
   }
   // R6: too few runs to rule out the baseline rate.
   if (!supported(m_fixed)) {
-    m_res.verdict = "inconclusive";
+    m_res.verdict = ExplainVerdict::inconclusive;
     m_res.conclusion =
         fmt::format("with every factor fixed no run differed, but {} runs cannot rule out the "
                     "baseline rate of {}; raise --max-cell-runs",
@@ -480,7 +494,7 @@ void Experiment::conclude() {
     m_res.mechanism = fmt::format("follows memory addresses: {} each move it", join(movers));
   // R7: nothing sufficient was found.
   if (!best) {
-    m_res.verdict = "inconclusive";
+    m_res.verdict = ExplainVerdict::inconclusive;
     m_res.cause =
         m_check.result == Verdict::nondeterministic ? std::vector<std::string>{} : m_single;
     if (m_check.result == Verdict::nondeterministic) {
@@ -497,7 +511,7 @@ void Experiment::conclude() {
     if (!m_res.mechanism.empty()) m_res.conclusion += "; it " + m_res.mechanism;
     return;
   }
-  m_res.verdict = "explained";
+  m_res.verdict = ExplainVerdict::explained;
   m_res.cause = best->fixed;
   const auto& cause = m_res.cause;
   std::string when = join(labels(cause, true));

@@ -14,6 +14,8 @@ const char* to_string(Verdict v) {
     return "failed";
   case Verdict::no_runs:
     return "no-runs";
+  case Verdict::none:
+    return "none";
   }
   return "?";
 }
@@ -42,6 +44,11 @@ Assessment assess(const RunOutput& out) {
   } else {
     a.verdict = Verdict::deterministic;
     a.exit_code = k_exit_deterministic;
+  }
+  if (!out.compiler_changed.empty()) {
+    // The runs may mix two compilers: what they gave is kept, but no verdict stands on it.
+    a.verdict = Verdict::none;
+    a.exit_code = k_exit_usage;
   }
   if (out.interrupted) a.exit_code = k_exit_interrupted;
   return a;

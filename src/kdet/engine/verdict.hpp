@@ -8,8 +8,13 @@
 
 namespace kdet::engine {
 
-enum class Verdict { deterministic, nondeterministic, failed, no_runs };
+// What a set of runs says. The one vocabulary of run, explain's cells and scan jobs:
+// deterministic (one outcome), nondeterministic (more than one, success against a failure
+// too), failed (no run succeeded), no_runs (none completed), none (no verdict is drawn: the
+// compiler file changed while the runs went on, so they may mix two compilers).
+enum class Verdict { deterministic, nondeterministic, failed, no_runs, none };
 
+// Its one spelling: "deterministic", "nondeterministic", "failed", "no-runs", "none".
 const char* to_string(Verdict v);
 
 // The verdict with its numbers. "Differing" runs are those whose outcome is

@@ -20,21 +20,10 @@ std::string cell_result(const engine::Cell& c) {
   if (c.result == engine::Verdict::deterministic)
     return fmt::format("deterministic (rate < {})", percent(c.assessment.upper_bound));
   if (c.result == engine::Verdict::nondeterministic)
-    return fmt::format("varies ({} outcomes)", c.outcomes);
+    return fmt::format("nondeterministic ({} outcomes)", c.outcomes);
   return "failed: " + c.failure;
 }
 } // namespace
-
-const char* cell_result_name(engine::Verdict v) {
-  switch (v) {
-  case engine::Verdict::deterministic:
-    return "deterministic";
-  case engine::Verdict::nondeterministic:
-    return "varies";
-  default:
-    return "failed";
-  }
-}
 
 nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::ExplainResult& r) {
   nlohmann::json cells = nlohmann::json::array();
@@ -43,7 +32,7 @@ nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::
                      {"varied", c.varied},
                      {"runs", c.runs},
                      {"outcomes", c.outcomes},
-                     {"result", cell_result_name(c.result)},
+                     {"result", engine::to_string(c.result)},
                      {"rate", c.assessment.rate},
                      {"upper_bound", c.assessment.upper_bound},
                      {"failure", c.failure},
@@ -74,7 +63,7 @@ nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::
           {"left_out", r.left_out},
           {"untestable", r.untestable},
           {"probe_timeout_seconds", static_cast<double>(r.probe_timeout.count()) / 1000},
-          {"verdict", r.verdict},
+          {"verdict", engine::to_string(r.verdict)},
           {"conclusion", r.conclusion},
           {"exit_code", r.exit_code}};
 }
@@ -113,13 +102,13 @@ std::string explain_to_text(const engine::ExplainOptions& opt, const engine::Exp
     s += fmt::format("finding     {}\n", f);
   if (!r.necessary.empty())
     s += fmt::format("necessary   {} (each alone makes it vary)\n", join(r.necessary));
-  const char* code = r.verdict == "deterministic" ? "1;32"
-                     : r.verdict == "explained"   ? "1;31"
-                                                  : "1;33";
-  std::string head = r.verdict == "deterministic" ? "DETERMINISTIC"
-                     : r.verdict == "explained"   ? "EXPLAINED"
-                     : r.verdict == "failed"      ? "FAILED"
-                                                  : "INCONCLUSIVE";
+  const char* code = r.verdict == engine::ExplainVerdict::deterministic ? "1;32"
+                     : r.verdict == engine::ExplainVerdict::explained   ? "1;31"
+                                                                        : "1;33";
+  std::string head = r.verdict == engine::ExplainVerdict::deterministic ? "DETERMINISTIC"
+                     : r.verdict == engine::ExplainVerdict::explained   ? "EXPLAINED"
+                     : r.verdict == engine::ExplainVerdict::failed      ? "FAILED"
+                                                                        : "INCONCLUSIVE";
   s += fmt::format("conclusion  {}: {}\n",
                    color ? fmt::format("\033[{}m{}\033[0m", code, head) : head, r.conclusion);
   return s;

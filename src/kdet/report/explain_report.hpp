@@ -10,10 +10,6 @@ namespace kdet::report {
 
 inline constexpr const char* k_explain_schema = "kdet.explain/1";
 
-// A cell's result as kdet.explain/1 and the progress line spell it: "deterministic",
-// "varies" or "failed".
-const char* cell_result_name(engine::Verdict v);
-
 nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::ExplainResult& r);
 std::string explain_to_text(const engine::ExplainOptions& opt, const engine::ExplainResult& r,
                             bool color, const std::string& input_display);

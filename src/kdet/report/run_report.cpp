@@ -197,6 +197,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
       {"defaults", {{"varied", out.default_varied}, {"probe_runs", out.probe_runs}}},
   };
   if (out.cpu_total_seconds > 0) j["cpu"] = cpu_json(out);
+  if (!out.compiler_changed.empty()) j["compiler_changed"] = out.compiler_changed;
   if (!out.exec_artifact.empty()) {
     j["exec"] = {{"artifact", out.exec_artifact},
                  {"slot_paths", out.slot_paths_unshared.empty() ? "shared" : "per-slot"}};
@@ -241,47 +242,47 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
       : out.stopped_early
           ? fmt::format(" (stopped at the first differing run; {} planned)", out.plan.runs)
           : "";
-  // The runs may mix two compilers: what they gave is listed, but no verdict is drawn.
-  if (!out.compiler_changed.empty())
+  switch (a.verdict) {
+  case Verdict::deterministic:
+    s += fmt::format("verdict   {}: {}{}\n", paint("DETERMINISTIC", "1;32"),
+                     a.runs == 1 ? std::string("1 run, one output (nothing to compare it with)")
+                                 : fmt::format("all {} runs gave the same output", a.runs),
+                     runs_note);
+    s += fmt::format("bound     {}", bound_sentence(a.upper_bound, a.confidence));
+    if (a.upper_bound > 0.01)
+      s += fmt::format(" ({} runs would bound it below 1%: --max-rate 0.01)",
+                       stats::runs_to_bound(0.01, a.confidence));
+    s += "\n";
+    break;
+  case Verdict::nondeterministic:
+    s += fmt::format("verdict   {}: {} distinct outcomes in {} runs{}\n",
+                     paint("NONDETERMINISTIC", "1;31"), out.variants.size(), a.runs, runs_note);
+    s += fmt::format(
+        "rate      {} of runs ({} of {}) differ from the most common outcome (95% CI {} to {})\n",
+        percent(a.rate), a.differing, a.runs, percent(a.interval.low), percent(a.interval.high));
+    break;
+  case Verdict::failed:
+    s += fmt::format("verdict   {}: the compiler failed on every run ({}){}\n",
+                     paint("FAILED", "1;33"), failure_breakdown(out), runs_note);
+    // The compiler's own first error line (libNVVM's "-arch=compute_999 is an unsupported
+    // option"), so the summary says why without opening --out.
+    for (const auto& r : out.records) {
+      if (!r.done || r.log.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+      std::string line = first_line(r.log.substr(r.log.find_first_not_of(" \t\r\n")));
+      s += fmt::format("error     {} (run {})\n", utf8_safe(line.substr(0, 300)), r.index + 1);
+      break;
+    }
+    break;
+  case Verdict::no_runs:
+    s += fmt::format("verdict   no run completed{}\n", runs_note);
+    break;
+  case Verdict::none:
+    // The runs may mix two compilers: what they gave is listed, but no verdict is drawn.
     s += fmt::format("verdict   {}: the compiler changed while the runs went on (see the "
                      "warning), so they may mix two compilers{}\n",
                      paint("NONE", "1;33"), runs_note);
-  else
-    switch (a.verdict) {
-    case Verdict::deterministic:
-      s += fmt::format("verdict   {}: {}{}\n", paint("DETERMINISTIC", "1;32"),
-                       a.runs == 1 ? std::string("1 run, one output (nothing to compare it with)")
-                                   : fmt::format("all {} runs gave the same output", a.runs),
-                       runs_note);
-      s += fmt::format("bound     {}", bound_sentence(a.upper_bound, a.confidence));
-      if (a.upper_bound > 0.01)
-        s += fmt::format(" ({} runs would bound it below 1%: --max-rate 0.01)",
-                         stats::runs_to_bound(0.01, a.confidence));
-      s += "\n";
-      break;
-    case Verdict::nondeterministic:
-      s += fmt::format("verdict   {}: {} distinct outcomes in {} runs{}\n",
-                       paint("NONDETERMINISTIC", "1;31"), out.variants.size(), a.runs, runs_note);
-      s += fmt::format(
-          "rate      {} of runs ({} of {}) differ from the most common outcome (95% CI {} to {})\n",
-          percent(a.rate), a.differing, a.runs, percent(a.interval.low), percent(a.interval.high));
-      break;
-    case Verdict::failed:
-      s += fmt::format("verdict   {}: the compiler failed on every run ({}){}\n",
-                       paint("FAILED", "1;33"), failure_breakdown(out), runs_note);
-      // The compiler's own first error line (libNVVM's "-arch=compute_999 is an unsupported
-      // option"), so the summary says why without opening --out.
-      for (const auto& r : out.records) {
-        if (!r.done || r.log.find_first_not_of(" \t\r\n") == std::string::npos) continue;
-        std::string line = first_line(r.log.substr(r.log.find_first_not_of(" \t\r\n")));
-        s += fmt::format("error     {} (run {})\n", utf8_safe(line.substr(0, 300)), r.index + 1);
-        break;
-      }
-      break;
-    case Verdict::no_runs:
-      s += fmt::format("verdict   no run completed{}\n", runs_note);
-      break;
-    }
+    break;
+  }
   if (a.verdict != Verdict::no_runs) {
     s += fmt::format("variants  {}\n", out.variants.size());
     size_t shown = 0;
