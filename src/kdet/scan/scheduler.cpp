@@ -94,6 +94,12 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
   return w;
 }
 
+// A failing store fails every slot's next push the same way: one message each.
+void add_error(ScheduleStats& stats, const std::string& what) {
+  if (std::find(stats.errors.begin(), stats.errors.end(), what) == stats.errors.end())
+    stats.errors.push_back(what);
+}
+
 } // namespace
 
 ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
@@ -516,7 +522,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     } catch (const std::exception& e) {
       aborted.store(true);
       std::lock_guard<std::mutex> lock(mu);
-      stats.errors.push_back(e.what());
+      add_error(stats, e.what());
     }
     if (!idle) idle_slots.fetch_add(1); // no job left for this slot: a running round may borrow it
   };
@@ -531,7 +537,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   try {
     writer.flush();
   } catch (const std::exception& e) {
-    stats.errors.push_back(e.what());
+    add_error(stats, e.what());
   }
   if (todo) report_progress(true, true);
   stats.interrupted = engine::interrupted();

@@ -90,7 +90,7 @@ ScanDb::ScanDb(const std::string& path, Access access) : m_path(path), m_access(
   } catch (...) {
     if (m_db) sqlite3_close(m_db);
     m_db = nullptr;
-    forget_created();
+    forget_created(true);
     if (m_lock >= 0) ::close(m_lock);
     m_lock = -1;
     throw;
@@ -152,7 +152,7 @@ void ScanDb::open_checked() {
   }
 }
 
-void ScanDb::forget_created() noexcept {
+void ScanDb::forget_created(bool sidecars) noexcept {
   // Only the file lock() created, and only while the path still names it: a database that did
   // not exist before this open is either made whole or not left at all.
   if (!m_created || m_lock < 0) return;
@@ -161,8 +161,11 @@ void ScanDb::forget_created() noexcept {
   if (::fstat(m_lock, &mine) != 0 || ::lstat(m_path.c_str(), &now) != 0 ||
       mine.st_dev != now.st_dev || mine.st_ino != now.st_ino)
     return;
-  for (const char* suffix : {"-wal", "-shm", "-journal"})
-    ::unlink((m_path + suffix).c_str());
+  // Its WAL and shared memory are this open's own: refuse_foreign_sidecars() refused a new
+  // database that had them beside it.
+  if (sidecars)
+    for (const char* suffix : {"-wal", "-shm", "-journal"})
+      ::unlink((m_path + suffix).c_str());
   ::unlink(m_path.c_str());
   m_created = false;
 }
@@ -231,7 +234,10 @@ void ScanDb::lock() {
     m_lock = -1;
     throw Error::format("database {}: not a regular file", m_path);
   }
-  if (::flock(m_lock, LOCK_EX | LOCK_NB) == 0) return;
+  if (::flock(m_lock, LOCK_EX | LOCK_NB) == 0) {
+    refuse_foreign_sidecars(st);
+    return;
+  }
   int e = errno;
   ::close(m_lock);
   m_lock = -1;
@@ -247,7 +253,40 @@ void ScanDb::lock() {
                       m_path, who, as);
 }
 
+void ScanDb::refuse_foreign_sidecars(const struct stat& st) {
+  // SQLite finds a database's WAL and shared memory by name (PATH-wal, PATH-shm). Beside a
+  // database file this open created, they belong to another one: one renamed or removed while
+  // a scan wrote it, whose latest runs are in that WAL still. A new database must neither
+  // replay them nor, failing, remove them. (An empty file that was there is a database killed
+  // before its first checkpoint, whose schema and runs are in its own WAL: it resumes.)
+  if (!m_created || st.st_size != 0) return;
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+    struct stat side {};
+    if (::lstat((m_path + suffix).c_str(), &side) != 0) continue;
+    forget_created(false);
+    ::close(m_lock);
+    m_lock = -1;
+    throw Error::format(
+        "database {}: it is new, but {}{} is beside it, which belongs to another database (one "
+        "renamed or removed while a scan wrote it, or a crash): put that database back as {}, or "
+        "move {}-wal and {}-shm aside",
+        m_path, m_path, suffix, m_path, m_path, m_path);
+  }
+}
+
+bool ScanDb::still_named() const {
+  struct stat mine {
+  }, now{};
+  return m_lock < 0 || (::fstat(m_lock, &mine) == 0 && ::stat(m_path.c_str(), &now) == 0 &&
+                        mine.st_dev == now.st_dev && mine.st_ino == now.st_ino);
+}
+
 ScanDb::~ScanDb() {
+  // Moved or removed while open, the file cannot take the WAL's pages: closing would checkpoint
+  // nothing and delete the WAL by its name, and with it the runs written since. Kept, the WAL
+  // is replayed once the file is put back beside it.
+  if (m_db && m_access == Access::write && !still_named())
+    sqlite3_db_config(m_db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   if (m_db) sqlite3_close(m_db);
   if (m_lock >= 0) ::close(m_lock); // after SQLite's close: the lock covers its last writes
 }
@@ -354,6 +393,13 @@ void ScanDb::add_scans_split_rounds() {
 
 void ScanDb::write(const std::vector<RoundWrite>& rounds) {
   if (rounds.empty()) return;
+  // Renamed or removed under this scan, the file no longer gets what is written: SQLite keeps
+  // the WAL by the old name, so a resume from the moved file would find nothing.
+  if (!still_named())
+    throw Error::format("database {}: was moved or removed while this scan wrote it; its runs "
+                        "so far are in {}-wal beside the old name: put the file back there "
+                        "(beside its -wal and -shm) and run the scan again to resume",
+                        m_path, m_path);
   Stmt job(
       m_db,
       "UPDATE jobs SET runs=?, ok_runs=?, rounds=?, done=?, seconds=?, updated_at=? WHERE id=?");

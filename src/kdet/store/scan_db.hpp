@@ -19,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <sys/stat.h>
 #include <thread>
 #include <vector>
 
@@ -105,8 +106,14 @@ private:
   // Databases made before scans.split_rounds existed get the column (NULL in their old rows).
   void add_scans_split_rounds();
   void lock();
-  // Removes the database file when this open created it and could not make it whole.
-  void forget_created() noexcept;
+  // Throws (exit 2), leaving no file, when the database file this open created has another
+  // database's -wal, -shm or -journal beside it; `st` is the locked file's status.
+  void refuse_foreign_sidecars(const struct stat& st);
+  // True while the path still names the file this ScanDb locked (not renamed or removed).
+  bool still_named() const;
+  // Removes the database file when this open created it and could not make it whole, and
+  // with `sidecars` its -wal, -shm and -journal (made by this open's own connection).
+  void forget_created(bool sidecars) noexcept;
   void rollback() noexcept;
   ScanResult load_checked();
   std::string m_path;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# tier: quick
+# A scan database renamed while a scan writes it. SQLite keeps the WAL, which holds the runs
+# written since the open, by the old name, so:
+#  - the running scan stops at its next write with exit 2, naming the move, and does not
+#    report a success it did not store;
+#  - a second scan on the old name refuses to make a new database there (the WAL beside it is
+#    the first one's) and removes nothing;
+#  - the WAL is kept: once the file is put back, a resume reaches the very runs of a scan never
+#    moved (job, index, seed, variant, status).
+source "$(dirname "$0")/lib/common.bash"
+source "$(dirname "$0")/lib/scan.bash"
+need_fakes libfakenvvm.so
+cd "$T"
+{
+  printf 'name = "moved"\ninputs = ["%s/nvvm/llvm7/*.ll"]\n' "$EX"
+  nvvm_compiler fake slow
+  printf '[setting]\nseed = 3\nunnamed = "natural"\nprocess = "same"\n[budget]\nmax_runs = 60\nfirst_round = 4\n'
+} >m.toml
+expect_exit 0 "$KDET" scan m.toml --db ref.db --jobs 1 -q
+scan_runs ref.db >ref.txt
+
+"$KDET" scan m.toml --db a.db --jobs 1 -q >a.out 2>&1 &
+first=$!
+for _ in $(seq 1 600); do
+  n=$(sql a.db "select count(*) from runs" 2>/dev/null || echo 0)
+  ((n >= 8)) && break
+  sleep 0.05
+done
+((n >= 8)) || fail "the first scan stored no runs in 30 s"
+mv a.db moved.db
+[[ -e a.db-wal ]] || fail "no WAL beside the old name while the scan runs"
+expect_exit 2 "$KDET" scan m.toml --db a.db -q
+expect_output "database a.db: it is new, but a.db-wal is beside it"
+[[ -e a.db-wal && ! -e a.db ]] || fail "the refused scan removed the WAL or left a file: $(ls)"
+wait "$first" && rc=0 || rc=$?
+[[ $rc == 2 ]] || { cat a.out; fail "the moved scan exited $rc, not 2"; }
+grep -q "database a.db: was moved or removed while this scan wrote it" a.out || { cat a.out; fail "the move is not named"; }
+[[ $(grep -c "kdet: error:" a.out) == 1 ]] || { cat a.out; fail "the error is not said once"; }
+[[ -e a.db-wal ]] || fail "the WAL went with the moved scan's close"
+mv moved.db a.db
+expect_exit 0 "$KDET" scan m.toml --db a.db --jobs 1 -q
+scan_runs a.db | cmp -s - ref.txt || fail "the resumed database holds other runs than a scan never moved"
+echo "$NAME: ok"
