@@ -23,6 +23,12 @@
  *   daemon      the same from a setsid'd grandchild (double fork), into daemon.txt
  *   noenv SELF  fork + execve SELF with an empty environment, which compiles once
  *               (into noenv.txt): not captured, and capture says so
+ *   signals     a SIGALRM timer every 0.5 ms whose handler dup2s results.txt over
+ *               every close-on-exec descriptor but its own (async-signal-safe calls
+ *               only), while this single thread compiles 1000 times
+ *   nofile      lower the soft descriptor limit to the lowest free number + 4, then
+ *               compile 4 times, opening (and keeping) file K.txt after each: as the
+ *               first step, the capture files are made under that limit
  *   hang        later orphan/daemon children never compile: they wait forever
  * Exit 0 when every compile of this process succeeded.
  */
@@ -37,6 +43,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -157,6 +164,14 @@ static void* juggler(void* arg) {
   return NULL;
 }
 
+static void dup2_over_cloexec(int sig) {
+  (void)sig;
+  for (int fd = 3; fd < 1024; ++fd) {
+    int flags = fcntl(fd, F_GETFD);
+    if (fd != results_fd && flags >= 0 && (flags & FD_CLOEXEC)) dup2(results_fd, fd);
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc < 5) {
     fprintf(stderr, "usage: hostile_client LIB MODULE OUTDIR STEP...\n");
@@ -232,6 +247,31 @@ int main(int argc, char** argv) {
         compile_once(results_fd);
       stop_thread = 1;
       pthread_join(t, NULL);
+    } else if (!strcmp(s, "signals")) {
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_handler = dup2_over_cloexec;
+      sa.sa_flags = SA_RESTART;
+      sigaction(SIGALRM, &sa, NULL);
+      struct itimerval every = {{0, 500}, {0, 500}}, off = {{0, 0}, {0, 0}};
+      setitimer(ITIMER_REAL, &every, NULL);
+      for (int k = 0; k < 1000; ++k)
+        compile_once(results_fd);
+      setitimer(ITIMER_REAL, &off, NULL);
+    } else if (!strcmp(s, "nofile")) {
+      int lowest_free = 0;
+      while (fcntl(lowest_free, F_GETFD) >= 0)
+        ++lowest_free;
+      struct rlimit rl;
+      getrlimit(RLIMIT_NOFILE, &rl);
+      rl.rlim_cur = (rlim_t)lowest_free + 4;
+      if (setrlimit(RLIMIT_NOFILE, &rl) != 0) return 3;
+      for (int k = 0; k < 4; ++k) {
+        compile_once(results_fd);
+        char name[32];
+        snprintf(name, sizeof name, "%d.txt", k);
+        say(open_out(name, O_APPEND), "kept open\n"); /* exits 3 when no number is free */
+      }
     } else if (!strcmp(s, "hang")) {
       children_hang = 1;
     } else if (!strcmp(s, "orphan") || !strcmp(s, "daemon")) {

@@ -71,6 +71,24 @@ grep -q "KILLED" "$T/c.summary" && fail "a child was killed though it ended in t
 # Every record log and pack is whole: no entry went anywhere else.
 expect_eq "problems" "$(json_eval "$T/c.json" 'd["problems"]')" "[]"
 
+# 1a. A single-threaded pipeline whose SIGALRM handler dup2s its results file over every
+#     close-on-exec descriptor while it compiles (the preload's files are opened, checked and
+#     written with signals held), and one that leaves itself 4 free descriptors (the preload
+#     keeps none between entries): the pipeline's files as without capture, every compile
+#     recorded, no entry astray.
+for step in signals nofile; do
+  n=$([[ $step == signals ]] && echo 1000 || echo 4)
+  mkdir "$T/$step-plain" "$T/$step-cap"
+  expect_exit 0 "$H" "$FAKE" "$IN" "$T/$step-plain" "$step"
+  expect_exit 0 "$KDET" capture --out "$T/$step-c" --json "$T/$step.json" -- "$H" "$FAKE" "$IN" "$T/$step-cap" "$step"
+  c=$(files_changed "$T/$step-plain" "$T/$step-cap")
+  [[ $c == 0 ]] || fail "$step: capture changed $c files of the pipeline"
+  changed=$((changed + c))
+  expect_eq "$step: compiles recorded" "$(json_eval "$T/$step.json" 'len(d["compiles"])')" "$n"
+  expect_eq "$step: notes" "$(json_eval "$T/$step.json" '[n["kind"] for n in d["notes"]]')" "[]"
+  expect_eq "$step: problems" "$(json_eval "$T/$step.json" 'd["problems"]')" "[]"
+done
+
 # 1b. The same games with the real libNVVM, when the toolkit has one.
 NVVM=$( (ls /usr/local/cuda/lib64/libnvvm.so* /usr/local/cuda/nvvm/lib64/libnvvm.so* 2>/dev/null || true) | head -1)
 if [[ -n $NVVM ]]; then

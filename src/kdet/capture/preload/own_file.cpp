@@ -12,11 +12,16 @@
 //  3. checks that the file grew by exactly the bytes written (only this process
 //     writes it, under the file's lock): proof that the entry landed in it.
 // Descriptors are kept near the top of the soft limit (F_DUPFD_CLOEXEC), away
-// from the low numbers a program reuses. What is left: a thread of the pipeline
-// that closes the preload's descriptor and puts a file of its own on that very
-// number between steps 1 and 2 (one system call apart) would receive that one
-// entry; step 3 sees it, writes a "stray" note naming the file, and writes the
-// entry again where it belongs.
+// from the low numbers a program reuses; under a soft limit of 128 or less, where
+// there is no room above the pipeline's, none is kept between entries (each entry
+// opens the file by its path and closes it). A descriptor just opened is adopted
+// only when it and the path name one file. Every step runs with the thread's
+// signals blocked, so a signal handler (which may dup2 over any number) never runs
+// between a check and a write, and a single-threaded pipeline never receives an
+// entry. What is left: another thread of the pipeline that closes the preload's
+// descriptor and puts a file of its own on that very number between steps 1 and 2
+// (one system call apart) would receive that one entry; step 3 sees it, writes a
+// "stray" note naming the file, and writes the entry again where it belongs.
 //
 // Notes (RAW/notes/PID.note) say what could not be recorded; write_note uses
 // the stack only and opens, writes and closes its file in one call, so the exec
@@ -27,6 +32,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -86,6 +92,12 @@ int high_floor() {
   return top > 128 ? static_cast<int>(top - 64) : 3;
 }
 
+// True when the soft limit leaves no room above the pipeline's descriptors: then
+// the preload keeps none between entries.
+bool tight_limit() {
+  return high_floor() <= 3;
+}
+
 int move_high(int fd) {
   int hi = ::fcntl(fd, F_DUPFD_CLOEXEC, high_floor());
   if (hi < 0) return fd;
@@ -107,7 +119,8 @@ bool reopen(OwnFile& f, struct stat& st) {
   if (!f.path[0]) return false;
   int fd = ::open(f.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return false;
-  if (::fstat(fd, &st) != 0 || !same_file(st, f)) {
+  if (!opened_as(fd, f.path, st)) return false; // the number is the pipeline's now
+  if (!same_file(st, f)) {
     ::close(fd);
     return false;
   }
@@ -146,11 +159,10 @@ bool create(OwnFile& f, const char* dir, struct stat& st) {
     f.path[0] = 0;
     return false;
   }
-  if (::fstat(fd, &st) != 0) {
-    int e = errno;
-    ::close(fd);
+  if (!opened_as(fd, f.path, st)) {
+    // The number is the pipeline's now (not closed); the file made stays, empty.
     f.path[0] = 0;
-    errno = e;
+    errno = EBADF;
     return false;
   }
   f.dev = st.st_dev;
@@ -216,9 +228,11 @@ void map_lost_page(const char* dir, pid_t pid) {
   p.add("-");
   p.add_num(static_cast<unsigned long long>(ts.tv_nsec));
   p.add(".lost");
+  SignalsHeld held;
   int fd = ::open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   struct stat st {};
-  if (fd >= 0 && ::fstat(fd, &st) == 0 && ::truncate(path, sizeof(LostPage)) == 0) {
+  if (fd >= 0 && !opened_as(fd, path, st)) fd = -1; // the pipeline's number now
+  if (fd >= 0 && ::truncate(path, sizeof(LostPage)) == 0) {
     void* m = ::mmap(nullptr, sizeof(LostPage), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     // Written through only once the number is known to have been that file at the mmap.
     if (m != MAP_FAILED && !write_checked(fd, st, "", 0)) {
@@ -267,6 +281,9 @@ void own_file_after_fork(OwnFile& f) {
 
 bool own_append(OwnFile& f, const char* dir, const iovec* iov, int n, size_t want,
                 const char** why) {
+  // No signal handler runs from the check to the write (it may dup2 over the number, or
+  // compile and so append here itself, which would wait on this lock forever).
+  SignalsHeld held;
   pthread_mutex_lock(&f.lock);
   *why = "the pipeline kept putting files of its own in the place of the capture file";
   struct stat st {};
@@ -318,8 +335,19 @@ bool own_append(OwnFile& f, const char* dir, const iovec* iov, int n, size_t wan
     }
     ok = true;
   }
+  // Under a tight limit the pipeline needs every number it may have: none is kept.
+  if (tight_limit() && still_ours(f, st)) {
+    ::close(f.fd);
+    f.fd = -1;
+  }
   pthread_mutex_unlock(&f.lock);
   return ok;
+}
+
+bool opened_as(int fd, const char* path, struct stat& st) {
+  struct stat by_name {};
+  return ::fstat(fd, &st) == 0 && ::lstat(path, &by_name) == 0 && st.st_dev == by_name.st_dev &&
+         st.st_ino == by_name.st_ino;
 }
 
 bool same_inode(int fd, const struct stat& st) {
@@ -363,6 +391,7 @@ bool write_note(const char* kind, const char* text, size_t n) {
   l.add_hex(text, n);
   line[l.n++] = '\n';
   int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+  SignalsHeld held;
   int fd = ::open(path, flags, 0644);
   if (fd < 0 && errno == ENOENT) {
     char notes[PATH_MAX];
@@ -374,7 +403,7 @@ bool write_note(const char* kind, const char* text, size_t n) {
   }
   if (fd < 0) return false;
   struct stat a {};
-  if (::fstat(fd, &a) != 0) return false;
+  if (!opened_as(fd, path, a)) return false; // the pipeline's number now
   bool ok = S_ISREG(a.st_mode) && write_checked(fd, a, line, l.n);
   close_checked(fd, a); // only while the number is still this file: else it is the pipeline's now
   return ok;

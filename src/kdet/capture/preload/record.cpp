@@ -375,13 +375,16 @@ bool file_identity(const char* path, char hash[33], unsigned long long* size) {
       ::mkdir(libs, 0755);
       std::snprintf(tmp, sizeof tmp, "%s.tmp-%d-%ld", cached, static_cast<int>(::getpid()),
                     thread_id());
+      SignalsHeld held;
       int tfd = ::open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
       struct stat tst {};
-      if (tfd >= 0 && ::fstat(tfd, &tst) == 0) {
+      if (tfd >= 0 && opened_as(tfd, tmp, tst)) {
         // Checked: a thread of the pipeline may have put its own file on this number.
         bool ok = write_checked(tfd, tst, hash, 32);
         close_checked(tfd, tst);
         if (!ok || ::rename(tmp, cached) != 0) ::unlink(tmp);
+      } else if (tfd >= 0) {
+        ::unlink(tmp); // its number is the pipeline's now: never written, never closed
       }
     }
   }

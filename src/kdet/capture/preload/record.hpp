@@ -11,6 +11,7 @@
 #pragma once
 
 #include <climits>
+#include <csignal>
 #include <cstddef>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -85,6 +86,26 @@ bool own_append(OwnFile& f, const char* dir, const iovec* iov, int n, size_t wan
 
 // Call in a child after fork (the lock may have been held by a thread that is gone).
 void own_file_after_fork(OwnFile& f);
+
+// True when the descriptor just opened for `path` names the file at `path` (`st` gets its
+// status). A number that another thread or a signal handler of the pipeline put a file of
+// its own on meanwhile is not adopted, nor closed: it is the pipeline's now.
+bool opened_as(int fd, const char* path, struct stat& st);
+
+// Blocks the calling thread's signals while it lives, so that no signal handler of the
+// pipeline (which may dup2 over any descriptor) runs between opening a file and writing it.
+// Stack only.
+struct SignalsHeld {
+  sigset_t old;
+  SignalsHeld() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+  }
+  ~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+};
 
 // For a file this process just opened (`st`: its fstat): writes all of `p`,
 // checking before each write that `fd` still names that file (false when not),
