@@ -111,6 +111,11 @@ std::string line_for(const Group& g, size_t count) {
     return fmt::format("  not seen   process {} started {} without LD_PRELOAD (x{}): its compiles "
                        "are not captured\n",
                        g.pid, g.text, count);
+  if (g.kind == "spawn-unresolved")
+    return fmt::format("  not seen   process {} spawned {} with file actions, and no {} is in "
+                       "its folder (x{}): the actions may change the folder first, so which "
+                       "program ran, and its compile, are not recorded\n",
+                       g.pid, g.text, g.text, count);
   return fmt::format("  note       process {}: {} {} (x{})\n", g.pid, g.kind, g.text, count);
 }
 

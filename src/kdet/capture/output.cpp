@@ -263,7 +263,8 @@ std::string capture_summary(const CaptureResult& r) {
   s += fmt::format("  never seen {}\n", never);
   s += notes_summary(r.notes, r.children);
   bool lost = std::any_of(r.notes.begin(), r.notes.end(), [](const Note& n) {
-    return n.kind == "lost" || n.kind.find("uncaptured") != std::string::npos;
+    return n.kind == "lost" || n.kind.find("uncaptured") != std::string::npos ||
+           n.kind == "spawn-unresolved";
   });
   if (r.compiles.empty() && (lost || !r.children.report.left.empty()))
     s += "  warning    no compile was captured: see above for compiles lost, programs started\n"

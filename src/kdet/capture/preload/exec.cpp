@@ -19,8 +19,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define KDET_EXPORT extern "C" __attribute__((visibility("default")))
@@ -72,8 +74,32 @@ bool listed(const char* list, const char* name) {
   return false;
 }
 
+// True when `path` is a regular file this process may execute: what execve runs (a folder
+// that passes access(X_OK) is not one, and execvp goes on past it).
+bool executable_file(const char* path) {
+  struct stat st {};
+  return ::stat(path, &st) == 0 && S_ISREG(st.st_mode) && ::access(path, X_OK) == 0;
+}
+
+// True when the kernel itself can start `path`: an ELF file or a "#!" script. Anything else
+// fails execve with ENOEXEC, which shells and execvp answer by running it with /bin/sh: such
+// a program is left to them (its commands run in a shell that carries the preload).
+bool kernel_runs(const char* path) {
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  char head[4] = {};
+  ssize_t n = ::read(fd, head, sizeof head);
+  ::close(fd);
+  return (n == 4 && std::memcmp(head,
+                                "\x7f"
+                                "ELF",
+                                4) == 0) ||
+         (n >= 2 && head[0] == '#' && head[1] == '!');
+}
+
 // The shim to run `path` under, or null: capture on, the program listed by the
-// base name it was run as or of the file it resolves to, executable, not the shim.
+// base name it was run as or of the file it resolves to, an executable file the
+// kernel starts, not the shim.
 const char* shim_for(const char* path) {
   const char* dir = capture_dir();
   const char* list = std::getenv("KDET_CAPTURE_EXEC");
@@ -82,11 +108,12 @@ const char* shim_for(const char* path) {
   char real[PATH_MAX];
   bool resolved = realpath(path, real) != nullptr;
   if (resolved && std::strcmp(real, shim) == 0) return nullptr; // never the shim itself
-  if (listed(list, base_name(path)) || (resolved && listed(list, base_name(real)))) return shim;
-  return nullptr;
+  if (!listed(list, base_name(path)) && !(resolved && listed(list, base_name(real))))
+    return nullptr;
+  return executable_file(path) && kernel_runs(path) ? shim : nullptr;
 }
 
-// Finds `file` on `path_var` as execvp does (first executable regular match).
+// Finds `file` on `path_var` as execvp does (the first executable regular file).
 bool search_path(const char* file, const char* path_var, char* out, size_t cap) {
   if (std::strchr(file, '/')) {
     if (std::strlen(file) >= cap) return false;
@@ -107,7 +134,7 @@ bool search_path(const char* file, const char* path_var, char* out, size_t cap) 
       }
       out[len] = '/';
       std::memcpy(out + len + 1, file, fl + 1);
-      if (::access(out, X_OK) == 0) return true;
+      if (executable_file(out)) return true;
     }
     if (!e) return false;
     p = e + 1;
@@ -179,6 +206,17 @@ bool keeps_capture(char* const envp[]) {
 void note_uncaptured(const char* how, const char* program, char* const envp[]) {
   if (!capture_dir() || !program || keeps_capture(envp) || ::access(program, X_OK) != 0) return;
   write_note(how, program, std::strlen(program));
+}
+
+// Notes a listed compiler that posix_spawn starts by a relative path that names no file
+// here: its file actions may change the folder first (posix_spawn_file_actions_addchdir_np),
+// so the program it runs is not known, and its compile is not recorded. Stack only.
+void note_unresolved(const char* path, const posix_spawn_file_actions_t* fa) {
+  const char* list = std::getenv("KDET_CAPTURE_EXEC");
+  if (!capture_dir() || !list || !fa || !path || *path == '/' || !std::strchr(path, '/') ||
+      !listed(list, base_name(path)) || ::access(path, F_OK) == 0)
+    return;
+  write_note("spawn-unresolved", path, std::strlen(path));
 }
 
 // Returns only when the shim could not be started (then the caller runs the
@@ -272,6 +310,8 @@ KDET_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file
   note_uncaptured("spawn-uncaptured", path, envp);
   if (const char* shim = shim_for(path)) {
     if (spawn_shim(shim, pid, path, fa, at, argv, envp) == 0) return 0;
+  } else {
+    note_unresolved(path, fa);
   }
   return g_spawn(pid, path, fa, at, argv, envp);
 }
