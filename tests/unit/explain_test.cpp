@@ -383,3 +383,50 @@ TEST(Explain, AVarianceThatDoesNotComeBackIsAFluke) {
                     [](const CellPlan& p) { return p.name.rfind("re-test: ", 0) == 0; });
   EXPECT_EQ(retests, 2u);
 }
+
+// A compiler that crashes at random in half its runs, whatever the factors: no seed may end in
+// "failed on every run" or blame a factor (a level that breaks it, a factor that makes every run
+// fail, a cause). A short cell fails whole by chance (both of 2 runs, a quarter of the time), so
+// every cell that failed whole is tried again before it is believed.
+TEST(Explain, RandomCrashesAreTheCompilersOwnRateForEverySeed) {
+  auto fs = factors();
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    uint64_t draw = seed * 7919 + 1;
+    auto crashes = [&draw] {
+      draw = draw * 6364136223846793005ULL + 1442695040888963407ULL;
+      return (draw >> 33) % 2 == 0;
+    };
+    CellRunner runner = [&](const CellPlan& p) {
+      Cell c;
+      c.median_seconds = 0.1;
+      uint64_t ok = 0, failed = 0;
+      for (uint64_t i = 0; i < p.runs; ++i) {
+        (crashes() ? failed : ok) += 1;
+        if (p.stop_early && ok > 0 && failed > 0) break;  // its second outcome
+        if (!p.all_runs && ok == 0 && failed >= 2) break; // two failures, no success
+      }
+      c.runs = ok + failed;
+      c.outcomes = (ok > 0) + (failed > 0);
+      c.result = ok == 0       ? Verdict::failed
+                 : failed == 0 ? Verdict::deterministic
+                               : Verdict::nondeterministic;
+      c.assessment.verdict = c.result;
+      c.assessment.runs = c.runs;
+      c.assessment.ok_runs = ok;
+      c.assessment.rate = static_cast<double>(std::min(ok, failed)) / static_cast<double>(c.runs);
+      c.assessment.upper_bound = 1 - std::pow(0.05, 1.0 / static_cast<double>(c.runs));
+      if (ok == 0) c.failure = "crashed (signal 11)";
+      return c;
+    };
+    ExplainResult r = explain_with({}, fs, runner, {}, {});
+    EXPECT_NE(r.verdict, ExplainVerdict::failed) << "seed " << seed << ": " << r.conclusion;
+    EXPECT_NE(r.verdict, ExplainVerdict::explained) << "seed " << seed << ": " << r.conclusion;
+    EXPECT_TRUE(r.cause.empty()) << "seed " << seed;
+    for (const auto& f : r.findings) {
+      EXPECT_FALSE(has(f, "made the compiler fail") || has(f, "made every run fail") ||
+                   has(f, "cannot be tested"))
+          << "seed " << seed << ": " << f;
+    }
+    EXPECT_FALSE(has(r.conclusion, "fails whenever")) << "seed " << seed << ": " << r.conclusion;
+  }
+}

@@ -63,7 +63,8 @@ public:
 
 private:
   Cell cell(const std::string& name, const std::vector<std::string>& varied, uint64_t runs,
-            bool stop_early, bool probe = false, std::vector<std::string> left = {});
+            bool stop_early, bool probe = false, std::vector<std::string> left = {},
+            bool all_runs = false);
   bool calibrate();
   bool probe_fixed_levels(Cell& fixed);
   bool probe_varied_levels();
@@ -71,6 +72,8 @@ private:
   bool comes_back(const std::string& n, const Cell& first);
   bool natural_fails();
   bool probe_fails_again(const std::function<Cell()>& probe, const Cell& first);
+  Cell confirm_failure(const Cell& c, const std::vector<std::string>& varied,
+                       const std::vector<std::string>& left = {});
   void sufficient_set();
   void conclude();
   // True when the cells so far (runs x median run time) used up --budget.
@@ -122,8 +125,10 @@ private:
 };
 
 Cell Experiment::cell(const std::string& name, const std::vector<std::string>& varied,
-                      uint64_t runs, bool stop_early, bool probe, std::vector<std::string> left) {
+                      uint64_t runs, bool stop_early, bool probe, std::vector<std::string> left,
+                      bool all_runs) {
   CellPlan p;
+  p.all_runs = all_runs;
   p.name = name;
   for (const auto& v : varied)
     if (!m_broken.count(v)) p.varied.push_back(v);
@@ -151,22 +156,17 @@ bool Experiment::calibrate() {
   Cell nat = cell("natural levels (calibration)", {}, 2, false, false, m_names);
   if (nat.result == Verdict::failed) {
     // Two failures in two may be chance (a compiler that crashes in half its runs does so a
-    // quarter of the time): four runs more before the compiler is called broken.
-    Cell more = cell("natural levels (calibration, 4 more)", {}, 4, false, false, m_names);
+    // quarter of the time): more runs before the compiler is called broken.
+    Cell more = confirm_failure(nat, {}, m_names);
     if (more.result == Verdict::failed) {
       m_res.verdict = ExplainVerdict::failed;
-      m_res.conclusion =
-          fmt::format("the compiler failed on every run, even at its natural levels ({}): {}",
-                      plural(nat.runs + more.runs, "run"), nat.failure);
+      m_res.conclusion = fmt::format(
+          "the compiler failed on every run, even at its natural levels ({}): {}",
+          plural(nat.runs + (more.name == nat.name ? 0 : more.runs), "run"), nat.failure);
       m_res.exit_code = k_exit_compiler_failed;
       return false;
     }
-    m_fails_by_itself = true;
-    m_res.findings.push_back(fmt::format(
-        "the compiler fails by itself: at its natural levels both of 2 runs failed ({}) and "
-        "{} of 4 more did not; a failure is its own rate, never blamed on a factor",
-        nat.failure, more.result == Verdict::deterministic ? "all" : "some"));
-    nat = more;
+    nat = more; // confirm_failure said that the compiler fails by itself
   }
   auto t = std::chrono::milliseconds(
       static_cast<long long>(nat.median_seconds * m_opt.probe_factor * 1000));
@@ -204,6 +204,29 @@ bool Experiment::probe_fails_again(const std::function<Cell()>& probe, const Cel
   return true;
 }
 
+// A cell whose every run failed, run again with k_confirm_runs runs that all run: a short cell
+// stops at its second failure, and a compiler that fails at random fails it whole by chance
+// (one that fails half its runs, a quarter of the time; all of 2 + 8 runs, 0.1 %). Returns the
+// re-test, whose result is the one to judge, or `c` itself when it did not fail or its failure
+// is a hang: each run costs the time limit, and compilers that hang at random are rare. When
+// the re-test ran and succeeded in places, a cell that held every factor fixed (`varied`
+// empty) shows that the compiler fails by itself, which is said once.
+Cell Experiment::confirm_failure(const Cell& c, const std::vector<std::string>& varied,
+                                 const std::vector<std::string>& left) {
+  if (c.result != Verdict::failed || c.failure.starts_with("timed-out")) return c;
+  constexpr uint64_t k_confirm_runs = 8;
+  Cell again = cell(fmt::format("{} (re-test, {} more)", c.name, k_confirm_runs), varied,
+                    k_confirm_runs, false, false, left, true);
+  if (again.result != Verdict::failed && varied.empty() && !m_fails_by_itself) {
+    m_fails_by_itself = true;
+    m_res.findings.push_back(fmt::format(
+        "the compiler fails by itself: every run of '{}' failed ({}), and {} of {} of its "
+        "re-test did not; a failure is its own rate, never blamed on a factor",
+        c.name, c.failure, again.assessment.ok_runs, again.runs));
+  }
+  return again;
+}
+
 // Stage 2: does holding every factor fixed break the compiler? One short probe, then one per level.
 bool Experiment::probe_fixed_levels(Cell& fixed) {
   Cell p = cell("probe: all fixed", {}, 1, true, true);
@@ -236,7 +259,8 @@ bool Experiment::probe_fixed_levels(Cell& fixed) {
                     f.natural_label));
   }
   fixed = cell("probe: all fixed, broken levels left natural", {}, 1, true, true);
-  if (fixed.result == Verdict::failed && !natural_fails()) {
+  if (fixed.result == Verdict::failed && !natural_fails()) fixed = confirm_failure(fixed, {});
+  if (fixed.result == Verdict::failed && !m_fails_by_itself) {
     m_res.verdict = ExplainVerdict::failed;
     m_res.conclusion =
         fmt::format("the compiler failed on every run with every factor fixed ({}), though it "
@@ -287,7 +311,7 @@ void Experiment::single_factors() {
       if (comes_back(n, c)) m_single.push_back(n);
     } else if (c.result == Verdict::failed && !m_fails_by_itself) {
       // Every run failing may be chance too: the same cell again before it is said.
-      Cell again = cell(fmt::format("re-test: vary {} only", n), {n}, m_res.cell_runs, true);
+      Cell again = confirm_failure(c, {n});
       if (again.result == Verdict::failed)
         m_res.findings.push_back(
             fmt::format("varying {} alone made every run fail: {}", n, c.failure));
@@ -371,6 +395,7 @@ void Experiment::run() {
   if (!probe_fixed_levels(m_fixed)) return;
   if (!probe_varied_levels()) return;
   m_fixed = cell("all fixed", {}, m_opt.min_cell_runs, true);
+  m_fixed = confirm_failure(m_fixed, {});
   if (m_fixed.result == Verdict::failed) {
     m_res.verdict = ExplainVerdict::failed;
     m_res.conclusion = fmt::format("the compiler failed on every run with every factor fixed: {}",
@@ -385,6 +410,7 @@ void Experiment::run() {
   if (first < m_opt.baseline_runs &&
       !(m_all.result == Verdict::nondeterministic && m_all.assessment.rate >= 0.5))
     m_all = cell("all varied (full baseline)", m_names, m_opt.baseline_runs, false);
+  m_all = confirm_failure(m_all, m_names);
   if (m_all.result == Verdict::failed) {
     m_res.verdict = ExplainVerdict::inconclusive;
     m_res.conclusion =

@@ -54,6 +54,9 @@ struct CellPlan {
   bool stop_early = true;               // stop at the second outcome
   std::chrono::milliseconds timeout{0}; // 0: the base plan's --timeout
   bool probe = false;                   // a short probe for a broken level
+  // Every run runs: a cell otherwise stops after its first two runs when both failed (a level
+  // that hangs the compiler costs two time limits, not N).
+  bool all_runs = false;
 };
 
 struct Cell {

@@ -207,7 +207,7 @@ CellRunner execute_runner(const ExplainOptions& opt, const std::vector<Factor>& 
     plan.runs = cp.runs;
     plan.jobs = std::max(1, opt.base.jobs);
     plan.stop_at_outcomes = cp.stop_early ? 2 : 0;
-    plan.stop_after_failures = 2;
+    plan.stop_after_failures = cp.all_runs ? 0 : 2;
     if (cp.timeout.count() > 0) plan.timeout = cp.timeout;
     // The compiler was loaded once by the first cell: later cells skip the probe worker.
     if (!identity.path.empty()) {
