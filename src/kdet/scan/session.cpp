@@ -79,11 +79,19 @@ SessionEnd run_session(const SessionRequest& req) {
   }
   // db.plan() wrote a row for every planned job: one missing now is a database changed under
   // kdet or damaged, which no resume may build on.
-  for (const auto& j : jobs)
-    if (!state.count(j.id))
+  for (const auto& j : jobs) {
+    auto row = state.find(j.id);
+    if (row == state.end())
       throw Error::format("{}: unsound scan database: job {} (input {}) has no row after "
                           "planning; move it aside and scan again",
                           req.db_path, j.id, j.input ? j.input->name : "?");
+    // The job id covers the input's hash: a row that holds another one was changed behind kdet.
+    if (row->second.input_hash != j.input_hash)
+      throw Error::format("{}: unsound scan database: job {} (input {}) holds input hash {}, "
+                          "not the {} its id was made from; move it aside and scan again",
+                          req.db_path, j.id, j.input ? j.input->name : "?",
+                          row->second.input_hash.substr(0, 12), j.input_hash.substr(0, 12));
+  }
 
   // Every factor [setting] does not name varies, as under `kdet run`: probed per compiler.
   vary_unnamed(m, jobs);

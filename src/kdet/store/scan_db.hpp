@@ -116,6 +116,9 @@ private:
   void forget_created(bool sidecars) noexcept;
   void rollback() noexcept;
   ScanResult load_checked();
+  // The rows' agreement with each other (statuses, runs, compilers, inputs, stored numbers):
+  // throws Error (exit 2) naming the first disagreement. `index`: job id -> its place in out.
+  void check_rows(const ScanResult& out, const std::map<std::string, size_t>& index);
   std::string m_path;
   Access m_access;
   int m_lock = -1;

@@ -3,10 +3,16 @@
 #include "kdet/store/scan_db.hpp"
 #include "kdet/store/sqlite_stmt.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/hash.hpp"
 
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fmt/format.h>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unistd.h>
 
 namespace kdet::store {
@@ -25,6 +31,97 @@ ScanResult ScanDb::load() {
     throw Error::format(
         "database {}: holds a value kdet cannot read ({}); restore it or give a new --db file",
         m_path, e.what());
+  }
+}
+
+void ScanDb::check_rows(const ScanResult& out, const std::map<std::string, size_t>& index) {
+  auto unsound = [&](const std::string& job, const std::string& what) {
+    return Error::format("database {}: job {} {}; not a sound scan database", m_path, job, what);
+  };
+  // Each variant's status is one kdet writes, and its successes add up to the job's.
+  for (const auto& j : out.jobs) {
+    uint64_t ok_runs = 0;
+    for (const auto& v : j.variants) {
+      backend::Status st{};
+      if (!backend::parse_status(v.status, st))
+        throw unsound(j.id, fmt::format("has a variant of status '{}'", v.status));
+      if (st == backend::Status::ok) ok_runs += v.count;
+    }
+    if (ok_runs != j.ok_runs)
+      throw unsound(j.id, fmt::format("records {} successful runs but its variants hold {}",
+                                      j.ok_runs, ok_runs));
+  }
+  // The runs table holds every run of every job once, each in the variant, and with the status,
+  // that the job's variants count: a job's rows, its variants and its runs are written in one
+  // transaction.
+  std::map<std::pair<std::string, std::string>, uint64_t> per_variant;
+  std::map<std::string, uint64_t> per_job;
+  {
+    Stmt s(m_db, "SELECT r.job_id, r.variant, count(*), min(r.idx), max(r.idx), "
+                 "sum(v.id IS NULL), sum(r.status != v.status) FROM runs r LEFT JOIN variants v "
+                 "ON v.job_id = r.job_id AND v.id = r.variant GROUP BY r.job_id, r.variant");
+    while (s.step()) {
+      const std::string job = s.text(0);
+      auto it = index.find(job);
+      if (it == index.end()) throw unsound(job, "has runs but no row");
+      const JobRow& j = out.jobs[it->second];
+      if (s.i64(5) > 0)
+        throw unsound(job, fmt::format("has runs of variant {}, which it does not hold",
+                                       s.text(1).substr(0, 12)));
+      if (s.i64(6) > 0)
+        throw unsound(job, fmt::format("has runs of variant {} with another status than the "
+                                       "variant's",
+                                       s.text(1).substr(0, 12)));
+      if (s.i64(3) < 0 || static_cast<uint64_t>(s.i64(4)) >= j.runs)
+        throw unsound(job, fmt::format("has a run numbered outside 0..{}", j.runs));
+      per_variant[{job, s.text(1)}] = static_cast<uint64_t>(s.i64(2));
+      per_job[job] += static_cast<uint64_t>(s.i64(2));
+    }
+  }
+  for (const auto& j : out.jobs) {
+    if (per_job[j.id] != j.runs)
+      throw unsound(
+          j.id, fmt::format("records {} runs but the runs table holds {}", j.runs, per_job[j.id]));
+    for (const auto& v : j.variants)
+      if (per_variant[{j.id, v.id}] != v.count)
+        throw unsound(j.id, fmt::format("variant {} counts {} runs but the runs table holds {}",
+                                        v.id.substr(0, 12), v.count, per_variant[{j.id, v.id}]));
+  }
+  // Each job names a compiler and an input the database holds.
+  std::set<std::string> compilers, inputs;
+  for (const auto& c : out.compilers)
+    compilers.insert(c.name);
+  {
+    Stmt s(m_db, "SELECT name FROM inputs");
+    while (s.step())
+      inputs.insert(s.text(0));
+  }
+  for (const auto& j : out.jobs) {
+    if (!compilers.count(j.compiler))
+      throw unsound(j.id,
+                    fmt::format("names compiler {}, which the database does not hold", j.compiler));
+    if (!inputs.count(j.input))
+      throw unsound(j.id, fmt::format("names input {}, which the database does not hold", j.input));
+  }
+  // What the session stored of its manifest is what it wrote.
+  auto meta_number = [&](const char* key) {
+    auto it = out.meta.find(key);
+    if (it == out.meta.end()) return;
+    char* end = nullptr;
+    double v = std::strtod(it->second.c_str(), &end);
+    if (it->second.empty() || *end || !std::isfinite(v) || v < 0)
+      throw Error::format("database {}: its {} '{}' is not a number kdet writes; not a sound "
+                          "scan database",
+                          m_path, key, it->second);
+  };
+  meta_number("budget");
+  meta_number("target_rate");
+  if (auto it = out.meta.find("setting"); it != out.meta.end()) {
+    auto setting = nlohmann::json::parse(it->second, nullptr, false);
+    if (!setting.is_object())
+      throw Error::format("database {}: its stored setting is not the JSON object kdet writes; "
+                          "not a sound scan database",
+                          m_path);
   }
 }
 
@@ -77,6 +174,9 @@ ScanResult ScanDb::load_checked() {
       j.expected_vary = s.i64(13) != 0;
       j.expect_reason = s.text(14);
       j.seconds = s.dbl(15);
+      if (!std::isfinite(j.seconds) || j.seconds < 0)
+        throw Error::format("database {}: job {} took {} seconds; not a sound scan database",
+                            m_path, j.id, j.seconds);
       index[j.id] = out.jobs.size();
       out.jobs.push_back(std::move(j));
     }
@@ -111,6 +211,7 @@ ScanResult ScanDb::load_checked() {
                           "hold {}; not a sound scan database",
                           m_path, j.id, j.runs, j.ok_runs, in_variants);
   }
+  check_rows(out, index);
   {
     Stmt s(m_db, "SELECT job_id, variant, name, hash, size FROM variant_artifacts ORDER BY job_id, "
                  "variant, name");
@@ -147,7 +248,14 @@ ScanResult ScanDb::load_checked() {
 std::string ScanDb::blob(const std::string& hash) {
   Stmt s(m_db, "SELECT data FROM blobs WHERE hash=?");
   s.bind(1, hash);
-  return s.step() ? s.blob(0) : std::string();
+  if (!s.step()) return std::string();
+  std::string data = s.blob(0);
+  // Bytes changed behind kdet would be shown (diffs, reports) as the artifact they are not.
+  if (hash_bytes(data) != hash)
+    throw Error::format("database {}: the bytes stored for artifact {} are not the bytes of that "
+                        "hash; not a sound scan database",
+                        m_path, hash.substr(0, 12));
+  return data;
 }
 
 uint64_t ScanDb::run_count() {
