@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/engine/explain.hpp"
 
+#include "kdet/engine/explain_experiment.hpp"
 #include "kdet/engine/explain_internal.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/error.hpp"
@@ -33,96 +34,11 @@ const char* to_string(ExplainVerdict v) {
   return "?";
 }
 
-namespace {
+using explain_detail::contains;
+using explain_detail::Experiment;
+using explain_detail::join;
 
-std::string join(const std::vector<std::string>& v, const std::string& sep = ", ",
-                 const std::string& last_sep = " and ") {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) out += (i + 1 == v.size()) ? last_sep : sep;
-    out += v[i];
-  }
-  return out;
-}
-
-bool contains(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-// The state of one experiment: its factors, the runner and what the cells showed.
-class Experiment {
-public:
-  Experiment(const ExplainOptions& opt, const std::vector<Factor>& factors, const CellRunner& run,
-             const std::function<void(const Cell&)>& on_cell, ExplainResult& res)
-      : m_opt(opt), m_factors(factors), m_run(run), m_on_cell(on_cell), m_res(res) {
-    for (const auto& f : factors)
-      m_names.push_back(f.name);
-  }
-
-  void run();
-
-private:
-  Cell cell(const std::string& name, const std::vector<std::string>& varied, uint64_t runs,
-            bool stop_early, bool probe = false, std::vector<std::string> left = {},
-            bool all_runs = false);
-  bool calibrate();
-  bool probe_fixed_levels(Cell& fixed);
-  bool probe_varied_levels();
-  void single_factors();
-  bool comes_back(const std::string& n, const Cell& first);
-  bool natural_fails();
-  bool probe_fails_again(const std::function<Cell()>& probe, const Cell& first);
-  Cell confirm_failure(const Cell& c, const std::vector<std::string>& varied,
-                       const std::vector<std::string>& left = {});
-  void sufficient_set();
-  void conclude();
-  // True when the cells so far (runs x median run time) used up --budget.
-  bool over_budget() const {
-    if (m_opt.budget_seconds <= 0) return false;
-    double spent = 0;
-    for (const auto& c : m_res.cells)
-      spent += static_cast<double>(c.runs) * c.median_seconds;
-    return spent > m_opt.budget_seconds;
-  }
-  bool supported(const Cell& c) const {
-    return c.result == Verdict::deterministic && c.assessment.upper_bound < m_all.assessment.rate;
-  }
-  const Factor& factor(const std::string& n) const {
-    for (const auto& f : m_factors)
-      if (f.name == n) return f;
-    throw Error::format("explain: no factor '{}'", n);
-  }
-  std::vector<std::string> labels(const std::vector<std::string>& set, bool fixed) const {
-    std::vector<std::string> l;
-    l.reserve(set.size());
-    for (const auto& n : set)
-      l.push_back(fixed ? factor(n).fixed_label : factor(n).varied_label);
-    return l;
-  }
-  std::vector<std::string> rest_of(const std::vector<std::string>& fixed_set) const {
-    std::vector<std::string> r;
-    for (const auto& n : m_names)
-      if (!m_broken.count(n) && !contains(fixed_set, n)) r.push_back(n);
-    return r;
-  }
-  std::vector<std::string> broken_list() const { return {m_broken.begin(), m_broken.end()}; }
-  // What was not tested: left out by --factors/--skip, not available here, broken levels.
-  std::string untested_clause() const;
-  std::string time_through_files() const;
-  std::string output_word() const; // "cubin" from the first cell that knew; empty: unknown
-
-  const ExplainOptions& m_opt;
-  const std::vector<Factor>& m_factors;
-  const CellRunner& m_run;
-  const std::function<void(const Cell&)>& m_on_cell;
-  ExplainResult& m_res;
-  std::vector<std::string> m_names;
-  std::set<std::string> m_broken; // levels that break the compiler: left natural in every cell
-  Cell m_fixed, m_all, m_check;
-  std::vector<std::string> m_single; // factors that alone make it vary
-  std::vector<std::string> m_pairs;  // factors found through pairs
-  bool m_fails_by_itself = false;    // some natural-level runs failed, and some did not
-};
+namespace explain_detail {
 
 Cell Experiment::cell(const std::string& name, const std::vector<std::string>& varied,
                       uint64_t runs, bool stop_early, bool probe, std::vector<std::string> left,
@@ -378,17 +294,6 @@ void Experiment::sufficient_set() {
     cell(fmt::format("fix {} only", n), rest_of({n}), m_res.cell_runs, true);
 }
 
-std::string Experiment::untested_clause() const {
-  std::vector<std::string> parts;
-  if (!m_res.left_out.empty())
-    parts.push_back(fmt::format("{} (left out by --factors/--skip)", join(m_res.left_out)));
-  for (const auto& u : m_res.untestable)
-    parts.push_back(u);
-  for (const auto& b : m_broken)
-    parts.push_back(fmt::format("{} (its levels break the compiler)", b));
-  return join(parts, "; ", "; ");
-}
-
 void Experiment::run() {
   if (!calibrate()) return;
   m_fixed = Cell{};
@@ -456,147 +361,7 @@ void Experiment::run() {
   conclude();
 }
 
-// Every rule of docs/EXPLAIN.md, in its order.
-void Experiment::conclude() {
-  std::string untested = untested_clause();
-  std::string regimes = m_res.regimes;
-  // R3/R4: no variance with every factor varied.
-  if (m_all.result == Verdict::deterministic) {
-    if (m_fixed.result == Verdict::nondeterministic) {
-      m_res.verdict = ExplainVerdict::inconclusive;
-      m_res.conclusion =
-          "varies with every factor fixed but not with every factor varied: too few runs to tell; "
-          "raise --runs";
-      m_res.exit_code = k_exit_nondeterministic;
-      return;
-    }
-    m_res.verdict = ExplainVerdict::deterministic;
-    m_res.conclusion =
-        fmt::format("deterministic with every factor varied, {}: {}, one output; fewer than {} of "
-                    "runs would differ, at 95% confidence",
-                    regimes, plural(m_all.runs, "run"), percent(m_all.assessment.upper_bound));
-    if (!untested.empty()) m_res.conclusion += "; not varied: " + untested;
-    m_res.exit_code = 0;
-    return;
-  }
-  m_res.exit_code = k_exit_nondeterministic;
-  // R5: varies with everything fixed: name what was not tested before blaming the compiler.
-  if (m_fixed.result == Verdict::nondeterministic) {
-    m_res.verdict = ExplainVerdict::inconclusive;
-    m_res.conclusion =
-        untested.empty()
-            ? "varies even with every factor fixed: the cause is inside the compiler (its own "
-              "threads "
-              "or timing) or in something kdet does not control"
-            : fmt::format("varies even with every tested factor fixed; not tested: {}; test those "
-                          "before blaming the compiler (its own threads or timing)",
-                          untested);
-    return;
-  }
-  // R6: too few runs to rule out the baseline rate.
-  if (!supported(m_fixed)) {
-    m_res.verdict = ExplainVerdict::inconclusive;
-    m_res.conclusion =
-        fmt::format("with every factor fixed no run differed, but {} runs cannot rule out the "
-                    "baseline rate of {}; raise --max-cell-runs",
-                    m_fixed.runs, percent(m_all.assessment.rate));
-    return;
-  }
-  m_res.necessary = m_single;
-  // The smallest set of fixed factors under which a cell showed (supported) determinism. A cell
-  // that fixed nothing is no set: the short "all varied" baseline can come out quiet at a low
-  // rate that the full baseline then showed ("deterministic when" nothing).
-  const Cell* best = nullptr;
-  for (const auto& c : m_res.cells) {
-    if (c.probe || !supported(c) || c.fixed.empty() || (c.varied.empty() && c.name != m_check.name))
-      continue;
-    if (!best || c.fixed.size() < best->fixed.size()) best = &c;
-  }
-  // Mechanism: several address-moving factors each make it vary.
-  std::vector<std::string> movers;
-  for (const auto& n : m_single)
-    if (factor(n).moves_addresses) movers.push_back(factor(n).noun);
-  if (movers.size() >= 2)
-    m_res.mechanism = fmt::format("follows memory addresses: {} each move it", join(movers));
-  // R7: nothing sufficient was found.
-  if (!best) {
-    m_res.verdict = ExplainVerdict::inconclusive;
-    m_res.cause =
-        m_check.result == Verdict::nondeterministic ? std::vector<std::string>{} : m_single;
-    if (m_check.result == Verdict::nondeterministic) {
-      m_res.conclusion =
-          fmt::format("fixing {} is not enough and no pair of the other factors explains the rest",
-                      m_single.empty() ? "any single factor" : join(labels(m_single, true)));
-      if (!untested.empty()) m_res.conclusion += "; not tested: " + untested;
-    } else {
-      m_res.conclusion = fmt::format(
-          "no run differed with {} fixed, but {} runs cannot rule out the baseline rate of "
-          "{}; raise --max-cell-runs",
-          join(labels(m_single, true)), m_check.runs, percent(m_all.assessment.rate));
-    }
-    if (!m_res.mechanism.empty()) m_res.conclusion += "; it " + m_res.mechanism;
-    return;
-  }
-  m_res.verdict = ExplainVerdict::explained;
-  m_res.cause = best->fixed;
-  const auto& cause = m_res.cause;
-  std::string when = join(labels(cause, true));
-  std::string evidence =
-      fmt::format("(cell '{}': {}, one output)", best->name, plural(best->runs, "run"));
-  bool singles_in_cause = std::all_of(m_single.begin(), m_single.end(),
-                                      [&](const auto& n) { return contains(cause, n); });
-  if (cause.size() == 1 && m_single == cause) {
-    // R8: one factor, which alone makes it vary (in the output's words where the factor has them).
-    const Factor& f = factor(cause[0]);
-    m_res.conclusion =
-        f.follows.empty()
-            ? fmt::format("varies with {}", f.noun)
-            : fmt::format("the {} {}", output_word().empty() ? "output" : output_word(), f.follows);
-    m_res.conclusion += fmt::format("; nothing else matters (deterministic when {})", when);
-  } else if (m_single.empty() && !m_pairs.empty()) {
-    // R9: an interaction: no factor alone varies it, a pair together does.
-    m_res.conclusion = fmt::format("varies only when {} vary together; ", join(m_pairs));
-    m_res.conclusion += cause.size() == 1
-                            ? fmt::format("fixing {} alone is enough {}", cause[0], evidence)
-                            : fmt::format("deterministic when {} {}", when, evidence);
-  } else {
-    // R10/R11: the smallest sufficient set seen, with what the single-factor cells showed.
-    m_res.conclusion = fmt::format("deterministic when {}", when);
-    if (best->name != m_check.name) m_res.conclusion += " " + evidence;
-    if (!singles_in_cause)
-      m_res.conclusion += fmt::format("; yet varied alone, {} each made it vary", join(m_single));
-    else if (m_check.result == Verdict::nondeterministic && !m_single.empty())
-      m_res.conclusion +=
-          fmt::format("; fixing {} alone is not enough", join(labels(m_single, true)));
-    else if (m_single.size() > 1 && m_single.size() == cause.size())
-      m_res.conclusion += cause.size() == 2 ? "; each of the two alone makes it vary"
-                                            : "; each of them alone makes it vary";
-  }
-  if (!m_res.mechanism.empty()) m_res.conclusion += "; it " + m_res.mechanism;
-  if (contains(cause, "time") || contains(m_single, "time"))
-    m_res.conclusion += time_through_files();
-  if (!untested.empty()) m_res.conclusion += "; not tested: " + untested;
-}
-
-// libfaketime also shifts the times stat() reports: where the files' times were not held apart
-// (mtime left out or broken), time may act through them.
-std::string Experiment::time_through_files() const {
-  const bool mtime_apart = contains(m_names, "mtime") && !m_broken.count("mtime");
-  const bool mtime_applies = contains(m_res.left_out, "mtime") || m_broken.count("mtime") ||
-                             std::any_of(m_res.untestable.begin(), m_res.untestable.end(),
-                                         [](const auto& u) { return u.starts_with("mtime"); });
-  if (mtime_apart || !mtime_applies) return {};
-  return "; time may act through the files' modification times (libfaketime shifts the times "
-         "stat() reports, and mtime, which holds them apart, was not tested)";
-}
-
-std::string Experiment::output_word() const {
-  for (const auto& c : m_res.cells)
-    if (!c.output.empty()) return c.output;
-  return {};
-}
-
-} // namespace
+} // namespace explain_detail
 
 ExplainResult explain_with(const ExplainOptions& opt, const std::vector<Factor>& factors,
                            const CellRunner& run, const std::function<void(const Cell&)>& on_cell,
