@@ -77,6 +77,7 @@ bool prove(std::vector<report::CompilerComparison>& cmps, std::deque<store::JobR
            const std::map<std::string, std::string>& b_meta, const std::string& b_path,
            const ProveArgs& a, const char* who) {
   std::vector<scan::ProveTarget> targets;
+  targets.reserve(cmps.size());
   for (auto& cmp : cmps)
     targets.push_back({&cmp.pairs, cmp.margin});
   scan::ProveOptions options{

@@ -130,7 +130,8 @@ bool search_path(const char* file, const char* path_var, char* out, size_t cap) 
         out[0] = '.';
         len = 1;
       } else {
-        std::memcpy(out, p, len);
+        for (size_t i = 0; i < len; ++i) // the folder; '/' and the name follow
+          out[i] = p[i];
       }
       out[len] = '/';
       std::memcpy(out + len + 1, file, fl + 1);
