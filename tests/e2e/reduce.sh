@@ -110,6 +110,18 @@ cmp -s "$T/med.ll" "$T/in/med.ll" || fail "the input was overwritten"
 expect_exit 2 "$KDET" reduce "$T/m/gen_0000.ll" --cmd "$CC" --unnamed natural -n 20 -o "$T/d.ll"
 expect_output 'does not vary here: 20 runs, bound 14 %'
 [[ ! -e $T/d.ll ]] || fail "a result was written for a deterministic input"
+# A compiler that crashes on every other compile (a counter, not a clock) and otherwise gives one
+# output: its crashes are its own, and the refusal says so, with the failures counted.
+cat >"$T/crashy_cc" <<SH
+#!/bin/sh
+n=\$(cat "$T/crashy.count" 2>/dev/null || echo 0)
+echo \$((n + 1)) >"$T/crashy.count"
+[ \$((n % 2)) = 1 ] && kill -SEGV \$\$
+exec "$FAKES/fake_cc" echo "\$1" "\$2"
+SH
+chmod +x "$T/crashy_cc"
+expect_exit 2 "$KDET" reduce "$T/m/gen_0000.ll" --cmd "$T/crashy_cc {input} {output}" --unnamed natural -n 20 -o "$T/c.ll"
+expect_output 'its successful compiles do not vary here: 20 runs, one output, and [0-9]+ failed \(crashed\+ok\)'
 # An input that does not compile: exit 2.
 sed 's/@kdet_planted/@kdet_broken/' "$T/med.ll" >"$T/broken.ll"
 echo '; kdet_planted' >>"$T/broken.ll"

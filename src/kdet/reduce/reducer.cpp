@@ -168,6 +168,12 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
                         "reduce needs an input that compiles",
                         o.plan.input_path, r.original.failed_runs, r.original.runs);
   bool varies = o.any_variance ? r.original.differing > 0 : r.original.ok_variants >= 2;
+  if (!varies && r.original.failed_runs > 0 && !o.any_variance)
+    throw Error::format(
+        "{}: its successful compiles do not vary here: {}, one output, and {} failed ({}); "
+        "reduce keeps outputs that differ, and a failure beside one output is the compiler's "
+        "own, not that (--any-variance reduces an input whose outcomes differ in any way)",
+        o.plan.input_path, plural(r.original.runs, "run"), r.original.failed_runs, r.original.kind);
   if (!varies)
     throw Error::format("{}: does not vary here: {}, bound {:.2g} %", o.plan.input_path,
                         plural(r.original.runs, "run"),
