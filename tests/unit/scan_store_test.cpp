@@ -5,7 +5,9 @@
 #include "kdet/store/scan_db.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -27,24 +29,34 @@ store::JobRow job(const std::string& id, const std::string& compiler,
   return j;
 }
 
-// A round that took the job to `runs` runs with the given variant counts.
+// The stored hash of variant `id`'s artifact, whose bytes are "ptx ID".
+std::string art_hash(const std::string& id) {
+  return hash_bytes("ptx " + id);
+}
+
+// A round that took the job to `runs` runs with the given variant counts (runs numbered in
+// variant order: the first variant's runs first), writing the runs from `from` on.
 store::RoundWrite round(store::JobRow j, std::vector<std::pair<std::string, uint64_t>> variants,
                         uint64_t from) {
   store::RoundWrite w;
   j.variants.clear();
   uint64_t total = 0;
   for (const auto& [id, n] : variants) {
-    j.variants.push_back({id, n, total, "ok", "", {{"ptx", "h-" + id, 3}}});
+    j.variants.push_back({id, n, total, "ok", "", {{"ptx", art_hash(id), 3}}});
     total += n;
   }
   j.runs = total;
   j.ok_runs = total;
   j.rounds += 1;
   j.done = variants.size() > 1 || total >= j.budget;
-  for (uint64_t i = from; i < total; ++i)
-    w.runs.push_back({i, variants.back().first, "ok", 0, 0, i, 0.01, 0.01, 1, 1, ""});
+  for (uint64_t i = from; i < total; ++i) {
+    const auto v = std::find_if(j.variants.begin(), j.variants.end(), [i](const auto& x) {
+      return i >= x.first_run && i < x.first_run + x.count;
+    });
+    w.runs.push_back({i, v->id, "ok", 0, 0, i, 0.01, 0.01, 1, 1, ""});
+  }
   for (const auto& [id, n] : variants)
-    w.blobs.emplace_back("h-" + id, "ptx " + id);
+    w.blobs.emplace_back(art_hash(id), "ptx " + id);
   w.job = j;
   w.compiler_version = "fake 1.0";
   return w;
@@ -81,13 +93,13 @@ TEST_F(ScanStoreTest, RoundsRoundTripAndResumeState) {
   ASSERT_EQ(j1.variants.size(), 2u);
   EXPECT_EQ(j1.variants[0].id, "v1");
   EXPECT_EQ(j1.variants[0].count, 6u);
-  EXPECT_EQ(j1.variants[0].artifacts.at(0).hash, "h-v1");
+  EXPECT_EQ(j1.variants[0].artifacts.at(0).hash, art_hash("v1"));
   EXPECT_EQ(j1.differing(), 1u);
   EXPECT_EQ(j2.runs, 0u);
   EXPECT_FALSE(j2.done);
   EXPECT_EQ(j2.verdict(), engine::Verdict::no_runs);
   EXPECT_EQ(db.run_count(), 7u);
-  EXPECT_EQ(db.blob("h-v2"), "ptx v2");
+  EXPECT_EQ(db.blob(art_hash("v2")), "ptx v2");
   EXPECT_EQ(db.blob("absent"), "");
   EXPECT_EQ(r.compilers.at(0).version, "fake 1.0");
   EXPECT_EQ(r.meta.at("manifest_hash"), "M");
@@ -102,7 +114,8 @@ TEST_F(ScanStoreTest, MergeKeepsTheFullerCopyAndRefusesOtherManifests) {
   for (const auto* p : {&a, &b}) {
     store::ScanDb db(*p);
     db.set_meta({{"manifest_hash", "M"}});
-    db.plan({{"c1", "nvvm", "/lib.so", "H", ""}}, {job("j1", "c1"), job("j2", "c1", "b.ll")}, {});
+    db.plan({{"c1", "nvvm", "/lib.so", "H", ""}}, {job("j1", "c1"), job("j2", "c1", "b.ll")},
+            {{"a.ll", "IH"}, {"b.ll", "IB"}});
   }
   {
     store::ScanDb db(a);
@@ -126,7 +139,7 @@ TEST_F(ScanStoreTest, MergeKeepsTheFullerCopyAndRefusesOtherManifests) {
   EXPECT_EQ(r.jobs[1].runs, 6u);  // j2: b's finished copy beats a's partial one
   EXPECT_TRUE(r.jobs[1].varies());
   EXPECT_EQ(db.run_count(), 16u);
-  EXPECT_EQ(db.blob("h-x"), "ptx x");
+  EXPECT_EQ(db.blob(art_hash("x")), "ptx x");
   EXPECT_THROW(db.merge_from(c), Error);
   EXPECT_THROW(db.merge_from(m_dir + "/absent.db"), Error);
 }
