@@ -70,8 +70,12 @@ int main(int argc, char** argv) {
   {
     store::ScanDb db(path);
     db.set_meta({{"manifest_hash", "bench"}, {"name", "bench: 6491-job census"}});
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const auto& j : planned)
+      if (inputs.empty() || inputs.back().first != j.input)
+        inputs.emplace_back(j.input, hash_bytes(j.input));
     db.plan({{"nvvm-13.3", "nvvm", "/usr/local/cuda/nvvm/lib64/libnvvm.so", "H", "libNVVM 2.0"}},
-            planned, {});
+            planned, inputs);
     auto t0 = Clock::now();
     store::ScanWriter writer(db);
     size_t stride = n_varying ? n_jobs / n_varying : n_jobs + 1;
@@ -85,7 +89,9 @@ int main(int argc, char** argv) {
       for (size_t v = 0; v < ptx.size(); ++v) {
         std::string h = hash_bytes(ptx[v]);
         j.variants.push_back({hash_bytes(h),
-                              v ? 1u : runs - 1,
+                              !varies ? runs
+                              : v     ? 1u
+                                      : runs - 1,
                               v ? runs - 1 : 0,
                               "ok",
                               "",
