@@ -6,6 +6,8 @@
 #     left to the shell, so it runs as without capture;
 #  2. a PATH whose first "ptxas" is a folder: skipped as execvp skips it, so the real one runs,
 #     under the shim, and is recorded;
+#  2b. a "#!" script whose interpreter is missing, first on PATH: skipped, as execvp does;
+#  2c. descriptors the caller hands in (7>file, bash's <(...)) reach the pipeline;
 #  3. posix_spawn of "./ptxas" with a file action that changes the folder first: the program is
 #     not known before the spawn, so the compile is named as not recorded, never silently lost
 #     (exit 3: nothing was captured).
@@ -44,6 +46,30 @@ _, st = os.waitpid(pid, 0)
 open("status.txt", "w").write(str(st))'
 [[ $(cat pathdir-cap/status.txt) == 0 ]] || fail "pathdir: the spawn failed under capture"
 expect_eq "pathdir: the compile recorded" "$(json_eval pathdir.json '[c["exec"]["argv0"] for c in d["compiles"]]')" "['ptxas']"
+
+# 2b. A "#!" script whose interpreter is missing first on PATH: execve fails as if it were not
+#     there, and execvp and posix_spawnp go on to the real one, which is recorded.
+mkdir -p badint/a badint/b
+printf '#!/nonexistent/interp\necho bad\n' >badint/a/ptxas
+chmod +x badint/a/ptxas
+cp bin/ptxas badint/b/ptxas
+run_both badint env PATH="$T/badint/a:$T/badint/b:$PATH" python3 -c '
+import os
+pid = os.posix_spawnp("ptxas", ["ptxas", "-o", "x.cubin", "in.ptx"], dict(os.environ))
+_, st = os.waitpid(pid, 0)
+open("status.txt", "w").write(str(st))'
+[[ $(cat badint-cap/status.txt) == 0 ]] || fail "badint: the spawn failed under capture"
+expect_eq "badint: the real ptxas recorded" "$(json_eval badint.json '[c["exec"]["argv0"] for c in d["compiles"]]')" "['ptxas']"
+
+# 2c. Descriptors the caller hands in (a make jobserver's pipe, bash's <(...)) reach the
+#     pipeline as they are, under capture and under kdet exec.
+rm -f fd7.txt fd8.txt
+expect_exit 3 "$KDET" capture --out fd-raw -- sh -c 'echo seven >&7' 7>fd7.txt
+[[ $(cat fd7.txt) == seven ]] || fail "capture: the pipeline lost its inherited descriptor 7"
+expect_exit 0 "$KDET" exec --deterministic -- sh -c 'echo eight >&8' 8>fd8.txt
+[[ $(cat fd8.txt) == eight ]] || fail "exec: the command lost its inherited descriptor 8"
+expect_exit 3 "$KDET" capture --out sub-raw -- cat <(echo from-a-substitution)
+expect_output "from-a-substitution"
 
 # 3. posix_spawn("./ptxas") after a chdir file action.
 if command -v cc >/dev/null; then

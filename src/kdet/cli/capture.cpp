@@ -220,6 +220,7 @@ ExitStatus run_captured(const CaptureTools& tools, const std::vector<std::string
   }
   opt.new_process_group = false; // Ctrl-C at the terminal reaches the pipeline as usual
   opt.guard = true;              // what it starts ends with it (after a wait), even if kdet dies
+  opt.inherit_fds = true;        // the caller's descriptors, as without kdet
   opt.fds = std::move(fds);
   std::vector<std::string> changes = {"KDET_CAPTURE_DIR=" + raw, "KDET_CAPTURE_EXEC=" + tools.names,
                                       "KDET_CAPTURE_SHIM=" + tools.shim,

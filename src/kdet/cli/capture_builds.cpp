@@ -124,6 +124,7 @@ bool run_clean(const std::string& cmd, int log_fd, std::string& why) {
   SpawnOptions opt;
   opt.argv = {"/bin/sh", "-c", cmd};
   opt.guard = true;
+  opt.inherit_fds = true; // the caller's descriptors, as without kdet
   opt.new_process_group = false;
   opt.fds = {{0, -1}, {1, log_fd}, {2, log_fd}};
   ExitStatus st;

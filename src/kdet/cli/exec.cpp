@@ -82,6 +82,7 @@ int do_exec(const ExecArgs& a) {
   opt.argv = a.command;
   opt.new_process_group = false; // Ctrl-C in the terminal reaches the command as usual
   opt.guard = true;              // so its descendants end with it, even if kdet is SIGKILLed
+  opt.inherit_fds = true;        // the caller's descriptors, as without kdet
   opt.fds = {{0, 0}, {1, 1}, {2, 2}};
   std::vector<std::string> env = current_environment();
   if (fixes.count("env")) {

@@ -5,6 +5,7 @@
 #include "kdet/engine/worker_main.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/exec.hpp"
 #include "kdet/util/faketime_shm.hpp"
 #include "kdet/util/reap.hpp"
 #include "kdet/util/strings.hpp"
@@ -211,6 +212,7 @@ int kdet_main(int argc, char** argv) {
   // Nothing outlives kdet: orphans of its workers and compilers (setsid,
   // double fork) are handed to kdet rather than to init, and ended before it
   // exits; what a killed kdet left in TMPDIR and /dev/shm goes now.
+  note_inherited_fds(); // before kdet opens anything: the caller's, for capture and exec
   become_subreaper();
   sweep_stale_temp_dirs();
   sweep_stale_faketime_objects();

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
@@ -90,6 +91,29 @@ using detail::cloexec_from;
 using detail::k_stage_chdir;
 using detail::Prepared;
 
+namespace {
+std::vector<int>& inherited_fds() {
+  static std::vector<int> fds;
+  return fds;
+}
+} // namespace
+
+void note_inherited_fds() {
+  std::vector<int>& fds = inherited_fds();
+  fds.clear();
+  DIR* d = ::opendir("/proc/self/fd");
+  if (!d) return;
+  const int own = ::dirfd(d);
+  while (const dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    long fd = std::strtol(e->d_name, &end, 10);
+    if (*end || end == e->d_name || fd < 3 || fd == own) continue;
+    int flags = ::fcntl(static_cast<int>(fd), F_GETFD);
+    if (flags >= 0 && !(flags & FD_CLOEXEC)) fds.push_back(static_cast<int>(fd));
+  }
+  ::closedir(d);
+}
+
 pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
   status = ExitStatus{};
   if (options.argv.empty()) {
@@ -129,6 +153,9 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
   p.is_target.assign(static_cast<size_t>(p.low), 0);
   for (const auto& m : options.fds)
     p.is_target[static_cast<size_t>(m.first)] = 1;
+  if (options.inherit_fds)
+    for (int fd : inherited_fds())
+      if (fd >= p.low || !p.is_target[static_cast<size_t>(fd)]) p.inherited.push_back(fd);
 
   int err_pipe[2];
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
@@ -191,8 +218,12 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
     // Close everything else: below `low`, whatever is not a target; from
     // `low` up, all (close-on-exec, so the error pipe works until execve).
     for (int fd = 3; fd < p.low; ++fd)
-      if (!p.is_target[static_cast<size_t>(fd)]) ::close(fd);
+      if (!p.is_target[static_cast<size_t>(fd)] &&
+          std::find(p.inherited.begin(), p.inherited.end(), fd) == p.inherited.end())
+        ::close(fd);
     cloexec_from(p.low);
+    for (int fd : p.inherited) // the caller's, as the caller gave them to kdet
+      if (fd >= p.low) ::fcntl(fd, F_SETFD, 0);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0)
       child_fail(ef, errno, k_stage_chdir);
     if (options.umask) ::umask(static_cast<mode_t>(*options.umask));

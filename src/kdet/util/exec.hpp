@@ -55,7 +55,16 @@ struct SpawnOptions {
   // /dev/null. Child fds 0-2 not listed here are connected to /dev/null; every
   // other fd is closed.
   std::vector<std::pair<int, int>> fds;
+  // But the descriptors kdet itself was started with (3 and up, not close-on-exec, as
+  // note_inherited_fds() found them), which pass to the program as they are: a build step run
+  // as its caller ran it keeps a make jobserver's pipe, bash's <(...) or a flock'ed file
+  // (kdet capture's pipeline, kdet exec's command). A listed fd takes its number first.
+  bool inherit_fds = false;
 };
+
+// Records the descriptors this process was started with (3 and up, not close-on-exec), for
+// SpawnOptions::inherit_fds. Called once, first thing in kdet's main.
+void note_inherited_fds();
 
 // How long a child may take to end after SIGTERM before it and its process
 // group get SIGKILL.

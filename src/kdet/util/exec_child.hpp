@@ -24,6 +24,7 @@ struct Prepared {
   std::vector<int> moved;      // scratch for the child: the sources, moved above every target
   std::vector<char> is_target; // indexed by fd below `low`
   int low = 3;                 // fds at or above this are neither targets nor kept
+  std::vector<int> inherited;  // SpawnOptions::inherit_fds: passed on as they are
   long linger_ms = 0;          // SpawnOptions::guard_linger
   std::string linger_marker;   // SpawnOptions::guard_linger_marker
 };

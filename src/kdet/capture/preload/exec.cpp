@@ -81,20 +81,29 @@ bool executable_file(const char* path) {
   return ::stat(path, &st) == 0 && S_ISREG(st.st_mode) && ::access(path, X_OK) == 0;
 }
 
-// True when the kernel itself can start `path`: an ELF file or a "#!" script. Anything else
-// fails execve with ENOEXEC, which shells and execvp answer by running it with /bin/sh: such
-// a program is left to them (its commands run in a shell that carries the preload).
-bool kernel_runs(const char* path) {
+// How execve takes a file: it starts it (an ELF file, or a "#!" script whose interpreter is an
+// executable file), it refuses it with ENOEXEC (anything else, which shells and execvp then run
+// with /bin/sh), or it fails as if it were not there (a "#!" script whose interpreter is missing
+// or not runnable: ENOENT, EACCES, after which execvp goes on to the next PATH folder).
+enum class Start { kernel, noexec, bad_interpreter };
+Start how_started(const char* path) {
   int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  char head[4] = {};
-  ssize_t n = ::read(fd, head, sizeof head);
+  if (fd < 0) return Start::bad_interpreter;
+  char head[256] = {};
+  ssize_t n = ::read(fd, head, sizeof head - 1);
   ::close(fd);
-  return (n == 4 && std::memcmp(head,
-                                "\x7f"
-                                "ELF",
-                                4) == 0) ||
-         (n >= 2 && head[0] == '#' && head[1] == '!');
+  if (n >= 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F')
+    return Start::kernel;
+  if (n < 2 || head[0] != '#' || head[1] != '!') return Start::noexec;
+  char* p = head + 2; // the interpreter is the first word of the line
+  while (*p == ' ' || *p == '\t')
+    ++p;
+  char* end = p;
+  while (*end && *end != ' ' && *end != '\t' && *end != '\n')
+    ++end;
+  if (end == p || *end == 0) return Start::bad_interpreter; // none, or longer than was read
+  *end = 0;
+  return executable_file(p) ? Start::kernel : Start::bad_interpreter;
 }
 
 // The shim to run `path` under, or null: capture on, the program listed by the
@@ -110,10 +119,12 @@ const char* shim_for(const char* path) {
   if (resolved && std::strcmp(real, shim) == 0) return nullptr; // never the shim itself
   if (!listed(list, base_name(path)) && !(resolved && listed(list, base_name(real))))
     return nullptr;
-  return executable_file(path) && kernel_runs(path) ? shim : nullptr;
+  // Only what the kernel starts goes to the shim: the rest is left to the shell or execvp.
+  return executable_file(path) && how_started(path) == Start::kernel ? shim : nullptr;
 }
 
-// Finds `file` on `path_var` as execvp does (the first executable regular file).
+// Finds `file` on `path_var` as execvp does: the first executable regular file that execve
+// does not fail as missing (a "#!" script whose interpreter is not there).
 bool search_path(const char* file, const char* path_var, char* out, size_t cap) {
   if (std::strchr(file, '/')) {
     if (std::strlen(file) >= cap) return false;
@@ -135,7 +146,7 @@ bool search_path(const char* file, const char* path_var, char* out, size_t cap) 
       }
       out[len] = '/';
       std::memcpy(out + len + 1, file, fl + 1);
-      if (executable_file(out)) return true;
+      if (executable_file(out) && how_started(out) != Start::bad_interpreter) return true;
     }
     if (!e) return false;
     p = e + 1;
