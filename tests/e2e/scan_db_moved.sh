@@ -11,6 +11,7 @@
 source "$(dirname "$0")/lib/common.bash"
 source "$(dirname "$0")/lib/scan.bash"
 need_fakes libfakenvvm.so
+need_cmd sqlite3 "the sqlite3 shell"
 cd "$T"
 {
   printf 'name = "moved"\ninputs = ["%s/nvvm/llvm7/*.ll"]\n' "$EX"
@@ -41,4 +42,29 @@ grep -q "database a.db: was moved or removed while this scan wrote it" a.out || 
 mv moved.db a.db
 expect_exit 0 "$KDET" scan m.toml --db a.db --jobs 1 -q
 scan_runs a.db | cmp -s - ref.txt || fail "the resumed database holds other runs than a scan never moved"
+
+# Another database renamed onto the name: it must never replay the scan's WAL as its own. The
+# scan stops naming the replacement and sets its WAL aside; put back, both resume.
+sqlite3 user.db "PRAGMA journal_mode=WAL; CREATE TABLE t(x); INSERT INTO t VALUES(42)" >/dev/null
+"$KDET" scan m.toml --db b.db --jobs 1 -q >b.out 2>&1 &
+first=$!
+for _ in $(seq 1 600); do
+  n=$(sql b.db "select count(*) from runs" 2>/dev/null || echo 0)
+  ((n >= 8)) && break
+  sleep 0.05
+done
+mv b.db scan-b.db
+mv user.db b.db
+wait "$first" && rc=0 || rc=$?
+[[ $rc == 2 ]] || { cat b.out; fail "the replaced scan exited $rc, not 2"; }
+grep -q "database b.db: was replaced by another file" b.out || { cat b.out; fail "the replacement is not named"; }
+[[ $(sqlite3 b.db "SELECT x FROM t") == 42 ]] || fail "the file put in the scan's place read the scan's WAL"
+wal=$(ls b.db-wal.kdet-* 2>/dev/null | head -1)
+[[ -n $wal ]] || fail "the scan's WAL was not set aside: $(ls)"
+mv b.db user.db
+mv scan-b.db b.db
+mv "$wal" b.db-wal
+rm -f b.db-shm
+expect_exit 0 "$KDET" scan m.toml --db b.db --jobs 1 -q
+scan_runs b.db | cmp -s - ref.txt || fail "the scan put back holds other runs than a scan never moved"
 echo "$NAME: ok"

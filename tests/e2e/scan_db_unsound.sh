@@ -27,7 +27,10 @@ for q in "UPDATE jobs SET runs=-5" "UPDATE jobs SET runs=999999999999999" "UPDAT
   "DELETE FROM variants" "UPDATE variants SET count=count+1" "UPDATE variants SET count=-3" \
   "DELETE FROM blobs" "DELETE FROM variant_artifacts" \
   "UPDATE jobs SET seconds=-1e308" "DELETE FROM runs" "UPDATE runs SET variant='deadbeef'" \
-  "UPDATE runs SET status='crashed'" "UPDATE runs SET idx=idx+1000" "UPDATE variants SET status='weird'"; do
+  "UPDATE runs SET status='crashed'" "UPDATE runs SET idx=idx+1000" "UPDATE variants SET status='weird'" \
+  "UPDATE jobs SET seconds=1e300" "UPDATE jobs SET seconds='abc'" "UPDATE jobs SET seconds=NULL" \
+  "UPDATE jobs SET done=2" "UPDATE jobs SET seed='x'" \
+  "UPDATE variants SET first_run=1000" "UPDATE variant_artifacts SET size=999999999999999"; do
   cp db bad.db
   sqlite3 bad.db "$q"
   expect_exit 2 "$KDET" scan m.toml --db bad.db -q
@@ -36,11 +39,11 @@ for q in "UPDATE jobs SET runs=-5" "UPDATE jobs SET runs=999999999999999" "UPDAT
   expect_output "bad.db.*not a sound scan database"
 done
 expect_exit 0 "$KDET" scan m.toml --db db -q
-# Stored numbers and settings kdet never writes, compilers and inputs deleted (a resume plans
-# those rows again; a report or a compare must not read jobs without them); a job whose input
-# hash is not its id's.
+# Stored numbers and settings kdet never writes, compilers, inputs or the meta deleted, a flag out
+# of range (a resume plans those rows and flags again from the manifest; a report or a compare
+# must not read them); a job whose input hash is not its id's.
 for q in "UPDATE meta SET value='-1' WHERE key='budget'" "UPDATE meta SET value='garbage' WHERE key='setting'" \
-  "DELETE FROM compilers" "DELETE FROM inputs"; do
+  "DELETE FROM compilers" "DELETE FROM inputs" "DELETE FROM meta" "UPDATE jobs SET expected_vary=7"; do
   cp db bad.db
   sqlite3 bad.db "$q"
   expect_exit 2 "$KDET" scan --report bad.db -q

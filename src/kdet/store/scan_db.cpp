@@ -285,8 +285,17 @@ ScanDb::~ScanDb() {
   // Moved or removed while open, the file cannot take the WAL's pages: closing would checkpoint
   // nothing and delete the WAL by its name, and with it the runs written since. Kept, the WAL
   // is replayed once the file is put back beside it.
-  if (m_db && m_access == Access::write && !still_named())
+  if (m_db && m_access == Access::write && !still_named()) {
     sqlite3_db_config(m_db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    const char* name = sqlite3_db_filename(m_db, "main");
+    const std::string main = name && *name ? name : m_path;
+    sqlite3_close(m_db);
+    m_db = nullptr;
+    // Another file has the name now: it must never replay this scan's WAL as its own.
+    struct stat st {};
+    if (::stat(m_path.c_str(), &st) == 0)
+      ::rename((main + "-wal").c_str(), fmt::format("{}-wal.kdet-{}", main, ::getpid()).c_str());
+  }
   if (m_db) sqlite3_close(m_db);
   if (m_lock >= 0) ::close(m_lock); // after SQLite's close: the lock covers its last writes
 }
@@ -395,11 +404,22 @@ void ScanDb::write(const std::vector<RoundWrite>& rounds) {
   if (rounds.empty()) return;
   // Renamed or removed under this scan, the file no longer gets what is written: SQLite keeps
   // the WAL by the old name, so a resume from the moved file would find nothing.
-  if (!still_named())
-    throw Error::format("database {}: was moved or removed while this scan wrote it; its runs "
-                        "so far are in {}-wal beside the old name: put the file back there "
-                        "(beside its -wal and -shm) and run the scan again to resume",
-                        m_path, m_path);
+  if (!still_named()) {
+    const char* name = sqlite3_db_filename(m_db, "main");
+    const std::string wal = std::string(name && *name ? name : m_path.c_str()) + "-wal";
+    struct stat st {};
+    if (::stat(m_path.c_str(), &st) == 0)
+      throw Error::format(
+          "database {}: was replaced by another file while this scan wrote it; the scan's runs "
+          "so far are in its WAL, which is moved aside to {}.kdet-{} so that the other file never "
+          "reads it: put the scan's file back as {} and that WAL as {}, and run the scan again to "
+          "resume",
+          m_path, wal, ::getpid(), m_path, wal);
+    throw Error::format("database {}: was moved or removed while this scan wrote it; its runs so "
+                        "far are in {} beside the old name: put the file back there (beside its "
+                        "-wal and -shm) and run the scan again to resume",
+                        m_path, wal);
+  }
   Stmt job(
       m_db,
       "UPDATE jobs SET runs=?, ok_runs=?, rounds=?, done=?, seconds=?, updated_at=? WHERE id=?");

@@ -20,6 +20,7 @@ namespace kdet::store {
 namespace {
 // More runs, rounds or budget than any scan records (2^40): a count beyond it is damage.
 constexpr int64_t k_max_sound_count = int64_t{1} << 40;
+constexpr double k_max_sound_seconds = 366.0 * 86400;
 } // namespace
 
 ScanResult ScanDb::load() {
@@ -38,6 +39,33 @@ void ScanDb::check_rows(const ScanResult& out, const std::map<std::string, size_
   auto unsound = [&](const std::string& job, const std::string& what) {
     return Error::format("database {}: job {} {}; not a sound scan database", m_path, job, what);
   };
+  if (out.meta.find("manifest_hash") == out.meta.end())
+    throw Error::format("database {}: holds no scan (its meta table names no manifest); not a "
+                        "sound scan database",
+                        m_path);
+  // Every column holds the type kdet writes, and flags are 0 or 1: SQLite reads text, a blob
+  // or NULL as 0, which would make a report of what was never stored.
+  {
+    Stmt s(m_db, "SELECT id FROM jobs WHERE typeof(seconds) NOT IN ('real', 'integer') OR "
+                 "typeof(seed) != 'integer' OR typeof(runs) != 'integer' OR "
+                 "typeof(ok_runs) != 'integer' OR typeof(budget) != 'integer' OR "
+                 "typeof(rounds) != 'integer' OR done NOT IN (0, 1) OR "
+                 "expected_vary NOT IN (0, 1) OR typeof(done) != 'integer' OR "
+                 "typeof(expected_vary) != 'integer' LIMIT 1");
+    if (s.step()) throw unsound(s.text(0), "holds a value of a type or range kdet never writes");
+  }
+  {
+    Stmt s(m_db, "SELECT job_id FROM variants WHERE typeof(count) != 'integer' OR "
+                 "typeof(first_run) != 'integer' UNION ALL SELECT job_id FROM variant_artifacts "
+                 "WHERE typeof(size) != 'integer' OR size < 0 OR size > 1099511627776 LIMIT 1");
+    if (s.step())
+      throw unsound(s.text(0), "has a variant or artifact holding a value kdet never writes");
+  }
+  for (const auto& j : out.jobs)
+    for (const auto& v : j.variants)
+      if (v.first_run >= j.runs)
+        throw unsound(j.id, fmt::format("has variant {} first seen at run {} of {}",
+                                        v.id.substr(0, 12), v.first_run, j.runs));
   // Each variant's status is one kdet writes, and its successes add up to the job's.
   for (const auto& j : out.jobs) {
     uint64_t ok_runs = 0;
@@ -174,7 +202,9 @@ ScanResult ScanDb::load_checked() {
       j.expected_vary = s.i64(13) != 0;
       j.expect_reason = s.text(14);
       j.seconds = s.dbl(15);
-      if (!std::isfinite(j.seconds) || j.seconds < 0)
+      // A job's time is a sum of runs' times: a year is past any budget (and past what the
+      // reports can print).
+      if (!std::isfinite(j.seconds) || j.seconds < 0 || j.seconds > k_max_sound_seconds)
         throw Error::format("database {}: job {} took {} seconds; not a sound scan database",
                             m_path, j.id, j.seconds);
       index[j.id] = out.jobs.size();
