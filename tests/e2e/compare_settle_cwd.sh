@@ -20,9 +20,18 @@ cd "$T/elsewhere"
   && rc=0 || rc=$?
 cat s.err >&2
 expect_eq "compare --settle --stress from another folder: exit" "$rc" 0
-expect_eq "B's job re-ran: settle runs, a stress outcome" \
-  "$(python3 -c 'import json; d=json.load(open("s.json")); p=d["pairs"][0]; print(p["settle_runs"] > 0, p.get("stress", {}).get("outcome"))')" \
-  "True fixed under stress"
+stress=$(python3 -c 'import json; d=json.load(open("s.json")); p=d["pairs"][0]; print(p["settle_runs"] > 0, p.get("stress", {}).get("outcome"))')
+if [[ ${KDET_SANITIZER:-} == *ASan* ]]; then
+  # The chaos allocator, one of --stress's regimes, cannot be preloaded into an ASan-built
+  # worker (the two allocators free each other's blocks): that regime cannot load the compiler,
+  # so the stress is inconclusive, and says so. What this test is about, that B's job is found
+  # and re-run from another folder, holds all the same.
+  expect_eq "B's job re-ran (ASan: the chaos regime cannot load)" "$stress" "True inconclusive"
+  python3 -c 'import json,sys; d=json.load(open("s.json")); sys.exit(0 if d["pairs"][0]["stress"].get("reason","").startswith("chaos: cannot load") else 1)' ||
+    fail "ASan: the stress is inconclusive for another reason than the chaos regime"
+else
+  expect_eq "B's job re-ran: settle runs, a stress outcome" "$stress" "True fixed under stress"
+fi
 if grep -q "kernels/saxpy.ll" s.err; then fail "an input was looked for in the wrong folder"; fi
 # A database made before the manifest path was stored absolute holds it as given ("b.toml"):
 # it is looked for beside the database, so the compare still runs from another folder.
