@@ -38,12 +38,15 @@ run_both() {
 run_both nosb env PATH="$T/nosb/bin:$PATH" sh -c 'ptxas -o x.cubin in.ptx'
 grep -q "script without #! ran" nosb-cap/out.txt || fail "nosb: the script did not run under capture"
 
-# 2. A folder named ptxas first on PATH, then the program.
-run_both pathdir env PATH="$T/dir/a:$T/dir/b:$PATH" python3 -c '
+# A posix_spawnp of ptxas that writes the child's wait status to status.txt.
+SPAWNP='
 import os
 pid = os.posix_spawnp("ptxas", ["ptxas", "-o", "x.cubin", "in.ptx"], dict(os.environ))
 _, st = os.waitpid(pid, 0)
 open("status.txt", "w").write(str(st))'
+
+# 2. A folder named ptxas first on PATH, then the program.
+run_both pathdir env PATH="$T/dir/a:$T/dir/b:$PATH" python3 -c "$SPAWNP"
 [[ $(cat pathdir-cap/status.txt) == 0 ]] || fail "pathdir: the spawn failed under capture"
 expect_eq "pathdir: the compile recorded" "$(json_eval pathdir.json '[c["exec"]["argv0"] for c in d["compiles"]]')" "['ptxas']"
 
@@ -53,11 +56,7 @@ mkdir -p badint/a badint/b
 printf '#!/nonexistent/interp\necho bad\n' >badint/a/ptxas
 chmod +x badint/a/ptxas
 cp bin/ptxas badint/b/ptxas
-run_both badint env PATH="$T/badint/a:$T/badint/b:$PATH" python3 -c '
-import os
-pid = os.posix_spawnp("ptxas", ["ptxas", "-o", "x.cubin", "in.ptx"], dict(os.environ))
-_, st = os.waitpid(pid, 0)
-open("status.txt", "w").write(str(st))'
+run_both badint env PATH="$T/badint/a:$T/badint/b:$PATH" python3 -c "$SPAWNP"
 [[ $(cat badint-cap/status.txt) == 0 ]] || fail "badint: the spawn failed under capture"
 expect_eq "badint: the real ptxas recorded" "$(json_eval badint.json '[c["exec"]["argv0"] for c in d["compiles"]]')" "['ptxas']"
 

@@ -13,6 +13,18 @@ source "$(dirname "$0")/lib/scan.bash"
 need_fakes libfakenvvm.so
 need_cmd sqlite3 "the sqlite3 shell"
 cd "$T"
+
+# wait_for_runs DB N: until the running scan has stored N runs in DB (30 s at most).
+wait_for_runs() {
+  local n=0
+  for _ in $(seq 1 600); do
+    n=$(sql "$1" "select count(*) from runs" 2>/dev/null || echo 0)
+    ((n >= $2)) && return 0
+    sleep 0.05
+  done
+  fail "the scan stored $n runs in $1 in 30 s, not $2"
+}
+
 {
   printf 'name = "moved"\ninputs = ["%s/nvvm/llvm7/*.ll"]\n' "$EX"
   nvvm_compiler fake slow
@@ -23,12 +35,7 @@ scan_runs ref.db >ref.txt
 
 "$KDET" scan m.toml --db a.db --jobs 1 -q >a.out 2>&1 &
 first=$!
-for _ in $(seq 1 600); do
-  n=$(sql a.db "select count(*) from runs" 2>/dev/null || echo 0)
-  ((n >= 8)) && break
-  sleep 0.05
-done
-((n >= 8)) || fail "the first scan stored no runs in 30 s"
+wait_for_runs a.db 8
 mv a.db moved.db
 [[ -e a.db-wal ]] || fail "no WAL beside the old name while the scan runs"
 expect_exit 2 "$KDET" scan m.toml --db a.db -q
@@ -48,11 +55,7 @@ scan_runs a.db | cmp -s - ref.txt || fail "the resumed database holds other runs
 sqlite3 user.db "PRAGMA journal_mode=WAL; CREATE TABLE t(x); INSERT INTO t VALUES(42)" >/dev/null
 "$KDET" scan m.toml --db b.db --jobs 1 -q >b.out 2>&1 &
 first=$!
-for _ in $(seq 1 600); do
-  n=$(sql b.db "select count(*) from runs" 2>/dev/null || echo 0)
-  ((n >= 8)) && break
-  sleep 0.05
-done
+wait_for_runs b.db 8
 mv b.db scan-b.db
 mv user.db b.db
 wait "$first" && rc=0 || rc=$?
