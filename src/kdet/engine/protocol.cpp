@@ -116,12 +116,34 @@ ReadStatus read_exact(int fd, char* p, size_t n,
     if (interrupt_fd >= 0 && (pfd[1].revents & POLLIN)) return ReadStatus::interrupted;
     if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     ssize_t k = ::read(fd, p + got, n - got);
-    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue; // EAGAIN: a non-blocking fd
     if (k < 0) return ReadStatus::error;
     if (k == 0) return (got == 0 && at_start) ? ReadStatus::eof : ReadStatus::bad_frame;
     got += static_cast<size_t>(k);
   }
   return ReadStatus::ok;
+}
+
+} // namespace
+
+namespace {
+
+// A frame's header: false when it is not one of ours.
+bool parse_header(const char* header, MessageType& type, uint64_t& len) {
+  uint32_t magic, t;
+  std::memcpy(&magic, header, 4);
+  std::memcpy(&t, header + 4, 4);
+  std::memcpy(&len, header + 8, 8);
+  if (magic != k_magic || t < 1 || t > 4 || len > k_max_frame) return false;
+  type = static_cast<MessageType>(t);
+  return true;
+}
+
+// Gives `payload` room for `len` bytes. Capacity in steps too (see k_decode_bucket): the frame's
+// length follows its values'.
+void size_payload(std::string& payload, uint64_t len) {
+  if (payload.capacity() < len) payload.reserve((len / k_decode_bucket + 1) * k_decode_bucket - 1);
+  payload.resize(len);
 }
 
 } // namespace
@@ -132,19 +154,35 @@ ReadStatus read_frame(int fd, MessageType& type, std::string& payload,
   char header[16];
   ReadStatus s = read_exact(fd, header, sizeof header, deadline, interrupt_fd, true);
   if (s != ReadStatus::ok) return s;
-  uint32_t magic, t;
-  uint64_t len;
-  std::memcpy(&magic, header, 4);
-  std::memcpy(&t, header + 4, 4);
-  std::memcpy(&len, header + 8, 8);
-  if (magic != k_magic || t < 1 || t > 4 || len > k_max_frame) return ReadStatus::bad_frame;
-  type = static_cast<MessageType>(t);
-  // Capacity in steps too (see k_decode_bucket): the frame's length follows its values'.
-  if (payload.capacity() < len) payload.reserve((len / k_decode_bucket + 1) * k_decode_bucket - 1);
-  payload.resize(len);
+  uint64_t len = 0;
+  if (!parse_header(header, type, len)) return ReadStatus::bad_frame;
+  size_payload(payload, len);
   s = read_exact(fd, payload.data(), len, deadline, interrupt_fd, false);
   if (s == ReadStatus::eof) return ReadStatus::bad_frame;
   return s;
+}
+
+FrameReader::Got FrameReader::read_some(int fd) {
+  for (;;) {
+    const bool in_header = m_have < sizeof m_header;
+    char* to = in_header ? m_header + m_have : m_payload.data() + (m_have - sizeof m_header);
+    const size_t want = in_header ? sizeof m_header - m_have : m_len - (m_have - sizeof m_header);
+    if (want > 0) {
+      ssize_t k = ::read(fd, to, want);
+      if (k < 0 && errno == EINTR) continue;
+      if (k < 0) return errno == EAGAIN ? Got::more : Got::error;
+      if (k == 0) return m_have == 0 ? Got::eof : Got::bad_frame;
+      m_have += static_cast<size_t>(k);
+    }
+    if (m_have == sizeof m_header && in_header) {
+      if (!parse_header(m_header, m_type, m_len)) return Got::bad_frame;
+      size_payload(m_payload, m_len);
+    }
+    if (m_have >= sizeof m_header && m_have - sizeof m_header == m_len) {
+      m_have = 0;
+      return Got::frame;
+    }
+  }
 }
 
 std::string encode(const CompileMessage& m) {

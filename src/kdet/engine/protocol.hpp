@@ -62,6 +62,26 @@ ReadStatus read_frame(int fd, MessageType& type, std::string& payload,
                       std::optional<std::chrono::steady_clock::time_point> deadline,
                       int interrupt_fd = -1);
 
+// read_frame in pieces, for a loop that waits on many pipes at once (engine/executor): each
+// read_some() takes what a non-blocking fd holds now and says whether a whole frame is in.
+class FrameReader {
+public:
+  enum class Got { more, frame, eof, bad_frame, error };
+  // Reads until the fd has nothing more now (more), a frame is whole (frame: type() and
+  // payload() hold it, and the next read_some starts the next frame), the writers closed the
+  // pipe (eof: at a frame's start; bad_frame: inside one) or the read failed.
+  Got read_some(int fd);
+  MessageType type() const { return m_type; }
+  std::string& payload() { return m_payload; }
+
+private:
+  char m_header[16] = {};
+  size_t m_have = 0; // bytes of the frame read so far, header included
+  uint64_t m_len = 0;
+  MessageType m_type = MessageType::hello;
+  std::string m_payload;
+};
+
 // The compile request the driver sends for one run.
 struct CompileMessage {
   uint64_t run_index = 0;

@@ -21,6 +21,7 @@ constexpr uint64_t k_default_max_output = 1ULL << 30;
 
 struct RunRecord;
 class WorkerPool;
+class Executor;
 
 // The compiler file as first seen: its stamp, and its content hash then ("" when unknown).
 struct CompilerFile {
@@ -175,6 +176,8 @@ using ProgressFn = std::function<void(uint64_t, uint64_t, size_t)>;
 // Runs the plan. Throws Error (exit 2) when the compiler cannot be loaded at
 // all (bad --lib, bad --cmd); anything that goes wrong in a run is recorded.
 RunOutput execute(const RunPlan& plan, const ProgressFn& progress = {});
+// The same plan, its processes run by `executor` (engine/executor.hpp; tests give a scripted one).
+RunOutput execute(const RunPlan& plan, Executor& executor, const ProgressFn& progress = {});
 
 // Fills each non-modal variant's `difference` with kdet diff's one-line
 // classification against the most common variant (per artifact).

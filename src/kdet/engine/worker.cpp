@@ -141,10 +141,15 @@ bool WorkerProcess::launch(const WorkerLaunch& launch, std::string& error) {
 
 bool WorkerProcess::await_hello(const WorkerLaunch& launch, HelloMessage& hello,
                                 std::string& error) {
-  MessageType type;
+  MessageType type{};
   std::string payload;
   ReadStatus rs = read_frame(m_reply_fd, type, payload, steady_clock::now() + launch.start_timeout,
                              interrupt_fd());
+  return accept_hello(rs, type, payload, hello, error);
+}
+
+bool WorkerProcess::accept_hello(ReadStatus rs, MessageType type, const std::string& payload,
+                                 HelloMessage& hello, std::string& error) {
   if (rs != ReadStatus::ok || type != MessageType::hello || !decode(payload, hello)) {
     std::string tail = log_tail(2048);
     lose();
@@ -163,21 +168,18 @@ bool WorkerProcess::await_hello(const WorkerLaunch& launch, HelloMessage& hello,
   return true;
 }
 
+bool WorkerProcess::send(const CompileMessage& message) {
+  if (write_frame(m_request_fd, MessageType::compile, encode(message))) return true;
+  lose();
+  return false;
+}
+
 WorkerReply WorkerProcess::compile(const CompileMessage& message, milliseconds timeout,
                                    int interrupt_fd) {
-  WorkerReply reply;
-  auto& r = reply.message.result;
-  if (!write_frame(m_request_fd, MessageType::compile, encode(message))) {
-    // The worker is gone before we could ask: find out how it ended.
-    r.status = backend::Status::infra_error;
-    r.detail = "the worker was gone before the compile request";
-    lose();
-    reply.worker_lost = true;
-    return reply;
-  }
+  if (!send(message)) return take_reply(ReadStatus::error, MessageType::quit, {}, timeout);
   std::optional<steady_clock::time_point> deadline;
   if (timeout.count() > 0) deadline = steady_clock::now() + timeout;
-  MessageType type;
+  MessageType type{};
   std::string payload;
   // Wake on the interrupt or on the worker's death: a process the compiler
   // left behind may hold the reply pipe open, so EOF alone cannot tell.
@@ -187,6 +189,20 @@ WorkerReply WorkerProcess::compile(const CompileMessage& message, milliseconds t
     // The worker ended. A reply it wrote just before is still in the pipe.
     rs = read_frame(m_reply_fd, type, payload, steady_clock::now() + milliseconds(100));
     if (rs != ReadStatus::ok) rs = ReadStatus::eof;
+  }
+  return take_reply(rs, type, payload, timeout);
+}
+
+WorkerReply WorkerProcess::take_reply(ReadStatus rs, MessageType type, const std::string& payload,
+                                      milliseconds timeout) {
+  WorkerReply reply;
+  auto& r = reply.message.result;
+  if (m_pid <= 0) {
+    // The worker was gone before kdet could ask (send() failed and lost it).
+    r.status = backend::Status::infra_error;
+    r.detail = "the worker was gone before the compile request";
+    reply.worker_lost = true;
+    return reply;
   }
   if (rs == ReadStatus::ok && type == MessageType::result && decode(payload, reply.message))
     return reply;

@@ -63,6 +63,17 @@ public:
   WorkerReply compile(const CompileMessage& message, std::chrono::milliseconds timeout,
                       int interrupt_fd);
 
+  // The pieces of await_hello and compile, for a loop that waits on many workers at once
+  // (engine/executor). accept_hello: the end of await_hello once its read ended in `rs` (with a
+  // frame when ok). send: writes a compile request; false when the worker is gone (then lost).
+  // take_reply: the end of compile once its read ended in `rs`.
+  bool accept_hello(ReadStatus rs, MessageType type, const std::string& payload,
+                    HelloMessage& hello, std::string& error);
+  bool send(const CompileMessage& message);
+  WorkerReply take_reply(ReadStatus rs, MessageType type, const std::string& payload,
+                         std::chrono::milliseconds timeout);
+  int reply_fd() const { return m_reply_fd; }
+
   // Asks the worker to quit and reaps it (kills it if it does not go).
   void stop();
   // Asks the worker to quit and returns its pid at once, without waiting for it to exit (a

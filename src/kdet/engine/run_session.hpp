@@ -1,0 +1,152 @@
+//===- engine/run_session.hpp - one execute() call: a planner over an executor ===//
+//
+// The planner of engine::execute. It decides which run each slot makes next, in which worker
+// (the slot's shared one, a fresh one, one started ahead), and what a reply means; the executor
+// (engine/executor.hpp) runs the processes. It has no threads: each slot is a small state
+// machine that moves when an event of its worker comes in. Its stages, in order:
+// prepare_launch (the session folder, the factors, how a worker starts), load_compiler (one
+// worker up front, the compiler's identity), the slots (each run: begin_run, then the worker is
+// made ready, the compile is sent, its reply recorded), finish (the variants in order).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "kdet/engine/compiler_watch.hpp"
+#include "kdet/engine/executor.hpp"
+#include "kdet/engine/runner.hpp"
+#include "kdet/perturb/factors.hpp"
+#include "kdet/util/tempdir.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kdet::engine {
+
+class RunSession {
+public:
+  RunSession(const RunPlan& plan, const ProgressFn& progress, Executor& executor);
+  RunOutput run();
+
+private:
+  using Clock = Executor::Clock;
+
+  // A fresh worker launched for run `idx` before that run was due: the same launch, and so the
+  // same arguments and environment, as the run would have given it at its turn. It loads the
+  // compiler on its own; its hello is taken when it comes.
+  struct Prestarted {
+    uint64_t idx = 0;
+    perturb::RunPerturbation pert;
+    WorkerLaunch launch;
+    WorkerId worker = 0;
+    bool answered = false; // its `started` event came: ok or not
+    bool ok = false;
+    HelloMessage hello;
+  };
+
+  // The run a slot is making.
+  struct Current {
+    uint64_t idx = 0;
+    bool fresh = false;
+    RunRecord rec;
+    backend::CompileResult result;
+    perturb::RunPerturbation pert;
+    Clock::time_point t0;
+    std::unique_ptr<Prestarted> ready;       // its worker, started ahead
+    std::optional<backend::Identity> loaded; // a new worker's compiler, from its hello
+    int own_serial = 0, own_nth = 0;         // the fresh worker's, for a fresh run
+  };
+
+  enum class Phase {
+    idle,              // between runs
+    awaiting_prestart, // its run's worker was started ahead and has not said hello yet
+    starting,          // its run's worker was launched at its turn
+    compiling,         // the compile was sent
+    done,              // no run left
+  };
+
+  // The workers of one slot: `shared` serves its same-process runs; `own` is started for one
+  // fresh-process run and quit after it (process=both uses both).
+  struct Slot {
+    int index = 0;
+    Phase phase = Phase::idle;
+    WorkerId shared = 0, own = 0;
+    WorkerLaunch launch;
+    std::string workdir;
+    int shared_serial = 0, shared_nth = 0;
+    uint64_t shared_chain = 0; // same_chain() of the runs `shared` served
+    // The run this slot took while its last compile went on, and, when that run is a
+    // fresh-process one (or starts a chain), its worker starting meanwhile (prestart_next).
+    std::optional<uint64_t> claimed;
+    uint64_t unit_next = 0, unit_end = 0; // the rest of the unit taken from RunPlan::queue
+    bool holds_shared = false; // RunQueue::take's: this slot makes the shared worker's runs
+    std::unique_ptr<Prestarted> next;
+    // Prestarted workers of a kind (fresh, chain) alive together write to two logs in turn.
+    int log_flip_fresh = 0, log_flip_chain = 0;
+    bool pooled = false; // asked RunPlan::pool for a worker for the next call
+    Current cur;
+    WorkerId& worker() { return cur.fresh ? own : shared; }
+  };
+
+  // Setup (runner.cpp).
+  void prepare_launch();
+  void load_compiler();
+  void record(RunRecord rec, backend::CompileResult result);
+  void finish();
+
+  // The slots (run_slots.cpp).
+  void open_slot(Slot& slot);
+  void dispatch(const ExecutorEvent& ev);
+  void advance(Slot& slot);
+  void begin_run(Slot& slot, uint64_t idx);
+  void choose_worker(Slot& slot);
+  void worker_ready(Slot& slot);
+  void send_compile(Slot& slot, WorkerId worker);
+  void on_started(Slot& slot, const ExecutorEvent& ev);
+  void on_reply(Slot& slot, const ExecutorEvent& ev);
+  void end_run(Slot& slot);
+  void pump();
+  void close_slot(Slot& slot);
+  uint64_t take_run(Slot& slot);
+  bool starts_chain(const Slot& slot, uint64_t idx) const;
+  std::vector<std::string> fresh_env(perturb::RunPerturbation& pert) const;
+  void pool_next_round(Slot& slot);
+  void prestart_next(Slot& slot);
+  bool prestarts() const;
+  bool starts_ahead() const;
+  double since_start(Clock::time_point t) const;
+
+  const RunPlan& m_plan;
+  const ProgressFn& m_progress;
+  Executor& m_ex;
+  const Clock::time_point m_t_start;
+  const std::string m_input;
+  const TempDir m_session;
+  // Large artifacts of the variants are kept here, beside the session folder (same file
+  // system, so they move by rename); it goes when the last artifact in it is dropped.
+  std::shared_ptr<const TempFolder> m_kept_files;
+  uint64_t m_kept_serial = 0;
+  const bool m_is_exec;
+  const perturb::ProcessMode m_mode;
+  perturb::Context m_ctx;
+  WorkerLaunch m_launch;
+  std::vector<std::string> m_env_overrides;
+  WorkerId m_probe = 0;
+  int m_probe_serial = 0;
+  CompilerWatch m_watch;
+  RunOutput m_out;
+  std::vector<Slot> m_slots;
+
+  uint64_t m_next;
+  bool m_stop = false;
+  bool m_interrupted = false;
+  bool m_queue_stopped = false; // this piece stopped RunPlan::queue
+  int m_workers_started = 0;
+  int m_prestarted = 0;
+  std::map<std::string, Variant> m_variants;
+  uint64_t m_completed = 0, m_succeeded = 0;
+};
+
+} // namespace kdet::engine
