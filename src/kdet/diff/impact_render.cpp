@@ -37,6 +37,7 @@ json resources_json(const KernelResources& k) {
           {"spill_stores", opt(k.spill_stores)},
           {"spill_loads", opt(k.spill_loads)},
           {"shared", k.shared},
+          {"shared_reserved", k.shared_reserved},
           {"constant", std::move(c)},
           {"barriers", k.barriers},
           {"max_threads", d(k.max_threads)},

@@ -14,7 +14,11 @@
 //    bits 20-26 of sh_flags, read when the attribute is missing.
 //  - launch bounds: EIATTR_MAX_THREADS (0x05, .maxntid x y z), EIATTR_REQNTID
 //    (0x10, .reqntid), EIATTR_MAXREG_COUNT (0x1b, .maxnreg; 255 when none).
-//  - static shared memory: the size of .nv.shared.<kernel> (NOBITS).
+//  - static shared memory: the size of .nv.shared.<kernel> (NOBITS). From
+//    sm_90 on, where the cubin has a .nv.shared.reserved.<N> section, the
+//    kernel's section starts with the 1 KB the system reserves per block
+//    (4096 bytes of `.shared` give a 5120-byte section, and ptxas -v says
+//    4096): that window is left out of `shared` and kept in shared_reserved.
 //  - constant memory: the size of each .nv.constant<bank>.<kernel>; bank 0
 //    holds the parameters and what the driver puts there (ptxas's cmem[0]).
 //
@@ -23,6 +27,7 @@
 
 #include "kdet/diff/cubin_reader.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <elf.h>
 
@@ -38,6 +43,7 @@ constexpr uint8_t k_maxreg_count = 0x1b;
 constexpr uint8_t k_max_stack = 0x23;
 constexpr uint8_t k_regcount = 0x2f;
 constexpr uint8_t k_num_barriers = 0x4c;
+constexpr uint64_t k_reserved_window = 1024; // reservedSharedMemPerBlock from sm_80 on
 
 bool starts(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
@@ -104,6 +110,9 @@ bool read_resources(std::string_view cubin, CubinResources& out, std::string& er
     by_text[i] = out.kernels.size();
     out.kernels.push_back(std::move(k));
   }
+  bool reserved_window = false;
+  for (const auto& s : elf.sections)
+    reserved_window |= starts(s.name, ".nv.shared.reserved.");
   for (const auto& s : elf.sections) {
     auto owned = [&](std::string_view prefix) -> KernelResources* {
       if (!starts(s.name, prefix)) return nullptr;
@@ -112,6 +121,10 @@ bool read_resources(std::string_view cubin, CubinResources& out, std::string& er
     };
     if (KernelResources* k = owned(".nv.shared.")) {
       k->shared = s.size;
+      if (reserved_window) {
+        k->shared_reserved = std::min<uint64_t>(s.size, k_reserved_window);
+        k->shared -= k->shared_reserved;
+      }
     } else if (starts(s.name, ".nv.constant")) {
       size_t i = 12;
       uint32_t bank = 0;

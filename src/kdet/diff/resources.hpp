@@ -22,12 +22,13 @@ namespace kdet::diff {
 // One kernel's resources; nullopt where the cubin does not say.
 struct KernelResources {
   std::string name;
-  std::optional<uint32_t> registers;     // EIATTR_REGCOUNT, else .text sh_info's high byte
-  std::optional<uint32_t> stack_frame;   // EIATTR_FRAME_SIZE of the kernel's symbol (bytes)
-  std::optional<uint32_t> min_stack;     // EIATTR_MIN_STACK_SIZE (bytes)
-  std::optional<uint32_t> max_stack;     // EIATTR_MAX_STACK_SIZE (bytes)
-  uint32_t barriers = 0;                 // EIATTR_NUM_BARRIERS (absent: none used)
-  uint64_t shared = 0;                   // static shared memory: .nv.shared.<kernel> size
+  std::optional<uint32_t> registers;   // EIATTR_REGCOUNT, else .text sh_info's high byte
+  std::optional<uint32_t> stack_frame; // EIATTR_FRAME_SIZE of the kernel's symbol (bytes)
+  std::optional<uint32_t> min_stack;   // EIATTR_MIN_STACK_SIZE (bytes)
+  std::optional<uint32_t> max_stack;   // EIATTR_MAX_STACK_SIZE (bytes)
+  uint32_t barriers = 0;               // EIATTR_NUM_BARRIERS (absent: none used)
+  uint64_t shared = 0;                 // static shared memory, as ptxas -v counts it
+  uint64_t shared_reserved = 0; // bytes of .nv.shared.<kernel> before it: the system's window
   std::map<uint32_t, uint64_t> constant; // bank -> bytes of .nv.constant<bank>.<kernel>
   std::optional<std::array<uint32_t, 3>> max_threads; // EIATTR_MAX_THREADS (.maxntid)
   std::optional<std::array<uint32_t, 3>> reqntid;     // EIATTR_REQNTID (.reqntid)
