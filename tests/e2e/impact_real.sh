@@ -6,6 +6,7 @@
 #   with the same 48 registers and 5 blocks per SM on sm_80 (exit 1, reach sass);
 # - the same pairs as cubins (spills unknown), on every architecture the brief names, with
 #   registers, barriers, stack frame and spills compared with ptxas -v's own lines;
+# - kdet diff of two cubins: the reach and each changed kernel's resources and occupancy;
 # - a `kdet run --out` folder and a scan job: each variant against the most common one, with
 #   the census line; a ptxas that fails is exit 3 with its message; bad options exit 2;
 # - the JSON validates against docs/schemas/kdet.impact.schema.json (where jsonschema is).
@@ -51,6 +52,12 @@ for sm in sm_80 sm_86 sm_89 sm_90 sm_100 sm_120; do
     "$(json_get "$T/cubin.json" "$k"'["resources_a"]["spill_stores"]')" None
   expect_eq "cubin $sm arch" "$(json_get "$T/cubin.json" '["comparisons"][0]["arch"]')" $sm
 done
+
+# kdet diff of two cubins shows the same reach, with each changed kernel's resources.
+expect_exit 1 "$KDET" diff "$T/gen_1473.a.sm_80.cubin" "$T/gen_1473.b.sm_80.cubin" --json "$T/diff.json"
+expect_output 'reach: SASS changed in 1 of 1 kernel on sm_80'
+expect_output 'gen_1473: registers 48 -> 48, .*5 blocks/40 warps -> 5 blocks/40 warps per SM'
+expect_eq "diff impact" "$(json_get "$T/diff.json" '["impact"]["kernels"][0]["occupancy_a"]["blocks_per_sm"]')" 5
 
 # A run folder: an exec compiler that gives A's PTX on odd runs and B's on even ones (a
 # counter file, so the runs are the same every time with -j 1).
