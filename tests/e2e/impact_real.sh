@@ -7,7 +7,7 @@
 # - the same pairs as cubins (spills unknown), on every architecture the brief names, with
 #   registers, barriers, stack frame and spills compared with ptxas -v's own lines;
 # - kdet diff of two cubins: the reach and each changed kernel's resources and occupancy;
-# - a `kdet run --out` folder and a scan job: each variant against the most common one, with
+# - a `kdet run --out` folder and a scan job (named by its label): each variant against the most common one, with
 #   the census line; a ptxas that fails is exit 3 with its message; bad options exit 2;
 # - the JSON validates against docs/schemas/kdet.impact.schema.json (where jsonschema is).
 source "$(dirname "$0")/lib/common.bash"
@@ -74,6 +74,24 @@ expect_output 'of 1 varying variants: 0 stop before the GPU, 1 change SASS, 0 ch
 expect_eq "run dir source" "$(json_get "$T/run.json" '["source"]["kind"]')" run_dir
 expect_eq "run dir runs" "$(json_get "$T/run.json" '["comparisons"][0]["runs_b"]')" 2
 
+# A scan job: its label or an id prefix names it; the job's target (80) is the arch.
+cat >"$T/alt-scan.sh" <<SH
+#!/bin/sh
+exec "$T/alt.sh" "$T/scan" "$D/gen_1277.b.ptx" "$D/gen_1277.a.ptx" "\$2"
+SH
+chmod +x "$T/alt-scan.sh"
+mkdir "$T/scan"
+cp "$D/gen_1277.ll" "$T/scan/k.ll"
+printf 'inputs = ["k.ll"]\ntargets = ["80"]\n[[compiler]]\nname = "alt"\nbackend = "exec"\ncommand = "%s {input} {output}"\n[budget]\nmax_runs = 6\n' \
+  "$T/alt-scan.sh" >"$T/scan/m.toml"
+expect_exit 1 "$KDET" scan "$T/scan/m.toml" --db "$T/scan.db" -j 1 -q
+expect_exit 0 "$KDET" impact --db "$T/scan.db" --job "k.ll alt 80 default" --json "$T/job.json"
+expect_output 'of 1 varying variants: 1 stop before the GPU, 0 change SASS'
+expect_eq "job arch" "$(json_get "$T/job.json" '["comparisons"][0]["arch"]')" sm_80
+expect_eq "job reach" "$(json_get "$T/job.json" '["comparisons"][0]["reach"]')" ptx
+expect_exit 2 "$KDET" impact --db "$T/scan.db" --job nosuchjob
+expect_output '--job nosuchjob: no job'
+
 # A ptxas that fails is data: exit 3 and its message; a missing one or a bad --arch is exit 2.
 printf '#!/bin/sh\necho "ptxas fatal   : simulated failure" >&2\nexit 255\n' >"$T/badptxas"
 chmod +x "$T/badptxas"
@@ -91,7 +109,7 @@ expect_exit 2 "$KDET" impact "$T/gen_1473.a.sm_80.cubin" "$T/gen_1473.b.sm_80.cu
 expect_output 'the cubins are for sm_80'
 
 if python3 -c 'import jsonschema' 2>/dev/null; then
-  python3 - "$KDET_SOURCE_DIR/docs/schemas/kdet.impact.schema.json" "$T"/{1277,1473,cubin,run,fail}.json <<'PY'
+  python3 - "$KDET_SOURCE_DIR/docs/schemas/kdet.impact.schema.json" "$T"/{1277,1473,cubin,run,job,fail}.json <<'PY'
 import json, sys
 from jsonschema import Draft202012Validator
 schema = json.load(open(sys.argv[1]))

@@ -155,15 +155,17 @@ std::vector<Comparison> from_scan_job(const ImpactArgs& a, diff::ImpactOptions o
   label = job->label();
   if (o.arch.empty() && !job->target.empty() && diff::parse_sm(job->target))
     o.arch = "sm_" + job->target;
-  // A variant's bytes: its cubin when the compiler made one, else its PTX.
-  auto bytes = [&](const store::VariantRow& v, std::string& name) -> std::string {
-    for (const char* want : {"cubin", "ptx"})
-      for (const auto& art : v.artifacts)
-        if (art.name == want) {
-          name = art.name;
-          return db.blob(art.hash);
-        }
-    return "";
+  // A variant's bytes: its cubin when the compiler made one, else its PTX (by content: an
+  // exec compiler's artifact is named "output").
+  auto bytes = [&](const store::VariantRow& v) -> std::string {
+    std::string ptx;
+    for (const auto& art : v.artifacts) {
+      std::string data = db.blob(art.hash);
+      diff::Format format = diff::detect_format(data);
+      if (format == diff::Format::cubin) return data;
+      if (format == diff::Format::ptx && ptx.empty()) ptx = std::move(data);
+    }
+    return ptx;
   };
   std::vector<const store::VariantRow*> ok;
   for (const auto& v : job->variants)
@@ -171,14 +173,12 @@ std::vector<Comparison> from_scan_job(const ImpactArgs& a, diff::ImpactOptions o
   if (ok.size() < 2)
     throw Error::format("--job {}: {} successful variant{}, nothing to compare", a.job, ok.size(),
                         ok.size() == 1 ? "" : "s");
-  std::string ref_name;
-  std::string ref = bytes(*ok[0], ref_name);
+  std::string ref = bytes(*ok[0]);
   if (ref.empty())
     throw Error::format("--job {}: the most common variant has no PTX or cubin stored", a.job);
   std::vector<Comparison> out;
   for (size_t i = 1; i < ok.size(); ++i) {
-    std::string name;
-    std::string data = bytes(*ok[i], name);
+    std::string data = bytes(*ok[i]);
     if (data.empty()) {
       notes.push_back(fmt::format("variant {} has no PTX or cubin stored: left out", ok[i]->id));
       continue;
@@ -228,7 +228,8 @@ int do_impact(const ImpactArgs& a) {
     failed |= c.report.failed;
     if (comparisons.size() > 1 || source["kind"] != "files")
       text += fmt::format("{}{} vs {}{}\n", text.empty() ? "" : "\n", c.b, c.a,
-                          c.runs_b ? fmt::format(" ({} runs)", c.runs_b) : "");
+                          c.runs_b ? fmt::format(" ({} run{})", c.runs_b, c.runs_b == 1 ? "" : "s")
+                                   : "");
     text += diff::to_text(c.report, output.color());
     nlohmann::json j = diff::to_json(c.report);
     j["a"] = c.a;
