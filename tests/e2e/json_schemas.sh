@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tier: quick
 # json_schemas.sh: the JSON documents kdet writes (run, explain, scan, compare,
-# diff, diff set, capture and its bundles, cache compile, report, stats, key, scan trace)
+# diff, diff set, impact, capture and its bundles, cache compile, report, stats, key, scan trace)
 # validate against the written JSON Schemas in docs/schemas/, picked by each
 # document's "schema" field; and the schemas can fail: each document with a
 # required key removed (top level and a nested record), a mistyped count or a
@@ -56,6 +56,12 @@ printf 'one\nthree\n' >"$T/vb/log"
 expect_exit 1 "$KDET" diff "$T/va/ptx" "$T/vb/ptx" --json "$T/diff-ptx.json"
 expect_exit 1 "$KDET" diff "$T/va/log" "$T/vb/log" --json "$T/diff-text.json"
 expect_exit 1 "$KDET" diff "$T/va" "$T/vb" --json "$T/diff-set.json"
+# kdet impact: the quick tier has no real ptxas, so one that fails gives the document (exit 3,
+# the comparison carrying ptxas's message); tests/e2e/impact_real.sh checks real ones.
+printf '#!/bin/sh\necho "ptxas fatal   : not in the quick tier" >&2\nexit 1\n' >"$T/fail-ptxas"
+chmod +x "$T/fail-ptxas"
+expect_exit 3 "$KDET" impact "$T/va/ptx" "$T/vb/ptx" --arch sm_80 --ptxas "$T/fail-ptxas" \
+  --json "$T/impact.json"
 # The cache: fake_cc in pid mode gives a new variant each compile, so a verified
 # hit is a mismatch and the report lists a key with two variants.
 printf 'one\ntwo\n' >"$T/k.txt"
@@ -153,10 +159,11 @@ python3 "$T/validate.py" "$SCHEMAS" \
   kdet.capture="$T/capture.json:bundles/0" kdet.capture.bundle="$bundle_json:outputs/0" \
   kdet.capture.bundle="$bundle_json:inputs/0" kdet.scan-trace="$T/scan-trace.json:traceEvents/0" \
   kdet.builds="$T/builds.json:kernels/0" kdet.builds="$T/builds.json:builds/0" \
+  kdet.impact="$T/impact.json:comparisons/0" \
   >"$T/v.out" 2>&1 && rc=0 || rc=$?
 cat "$T/v.out"
 expect_eq "validation exit" "$rc" 0
-expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 23
+expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 24
 # Every written schema is checked against a real document here.
 for f in "$SCHEMAS"/*.schema.json; do
   n=$(basename "$f" .schema.json)

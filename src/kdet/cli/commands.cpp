@@ -5,6 +5,7 @@ namespace kdet::cli {
 
 void add_run(CLI::App& root, Action& action);
 void add_diff(CLI::App& root, Action& action);       // cli/diff.cpp
+void add_impact(CLI::App& root, Action& action);     // cli/impact.cpp
 void add_explain(CLI::App& root, Action& action);    // cli/explain.cpp
 void add_exec(CLI::App& root, Action& action);       // cli/exec.cpp
 void add_scan(CLI::App& root, Action& action);       // cli/scan.cpp
@@ -19,19 +20,13 @@ void add_completion(CLI::App& root, Action& action); // cli/completion.cpp
 
 const std::vector<CommandSpec>& command_table() {
   static const std::vector<CommandSpec> table = {
-      {"run", add_run},
-      {"diff", add_diff},
-      {"explain", add_explain},
-      {"exec", add_exec},
-      {"scan", add_scan},
-      {"merge", add_merge},
-      {"compare", add_compare},
-      {"corpus", add_corpus},
-      {"cache", add_cache},
-      {"cc", add_cc},
-      {"capture", add_capture},
-      {"reduce", add_reduce},
-      {"completion", add_completion},
+      {"run", add_run},       {"diff", add_diff},
+      {"impact", add_impact}, {"explain", add_explain},
+      {"exec", add_exec},     {"scan", add_scan},
+      {"merge", add_merge},   {"compare", add_compare},
+      {"corpus", add_corpus}, {"cache", add_cache},
+      {"cc", add_cc},         {"capture", add_capture},
+      {"reduce", add_reduce}, {"completion", add_completion},
   };
   return table;
 }

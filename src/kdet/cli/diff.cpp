@@ -12,6 +12,7 @@
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
+#include "kdet/diff/impact.hpp"
 #include "kdet/store/run_dir.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -286,6 +287,29 @@ FolderSet collect_pairs(const DiffArgs& args, std::string& label_a, std::string&
   return set;
 }
 
+// The resources and occupancy of each kernel whose SASS or resources differ (kdet impact's
+// measures, docs/IMPACT.md).
+std::string impact_text(const diff::ImpactReport& r) {
+  std::string out = fmt::format("reach: {}\n", diff::reach_line(r));
+  for (const auto& k : r.kernels) {
+    if (k.reach < diff::Reach::sass || !k.only_in.empty()) continue;
+    auto regs = [](const diff::KernelResources& x) {
+      return x.registers ? std::to_string(*x.registers) : std::string("?");
+    };
+    auto occ = [](const std::optional<diff::Occupancy>& o) {
+      return o ? fmt::format("{} blocks/{} warps", o->blocks_per_sm, o->warps_per_sm)
+               : std::string("?");
+    };
+    out +=
+        fmt::format("  {}: registers {} -> {}, stack {} -> {}, shared {} -> {}, barriers {} -> "
+                    "{}; occupancy at {} threads ({}) {} -> {} per SM\n",
+                    k.name, regs(k.a), regs(k.b), k.a.stack_frame.value_or(0),
+                    k.b.stack_frame.value_or(0), k.a.shared, k.b.shared, k.a.barriers, k.b.barriers,
+                    k.block_size, k.block_from, occ(k.occupancy_a), occ(k.occupancy_b));
+  }
+  return out;
+}
+
 // What `kdet diff` has found so far, in each rendering asked for.
 struct Findings {
   bool all_identical = true;
@@ -374,6 +398,16 @@ int do_diff(const DiffArgs& args) {
     }
     f.all_identical &= diff::identical(r);
     f.text += diff::to_text(r, color, na, nb);
+    // Two cubins that differ: what each changed kernel asks of the GPU, and its occupancy.
+    std::optional<diff::ImpactReport> reach;
+    if (r.format == diff::Format::cubin && !summary && !diff::identical(r)) {
+      try {
+        reach = diff::impact_cubins(sa.data, sb.data, diff::ImpactOptions{});
+        f.text += impact_text(*reach);
+      } catch (const Error&) {
+        // compare() read both as cubins; a resource read that fails adds nothing
+      }
+    }
     // JSON and HTML only when asked for: a JSON tree costs far more memory than the report.
     if (!args.html_path.empty())
       f.html +=
@@ -383,6 +417,7 @@ int do_diff(const DiffArgs& args) {
                             xml_text(pr.name), diff::to_html(r));
     if (args.output.json_path.empty()) continue;
     nlohmann::json j = diff::to_json(r);
+    if (reach) j["impact"] = diff::to_json(*reach);
     j["a"] = pa;
     j["b"] = pb;
     if (pr.name.empty()) {

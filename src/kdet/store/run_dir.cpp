@@ -145,7 +145,7 @@ std::string resolve_variant(const std::string& dir, const std::string& id) {
                       hits.size());
 }
 
-std::pair<std::string, std::string> two_most_common_variants(const std::string& dir) {
+std::vector<std::pair<std::string, uint64_t>> variants_by_count(const std::string& dir) {
   std::string path = dir + "/result.json";
   nlohmann::json j;
   try {
@@ -156,16 +156,24 @@ std::pair<std::string, std::string> two_most_common_variants(const std::string& 
   // "variants" is written most common first; sorting again keeps a hand-edited file right.
   if (!j.contains("variants") || !j["variants"].is_array())
     throw Error::format("{}: has no \"variants\" array", path);
-  std::vector<std::pair<int64_t, std::string>> v;
-  for (const auto& x : j["variants"])
-    if (x.contains("id") && x["id"].is_string())
-      v.emplace_back(x.value("count", int64_t{0}), x["id"].get<std::string>());
+  std::vector<std::pair<std::string, uint64_t>> v;
+  for (const auto& x : j["variants"]) {
+    if (!x.is_object() || !x.contains("id") || !x["id"].is_string()) continue;
+    const auto& count = x.contains("count") ? x["count"] : nlohmann::json();
+    v.emplace_back(x["id"].get<std::string>(),
+                   count.is_number_unsigned() ? count.get<uint64_t>() : uint64_t{0});
+  }
   std::stable_sort(v.begin(), v.end(),
-                   [](const auto& l, const auto& r) { return l.first > r.first; });
+                   [](const auto& l, const auto& r) { return l.second > r.second; });
+  return v;
+}
+
+std::pair<std::string, std::string> two_most_common_variants(const std::string& dir) {
+  auto v = variants_by_count(dir);
   if (v.size() < 2)
-    throw Error::format("{}: {} variant{}, nothing to compare", path, v.size(),
+    throw Error::format("{}/result.json: {} variant{}, nothing to compare", dir, v.size(),
                         v.size() == 1 ? "" : "s");
-  return {v[0].second, v[1].second};
+  return {v[0].first, v[1].first};
 }
 
 } // namespace kdet::store

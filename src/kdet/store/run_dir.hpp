@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kdet::store {
 
@@ -48,6 +49,10 @@ std::string variant_dir_name(const std::string& id);
 // The folder of the variant of `dir` named by `id` (exact, or either one a prefix of the
 // other); throws Error naming `dir` when it is not a run folder, or none or several match.
 std::string resolve_variant(const std::string& dir, const std::string& id);
+
+// The ids and run counts of DIR/result.json's variants, most common first; throws Error
+// naming the file when it is unreadable or not a kdet result.
+std::vector<std::pair<std::string, uint64_t>> variants_by_count(const std::string& dir);
 
 // The ids of the two most common variants of DIR/result.json; throws Error naming the
 // file when it is unreadable, not a kdet result, or holds fewer than two variants.
