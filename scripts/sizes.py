@@ -25,7 +25,6 @@ FUNCTION_LIMIT = 200
 
 # (path, function or None for the file) -> lines when the limit came in. May only shrink.
 CEILINGS = {
-    ("src/kdet/scan/scheduler.cpp", "run_jobs"): 440,
 }
 
 HEAD_TYPE = re.compile(r"\b(namespace|class|struct|union|enum)\b")
