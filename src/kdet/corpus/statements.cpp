@@ -192,11 +192,10 @@ void KernelGenerator::stmt_load(IrFunction& f, const FunctionContext& ctx, Scope
   std::string index = recent(s.ints);
   if (!ctx.index_ptrs.empty() && m_rng.chance(30)) { // gather: p[idx[i] & mask]
     std::string ip = m_rng.pick(ctx.index_ptrs);
-    std::string i64 = index64(f, index);
-    std::string q = f.value(), x = f.value(), masked = f.value();
     std::string in = f.value();
     f.emit(fmt::format("{} = and i32 {}, {}", in, index, k_input_elements - 1));
-    i64 = index64(f, in);
+    std::string i64 = index64(f, in);
+    std::string q = f.value(), x = f.value(), masked = f.value();
     f.emit(fmt::format("{} = getelementptr inbounds i32, {} {}, i64 {}", q, m_types.global("i32"),
                        ip, i64));
     f.emit(fmt::format("{} = load i32, {} {}, align 4", x, m_types.global("i32"), q));
