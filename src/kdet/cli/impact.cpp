@@ -199,6 +199,7 @@ std::vector<Comparison> from_scan_job(const ImpactArgs& a, diff::ImpactOptions o
 }
 
 // What --run adds to one comparison.
+// NOLINTNEXTLINE(bugprone-exception-escape): its implicit destructor and moves do not throw
 struct DynamicOutcome {
   std::string text;
   nlohmann::json json;

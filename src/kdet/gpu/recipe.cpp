@@ -225,7 +225,7 @@ Recipe parse_recipe(const std::string& text, const std::string& path) {
     c.fail(root.get("block"),
            fmt::format("block: {} threads; a block holds at most 1024", threads));
   if (const toml::node* n = root.get("shared_bytes"))
-    r.shared_bytes = static_cast<uint32_t>(c.integer(*n, "shared_bytes", 0, 48 * 1024));
+    r.shared_bytes = static_cast<uint32_t>(c.integer(*n, "shared_bytes", 0, int64_t{48} * 1024));
   const toml::node* args = root.get("arg");
   if (!args) c.fail(&root, "the recipe needs its kernel's arguments, in order, as [[arg]] tables");
   const toml::array* list = args->as_array();
