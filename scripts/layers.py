@@ -17,7 +17,7 @@ from collections import defaultdict
 # know nothing of each other. Each CMake library (src/CMakeLists.txt) links the same order.
 ORDER = [
     ["util"],
-    ["diff", "backend", "perturb", "stats"],
+    ["diff", "backend", "perturb", "stats", "gpu"],
     ["engine"],
     ["store"],
     ["cache", "corpus", "capture", "reduce"],

@@ -241,3 +241,112 @@ TEST(CorpusWriter, WritesTheSameFilesForTheSameSeed) {
   EXPECT_THROW(write_corpus(spec), Error);
   remove_tree(dir);
 }
+
+namespace {
+
+// The kernel's parameter types, in order ("float*", "i32*", "float", "i32"; modern: "ptr").
+std::vector<std::string> kernel_params(const Kernel& k) {
+  std::string head = "define void @" + k.name + "(";
+  size_t b = k.text.find(head);
+  size_t e = k.text.find(") {", b);
+  std::vector<std::string> out;
+  std::stringstream ss(k.text.substr(b + head.size(), e - b - head.size()));
+  std::string p;
+  while (std::getline(ss, p, ',')) {
+    p.erase(0, p.find_first_not_of(' '));
+    std::string type = p.substr(0, p.rfind(' '));
+    if (type.back() == '*' || type.rfind("ptr", 0) == 0) type = "buffer";
+    out.push_back(type);
+  }
+  return out;
+}
+
+// The kernel's body alone (helpers come before it in the module).
+std::string kernel_body(const Kernel& k) {
+  size_t b = k.text.find("define void @" + k.name + "(");
+  return k.text.substr(b, k.text.find("\n}\n", b) - b);
+}
+
+} // namespace
+
+TEST(CorpusGenerator, RecipeMatchesTheKernel) {
+  for (Dialect d : {Dialect::llvm7, Dialect::modern})
+    for (uint64_t seed : {1, 2, 3, 40}) {
+      KernelSpec spec;
+      spec.name = "gen_0007";
+      spec.seed = seed;
+      spec.instructions = seed == 40 ? k_large_instructions : k_medium_instructions;
+      spec.dialect = d;
+      Kernel k = generate_kernel(spec);
+      const gpu::Recipe& r = k.recipe;
+      EXPECT_EQ(r.kernel, "gen_0007");
+      std::vector<std::string> params = kernel_params(k);
+      ASSERT_EQ(params.size(), r.args.size()) << seed;
+      for (size_t i = 0; i < params.size(); ++i) {
+        const gpu::RecipeArg& a = r.args[i];
+        if (params[i] == "buffer") {
+          ASSERT_EQ(a.kind, gpu::RecipeArg::Kind::buffer) << i;
+          // Inputs are read at indices masked to their size; outputs hold a thread's element.
+          EXPECT_EQ(a.elements, a.output ? uint64_t{k_recipe_threads} : k_input_elements) << i;
+          EXPECT_EQ(a.output, a.name.rfind("out", 0) == 0) << a.name;
+        } else {
+          ASSERT_EQ(a.kind, gpu::RecipeArg::Kind::scalar) << i;
+          EXPECT_EQ(params[i], a.type == gpu::Type::f32 ? "float" : "i32") << i;
+        }
+      }
+      // The block is the kernel's .maxntid, the grid covers k_recipe_threads.
+      std::smatch m;
+      ASSERT_TRUE(std::regex_search(k.text, m, std::regex("\"maxntidx\", i32 ([0-9]+)")));
+      EXPECT_EQ(std::to_string(r.block[0]), m[1].str());
+      EXPECT_EQ(uint64_t{r.grid[0]} * r.block[0], k_recipe_threads);
+      // Shared arrays hold a slot per thread of the block.
+      std::regex arr("addrspace\\(3\\) global \\[([0-9]+) x float\\]");
+      for (auto it = std::sregex_iterator(k.text.begin(), k.text.end(), arr);
+           it != std::sregex_iterator(); ++it)
+        EXPECT_GE(std::stoul((*it)[1].str()), r.block[0]);
+      // The recipe file reads back.
+      gpu::Recipe back = gpu::parse_recipe(gpu::to_toml(r, "c"), "x.toml");
+      EXPECT_EQ(back.args.size(), r.args.size());
+    }
+}
+
+TEST(CorpusGenerator, KernelsAreRaceFree) {
+  for (uint64_t seed = 0; seed < 12; ++seed) {
+    KernelSpec spec;
+    spec.name = "k";
+    spec.seed = seed;
+    spec.instructions = k_medium_instructions;
+    Kernel k = generate_kernel(spec);
+    std::string body = kernel_body(k);
+    std::string helpers = k.text.substr(0, k.text.find("define void @k("));
+    // Helpers store nothing; the kernel stores to global memory only at its own element.
+    std::regex store("store float [^,]+, float\\* (%v[0-9]+)");
+    EXPECT_FALSE(std::regex_search(helpers, store)) << seed;
+    size_t stores = 0;
+    for (auto it = std::sregex_iterator(body.begin(), body.end(), store);
+         it != std::sregex_iterator(); ++it, ++stores) {
+      std::regex gep((*it)[1].str() +
+                     " = getelementptr inbounds float, float\\* %out[0-9]+, i64 %gid64\n");
+      EXPECT_TRUE(std::regex_search(body, gep)) << seed << ": " << (*it)[0];
+    }
+    EXPECT_GT(stores, 0u) << seed;
+    // Every global load's index is masked to the inputs' size, or the thread's own.
+    std::regex load("getelementptr inbounds (float|i32), (float|i32)\\* (%[a-z0-9]+), i64 "
+                    "(%[a-z0-9.]+)\n");
+    for (auto it = std::sregex_iterator(k.text.begin(), k.text.end(), load);
+         it != std::sregex_iterator(); ++it) {
+      std::string index = (*it)[4].str(), base = (*it)[3].str();
+      if (base.rfind("%out", 0) == 0) continue; // a store's address (checked above)
+      std::smatch def;
+      ASSERT_TRUE(
+          std::regex_search(k.text, def, std::regex(index + " = [sz]ext i32 (%[a-z0-9.]+) to i64")))
+          << index;
+      EXPECT_TRUE(
+          std::regex_search(k.text, std::regex(def[1].str() + " = and i32 [^,]+, " +
+                                               std::to_string(k_input_elements - 1) + "\n")))
+          << seed << ": " << (*it)[0];
+    }
+    // Shared memory: each thread writes slot tid and reads (tid + k) mod ntid.
+    EXPECT_EQ(count(body, "urem i32"), k.barriers / 2) << seed;
+  }
+}

@@ -4,9 +4,12 @@
 //   kdet impact RUN_DIR                each variant of a `kdet run --out` folder against the
 //                                      most common one
 //   kdet impact --db DB --job ID       the same for a scan job's variants
+//   ... --run --recipe FILE.toml       also launch both variants on the GPU (gpu/cuda.hpp):
+//                                      same results or not, and B's speed against A's
 // Exit 0: no difference reaches the GPU (identical, PTX only, cubin metadata only); 1: some
 // kernel's SASS, resources or occupancy differs; 3: ptxas failed where nothing reached the GPU
-// (the reach is unknown); 2: bad input or options.
+// (the reach is unknown), or --run could not run (no GPU, a launch that failed); 2: bad input or
+// options. With --run, results that differ between the variants are 1.
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/diff/impact.hpp"
@@ -15,6 +18,7 @@
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
 #include "kdet/diff/diff.hpp"
+#include "kdet/gpu/cuda.hpp"
 #include "kdet/store/run_dir.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/util/error.hpp"
@@ -46,6 +50,9 @@ struct ImpactArgs {
   int carveout = -1;
   std::string ptxas;
   std::string db, job;
+  bool run = false;
+  std::string recipe;
+  size_t launches = 200;
   OutputArgs output;
 };
 
@@ -54,6 +61,7 @@ struct Comparison {
   std::string a, b;    // labels: file paths or variant ids
   uint64_t runs_b = 0; // runs that gave B (run folders, scan jobs)
   diff::ImpactReport report;
+  std::string data_a, data_b; // the compared bytes (PTX or cubin), for --run
 };
 
 std::string read_input(const std::string& path) {
@@ -128,8 +136,9 @@ std::vector<Comparison> from_run_dir(const std::string& dir, const diff::ImpactO
                                   variants[i].first));
       continue;
     }
-    Comparison c{variants[0].first, variants[i].first, variants[i].second,
-                 run_impact(ref_data, data, o, ref, path)};
+    Comparison c{variants[0].first,  variants[i].first,
+                 variants[i].second, run_impact(ref_data, data, o, ref, path),
+                 ref_data,           data};
     out.push_back(std::move(c));
   }
   return out;
@@ -183,16 +192,73 @@ std::vector<Comparison> from_scan_job(const ImpactArgs& a, diff::ImpactOptions o
       notes.push_back(fmt::format("variant {} has no PTX or cubin stored: left out", ok[i]->id));
       continue;
     }
-    out.push_back(
-        {ok[0]->id, ok[i]->id, ok[i]->count, run_impact(ref, data, o, ok[0]->id, ok[i]->id)});
+    out.push_back({ok[0]->id, ok[i]->id, ok[i]->count,
+                   run_impact(ref, data, o, ok[0]->id, ok[i]->id), ref, data});
   }
   return out;
+}
+
+// What --run adds to one comparison.
+// NOLINTNEXTLINE(bugprone-exception-escape): its implicit destructor and moves do not throw
+struct DynamicOutcome {
+  std::string text;
+  nlohmann::json json;
+  bool differ = false; // reproducible results that differ between A and B
+  bool failed = false; // not run where it was needed: no GPU, ptxas, a launch that failed
+};
+
+// The bytes a GPU loads: a cubin as it is, PTX assembled for the device.
+std::string cubin_of(const std::string& data, const diff::ImpactOptions& o, const char* side,
+                     std::string& error) {
+  if (diff::detect_format(data) == diff::Format::cubin) return data;
+  diff::Assembly as = diff::assemble(o.ptxas, data, o.arch);
+  if (!as.ok) error = fmt::format("{}: ptxas: {}", side, as.error);
+  return as.cubin;
+}
+
+DynamicOutcome run_dynamic(const Comparison& c, const gpu::Recipe& recipe, const gpu::Probe& probe,
+                           const diff::ImpactOptions& o, size_t launches) {
+  DynamicOutcome d;
+  auto skip = [&](const std::string& why) {
+    d.text = fmt::format("run: skipped: {}\n", why);
+    d.json = {{"skipped", why}};
+    d.failed = true;
+    return d;
+  };
+  if (!probe.ok) return skip(probe.why_not);
+  std::string error_a, error_b;
+  std::string cubin_a = cubin_of(c.data_a, o, "A", error_a);
+  std::string cubin_b = cubin_of(c.data_b, o, "B", error_b);
+  if (!error_a.empty() || !error_b.empty()) return skip(error_a.empty() ? error_b : error_a);
+  gpu::RunOptions ro;
+  ro.launches = launches;
+  ro.warmup = std::min(ro.warmup, launches);
+  gpu::RunResult r = gpu::run_pair(cubin_a, cubin_b, recipe, ro);
+  d.text = gpu::run_text(r, recipe);
+  // Identical cubins still run: their spread is the noise floor of the measurement.
+  if (cubin_a == cubin_b) d.text += "  (the cubins are identical: this measures the noise)\n";
+  d.json = gpu::to_json(r, recipe);
+  d.differ = gpu::reproducible(r) && r.results.differing > 0;
+  d.failed = !r.error.empty();
+  return d;
 }
 
 int do_impact(const ImpactArgs& a) {
   diff::ImpactOptions o = impact_options(a);
   if (!a.arch.empty() && !diff::parse_sm(a.arch))
     throw Error::format("--arch {}: expected sm_XX, such as sm_80 or sm_90a", a.arch);
+  std::optional<gpu::Recipe> recipe;
+  gpu::Probe probe;
+  if (!a.recipe.empty() && !a.run) throw Error("--recipe FILE goes with --run");
+  if (a.run) {
+    if (a.recipe.empty())
+      throw Error("--run needs --recipe FILE.toml (the kernel, grid, block and arguments; "
+                  "`kdet corpus` writes one beside each kernel)");
+    recipe = gpu::parse_recipe(read_input(a.recipe), a.recipe);
+    probe = gpu::probe_gpu();
+    // PTX is assembled for the GPU that runs it, so the SASS measured is what it runs.
+    if (probe.ok && o.arch.empty()) o.arch = probe.device.arch();
+  }
   Output output(a.output);
   std::vector<Comparison> comparisons;
   std::vector<std::string> notes;
@@ -212,7 +278,7 @@ int do_impact(const ImpactArgs& a) {
   } else if (a.paths.size() == 2) {
     std::string da = read_input(a.paths[0]), db = read_input(a.paths[1]);
     comparisons.push_back(
-        {a.paths[0], a.paths[1], 0, run_impact(da, db, o, a.paths[0], a.paths[1])});
+        {a.paths[0], a.paths[1], 0, run_impact(da, db, o, a.paths[0], a.paths[1]), da, db});
     source = {{"kind", "files"}};
   } else {
     throw Error("give two files (A B), a `kdet run --out` folder, or --db DB --job ID");
@@ -232,6 +298,13 @@ int do_impact(const ImpactArgs& a) {
                                    : "");
     text += diff::to_text(c.report, output.color());
     nlohmann::json j = diff::to_json(c.report);
+    if (recipe) {
+      DynamicOutcome d = run_dynamic(c, *recipe, probe, o, a.launches);
+      text += d.text;
+      j["run"] = std::move(d.json);
+      gpu |= d.differ;
+      failed |= d.failed;
+    }
     j["a"] = c.a;
     j["b"] = c.b;
     if (c.runs_b) j["runs_b"] = c.runs_b;
@@ -268,7 +341,12 @@ void add_impact(CLI::App& root, Action& action) {
       "--block N, else 256 threads. docs/IMPACT.md.\n"
       "Exit status: 0 nothing reaches the GPU (identical, PTX only, cubin metadata only), 1 some\n"
       "kernel's SASS, resources or occupancy differs, 2 bad input or options, 3 ptxas failed\n"
-      "and nothing else reached the GPU.");
+      "and nothing else reached the GPU.\n"
+      "--run --recipe FILE also launches both on device 0 (libcuda loaded at run time; PTX\n"
+      "assembled for the device): output buffers compared bit for bit (each variant also\n"
+      "against a second launch of itself), and the median of N interleaved timed launches:\n"
+      "\"same results, B 2.1 % slower (±0.4 %)\". Results that differ: exit 1; no GPU or a\n"
+      "launch that failed: 3 (unless 1).");
   cmd->add_option("paths", args->paths,
                   "A B (two PTX files or two cubins), or a kdet run --out "
                   "folder");
@@ -295,6 +373,17 @@ void add_impact(CLI::App& root, Action& action) {
                   "A scan job: its id (or a prefix of 6 or more characters) or its label "
                   "(\"input compiler target option_set\")")
       ->type_name("ID");
+  cmd->add_flag("--run", args->run,
+                "Also launch both variants on the GPU with --recipe: compare every output buffer "
+                "bit for bit and time them interleaved (no GPU: skipped, exit 3)");
+  cmd->add_option("--recipe", args->recipe,
+                  "With --run: the kernel, grid, block and arguments (TOML; `kdet corpus` writes "
+                  "gen_NNNN.recipe.toml beside each kernel)")
+      ->type_name("FILE");
+  cmd->add_option("--launches", args->launches,
+                  "With --run: timed launches of each variant, interleaved (default 200)")
+      ->type_name("N")
+      ->check(whole_option({1, 100000}));
   add_json_option(cmd, args->output, "the report", "kdet.impact/1");
   add_color_option(cmd, args->output);
   cmd->callback([args, &action] { action = [args] { return do_impact(*args); }; });

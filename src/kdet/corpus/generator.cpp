@@ -7,7 +7,9 @@
 // (%vN, numbered in emission order), so the llvm7 dialect's rule that
 // unnamed values be numbered in order never arises. Barriers are emitted only
 // where control flow is uniform (kernel top level and loops with uniform
-// bounds), as a CUDA programmer would write them.
+// bounds), as a CUDA programmer would write them. The kernels are race-free
+// (corpus/statements.cpp says how), and each comes with the recipe that
+// launches it: its .maxntid threads a block, k_recipe_threads in all.
 //
 // This file makes the module: internal helpers, the kernel and its metadata;
 // corpus/statements.cpp makes the statements inside a function body.
@@ -32,8 +34,7 @@ std::string KernelGenerator::make_helper(size_t index, size_t budget) {
   IrFunction f;
   f.start_block("entry");
   FunctionContext ctx;
-  ctx.float_ptrs = {"%p"};
-  ctx.out_ptrs = {"%p"};
+  ctx.float_ptrs = {"%p"}; // an input of the kernel: helpers only read
   // Only helper0 is callable from helpers: every call is inlined at -opt=3,
   // and chains of helpers calling helpers would multiply the code.
   if (index > 0) ctx.callable = {m_helper_names.front()};
@@ -52,6 +53,43 @@ std::string KernelGenerator::make_helper(size_t index, size_t budget) {
                      name, m_types.global("float"), f.render());
 }
 
+// Inputs of k_input_elements random values (each its own seed), outputs of one element per
+// thread, zeroed; alpha, n (the threads) and m (the uniform trip count).
+void KernelGenerator::make_recipe(size_t n_float, size_t n_out, size_t n_index) {
+  gpu::Recipe& r = m_recipe;
+  r.kernel = m_spec.name;
+  r.block = {m_maxntid, 1, 1};
+  r.grid = {k_recipe_threads / m_maxntid, 1, 1};
+  uint64_t seed = 1;
+  auto buffer = [&](std::string name, gpu::Type type, uint64_t elements, bool output) {
+    gpu::RecipeArg a;
+    a.name = std::move(name);
+    a.type = type;
+    a.elements = elements;
+    a.random = !output;
+    a.seed = output ? 0 : seed++;
+    a.output = output;
+    r.args.push_back(std::move(a));
+  };
+  for (size_t k = 0; k < n_float; ++k)
+    buffer(fmt::format("in{}", k), gpu::Type::f32, k_input_elements, false);
+  for (size_t k = 0; k < n_out; ++k)
+    buffer(fmt::format("out{}", k), gpu::Type::f32, k_recipe_threads, true);
+  for (size_t k = 0; k < n_index; ++k)
+    buffer(fmt::format("idx{}", k), gpu::Type::i32, k_input_elements, false);
+  auto scalar = [&](const char* name, gpu::Type type, uint64_t bits) {
+    gpu::RecipeArg a;
+    a.kind = gpu::RecipeArg::Kind::scalar;
+    a.name = name;
+    a.type = type;
+    a.bits = bits;
+    r.args.push_back(std::move(a));
+  };
+  scalar("alpha", gpu::Type::f32, 0x3f000000); // 0.5
+  scalar("n", gpu::Type::i32, k_recipe_threads);
+  scalar("m", gpu::Type::i32, 8);
+}
+
 std::string KernelGenerator::make_kernel(size_t budget) {
   size_t n_float = 4 + m_rng.below(static_cast<uint64_t>(budget > 1000 ? 9 : 5));
   size_t n_index = 1 + m_rng.below(3);
@@ -59,12 +97,13 @@ std::string KernelGenerator::make_kernel(size_t budget) {
   ctx.is_kernel = true;
   ctx.callable = m_helper_names;
   ctx.tid = "%tid";
+  ctx.ntid = "%ntid";
+  ctx.gid64 = "%gid64";
   ctx.trip_counts = {"%m", "%m.half"};
   std::vector<std::string> params, param_types;
   for (size_t k = 0; k < n_float; ++k) {
     std::string p = fmt::format("%in{}", k);
     ctx.float_ptrs.push_back(p);
-    if (k % 3 == 2) ctx.out_ptrs.push_back(p); // some buffers are read and written
     params.push_back(fmt::format("{} {}", m_types.global("float"), p));
     param_types.push_back(m_types.global("float"));
   }
@@ -99,7 +138,9 @@ std::string KernelGenerator::make_kernel(size_t budget) {
   f.emit("%gid = add i32 %base, %tid");
   f.emit("%gid64 = sext i32 %gid to i64");
   f.emit("%m.half = lshr i32 %m, 1");
-  f.emit(fmt::format("%first.p = getelementptr inbounds float, {} %in0, i64 %gid64",
+  f.emit(fmt::format("%gid.in = and i32 %gid, {}", k_input_elements - 1));
+  f.emit("%gid.in64 = zext i32 %gid.in to i64");
+  f.emit(fmt::format("%first.p = getelementptr inbounds float, {} %in0, i64 %gid.in64",
                      m_types.global("float")));
   f.emit(fmt::format("%first = load float, {} %first.p, align 4", m_types.global("float")));
   Scope s;
@@ -126,6 +167,7 @@ std::string KernelGenerator::make_kernel(size_t budget) {
   f.emit("ret void");
   m_instructions += f.instructions();
 
+  make_recipe(n_float, ctx.out_ptrs.size(), n_index);
   std::string text = fmt::format("define void @{}({}) {{\n{}}}\n", m_spec.name,
                                  fmt::join(params, ", "), f.render());
   std::string fn_type = fmt::format("void ({})", fmt::join(param_types, ", "));
@@ -139,9 +181,11 @@ Kernel KernelGenerator::generate() {
   size_t n_helpers = std::clamp<size_t>(total / 400, 2, 6);
   size_t helper_budget = std::clamp<size_t>(total / 20, 10, 120);
   m_max_calls = 2 + total / 250;
+  m_maxntid = 128u << m_rng.below(3);
   size_t n_shared = 1 + m_rng.below(3);
-  for (size_t k = 0; k < n_shared; ++k)
-    m_shared.push_back({fmt::format("{}_smem{}", m_spec.name, k), 128 << m_rng.below(4)});
+  for (size_t k = 0; k < n_shared; ++k) // at least a slot per thread of a block
+    m_shared.push_back(
+        {fmt::format("{}_smem{}", m_spec.name, k), static_cast<int>(m_maxntid << m_rng.below(3))});
 
   std::string helpers;
   for (size_t k = 0; k < n_helpers; ++k) {
@@ -168,7 +212,7 @@ Kernel KernelGenerator::generate() {
     out += d + "\n";
   out += "\n!nvvm.annotations = !{!0, !1}\n!nvvmir.version = !{!2}\n\n";
   out += fmt::format("!0 = !{{{}, !\"kernel\", i32 1}}\n", m_kernel_ref);
-  out += fmt::format("!1 = !{{{}, !\"maxntidx\", i32 {}}}\n", m_kernel_ref, 128 << m_rng.below(3));
+  out += fmt::format("!1 = !{{{}, !\"maxntidx\", i32 {}}}\n", m_kernel_ref, m_maxntid);
   out += "!2 = !{i32 2, i32 0}\n";
 
   Kernel k;
@@ -179,6 +223,7 @@ Kernel KernelGenerator::generate() {
   k.pointer_params = m_pointer_params;
   k.loops = m_loops;
   k.barriers = m_barriers;
+  k.recipe = m_recipe;
   return k;
 }
 

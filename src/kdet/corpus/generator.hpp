@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/gpu/recipe.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -26,6 +28,11 @@ enum class Dialect { llvm7, modern };
 constexpr size_t k_small_instructions = 150;
 constexpr size_t k_medium_instructions = 800;
 constexpr size_t k_large_instructions = 4000;
+// Elements of each input buffer a kernel reads (a power of two): every load index is
+// masked to it, so a kernel never reads outside its inputs whatever its arithmetic.
+constexpr uint32_t k_input_elements = 1u << 16;
+// Threads a kernel's recipe launches; each writes one element of each output buffer.
+constexpr uint32_t k_recipe_threads = 1u << 16;
 // Bounds on a numeric --size; below the minimum a kernel has no room for its shape.
 constexpr size_t k_min_instructions = 40;
 constexpr size_t k_max_instructions = 200000;
@@ -47,6 +54,7 @@ struct Kernel {
   size_t pointer_params = 0; // pointer parameters of the kernel
   size_t loops = 0;
   size_t barriers = 0;
+  gpu::Recipe recipe; // how `kdet impact --run` launches it
 };
 
 // Generates one kernel; deterministic in `spec`. Throws Error on a bad name or size.
@@ -78,15 +86,16 @@ struct CorpusSpec {
 };
 
 struct CorpusFile {
-  std::string path; // out_dir/gen_NNNN.ll
+  std::string path;        // out_dir/gen_NNNN.ll
+  std::string recipe_path; // out_dir/gen_NNNN.recipe.toml
   Kernel kernel;
 };
 
 // The spec of the i-th kernel of a corpus (its name, derived seed and size).
 KernelSpec corpus_kernel_spec(const CorpusSpec& spec, size_t index);
 
-// Writes the kernels and out_dir/README.txt (seed, size, dialect, options,
-// one line per file); creates out_dir. Throws Error naming the folder on failure.
+// Writes the kernels, a recipe beside each, and out_dir/README.txt (seed, size, dialect,
+// options, one line per file); creates out_dir. Throws Error naming the folder on failure.
 std::vector<CorpusFile> write_corpus(const CorpusSpec& spec);
 
 } // namespace kdet::corpus

@@ -47,6 +47,8 @@ struct FunctionContext {
   std::vector<std::string> trip_counts; // uniform i32 loop bounds besides constants
   std::vector<std::string> callable;    // helpers this function may call
   std::string tid;                      // kernel only
+  std::string ntid;                     // kernel only: threads per block
+  std::string gid64;                    // kernel only: the thread's own element of an output
 };
 
 struct SharedArray {
@@ -73,6 +75,7 @@ private:
   void stmt_loop(IrFunction& f, const FunctionContext& ctx, Scope& s, size_t budget);
   std::string make_helper(size_t index, size_t budget);
   std::string make_kernel(size_t budget);
+  void make_recipe(size_t n_float, size_t n_out, size_t n_index);
 
   // A float from the scope, preferring recent ones so that chains form.
   std::string recent_float(Scope& s) { return use(s, recent(s.floats)); }
@@ -120,6 +123,8 @@ private:
   size_t m_calls = 0; // helper calls so far (each is inlined: they are capped)
   size_t m_max_calls = 0;
   std::string m_kernel_ref; // how metadata names the kernel
+  uint32_t m_maxntid = 0;   // the kernel's .maxntid: the block its recipe launches
+  gpu::Recipe m_recipe;
 };
 
 } // namespace kdet::corpus::detail

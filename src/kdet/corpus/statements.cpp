@@ -6,6 +6,13 @@
 // (with barriers only where control flow is uniform), if/else diamonds and
 // counted loops. Each nested region hands one value back through a phi.
 //
+// The kernels are race-free, so that two launches of one cubin give the same
+// bits and a difference between variants means the variant: inputs are only
+// read (at indices masked to k_input_elements), each thread stores only to its
+// own element of each output (out[gid]) and helpers store nothing, and shared
+// memory is staged as write my slot (tid), barrier, read a slot another thread
+// of the block wrote ((tid + k) mod ntid), barrier.
+//
 //===----------------------------------------------------------------------===//
 #include "kdet/corpus/kernel_generator.hpp"
 
@@ -25,7 +32,7 @@ std::string KernelGenerator::gen_region(IrFunction& f, const FunctionContext& ct
     int w[8] = {34,
                 6,
                 16,
-                7,
+                ctx.out_ptrs.empty() ? 0 : 7,
                 can_call ? 6 : 0,
                 (ctx.is_kernel && scope.uniform && !m_shared.empty()) ? 6 : 0,
                 can_nest ? 9 : 0,
@@ -185,7 +192,9 @@ void KernelGenerator::stmt_load(IrFunction& f, const FunctionContext& ctx, Scope
   std::string index = recent(s.ints);
   if (!ctx.index_ptrs.empty() && m_rng.chance(30)) { // gather: p[idx[i] & mask]
     std::string ip = m_rng.pick(ctx.index_ptrs);
-    std::string i64 = index64(f, index);
+    std::string in = f.value();
+    f.emit(fmt::format("{} = and i32 {}, {}", in, index, k_input_elements - 1));
+    std::string i64 = index64(f, in);
     std::string q = f.value(), x = f.value(), masked = f.value();
     f.emit(fmt::format("{} = getelementptr inbounds i32, {} {}, i64 {}", q, m_types.global("i32"),
                        ip, i64));
@@ -198,7 +207,9 @@ void KernelGenerator::stmt_load(IrFunction& f, const FunctionContext& ctx, Scope
     f.emit(fmt::format("{} = add i32 {}, {}", off, index, 1 + m_rng.below(64)));
     index = off;
   }
-  std::string i64 = index64(f, index);
+  std::string in = f.value();
+  f.emit(fmt::format("{} = and i32 {}, {}", in, index, k_input_elements - 1));
+  std::string i64 = index64(f, in);
   std::string q = f.value(), v = f.value();
   f.emit(fmt::format("{} = getelementptr inbounds float, {} {}, i64 {}", q, m_types.global("float"),
                      m_rng.pick(ctx.float_ptrs), i64));
@@ -206,11 +217,11 @@ void KernelGenerator::stmt_load(IrFunction& f, const FunctionContext& ctx, Scope
   define(s, v);
 }
 
+// Only the kernel stores, and only to its own element of an output.
 void KernelGenerator::stmt_store(IrFunction& f, const FunctionContext& ctx, Scope& s) {
-  std::string i64 = index64(f, recent(s.ints));
   std::string q = f.value();
   f.emit(fmt::format("{} = getelementptr inbounds float, {} {}, i64 {}", q, m_types.global("float"),
-                     m_rng.pick(ctx.out_ptrs), i64));
+                     m_rng.pick(ctx.out_ptrs), ctx.gid64));
   f.emit(
       fmt::format("store float {}, {} {}, align 4", recent_float(s), m_types.global("float"), q));
 }
@@ -224,14 +235,15 @@ void KernelGenerator::stmt_call(IrFunction& f, const FunctionContext& ctx, Scope
   define(s, v);
 }
 
-// Stage a value through shared memory: write my slot, sync, read a neighbour's, sync.
+// Stage a value through shared memory: write my slot, sync, read a neighbour's, sync. Every
+// array holds at least .maxntid elements, so each thread's slot (tid) is its own, and the
+// neighbour ((tid + k) mod ntid) is a thread of the block that wrote before the barrier.
 void KernelGenerator::stmt_shared(IrFunction& f, const FunctionContext& ctx, Scope& s) {
   const SharedArray& arr = m_rng.pick(m_shared);
   std::string type = fmt::format("[{} x float]", arr.elements);
   std::string barrier = intrinsic("llvm.nvvm.barrier0", "declare void @llvm.nvvm.barrier0()");
-  std::string mine = f.value(), mine64 = f.value(), slot = f.value();
-  f.emit(fmt::format("{} = and i32 {}, {}", mine, ctx.tid, arr.elements - 1));
-  f.emit(fmt::format("{} = zext i32 {} to i64", mine64, mine));
+  std::string mine64 = f.value(), slot = f.value();
+  f.emit(fmt::format("{} = zext i32 {} to i64", mine64, ctx.tid));
   f.emit(fmt::format("{} = getelementptr inbounds {}, {} @{}, i64 0, i64 {}", slot, type,
                      m_types.shared(type), arr.name, mine64));
   f.emit(fmt::format("store float {}, {} {}, align 4", recent_float(s), m_types.shared("float"),
@@ -241,7 +253,7 @@ void KernelGenerator::stmt_shared(IrFunction& f, const FunctionContext& ctx, Sco
               v = f.value();
   f.emit(fmt::format("{} = add i32 {}, {}", other, ctx.tid,
                      1 + m_rng.below(static_cast<uint64_t>(arr.elements - 1))));
-  f.emit(fmt::format("{} = and i32 {}, {}", wrapped, other, arr.elements - 1));
+  f.emit(fmt::format("{} = urem i32 {}, {}", wrapped, other, ctx.ntid));
   f.emit(fmt::format("{} = zext i32 {} to i64", other64, wrapped));
   f.emit(fmt::format("{} = getelementptr inbounds {}, {} @{}, i64 0, i64 {}", q, type,
                      m_types.shared(type), arr.name, other64));

@@ -71,8 +71,15 @@ std::vector<CorpusFile> write_corpus(const CorpusSpec& spec) {
   size_t total = 0;
   for (size_t i = 0; i < spec.count; ++i) {
     KernelSpec ks = corpus_kernel_spec(spec, i);
-    CorpusFile f{fmt::format("{}/{}.ll", spec.out_dir, ks.name), generate_kernel(ks)};
+    CorpusFile f{fmt::format("{}/{}.ll", spec.out_dir, ks.name),
+                 fmt::format("{}/{}.recipe.toml", spec.out_dir, ks.name), generate_kernel(ks)};
     write_file_atomic(f.path, f.kernel.text);
+    write_file_atomic(
+        f.recipe_path,
+        gpu::to_toml(f.kernel.recipe,
+                     fmt::format("How `kdet impact A B --run --recipe {}.recipe.toml` "
+                                 "launches {}\n(`kdet corpus`, seed {:#x}).",
+                                 ks.name, ks.name, ks.seed)));
     total += f.kernel.instructions;
     listing += fmt::format(
         "  {}.ll  {}, {}, {}, {}, {}\n", ks.name, plural(f.kernel.instructions, "instruction"),
@@ -91,7 +98,9 @@ std::vector<CorpusFile> write_corpus(const CorpusSpec& spec) {
       "\n"
       "The same seed, size, dialect and count give byte-identical files.\n"
       "Regenerate: kdet corpus --out DIR --count {} --size {} --seed {:#x} --dialect {}\n"
-      "Each file holds one kernel (the function named like the file) and its internal helpers.\n"
+      "Each file holds one kernel (the function named like the file) and its internal helpers;\n"
+      "gen_NNNN.recipe.toml beside it says how `kdet impact --run` launches it (grid, block,\n"
+      "arguments). The kernels are race-free: two launches of one cubin give the same bits.\n"
       "\n"
       "files ({} instructions in all):\n{}",
       spec.seed, spec.size.label, to_string(spec.dialect), spec.count,
