@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Census speed of two kdet binaries side by side: the same generated corpus and manifest (the
+# census of docs/PERFORMANCE.md, "kdet scan: census scale": 2,000 kernels x targets 80, 90a x
+# -opt=3, -opt=2, libNVVM, default setting and budget), one shard of it scanned by A, B, A, B, ...
+# in turns, so that load on the machine hits both alike. Prints each scan's wall, jobs and runs,
+# then the ratio of B's median runs/s to A's.
+# Usage: bench/census_ab.sh KDET_A KDET_B [SHARD (default 7/50)] [REPS (default 2)] [JOBS (default: nproc)]
+# Needs libNVVM (KDET_NVVM_LIB, else under $CUDA_HOME or /usr/local/cuda); exit 77 without it.
+set -euo pipefail
+a=$(realpath "${1:?kdet A}")
+b=$(realpath "${2:?kdet B}")
+shard=${3:-7/50}
+reps=${4:-2}
+jobs=${5:-$(nproc)}
+cuda=${CUDA_HOME:-/usr/local/cuda}
+lib=${KDET_NVVM_LIB:-}
+for c in "$cuda/lib64/libnvvm.so" "$cuda/nvvm/lib64/libnvvm.so" "$cuda/lib/libnvvm.so"; do
+  [[ -z $lib && -e $c ]] && lib=$c
+done
+[[ -n $lib ]] || { echo "census_ab: no libnvvm.so under $cuda (set KDET_NVVM_LIB)" >&2; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+"$a" corpus --out "$T/corpus" --count 2000 --size small --seed 1 >/dev/null
+cat >"$T/census.toml" <<EOF
+inputs = ["corpus/*.ll"]
+targets = ["80", "90a"]
+[option_sets]
+O3 = ["-opt=3"]
+O2 = ["-opt=2"]
+[[compiler]]
+name = "nvvm"
+backend = "nvvm"
+lib = "$lib"
+EOF
+declare -A rates
+echo "census_ab: shard $shard, $jobs slots, $(nproc) cores, libNVVM $lib"
+for ((r = 1; r <= reps; r++)); do
+  for side in A B; do
+    bin=$a
+    [[ $side == B ]] && bin=$b
+    rm -f "$T/s.db" "$T/s.json"
+    start=$(date +%s.%N)
+    (cd "$T" && "$bin" scan census.toml --db s.db --shard "$shard" -j "$jobs" --json s.json -q) || true
+    end=$(date +%s.%N)
+    read -r njobs nruns < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(len(d["jobs"]), sum(j.get("runs", 0) for j in d["jobs"]))' "$T/s.json")
+    wall=$(python3 -c "print(f'{$end - $start:.2f}')")
+    rate=$(python3 -c "print(f'{$nruns / ($end - $start):.1f}')")
+    rates[$side]+="$rate "
+    echo "$side rep $r: $njobs jobs, $nruns runs, wall $wall s, $rate runs/s"
+  done
+done
+python3 - "${rates[A]}" "${rates[B]}" <<'EOF'
+import statistics, sys
+a = [float(x) for x in sys.argv[1].split()]
+b = [float(x) for x in sys.argv[2].split()]
+print(f"median runs/s: A {statistics.median(a):.1f}, B {statistics.median(b):.1f}; "
+      f"B / A = {statistics.median(b) / statistics.median(a):.3f}")
+EOF
