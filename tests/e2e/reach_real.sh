@@ -68,6 +68,12 @@ expect_exit 1 run_pair gen_1473 "" "$T/none.json"
 expect_output 'reach: reach unknown: no target \(no -arch in the options\)'
 expect_eq "no target" "$(json_get "$T/none.json" "$v"'["unknown"]')" "no target (no -arch in the options)"
 expect_eq "no target reach" "$(json_get "$T/none.json" "$v"'["reach"]')" None
+# A $KDET_PTXAS that is no program is bad input, said before any run (exit 2); --no-reach
+# needs no ptxas.
+KDET_PTXAS=$T/nope expect_exit 2 run_pair gen_1473 -arch=compute_80 "$T/bad.json"
+expect_output 'KDET_PTXAS .*/nope: not an executable file'
+grep -q '^verdict' "$T/out" && fail "runs were made before the bad KDET_PTXAS was named"
+KDET_PTXAS=$T/nope expect_exit 1 run_pair gen_1473 -arch=compute_80 "$T/bad.json" --no-reach
 # --no-reach: nothing assembled, no reach anywhere.
 expect_exit 1 run_pair gen_1473 -arch=compute_80 "$T/off.json" --no-reach
 grep -Eq '^ *reach' "$T/out" && fail "--no-reach still printed a reach"
@@ -106,6 +112,8 @@ grep -q "reach: SASS: 3 of 2120 instructions changed" "$T/scan.html" || fail "th
 # Re-rendered from the database alone (the artifacts it holds), and left out on request.
 expect_exit 1 "$KDET" scan --report "$T/scan.db"
 expect_output "reach: +$census"
+KDET_PTXAS=$T/nope expect_exit 2 "$KDET" scan --report "$T/scan.db"
+expect_output 'KDET_PTXAS .*/nope: not an executable file'
 expect_exit 1 "$KDET" scan --report "$T/scan.db" --no-reach --json "$T/scan-off.json"
 grep -Eq '^ *reach' "$T/out" && fail "scan --no-reach still printed a reach"
 expect_eq "scan no reach" "$(json_eval "$T/scan-off.json" '"reach" in d["summary"]')" False
