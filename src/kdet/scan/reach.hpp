@@ -27,7 +27,7 @@ struct ScanReaches {
 };
 
 // At most this many variants of one job are compared with its most common one (each costs up
-// to two ptxas runs); the rest are left out, and the report says how many.
+// to two ptxas runs); the job's other variants get no reach (their JSON has no "reach").
 constexpr size_t k_max_reach_variants = 8;
 
 // The reaches of every varying job of `r` (verdict nondeterministic) whose successful variants
