@@ -70,7 +70,7 @@ chmod +x "$T/alt.sh"
 expect_exit 1 "$KDET" run "$D/gen_1473.ll" -n 6 -j 1 --unnamed natural --out "$T/run" \
   --cmd "$T/alt.sh $T $D/gen_1473.b.ptx $D/gen_1473.a.ptx {output}"
 expect_exit 1 "$KDET" impact "$T/run" --json "$T/run.json"
-expect_output 'of 1 varying variants: 0 stop before the GPU, 1 change SASS, 0 change registers'
+expect_output 'of 1 varying variant: 0 stop before the GPU, 1 change SASS, 0 change registers'
 expect_eq "run dir source" "$(json_get "$T/run.json" '["source"]["kind"]')" run_dir
 expect_eq "run dir runs" "$(json_get "$T/run.json" '["comparisons"][0]["runs_b"]')" 2
 
@@ -86,7 +86,7 @@ printf 'inputs = ["k.ll"]\ntargets = ["80"]\n[[compiler]]\nname = "alt"\nbackend
   "$T/alt-scan.sh" >"$T/scan/m.toml"
 expect_exit 1 "$KDET" scan "$T/scan/m.toml" --db "$T/scan.db" -j 1 -q
 expect_exit 0 "$KDET" impact --db "$T/scan.db" --job "k.ll alt 80 default" --json "$T/job.json"
-expect_output 'of 1 varying variants: 1 stop before the GPU, 0 change SASS'
+expect_output 'of 1 varying variant: 1 stop before the GPU, 0 change SASS'
 expect_eq "job arch" "$(json_get "$T/job.json" '["comparisons"][0]["arch"]')" sm_80
 expect_eq "job reach" "$(json_get "$T/job.json" '["comparisons"][0]["reach"]')" ptx
 expect_exit 2 "$KDET" impact --db "$T/scan.db" --job nosuchjob

@@ -62,6 +62,18 @@ printf '#!/bin/sh\necho "ptxas fatal   : not in the quick tier" >&2\nexit 1\n' >
 chmod +x "$T/fail-ptxas"
 expect_exit 3 "$KDET" impact "$T/va/ptx" "$T/vb/ptx" --arch sm_80 --ptxas "$T/fail-ptxas" \
   --json "$T/impact.json"
+# kdet run's reach of a variant: an exec compiler that gives the two PTX files in turn, for
+# -arch=compute_80, with that failing ptxas (the variant's reach unknown: ptxas failed).
+cat >"$T/alt.sh" <<'SH'
+#!/bin/sh
+n=$(cat "$1/n" 2>/dev/null || echo 0); echo $((n + 1)) >"$1/n"
+if [ $((n % 2)) = 1 ]; then cp "$3" "$4"; else cp "$2" "$4"; fi
+SH
+chmod +x "$T/alt.sh"
+KDET_PTXAS=$T/fail-ptxas expect_exit 1 "$KDET" run "$IN" -n 4 -j 1 --unnamed natural \
+  --cmd "$T/alt.sh $T $T/va/ptx $T/vb/ptx {output} -arch=compute_80" --json "$T/run-reach.json"
+expect_eq "run reach" "$(json_get "$T/run-reach.json" '["variants"][1]["reach"]["unknown"]')" \
+  "ptxas failed"
 # The cache: fake_cc in pid mode gives a new variant each compile, so a verified
 # hit is a mismatch and the report lists a key with two variants.
 printf 'one\ntwo\n' >"$T/k.txt"
@@ -109,16 +121,22 @@ def at(d, path):
         d = d[int(p)] if isinstance(d, list) else d[p]
     return d
 
+BY_FILE = {s["$id"].rsplit("/", 1)[-1]: s for s in ALL}
+def deref(s, root):
+    # through local $refs and those into another schema ("kdet.impact.schema.json#/$defs/x")
+    while "$ref" in s:
+        f, _, frag = s["$ref"].partition("#")
+        root = BY_FILE[f] if f else root
+        s = root["$defs"][frag.split("/")[-1]] if frag else root
+    return s, root
+
 def subschema(v, doc, path):
-    # the schema of the record at path, through properties, items and local $refs
+    # the schema of the record at path, through properties, items and $refs
     s, root = v.schema, v.schema
     for p in path.split("/") if path else []:
-        while "$ref" in s:
-            s = root["$defs"][s["$ref"].split("/")[-1]]
+        s, root = deref(s, root)
         s = s["items"] if p.isdigit() else s["properties"][p]
-    while "$ref" in s:
-        s = root["$defs"][s["$ref"].split("/")[-1]]
-    return s
+    return deref(s, root)[0]
 
 bad = 0
 for arg in sys.argv[2:]:
@@ -148,7 +166,8 @@ PY
 
 python3 "$T/validate.py" "$SCHEMAS" \
   kdet.run="$T/run-heap.json:records/0" kdet.run="$T/run-crash.json:records/0" \
-  kdet.run="$T/run-exec.json:records/0" kdet.explain="$T/explain.json:cells/0" \
+  kdet.run="$T/run-exec.json:records/0" kdet.run="$T/run-reach.json:variants/1/reach" \
+  kdet.explain="$T/explain.json:cells/0" \
   kdet.scan="$T/scan.json:jobs/0/variants/0" kdet.scan="$T/scan.json:comparisons/0/pairs/0" \
   kdet.compare="$T/compare.json:pairs/0" kdet.compare="$T/compare-stress.json:pairs/0" \
   kdet.diff="$T/diff-ptx.json:entries/0" \
@@ -163,7 +182,7 @@ python3 "$T/validate.py" "$SCHEMAS" \
   >"$T/v.out" 2>&1 && rc=0 || rc=$?
 cat "$T/v.out"
 expect_eq "validation exit" "$rc" 0
-expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 24
+expect_eq "documents checked" "$(grep -c ': valid; ' "$T/v.out")" 25
 # Every written schema is checked against a real document here.
 for f in "$SCHEMAS"/*.schema.json; do
   n=$(basename "$f" .schema.json)

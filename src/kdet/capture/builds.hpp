@@ -23,6 +23,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/diff/reach.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -92,6 +94,9 @@ struct Kernel {
   std::string input_detail; // input-differs: which input of which stage, and how it differs
   std::vector<std::string> notes;
   std::string next; // the next command ("kdet explain DIR/build-1/bundles/ID")
+  // How far the first varying stage's two outputs (difference) reach, when they are PTX or
+  // cubins: filled by add_reaches, not by compare_builds.
+  std::optional<diff::VariantReach> reach;
 };
 
 struct BuildsResult {
@@ -117,6 +122,14 @@ const std::vector<KnownCache>& known_caches();
 // capture.json is read when present. Throws kdet::Error naming a folder that holds no capture.
 BuildsResult compare_builds(const std::vector<std::string>& dirs,
                             std::vector<BuildInfo> infos = {});
+
+// Fills the reach of each varying kernel whose first varying stage gave PTX or cubins: the
+// difference's two outputs, PTX assembled with `ptxas` for the kernel's target (as its options
+// name it). One ptxas run per side and kernel (0.1 to 1 s each).
+void add_reaches(BuildsResult& r, const diff::PtxasOptions& ptxas);
+
+// The census of the kernels' reaches (those add_reaches filled).
+diff::ReachCensus reach_census(const BuildsResult& r);
 
 // The capture folders to compare for `dir`: itself when it holds raw/, else its build-K
 // folders (a `capture --builds` output) in order of K. Throws kdet::Error naming `dir` when

@@ -47,6 +47,7 @@ struct CaptureArgs {
   std::string junit, html, clean;
   bool warm = false;
   bool annotations = false;      // --annotations
+  bool no_reach = false;         // --no-reach
   std::vector<std::string> exec; // --exec NAME, beside the compilers always captured
   double wait_children = 30;     // --wait-children SECONDS
   std::vector<std::string> command;
@@ -333,6 +334,9 @@ void add_capture(CLI::App& root, Action& action) {
       "failure of the gate");
   cmd->add_flag("--warm", args->warm,
                 "With --builds: keep the kernel caches between builds (the report says so)");
+  cmd->add_flag("--no-reach", args->no_reach,
+                "With --builds: leave out how far each varying kernel's difference reaches "
+                "(default: its PTX assembled with ptxas; docs/IMPACT.md)");
   add_capture_compare(cmd, action);
   cmd->add_option("command", args->command, "The pipeline and its arguments (after --)");
   cmd->callback([args, cmd, &action] {
@@ -341,7 +345,8 @@ void add_capture(CLI::App& root, Action& action) {
       for (auto [given, name] : {std::pair{!args->junit.empty(), "--junit"},
                                  {!args->html.empty(), "--report-html"},
                                  {!args->clean.empty(), "--clean"},
-                                 {args->warm, "--warm"}})
+                                 {args->warm, "--warm"},
+                                 {args->no_reach, "--no-reach"}})
         if (given) throw Error::format("{} is an option of kdet capture --builds N", name);
       action = [args] { return do_capture(*args); };
       return;
@@ -356,6 +361,7 @@ void add_capture(CLI::App& root, Action& action) {
     b.clean = args->clean;
     b.warm = args->warm;
     b.annotations = args->annotations;
+    b.no_reach = args->no_reach;
     b.wait_children = args->wait_children;
     b.exec = args->exec;
     b.command = args->command;

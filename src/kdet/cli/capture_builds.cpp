@@ -15,6 +15,7 @@
 #include "kdet/cli/annotations.hpp"
 #include "kdet/cli/capture_pipeline.hpp"
 #include "kdet/cli/output.hpp"
+#include "kdet/diff/ptxas.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/report/builds_report.hpp"
 #include "kdet/util/error.hpp"
@@ -40,6 +41,7 @@ struct ReportArgs {
   OutputArgs out;
   std::string junit, html;
   bool annotations = false; // --annotations
+  bool no_reach = false;    // --no-reach
 };
 
 // Checks the report paths before any build runs (a summary must not be lost after them).
@@ -61,6 +63,7 @@ void check_report_paths(const ReportArgs& r, const std::string& out_dir) {
 
 int write_reports(capture::BuildsResult& r, const ReportArgs& a) {
   Output out(a.out);
+  if (!a.no_reach) capture::add_reaches(r, diff::find_ptxas("", "KDET_PTXAS"));
   out.print_text(report::builds_to_text(r, out.color()));
   out.write_json(report::builds_to_json(r));
   if (!a.junit.empty()) write_output(a.junit, report::builds_to_junit(r), "--junit");
@@ -212,6 +215,7 @@ int do_capture_builds(const BuildsArgs& a) {
   rep.junit = a.junit;
   rep.html = a.html;
   rep.annotations = a.annotations;
+  rep.no_reach = a.no_reach;
   check_report_paths(rep, a.out);
   Fd dir = prepare_builds_out(a.out);
   std::string abs_dir = absolute_path(a.out);
@@ -282,6 +286,9 @@ void add_capture_compare(CLI::App* capture, Action& action) {
       "--annotations", args->annotations,
       "Also write GitHub Actions annotations (::error file=...::message) to stderr, one per "
       "failure of the gate");
+  cmd->add_flag("--no-reach", args->no_reach,
+                "Leave out how far each varying kernel's difference reaches (default: its PTX "
+                "assembled with ptxas; docs/IMPACT.md)");
   add_color_option(cmd, args->out);
   add_quiet_option(cmd, args->out, "Print no text report (JSON, JUnit and HTML still written)");
   cmd->callback([args, dirs, &action] {

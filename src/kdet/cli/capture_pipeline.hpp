@@ -50,6 +50,7 @@ struct BuildsArgs {
   std::string out, json, junit, html, clean;
   bool warm = false;
   bool annotations = false;  // --annotations
+  bool no_reach = false;     // --no-reach
   double wait_children = 30; // --wait-children SECONDS
   std::vector<std::string> exec, command;
 };

@@ -12,12 +12,11 @@
 // options. With --run, results that differ between the variants are 1.
 //
 //===----------------------------------------------------------------------===//
-#include "kdet/diff/impact.hpp"
-
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
 #include "kdet/diff/diff.hpp"
+#include "kdet/diff/reach.hpp"
 #include "kdet/gpu/cuda.hpp"
 #include "kdet/store/run_dir.hpp"
 #include "kdet/store/scan_db.hpp"
@@ -310,7 +309,7 @@ int do_impact(const ImpactArgs& a) {
     if (c.runs_b) j["runs_b"] = c.runs_b;
     list.push_back(std::move(j));
   }
-  if (source["kind"] != "files") text += census.line("variants") + "\n";
+  if (source["kind"] != "files") text += census.line("variant") + "\n";
   for (const auto& n : notes)
     text += "note: " + n + "\n";
   nlohmann::json doc = {{"schema", "kdet.impact/1"},

@@ -4,6 +4,7 @@
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
 #include "kdet/cli/run_options.hpp"
+#include "kdet/engine/differences.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/run_defaults.hpp"
 #include "kdet/engine/runner.hpp"
@@ -37,6 +38,7 @@ struct RunArgs {
   OutputArgs output;
   bool stop_on_variant = false;
   bool no_prestart = false;
+  bool no_reach = false;
   std::string unnamed = "vary";
 };
 
@@ -80,6 +82,9 @@ int do_run(RunArgs args) {
         });
   }
   std::string input_hash = hash_bytes(read_file(plan.input_path));
+  // Before the runs: a $KDET_PTXAS that is no program is bad input, not a lost result.
+  std::optional<diff::ReachOptions> reach_options;
+  if (!args.no_reach) reach_options = engine::reach_options(plan.options, plan.backend.command);
 
   engine::install_interrupt_handler();
   // Every factor not given varies, in the regime where it acts (explain's "all
@@ -112,16 +117,18 @@ int do_run(RunArgs args) {
   for (const auto& r : out.records)
     if (r.done) out.cpu_compile_seconds += r.compile_cpu_seconds;
   engine::annotate_differences(out);
+  engine::VariantReaches reaches;
+  if (reach_options) reaches = engine::variant_reaches(out, *reach_options);
 
   engine::Assessment a = engine::assess(out);
-  nlohmann::json result = report::run_to_json(out, a, input_hash, true);
+  nlohmann::json result = report::run_to_json(out, a, input_hash, true, &reaches);
   bool reproduced = true;
   if (replay) result["replay"] = capture::replay_json(*replay, out, reproduced);
   if (!args.out_dir.empty())
     store::write_run_dir(args.out_dir, out, result, report::record_to_json);
   output.write_json(result);
   if (!output.quiet()) {
-    std::string text = report::run_to_text(out, a, output.color(), args.compile.input);
+    std::string text = report::run_to_text(out, a, output.color(), args.compile.input, &reaches);
     if (replay) text += capture::replay_text(result["replay"]);
     if (!args.out_dir.empty()) text += fmt::format("saved     {}\n", args.out_dir);
     output.print_text(text);
@@ -184,6 +191,9 @@ void add_run(CLI::App& root, Action& action) {
   cmd->add_flag("--no-prestart", args->no_prestart,
                 "Start each fresh-process worker at its run's turn (default: while the previous "
                 "compile runs, when a core is spare; the same launch, so the same verdicts)");
+  cmd->add_flag("--no-reach", args->no_reach,
+                "Do not assemble the variants' PTX with ptxas to say how far each difference "
+                "reaches (default: when 2+ successful variants have PTX or cubin; docs/IMPACT.md)");
   add_quiet_option(cmd, args->output,
                    "No summary or progress; the exit code (and --json/--out) only");
   cmd->callback([args, &action] { action = [args] { return do_run(*args); }; });

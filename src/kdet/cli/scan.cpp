@@ -11,8 +11,10 @@
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
+#include "kdet/diff/reach.hpp"
 #include "kdet/report/scan_report.hpp"
 #include "kdet/scan/labels.hpp"
+#include "kdet/scan/reach.hpp"
 #include "kdet/scan/session.hpp"
 #include "kdet/scan/status.hpp"
 #include "kdet/scan/stress.hpp"
@@ -42,6 +44,7 @@ struct ReportArgs {
   OutputArgs output;
   std::string junit_path;
   std::string html_path;
+  bool no_reach = false;
 };
 
 // --settle and --stress: more runs on B's side of each comparison before calling a job fixed.
@@ -111,6 +114,9 @@ void add_report_options(CLI::App* cmd, ReportArgs& r) {
                   "Write one self-contained HTML report with SVG charts to FILE");
   add_color_option(cmd, r.output);
   add_quiet_option(cmd, r.output, "No summary or progress line");
+  cmd->add_flag("--no-reach", r.no_reach,
+                "Leave out the reach of the varying jobs (default: their stored PTX assembled "
+                "with ptxas when the reports are written; docs/IMPACT.md)");
 }
 
 // The report files' paths, checked before the runs (a folder there lost the scan's summary).
@@ -118,20 +124,26 @@ void check_report_paths(const ReportArgs& r) {
   check_output_path(r.output.json_path, "--json");
   check_output_path(r.junit_path, "--junit");
   check_output_path(r.html_path, "--report-html");
+  // A $KDET_PTXAS that is no program is bad input: said before the runs, not after them.
+  if (!r.no_reach) diff::find_ptxas("", "KDET_PTXAS");
 }
 
 // Writes the requested reports of a result and prints the summary.
 void emit_reports(const store::ScanResult& result, store::ScanDb& db, const ReportArgs& r,
                   const std::vector<report::CompilerComparison>* cmps = nullptr) {
   Output output(r.output);
-  if (!r.output.json_path.empty()) output.write_json(report::scan_to_json(result, cmps));
+  auto blob = [&db](const std::string& h) { return db.blob(h); };
+  // The varying jobs' reach, from their stored artifacts, once for every report that shows it.
+  std::optional<scan::ScanReaches> reaches;
+  if (!r.no_reach && (!output.quiet() || !r.output.json_path.empty() || !r.html_path.empty()))
+    reaches = scan::scan_reaches(result, blob, diff::find_ptxas("", "KDET_PTXAS"));
+  const scan::ScanReaches* rp = reaches ? &*reaches : nullptr;
+  if (!r.output.json_path.empty()) output.write_json(report::scan_to_json(result, cmps, rp));
   if (!r.junit_path.empty()) write_output(r.junit_path, report::scan_to_junit(result), "--junit");
   if (!r.html_path.empty())
-    write_output(r.html_path,
-                 report::scan_to_html(
-                     result, [&db](const std::string& h) { return db.blob(h); }, 200, cmps),
-                 "--report-html");
-  if (!output.quiet()) output.print_text(report::scan_to_text(result, output.color(), 30, cmps));
+    write_output(r.html_path, report::scan_to_html(result, blob, 200, cmps, rp), "--report-html");
+  if (!output.quiet())
+    output.print_text(report::scan_to_text(result, output.color(), 30, cmps, rp));
 }
 
 int do_report(const ScanArgs& a) {

@@ -114,14 +114,4 @@ nlohmann::json to_json(const ImpactReport& report);
 // A terminal table per kernel: reach, SASS counts, resources A -> B, occupancy A -> B.
 std::string to_text(const ImpactReport& report, bool color);
 
-// Census of many reports: "of 6 varying: 3 stop at PTX, 3 change SASS, 0 change registers".
-struct ReachCensus {
-  size_t total = 0, failed = 0, stop_before_gpu = 0, sass = 0, registers = 0, resources = 0,
-         occupancy = 0;
-  void add(const ImpactReport& report);
-  // "of N varying jobs: ..." with `what` naming the things counted ("jobs", "kernels").
-  std::string line(const std::string& what) const;
-  nlohmann::json to_json() const;
-};
-
 } // namespace kdet::diff

@@ -225,38 +225,4 @@ std::string to_text(const ImpactReport& r, bool color) {
   return out;
 }
 
-void ReachCensus::add(const ImpactReport& r) {
-  ++total;
-  if (r.failed) {
-    ++failed;
-    return;
-  }
-  if (!reaches_gpu(r.reach)) ++stop_before_gpu;
-  if (r.reach >= Reach::sass) ++sass;
-  if (r.reach >= Reach::resources) ++resources;
-  if (r.reach == Reach::occupancy) ++occupancy;
-  bool regs = false;
-  for (const auto& k : r.kernels)
-    regs |= k.only_in.empty() && k.a.registers != k.b.registers;
-  if (regs) ++registers;
-}
-
-std::string ReachCensus::line(const std::string& what) const {
-  std::string s = fmt::format("of {} varying {}: {} stop before the GPU, {} change SASS, {} change "
-                              "registers, {} change occupancy",
-                              total, what, stop_before_gpu, sass, registers, occupancy);
-  if (failed) s += fmt::format(", {} unknown (ptxas failed)", failed);
-  return s;
-}
-
-nlohmann::json ReachCensus::to_json() const {
-  return {{"varying", total},
-          {"stop_before_gpu", stop_before_gpu},
-          {"change_sass", sass},
-          {"change_registers", registers},
-          {"change_resources", resources},
-          {"change_occupancy", occupancy},
-          {"unknown", failed}};
-}
-
 } // namespace kdet::diff

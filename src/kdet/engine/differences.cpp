@@ -75,4 +75,52 @@ void annotate_differences(RunOutput& out) {
   }
 }
 
+const backend::Artifact* reach_artifact(const std::vector<backend::Artifact>& artifacts) {
+  const backend::Artifact* ptx = nullptr;
+  for (const auto& a : artifacts) {
+    // A cubin or PTX file past the size impact reads is not what ptxas makes of a kernel.
+    if (a.size > diff::k_max_detailed_size) continue;
+    std::string bytes = backend::artifact_bytes(a);
+    diff::Format f = diff::detect_format(bytes);
+    if (f == diff::Format::cubin) return &a;
+    if (f == diff::Format::ptx && !ptx) ptx = &a;
+  }
+  return ptx;
+}
+
+VariantReaches variant_reaches(const RunOutput& out, const diff::ReachOptions& options) {
+  VariantReaches reaches;
+  if (out.variants.size() < 2 || out.variants.front().status != backend::Status::ok) return {};
+  const backend::Artifact* ref = reach_artifact(out.variants.front().artifacts);
+  if (!ref) return {};
+  std::string ref_bytes = backend::artifact_bytes(*ref);
+  for (size_t i = 1; i < out.variants.size(); ++i) {
+    const Variant& v = out.variants[i];
+    if (v.status != backend::Status::ok) continue;
+    const backend::Artifact* a = reach_artifact(v.artifacts);
+    if (!a) continue;
+    reaches[v.id] = diff::variant_reach(ref_bytes, backend::artifact_bytes(*a), options);
+  }
+  return reaches;
+}
+
+diff::ReachOptions reach_options(const std::vector<std::string>& options,
+                                 const std::string& command) {
+  diff::ReachOptions o;
+  std::vector<std::string> words = options;
+  // An exec compiler's template carries its own options ("ptxas -arch=sm_90 {input} ...").
+  std::string word;
+  for (char c : command + " ") {
+    if (c == ' ' || c == '\t') {
+      if (!word.empty()) words.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  o.arch = diff::arch_from_options(words, &o.arch_why);
+  o.ptxas = diff::find_ptxas("", "KDET_PTXAS");
+  return o;
+}
+
 } // namespace kdet::engine

@@ -73,6 +73,7 @@ std::string row(const Kernel& k) {
     how = xml_escape(k.difference->output_kind + ": " + k.difference->summary);
   else if (!k.input_detail.empty())
     how = xml_escape(k.input_detail);
+  if (k.reach) how += "<br>reach: " + xml_escape(k.reach->summary);
   std::string notes;
   for (const auto& n : k.notes)
     notes += "<br>" + xml_escape(n);
@@ -103,6 +104,9 @@ std::string builds_to_html(const BuildsResult& r) {
   nlohmann::json j = builds_to_json(r);
   out += fmt::format("<p class=\"summary {}\">{}</p>\n", same == r.kernels.size() ? "good" : "bad",
                      xml_escape(j["summary"]["text"].get<std::string>()));
+  if (j["summary"].contains("reach_text"))
+    out += fmt::format("<p class=\"reach\">reach: {}</p>\n",
+                       xml_escape(j["summary"]["reach_text"].get<std::string>()));
   out +=
       fmt::format("<p>{}</p>\n", r.warm ? "Warm: kernel caches were kept between builds (--warm)."
                                  : r.caches.empty() ? "Captures made apart (kdet capture compare)."

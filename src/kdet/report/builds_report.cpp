@@ -61,6 +61,7 @@ std::string kernel_detail(const Kernel& k) {
                                       : fmt::format("build {} vs {}", d.build_a + 1, d.build_b + 1),
                        d.summary);
     }
+    if (k.reach) s += "\n      reach: " + k.reach->summary;
     s += k.final_output_varies
              ? "\n      final artifact differs"
              : "\n      final artifact is the same in every build (the variance stops there)";
@@ -134,6 +135,8 @@ std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed)
       s += (s.empty() ? "" : "; ") + fmt::format("{} {} of {}", name, c.differ, c.kernels);
     out += fmt::format("  {:<9} {}\n", label, s);
   };
+  if (diff::ReachCensus c = capture::reach_census(r); c.total)
+    out += "  reach     " + c.line("kernel") + "\n";
   tallies("by target", &Kernel::target);
   tallies("by first", &Kernel::compiler);
   size_t listed = 0;
@@ -220,6 +223,7 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
                        {"notes", k.notes},
                        {"next", k.next.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.next)},
                        {"stages", stages}});
+    if (k.reach) kernels.back()["reach"] = diff::to_json(*k.reach);
   }
   nlohmann::json by_status = nlohmann::json::object();
   for (KernelStatus st : k_statuses)
@@ -230,18 +234,22 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
       j[name] = {{"kernels", c.kernels}, {"differ", c.differ}};
     return j;
   };
+  nlohmann::json summary = {{"text", summary_line(r)},
+                            {"kernels", r.kernels.size()},
+                            {"by_status", by_status},
+                            {"by_target", tally(&Kernel::target)},
+                            {"by_compiler", tally(&Kernel::compiler)}};
+  if (diff::ReachCensus c = capture::reach_census(r); c.total) {
+    summary["reach"] = c.to_json();
+    summary["reach_text"] = c.line("kernel");
+  }
   return {{"schema", k_builds_schema},
           {"warm", r.warm},
           {"caches", r.caches},
           {"builds", builds},
           {"failed_builds", r.failed_builds},
           {"interrupted", r.interrupted},
-          {"summary",
-           {{"text", summary_line(r)},
-            {"kernels", r.kernels.size()},
-            {"by_status", by_status},
-            {"by_target", tally(&Kernel::target)},
-            {"by_compiler", tally(&Kernel::compiler)}}},
+          {"summary", std::move(summary)},
           {"exit_code", builds_exit_code(r)},
           {"kernels", kernels}};
 }

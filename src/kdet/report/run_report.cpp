@@ -79,6 +79,13 @@ std::string failure_breakdown(const RunOutput& out) {
   return s;
 }
 
+// The reach of variant `id`, or nullptr.
+const diff::VariantReach* reach_of(const engine::VariantReaches* reaches, const std::string& id) {
+  if (!reaches) return nullptr;
+  auto it = reaches->find(id);
+  return it == reaches->end() ? nullptr : &it->second;
+}
+
 } // namespace
 
 std::string bound_sentence(double upper_bound, double confidence) {
@@ -139,7 +146,7 @@ nlohmann::json record_to_json(const engine::RunRecord& r) {
 }
 
 nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std::string& input_hash,
-                           bool with_records) {
+                           bool with_records, const engine::VariantReaches* reaches) {
   nlohmann::json variants = nlohmann::json::array();
   for (const auto& v : out.variants) {
     nlohmann::json arts = nlohmann::json::array();
@@ -152,6 +159,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
                          {"artifacts", arts}};
     if (!v.detail.empty()) jv["detail"] = v.detail;
     if (!v.difference.empty()) jv["difference"] = v.difference;
+    if (const diff::VariantReach* r = reach_of(reaches, v.id)) jv["reach"] = diff::to_json(*r);
     variants.push_back(std::move(jv));
   }
   uint64_t need_1pct = stats::runs_to_bound(0.01, a.confidence);
@@ -197,6 +205,12 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
       {"defaults", {{"varied", out.default_varied}, {"probe_runs", out.probe_runs}}},
   };
   if (out.cpu_total_seconds > 0) j["cpu"] = cpu_json(out);
+  if (reaches && !reaches->empty()) {
+    diff::ReachCensus census;
+    for (const auto& [id, r] : *reaches)
+      census.add(r);
+    j["reach_census"] = census.to_json();
+  }
   if (!out.compiler_changed.empty()) j["compiler_changed"] = out.compiler_changed;
   if (!out.exec_artifact.empty()) {
     j["exec"] = {{"artifact", out.exec_artifact},
@@ -213,7 +227,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
 }
 
 std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
-                        const std::string& input_display) {
+                        const std::string& input_display, const engine::VariantReaches* reaches) {
   auto paint = [&](const std::string& s, const char* code) {
     return color ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
   };
@@ -295,6 +309,14 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
                        v.count == 1 ? " " : "s", v.first_run + 1, artifacts_brief(v));
       if (!v.difference.empty()) s += "  differs: " + v.difference;
       s += "\n";
+      if (const diff::VariantReach* r = reach_of(reaches, v.id))
+        s += fmt::format("  {:12}  reach: {}\n", "", r->summary);
+    }
+    if (reaches && reaches->size() > 1) {
+      diff::ReachCensus census;
+      for (const auto& [id, r] : *reaches)
+        census.add(r);
+      s += fmt::format("reach     {}\n", census.line("variant"));
     }
   }
   s += fmt::format("time      {} (median compile {}, worker start + load {})\n",

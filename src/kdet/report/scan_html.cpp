@@ -234,7 +234,7 @@ std::string rate_text(const store::JobRow& j) {
 
 // One job's card (anchor "job-ID"); with the classified diffs of its variants when `diffs`.
 std::string job_card(const store::JobRow& j, scan::JobStatus status, size_t order, bool diffs,
-                     const BlobLoader& blobs) {
+                     const BlobLoader& blobs, const scan::ScanReaches* reaches) {
   const char* st = scan::to_string(status);
   std::string s = fmt::format(
       "<div class=\"job {}\" id=\"job-{}\"{}><h3>{} <span class=\"status\">{}</span> {}</h3>", st,
@@ -256,6 +256,8 @@ std::string job_card(const store::JobRow& j, scan::JobStatus status, size_t orde
                     esc(v.status + (v.detail.empty() ? "" : ": " + v.detail)), arts);
   }
   s += "</table></div>";
+  for (const auto& line : split(job_reach_lines(reaches, j, ""), '\n'))
+    if (!line.empty()) s += fmt::format("<p class=\"reach\">{}</p>", esc(line));
   if (diffs && j.variants.size() >= 2) {
     const auto& modal = j.variants.front();
     for (size_t k = 1; k < j.variants.size() && k < 4; ++k) {
@@ -298,6 +300,7 @@ struct Page {
   size_t max_diffs;
   double rate;
   std::vector<CompilerComparison> cmps;
+  const scan::ScanReaches* reaches;
   std::map<const store::JobRow*, scan::JobStatus> status;
   std::map<std::string, size_t> order; // job id -> triage position
   size_t diffs_shown = 0;
@@ -377,6 +380,8 @@ std::string summary(const Page& pg) {
   size_t det = c.jobs - c.varying - c.no_longer_varies - c.not_seen - c.failed - c.incomplete;
   s += fmt::format("<li><a href=\"#sec-all\">{} deterministic (one output in every run)</a></li>\n",
                    det);
+  if (pg.reaches && pg.reaches->census.total)
+    s += fmt::format("<li class=\"reach\">reach: {}</li>\n", esc(pg.reaches->census.line("job")));
   return s + "</ul></section>\n";
 }
 
@@ -388,7 +393,7 @@ std::string cards(Page& pg, const CardSection& sec) {
   for (const store::JobRow* j : jobs) {
     bool diffs = j->variants.size() >= 2 && pg.diffs_shown < pg.max_diffs;
     pg.diffs_shown += diffs;
-    s += job_card(*j, sec.status, pg.order.at(j->id), diffs, pg.blobs);
+    s += job_card(*j, sec.status, pg.order.at(j->id), diffs, pg.blobs, pg.reaches);
   }
   if (jobs.empty()) s += "<p>None.</p>\n";
   return s + "</div></section>\n";
@@ -476,9 +481,11 @@ std::string all_jobs(const Page& pg) {
 } // namespace
 
 std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs, size_t max_diffs,
-                         const std::vector<CompilerComparison>* given) {
-  Page pg{r,  blobs, max_diffs, scan::expected_rate(r), given ? *given : compare_compilers(r),
-          {}, {},    0};
+                         const std::vector<CompilerComparison>* given,
+                         const scan::ScanReaches* reaches) {
+  Page pg{
+      r,  blobs, max_diffs, scan::expected_rate(r), given ? *given : compare_compilers(r), reaches,
+      {}, {},    0};
   for (const auto& j : r.jobs)
     pg.status[&j] = scan::job_status(j, pg.rate);
   // Triage order: the statuses in section order, then the deterministic jobs.

@@ -67,8 +67,22 @@ std::string tally_line(const std::map<std::string, Tally>& t) {
 
 } // namespace
 
+std::string job_reach_lines(const scan::ScanReaches* reaches, const store::JobRow& j,
+                            const std::string& indent) {
+  if (!reaches) return "";
+  auto it = reaches->jobs.find(j.id);
+  if (it == reaches->jobs.end()) return "";
+  std::string s;
+  for (const auto& [id, reach] : it->second)
+    s += it->second.size() == 1
+             ? fmt::format("{}reach: {}\n", indent, reach.summary)
+             : fmt::format("{}reach of {}: {}\n", indent, id.substr(0, 12), reach.summary);
+  return s;
+}
+
 std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest,
-                         const std::vector<CompilerComparison>* given) {
+                         const std::vector<CompilerComparison>* given,
+                         const scan::ScanReaches* reaches) {
   Paint p{color};
   ScanCounts c = count(r);
   double rate = scan::expected_rate(r);
@@ -119,6 +133,8 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
   for (const auto& j : r.jobs)
     runs += j.runs, secs += j.seconds;
   s += fmt::format("  runs:          {} in total, {} of job time\n", runs, human_seconds(secs));
+  if (reaches && reaches->census.total)
+    s += fmt::format("  reach:         {}\n", reaches->census.line("job"));
   auto comparisons = given ? *given : compare_compilers(r);
   for (const auto& cmp : comparisons) {
     auto n = scan::count_labels(cmp.pairs);
@@ -138,7 +154,8 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
   for (const auto& j : r.jobs)
     if (scan::job_status(j, rate) == JobStatus::varies)
       s += fmt::format("  {}  {}  {} variants in {} runs\n", p("31", "VARIES          "), j.label(),
-                       j.variants.size(), j.runs);
+                       j.variants.size(), j.runs) +
+           job_reach_lines(reaches, j, std::string(20, ' '));
   for (const auto& cmp : comparisons)
     for (const auto& pr : cmp.pairs)
       if (pr.label == scan::Label::regressed)
@@ -169,7 +186,8 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
     ++listed;
     if (st == JobStatus::varies_expected)
       s += fmt::format("  expected          {}  {} variants in {} runs ({})\n", j.label(),
-                       j.variants.size(), j.runs, j.expect_reason);
+                       j.variants.size(), j.runs, j.expect_reason) +
+           job_reach_lines(reaches, j, std::string(20, ' '));
     else
       s += fmt::format("  not seen          {}  not seen in {} (bound {}; expected {})\n",
                        j.label(), plural(j.runs, "run"), percent(j.upper_bound()), percent(rate));
@@ -181,7 +199,8 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
 }
 
 nlohmann::json scan_to_json(const store::ScanResult& r,
-                            const std::vector<CompilerComparison>* given) {
+                            const std::vector<CompilerComparison>* given,
+                            const scan::ScanReaches* reaches) {
   using nlohmann::json;
   ScanCounts c = count(r);
   json out;
@@ -214,9 +233,12 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
                     {"by_target", tallies(&store::JobRow::target)},
                     {"by_option_set", tallies(&store::JobRow::option_set)},
                     {"by_compiler", tallies(&store::JobRow::compiler)}};
+  if (reaches) out["summary"]["reach"] = reaches->census.to_json();
   json jobs = json::array();
   for (const auto& j : r.jobs) {
     json vars = json::array();
+    const auto* job_reaches =
+        reaches && reaches->jobs.count(j.id) ? &reaches->jobs.at(j.id) : nullptr;
     for (const auto& v : j.variants) {
       json arts = json::array();
       for (const auto& a : v.artifacts)
@@ -228,6 +250,8 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
                       {"status", v.status},
                       {"detail", v.detail},
                       {"artifacts", arts}});
+      if (job_reaches && job_reaches->count(v.id))
+        vars.back()["reach"] = diff::to_json(job_reaches->at(v.id));
     }
     jobs.push_back({{"id", j.id},
                     {"input", j.input},

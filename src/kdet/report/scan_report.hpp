@@ -9,6 +9,7 @@
 #pragma once
 
 #include "kdet/scan/labels.hpp"
+#include "kdet/scan/reach.hpp"
 #include "kdet/scan/status.hpp"
 #include "kdet/store/scan_result.hpp"
 
@@ -47,12 +48,17 @@ std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r);
 // every regression and every job whose compiler always failed, then the
 // rest (expected, no longer varying, not seen), cut after `max_rest` lines.
 // `comparisons`, when given, replaces compare_compilers(r) (a scan that settled or stressed them).
+// `reaches`, when given, adds the census of the varying jobs' reach and each listed varying
+// job's reach (scan/reach.hpp).
 std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest = 30,
-                         const std::vector<CompilerComparison>* comparisons = nullptr);
+                         const std::vector<CompilerComparison>* comparisons = nullptr,
+                         const scan::ScanReaches* reaches = nullptr);
 
-// JSON, schema kdet.scan/1.
+// JSON, schema kdet.scan/1; with `reaches`, summary.reach (the census) and each compared
+// variant's reach.
 nlohmann::json scan_to_json(const store::ScanResult& r,
-                            const std::vector<CompilerComparison>* comparisons = nullptr);
+                            const std::vector<CompilerComparison>* comparisons = nullptr,
+                            const scan::ScanReaches* reaches = nullptr);
 
 // JUnit XML: a testsuite per compiler, a testcase per job; unexpected
 // variance and no-longer-varies = failure, failed compiles = error,
@@ -63,9 +69,16 @@ std::string scan_to_junit(const store::ScanResult& r);
 using BlobLoader = std::function<std::string(const std::string& hash)>;
 
 // One self-contained HTML page. Diffs are shown for at most `max_diffs` varying jobs.
+// With `reaches`, the census in the summary and each varying job's reach beside its diff.
 std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs,
                          size_t max_diffs = 200,
-                         const std::vector<CompilerComparison>* comparisons = nullptr);
+                         const std::vector<CompilerComparison>* comparisons = nullptr,
+                         const scan::ScanReaches* reaches = nullptr);
+
+// The reach lines of job `j` (each variant compared: "reach: ..." or "reach of ID: ..."),
+// each starting with `indent`; "" when `reaches` has none for it.
+std::string job_reach_lines(const scan::ScanReaches* reaches, const store::JobRow& j,
+                            const std::string& indent);
 
 // The comparison of two databases' results as text and JSON.
 // Both numbers behind a pair's label where A varied (A's observed rate, B's runs and
