@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
                               v ? runs - 1 : 0,
                               "ok",
                               "",
-                              {{"ptx", h, ptx[v].size()}}});
+                              {{"ptx", h, ptx[v].size()}},
+                              ""});
         w.blobs.emplace_back(h, ptx[v]);
       }
       for (size_t r = 0; r < runs; ++r)

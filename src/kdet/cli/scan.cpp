@@ -42,6 +42,7 @@ struct ReportArgs {
   OutputArgs output;
   std::string junit_path;
   std::string html_path;
+  bool list_failures = false; // --failures
 };
 
 // --settle and --stress: more runs on B's side of each comparison before calling a job fixed.
@@ -111,6 +112,9 @@ void add_report_options(CLI::App* cmd, ReportArgs& r) {
                   "Write one self-contained HTML report with SVG charts to FILE");
   add_color_option(cmd, r.output);
   add_quiet_option(cmd, r.output, "No summary or progress line");
+  cmd->add_flag("--failures", r.list_failures,
+                "List every failed job in the summary under its group (by default one line per "
+                "way of failing: how many jobs, the compiler, its exit, its first error line)");
 }
 
 // The report files' paths, checked before the runs (a folder there lost the scan's summary).
@@ -131,7 +135,8 @@ void emit_reports(const store::ScanResult& result, store::ScanDb& db, const Repo
                  report::scan_to_html(
                      result, [&db](const std::string& h) { return db.blob(h); }, 200, cmps),
                  "--report-html");
-  if (!output.quiet()) output.print_text(report::scan_to_text(result, output.color(), 30, cmps));
+  if (!output.quiet())
+    output.print_text(report::scan_to_text(result, output.color(), 30, cmps, r.list_failures));
 }
 
 int do_report(const ScanArgs& a) {

@@ -38,7 +38,7 @@ svg.rate{display:inline-block;vertical-align:middle;margin:0 .3em}
 .job.varies{border-left:6px solid #c62828}.job.no-longer-varies,.job.failed{border-left:6px solid #ef6c00}
 .job h3{margin:.2em 0;font-size:1.05em}.status{font-size:12px;padding:0 .4em;border-radius:3px;background:#eee}
 .kdet-diff pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:30em}
-.wide{overflow-x:auto}code{font-size:12px}
+.wide{overflow-x:auto}code{font-size:12px}pre.log{background:#f7f7f7;padding:.5em;overflow:auto;max-height:20em}
 #controls{position:sticky;top:0;background:#fff;padding:.4em 0;border-bottom:1px solid #ccc;z-index:1}
 #controls label{margin-right:1em;white-space:nowrap}
 @media (max-width:600px){body{margin:.6em}}
@@ -256,6 +256,12 @@ std::string job_card(const store::JobRow& j, scan::JobStatus status, size_t orde
                     esc(v.status + (v.detail.empty() ? "" : ": " + v.detail)), arts);
   }
   s += "</table></div>";
+  // The compiler's own words on how it failed (the most common failing variant's log).
+  for (const auto& v : j.variants)
+    if (v.status != "ok" && !v.log.empty()) {
+      s += variant_log_html(v);
+      break;
+    }
   if (diffs && j.variants.size() >= 2) {
     const auto& modal = j.variants.front();
     for (size_t k = 1; k < j.variants.size() && k < 4; ++k) {
@@ -383,8 +389,11 @@ std::string summary(const Page& pg) {
 std::string cards(Page& pg, const CardSection& sec) {
   auto jobs = pg.with(sec.status);
   const char* st = scan::to_string(sec.status);
-  std::string s = fmt::format("<section id=\"sec-{}\"><h2>{} ({})</h2>\n<div class=\"sortable\">\n",
-                              st, sec.title, jobs.size());
+  std::string s =
+      fmt::format("<section id=\"sec-{}\"><h2>{} ({})</h2>\n", st, sec.title, jobs.size());
+  // Failures, one row per way of failing, before the jobs' own cards.
+  if (sec.status == scan::JobStatus::failed) s += failures_to_html(scan::group_failures(pg.r));
+  s += "<div class=\"sortable\">\n";
   for (const store::JobRow* j : jobs) {
     bool diffs = j->variants.size() >= 2 && pg.diffs_shown < pg.max_diffs;
     pg.diffs_shown += diffs;

@@ -68,7 +68,7 @@ std::string tally_line(const std::map<std::string, Tally>& t) {
 } // namespace
 
 std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest,
-                         const std::vector<CompilerComparison>* given) {
+                         const std::vector<CompilerComparison>* given, bool list_failures) {
   Paint p{color};
   ScanCounts c = count(r);
   double rate = scan::expected_rate(r);
@@ -151,13 +151,9 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
                                j.label(), plural(j.runs, "run"), percent(j.upper_bound()),
                                percent(rate), j.expect_reason)) +
            "\n";
-  for (const auto& j : r.jobs)
-    if (scan::job_status(j, rate) == JobStatus::failed)
-      s += p("33", fmt::format("  FAILED            {}  ({}: {})", j.label(),
-                               j.runs == 1 ? std::string("its one run")
-                                           : fmt::format("every one of {} runs", j.runs),
-                               j.variants.empty() ? "" : first_line(j.variants.front().detail))) +
-           "\n";
+  // Failures grouped by how they failed: a census through a compiler too old for its inputs
+  // fails thousands of jobs one way, which is one line.
+  s += failures_to_text(scan::group_failures(r), color, list_failures);
   size_t listed = 0, rest = 0;
   for (const auto& j : r.jobs) {
     JobStatus st = scan::job_status(j, rate);
@@ -227,6 +223,7 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
                       {"first_run", v.first_run + 1},
                       {"status", v.status},
                       {"detail", v.detail},
+                      {"log", v.log},
                       {"artifacts", arts}});
     }
     jobs.push_back({{"id", j.id},
@@ -251,6 +248,7 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
                     {"variants", vars}});
   }
   out["jobs"] = jobs;
+  out["failure_groups"] = failures_to_json(scan::group_failures(r));
   json cmps = json::array();
   for (const auto& cmp : given ? *given : compare_compilers(r))
     cmps.push_back(comparison_to_json(cmp));
@@ -268,6 +266,13 @@ std::string scan_to_junit(const store::ScanResult& r) {
     by_compiler[j.compiler].push_back(&j);
   ScanCounts all = count(r);
   double rate = scan::expected_rate(r);
+  // A failed job's error names its group, so a CI page that groups errors by message shows
+  // one entry per way of failing.
+  const auto groups = scan::group_failures(r);
+  std::map<const store::JobRow*, size_t> group_of;
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (const store::JobRow* j : groups[g].jobs)
+      group_of[j] = g;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   auto name_it = r.meta.find("name");
   std::string scan_name = name_it == r.meta.end() ? "scan" : name_it->second;
@@ -313,12 +318,25 @@ std::string scan_to_junit(const store::ScanResult& r) {
                            xml_escape(j->expect_reason), plural(j->runs, "run"),
                            percent(j->upper_bound()), percent(rate));
         break;
-      case JobStatus::failed:
-        out += fmt::format("<error message=\"compiler failed on {}: {}\"/>",
-                           j->runs == 1 ? std::string("its one run")
-                                        : fmt::format("all {} runs", j->runs),
-                           xml_escape(j->variants.empty() ? "" : j->variants.front().detail));
+      case JobStatus::failed: {
+        auto g = group_of.find(j);
+        const store::VariantRow* v = j->variants.empty() ? nullptr : &j->variants.front();
+        std::string how =
+            g == group_of.end() ? (v ? v->detail : "") : scan::describe(groups[g->second]);
+        std::string group =
+            g == group_of.end() || groups[g->second].jobs.size() < 2
+                ? ""
+                : fmt::format(" (one of {} failing this way)", groups[g->second].jobs.size());
+        // The body holds the compiler's log: its own words, as the job's details.
+        out += fmt::format("<error message=\"compiler failed: {}{}\" type=\"{}\">job {} ({}): {}"
+                           "{}</error>",
+                           xml_escape(how), group, xml_escape(v ? v->status : "failed"), j->id,
+                           j->runs == 1 ? std::string("its one run failed")
+                                        : fmt::format("all {} runs failed", j->runs),
+                           xml_escape(v ? v->detail : ""),
+                           v && !v->log.empty() ? "\n" + xml_escape(v->log) : "");
         break;
+      }
       case JobStatus::varies_expected:
         out +=
             fmt::format("<skipped message=\"known to vary: {}\"/>", xml_escape(j->expect_reason));

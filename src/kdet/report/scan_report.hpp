@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/scan/failures.hpp"
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/status.hpp"
 #include "kdet/store/scan_result.hpp"
@@ -44,11 +45,24 @@ struct CompilerComparison {
 std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r);
 
 // The terminal summary: counts, then every unexpected varying job, then
-// every regression and every job whose compiler always failed, then the
-// rest (expected, no longer varying, not seen), cut after `max_rest` lines.
+// every regression, then one line per group of failed jobs (scan::group_failures; with
+// `list_failures` each group's jobs under it), then the rest (expected, no longer varying,
+// not seen), cut after `max_rest` lines.
 // `comparisons`, when given, replaces compare_compilers(r) (a scan that settled or stressed them).
 std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest = 30,
-                         const std::vector<CompilerComparison>* comparisons = nullptr);
+                         const std::vector<CompilerComparison>* comparisons = nullptr,
+                         bool list_failures = false);
+
+// The groups of failed jobs: one line each ("FAILED  2000 jobs on ptxas: compile-error: ...");
+// a group of one names its job; with `list` every job of a group is listed under it.
+std::string failures_to_text(const std::vector<scan::FailureGroup>& groups, bool color, bool list);
+// The groups as an HTML table, each group's jobs (linked to their cards) behind a disclosure.
+std::string failures_to_html(const std::vector<scan::FailureGroup>& groups);
+// The groups for kdet.scan/1's summary.failure_groups.
+nlohmann::json failures_to_json(const std::vector<scan::FailureGroup>& groups);
+// A failing variant's first error line and (the start of) its log for a job's card; "" when
+// the variant has no log.
+std::string variant_log_html(const store::VariantRow& v);
 
 // JSON, schema kdet.scan/1.
 nlohmann::json scan_to_json(const store::ScanResult& r,

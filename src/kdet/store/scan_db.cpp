@@ -38,10 +38,11 @@ CREATE TABLE IF NOT EXISTS runs(job_id TEXT, idx INTEGER, variant TEXT, status T
   signal INTEGER, seed INTEGER, seconds REAL, compile_seconds REAL, worker_pid INTEGER, nth_in_worker INTEGER,
   detail TEXT, PRIMARY KEY(job_id, idx)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS variants(job_id TEXT, id TEXT, count INTEGER, first_run INTEGER, status TEXT,
-  detail TEXT, PRIMARY KEY(job_id, id)) WITHOUT ROWID;
+  detail TEXT, log TEXT NOT NULL DEFAULT '', PRIMARY KEY(job_id, id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS variant_artifacts(job_id TEXT, variant TEXT, name TEXT, hash TEXT, size INTEGER,
   PRIMARY KEY(job_id, variant, name)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS blobs(hash TEXT PRIMARY KEY, data BLOB) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blobs(hash TEXT PRIMARY KEY, data BLOB, codec TEXT NOT NULL DEFAULT 'raw')
+  WITHOUT ROWID;
 )sql";
 
 std::string now_iso() {
@@ -144,6 +145,7 @@ void ScanDb::open_checked() {
   try {
     exec(k_schema);
     add_scans_split_rounds();
+    upgrade_v1();
     exec(fmt::format("PRAGMA user_version={}", k_scan_db_version).c_str());
     exec("COMMIT");
   } catch (...) {
@@ -185,10 +187,14 @@ void ScanDb::check() {
       objects = s.i64(0);
     }
     if (objects == 0 && m_access == Access::write) return; // a new database
-    if (objects > 0 && version != k_scan_db_version)
-      throw Error::format(
-          "database {}: schema version {} is not kdet scan's ({}); use a new --db file", m_path,
-          version, k_scan_db_version);
+    // Version 1 (before failure logs and compressed blobs) is read as it is, and brought to
+    // the current version when opened for writing (upgrade_v1).
+    if (objects > 0 && version != k_scan_db_version && version != 1)
+      throw Error::format("database {}: schema version {} is not one kdet scan reads (1 to {}): "
+                          "{}; use a new --db file",
+                          m_path, version, k_scan_db_version,
+                          version > k_scan_db_version ? "a newer kdet wrote it"
+                                                      : "not a kdet scan database");
     std::string problems;
     {
       Stmt s(m_db, "PRAGMA quick_check");
@@ -391,13 +397,24 @@ void ScanDb::finish_scan(int64_t id, const std::string& status, uint64_t split_r
       .run();
 }
 
+bool ScanDb::has_column(const char* schema, const char* table, const char* column) {
+  Stmt s(m_db, "SELECT count(*) FROM pragma_table_info(?, ?) WHERE name=?");
+  s.bind(1, std::string(table)).bind(2, std::string(schema)).bind(3, std::string(column));
+  s.step();
+  return s.i64(0) > 0;
+}
+
 void ScanDb::add_scans_split_rounds() {
-  {
-    Stmt s(m_db, "SELECT count(*) FROM pragma_table_info('scans') WHERE name='split_rounds'");
-    s.step();
-    if (s.i64(0) > 0) return;
-  }
+  if (has_column("main", "scans", "split_rounds")) return;
   exec("ALTER TABLE scans ADD COLUMN split_rounds INTEGER");
+}
+
+void ScanDb::upgrade_v1() {
+  // Version 1 kept no failure logs and stored every blob as it is ('raw').
+  if (!has_column("main", "variants", "log"))
+    exec("ALTER TABLE variants ADD COLUMN log TEXT NOT NULL DEFAULT ''");
+  if (!has_column("main", "blobs", "codec"))
+    exec("ALTER TABLE blobs ADD COLUMN codec TEXT NOT NULL DEFAULT 'raw'");
 }
 
 void ScanDb::write(const std::vector<RoundWrite>& rounds) {
@@ -428,7 +445,8 @@ void ScanDb::write(const std::vector<RoundWrite>& rounds) {
            "compile_seconds, worker_pid, nth_in_worker, detail) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
   Stmt var(
       m_db,
-      "INSERT INTO variants(job_id, id, count, first_run, status, detail) VALUES(?,?,?,?,?,?) "
+      "INSERT INTO variants(job_id, id, count, first_run, status, detail, log) "
+      "VALUES(?,?,?,?,?,?,?) "
       "ON CONFLICT(job_id, id) DO UPDATE SET count=excluded.count, first_run=excluded.first_run");
   Stmt art(m_db, "INSERT OR IGNORE INTO variant_artifacts(job_id, variant, name, hash, size) "
                  "VALUES(?,?,?,?,?)");
@@ -457,7 +475,8 @@ void ScanDb::write(const std::vector<RoundWrite>& rounds) {
       }
       for (const auto& v : j.variants) {
         var.bind(1, j.id).bind(2, v.id).bind(3, static_cast<int64_t>(v.count));
-        var.bind(4, static_cast<int64_t>(v.first_run)).bind(5, v.status).bind(6, v.detail).run();
+        var.bind(4, static_cast<int64_t>(v.first_run)).bind(5, v.status).bind(6, v.detail);
+        var.bind(7, v.log).run();
         for (const auto& a : v.artifacts)
           art.bind(1, j.id)
               .bind(2, v.id)

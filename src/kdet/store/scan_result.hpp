@@ -39,6 +39,9 @@ struct VariantRow {
   std::string status; // backend::Status spelling
   std::string detail;
   std::vector<ArtifactRow> artifacts;
+  // A failing variant's compiler log at its first run (engine::k_max_failure_log bytes at most);
+  // "" for successes and in databases made before it was kept.
+  std::string log;
 };
 
 // One job's cumulative state.
@@ -82,8 +85,9 @@ struct ScanResult {
 // Folds one engine::execute output into a job's cumulative row, its run numbers counted from
 // `offset` (the row's run number of the output's run 0): a known outcome id's count grows, a new
 // one is appended (first_run offset, with its artifacts' names, hashes and sizes when
-// `artifacts`); ok_runs, runs and seconds grow; the variants end most common first (ties: the
-// earliest first). Returns the output's variants that were new to the row.
+// `artifacts`; a failing one with its compiler log); ok_runs, runs and seconds grow; the variants
+// end most common first (ties: the earliest first). Returns the output's variants that were new to
+// the row.
 std::vector<const engine::Variant*> merge_variants(JobRow& row, const engine::RunOutput& out,
                                                    uint64_t offset, bool artifacts);
 
