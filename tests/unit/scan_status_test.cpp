@@ -86,7 +86,7 @@ TEST(ScanStatus, SummaryListsEveryUnexpectedJobBeforeTheRest) {
   for (int i = 0; i < 20; ++i)
     r.jobs.push_back(make_job("z" + std::to_string(100 + i) + ".ll", {5, 5}));
   r.jobs.push_back(make_job("m-broken.ll", {4}, false));
-  std::string t = report::scan_to_text(r, false, 10);
+  std::string t = report::scan_to_text(r, {false, 10, false, k_name_width});
   for (int i = 0; i < 20; ++i)
     EXPECT_NE(t.find("z" + std::to_string(100 + i) + ".ll"), std::string::npos) << t;
   size_t first_unexpected = t.find("VARIES");
@@ -139,7 +139,7 @@ TEST(ScanFailures, IdenticalFailuresAreOneGroupWhateverThePathOrLine) {
   EXPECT_EQ(groups[1].message, "ptxas fatal : Out of memory");
   EXPECT_EQ(groups[2].compiler, "ptxas-12");
 
-  std::string t = report::failures_to_text(groups, false, false);
+  std::string t = report::failures_to_text(groups, {});
   EXPECT_NE(t.find("FAILED            5 jobs on ptxas: compile-error: /opt/cuda/bin/ptxas "
                    "exited 255: ptxas <file>, line N; fatal : Unsupported .version 9.0"),
             std::string::npos)
@@ -148,7 +148,7 @@ TEST(ScanFailures, IdenticalFailuresAreOneGroupWhateverThePathOrLine) {
   EXPECT_NE(t.find("FAILED            other.ptx ptxas default  (every one of 3 runs"),
             std::string::npos)
       << t;
-  std::string listed = report::failures_to_text(groups, false, true);
+  std::string listed = report::failures_to_text(groups, {false, 30, true, k_name_width});
   for (int i = 0; i < 5; ++i)
     EXPECT_NE(listed.find("k" + std::to_string(i) + ".ptx ptxas default\n"), std::string::npos)
         << listed;

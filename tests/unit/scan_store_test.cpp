@@ -412,7 +412,7 @@ TEST(ScanReport, StatusesAndExitCode) {
   std::string junit = report::scan_to_junit(r);
   EXPECT_NE(junit.find("<skipped message=\"known to vary: known\"/>"), std::string::npos);
   EXPECT_NE(junit.find("type=\"no-longer-varies\""), std::string::npos);
-  std::string text = report::scan_to_text(r, false);
+  std::string text = report::scan_to_text(r, {});
   EXPECT_NE(text.find("1 of 3 jobs vary"), std::string::npos) << text;
   std::string html = report::scan_to_html(r, [](const std::string&) { return std::string(); });
   EXPECT_NE(html.find("<svg id=\"chart-target\""), std::string::npos);

@@ -43,6 +43,7 @@ struct ReportArgs {
   std::string junit_path;
   std::string html_path;
   bool list_failures = false; // --failures
+  bool full_names = false;    // --full-names
 };
 
 // --settle and --stress: more runs on B's side of each comparison before calling a job fixed.
@@ -112,6 +113,10 @@ void add_report_options(CLI::App* cmd, ReportArgs& r) {
                   "Write one self-contained HTML report with SVG charts to FILE");
   add_color_option(cmd, r.output);
   add_quiet_option(cmd, r.output, "No summary or progress line");
+  cmd->add_flag("--full-names", r.full_names,
+                "Name captured kernels in full in the summary (by default a name past 72 "
+                "characters is cut, with a hash of the whole; JSON, the JUnit property "
+                "\"kernels\" and the HTML tooltips always hold the full names)");
   cmd->add_flag("--failures", r.list_failures,
                 "List every failed job in the summary under its group (by default one line per "
                 "way of failing: how many jobs, the compiler, its exit, its first error line)");
@@ -136,7 +141,8 @@ void emit_reports(const store::ScanResult& result, store::ScanDb& db, const Repo
                      result, [&db](const std::string& h) { return db.blob(h); }, 200, cmps),
                  "--report-html");
   if (!output.quiet())
-    output.print_text(report::scan_to_text(result, output.color(), 30, cmps, r.list_failures));
+    output.print_text(report::scan_to_text(
+        result, {output.color(), 30, r.list_failures, r.full_names ? 0 : k_name_width}, cmps));
 }
 
 int do_report(const ScanArgs& a) {
@@ -386,6 +392,7 @@ void add_compare(CLI::App& root, Action& action) {
     OutputArgs output;
     bool all = false;
     bool annotations = false; // --annotations
+    bool full_names = false;  // --full-names
     double margin = scan::k_default_fix_margin;
     ProveArgs prove;
   };
@@ -425,6 +432,9 @@ void add_compare(CLI::App& root, Action& action) {
                   "variance rate lies this many times below A's observed rate (else: not-seen)")
       ->check(real_option({1, 1e6, false}));
   add_prove_options(cmd, a->prove);
+  cmd->add_flag("--full-names", a->full_names,
+                "Name captured kernels in full (by default a name past 72 characters is cut, "
+                "with a hash of the whole; --json's pairs hold the full names)");
   cmd->add_flag(
       "--annotations", a->annotations,
       "Also write GitHub Actions annotations (::error file=...::message) to stderr, one per "
@@ -500,7 +510,8 @@ void add_compare(CLI::App& root, Action& action) {
       }
       Output output(a->output);
       if (!a->output.json_path.empty()) output.write_json(report::comparison_to_json(cmp));
-      output.print_text(report::comparison_to_text(cmp, output.color()));
+      output.print_text(
+          report::comparison_to_text(cmp, output.color(), 50, a->full_names ? 0 : k_name_width));
       if (a->annotations) fmt::print(stderr, "{}", compare_annotations(cmp.pairs));
       return scan::compare_exit_code(cmp.pairs);
     };

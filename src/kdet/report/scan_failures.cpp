@@ -12,16 +12,17 @@
 
 namespace kdet::report {
 
-std::string failures_to_text(const std::vector<scan::FailureGroup>& groups, bool color, bool list) {
-  auto paint = [color](const std::string& s) {
-    return color ? fmt::format("\033[33m{}\033[0m", s) : s;
+std::string failures_to_text(const std::vector<scan::FailureGroup>& groups, const TextOptions& o) {
+  auto paint = [&o](const std::string& s) {
+    return o.color ? fmt::format("\033[33m{}\033[0m", s) : s;
   };
+  const bool list = o.list_failures;
   std::string s;
   bool hidden = false;
   for (const auto& g : groups) {
     const store::JobRow& first = *g.jobs.front();
     if (g.jobs.size() == 1) {
-      s += paint(fmt::format("  FAILED            {}  ({}: {})", first.label(),
+      s += paint(fmt::format("  FAILED            {}  ({}: {})", first.label(o.name_width),
                              first.runs == 1 ? std::string("its one run")
                                              : fmt::format("every one of {} runs", first.runs),
                              scan::describe(g))) +
@@ -36,7 +37,7 @@ std::string failures_to_text(const std::vector<scan::FailureGroup>& groups, bool
       continue;
     }
     for (const store::JobRow* j : g.jobs)
-      s += fmt::format("                      {}\n", j->label());
+      s += fmt::format("                      {}\n", j->label(o.name_width));
   }
   if (hidden) s += "  (--failures lists the jobs of each group of failures)\n";
   return s;

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace kdet::report {
 
@@ -213,11 +214,18 @@ std::string matrix_svg(const std::vector<CompilerComparison>& cmps) {
   return s + "</svg>\n";
 }
 
-// What sort and filter read: status, lower-case text, observed rate, triage position.
+// A bundle job's full kernel names as a tooltip (its label shows them cut); "" for other jobs.
+std::string names_title(const store::JobRow& j) {
+  if (j.kernels.empty()) return "";
+  return fmt::format(" title=\"{}\"", esc(fmt::format("{}", fmt::join(j.kernels, "\n"))));
+}
+
+// What sort and filter read: status, lower-case text (full kernel names), observed rate,
+// triage position.
 std::string data_attrs(const store::JobRow& j, const char* status, size_t order) {
   double rate = j.runs ? static_cast<double>(j.differing()) / static_cast<double>(j.runs) : 0;
   return fmt::format(" data-status=\"{}\" data-key=\"{}\" data-rate=\"{:.6f}\" data-order=\"{}\"",
-                     status, esc(lower(j.label() + " " + j.id)), rate, order);
+                     status, esc(lower(j.label(0) + " " + j.id)), rate, order);
 }
 
 std::string rate_text(const store::JobRow& j) {
@@ -237,8 +245,9 @@ std::string job_card(const store::JobRow& j, scan::JobStatus status, size_t orde
                      const BlobLoader& blobs) {
   const char* st = scan::to_string(status);
   std::string s = fmt::format(
-      "<div class=\"job {}\" id=\"job-{}\"{}><h3>{} <span class=\"status\">{}</span> {}</h3>", st,
-      j.id, data_attrs(j, st, order), esc(j.label()), st, rate_bar(j.differing(), j.runs));
+      "<div class=\"job {}\" id=\"job-{}\"{}><h3{}>{} <span class=\"status\">{}</span> {}</h3>", st,
+      j.id, data_attrs(j, st, order), names_title(j), esc(j.label()), st,
+      rate_bar(j.differing(), j.runs));
   s += fmt::format("<p>{} in {}; {}. Options: <code>{}</code>. Job <code>{}</code>{}</p>",
                    plural(j.variants.size(), "variant"), plural(j.runs, "run"), esc(rate_text(j)),
                    esc(shell_join(j.options)), j.id,
@@ -329,7 +338,8 @@ struct Page {
 };
 
 std::string job_link(const store::JobRow& j) {
-  return fmt::format("<a class=\"job-link\" href=\"#job-{}\">{}</a>", j.id, esc(j.label()));
+  return fmt::format("<a class=\"job-link\" href=\"#job-{}\"{}>{}</a>", j.id, names_title(j),
+                     esc(j.label()));
 }
 
 // One count line: the count links to its section, then links to (at most 100 of) its jobs.
@@ -418,7 +428,7 @@ std::string pair_section(const Page& pg, scan::Label l, const char* id, const ch
     std::string why = pair_evidence(*p, cmp->margin);
     if (p->stress != scan::Pairing::Stress::not_run)
       why += (why.empty() ? "" : "; ") + stress_evidence(*p);
-    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", esc(p->key),
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", esc(p->name()),
                      side(p->a, cmp->a), side(p->b, cmp->b), esc(why));
   }
   return s + "</table></div></section>\n";
@@ -453,7 +463,7 @@ std::string compilers_and_charts(const Page& pg) {
     for (const auto& p : cmp.pairs)
       if (p.label != scan::Label::identical && p.label != scan::Label::changed)
         s += fmt::format(
-            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", scan::to_string(p.label), esc(p.key),
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", scan::to_string(p.label), esc(p.name()),
             esc(pair_evidence(p, cmp.margin) +
                 (p.stress != scan::Pairing::Stress::not_run ? "; " + stress_evidence(p) : "")));
     s += "</table></div>\n";
@@ -475,7 +485,9 @@ std::string all_jobs(const Page& pg) {
         "<tr class=\"{}\"{}{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
         "td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         st, card ? "" : fmt::format(" id=\"job-{}\"", j.id), data_attrs(j, st, pg.order.at(j.id)),
-        card ? fmt::format("<a href=\"#job-{}\">{}</a>", j.id, esc(j.input)) : esc(j.input),
+        card ? fmt::format("<a href=\"#job-{}\"{}>{}</a>", j.id, names_title(j),
+                           esc(j.input_label()))
+             : fmt::format("<span{}>{}</span>", names_title(j), esc(j.input_label())),
         esc(j.compiler), esc(j.target), esc(j.option_set), st, j.runs, j.variants.size(),
         rate_bar(j.differing(), j.runs), j.varies() ? "" : "&lt; " + percent(j.upper_bound()));
   }

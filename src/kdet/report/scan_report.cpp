@@ -67,9 +67,10 @@ std::string tally_line(const std::map<std::string, Tally>& t) {
 
 } // namespace
 
-std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest,
-                         const std::vector<CompilerComparison>* given, bool list_failures) {
-  Paint p{color};
+std::string scan_to_text(const store::ScanResult& r, const TextOptions& o,
+                         const std::vector<CompilerComparison>* given) {
+  Paint p{o.color};
+  const size_t max_rest = o.max_rest, width = o.name_width;
   ScanCounts c = count(r);
   double rate = scan::expected_rate(r);
   std::string s;
@@ -132,28 +133,28 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
       if (!line.empty()) s += "    " + line + "\n";
     for (const auto& pr : cmp.pairs)
       if (pr.stress != scan::Pairing::Stress::not_run)
-        s += fmt::format("    {}  {}\n", pr.key, stress_evidence(pr));
+        s += fmt::format("    {}  {}\n", pr.name(width), stress_evidence(pr));
   }
   // Every job that fails the scan is listed, never cut: CI logs are often all people read.
   for (const auto& j : r.jobs)
     if (scan::job_status(j, rate) == JobStatus::varies)
-      s += fmt::format("  {}  {}  {} variants in {} runs\n", p("31", "VARIES          "), j.label(),
-                       j.variants.size(), j.runs);
+      s += fmt::format("  {}  {}  {} variants in {} runs\n", p("31", "VARIES          "),
+                       j.label(width), j.variants.size(), j.runs);
   for (const auto& cmp : comparisons)
     for (const auto& pr : cmp.pairs)
       if (pr.label == scan::Label::regressed)
-        s +=
-            fmt::format("  {}  {} ({} -> {})\n", p("31", "REGRESSED       "), pr.key, cmp.a, cmp.b);
+        s += fmt::format("  {}  {} ({} -> {})\n", p("31", "REGRESSED       "), pr.name(width),
+                         cmp.a, cmp.b);
   for (const auto& j : r.jobs)
     if (scan::job_status(j, rate) == JobStatus::no_longer_varies)
       s += p("33", fmt::format("  NO LONGER VARIES  {}  (one output in {}: rate below {} at 95% "
                                "confidence, expected {}; {})",
-                               j.label(), plural(j.runs, "run"), percent(j.upper_bound()),
+                               j.label(width), plural(j.runs, "run"), percent(j.upper_bound()),
                                percent(rate), j.expect_reason)) +
            "\n";
   // Failures grouped by how they failed: a census through a compiler too old for its inputs
   // fails thousands of jobs one way, which is one line.
-  s += failures_to_text(scan::group_failures(r), color, list_failures);
+  s += failures_to_text(scan::group_failures(r), o);
   size_t listed = 0, rest = 0;
   for (const auto& j : r.jobs) {
     JobStatus st = scan::job_status(j, rate);
@@ -164,11 +165,12 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
     }
     ++listed;
     if (st == JobStatus::varies_expected)
-      s += fmt::format("  expected          {}  {} variants in {} runs ({})\n", j.label(),
+      s += fmt::format("  expected          {}  {} variants in {} runs ({})\n", j.label(width),
                        j.variants.size(), j.runs, j.expect_reason);
     else
       s += fmt::format("  not seen          {}  not seen in {} (bound {}; expected {})\n",
-                       j.label(), plural(j.runs, "run"), percent(j.upper_bound()), percent(rate));
+                       j.label(width), plural(j.runs, "run"), percent(j.upper_bound()),
+                       percent(rate));
   }
   if (rest)
     s += fmt::format("  ... and {} (see --json or --report-html)\n",
@@ -233,6 +235,7 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
                     {"target", j.target},
                     {"option_set", j.option_set},
                     {"bundle", bundle_of(j)},
+                    {"kernels", j.kernels},
                     {"options", j.options},
                     {"status", scan::to_string(scan::job_status(j, scan::expected_rate(r)))},
                     {"verdict", engine::to_string(j.verdict())},
@@ -297,7 +300,11 @@ std::string scan_to_junit(const store::ScanResult& r) {
     for (auto* j : jobs) {
       std::string cls = compiler + (j->target.empty() ? "" : "." + j->target) + "." + j->option_set;
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">",
-                         xml_escape(cls), xml_escape(j->input), j->seconds);
+                         xml_escape(cls), xml_escape(j->input_label()), j->seconds);
+      // The full names, one property away from the short one.
+      if (!j->kernels.empty())
+        out += fmt::format("<properties><property name=\"kernels\" value=\"{}\"/></properties>",
+                           xml_escape(fmt::format("{}", fmt::join(j->kernels, " "))));
       switch (scan::job_status(*j, rate)) {
       case JobStatus::varies:
         out += fmt::format(
@@ -447,7 +454,8 @@ std::string compare_answers(const CompilerComparison& c) {
   return s;
 }
 
-std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed) {
+std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed,
+                               size_t name_width) {
   Paint p{color};
   auto n = scan::count_labels(c.pairs);
   std::string s = fmt::format(
@@ -480,7 +488,7 @@ std::string comparison_to_text(const CompilerComparison& c, bool color, size_t m
     if (!st.empty()) why += (why.empty() ? "" : "; ") + st;
     if (!why.empty()) why = "  " + why;
     s += fmt::format("  {}  {}{}\n", p(code, fmt::format("{:<12}", scan::to_string(pr.label))),
-                     pr.key, why);
+                     pr.name(name_width), why);
   }
   return s;
 }
@@ -494,6 +502,7 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
   json pairs = json::array();
   for (const auto& p : c.pairs) {
     json j = {{"key", p.key},
+              {"name", p.name(0)},
               {"label", scan::to_string(p.label)},
               {"a", p.a ? json(p.a->id) : json()},
               {"b", p.b ? json(p.b->id) : json()}};

@@ -33,7 +33,8 @@ CREATE TABLE IF NOT EXISTS compilers(name TEXT PRIMARY KEY, backend TEXT, path T
 CREATE TABLE IF NOT EXISTS inputs(name TEXT PRIMARY KEY, content_hash TEXT);
 CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, input TEXT, input_hash TEXT, compiler TEXT, target TEXT,
   option_set TEXT, options TEXT, seed INTEGER, budget INTEGER, runs INTEGER, ok_runs INTEGER, rounds INTEGER,
-  done INTEGER, expected_vary INTEGER, expect_reason TEXT, seconds REAL, updated_at TEXT);
+  done INTEGER, expected_vary INTEGER, expect_reason TEXT, seconds REAL, updated_at TEXT,
+  kernels TEXT NOT NULL DEFAULT '[]');
 CREATE TABLE IF NOT EXISTS runs(job_id TEXT, idx INTEGER, variant TEXT, status TEXT, code INTEGER,
   signal INTEGER, seed INTEGER, seconds REAL, compile_seconds REAL, worker_pid INTEGER, nth_in_worker INTEGER,
   detail TEXT, PRIMARY KEY(job_id, idx)) WITHOUT ROWID;
@@ -356,9 +357,9 @@ void ScanDb::plan(const std::vector<CompilerRow>& compilers, const std::vector<J
     Stmt j(m_db,
            "INSERT INTO jobs(id, input, input_hash, compiler, target, option_set, options, seed, "
            "budget, runs, "
-           "ok_runs, rounds, done, expected_vary, expect_reason, seconds, updated_at) "
-           "VALUES(?,?,?,?,?,?,?,?,?,0,0,0,0,?,?,0,?) ON CONFLICT(id) DO UPDATE SET "
-           "budget=excluded.budget, "
+           "ok_runs, rounds, done, expected_vary, expect_reason, seconds, updated_at, kernels) "
+           "VALUES(?,?,?,?,?,?,?,?,?,0,0,0,0,?,?,0,?,?) ON CONFLICT(id) DO UPDATE SET "
+           "budget=excluded.budget, kernels=excluded.kernels, "
            "expected_vary=excluded.expected_vary, expect_reason=excluded.expect_reason, "
            "done=CASE WHEN excluded.budget > jobs.runs AND (SELECT count(*) FROM variants v WHERE "
            "v.job_id=jobs.id) < 2 THEN 0 ELSE jobs.done END");
@@ -369,7 +370,8 @@ void ScanDb::plan(const std::vector<CompilerRow>& compilers, const std::vector<J
           .bind(7, json_text(nlohmann::json(r.options), -1))
           .bind(8, static_cast<int64_t>(r.seed));
       j.bind(9, static_cast<int64_t>(r.budget)).bind(10, static_cast<int64_t>(r.expected_vary));
-      j.bind(11, r.expect_reason).bind(12, now).run();
+      j.bind(11, r.expect_reason).bind(12, now);
+      j.bind(13, json_text(nlohmann::json(r.kernels), -1)).run();
     }
     exec("COMMIT");
   } catch (...) {
@@ -410,7 +412,9 @@ void ScanDb::add_scans_split_rounds() {
 }
 
 void ScanDb::upgrade_v1() {
-  // Version 1 kept no failure logs and stored every blob as it is ('raw').
+  // Version 1 kept no failure logs nor kernel names, and stored every blob as it is ('raw').
+  if (!has_column("main", "jobs", "kernels"))
+    exec("ALTER TABLE jobs ADD COLUMN kernels TEXT NOT NULL DEFAULT '[]'");
   if (!has_column("main", "variants", "log"))
     exec("ALTER TABLE variants ADD COLUMN log TEXT NOT NULL DEFAULT ''");
   if (!has_column("main", "blobs", "codec"))

@@ -167,10 +167,14 @@ ScanResult ScanDb::load_checked() {
   }
   std::map<std::string, size_t> index;
   {
-    Stmt s(m_db, "SELECT id, input, input_hash, compiler, target, option_set, options, seed, "
-                 "budget, runs, ok_runs, "
-                 "rounds, done, expected_vary, expect_reason, seconds FROM jobs "
-                 "ORDER BY input, compiler, target, option_set, id");
+    // A version 1 database read as it is names no kernels.
+    const bool kernels = has_column("main", "jobs", "kernels");
+    Stmt s(m_db, fmt::format("SELECT id, input, input_hash, compiler, target, option_set, "
+                             "options, seed, budget, runs, ok_runs, rounds, done, expected_vary, "
+                             "expect_reason, seconds, {} FROM jobs "
+                             "ORDER BY input, compiler, target, option_set, id",
+                             kernels ? "kernels" : "'[]'")
+                     .c_str());
     while (s.step()) {
       JobRow j;
       j.id = s.text(0);
@@ -188,6 +192,15 @@ ScanResult ScanDb::load_checked() {
         throw Error::format("database {}: job {} has damaged options; not a sound scan database",
                             m_path, j.id);
       j.options = options.get<std::vector<std::string>>();
+      auto names = nlohmann::json::parse(s.text(16), nullptr, false);
+      sound = names.is_array();
+      for (const auto& n : names)
+        sound = sound && n.is_string();
+      if (!sound)
+        throw Error::format(
+            "database {}: job {} has damaged kernel names; not a sound scan database", m_path,
+            j.id);
+      j.kernels = names.get<std::vector<std::string>>();
       j.seed = static_cast<uint64_t>(s.i64(7));
       // Counts kdet wrote are never negative nor beyond any budget a scan can have.
       for (int col : {8, 9, 10, 11})
@@ -334,6 +347,7 @@ void ScanDb::merge_from(const std::string& other_path) {
     // A version 1 input has no logs and only raw blobs.
     const std::string log = has_column("o", "variants", "log") ? "log" : "''";
     const std::string codec = has_column("o", "blobs", "codec") ? "codec" : "'raw'";
+    const std::string kernels = has_column("o", "jobs", "kernels") ? "kernels" : "'[]'";
     exec("BEGIN IMMEDIATE");
     exec(fmt::format(R"sql(
 CREATE TEMP TABLE take AS SELECT t.id FROM o.jobs t LEFT JOIN main.jobs m ON m.id = t.id
@@ -341,7 +355,11 @@ CREATE TEMP TABLE take AS SELECT t.id FROM o.jobs t LEFT JOIN main.jobs m ON m.i
 DELETE FROM main.runs WHERE job_id IN (SELECT id FROM take);
 DELETE FROM main.variants WHERE job_id IN (SELECT id FROM take);
 DELETE FROM main.variant_artifacts WHERE job_id IN (SELECT id FROM take);
-INSERT OR REPLACE INTO main.jobs SELECT * FROM o.jobs WHERE id IN (SELECT id FROM take);
+INSERT OR REPLACE INTO main.jobs(id, input, input_hash, compiler, target, option_set, options, seed,
+  budget, runs, ok_runs, rounds, done, expected_vary, expect_reason, seconds, updated_at, kernels)
+  SELECT id, input, input_hash, compiler, target, option_set, options, seed, budget, runs, ok_runs,
+  rounds, done, expected_vary, expect_reason, seconds, updated_at, {kernels} FROM o.jobs
+  WHERE id IN (SELECT id FROM take);
 INSERT INTO main.runs SELECT * FROM o.runs WHERE job_id IN (SELECT id FROM take);
 INSERT INTO main.variants(job_id, id, count, first_run, status, detail, log)
   SELECT job_id, id, count, first_run, status, detail, {log} FROM o.variants WHERE job_id IN (SELECT id FROM take);
@@ -356,7 +374,7 @@ INSERT INTO main.scans(started_at, finished_at, shard, invocation, host, status)
 DROP TABLE take;
 COMMIT;
 )sql",
-                     fmt::arg("log", log), fmt::arg("codec", codec))
+                     fmt::arg("log", log), fmt::arg("codec", codec), fmt::arg("kernels", kernels))
              .c_str());
   } catch (...) {
     rollback();

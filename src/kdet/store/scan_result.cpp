@@ -20,8 +20,13 @@ double JobRow::upper_bound() const {
   return stats::upper_bound(differing(), runs);
 }
 
-std::string JobRow::label() const {
-  std::string s = input + " " + compiler;
+std::string JobRow::input_label(size_t name_width) const {
+  if (kernels.empty()) return input;
+  return display_names(kernels, name_width) + " (" + input + ")";
+}
+
+std::string JobRow::label(size_t name_width) const {
+  std::string s = input_label(name_width) + " " + compiler;
   if (!target.empty()) s += " " + target;
   return s + " " + option_set;
 }

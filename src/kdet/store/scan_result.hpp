@@ -10,6 +10,7 @@
 
 #include "kdet/engine/runner.hpp"
 #include "kdet/engine/verdict.hpp"
+#include "kdet/util/names.hpp"
 
 #include <cstdint>
 #include <map>
@@ -63,6 +64,9 @@ struct JobRow {
   std::string expect_reason;
   double seconds = 0;               // wall time spent on it
   std::vector<VariantRow> variants; // most common first
+  // A bundle job's kernels by entry name, in full (kdet capture's bundle.json); empty for
+  // other jobs and in databases made before kdet kept them.
+  std::vector<std::string> kernels;
 
   // The same verdict kdet run gives a set of runs (engine::Verdict).
   engine::Verdict verdict() const;
@@ -72,8 +76,11 @@ struct JobRow {
   double upper_bound() const;
   // The most common variant's id ("" when none).
   std::string modal() const { return variants.empty() ? "" : variants.front().id; }
-  // "input compiler target option_set" for people.
-  std::string label() const;
+  // "input compiler target option_set" for people; a bundle job's input as its kernels' names
+  // (display_names cut at `name_width`, 0: in full) and its folder: "saxpy (bundles/ID)".
+  std::string label(size_t name_width = k_name_width) const;
+  // The input as label() shows it.
+  std::string input_label(size_t name_width = k_name_width) const;
 };
 
 struct ScanResult {
