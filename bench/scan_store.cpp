@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
                               v ? runs - 1 : 0,
                               "ok",
                               "",
-                              {{"ptx", h, ptx[v].size()}}});
+                              {{"ptx", h, ptx[v].size()}},
+                              ""});
         w.blobs.emplace_back(h, ptx[v]);
       }
       for (size_t r = 0; r < runs; ++r)
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
   double json_s = since(t3);
   auto t4 = Clock::now();
   std::string junit = report::scan_to_junit(r);
-  std::string text = report::scan_to_text(r, false);
+  std::string text = report::scan_to_text(r, {});
   double other_s = since(t4);
   write_file_atomic(dir + "/report.html", html);
   auto c = scan::count(r);

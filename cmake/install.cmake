@@ -6,6 +6,8 @@
 #                        dist-packages under P, else lib/python3/dist-packages; install_python.cmake)
 #   P/share/man/man1/kdet.1, kdet-COMMAND.1           (help2man, from each command's --help)
 #   P/share/bash-completion/completions/kdet          (kdet completion bash)
+#   P/share/kdet/schemas/kdet.NAME.schema.json        (the JSON Schemas of --json, docs/schemas)
+# `cmake --install build --strip` strips the binaries (scripts/build.sh makes a Release build).
 # (lib is CMAKE_INSTALL_LIBDIR.) The man pages and the completion script are written at build
 # time by running the built kdet, so they follow the CLI definitions.
 # A build folder configured before the folder was chosen at install time holds the old fixed
@@ -36,6 +38,11 @@ install(CODE "set(KDET_PYDIR \"${KDET_INSTALL_PYTHONDIR}\")
 set(KDET_PYDIR_FALLBACK \"${CMAKE_INSTALL_LIBDIR}/python3/dist-packages\")
 set(KDET_PY_SRC \"${PROJECT_SOURCE_DIR}/python/kdet_cache\")")
 install(SCRIPT ${PROJECT_SOURCE_DIR}/cmake/install_python.cmake)
+
+# The JSON Schemas of kdet's --json documents, for a user's validator (their $ids are names, never
+# fetched: a tool loads them from here).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/schemas/ DESTINATION ${CMAKE_INSTALL_DATADIR}/kdet/schemas
+  FILES_MATCHING PATTERN "*.schema.json")
 
 # Man pages and bash completion, from the built kdet.
 find_program(KDET_HELP2MAN help2man)

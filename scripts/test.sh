@@ -45,17 +45,23 @@ done
 
 jobs=$(nproc)
 
-"$root/scripts/setup.sh" || exit 1
+# Building and running needs (setup.sh), and what the tests need besides (--test: checkers,
+# sanitizer runtimes, libFuzzer, Chromium, Slurm, cvise, numba).
+"$root/scripts/setup.sh" --test || exit 1
 
 # Every build goes through ccache (setup.sh installs it). Paths under the checkout are hashed
 # relative to it, so a fresh clone elsewhere hits what an earlier one stored.
 launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
+# What every test build is: RelWithDebInfo (-O2 as users' Release builds, with line tables for
+# a failure's stack) with the tests; a user's build (scripts/build.sh alone) has neither.
+test_build=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DKDET_BUILD_TESTS=ON)
+
 # build DIR CMAKE_ARGS...: configures and builds DIR.
 build() {
   local dir=$1; shift
-  KDET_BUILD_DIR=$dir "$root/scripts/build.sh" "${launcher[@]}" "$@"
+  KDET_BUILD_DIR=$dir "$root/scripts/build.sh" "${launcher[@]}" "${test_build[@]}" "$@"
 }
 
 # check_sanitizer_logs DIR: fails when any sanitizer report was written. A log with no error in
@@ -97,15 +103,15 @@ phase_plain() {
   "$root/scripts/check-format.sh" || return 1
   python3 "$root/scripts/layers.py" || return 1
   python3 "$root/scripts/sizes.py" || return 1
-  build "$root/build" -DKDET_WERROR=ON || return 1
+  build "$root/build" -DKDET_WERROR=ON -DKDET_BUILD_BENCH=ON || return 1
   run_ctest "$root/build" -LE '^fuzz$'
 }
 
 phase_tidy() {
   # Configuring is enough (compile_commands.json and the generated headers); the plain phase's
   # own options, so that a later plain build does not reconfigure.
-  cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
-    -DKDET_WERROR=ON >/dev/null || return 1
+  cmake -S "$root" -B "$root/build" -G Ninja "${test_build[@]}" "${launcher[@]}" \
+    -DKDET_WERROR=ON -DKDET_BUILD_BENCH=ON >/dev/null || return 1
   local rc=0
   "$root/scripts/tidy.sh" "$root/build" || rc=$?
   if ((rc == 77)); then

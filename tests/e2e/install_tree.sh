@@ -1,23 +1,49 @@
 #!/usr/bin/env bash
 # tier: slow
-# install_tree.sh: `cmake --install` into a fresh prefix gives every file of the install layout
-# (cmake/install.cmake); the installed kdet finds libkdet_chaos.so in lib/kdet (a --heap chaos
-# run on the fake libNVVM); a man page renders; the bash completion completes commands, options
-# and choices; kdet-cache.pc resolves and a C program compiles and links against the library.
+# install_tree.sh: `cmake --install --strip` (README's install) into a fresh prefix gives every
+# file of the install layout (cmake/install.cmake), the JSON Schemas among them, with binaries of
+# a reasonable size (stripped: no debug sections; kdet under 16 MiB, the tree under 32 MiB; an
+# unstripped RelWithDebInfo kdet is about 140 MB); the installed kdet runs and finds
+# libkdet_chaos.so in lib/kdet (a --heap chaos run on the fake libNVVM); a man page renders; the
+# bash completion completes commands, options and choices; kdet-cache.pc resolves and a C program
+# compiles and links against the library.
 # Env: KDET, KDET_BINARY_DIR, KDET_FAKES_DIR. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
 need_fakes libfakenvvm.so
 need_cmd cmake "to install"
 P=$T/prefix
-cmake --install "$KDET_BINARY_DIR" --prefix "$P" >"$T/install.log" 2>&1 || {
+cmake --install "$KDET_BINARY_DIR" --strip --prefix "$P" >"$T/install.log" 2>&1 || {
   cat "$T/install.log" >&2
-  fail "cmake --install failed"
+  fail "cmake --install --strip failed"
 }
 for f in bin/kdet lib/kdet/libkdet_chaos.so lib/kdet/libkdet_capture.so lib/kdet/kdet-exec-shim \
   lib/libkdet_cache.so include/kdet_cache.h lib/pkgconfig/kdet-cache.pc \
   lib/python3/dist-packages/kdet_cache/__init__.py share/bash-completion/completions/kdet; do
   [[ -e $P/$f ]] || fail "$f not installed"
 done
+# Every schema of docs/schemas is installed, whole, and parses.
+n_schemas=0
+for s in "$KDET_SOURCE_DIR"/docs/schemas/*.schema.json; do
+  i=$P/share/kdet/schemas/$(basename "$s")
+  cmp -s "$s" "$i" || fail "$(basename "$s") not installed in share/kdet/schemas (or differs)"
+  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$i" || fail "$i does not parse"
+  n_schemas=$((n_schemas + 1))
+done
+((n_schemas >= 10)) || fail "only $n_schemas schemas in docs/schemas"
+# Sizes: stripped binaries carry no debug sections, and the tree is a few MB.
+need_cmd readelf "binutils, to read the installed binaries' sections"
+for f in bin/kdet lib/libkdet_cache.so lib/kdet/libkdet_capture.so lib/kdet/kdet-exec-shim; do
+  if readelf -S --wide "$P/$f" | grep -qE '\.debug_(info|line)'; then
+    fail "$f keeps debug sections after --strip"
+  fi
+done
+kdet_size=$(stat -c %s "$P/bin/kdet")
+tree_size=$(du -sb "$P" | cut -f1)
+echo "install_tree: installed kdet $kdet_size bytes, the tree $tree_size bytes"
+((kdet_size < 16 * 1024 * 1024)) || fail "installed kdet is $kdet_size bytes (limit 16 MiB)"
+((tree_size < 32 * 1024 * 1024)) || fail "the installed tree is $tree_size bytes (limit 32 MiB)"
+expect_exit 0 "$P/bin/kdet" --version
+expect_output '^kdet [0-9]+\.[0-9]+'
 # No installed text file (pc, completion, man page) points back into the build tree.
 if grep -rIlF "$KDET_BINARY_DIR" "$P" >"$T/refs"; then fail "build paths in: $(cat "$T/refs")"; fi
 

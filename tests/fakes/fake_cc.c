@@ -16,7 +16,11 @@
  *   cwd        adds "// cwd: <getcwd()>"
  *   host       adds "// host: <nproc> cpus, <nodename>.<domainname>, TZ <tm_hour of
  *              a fixed instant in local time>, HOME <$HOME>" (what reprotest varies)
- * Exit status: 0 success, 1 fail mode, 2 usage or I/O error (message on stderr).
+ *   oldptxas   a ptxas too old for its input: an input whose `.version X.Y` is above 8.5
+ *              fails as ptxas 12.x does (exit 255; on stderr "ptxas INPUT, line N; fatal   :
+ *              Unsupported .version X.Y; current version is '8.5'" and "ptxas fatal   : Ptx
+ *              assembly aborted due to errors"); any other input is echoed
+ * Exit status: 0 success, 1 fail mode, 255 oldptxas on a newer PTX, 2 usage or I/O error.
  * Apart from the injected behaviour everything here is deterministic.
  */
 #define _GNU_SOURCE /* sched_getaffinity, utsname's domainname */
@@ -38,7 +42,7 @@
 static const char k_usage[] =
     "usage: fake_cc MODE INPUT OUTPUT\n"
     "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair host\n"
-    "      planted planted-rare planted-kind\n";
+    "      planted planted-rare planted-kind oldptxas\n";
 
 static void die(const char* what, const char* detail) {
   fprintf(stderr, "fake_cc: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
@@ -208,11 +212,43 @@ static unsigned kind_crashes_in_256(void) {
   return (unsigned)n;
 }
 
+/* oldptxas: when the first `.version X.Y` line of the PTX names a version above 8.5, prints
+ * ptxas's two lines for it on stderr and returns 1 (the caller exits 255). */
+static int old_ptxas_refuses(const char* input, const char* text, size_t size) {
+  size_t line = 1;
+  for (size_t i = 0; i < size; ++i) {
+    if (i == 0 || text[i - 1] == '\n') {
+      size_t j = i;
+      while (j < size && (text[j] == ' ' || text[j] == '\t')) {
+        ++j;
+      }
+      if (size - j > 9 && memcmp(text + j, ".version ", 9) == 0) {
+        int major = 0, minor = 0;
+        if (sscanf(text + j + 9, "%d.%d", &major, &minor) != 2) {
+          return 0;
+        }
+        if (major < 8 || (major == 8 && minor <= 5)) {
+          return 0;
+        }
+        fprintf(stderr,
+                "ptxas %s, line %zu; fatal   : Unsupported .version %d.%d; current version is "
+                "'8.5'\nptxas fatal   : Ptx assembly aborted due to errors\n",
+                input, line, major, minor);
+        return 1;
+      }
+    }
+    if (text[i] == '\n') {
+      ++line;
+    }
+  }
+  return 0;
+}
+
 static int is_mode(const char* mode) {
   static const char* const k_modes[] = {
       "echo",    "heaporder", "fail",         "crash",        "abort", "hang",
       "garbage", "time",      "path",         "env",          "pid",   "cwd",
-      "pair",    "planted",   "planted-rare", "planted-kind", "host"};
+      "pair",    "planted",   "planted-rare", "planted-kind", "host",  "oldptxas"};
   for (size_t i = 0; i < sizeof k_modes / sizeof k_modes[0]; ++i) {
     if (strcmp(mode, k_modes[i]) == 0) {
       return 1;
@@ -249,6 +285,9 @@ int main(int argc, char** argv) {
   }
   size_t size;
   char* text = read_file(input, &size);
+  if (strcmp(mode, "oldptxas") == 0 && old_ptxas_refuses(input, text, size)) {
+    return 255;
+  }
   Buffer out = {0};
   if (strcmp(mode, "heaporder") == 0) {
     /* Order the lines before the output buffer exists so that only the

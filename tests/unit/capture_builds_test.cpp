@@ -5,6 +5,7 @@
 // under temporary names, a kernel name shared by two kernels, and each status.
 #include "kdet/capture/builds.hpp"
 #include "kdet/capture/kernel_names.hpp"
+#include "kdet/scan/labels.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -50,6 +51,29 @@ TEST(KernelNames, ShortNamesAreDemangledWhereShorterAndCutConsistently) {
   EXPECT_LE(display_name(a, 40).size(), 40u);
   EXPECT_NE(display_name(a, 40), display_name(b, 40)); // differing late, still apart
   EXPECT_EQ(display_name(a, 40), display_name(a, 40));
+  EXPECT_EQ(display_name(a, 0), a); // --full-names
+  // Several kernels of one bundle: the first, then how many more.
+  EXPECT_EQ(display_names({}), "");
+  EXPECT_EQ(display_names({"_ZN2ns6kernelEv"}), "ns::kernel()");
+  EXPECT_EQ(display_names({"k1", "k2", "k3"}), "k1 +2 more");
+  EXPECT_EQ(display_names({a, "k2"}, 40), display_name(a, 40) + " +1 more");
+}
+
+TEST(KernelNames, ABundleJobIsNamedByItsKernelsThenItsFolder) {
+  store::JobRow j;
+  j.input = "bundles/0123456789abcdef";
+  j.compiler = "captured-libnvvm.so";
+  j.option_set = "captured";
+  EXPECT_EQ(j.label(), "bundles/0123456789abcdef captured-libnvvm.so captured");
+  std::string long_name = "_ZN8__main__" + std::string(300, 'x') + "E";
+  j.kernels = {long_name};
+  EXPECT_EQ(j.input_label(), display_name(long_name) + " (bundles/0123456789abcdef)");
+  EXPECT_EQ(j.label(0), long_name + " (bundles/0123456789abcdef) captured-libnvvm.so captured");
+  scan::Pairing p;
+  p.key = "bundles/0123456789abcdef - captured";
+  EXPECT_EQ(p.name(), p.key);
+  p.b = &j;
+  EXPECT_EQ(p.name(), display_name(long_name) + " (bundles/0123456789abcdef - captured)");
 }
 
 TEST(KernelNames, TemporaryPartsOfPathsAreNormalized) {

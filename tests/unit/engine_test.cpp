@@ -1,4 +1,5 @@
 // Outcome ids and verdicts, without starting any compiler.
+#include "kdet/engine/compiler_log.hpp"
 #include "kdet/engine/differences.hpp"
 #include "kdet/engine/runner.hpp"
 #include "kdet/engine/verdict.hpp"
@@ -125,4 +126,26 @@ TEST(EngineDescribe, ClassifiesPtxWithKdetDiff) {
   std::string d = engine::describe({{"ptx", p1}}, {{"ptx", p2}});
   EXPECT_EQ(d.rfind("ptx: ", 0), 0u) << d;
   EXPECT_NE(d.find("code"), std::string::npos) << d;
+}
+
+TEST(CompilerLog, FirstErrorLineIsTheLineThatSaysError) {
+  EXPECT_EQ(first_error_line("ptxas info    : 0 bytes gmem\nptxas x.ptx, line 5; fatal   : "
+                             "Unsupported .version 9.0\nptxas fatal : aborted\n"),
+            "ptxas x.ptx, line 5; fatal   : Unsupported .version 9.0");
+  EXPECT_EQ(first_error_line("\n  \n<input>(3): ERROR: bad type\n"), "<input>(3): ERROR: bad type");
+  // No line says error: the first visible one.
+  EXPECT_EQ(first_error_line("\n   warning: slow\nsomething else\n"), "warning: slow");
+  EXPECT_EQ(first_error_line(" \n\t\n"), "");
+  EXPECT_EQ(first_error_line(std::string(1000, 'e') + "rror").size(), 300u);
+}
+
+TEST(CompilerLog, GenericFailureDropsPathsAndLineNumbers) {
+  EXPECT_EQ(generic_failure("ptxas /tmp/kdet-run-1/s3/k.ptx, line 17; fatal   : Unsupported "
+                            ".version 9.0; current version is '8.5'"),
+            "ptxas <file>, line N; fatal : Unsupported .version 9.0; current version is '8.5'");
+  EXPECT_EQ(generic_failure("cannot open '/a/b c': No such file"), "cannot open '<file> c': No "
+                                                                   "such file");
+  // A slash inside a word is no path; versions and other numbers stay.
+  EXPECT_EQ(generic_failure("sm_90a/compute_90 at 12.4 online"),
+            "sm_90a/compute_90 at 12.4 online");
 }

@@ -15,8 +15,13 @@ store::JobRow make_job(const std::string& input, std::vector<uint64_t> counts, b
   j.compiler = "cc";
   j.option_set = "default";
   for (size_t i = 0; i < counts.size(); ++i) {
-    j.variants.push_back(
-        {"v" + std::to_string(i), counts[i], 0, ok ? "ok" : "crashed", ok ? "" : "signal 11", {}});
+    j.variants.push_back({"v" + std::to_string(i),
+                          counts[i],
+                          0,
+                          ok ? "ok" : "crashed",
+                          ok ? "" : "signal 11",
+                          {},
+                          ""});
     j.runs += counts[i];
   }
   j.ok_runs = ok ? j.runs : 0;
@@ -81,7 +86,7 @@ TEST(ScanStatus, SummaryListsEveryUnexpectedJobBeforeTheRest) {
   for (int i = 0; i < 20; ++i)
     r.jobs.push_back(make_job("z" + std::to_string(100 + i) + ".ll", {5, 5}));
   r.jobs.push_back(make_job("m-broken.ll", {4}, false));
-  std::string t = report::scan_to_text(r, false, 10);
+  std::string t = report::scan_to_text(r, {false, 10, false, k_name_width});
   for (int i = 0; i < 20; ++i)
     EXPECT_NE(t.find("z" + std::to_string(100 + i) + ".ll"), std::string::npos) << t;
   size_t first_unexpected = t.find("VARIES");
@@ -95,4 +100,68 @@ TEST(ScanStatus, SummaryListsEveryUnexpectedJobBeforeTheRest) {
 }
 
 } // namespace
+// A failed job whose compiler said `log` (a ptxas too old for its PTX, or another way).
+store::JobRow failed_job(const std::string& input, const std::string& compiler,
+                         const std::string& log) {
+  store::JobRow j = make_job(input, {3}, false);
+  j.compiler = compiler;
+  j.variants.front().status = "compile-error";
+  j.variants.front().detail = "/opt/cuda/bin/ptxas exited 255";
+  j.variants.front().log = log;
+  return j;
+}
+
+TEST(ScanFailures, IdenticalFailuresAreOneGroupWhateverThePathOrLine) {
+  store::ScanResult r;
+  for (int i = 0; i < 5; ++i)
+    r.jobs.push_back(
+        failed_job("k" + std::to_string(i) + ".ptx", "ptxas",
+                   "ptxas /tmp/kdet-run-" + std::to_string(i) + "/work/k" + std::to_string(i) +
+                       ".ptx, line " + std::to_string(3 + i) +
+                       "; fatal   : Unsupported .version 9.0; current version is '8.5'\n"
+                       "ptxas fatal   : Ptx assembly aborted due to errors\n"));
+  r.jobs.push_back(failed_job("other.ptx", "ptxas", "ptxas fatal : Out of memory\n"));
+  r.jobs.push_back(failed_job("k9.ptx", "ptxas-12",
+                              "ptxas /a/k9.ptx, line 1; fatal   : "
+                              "Unsupported .version 9.0; current version "
+                              "is '8.5'\n"));
+  r.jobs.push_back(make_job("fine.ptx", {3}));
+  auto groups = scan::group_failures(r);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].jobs.size(), 5u); // the largest first
+  EXPECT_EQ(groups[0].compiler, "ptxas");
+  EXPECT_EQ(groups[0].message,
+            "ptxas <file>, line N; fatal : Unsupported .version 9.0; current version is '8.5'");
+  EXPECT_EQ(scan::describe(groups[0]),
+            "compile-error: /opt/cuda/bin/ptxas exited 255: " + groups[0].message);
+  // Ties keep the order of their first job; another compiler is another group.
+  EXPECT_EQ(groups[1].jobs.front()->input, "other.ptx");
+  EXPECT_EQ(groups[1].message, "ptxas fatal : Out of memory");
+  EXPECT_EQ(groups[2].compiler, "ptxas-12");
+
+  std::string t = report::failures_to_text(groups, {});
+  EXPECT_NE(t.find("FAILED            5 jobs on ptxas: compile-error: /opt/cuda/bin/ptxas "
+                   "exited 255: ptxas <file>, line N; fatal : Unsupported .version 9.0"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("k3.ptx"), std::string::npos) << t; // listed only on demand
+  EXPECT_NE(t.find("FAILED            other.ptx ptxas default  (every one of 3 runs"),
+            std::string::npos)
+      << t;
+  std::string listed = report::failures_to_text(groups, {false, 30, true, k_name_width});
+  for (int i = 0; i < 5; ++i)
+    EXPECT_NE(listed.find("k" + std::to_string(i) + ".ptx ptxas default\n"), std::string::npos)
+        << listed;
+}
+
+TEST(ScanFailures, NoLogFallsBackToKdetsDescription) {
+  store::ScanResult r;
+  r.jobs.push_back(make_job("a.ll", {2}, false));
+  r.jobs.push_back(make_job("b.ll", {2}, false));
+  auto groups = scan::group_failures(r);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].message, "");
+  EXPECT_EQ(scan::describe(groups[0]), "crashed: signal 11");
+}
+
 } // namespace kdet

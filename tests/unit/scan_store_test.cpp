@@ -42,7 +42,7 @@ store::RoundWrite round(store::JobRow j, std::vector<std::pair<std::string, uint
   j.variants.clear();
   uint64_t total = 0;
   for (const auto& [id, n] : variants) {
-    j.variants.push_back({id, n, total, "ok", "", {{"ptx", art_hash(id), 3}}});
+    j.variants.push_back({id, n, total, "ok", "", {{"ptx", art_hash(id), 3}}, ""});
     total += n;
   }
   j.runs = total;
@@ -158,6 +158,64 @@ TEST_F(ScanStoreTest, RefusesAnotherSchemaVersion) {
   }
 }
 
+// A database as kdet wrote it before schema version 2: no variants.log, no blobs.codec.
+void make_version_1(const std::string& path) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  char* err = nullptr;
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "ALTER TABLE variants DROP COLUMN log; ALTER TABLE blobs DROP COLUMN "
+                         "codec; PRAGMA user_version=1;",
+                         nullptr, nullptr, &err),
+            SQLITE_OK)
+      << (err ? err : "");
+  sqlite3_close(raw);
+}
+
+TEST_F(ScanStoreTest, AVersion1DatabaseIsReadAndUpgradedWhenWritten) {
+  std::string path = m_dir + "/v1.db", other = m_dir + "/v1b.db", out = m_dir + "/m.db";
+  for (const auto* p : {&path, &other}) {
+    store::ScanDb db(*p);
+    db.set_meta({{"manifest_hash", "M"}});
+    db.plan({{"c1", "nvvm", "/lib.so", "H", ""}}, {job("j1", "c1")}, {{"a.ll", "IH"}});
+    db.write({round(job("j1", "c1"), {{"v1", 4}, {"v2", 1}}, 0)});
+  }
+  make_version_1(path);
+  make_version_1(other);
+  {
+    store::ScanDb db(path, store::Access::read); // read as it is, never changed
+    auto r = db.load();
+    ASSERT_EQ(r.jobs.size(), 1u);
+    EXPECT_EQ(r.jobs[0].variants.at(0).log, "");
+    EXPECT_EQ(db.blob(art_hash("v2")), "ptx v2");
+  }
+  sqlite3* raw = nullptr;
+  auto version = [&raw](const std::string& p) {
+    EXPECT_EQ(sqlite3_open(p.c_str(), &raw), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, nullptr);
+    sqlite3_step(st);
+    int v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    return v;
+  };
+  EXPECT_EQ(version(path), 1);
+  {
+    // A merge reads a version 1 input; the output is current.
+    store::ScanDb db(out);
+    db.merge_from(other);
+    EXPECT_EQ(db.load().jobs.at(0).runs, 5u);
+    EXPECT_EQ(db.blob(art_hash("v1")), "ptx v1");
+  }
+  {
+    store::ScanDb db(path); // a resume: upgraded in place, the runs kept
+    EXPECT_EQ(db.load().jobs.at(0).runs, 5u);
+    EXPECT_EQ(db.blob(art_hash("v1")), "ptx v1");
+  }
+  EXPECT_EQ(version(path), store::k_scan_db_version);
+}
+
 TEST_F(ScanStoreTest, OneWriterAtATimeAndReadersTakeNoLock) {
   std::string path = m_dir + "/r.db";
   store::ScanDb first(path);
@@ -213,7 +271,7 @@ store::JobRow verdict_job(const std::string& compiler, const std::string& input,
                           std::vector<std::string> variants, bool ok = true) {
   store::JobRow j = job(compiler + input, compiler, input);
   for (const auto& v : variants)
-    j.variants.push_back({v, 5, 0, ok ? "ok" : "compile_error", "", {}});
+    j.variants.push_back({v, 5, 0, ok ? "ok" : "compile_error", "", {}, ""});
   j.runs = 5 * variants.size();
   j.ok_runs = ok ? j.runs : 0;
   j.done = true;
@@ -322,7 +380,7 @@ TEST(ScanLabels, AnEditedInputOrAnotherSettingIsNeverFixed) {
 TEST(ScanLabels, FixedNeedsTheMarginAndAWorkingCompiler) {
   // A: 1 of 20 runs differs (5%). B: one output; fixed needs B's bound <= 0.5%.
   auto a = many_runs(verdict_job("a", "k.ll", {"X", "Y"}), 20);
-  a.variants = {{"X", 19, 0, "ok", "", {}}, {"Y", 1, 3, "ok", "", {}}};
+  a.variants = {{"X", 19, 0, "ok", "", {}, ""}, {"Y", 1, 3, "ok", "", {}, ""}};
   auto b = many_runs(verdict_job("b", "k.ll", {"X"}), 100);
   EXPECT_EQ(scan::label_pair(&a, &b), scan::Label::not_seen);
   b = many_runs(verdict_job("b", "k.ll", {"X"}), 800);
@@ -354,7 +412,7 @@ TEST(ScanReport, StatusesAndExitCode) {
   std::string junit = report::scan_to_junit(r);
   EXPECT_NE(junit.find("<skipped message=\"known to vary: known\"/>"), std::string::npos);
   EXPECT_NE(junit.find("type=\"no-longer-varies\""), std::string::npos);
-  std::string text = report::scan_to_text(r, false);
+  std::string text = report::scan_to_text(r, {});
   EXPECT_NE(text.find("1 of 3 jobs vary"), std::string::npos) << text;
   std::string html = report::scan_to_html(r, [](const std::string&) { return std::string(); });
   EXPECT_NE(html.find("<svg id=\"chart-target\""), std::string::npos);

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <cxxabi.h>
-#include <memory>
 #include <set>
 
 namespace kdet::capture {
@@ -99,22 +97,6 @@ std::vector<std::string> entry_names(std::string_view text) {
   for (auto& n : all)
     if (seen.insert(n).second) out.push_back(std::move(n));
   return out;
-}
-
-std::string demangle_if_shorter(const std::string& name) {
-  if (name.rfind("_Z", 0) != 0) return name;
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> d(
-      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
-  if (status != 0 || !d) return name;
-  std::string s = d.get();
-  return s.size() < name.size() ? s : name;
-}
-
-std::string display_name(const std::string& name, size_t width) {
-  std::string s = demangle_if_shorter(name);
-  if (s.size() <= width || width < 16) return s;
-  return s.substr(0, width - 12) + "..." + hash_bytes(name).substr(0, 8);
 }
 
 std::string normalize_volatile(std::string_view input) {

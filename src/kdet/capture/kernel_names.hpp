@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/util/names.hpp" // demangle_if_shorter, display_name: one shortening
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,14 +20,6 @@ namespace kdet::capture {
 // and `define ... ptx_kernel ... @NAME(`. Quoted IR names (`@"a.b"`) lose their quotes.
 // Empty for anything else (bitcode, cubin, CUDA C++).
 std::vector<std::string> entry_names(std::string_view text);
-
-// `name` demangled (Itanium C++ ABI) when that is shorter, else `name`.
-std::string demangle_if_shorter(const std::string& name);
-
-// A name for one line: demangle_if_shorter, and past `width` characters its first part,
-// "...", and 8 hex digits of the full name's hash, so that two long names that differ
-// late stay apart and the same name is always cut the same way.
-std::string display_name(const std::string& name, size_t width = 72);
 
 // `text` with the parts of paths that change from one build to the next made fixed:
 // the first component under $TMPDIR becomes "{tmpdir}/*", under /tmp, /var/tmp or /dev/shm "*",

@@ -2,6 +2,7 @@
 #include "kdet/capture/output.hpp"
 
 #include "kdet/capture/blobs.hpp"
+#include "kdet/capture/kernel_names.hpp"
 #include "kdet/capture/replay.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -84,7 +85,8 @@ nlohmann::json bundle_json(const Bundle& b) {
                       {"options", b.options},
                       {"compiles", b.compiles},
                       {"unfinished", b.unfinished},
-                      {"varies", b.varies}};
+                      {"varies", b.varies},
+                      {"kernels", b.kernels}};
   j["inputs"] = nlohmann::json::array();
   for (size_t n = 0; n < b.inputs.size(); ++n)
     j["inputs"].push_back(input_json(b.inputs[n], input_file(b.inputs[n], n, "")));
@@ -102,14 +104,22 @@ nlohmann::json bundle_json(const Bundle& b) {
 }
 
 void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
-                   const std::vector<Bundle>& bundles) {
-  for (const auto& b : bundles) {
+                   std::vector<Bundle>& bundles) {
+  for (auto& b : bundles) {
     std::string dir = "bundles/" + b.id;
     nlohmann::json j = bundle_json(b);
+    // The kernels it compiles, by entry name: the PTX it gave names them as the GPU will,
+    // else its NVVM IR input (reports name a bundle's jobs by them, not by its id).
+    std::vector<std::string> from_outputs, from_inputs;
+    auto add_names = [](std::vector<std::string>& to, const std::string& text) {
+      for (auto& n : entry_names(text))
+        if (std::find(to.begin(), to.end(), n) == to.end()) to.push_back(std::move(n));
+    };
     for (size_t n = 0; n < b.inputs.size(); ++n) {
       const Input& in = b.inputs[n];
       if (in.tag == "name_expr") continue;
       std::optional<std::string> data = blobs.get(in.hash);
+      if (data) add_names(from_inputs, *data);
       std::string file = input_file(in, n, data ? data->substr(0, 4) : "");
       j["inputs"][n]["file"] = data ? nlohmann::json(file) : nlohmann::json(nullptr);
       if (data) write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
@@ -118,11 +128,15 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
       const auto& [kind, hash] = b.outputs[n];
       std::optional<std::string> data = blobs.get(hash);
       std::string file = output_file(kind, hash);
-      if (!data)
+      if (!data) {
         j["outputs"][n]["file"] = nullptr;
-      else
-        write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
+        continue;
+      }
+      add_names(from_outputs, *data);
+      write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
     }
+    b.kernels = from_outputs.empty() ? from_inputs : from_outputs;
+    j["kernels"] = b.kernels;
     write_file_beneath(out_fd, dir + "/bundle.json", json_text(j) + "\n",
                        shown + "/" + dir + "/bundle.json");
   }
@@ -138,8 +152,9 @@ std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>
     // What the pipeline saw, so a scan's verdict can be read against it.
     bool failed = !b.results.empty() && b.results.count(0) == 0;
     std::string note = fmt::format(
-        "{}, {} compile{}{}{}", b.kind, b.compiles, b.compiles == 1 ? "" : "s",
-        b.varies ? ", VARIED in the pipeline" : "", failed ? ", failed in the pipeline" : "");
+        "{}, {} compile{}{}{}{}", b.kind, b.compiles, b.compiles == 1 ? "" : "s",
+        b.varies ? ", VARIED in the pipeline" : "", failed ? ", failed in the pipeline" : "",
+        b.kernels.empty() ? "" : "; kernel " + display_names(b.kernels));
     try {
       std::optional<ReplayPlan> plan = bundle_replay_plan(folder);
       if (!plan) throw Error("no bundle.json");
@@ -275,8 +290,10 @@ std::string capture_summary(const CaptureResult& r) {
          "             statically linked library compiler cannot be seen)\n";
   for (const auto& b : r.bundles) {
     if (!b.varies) continue;
-    s += fmt::format("  VARIED     bundle {} ({}, {} compiles, {})\n", b.id, b.kind, b.compiles,
-                     b.lib.empty() ? "library unknown" : b.lib);
+    // By entry name first: the bundle id is where to find it.
+    s += fmt::format("  VARIED     {}bundle {} ({}, {} compiles, {})\n",
+                     b.kernels.empty() ? "" : "kernel " + display_names(b.kernels) + " in ", b.id,
+                     b.kind, b.compiles, b.lib.empty() ? "library unknown" : b.lib);
     for (const auto& key : b.outputs)
       s += fmt::format("             {} {} x{}\n", key.first, key.second, b.counts.at(key));
     if (b.results.size() > 1)

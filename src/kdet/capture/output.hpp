@@ -35,10 +35,11 @@ const std::vector<KindInfo>& capture_kinds();
 // Writes one self-contained folder per bundle under `out_fd`/bundles/ID
 // (bundle.json, inputs/, outputs/), copying bytes from `blobs`, never
 // following a link, then the scan manifest `out_fd`/manifest.toml (`shown` is
-// the folder's path); throws Error naming `shown` on failure.
+// the folder's path); throws Error naming `shown` on failure. Sets each bundle's `kernels`
+// (entry names read from its bytes), which the summary, the manifest and the JSON then show.
 class BlobStore;
 void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
-                   const std::vector<Bundle>& bundles);
+                   std::vector<Bundle>& bundles);
 
 // The text of DIR/manifest.toml for the bundle folders under `dir`/bundles: a
 // scan manifest listing every bundle that replays, as capture::bundle_replay_plan

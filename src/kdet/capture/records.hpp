@@ -82,6 +82,9 @@ struct Bundle {
   std::map<std::pair<std::string, std::string>, size_t> counts; // (kind, hash) -> count
   std::map<std::string, uint64_t> sizes;                        // hash -> size
   bool varies = false; // two output hashes of one kind, or two return codes
+  // The kernels it compiles by entry name (the PTX it gave, else its NVVM IR input), in full;
+  // set by write_bundles, which reads the bytes.
+  std::vector<std::string> kernels;
   // exec: each compile's working folder and input paths as given. Paths are not in the
   // identity, so an output that embeds them (nvcc -lineinfo's .file) differs for that alone.
   std::set<std::string> places;

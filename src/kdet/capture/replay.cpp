@@ -1,6 +1,7 @@
 //===- capture/replay.cpp - `kdet run BUNDLE_DIR`: replay a captured compile ===//
 #include "kdet/capture/replay.hpp"
 
+#include "kdet/capture/kernel_names.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -90,6 +91,36 @@ ReplayPlan exec_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::st
   return p;
 }
 
+// The bundle's kernels: its bundle.json's "kernels", or, for a bundle written before kdet
+// recorded them, the entry names of its PTX outputs, else of its inputs.
+std::vector<std::string> bundle_kernels(const nlohmann::json& j, const std::string& path) {
+  if (auto k = j.find("kernels"); k != j.end() && k->is_array()) {
+    std::vector<std::string> out;
+    for (const auto& n : *k)
+      if (n.is_string()) out.push_back(n.get<std::string>());
+    return out;
+  }
+  std::vector<std::string> out;
+  for (const char* list : {"outputs", "inputs"}) {
+    auto files = j.find(list);
+    if (files == j.end() || !files->is_array()) continue;
+    for (const auto& f : *files) {
+      auto file = f.find("file");
+      if (file == f.end() || !file->is_string()) continue;
+      std::string text;
+      try {
+        text = read_file(path + "/" + file->get<std::string>());
+      } catch (const Error&) {
+        continue; // a missing file is named by the replay's own checks
+      }
+      for (auto& n : entry_names(text))
+        if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(std::move(n));
+    }
+    if (!out.empty()) break;
+  }
+  return out;
+}
+
 } // namespace
 
 std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
@@ -108,6 +139,7 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
       throw Error::format("{}: schema {} is not kdet.capture.bundle/1", file,
                           j.at("schema").dump());
     const auto& inputs = j.at("inputs");
+    p.kernels = bundle_kernels(j, path);
     if (p.kind == "exec") return exec_replay_plan(std::move(p), j, path);
     if (p.kind != "nvvm" && p.kind != "nvrtc" && p.kind != "nvjitlink")
       throw Error::format("{}: bundle {} is of kind {}, which kdet run cannot replay", path, p.id,
@@ -184,8 +216,10 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
 
 nlohmann::json replay_json(const ReplayPlan& plan, const engine::RunOutput& out, bool& reproduced) {
   reproduced = true;
-  nlohmann::json j = {
-      {"bundle", plan.id}, {"library", plan.lib}, {"outputs", nlohmann::json::array()}};
+  nlohmann::json j = {{"bundle", plan.id},
+                      {"kernels", plan.kernels},
+                      {"library", plan.lib},
+                      {"outputs", nlohmann::json::array()}};
   for (const auto& [name, hash] : plan.expected) {
     uint64_t runs = 0;
     for (const auto& v : out.variants)
@@ -202,6 +236,9 @@ nlohmann::json replay_json(const ReplayPlan& plan, const engine::RunOutput& out,
 std::string replay_text(const nlohmann::json& j) {
   std::string s = fmt::format("bundle    {} replayed with {}\n", j["bundle"].get<std::string>(),
                               j["library"].get<std::string>());
+  // By entry name (shortened as every report does; --json has them in full).
+  if (auto k = j.find("kernels"); k != j.end() && !k->empty())
+    s += fmt::format("kernel    {}\n", display_names(k->get<std::vector<std::string>>()));
   for (const auto& o : j["outputs"])
     s += fmt::format("captured  {} {}: {} of {} runs gave it back{}\n",
                      o["artifact"].get<std::string>(), o["hash"].get<std::string>(),

@@ -20,7 +20,8 @@ namespace kdet::capture {
 
 struct ReplayPlan {
   std::string bundle_dir, id, kind;
-  std::string input, lib; // input: the first input's file (kdet run's input)
+  std::vector<std::string> kernels; // entry names, in full (bundle.json "kernels")
+  std::string input, lib;           // input: the first input's file (kdet run's input)
   std::vector<std::string> options;
   // The inputs after the first, in order, for RunPlan::parts (with their bytes).
   std::vector<backend::InputPart> parts;

@@ -91,7 +91,7 @@ std::string compare_annotations(const std::vector<scan::Pairing>& pairs) {
     std::string what = b_failed ? "B failed on every run"
                        : hidden ? "hidden: B varies under stress (" + p.stress_regime + ")"
                                 : std::string(scan::to_string(p.label)) + ": B varies";
-    out += annotation(title, file, 0, p.key + ": " + what);
+    out += annotation(title, file, 0, p.name() + ": " + what);
   }
   return out;
 }

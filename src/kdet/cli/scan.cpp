@@ -45,6 +45,8 @@ struct ReportArgs {
   std::string junit_path;
   std::string html_path;
   bool no_reach = false;
+  bool list_failures = false; // --failures
+  bool full_names = false;    // --full-names
 };
 
 // --settle and --stress: more runs on B's side of each comparison before calling a job fixed.
@@ -117,6 +119,13 @@ void add_report_options(CLI::App* cmd, ReportArgs& r) {
   cmd->add_flag("--no-reach", r.no_reach,
                 "Leave out the reach of the varying jobs (default: their stored PTX assembled "
                 "with ptxas when the reports are written; docs/IMPACT.md)");
+  cmd->add_flag("--full-names", r.full_names,
+                "Name captured kernels in full in the summary (by default a name past 72 "
+                "characters is cut, with a hash of the whole; JSON, the JUnit property "
+                "\"kernels\" and the HTML tooltips always hold the full names)");
+  cmd->add_flag("--failures", r.list_failures,
+                "List every failed job in the summary under its group (by default one line per "
+                "way of failing: how many jobs, the compiler, its exit, its first error line)");
 }
 
 // The report files' paths, checked before the runs (a folder there lost the scan's summary).
@@ -143,7 +152,8 @@ void emit_reports(const store::ScanResult& result, store::ScanDb& db, const Repo
   if (!r.html_path.empty())
     write_output(r.html_path, report::scan_to_html(result, blob, 200, cmps, rp), "--report-html");
   if (!output.quiet())
-    output.print_text(report::scan_to_text(result, output.color(), 30, cmps, rp));
+    output.print_text(report::scan_to_text(
+        result, {output.color(), 30, r.list_failures, r.full_names ? 0 : k_name_width}, cmps, rp));
 }
 
 int do_report(const ScanArgs& a) {
@@ -393,6 +403,7 @@ void add_compare(CLI::App& root, Action& action) {
     OutputArgs output;
     bool all = false;
     bool annotations = false; // --annotations
+    bool full_names = false;  // --full-names
     double margin = scan::k_default_fix_margin;
     ProveArgs prove;
   };
@@ -432,6 +443,9 @@ void add_compare(CLI::App& root, Action& action) {
                   "variance rate lies this many times below A's observed rate (else: not-seen)")
       ->check(real_option({1, 1e6, false}));
   add_prove_options(cmd, a->prove);
+  cmd->add_flag("--full-names", a->full_names,
+                "Name captured kernels in full (by default a name past 72 characters is cut, "
+                "with a hash of the whole; --json's pairs hold the full names)");
   cmd->add_flag(
       "--annotations", a->annotations,
       "Also write GitHub Actions annotations (::error file=...::message) to stderr, one per "
@@ -507,7 +521,8 @@ void add_compare(CLI::App& root, Action& action) {
       }
       Output output(a->output);
       if (!a->output.json_path.empty()) output.write_json(report::comparison_to_json(cmp));
-      output.print_text(report::comparison_to_text(cmp, output.color()));
+      output.print_text(
+          report::comparison_to_text(cmp, output.color(), 50, a->full_names ? 0 : k_name_width));
       if (a->annotations) fmt::print(stderr, "{}", compare_annotations(cmp.pairs));
       return scan::compare_exit_code(cmp.pairs);
     };

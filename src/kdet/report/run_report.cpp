@@ -1,5 +1,6 @@
 #include "kdet/report/run_report.hpp"
 
+#include "kdet/engine/compiler_log.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/hash.hpp"
@@ -281,9 +282,9 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
     // The compiler's own first error line (libNVVM's "-arch=compute_999 is an unsupported
     // option"), so the summary says why without opening --out.
     for (const auto& r : out.records) {
-      if (!r.done || r.log.find_first_not_of(" \t\r\n") == std::string::npos) continue;
-      std::string line = first_line(r.log.substr(r.log.find_first_not_of(" \t\r\n")));
-      s += fmt::format("error     {} (run {})\n", utf8_safe(line.substr(0, 300)), r.index + 1);
+      std::string line = r.done ? engine::first_error_line(r.log) : "";
+      if (line.empty()) continue;
+      s += fmt::format("error     {} (run {})\n", line, r.index + 1);
       break;
     }
     break;

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace kdet::report {
 
@@ -38,7 +39,7 @@ svg.rate{display:inline-block;vertical-align:middle;margin:0 .3em}
 .job.varies{border-left:6px solid #c62828}.job.no-longer-varies,.job.failed{border-left:6px solid #ef6c00}
 .job h3{margin:.2em 0;font-size:1.05em}.status{font-size:12px;padding:0 .4em;border-radius:3px;background:#eee}
 .kdet-diff pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:30em}
-.wide{overflow-x:auto}code{font-size:12px}
+.wide{overflow-x:auto}code{font-size:12px}pre.log{background:#f7f7f7;padding:.5em;overflow:auto;max-height:20em}
 #controls{position:sticky;top:0;background:#fff;padding:.4em 0;border-bottom:1px solid #ccc;z-index:1}
 #controls label{margin-right:1em;white-space:nowrap}
 @media (max-width:600px){body{margin:.6em}}
@@ -213,11 +214,18 @@ std::string matrix_svg(const std::vector<CompilerComparison>& cmps) {
   return s + "</svg>\n";
 }
 
-// What sort and filter read: status, lower-case text, observed rate, triage position.
+// A bundle job's full kernel names as a tooltip (its label shows them cut); "" for other jobs.
+std::string names_title(const store::JobRow& j) {
+  if (j.kernels.empty()) return "";
+  return fmt::format(" title=\"{}\"", esc(fmt::format("{}", fmt::join(j.kernels, "\n"))));
+}
+
+// What sort and filter read: status, lower-case text (full kernel names), observed rate,
+// triage position.
 std::string data_attrs(const store::JobRow& j, const char* status, size_t order) {
   double rate = j.runs ? static_cast<double>(j.differing()) / static_cast<double>(j.runs) : 0;
   return fmt::format(" data-status=\"{}\" data-key=\"{}\" data-rate=\"{:.6f}\" data-order=\"{}\"",
-                     status, esc(lower(j.label() + " " + j.id)), rate, order);
+                     status, esc(lower(j.label(0) + " " + j.id)), rate, order);
 }
 
 std::string rate_text(const store::JobRow& j) {
@@ -237,8 +245,9 @@ std::string job_card(const store::JobRow& j, scan::JobStatus status, size_t orde
                      const BlobLoader& blobs, const scan::ScanReaches* reaches) {
   const char* st = scan::to_string(status);
   std::string s = fmt::format(
-      "<div class=\"job {}\" id=\"job-{}\"{}><h3>{} <span class=\"status\">{}</span> {}</h3>", st,
-      j.id, data_attrs(j, st, order), esc(j.label()), st, rate_bar(j.differing(), j.runs));
+      "<div class=\"job {}\" id=\"job-{}\"{}><h3{}>{} <span class=\"status\">{}</span> {}</h3>", st,
+      j.id, data_attrs(j, st, order), names_title(j), esc(j.label()), st,
+      rate_bar(j.differing(), j.runs));
   s += fmt::format("<p>{} in {}; {}. Options: <code>{}</code>. Job <code>{}</code>{}</p>",
                    plural(j.variants.size(), "variant"), plural(j.runs, "run"), esc(rate_text(j)),
                    esc(shell_join(j.options)), j.id,
@@ -258,6 +267,12 @@ std::string job_card(const store::JobRow& j, scan::JobStatus status, size_t orde
   s += "</table></div>";
   for (const auto& line : split(job_reach_lines(reaches, j, ""), '\n'))
     if (!line.empty()) s += fmt::format("<p class=\"reach\">{}</p>", esc(line));
+  // The compiler's own words on how it failed (the most common failing variant's log).
+  for (const auto& v : j.variants)
+    if (v.status != "ok" && !v.log.empty()) {
+      s += variant_log_html(v);
+      break;
+    }
   if (diffs && j.variants.size() >= 2) {
     const auto& modal = j.variants.front();
     for (size_t k = 1; k < j.variants.size() && k < 4; ++k) {
@@ -326,7 +341,8 @@ struct Page {
 };
 
 std::string job_link(const store::JobRow& j) {
-  return fmt::format("<a class=\"job-link\" href=\"#job-{}\">{}</a>", j.id, esc(j.label()));
+  return fmt::format("<a class=\"job-link\" href=\"#job-{}\"{}>{}</a>", j.id, names_title(j),
+                     esc(j.label()));
 }
 
 // One count line: the count links to its section, then links to (at most 100 of) its jobs.
@@ -388,8 +404,11 @@ std::string summary(const Page& pg) {
 std::string cards(Page& pg, const CardSection& sec) {
   auto jobs = pg.with(sec.status);
   const char* st = scan::to_string(sec.status);
-  std::string s = fmt::format("<section id=\"sec-{}\"><h2>{} ({})</h2>\n<div class=\"sortable\">\n",
-                              st, sec.title, jobs.size());
+  std::string s =
+      fmt::format("<section id=\"sec-{}\"><h2>{} ({})</h2>\n", st, sec.title, jobs.size());
+  // Failures, one row per way of failing, before the jobs' own cards.
+  if (sec.status == scan::JobStatus::failed) s += failures_to_html(scan::group_failures(pg.r));
+  s += "<div class=\"sortable\">\n";
   for (const store::JobRow* j : jobs) {
     bool diffs = j->variants.size() >= 2 && pg.diffs_shown < pg.max_diffs;
     pg.diffs_shown += diffs;
@@ -414,7 +433,7 @@ std::string pair_section(const Page& pg, scan::Label l, const char* id, const ch
     std::string why = pair_evidence(*p, cmp->margin);
     if (p->stress != scan::Pairing::Stress::not_run)
       why += (why.empty() ? "" : "; ") + stress_evidence(*p);
-    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", esc(p->key),
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", esc(p->name()),
                      side(p->a, cmp->a), side(p->b, cmp->b), esc(why));
   }
   return s + "</table></div></section>\n";
@@ -449,7 +468,7 @@ std::string compilers_and_charts(const Page& pg) {
     for (const auto& p : cmp.pairs)
       if (p.label != scan::Label::identical && p.label != scan::Label::changed)
         s += fmt::format(
-            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", scan::to_string(p.label), esc(p.key),
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", scan::to_string(p.label), esc(p.name()),
             esc(pair_evidence(p, cmp.margin) +
                 (p.stress != scan::Pairing::Stress::not_run ? "; " + stress_evidence(p) : "")));
     s += "</table></div>\n";
@@ -471,7 +490,9 @@ std::string all_jobs(const Page& pg) {
         "<tr class=\"{}\"{}{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
         "td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         st, card ? "" : fmt::format(" id=\"job-{}\"", j.id), data_attrs(j, st, pg.order.at(j.id)),
-        card ? fmt::format("<a href=\"#job-{}\">{}</a>", j.id, esc(j.input)) : esc(j.input),
+        card ? fmt::format("<a href=\"#job-{}\"{}>{}</a>", j.id, names_title(j),
+                           esc(j.input_label()))
+             : fmt::format("<span{}>{}</span>", names_title(j), esc(j.input_label())),
         esc(j.compiler), esc(j.target), esc(j.option_set), st, j.runs, j.variants.size(),
         rate_bar(j.differing(), j.runs), j.varies() ? "" : "&lt; " + percent(j.upper_bound()));
   }

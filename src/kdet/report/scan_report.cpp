@@ -80,10 +80,11 @@ std::string job_reach_lines(const scan::ScanReaches* reaches, const store::JobRo
   return s;
 }
 
-std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest,
+std::string scan_to_text(const store::ScanResult& r, const TextOptions& o,
                          const std::vector<CompilerComparison>* given,
                          const scan::ScanReaches* reaches) {
-  Paint p{color};
+  Paint p{o.color};
+  const size_t max_rest = o.max_rest, width = o.name_width;
   ScanCounts c = count(r);
   double rate = scan::expected_rate(r);
   std::string s;
@@ -148,33 +149,29 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
       if (!line.empty()) s += "    " + line + "\n";
     for (const auto& pr : cmp.pairs)
       if (pr.stress != scan::Pairing::Stress::not_run)
-        s += fmt::format("    {}  {}\n", pr.key, stress_evidence(pr));
+        s += fmt::format("    {}  {}\n", pr.name(width), stress_evidence(pr));
   }
   // Every job that fails the scan is listed, never cut: CI logs are often all people read.
   for (const auto& j : r.jobs)
     if (scan::job_status(j, rate) == JobStatus::varies)
-      s += fmt::format("  {}  {}  {} variants in {} runs\n", p("31", "VARIES          "), j.label(),
-                       j.variants.size(), j.runs) +
+      s += fmt::format("  {}  {}  {} variants in {} runs\n", p("31", "VARIES          "),
+                       j.label(width), j.variants.size(), j.runs) +
            job_reach_lines(reaches, j, std::string(20, ' '));
   for (const auto& cmp : comparisons)
     for (const auto& pr : cmp.pairs)
       if (pr.label == scan::Label::regressed)
-        s +=
-            fmt::format("  {}  {} ({} -> {})\n", p("31", "REGRESSED       "), pr.key, cmp.a, cmp.b);
+        s += fmt::format("  {}  {} ({} -> {})\n", p("31", "REGRESSED       "), pr.name(width),
+                         cmp.a, cmp.b);
   for (const auto& j : r.jobs)
     if (scan::job_status(j, rate) == JobStatus::no_longer_varies)
       s += p("33", fmt::format("  NO LONGER VARIES  {}  (one output in {}: rate below {} at 95% "
                                "confidence, expected {}; {})",
-                               j.label(), plural(j.runs, "run"), percent(j.upper_bound()),
+                               j.label(width), plural(j.runs, "run"), percent(j.upper_bound()),
                                percent(rate), j.expect_reason)) +
            "\n";
-  for (const auto& j : r.jobs)
-    if (scan::job_status(j, rate) == JobStatus::failed)
-      s += p("33", fmt::format("  FAILED            {}  ({}: {})", j.label(),
-                               j.runs == 1 ? std::string("its one run")
-                                           : fmt::format("every one of {} runs", j.runs),
-                               j.variants.empty() ? "" : first_line(j.variants.front().detail))) +
-           "\n";
+  // Failures grouped by how they failed: a census through a compiler too old for its inputs
+  // fails thousands of jobs one way, which is one line.
+  s += failures_to_text(scan::group_failures(r), o);
   size_t listed = 0, rest = 0;
   for (const auto& j : r.jobs) {
     JobStatus st = scan::job_status(j, rate);
@@ -185,12 +182,13 @@ std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest
     }
     ++listed;
     if (st == JobStatus::varies_expected)
-      s += fmt::format("  expected          {}  {} variants in {} runs ({})\n", j.label(),
+      s += fmt::format("  expected          {}  {} variants in {} runs ({})\n", j.label(width),
                        j.variants.size(), j.runs, j.expect_reason) +
            job_reach_lines(reaches, j, std::string(20, ' '));
     else
       s += fmt::format("  not seen          {}  not seen in {} (bound {}; expected {})\n",
-                       j.label(), plural(j.runs, "run"), percent(j.upper_bound()), percent(rate));
+                       j.label(width), plural(j.runs, "run"), percent(j.upper_bound()),
+                       percent(rate));
   }
   if (rest)
     s += fmt::format("  ... and {} (see --json or --report-html)\n",
@@ -249,6 +247,7 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
                       {"first_run", v.first_run + 1},
                       {"status", v.status},
                       {"detail", v.detail},
+                      {"log", v.log},
                       {"artifacts", arts}});
       if (job_reaches && job_reaches->count(v.id))
         vars.back()["reach"] = diff::to_json(job_reaches->at(v.id));
@@ -260,6 +259,7 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
                     {"target", j.target},
                     {"option_set", j.option_set},
                     {"bundle", bundle_of(j)},
+                    {"kernels", j.kernels},
                     {"options", j.options},
                     {"status", scan::to_string(scan::job_status(j, scan::expected_rate(r)))},
                     {"verdict", engine::to_string(j.verdict())},
@@ -275,6 +275,7 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
                     {"variants", vars}});
   }
   out["jobs"] = jobs;
+  out["failure_groups"] = failures_to_json(scan::group_failures(r));
   json cmps = json::array();
   for (const auto& cmp : given ? *given : compare_compilers(r))
     cmps.push_back(comparison_to_json(cmp));
@@ -292,6 +293,13 @@ std::string scan_to_junit(const store::ScanResult& r) {
     by_compiler[j.compiler].push_back(&j);
   ScanCounts all = count(r);
   double rate = scan::expected_rate(r);
+  // A failed job's error names its group, so a CI page that groups errors by message shows
+  // one entry per way of failing.
+  const auto groups = scan::group_failures(r);
+  std::map<const store::JobRow*, size_t> group_of;
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (const store::JobRow* j : groups[g].jobs)
+      group_of[j] = g;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   auto name_it = r.meta.find("name");
   std::string scan_name = name_it == r.meta.end() ? "scan" : name_it->second;
@@ -316,7 +324,11 @@ std::string scan_to_junit(const store::ScanResult& r) {
     for (auto* j : jobs) {
       std::string cls = compiler + (j->target.empty() ? "" : "." + j->target) + "." + j->option_set;
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">",
-                         xml_escape(cls), xml_escape(j->input), j->seconds);
+                         xml_escape(cls), xml_escape(j->input_label()), j->seconds);
+      // The full names, one property away from the short one.
+      if (!j->kernels.empty())
+        out += fmt::format("<properties><property name=\"kernels\" value=\"{}\"/></properties>",
+                           xml_escape(fmt::format("{}", fmt::join(j->kernels, " "))));
       switch (scan::job_status(*j, rate)) {
       case JobStatus::varies:
         out += fmt::format(
@@ -337,12 +349,25 @@ std::string scan_to_junit(const store::ScanResult& r) {
                            xml_escape(j->expect_reason), plural(j->runs, "run"),
                            percent(j->upper_bound()), percent(rate));
         break;
-      case JobStatus::failed:
-        out += fmt::format("<error message=\"compiler failed on {}: {}\"/>",
-                           j->runs == 1 ? std::string("its one run")
-                                        : fmt::format("all {} runs", j->runs),
-                           xml_escape(j->variants.empty() ? "" : j->variants.front().detail));
+      case JobStatus::failed: {
+        auto g = group_of.find(j);
+        const store::VariantRow* v = j->variants.empty() ? nullptr : &j->variants.front();
+        std::string how =
+            g == group_of.end() ? (v ? v->detail : "") : scan::describe(groups[g->second]);
+        std::string group =
+            g == group_of.end() || groups[g->second].jobs.size() < 2
+                ? ""
+                : fmt::format(" (one of {} failing this way)", groups[g->second].jobs.size());
+        // The body holds the compiler's log: its own words, as the job's details.
+        out += fmt::format("<error message=\"compiler failed: {}{}\" type=\"{}\">job {} ({}): {}"
+                           "{}</error>",
+                           xml_escape(how), group, xml_escape(v ? v->status : "failed"), j->id,
+                           j->runs == 1 ? std::string("its one run failed")
+                                        : fmt::format("all {} runs failed", j->runs),
+                           xml_escape(v ? v->detail : ""),
+                           v && !v->log.empty() ? "\n" + xml_escape(v->log) : "");
         break;
+      }
       case JobStatus::varies_expected:
         out +=
             fmt::format("<skipped message=\"known to vary: {}\"/>", xml_escape(j->expect_reason));
@@ -453,7 +478,8 @@ std::string compare_answers(const CompilerComparison& c) {
   return s;
 }
 
-std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed) {
+std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed,
+                               size_t name_width) {
   Paint p{color};
   auto n = scan::count_labels(c.pairs);
   std::string s = fmt::format(
@@ -486,7 +512,7 @@ std::string comparison_to_text(const CompilerComparison& c, bool color, size_t m
     if (!st.empty()) why += (why.empty() ? "" : "; ") + st;
     if (!why.empty()) why = "  " + why;
     s += fmt::format("  {}  {}{}\n", p(code, fmt::format("{:<12}", scan::to_string(pr.label))),
-                     pr.key, why);
+                     pr.name(name_width), why);
   }
   return s;
 }
@@ -500,6 +526,7 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
   json pairs = json::array();
   for (const auto& p : c.pairs) {
     json j = {{"key", p.key},
+              {"name", p.name(0)},
               {"label", scan::to_string(p.label)},
               {"a", p.a ? json(p.a->id) : json()},
               {"b", p.b ? json(p.b->id) : json()}};

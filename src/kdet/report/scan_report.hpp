@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/scan/failures.hpp"
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/reach.hpp"
 #include "kdet/scan/status.hpp"
@@ -44,15 +45,35 @@ struct CompilerComparison {
 };
 std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r);
 
+// How the terminal summary is drawn.
+struct TextOptions {
+  bool color = false;
+  size_t max_rest = 30;             // expected and not-seen jobs listed at most
+  bool list_failures = false;       // --failures: every failed job under its group
+  size_t name_width = k_name_width; // kernel names cut past it; 0 (--full-names): in full
+};
+
 // The terminal summary: counts, then every unexpected varying job, then
-// every regression and every job whose compiler always failed, then the
-// rest (expected, no longer varying, not seen), cut after `max_rest` lines.
+// every regression, then one line per group of failed jobs (scan::group_failures; with
+// `list_failures` each group's jobs under it), then the rest (expected, no longer varying,
+// not seen), cut after `max_rest` lines. Bundle jobs are named by their kernels.
 // `comparisons`, when given, replaces compare_compilers(r) (a scan that settled or stressed them).
 // `reaches`, when given, adds the census of the varying jobs' reach and each listed varying
 // job's reach (scan/reach.hpp).
-std::string scan_to_text(const store::ScanResult& r, bool color, size_t max_rest = 30,
+std::string scan_to_text(const store::ScanResult& r, const TextOptions& o,
                          const std::vector<CompilerComparison>* comparisons = nullptr,
                          const scan::ScanReaches* reaches = nullptr);
+
+// The groups of failed jobs: one line each ("FAILED  2000 jobs on ptxas: compile-error: ...");
+// a group of one names its job; with `o.list_failures` every job of a group is listed under it.
+std::string failures_to_text(const std::vector<scan::FailureGroup>& groups, const TextOptions& o);
+// The groups as an HTML table, each group's jobs (linked to their cards) behind a disclosure.
+std::string failures_to_html(const std::vector<scan::FailureGroup>& groups);
+// The groups for kdet.scan/1's summary.failure_groups.
+nlohmann::json failures_to_json(const std::vector<scan::FailureGroup>& groups);
+// A failing variant's first error line and (the start of) its log for a job's card; "" when
+// the variant has no log.
+std::string variant_log_html(const store::VariantRow& v);
 
 // JSON, schema kdet.scan/1; with `reaches`, summary.reach (the census) and each compared
 // variant's reach.
@@ -62,7 +83,8 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
 
 // JUnit XML: a testsuite per compiler, a testcase per job; unexpected
 // variance and no-longer-varies = failure, failed compiles = error,
-// expected-to-vary, not-seen and unfinished jobs = skipped.
+// expected-to-vary, not-seen and unfinished jobs = skipped. A bundle job's testcase is named
+// by its kernels (cut as on the terminal), their full names in its property "kernels".
 std::string scan_to_junit(const store::ScanResult& r);
 
 // Loads an artifact's bytes by hash ("" when absent).
@@ -89,7 +111,9 @@ std::string stress_evidence(const scan::Pairing& pr);
 // The comparison's two answers, one line each: does B vary anywhere, and where A
 // varied, what does B emit.
 std::string compare_answers(const CompilerComparison& c);
-std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed = 50);
+// Pairs are named by Pairing::name (`name_width` 0: kernel names in full).
+std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed = 50,
+                               size_t name_width = k_name_width);
 nlohmann::json comparison_to_json(const CompilerComparison& c);
 
 // Escapes text for HTML and XML.

@@ -72,6 +72,12 @@ Label label_pair(const store::JobRow* a, const store::JobRow* b, double margin, 
   return a->modal() == b->modal() ? Label::identical : Label::changed;
 }
 
+std::string Pairing::name(size_t name_width) const {
+  const store::JobRow* j = b && !b->kernels.empty() ? b : a;
+  if (!j || j->kernels.empty()) return key;
+  return display_names(j->kernels, name_width) + " (" + key + ")";
+}
+
 std::vector<Pairing> pair_jobs(const std::vector<store::JobRow>& a_jobs, const std::string& ca,
                                const std::vector<store::JobRow>& b_jobs, const std::string& cb,
                                double margin, bool same_setting) {

@@ -44,7 +44,10 @@ Label label_pair(const store::JobRow* a, const store::JobRow* b,
 double observed_rate(const store::JobRow& j);
 
 struct Pairing {
-  std::string key; // "input target option_set"
+  std::string key; // "input target option_set" (what pairs A's and B's jobs)
+  // The key for people: a bundle job's kernels by name first (store::JobRow::input_label), then
+  // the key; `name_width` 0: names in full.
+  std::string name(size_t name_width = k_name_width) const;
   const store::JobRow* a = nullptr;
   const store::JobRow* b = nullptr;
   Label label = Label::missing;

@@ -67,6 +67,7 @@ struct BundleJob {
   Input input;         // path: its captured input; name: the bundle folder, as inputs are named
   size_t compiler = 0; // index into Manifest::compilers (a captured one)
   std::vector<std::string> options;
+  std::vector<std::string> kernels; // entry names, in full (capture::ReplayPlan::kernels)
   // Its inputs after the first (modules, lazy modules, headers, name expressions, link
   // inputs), with their bytes: every run of the job gets them (RunPlan::parts).
   std::vector<backend::InputPart> parts;

@@ -100,6 +100,7 @@ void add_bundles(Manifest& m, const std::vector<std::pair<std::string, int>>& pa
       // p->lib: the library, or an exec bundle's program (r.lib is then empty).
       b.compiler = captured_compiler(m, r, p->lib, backend::cached_file_hash(p->lib), known, line);
       b.options = r.options;
+      b.kernels = p->kernels;
       b.parts = p->parts;
       b.line = line;
       m.bundles.push_back(std::move(b));

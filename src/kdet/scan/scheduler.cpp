@@ -29,6 +29,7 @@ store::JobRow initial_row(const Manifest& m, const Job& job) {
   r.budget = job_budget(m);
   r.expected_vary = job.expect != nullptr;
   r.expect_reason = job.expect ? job.expect->reason : "";
+  if (job.bundle) r.kernels = job.bundle->kernels;
   return r;
 }
 

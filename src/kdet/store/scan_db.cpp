@@ -33,15 +33,17 @@ CREATE TABLE IF NOT EXISTS compilers(name TEXT PRIMARY KEY, backend TEXT, path T
 CREATE TABLE IF NOT EXISTS inputs(name TEXT PRIMARY KEY, content_hash TEXT);
 CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, input TEXT, input_hash TEXT, compiler TEXT, target TEXT,
   option_set TEXT, options TEXT, seed INTEGER, budget INTEGER, runs INTEGER, ok_runs INTEGER, rounds INTEGER,
-  done INTEGER, expected_vary INTEGER, expect_reason TEXT, seconds REAL, updated_at TEXT);
+  done INTEGER, expected_vary INTEGER, expect_reason TEXT, seconds REAL, updated_at TEXT,
+  kernels TEXT NOT NULL DEFAULT '[]');
 CREATE TABLE IF NOT EXISTS runs(job_id TEXT, idx INTEGER, variant TEXT, status TEXT, code INTEGER,
   signal INTEGER, seed INTEGER, seconds REAL, compile_seconds REAL, worker_pid INTEGER, nth_in_worker INTEGER,
   detail TEXT, PRIMARY KEY(job_id, idx)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS variants(job_id TEXT, id TEXT, count INTEGER, first_run INTEGER, status TEXT,
-  detail TEXT, PRIMARY KEY(job_id, id)) WITHOUT ROWID;
+  detail TEXT, log TEXT NOT NULL DEFAULT '', PRIMARY KEY(job_id, id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS variant_artifacts(job_id TEXT, variant TEXT, name TEXT, hash TEXT, size INTEGER,
   PRIMARY KEY(job_id, variant, name)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS blobs(hash TEXT PRIMARY KEY, data BLOB) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blobs(hash TEXT PRIMARY KEY, data BLOB, codec TEXT NOT NULL DEFAULT 'raw')
+  WITHOUT ROWID;
 )sql";
 
 std::string now_iso() {
@@ -144,6 +146,7 @@ void ScanDb::open_checked() {
   try {
     exec(k_schema);
     add_scans_split_rounds();
+    upgrade_v1();
     exec(fmt::format("PRAGMA user_version={}", k_scan_db_version).c_str());
     exec("COMMIT");
   } catch (...) {
@@ -185,10 +188,14 @@ void ScanDb::check() {
       objects = s.i64(0);
     }
     if (objects == 0 && m_access == Access::write) return; // a new database
-    if (objects > 0 && version != k_scan_db_version)
-      throw Error::format(
-          "database {}: schema version {} is not kdet scan's ({}); use a new --db file", m_path,
-          version, k_scan_db_version);
+    // Version 1 (before failure logs and compressed blobs) is read as it is, and brought to
+    // the current version when opened for writing (upgrade_v1).
+    if (objects > 0 && version != k_scan_db_version && version != 1)
+      throw Error::format("database {}: schema version {} is not one kdet scan reads (1 to {}): "
+                          "{}; use a new --db file",
+                          m_path, version, k_scan_db_version,
+                          version > k_scan_db_version ? "a newer kdet wrote it"
+                                                      : "not a kdet scan database");
     std::string problems;
     {
       Stmt s(m_db, "PRAGMA quick_check");
@@ -350,9 +357,9 @@ void ScanDb::plan(const std::vector<CompilerRow>& compilers, const std::vector<J
     Stmt j(m_db,
            "INSERT INTO jobs(id, input, input_hash, compiler, target, option_set, options, seed, "
            "budget, runs, "
-           "ok_runs, rounds, done, expected_vary, expect_reason, seconds, updated_at) "
-           "VALUES(?,?,?,?,?,?,?,?,?,0,0,0,0,?,?,0,?) ON CONFLICT(id) DO UPDATE SET "
-           "budget=excluded.budget, "
+           "ok_runs, rounds, done, expected_vary, expect_reason, seconds, updated_at, kernels) "
+           "VALUES(?,?,?,?,?,?,?,?,?,0,0,0,0,?,?,0,?,?) ON CONFLICT(id) DO UPDATE SET "
+           "budget=excluded.budget, kernels=excluded.kernels, "
            "expected_vary=excluded.expected_vary, expect_reason=excluded.expect_reason, "
            "done=CASE WHEN excluded.budget > jobs.runs AND (SELECT count(*) FROM variants v WHERE "
            "v.job_id=jobs.id) < 2 THEN 0 ELSE jobs.done END");
@@ -363,7 +370,8 @@ void ScanDb::plan(const std::vector<CompilerRow>& compilers, const std::vector<J
           .bind(7, json_text(nlohmann::json(r.options), -1))
           .bind(8, static_cast<int64_t>(r.seed));
       j.bind(9, static_cast<int64_t>(r.budget)).bind(10, static_cast<int64_t>(r.expected_vary));
-      j.bind(11, r.expect_reason).bind(12, now).run();
+      j.bind(11, r.expect_reason).bind(12, now);
+      j.bind(13, json_text(nlohmann::json(r.kernels), -1)).run();
     }
     exec("COMMIT");
   } catch (...) {
@@ -391,13 +399,26 @@ void ScanDb::finish_scan(int64_t id, const std::string& status, uint64_t split_r
       .run();
 }
 
+bool ScanDb::has_column(const char* schema, const char* table, const char* column) {
+  Stmt s(m_db, "SELECT count(*) FROM pragma_table_info(?, ?) WHERE name=?");
+  s.bind(1, std::string(table)).bind(2, std::string(schema)).bind(3, std::string(column));
+  s.step();
+  return s.i64(0) > 0;
+}
+
 void ScanDb::add_scans_split_rounds() {
-  {
-    Stmt s(m_db, "SELECT count(*) FROM pragma_table_info('scans') WHERE name='split_rounds'");
-    s.step();
-    if (s.i64(0) > 0) return;
-  }
+  if (has_column("main", "scans", "split_rounds")) return;
   exec("ALTER TABLE scans ADD COLUMN split_rounds INTEGER");
+}
+
+void ScanDb::upgrade_v1() {
+  // Version 1 kept no failure logs nor kernel names, and stored every blob as it is ('raw').
+  if (!has_column("main", "jobs", "kernels"))
+    exec("ALTER TABLE jobs ADD COLUMN kernels TEXT NOT NULL DEFAULT '[]'");
+  if (!has_column("main", "variants", "log"))
+    exec("ALTER TABLE variants ADD COLUMN log TEXT NOT NULL DEFAULT ''");
+  if (!has_column("main", "blobs", "codec"))
+    exec("ALTER TABLE blobs ADD COLUMN codec TEXT NOT NULL DEFAULT 'raw'");
 }
 
 void ScanDb::write(const std::vector<RoundWrite>& rounds) {
@@ -428,7 +449,8 @@ void ScanDb::write(const std::vector<RoundWrite>& rounds) {
            "compile_seconds, worker_pid, nth_in_worker, detail) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
   Stmt var(
       m_db,
-      "INSERT INTO variants(job_id, id, count, first_run, status, detail) VALUES(?,?,?,?,?,?) "
+      "INSERT INTO variants(job_id, id, count, first_run, status, detail, log) "
+      "VALUES(?,?,?,?,?,?,?) "
       "ON CONFLICT(job_id, id) DO UPDATE SET count=excluded.count, first_run=excluded.first_run");
   Stmt art(m_db, "INSERT OR IGNORE INTO variant_artifacts(job_id, variant, name, hash, size) "
                  "VALUES(?,?,?,?,?)");
@@ -457,7 +479,8 @@ void ScanDb::write(const std::vector<RoundWrite>& rounds) {
       }
       for (const auto& v : j.variants) {
         var.bind(1, j.id).bind(2, v.id).bind(3, static_cast<int64_t>(v.count));
-        var.bind(4, static_cast<int64_t>(v.first_run)).bind(5, v.status).bind(6, v.detail).run();
+        var.bind(4, static_cast<int64_t>(v.first_run)).bind(5, v.status).bind(6, v.detail);
+        var.bind(7, v.log).run();
         for (const auto& a : v.artifacts)
           art.bind(1, j.id)
               .bind(2, v.id)

@@ -27,7 +27,8 @@ struct sqlite3;
 
 namespace kdet::store {
 
-inline constexpr int k_scan_db_version = 1;
+// 2: variants.log (a failure's compiler log) and blobs.codec; version 1 is read and upgraded.
+inline constexpr int k_scan_db_version = 2;
 
 // One compile as stored.
 struct RunRow {
@@ -103,8 +104,12 @@ private:
   // Opens the file with SQLite, checks it, and (write) makes the schema; the constructor's body.
   void open_checked();
   void check();
+  // Whether `schema`.`table` (main, or an attached o) has `column`.
+  bool has_column(const char* schema, const char* table, const char* column);
   // Databases made before scans.split_rounds existed get the column (NULL in their old rows).
   void add_scans_split_rounds();
+  // A version 1 database opened for writing gets version 2's columns (no logs; raw blobs).
+  void upgrade_v1();
   void lock();
   // Throws (exit 2), leaving no file, when the database file this open created has another
   // database's -wal, -shm or -journal beside it; `st` is the locked file's status.

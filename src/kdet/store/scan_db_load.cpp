@@ -61,6 +61,10 @@ void ScanDb::check_rows(const ScanResult& out, const std::map<std::string, size_
     if (s.step())
       throw unsound(s.text(0), "has a variant or artifact holding a value kdet never writes");
   }
+  if (has_column("main", "variants", "log")) {
+    Stmt s(m_db, "SELECT job_id FROM variants WHERE typeof(log) != 'text' LIMIT 1");
+    if (s.step()) throw unsound(s.text(0), "has a variant whose log is not text");
+  }
   for (const auto& j : out.jobs)
     for (const auto& v : j.variants)
       if (v.first_run >= j.runs)
@@ -163,10 +167,14 @@ ScanResult ScanDb::load_checked() {
   }
   std::map<std::string, size_t> index;
   {
-    Stmt s(m_db, "SELECT id, input, input_hash, compiler, target, option_set, options, seed, "
-                 "budget, runs, ok_runs, "
-                 "rounds, done, expected_vary, expect_reason, seconds FROM jobs "
-                 "ORDER BY input, compiler, target, option_set, id");
+    // A version 1 database read as it is names no kernels.
+    const bool kernels = has_column("main", "jobs", "kernels");
+    Stmt s(m_db, fmt::format("SELECT id, input, input_hash, compiler, target, option_set, "
+                             "options, seed, budget, runs, ok_runs, rounds, done, expected_vary, "
+                             "expect_reason, seconds, {} FROM jobs "
+                             "ORDER BY input, compiler, target, option_set, id",
+                             kernels ? "kernels" : "'[]'")
+                     .c_str());
     while (s.step()) {
       JobRow j;
       j.id = s.text(0);
@@ -184,6 +192,15 @@ ScanResult ScanDb::load_checked() {
         throw Error::format("database {}: job {} has damaged options; not a sound scan database",
                             m_path, j.id);
       j.options = options.get<std::vector<std::string>>();
+      auto names = nlohmann::json::parse(s.text(16), nullptr, false);
+      sound = names.is_array();
+      for (const auto& n : names)
+        sound = sound && n.is_string();
+      if (!sound)
+        throw Error::format(
+            "database {}: job {} has damaged kernel names; not a sound scan database", m_path,
+            j.id);
+      j.kernels = names.get<std::vector<std::string>>();
       j.seed = static_cast<uint64_t>(s.i64(7));
       // Counts kdet wrote are never negative nor beyond any budget a scan can have.
       for (int col : {8, 9, 10, 11})
@@ -212,8 +229,12 @@ ScanResult ScanDb::load_checked() {
     }
   }
   {
-    Stmt s(m_db, "SELECT job_id, id, count, first_run, status, detail FROM variants "
-                 "ORDER BY job_id, count DESC, first_run");
+    // A version 1 database read as it is has no logs.
+    const bool logs = has_column("main", "variants", "log");
+    Stmt s(m_db, fmt::format("SELECT job_id, id, count, first_run, status, detail, {} FROM "
+                             "variants ORDER BY job_id, count DESC, first_run",
+                             logs ? "log" : "''")
+                     .c_str());
     while (s.step()) {
       auto it = index.find(s.text(0));
       if (it == index.end()) continue;
@@ -222,7 +243,8 @@ ScanResult ScanDb::load_checked() {
                                                static_cast<uint64_t>(s.i64(3)),
                                                s.text(4),
                                                s.text(5),
-                                               {}});
+                                               {},
+                                               s.text(6)});
     }
   }
   // A job's row and its variants are written in one transaction, so every run is in one
@@ -276,10 +298,16 @@ ScanResult ScanDb::load_checked() {
 }
 
 std::string ScanDb::blob(const std::string& hash) {
-  Stmt s(m_db, "SELECT data FROM blobs WHERE hash=?");
+  const bool coded = has_column("main", "blobs", "codec");
+  Stmt s(m_db, coded ? "SELECT data, codec FROM blobs WHERE hash=?"
+                     : "SELECT data, 'raw' FROM blobs WHERE hash=?");
   s.bind(1, hash);
   if (!s.step()) return std::string();
   std::string data = s.blob(0);
+  if (s.text(1) != "raw")
+    throw Error::format("database {}: artifact {} is stored with codec '{}', which kdet does not "
+                        "write; not a sound scan database",
+                        m_path, hash.substr(0, 12), s.text(1));
   // Bytes changed behind kdet would be shown (diffs, reports) as the artifact they are not.
   if (hash_bytes(data) != hash)
     throw Error::format("database {}: the bytes stored for artifact {} are not the bytes of that "
@@ -316,18 +344,27 @@ void ScanDb::merge_from(const std::string& other_path) {
   Stmt att(m_db, "ATTACH DATABASE ? AS o");
   att.bind(1, file_uri(other_path, immutable ? "mode=ro&immutable=1" : "mode=ro")).run();
   try {
+    // A version 1 input has no logs and only raw blobs.
+    const std::string log = has_column("o", "variants", "log") ? "log" : "''";
+    const std::string codec = has_column("o", "blobs", "codec") ? "codec" : "'raw'";
+    const std::string kernels = has_column("o", "jobs", "kernels") ? "kernels" : "'[]'";
     exec("BEGIN IMMEDIATE");
-    exec(R"sql(
+    exec(fmt::format(R"sql(
 CREATE TEMP TABLE take AS SELECT t.id FROM o.jobs t LEFT JOIN main.jobs m ON m.id = t.id
   WHERE m.id IS NULL OR (t.done > m.done) OR (t.done = m.done AND t.runs > m.runs);
 DELETE FROM main.runs WHERE job_id IN (SELECT id FROM take);
 DELETE FROM main.variants WHERE job_id IN (SELECT id FROM take);
 DELETE FROM main.variant_artifacts WHERE job_id IN (SELECT id FROM take);
-INSERT OR REPLACE INTO main.jobs SELECT * FROM o.jobs WHERE id IN (SELECT id FROM take);
+INSERT OR REPLACE INTO main.jobs(id, input, input_hash, compiler, target, option_set, options, seed,
+  budget, runs, ok_runs, rounds, done, expected_vary, expect_reason, seconds, updated_at, kernels)
+  SELECT id, input, input_hash, compiler, target, option_set, options, seed, budget, runs, ok_runs,
+  rounds, done, expected_vary, expect_reason, seconds, updated_at, {kernels} FROM o.jobs
+  WHERE id IN (SELECT id FROM take);
 INSERT INTO main.runs SELECT * FROM o.runs WHERE job_id IN (SELECT id FROM take);
-INSERT INTO main.variants SELECT * FROM o.variants WHERE job_id IN (SELECT id FROM take);
+INSERT INTO main.variants(job_id, id, count, first_run, status, detail, log)
+  SELECT job_id, id, count, first_run, status, detail, {log} FROM o.variants WHERE job_id IN (SELECT id FROM take);
 INSERT INTO main.variant_artifacts SELECT * FROM o.variant_artifacts WHERE job_id IN (SELECT id FROM take);
-INSERT OR IGNORE INTO main.blobs SELECT * FROM o.blobs;
+INSERT OR IGNORE INTO main.blobs(hash, data, codec) SELECT hash, data, {codec} FROM o.blobs;
 INSERT OR IGNORE INTO main.compilers SELECT * FROM o.compilers;
 UPDATE main.compilers SET version = (SELECT c.version FROM o.compilers c WHERE c.name = main.compilers.name)
   WHERE version = '' AND EXISTS (SELECT 1 FROM o.compilers c WHERE c.name = main.compilers.name AND c.version != '');
@@ -336,7 +373,9 @@ INSERT INTO main.scans(started_at, finished_at, shard, invocation, host, status)
   SELECT started_at, finished_at, shard, invocation, host, status FROM o.scans;
 DROP TABLE take;
 COMMIT;
-)sql");
+)sql",
+                     fmt::arg("log", log), fmt::arg("codec", codec), fmt::arg("kernels", kernels))
+             .c_str());
   } catch (...) {
     rollback();
     sqlite3_exec(m_db, "DETACH DATABASE o", nullptr, nullptr, nullptr);

@@ -1,8 +1,10 @@
 //===- store/scan_result.cpp - verdicts and bounds of stored jobs --------------===//
 #include "kdet/store/scan_result.hpp"
 
+#include "kdet/engine/compiler_log.hpp"
 #include "kdet/engine/variant_order.hpp"
 #include "kdet/stats/stats.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <algorithm>
 
@@ -18,8 +20,13 @@ double JobRow::upper_bound() const {
   return stats::upper_bound(differing(), runs);
 }
 
-std::string JobRow::label() const {
-  std::string s = input + " " + compiler;
+std::string JobRow::input_label(size_t name_width) const {
+  if (kernels.empty()) return input;
+  return display_names(kernels, name_width) + " (" + input + ")";
+}
+
+std::string JobRow::label(size_t name_width) const {
+  std::string s = input_label(name_width) + " " + compiler;
   if (!target.empty()) s += " " + target;
   return s + " " + option_set;
 }
@@ -43,6 +50,11 @@ std::vector<const engine::Variant*> merge_variants(JobRow& row, const engine::Ru
     if (artifacts)
       for (const auto& a : v.artifacts)
         nv.artifacts.push_back({a.name, a.hash, a.size});
+    // The compiler's words on a failure, for the reports (scan/failures.hpp).
+    if (v.status != backend::Status::ok && v.first_run < out.records.size()) {
+      const std::string& log = out.records[v.first_run].log;
+      nv.log = utf8_safe(std::string_view(log).substr(0, engine::k_max_failure_log));
+    }
     row.variants.push_back(std::move(nv));
     added.push_back(&v);
   }

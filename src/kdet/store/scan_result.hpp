@@ -10,6 +10,7 @@
 
 #include "kdet/engine/runner.hpp"
 #include "kdet/engine/verdict.hpp"
+#include "kdet/util/names.hpp"
 
 #include <cstdint>
 #include <map>
@@ -39,6 +40,9 @@ struct VariantRow {
   std::string status; // backend::Status spelling
   std::string detail;
   std::vector<ArtifactRow> artifacts;
+  // A failing variant's compiler log at its first run (engine::k_max_failure_log bytes at most);
+  // "" for successes and in databases made before it was kept.
+  std::string log;
 };
 
 // One job's cumulative state.
@@ -60,6 +64,9 @@ struct JobRow {
   std::string expect_reason;
   double seconds = 0;               // wall time spent on it
   std::vector<VariantRow> variants; // most common first
+  // A bundle job's kernels by entry name, in full (kdet capture's bundle.json); empty for
+  // other jobs and in databases made before kdet kept them.
+  std::vector<std::string> kernels;
 
   // The same verdict kdet run gives a set of runs (engine::Verdict).
   engine::Verdict verdict() const;
@@ -69,8 +76,11 @@ struct JobRow {
   double upper_bound() const;
   // The most common variant's id ("" when none).
   std::string modal() const { return variants.empty() ? "" : variants.front().id; }
-  // "input compiler target option_set" for people.
-  std::string label() const;
+  // "input compiler target option_set" for people; a bundle job's input as its kernels' names
+  // (display_names cut at `name_width`, 0: in full) and its folder: "saxpy (bundles/ID)".
+  std::string label(size_t name_width = k_name_width) const;
+  // The input as label() shows it.
+  std::string input_label(size_t name_width = k_name_width) const;
 };
 
 struct ScanResult {
@@ -82,8 +92,9 @@ struct ScanResult {
 // Folds one engine::execute output into a job's cumulative row, its run numbers counted from
 // `offset` (the row's run number of the output's run 0): a known outcome id's count grows, a new
 // one is appended (first_run offset, with its artifacts' names, hashes and sizes when
-// `artifacts`); ok_runs, runs and seconds grow; the variants end most common first (ties: the
-// earliest first). Returns the output's variants that were new to the row.
+// `artifacts`; a failing one with its compiler log); ok_runs, runs and seconds grow; the variants
+// end most common first (ties: the earliest first). Returns the output's variants that were new to
+// the row.
 std::vector<const engine::Variant*> merge_variants(JobRow& row, const engine::RunOutput& out,
                                                    uint64_t offset, bool artifacts);
 

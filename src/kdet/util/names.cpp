@@ -1,0 +1,35 @@
+//===- util/names.cpp - kernel names shortened for one line --------------------===//
+#include "kdet/util/names.hpp"
+
+#include "kdet/util/hash.hpp"
+
+#include <cstdlib>
+#include <cxxabi.h>
+#include <memory>
+
+namespace kdet {
+
+std::string demangle_if_shorter(const std::string& name) {
+  if (name.rfind("_Z", 0) != 0) return name;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> d(
+      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+  if (status != 0 || !d) return name;
+  std::string s = d.get();
+  return s.size() < name.size() ? s : name;
+}
+
+std::string display_name(const std::string& name, size_t width) {
+  std::string s = demangle_if_shorter(name);
+  if (width == 0 || s.size() <= width || width < 16) return s;
+  return s.substr(0, width - 12) + "..." + hash_bytes(name).substr(0, 8);
+}
+
+std::string display_names(const std::vector<std::string>& names, size_t width) {
+  if (names.empty()) return "";
+  std::string s = display_name(names.front(), width);
+  if (names.size() > 1) s += " +" + std::to_string(names.size() - 1) + " more";
+  return s;
+}
+
+} // namespace kdet
