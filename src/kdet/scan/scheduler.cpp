@@ -101,6 +101,32 @@ void add_error(ScheduleStats& stats, const std::string& what) {
     stats.errors.push_back(what);
 }
 
+// The progress line's estimate: the runs left at most (every unfinished job's budget) and this
+// invocation's runs with their slot seconds. Measured compile times from the first run on: a
+// count of finished jobs says little while every job's first, short round runs first.
+struct RunsLeft {
+  double fallback = 0; // ScheduleOptions::seconds_per_run, until a run is timed
+  uint64_t runs = 0, timed = 0;
+  double timed_seconds = 0;
+
+  void add_round(const engine::RunOutput& out) {
+    runs -= std::min<uint64_t>(runs, out.completed);
+    for (const auto& r : out.records)
+      if (r.done) timed_seconds += r.seconds, ++timed;
+  }
+  // A job that varied stops before its budget: its runs not made are no longer left.
+  void finished(const store::JobRow& row) {
+    runs -= std::min(runs, row.budget - std::min(row.budget, row.runs));
+  }
+  // Seconds left on `threads` slots with `jobs` jobs unfinished; -1 when nothing is timed.
+  double seconds(int threads, size_t jobs) const {
+    const double per_run = timed ? timed_seconds / static_cast<double>(timed) : fallback;
+    if (per_run <= 0) return -1;
+    const auto slots = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(threads), jobs));
+    return per_run * static_cast<double>(runs) / static_cast<double>(slots);
+  }
+};
+
 } // namespace
 
 ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
@@ -128,6 +154,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
   };
   size_t total = jobs.size(), already = 0, todo = 0;
   std::atomic<size_t> varying{0};
+  RunsLeft left{options.seconds_per_run}; // under mu once the slots run
   for (const auto& j : jobs) {
     const store::JobRow& r = state.at(j.id);
     if (r.done) {
@@ -136,6 +163,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
       continue;
     }
     ++todo;
+    left.runs += r.budget - std::min(r.budget, r.runs);
     if (r.runs == 0)
       fresh.push_back(&j);
     else
@@ -208,17 +236,13 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     if (!force && now - last_report < std::chrono::milliseconds(200)) return;
     last_report = now;
     size_t done_now = finished.load();
-    double el = std::chrono::duration<double>(now - t0).count();
     ScanProgress p;
     p.done = already + done_now;
     p.total = total;
     p.varying = varying.load();
     p.runs = stats.runs; // under mu, as every change of it
     p.last = last;
-    if (done_now == todo)
-      p.seconds_left = 0;
-    else if (done_now)
-      p.seconds_left = el / static_cast<double>(done_now) * static_cast<double>(todo - done_now);
+    p.seconds_left = done_now == todo ? 0 : left.seconds(options.threads, todo - done_now);
     options.progress(p);
   };
 
@@ -465,6 +489,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
         if (r.done) spent.first += r.seconds, spent.second += 1;
       stats.rounds += 1;
       stats.runs += out.completed;
+      left.add_round(out);
       for (const auto& r : out.records)
         if (r.done) stats.compile_cpu_seconds += r.compile_cpu_seconds;
       stats.early_runs += ran_early;
@@ -480,6 +505,7 @@ ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,
     std::lock_guard<std::mutex> lock(mu);
     state[job.id] = row;
     if (row.done) {
+      left.finished(row);
       ++finished;
       ++stats.jobs_finished;
       if (row.varies()) ++varying;
