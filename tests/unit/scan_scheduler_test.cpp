@@ -636,3 +636,35 @@ TEST_F(ScanSchedulerTest, FirstRoundsFirstThenTheJobExpectedToTakeLongest) {
   EXPECT_EQ(order, (std::vector<std::string>{"det.ll", "vary.ll", "vary.ll", "det.ll"}))
       << "planned order for the first rounds, then the longer job's rest first";
 }
+
+// The progress line's estimate rests on the runs' measured times from the first round on (runs
+// left x mean slot time / slots), not on a count of finished jobs, which is 0 while every job's
+// first, short round runs first.
+TEST_F(ScanSchedulerTest, EstimateUsesMeasuredRunTimesFromTheFirstRound) {
+  const std::string text = "inputs = [\"*.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = "
+                           "\"nvvm\"\nlib = \"libfake.so\"\n[budget]\nmax_runs = 40\n"
+                           "first_round = 8\n";
+  write_file_atomic(m_dir + "/m.toml", text);
+  scan::Manifest m = scan::parse_manifest(text, m_dir + "/m.toml");
+  auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
+  ASSERT_EQ(jobs.size(), 2u);
+  std::vector<scan::ScanProgress> seen;
+  scan::ScheduleOptions opt;
+  opt.threads = 1;
+  opt.seconds_per_run = 9; // the probes' figure: replaced once runs are timed
+  opt.progress = [&](const scan::ScanProgress& p) { seen.push_back(p); };
+  opt.execute = [&](const engine::RunPlan& plan) {
+    engine::RunOutput out = scripted_round(plan, [](uint64_t) { return std::string("A"); });
+    for (auto& r : out.records)
+      r.seconds = 0.1;
+    return out;
+  };
+  scan::ScheduleStats stats;
+  rows_after(m, jobs, m_dir + "/est.db", opt, stats);
+  ASSERT_GE(seen.size(), 2u);
+  // After the first job's first round (8 of 80 runs): 72 runs left at 0.1 s on one slot.
+  EXPECT_EQ(seen.front().done, 0u);
+  EXPECT_NEAR(seen.front().seconds_left, 7.2, 1e-6);
+  EXPECT_EQ(seen.back().seconds_left, 0);
+  EXPECT_TRUE(seen.back().last);
+}

@@ -77,3 +77,9 @@ TEST(Xml, EscapesMarkupAndNeverEmitsWhatXmlForbids) {
   EXPECT_EQ(kdet::xml_text("caf\xe9"), "caf\u00e9");
   EXPECT_EQ(kdet::xml_text("\xef\xbf\xbe"), "\ufffd"); // U+FFFE
 }
+
+TEST(Strings, HumanSecondsPastAnHourCountsHours) {
+  EXPECT_EQ(human_seconds(59), "59.00 s");
+  EXPECT_EQ(human_seconds(125), "2 min 5 s");
+  EXPECT_EQ(human_seconds(105 * 3600.0 + 30 * 60), "105 h 30 min");
+}

@@ -214,9 +214,26 @@ int do_scan(const ScanArgs& a) {
           s.bundles ? fmt::format("{}{}", s.inputs ? "; " : "", plural(s.bundles, "bundle")) : "",
           s.threads, plural(s.budget, "run"),
           s.resumed ? fmt::format("; resuming {}", plural(s.resumed, "started job")) : "");
-      // A job stops early once it varies; a job that never does runs all of its budget.
+      // A job stops early once it varies; a job that never does runs all of its budget. Said
+      // before the first run: a census can cost days of CPU at the manifest's budget.
       fmt::print(stderr, "kdet scan: at most {} planned (--max-runs or --target-rate change it)\n",
-                 plural(static_cast<uint64_t>(s.jobs) * s.budget, "run"));
+                 plural(s.runs_left, "run"));
+      if (s.timed_runs > 0) {
+        const double per_run = s.estimate_seconds / static_cast<double>(s.timed_runs);
+        // Runs of untimed compilers (none timed their probes) count at the timed ones' mean.
+        const double slot_seconds = per_run * static_cast<double>(s.runs_left);
+        fmt::print(stderr,
+                   "kdet scan: estimate: {} of slot time at {} a run (each compiler's first job "
+                   "timed), about {} on {}{}\n",
+                   human_seconds(slot_seconds), human_seconds(per_run),
+                   human_seconds(slot_seconds / std::max(1, s.threads)), plural(s.threads, "slot"),
+                   s.timed_runs < s.runs_left ? "; some compilers untimed, counted at that mean"
+                                              : "");
+      } else if (s.runs_left > 0) {
+        fmt::print(stderr, "kdet scan: estimate: none before the first runs (no compiler was "
+                           "timed: unnamed = \"natural\" probes nothing); the progress line "
+                           "estimates from the runs' own times\n");
+      }
       for (const auto& d : s.defaults)
         fmt::print(stderr, "kdet scan: setting: {}\n", d);
     };

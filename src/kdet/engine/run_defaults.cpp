@@ -95,6 +95,7 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
     backend::Status plain_status = first->status;
     const double plain_seconds =
         first->compile_seconds > 0 ? first->compile_seconds : first->seconds;
+    d.run_seconds = first->seconds;
     first = nullptr;
     // A plain compile that fails is tried twice more: when one of them succeeds, the failure is
     // the compiler's own rate at natural levels, and no level may be blamed for a failure.
@@ -124,6 +125,7 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
     const RunRecord* all = probe_once(plan, varied, t, out, d.compile_cpu_seconds);
     ++d.probe_runs;
     if (out.interrupted || interrupted()) return d;
+    if (like_plain(all)) d.run_seconds = all->seconds;
     if (!by_chance && !like_plain(all)) {
       const std::string all_failed = how_it_failed(all);
       for (const auto& f : unset) {

@@ -26,6 +26,9 @@ struct DefaultLevels {
   uint64_t probe_runs = 0;           // compiles spent on probes (not part of the result)
   double worker_start_seconds = 0;   // the first probe's worker start + compiler load
   double compile_cpu_seconds = 0;    // CPU time of the probes' compiles
+  // Wall time of one run at the levels chosen (the varied probe's when it ran like the plain
+  // compile, else the plain compile's), as a slot sees it; 0 when neither ran. Sizes estimates.
+  double run_seconds = 0;
 };
 
 // The probe timeout: `factor` times a plain compile's time, at least `floor`,

@@ -17,6 +17,7 @@ void vary_unnamed(Manifest& m, const std::vector<Job>& jobs) {
     spec.setting = m.setting;
     spec.default_varied.clear();
     spec.findings.clear();
+    spec.probe_run_seconds = 0;
     if (!m.unnamed_vary || engine::interrupted()) continue;
     auto first =
         std::find_if(jobs.begin(), jobs.end(), [&](const Job& j) { return j.compiler == ci; });
@@ -28,6 +29,7 @@ void vary_unnamed(Manifest& m, const std::vector<Job>& jobs) {
       spec.setting.seed = m.setting.seed; // job_run_plan mixes each job's own seed in
       spec.default_varied = std::move(d.varied);
       spec.findings = std::move(d.findings);
+      spec.probe_run_seconds = d.run_seconds;
     } catch (const Error& e) {
       spec.findings.push_back(
           fmt::format("its levels could not be probed ({}): its jobs run at the manifest's "

@@ -130,6 +130,7 @@ void JobScheduler::run_job(const Job& job, bool first_only) {
   std::lock_guard<std::mutex> lock(m_mu);
   m_state[job.id] = row;
   if (row.done) {
+    m_left.finished(row);
     ++m_finished;
     ++m_stats.jobs_finished;
     if (row.varies()) ++m_varying;
@@ -273,6 +274,7 @@ void JobScheduler::count_round(const Job& job, const engine::RunOutput& out, uin
     if (r.done) spent.first += r.seconds, spent.second += 1;
   m_stats.rounds += 1;
   m_stats.runs += out.completed;
+  m_left.add_round(out);
   for (const auto& r : out.records)
     if (r.done) m_stats.compile_cpu_seconds += r.compile_cpu_seconds;
   m_stats.early_runs += ran_early;

@@ -56,6 +56,32 @@ struct EarlyPiece {
   }
 };
 
+// The progress line's estimate: the runs left at most (every unfinished job's budget) and this
+// invocation's runs with their slot seconds. Measured compile times from the first run on: a
+// count of finished jobs says little while every job's first, short round runs first.
+struct RunsLeft {
+  double fallback = 0; // ScheduleOptions::seconds_per_run, until a run is timed
+  uint64_t runs = 0, timed = 0;
+  double timed_seconds = 0;
+
+  void add_round(const engine::RunOutput& out) {
+    runs -= std::min<uint64_t>(runs, out.completed);
+    for (const auto& r : out.records)
+      if (r.done) timed_seconds += r.seconds, ++timed;
+  }
+  // A job that varied stops before its budget: its runs not made are no longer left.
+  void finished(const store::JobRow& row) {
+    runs -= std::min(runs, row.budget - std::min(row.budget, row.runs));
+  }
+  // Seconds left on `threads` slots with `jobs` jobs unfinished; -1 when nothing is timed.
+  double seconds(int threads, size_t jobs) const {
+    const double per_run = timed ? timed_seconds / static_cast<double>(timed) : fallback;
+    if (per_run <= 0) return -1;
+    const auto slots = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(threads), jobs));
+    return per_run * static_cast<double>(runs) / static_cast<double>(slots);
+  }
+};
+
 class JobScheduler {
 public:
   JobScheduler(const Manifest& m, const std::vector<Job>& jobs,
@@ -135,6 +161,7 @@ private:
   bool m_ahead = false;
   std::shared_ptr<engine::WorkerPool> m_workers_ahead;
   std::atomic<bool> m_aborted{false}; // the store failed: stop taking jobs
+  RunsLeft m_left;                    // under m_mu once the slots run
 };
 
 } // namespace kdet::scan

@@ -36,6 +36,7 @@ struct CompilerSpec {
   perturb::Setting setting;
   std::vector<std::string> default_varied; // "time=vary": the levels vary_unnamed set
   std::vector<std::string> findings;       // levels left natural, and why
+  double probe_run_seconds = 0; // one run's slot time, timed by vary_unnamed's probes; 0: not timed
 };
 
 struct OptionSet {

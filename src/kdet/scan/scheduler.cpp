@@ -30,6 +30,7 @@ store::JobRow initial_row(const Manifest& m, const Job& job) {
   r.expected_vary = job.expect != nullptr;
   r.expect_reason = job.expect ? job.expect->reason : "";
   if (job.bundle) r.kernels = job.bundle->kernels;
+  if (job.bundle) r.kernels = job.bundle->kernels;
   return r;
 }
 
@@ -47,7 +48,7 @@ JobScheduler::JobScheduler(const Manifest& m, const std::vector<Job>& jobs,
                            std::map<std::string, store::JobRow>& state, store::ScanWriter& writer,
                            const ScheduleOptions& options)
     : m_m(m), m_jobs(jobs), m_state(state), m_writer(writer), m_options(options),
-      m_threads(std::max(1, options.threads)) {
+      m_threads(std::max(1, options.threads)), m_left{options.seconds_per_run} {
   m_total = jobs.size();
   for (const auto& j : jobs) {
     const store::JobRow& r = state.at(j.id);
@@ -57,6 +58,7 @@ JobScheduler::JobScheduler(const Manifest& m, const std::vector<Job>& jobs,
       continue;
     }
     ++m_todo;
+    m_left.runs += r.budget - std::min(r.budget, r.runs);
     if (r.runs == 0)
       m_fresh.push_back(&j);
     else
@@ -109,17 +111,13 @@ void JobScheduler::report_progress(bool force, bool last) {
   if (!force && now - m_last_report < std::chrono::milliseconds(200)) return;
   m_last_report = now;
   size_t done_now = m_finished.load();
-  double el = std::chrono::duration<double>(now - m_t0).count();
   ScanProgress p;
   p.done = m_already + done_now;
   p.total = m_total;
   p.varying = m_varying.load();
   p.runs = m_stats.runs; // under m_mu, as every change of it
   p.last = last;
-  if (done_now == m_todo)
-    p.seconds_left = 0;
-  else if (done_now)
-    p.seconds_left = el / static_cast<double>(done_now) * static_cast<double>(m_todo - done_now);
+  p.seconds_left = done_now == m_todo ? 0 : m_left.seconds(m_options.threads, m_todo - done_now);
   m_options.progress(p);
 }
 

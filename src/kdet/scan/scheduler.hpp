@@ -34,12 +34,15 @@ class ScanTrace;
 
 // Where a scan stands, for a progress line.
 struct ScanProgress {
-  size_t done = 0;          // finished jobs, those finished before this invocation included
-  size_t total = 0;         // jobs of this invocation's slice
-  size_t varying = 0;       // finished jobs that vary
-  uint64_t runs = 0;        // runs of this invocation's finished rounds
-  double seconds_left = -1; // estimated from this invocation's jobs; -1 before one finished
-  bool last = false;        // the call after the pool stopped (done, interrupted or failed)
+  size_t done = 0;    // finished jobs, those finished before this invocation included
+  size_t total = 0;   // jobs of this invocation's slice
+  size_t varying = 0; // finished jobs that vary
+  uint64_t runs = 0;  // runs of this invocation's finished rounds
+  // Runs left (every unfinished job's budget) x the mean slot time of this invocation's runs so
+  // far (before one finished: ScheduleOptions::seconds_per_run) / slots; -1 when neither is known.
+  // An upper bound: a job that varies stops early.
+  double seconds_left = -1;
+  bool last = false; // the call after the pool stopped (done, interrupted or failed)
 };
 using ScanProgressFn = std::function<void(const ScanProgress&)>;
 
@@ -53,6 +56,9 @@ struct ScheduleOptions {
   std::function<engine::RunOutput(const engine::RunPlan&)> execute;
   // When set (`kdet scan --trace`), every stored round's runs go to it too.
   ScanTrace* trace = nullptr;
+  // A run's expected slot seconds before any run of this invocation finished (the compilers'
+  // probes, scan::vary_unnamed); 0: unknown.
+  double seconds_per_run = 0;
 };
 
 struct ScheduleStats {

@@ -121,8 +121,18 @@ SessionEnd run_session(const SessionRequest& req) {
   start.option_sets = m.option_sets.size();
   start.threads = req.threads;
   start.budget = job_budget(m);
-  for (const auto& j : jobs)
-    start.resumed += state.at(j.id).runs > 0;
+  for (const auto& j : jobs) {
+    const store::JobRow& row = state.at(j.id);
+    start.resumed += row.runs > 0;
+    if (row.done) continue;
+    // A job stops early once it varies; one that never does runs all of its budget.
+    const uint64_t left = row.budget - std::min(row.budget, row.runs);
+    start.runs_left += left;
+    if (double t = m.compilers[j.compiler].probe_run_seconds; t > 0) {
+      start.estimate_seconds += t * static_cast<double>(left);
+      start.timed_runs += left;
+    }
+  }
   if (req.trace) req.trace->mark("manifest, plan, database");
   if (req.on_start) req.on_start(start);
 
@@ -130,7 +140,11 @@ SessionEnd run_session(const SessionRequest& req) {
   int64_t scan_id = db.begin_scan(req.shard.empty() ? "1/1" : req.shard, req.invocation);
   {
     store::ScanWriter writer(db);
-    end.stats = run_jobs(m, jobs, state, writer, {req.threads, req.progress, {}, req.trace});
+    // Until this session's own runs are timed, the progress line's estimate rests on the probes'.
+    const double per_run =
+        start.timed_runs ? start.estimate_seconds / static_cast<double>(start.timed_runs) : 0;
+    end.stats =
+        run_jobs(m, jobs, state, writer, {req.threads, req.progress, {}, req.trace, per_run});
   }
   if (req.trace) req.trace->mark("runs");
   db.finish_scan(scan_id, end.stats.interrupted ? "interrupted" : "finished",

@@ -29,8 +29,13 @@ struct SessionStart {
   size_t inputs = 0, compilers = 0, targets = 0, option_sets = 0;
   size_t bundles = 0; // bundle jobs, crossed with nothing
   int threads = 1;
-  uint64_t budget = 0; // runs per job at most
-  size_t resumed = 0;  // jobs of this shard with runs already stored
+  uint64_t budget = 0;    // runs per job at most
+  size_t resumed = 0;     // jobs of this shard with runs already stored
+  uint64_t runs_left = 0; // runs this session may make at most: every unfinished job's budget left
+  // Slot seconds those runs take at each compiler's probe-timed run (scan::vary_unnamed); 0 when
+  // no compiler was timed. `timed_runs`: of runs_left, those of timed compilers.
+  double estimate_seconds = 0;
+  uint64_t timed_runs = 0;
   // Per compiler, what its jobs run under ("nvvm: every factor not named in [setting] varied:
   // time=vary ...") and each level left natural, with why (scan::vary_unnamed).
   std::vector<std::string> defaults;

@@ -89,8 +89,14 @@ std::string human_seconds(double s) {
   if (s < 1e-3) return fmt::format("{:.0f} us", s * 1e6);
   if (s < 1) return fmt::format("{:.0f} ms", s * 1e3);
   if (s < 60) return fmt::format("{:.2f} s", s);
-  int m = static_cast<int>(s / 60);
-  return fmt::format("{} min {:.0f} s", m, s - 60 * m);
+  if (s < 3600) {
+    int m = static_cast<int>(s / 60);
+    return fmt::format("{} min {:.0f} s", m, s - 60 * m);
+  }
+  // A census's estimate runs to days: hours, as CPU-hours are counted.
+  long long h = static_cast<long long>(s / 3600);
+  return fmt::format("{} h {} min", h,
+                     static_cast<int>((s - 3600.0 * static_cast<double>(h)) / 60));
 }
 
 std::string percent(double f) {
