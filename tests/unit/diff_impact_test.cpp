@@ -235,6 +235,21 @@ TEST_F(DiffImpactReal, RealVariantPairs) {
   EXPECT_NE(reach_line(r2).find("SASS changed in 1 of 1 kernel"), std::string::npos);
 }
 
+// Two cubins with no kernel in common: every kernel is in one cubin only, and the reach line
+// says so instead of calling the resources the same.
+TEST_F(DiffImpactReal, KernelsInOneCubinOnlyAreNotCalledTheSame) {
+  ImpactOptions o;
+  o.ptxas = m_ptxas;
+  ImpactReport r = impact(data("nvvm_real/gen_1277.a.ptx"), data("nvvm_real/gen_1473.a.ptx"), o);
+  ASSERT_FALSE(r.failed);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  for (const auto& k : r.kernels)
+    EXPECT_FALSE(k.only_in.empty()) << k.name;
+  const std::string line = reach_line(r);
+  EXPECT_NE(line.find("2 kernels in one cubin only"), std::string::npos) << line;
+  EXPECT_EQ(line.find("same resources"), std::string::npos) << line;
+}
+
 TEST_F(DiffImpactReal, PtxasFailureIsData) {
   ImpactOptions o;
   o.ptxas = m_ptxas;

@@ -108,9 +108,11 @@ std::string reach_line(const ImpactReport& r) {
   SassCounts sum;
   std::vector<std::string> changed;
   std::string regs, occ;
+  size_t one_sided = 0; // kernels in one cubin only: no resources to compare
   for (const auto& k : r.kernels) {
     if (k.reach < Reach::sass) continue;
     ++sass;
+    if (!k.only_in.empty()) ++one_sided;
     sum.changed += k.sass.changed;
     sum.moved += k.sass.moved;
     sum.added += k.sass.added;
@@ -127,6 +129,9 @@ std::string reach_line(const ImpactReport& r) {
       "SASS changed in {} of {} kernel{} on {} ({} words changed, {} moved, {} added, {} "
       "removed)",
       sass, total, total == 1 ? "" : "s", r.arch, sum.changed, sum.moved, sum.added, sum.removed);
+  if (r.reach == Reach::sass && one_sided > 0)
+    return line +
+           fmt::format("; {} kernel{} in one cubin only", one_sided, one_sided == 1 ? "" : "s");
   if (r.reach == Reach::sass) return line + "; same resources and occupancy";
   std::string what;
   for (const auto& c : changed)
