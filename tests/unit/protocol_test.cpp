@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 #include <random>
+#include <sys/mman.h>
 #include <unistd.h>
 
 using namespace kdet;
@@ -230,6 +231,76 @@ TEST(Protocol, ReadTimesOut) {
   std::string payload;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
   EXPECT_EQ(read_frame(p[0], t, payload, deadline), ReadStatus::timed_out);
+  close(p[0]);
+  close(p[1]);
+}
+
+// The executor's reader: a frame written a byte at a time is whole only at its last byte; two
+// frames in one write come out one by one; EOF at a frame's start is eof, inside one bad_frame.
+TEST(Protocol, FrameReaderTakesFramesInPieces) {
+  int p[2];
+  ASSERT_EQ(pipe2(p, O_NONBLOCK), 0);
+  // The frames' bytes, made by write_frame into a file (a pipe would not hold them all).
+  int f = memfd_create("frames", 0);
+  ASSERT_GE(f, 0);
+  ASSERT_TRUE(write_frame(f, MessageType::result, "first"));
+  ASSERT_TRUE(write_frame(f, MessageType::hello, ""));
+  ASSERT_TRUE(write_frame(f, MessageType::result, std::string(100000, 'x')));
+  ASSERT_EQ(lseek(f, 0, SEEK_SET), 0);
+  std::string bytes;
+  char buf[4096];
+  for (ssize_t n; (n = read(f, buf, sizeof buf)) > 0;)
+    bytes.append(buf, static_cast<size_t>(n));
+  close(f);
+  ASSERT_EQ(bytes.size(), 3 * 16 + 5 + 100000u);
+  const size_t first = 16 + 5, second = 16;
+
+  FrameReader r;
+  EXPECT_EQ(r.read_some(p[0]), FrameReader::Got::more); // nothing written yet
+  for (size_t i = 0; i + 1 < first; ++i) {
+    ASSERT_EQ(write(p[1], &bytes[i], 1), 1);
+    ASSERT_EQ(r.read_some(p[0]), FrameReader::Got::more) << "byte " << i;
+  }
+  ASSERT_EQ(write(p[1], &bytes[first - 1], 1), 1);
+  ASSERT_EQ(r.read_some(p[0]), FrameReader::Got::frame);
+  EXPECT_EQ(r.type(), MessageType::result);
+  EXPECT_EQ(r.payload(), "first");
+  // The empty hello and the start of the large frame in one write.
+  ASSERT_EQ(write(p[1], bytes.data() + first, second + 40), static_cast<ssize_t>(second + 40));
+  ASSERT_EQ(r.read_some(p[0]), FrameReader::Got::frame);
+  EXPECT_EQ(r.type(), MessageType::hello);
+  EXPECT_EQ(r.payload(), "");
+  EXPECT_EQ(r.read_some(p[0]), FrameReader::Got::more);
+  // The rest of the large frame, in pieces larger than the pipe holds at once.
+  size_t at = first + second + 40;
+  FrameReader::Got got = FrameReader::Got::more;
+  while (at < bytes.size()) {
+    ssize_t n = write(p[1], bytes.data() + at, bytes.size() - at);
+    if (n > 0) at += static_cast<size_t>(n);
+    got = r.read_some(p[0]);
+    if (at < bytes.size()) {
+      ASSERT_EQ(got, FrameReader::Got::more);
+    }
+  }
+  if (got != FrameReader::Got::frame) got = r.read_some(p[0]);
+  ASSERT_EQ(got, FrameReader::Got::frame);
+  EXPECT_EQ(r.payload(), std::string(100000, 'x'));
+  // Half a header, then the writer goes: bad_frame; a reader at a frame's start sees eof.
+  ASSERT_EQ(write(p[1], bytes.data(), 8), 8);
+  close(p[1]);
+  EXPECT_EQ(r.read_some(p[0]), FrameReader::Got::bad_frame);
+  FrameReader fresh;
+  EXPECT_EQ(fresh.read_some(p[0]), FrameReader::Got::eof);
+  close(p[0]);
+}
+
+TEST(Protocol, FrameReaderRejectsBadMagic) {
+  int p[2];
+  ASSERT_EQ(pipe2(p, O_NONBLOCK), 0);
+  const char junk[16] = "garbage-garbage";
+  ASSERT_EQ(write(p[1], junk, 16), 16);
+  FrameReader r;
+  EXPECT_EQ(r.read_some(p[0]), FrameReader::Got::bad_frame);
   close(p[0]);
   close(p[1]);
 }
