@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/diff/cubin_reader.hpp"
+#include "kdet/diff/impact.hpp"
 #include "kdet/diff/internal.hpp"
 #include "kdet/diff/line_diff.hpp"
 #include "kdet/util/error.hpp"
@@ -217,38 +218,24 @@ void add_aspect(Entry& e, const std::string& a) {
   if (std::find(e.aspects.begin(), e.aspects.end(), a) == e.aspects.end()) e.aspects.push_back(a);
 }
 
-// Compares two .text sections as 16-byte words; returns the change it shows.
+// Compares two .text sections as 16-byte words (count_sass, as kdet impact aligns them);
+// returns the change it shows. The same words in another order leave none changed, added or
+// removed.
 Change compare_text(std::string_view a, std::string_view b, Entry& e, bool& approximate) {
-  auto words = [](std::string_view t) {
-    std::vector<std::string> w;
-    for (size_t i = 0; i < t.size(); i += k_word)
-      w.emplace_back(t.substr(i, k_word));
-    return w;
-  };
-  auto wa = words(a), wb = words(b);
-  e.count_a = wa.size();
-  e.count_b = wb.size();
+  const SassCounts c = count_sass(a, b);
+  e.count_a = c.words_a;
+  e.count_b = c.words_b;
   if (a == b) return Change::identical;
-  Interner in;
-  std::vector<uint32_t> ia, ib;
-  for (const auto& w : wa)
-    ia.push_back(in.id(w));
-  for (const auto& w : wb)
-    ib.push_back(in.id(w));
-  EditScript s = diff_sequences(ia, ib);
-  approximate |= s.approximate;
+  approximate |= c.approximate;
   add_aspect(e, "text");
-  auto sa = wa, sb = wb;
-  std::sort(sa.begin(), sa.end());
-  std::sort(sb.begin(), sb.end());
-  if (sa == sb) {
-    e.moved = wa.size() - s.kept;
+  if (c.changed == 0 && c.added == 0 && c.removed == 0) {
+    e.moved = c.moved;
     e.notes.push_back(
-        fmt::format(".text: same SASS words in another order, {} of {} moved", e.moved, wa.size()));
+        fmt::format(".text: same SASS words in another order, {} of {} moved", e.moved, c.words_a));
     return Change::reordered;
   }
   e.notes.push_back(fmt::format(
-      ".text: {} and {} instruction words, {} in common{}", wa.size(), wb.size(), s.kept,
+      ".text: {} and {} instruction words, {} in common{}", c.words_a, c.words_b, c.same,
       a.size() != b.size() ? fmt::format(" (size {} -> {} bytes)", a.size(), b.size()) : ""));
   return Change::code;
 }
