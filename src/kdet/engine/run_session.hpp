@@ -25,6 +25,9 @@
 
 namespace kdet::engine {
 
+// kdet's own environment with `overrides` (K=V) applied: what a session's workers start with.
+std::vector<std::string> session_env(const std::vector<std::string>& overrides);
+
 class RunSession {
 public:
   RunSession(const RunPlan& plan, const ProgressFn& progress, Executor& executor);

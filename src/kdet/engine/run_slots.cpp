@@ -23,8 +23,6 @@ namespace kdet::engine {
 
 using namespace std::chrono;
 
-std::vector<std::string> session_env(const std::vector<std::string>& overrides);
-
 namespace {
 // exec workers enforce the timeout themselves; the driver waits this much longer.
 constexpr milliseconds k_exec_grace{10000};
