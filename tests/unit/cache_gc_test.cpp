@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 using namespace kdet;
@@ -104,4 +105,33 @@ TEST(CacheGc, ShrinksBelowLimitLeastRecentlyUsedFirstKeepingEvidence) {
   // A limit of zero empties the cache, evidence included.
   gc(s, 0);
   EXPECT_TRUE(s.keys().empty());
+}
+
+// A writer makes its staging folder under a dot name, locks it, then renames it into view. One
+// killed between the first two steps leaves an unlocked dot folder: age 0 removes it at once,
+// while a dot folder whose writer holds the lock (it is about to rename) stays.
+TEST(CacheGc, AgeZeroRemovesAWriterKilledAtBirthAndKeepsOneBeingBorn) {
+  ScratchDir t;
+  Store s(t.path);
+  s.make_staging(); // makes tmp/ (and leaves an abandoned folder, removed below too)
+  std::string tmp = t.path + "/v1/tmp";
+  std::string dead = tmp + "/.4242.0.dead";
+  std::string born = tmp + "/.4242.1.born";
+  ASSERT_EQ(::mkdir(dead.c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir(born.c_str(), 0700), 0);
+  int lock = ::open(born.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(lock, 0);
+  ASSERT_EQ(::flock(lock, LOCK_EX), 0);
+
+  GcResult r = gc(s, UINT64_MAX, 0);
+  EXPECT_EQ(r.staging_removed, 2u);
+  EXPECT_FALSE(std::filesystem::exists(dead)) << "nobody will rename a dead writer's folder";
+  EXPECT_TRUE(std::filesystem::exists(born)) << "its writer holds the lock: a write in progress";
+  ::close(lock);
+  // Once that writer is gone too, nothing is left.
+  gc(s, UINT64_MAX, 0);
+  EXPECT_TRUE(std::filesystem::is_empty(tmp));
+  // A writer still makes a folder in a tmp/ that gc is emptying.
+  Staging again = s.make_staging();
+  EXPECT_TRUE(std::filesystem::exists(again.path()));
 }

@@ -207,11 +207,10 @@ GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
   for (const auto& name : store.list("tmp")) {
     std::string rel = "tmp/" + name;
     int64_t age = now - store.mtime(rel);
-    // A dot name is a staging folder being born (made, then locked, then renamed into view).
-    if (name[0] == '.' && age < 60) continue;
     if (static_cast<double>(age) < staging_age_s) continue;
-    if (store.staging_in_use(rel)) continue; // its writer lives: never remove a write in progress
-    store.remove(rel);
+    // A dot name is a folder being born (made, locked, renamed into view) or one whose writer
+    // died being born; its writer retries when gc takes it first.
+    if (!store.remove_staging(rel)) continue; // its writer lives: a write in progress
     ++r.staging_removed;
   }
   uint64_t total = store.tree_bytes("");

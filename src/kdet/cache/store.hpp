@@ -182,8 +182,9 @@ public:
   int64_t mtime(const std::string& rel) const;
   // True when `rel` is a folder (not a link to one).
   bool is_dir(const std::string& rel) const;
-  // Whether a staging folder's writer still holds its lock.
-  bool staging_in_use(const std::string& rel) const;
+  // Removes the staging folder `rel` unless its writer still holds its lock; false when it
+  // does (the write is in progress).
+  bool remove_staging(const std::string& rel) const;
   // Removes `rel` and everything under it; a link is removed, never followed.
   void remove(const std::string& rel) const;
   // Moves `from` to `to` (both beneath v1/); false on failure.

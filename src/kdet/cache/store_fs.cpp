@@ -181,11 +181,15 @@ Staging Store::make_staging() const {
       throw Error::format("cache: cannot create {}/tmp/{}: {}", m_root, hidden,
                           std::strerror(errno));
     }
+    // gc may remove the folder before the lock is taken (it cannot tell an unlocked newborn
+    // from a dead writer's): then the open or the rename finds it gone, and we try again.
     int lock = ::openat(tmp.get(), hidden.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (lock < 0 && errno == ENOENT) continue;
     if (lock < 0 || ::flock(lock, LOCK_EX) != 0 ||
         ::renameat(tmp.get(), hidden.c_str(), tmp.get(), name.c_str()) != 0) {
       int e = errno;
       if (lock >= 0) ::close(lock);
+      if (e == ENOENT) continue;
       remove_tree_beneath(tmp.get(), hidden);
       throw Error::format("cache: cannot create a staging folder in {}/tmp: {}", m_root,
                           std::strerror(e));
@@ -233,14 +237,16 @@ bool Store::is_dir(const std::string& rel) const {
   return fd.ok();
 }
 
-bool Store::staging_in_use(const std::string& rel) const {
+bool Store::remove_staging(const std::string& rel) const {
   Fd root = open_root(false);
   if (!root.ok()) return false;
   Fd fd(open_beneath(root.get(), rel, O_RDONLY | O_DIRECTORY));
-  if (!fd.ok()) return false; // a file or a link: nobody's staging folder
-  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return errno == EWOULDBLOCK;
-  ::flock(fd.get(), LOCK_UN);
-  return false;
+  // The writer holds the lock from before the folder has its name until it is done, so a
+  // lock taken here means nobody writes there; holding it while removing keeps a writer
+  // that is just being born from taking it (its rename then fails, and it makes another).
+  if (fd.ok() && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return false;
+  remove_tree_beneath(root.get(), rel); // a file or a link too: nobody's staging folder
+  return true;
 }
 
 void Store::remove(const std::string& rel) const {
