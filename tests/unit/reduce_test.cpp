@@ -92,6 +92,21 @@ TEST(CviseState, SharedBetweenOracleProcesses) {
   EXPECT_EQ(find_cvise(dir.path() + "/no-such-cvise"), "");
 }
 
+// llvm-reduce asks again about the program it already holds before each pass, and ends at the
+// first "no": a text once accepted is accepted again without a second random draw.
+TEST(CviseState, AcceptedTextsAreRememberedAndTheFirstTestIsKnown) {
+  kdet::TempDir dir("reduce");
+  EXPECT_FALSE(any_test_recorded(dir.path()));
+  EXPECT_FALSE(was_accepted(dir.path(), "define void @k() {}"));
+  remember_accepted(dir.path(), "define void @k() {}");
+  remember_accepted(dir.path(), "define void @j() {}");
+  EXPECT_TRUE(was_accepted(dir.path(), "define void @k() {}"));
+  EXPECT_TRUE(was_accepted(dir.path(), "define void @j() {}"));
+  EXPECT_FALSE(was_accepted(dir.path(), "define void @k() { }")) << "by content, byte for byte";
+  note_oracle_test(dir.path(), 3, Rejection::stopped_varying);
+  EXPECT_TRUE(any_test_recorded(dir.path()));
+}
+
 const char* k_module = R"(target triple = "nvptx64-nvidia-cuda"
 @g = internal addrspace(1) global i32 0, align 4
 @unused = internal addrspace(1) global i32 0, align 4

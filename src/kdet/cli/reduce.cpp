@@ -87,6 +87,10 @@ std::vector<std::string> reduce_arguments() {
 int do_oracle(const ReduceArgs& a, const engine::RunPlan& plan) {
   reduce::OracleState st = reduce::read_oracle_state(a.oracle_state);
   std::string text = read_file(a.oracle_candidate);
+  if (reduce::was_accepted(a.oracle_state, text)) {
+    reduce::note_oracle_test(a.oracle_state, 0, reduce::Rejection::none);
+    return 0;
+  }
   engine::RunPlan base = plan;
   base.jobs = 1;
   TempDir work("reduce");
@@ -94,11 +98,14 @@ int do_oracle(const ReduceArgs& a, const engine::RunPlan& plan) {
   reduce::Oracle oracle(base, work.path(), ext.empty() ? ext : "." + ext, a.any_variance);
   oracle.set_reference(st.kind, st.rate);
   reduce::Measure m;
-  bool ok = oracle.interesting(text, &m);
+  reduce::Rejection why = reduce::Rejection::none;
+  bool ok = oracle.interesting(
+      text, &m, &why, reduce::any_test_recorded(a.oracle_state) ? 0 : reduce::k_confirm_runs);
   // The confirming runs measure the accepted text's rate again (16 of them either way).
   if (ok && a.any_variance) m = oracle.run(text, reduce::k_confirm_runs, false);
-  reduce::note_oracle_test(a.oracle_state, oracle.compiles());
+  reduce::note_oracle_test(a.oracle_state, oracle.compiles(), why);
   if (!ok || engine::interrupted()) return engine::interrupted() ? k_exit_interrupted : 1;
+  reduce::remember_accepted(a.oracle_state, text);
   if (m.runs > 0 && reduce::offer_best(a.oracle_state, a.out, text))
     reduce::write_oracle_state(a.oracle_state,
                                {st.kind, std::max(m.rate(), 1.0 / static_cast<double>(m.runs))});

@@ -2,9 +2,11 @@
 #include "kdet/reduce/cvise.hpp"
 
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/reduce/oracle.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
 #include "kdet/util/reap.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -46,15 +48,26 @@ std::string read_or_empty(const std::string& path) {
   return read_file(path);
 }
 
-// (tests, compiles) from DIR/tests: a line per test with its compiles.
-std::pair<uint64_t, uint64_t> tests_of(const std::string& dir) {
-  uint64_t tests = 0, compiles = 0;
+// The tests recorded in DIR/tests: a line per test, "COMPILES VERDICT", the verdict being a
+// Rejection's number (0: accepted).
+struct Tally {
+  uint64_t tests = 0, compiles = 0, accepted = 0;
+  uint64_t rejected[5] = {};
+};
+Tally tests_of(const std::string& dir) {
+  Tally t;
   for (const auto& line : split(read_or_empty(dir + "/tests"), '\n')) {
     if (line.empty()) continue;
-    ++tests;
-    compiles += std::strtoull(line.c_str(), nullptr, 10);
+    ++t.tests;
+    char* end = nullptr;
+    t.compiles += std::strtoull(line.c_str(), &end, 10);
+    unsigned long why = std::strtoul(end, nullptr, 10);
+    if (why == 0)
+      ++t.accepted;
+    else if (why <= std::size(t.rejected))
+      ++t.rejected[why - 1];
   }
-  return {tests, compiles};
+  return t;
 }
 
 size_t size_of(const std::string& path) {
@@ -103,11 +116,29 @@ OracleState read_oracle_state(const std::string& dir) {
   return {lines[0], std::strtod(lines[1].c_str(), nullptr)};
 }
 
-void note_oracle_test(const std::string& dir, uint64_t compiles) {
+void note_oracle_test(const std::string& dir, uint64_t compiles, Rejection why) {
   int fd = ::open((dir + "/tests").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return;
-  write_all(fd, fmt::format("{}\n", compiles));
+  write_all(fd, fmt::format("{} {}\n", compiles, static_cast<int>(why)));
   ::close(fd);
+}
+
+void remember_accepted(const std::string& dir, const std::string& text) {
+  int fd = ::open((dir + "/accepted").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  write_all(fd, hash_bytes(text) + "\n");
+  ::close(fd);
+}
+
+bool was_accepted(const std::string& dir, const std::string& text) {
+  std::string hash = hash_bytes(text);
+  for (const auto& line : split(read_or_empty(dir + "/accepted"), '\n'))
+    if (line == hash) return true;
+  return false;
+}
+
+bool any_test_recorded(const std::string& dir) {
+  return size_of(dir + "/tests") > 0;
 }
 
 bool offer_best(const std::string& dir, const std::string& best_path, const std::string& text) {
@@ -166,7 +197,7 @@ CviseOutcome run_cvise(const CviseOptions& o, const std::string& input, const st
   std::condition_variable cv;
   bool done = false;
   auto report = [&] {
-    auto [tests, compiles] = tests_of(state);
+    uint64_t tests = tests_of(state).tests;
     double rate = 0;
     try {
       rate = read_oracle_state(state).rate;
@@ -202,9 +233,11 @@ CviseOutcome run_cvise(const CviseOptions& o, const std::string& input, const st
     if (text.size() > 2000) text = "..." + text.substr(text.size() - 2000);
     out.failure = fmt::format("{} {}:\n{}", o.program, status.describe(), text);
   }
-  auto [tests, compiles] = tests_of(state);
-  out.tests = tests;
-  out.compiles = compiles;
+  Tally t = tests_of(state);
+  out.tests = t.tests;
+  out.compiles = t.compiles;
+  out.accepted = t.accepted;
+  std::copy(std::begin(t.rejected), std::end(t.rejected), std::begin(out.rejected));
   out.rate = read_oracle_state(state).rate;
   out.best = read_or_empty(state + "/best");
   // cvise's last accepted text was judged by the oracle too; it is the result when smaller.

@@ -22,6 +22,8 @@
 
 namespace kdet::reduce {
 
+enum class Rejection; // oracle.hpp
+
 struct CviseOptions {
   // cvise (C, C++, CUDA C++), or llvm-reduce (NVVM IR, --llvm-reduce): both take a script
   // and call it on each candidate; cvise in a folder holding it, llvm-reduce with its path.
@@ -47,19 +49,31 @@ struct OracleState {
 void write_oracle_state(const std::string& dir, const OracleState& state);
 // Throws Error when the folder holds no state.
 OracleState read_oracle_state(const std::string& dir);
-// Counts one test that took `compiles` compiles (an O_APPEND line, safe across processes).
-void note_oracle_test(const std::string& dir, uint64_t compiles);
+// Counts one test that took `compiles` compiles and ended in `why` (Rejection::none: the
+// candidate was accepted); an O_APPEND line, safe across processes.
+void note_oracle_test(const std::string& dir, uint64_t compiles, Rejection why);
+// The texts an oracle accepted (and the original), by hash. llvm-reduce tests the current
+// program again before each of its passes and stops at the first "no": a text once found
+// varying must get the same answer again, not a second draw of a random test.
+void remember_accepted(const std::string& dir, const std::string& text);
+bool was_accepted(const std::string& dir, const std::string& text);
+// Whether any oracle test was recorded yet. llvm-reduce's first test is its own printing of
+// the original: the oracle gives it k_confirm_runs runs at least, not a test sized for a
+// candidate's 95 %, since a "no" there ends the reduction.
+bool any_test_recorded(const std::string& dir);
 // Under the folder's lock: when `text` is smaller than the best so far, it becomes the best
 // and is written to `best_path` (atomically). True when it did.
 bool offer_best(const std::string& dir, const std::string& best_path, const std::string& text);
 
 struct CviseOutcome {
-  std::string best;      // the smallest accepted text; empty when none was
-  uint64_t tests = 0;    // oracle calls
-  uint64_t compiles = 0; // their compiles
-  double rate = 0;       // the reference rate last measured
-  bool stopped = false;  // ended by an interrupt or the deadline
-  std::string failure;   // cvise's own failure (the tail of its output); empty when none
+  std::string best;          // the smallest accepted text; empty when none was
+  uint64_t tests = 0;        // oracle calls
+  uint64_t compiles = 0;     // their compiles
+  uint64_t accepted = 0;     // tests that found the candidate interesting
+  uint64_t rejected[5] = {}; // tests that did not, by Rejection (as PassStats::rejected)
+  double rate = 0;           // the reference rate last measured
+  bool stopped = false;      // ended by an interrupt or the deadline
+  std::string failure;       // cvise's own failure (the tail of its output); empty when none
 };
 
 // Runs cvise on `input` (named `name`) in `work_dir` with `jobs` tests at once until it ends,

@@ -96,7 +96,8 @@ Measure Oracle::run(const std::string& text, uint64_t runs, bool early, engine::
   return m;
 }
 
-bool Oracle::interesting(const std::string& text, Measure* confirmed, Rejection* why) {
+bool Oracle::interesting(const std::string& text, Measure* confirmed, Rejection* why,
+                         uint64_t min_runs) {
   ++m_tests;
   Rejection ignored = Rejection::none;
   Rejection& w = why ? *why : ignored;
@@ -106,7 +107,7 @@ bool Oracle::interesting(const std::string& text, Measure* confirmed, Rejection*
     std::lock_guard lock(m_mutex);
     kind = m_kind;
   }
-  Measure m = run(text, runs_per_test(), true);
+  Measure m = run(text, std::max(runs_per_test(), min_runs), true);
   if (m.interrupted) return w = Rejection::interrupted, false;
   // A compile error is never a variant: two outputs of successful compiles are the evidence.
   if (m.ok_variants == 0) return w = Rejection::not_compiled, false;

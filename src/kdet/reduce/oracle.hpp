@@ -65,7 +65,9 @@ public:
   // True when `text` still varies as the original did. Thread-safe. `confirmed` gets the
   // confirming runs' measure (none without them: --any-variance, or rejected before).
   // `why` gets the reason when it is not.
-  bool interesting(const std::string& text, Measure* confirmed = nullptr, Rejection* why = nullptr);
+  // `min_runs` raises the test's runs (a first test, whose "no" would end an external reducer).
+  bool interesting(const std::string& text, Measure* confirmed = nullptr, Rejection* why = nullptr,
+                   uint64_t min_runs = 0);
   // Sets the kind to match and the rate that sizes each test.
   void set_reference(const std::string& kind, double rate);
   uint64_t tests() const { return m_tests.load(); }

@@ -204,6 +204,7 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
     std::string state = o.work_dir + "/state";
     make_dirs(state);
     write_oracle_state(state, {r.original.kind, r.original.rate()});
+    remember_accepted(state, input); // measured varying above: llvm-reduce's first check
     double left = o.timeout_total > 0 ? std::max(0.001, o.timeout_total - elapsed()) : 0;
     p.pass = r.engine;
     CviseOutcome c =
@@ -230,6 +231,8 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
     r.compiles = c.compiles + oracle.compiles();
     PassStats& st = stats_of(r, r.engine); // its own passes are its business: tests only
     st.tested = c.tests;
+    st.accepted = c.accepted;
+    std::copy(std::begin(c.rejected), std::end(c.rejected), std::begin(st.rejected));
     st.removed = r.original_bytes - r.text.size();
     r.seconds = elapsed();
     r.interrupted = engine::interrupted();
