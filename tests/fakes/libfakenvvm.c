@@ -14,6 +14,9 @@
  *   print       binary junk on fd 1 and fd 2, then echo
  *   loadaddr    echo plus "// at: ADDR", the address of this library's data:
  *               stable in one process, new in every process unless ASLR is off
+ *   heapaddr    echo plus "// heap: ADDR", the address of a block this compile
+ *               allocates: one per run's heap state, the same for every kdet
+ *               build when ASLR is off (kdet aligns its workers' heap start)
  *   date        echo plus "// day: N", the UTC day number of time(NULL)
  *   slow        echo after 20 ms (a compile that outlasts a worker start)
  *   crash-rate  with -fake-rate=N (or -fake-mode=crash-rate=N): the Nth, 2Nth,
@@ -48,6 +51,7 @@ typedef enum {
   MODE_CRASH_RATE,
   MODE_PAIRORDER,
   MODE_LOADADDR,
+  MODE_HEAPADDR,
   MODE_DATE,
   MODE_SLOW
 } FakeMode;
@@ -201,6 +205,7 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
                  {"crash-rate", MODE_CRASH_RATE},
                  {"pairorder", MODE_PAIRORDER},
                  {"loadaddr", MODE_LOADADDR},
+                 {"heapaddr", MODE_HEAPADDR},
                  {"date", MODE_DATE},
                  {"slow", MODE_SLOW}};
   *mode = MODE_ECHO;
@@ -232,7 +237,8 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
       }
       if (!found) {
         set_log(prog, "fake: unknown -fake-mode (valid: echo, heaporder, fail, crash, abort, "
-                      "hang, garbage, print, crash-rate, pairorder, loadaddr, date, slow)\n");
+                      "hang, garbage, print, crash-rate, pairorder, loadaddr, heapaddr, date, "
+                      "slow)\n");
         return NVVM_ERROR_INVALID_OPTION;
       }
     } else if (strncmp(opt, "-fake-rate=", 11) == 0) {
@@ -394,6 +400,15 @@ nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** opt
      * its own static data). */
     char line[64];
     snprintf(line, sizeof line, "// at: %#lx\n", (unsigned long)(uintptr_t)&g_crash_rate_calls);
+    return compile_text_with(prog, 0, line);
+  }
+  case MODE_HEAPADDR: {
+    /* A small block from the main heap (brk), as a compiler's per-node
+     * allocations are: what an address-following compiler keys on. */
+    void* block = malloc(64);
+    char line[64];
+    snprintf(line, sizeof line, "// heap: %#lx\n", (unsigned long)(uintptr_t)block);
+    free(block);
     return compile_text_with(prog, 0, line);
   }
   case MODE_DATE: {
