@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace {
@@ -21,7 +22,15 @@ void align_heap_start(int /*argc*/, char** /*argv*/, char** /*envp*/) {
   auto start = reinterpret_cast<uintptr_t>(::sbrk(0));
   if (start == UINTPTR_MAX) return;
   uintptr_t aligned = (start + k_heap_alignment - 1) & ~(k_heap_alignment - 1);
-  if (aligned > start) ::sbrk(static_cast<intptr_t>(aligned - start));
+  uintptr_t gap = aligned - start;
+  // The gap is address space the data limits count: under a tight one it is not taken.
+  for (int resource : {RLIMIT_DATA, RLIMIT_AS}) {
+    rlimit limit{};
+    if (::getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        gap > limit.rlim_cur / 16)
+      return;
+  }
+  if (gap > 0) ::sbrk(static_cast<intptr_t>(gap));
 }
 
 [[gnu::section(".preinit_array"), gnu::used]] void (*const k_preinit)(int, char**,
