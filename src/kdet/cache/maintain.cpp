@@ -207,7 +207,9 @@ GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
   for (const auto& name : store.list("tmp")) {
     std::string rel = "tmp/" + name;
     int64_t age = now - store.mtime(rel);
-    if (static_cast<double>(age) < staging_age_s) continue;
+    // Age 0 takes every folder: a folder's time may be a second ahead of time() (the file
+    // system's clock, another host's over NFS), which would make its age negative.
+    if (staging_age_s > 0 && static_cast<double>(age) < staging_age_s) continue;
     // A dot name is a folder being born (made, locked, renamed into view) or one whose writer
     // died being born; its writer retries when gc takes it first.
     if (!store.remove_staging(rel)) continue; // its writer lives: a write in progress
