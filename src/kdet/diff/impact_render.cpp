@@ -1,5 +1,6 @@
 //===- diff/impact_render.cpp - impact as a line, a table, JSON, a census ---===//
 #include "kdet/diff/impact.hpp"
+#include "kdet/util/names.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
@@ -126,9 +127,10 @@ std::string reach_line(const ImpactReport& r) {
                         k.occupancy_b->blocks_per_sm);
   }
   std::string line = fmt::format(
-      "SASS changed in {} of {} kernel{} on {} ({} words changed, {} moved, {} added, {} "
+      "SASS changed in {} of {} kernel{} on {} ({} word{} changed, {} moved, {} added, {} "
       "removed)",
-      sass, total, total == 1 ? "" : "s", r.arch, sum.changed, sum.moved, sum.added, sum.removed);
+      sass, total, total == 1 ? "" : "s", r.arch, sum.changed, sum.changed == 1 ? "" : "s",
+      sum.moved, sum.added, sum.removed);
   if (r.reach == Reach::sass && one_sided > 0)
     return line +
            fmt::format("; {} kernel{} in one cubin only", one_sided, one_sided == 1 ? "" : "s");
@@ -198,7 +200,10 @@ std::string to_text(const ImpactReport& r, bool color) {
   if (!r.ptxas.empty()) out += fmt::format("assembled {} -arch={}\n", r.ptxas, r.arch);
   if (!r.cubin_diff.empty()) out += fmt::format("cubins    {}\n", r.cubin_diff);
   for (const auto& k : r.kernels) {
-    out += fmt::format("kernel    {}  [{}]{}\n", k.name, to_string(k.reach),
+    // A mangled name is shown demangled, with the symbol after it (what cuobjdump lists).
+    std::string shown = demangle(k.name);
+    if (shown != k.name) shown += " (" + k.name + ")";
+    out += fmt::format("kernel    {}  [{}]{}\n", shown, to_string(k.reach),
                        k.only_in.empty() ? "" : " only in " + k.only_in);
     out += fmt::format("  sass        {} -> {} words: {} same, {} changed, {} moved, {} added, {} "
                        "removed{}\n",

@@ -9,13 +9,16 @@
 
 namespace kdet {
 
-std::string demangle_if_shorter(const std::string& name) {
+std::string demangle(const std::string& name) {
   if (name.rfind("_Z", 0) != 0) return name;
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> d(
       abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
-  if (status != 0 || !d) return name;
-  std::string s = d.get();
+  return status == 0 && d ? std::string(d.get()) : name;
+}
+
+std::string demangle_if_shorter(const std::string& name) {
+  std::string s = demangle(name);
   return s.size() < name.size() ? s : name;
 }
 

@@ -16,6 +16,9 @@ namespace kdet {
 // Names on a line are cut past this many characters unless a report is asked for full names.
 inline constexpr size_t k_name_width = 72;
 
+// A C++ symbol (_Z...) demangled; any other name, or one that does not demangle, as it is.
+std::string demangle(const std::string& name);
+
 // `name` demangled (Itanium C++ ABI) when that is shorter, else `name`.
 std::string demangle_if_shorter(const std::string& name);
 
