@@ -72,6 +72,17 @@ TEST(Verdict, DeterministicNondeterministicFailed) {
   EXPECT_EQ(a.exit_code, 3);
 }
 
+// One enum for run, explain and scan: one spelling each, the JSON documents' own.
+TEST(Verdict, OneSpellingForRunExplainAndScan) {
+  EXPECT_STREQ(to_string(Verdict::deterministic), "deterministic");
+  EXPECT_STREQ(to_string(Verdict::nondeterministic), "nondeterministic");
+  EXPECT_STREQ(to_string(Verdict::failed), "failed");
+  EXPECT_STREQ(to_string(Verdict::no_runs), "no-runs");
+  EXPECT_STREQ(to_string(Verdict::none), "none");
+  EXPECT_STREQ(to_string(Verdict::explained), "explained");
+  EXPECT_STREQ(to_string(Verdict::inconclusive), "inconclusive");
+}
+
 TEST(Setting, ParsesAndRejectsWithTheOptionName) {
   EXPECT_EQ(perturb::parse_process("fresh", "--process"), perturb::ProcessMode::fresh);
   try {

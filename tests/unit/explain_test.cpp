@@ -104,7 +104,7 @@ TEST(Explain, R1FailsAtNaturalLevels) {
   Model m;
   m.fails = [](const Names&, const Names&, const Names&) { return true; };
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::failed);
+  EXPECT_EQ(r.verdict, Verdict::failed);
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_TRUE(has(r.conclusion, "natural levels")) << r.conclusion;
 }
@@ -116,7 +116,7 @@ TEST(Explain, R2BrokenFixedLevelIsProbedAndLeftNatural) {
   m.fails = [](const Names&, const Names&, const Names& fixed) { return fixed.count("time") > 0; };
   m.varies = [](const Names& v, const Names&) { return v.count("aslr") > 0; };
   auto r = run(m);
-  ASSERT_EQ(r.result.verdict, ExplainVerdict::explained) << r.result.conclusion;
+  ASSERT_EQ(r.result.verdict, Verdict::explained) << r.result.conclusion;
   EXPECT_EQ(r.result.cause, std::vector<std::string>{"aslr"});
   ASSERT_FALSE(r.result.findings.empty());
   EXPECT_TRUE(has(r.result.findings[0], "time cannot be tested")) << r.result.findings[0];
@@ -143,7 +143,7 @@ TEST(Explain, ProbeTimeoutHasAFloor) {
 // R3: no variance with every factor varied, in both regimes: deterministic with the bound.
 TEST(Explain, R3DeterministicCoversBothRegimes) {
   auto r = run(Model{});
-  EXPECT_EQ(r.result.verdict, ExplainVerdict::deterministic);
+  EXPECT_EQ(r.result.verdict, Verdict::deterministic);
   EXPECT_EQ(r.result.exit_code, 0);
   EXPECT_TRUE(has(r.result.conclusion, "across processes and inside one process"))
       << r.result.conclusion;
@@ -166,7 +166,7 @@ TEST(Explain, R4VariesOnlyFixed) {
   Model m;
   m.varies = [](const Names& v, const Names&) { return v.empty(); };
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::inconclusive);
+  EXPECT_EQ(r.verdict, Verdict::inconclusive);
   EXPECT_TRUE(has(r.conclusion, "raise --runs")) << r.conclusion;
 }
 
@@ -175,7 +175,7 @@ TEST(Explain, R5NamesLeftOutFactorsBeforeBlamingTheCompiler) {
   Model m;
   m.varies = [](const Names&, const Names&) { return true; };
   auto with = run(m, {}, {"locale", "umask"}).result;
-  EXPECT_EQ(with.verdict, ExplainVerdict::inconclusive);
+  EXPECT_EQ(with.verdict, Verdict::inconclusive);
   EXPECT_TRUE(has(with.conclusion, "not tested: locale and umask (left out by --factors/--skip)"))
       << with.conclusion;
   auto without = run(m).result;
@@ -190,7 +190,7 @@ TEST(Explain, R6TooFewRunsForTheRate) {
   ExplainOptions o;
   o.max_cell_runs = 10;
   auto r = run(m, o).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::inconclusive);
+  EXPECT_EQ(r.verdict, Verdict::inconclusive);
   EXPECT_TRUE(has(r.conclusion, "raise --max-cell-runs")) << r.conclusion;
 }
 
@@ -201,7 +201,7 @@ TEST(Explain, R7SingleFactorsNotEnough) {
     return v.count("aslr") || (v.count("cwd") && v.count("tmpdir") && v.count("time"));
   };
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::explained);
+  EXPECT_EQ(r.verdict, Verdict::explained);
   EXPECT_TRUE(has(r.conclusion, "; fixing aslr=off alone is not enough")) << r.conclusion;
   EXPECT_TRUE(has(r.conclusion, "cwd=fixed") || has(r.conclusion, "tmpdir=fixed") ||
               has(r.conclusion, "time=fixed"))
@@ -215,7 +215,7 @@ TEST(Explain, R7NothingSufficientIsInconclusive) {
   m.varies = [](const Names& v, const Names&) { return v.size() >= 3; };
   m.fails = [](const Names& v, const Names&, const Names&) { return !v.empty() && v.size() <= 2; };
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::inconclusive) << r.conclusion;
+  EXPECT_EQ(r.verdict, Verdict::inconclusive) << r.conclusion;
   EXPECT_TRUE(r.cause.empty());
   EXPECT_TRUE(has(r.conclusion, "fixing any single factor is not enough and no pair"))
       << r.conclusion;
@@ -226,7 +226,7 @@ TEST(Explain, R8OneFactor) {
   Model m;
   m.varies = [](const Names& v, const Names&) { return v.count("aslr") > 0; };
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::explained);
+  EXPECT_EQ(r.verdict, Verdict::explained);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.conclusion, "varies with ASLR; nothing else matters (deterministic when aslr=off)");
 }
@@ -279,7 +279,7 @@ TEST(Explain, R9TwoFactorsTogether) {
   Model m;
   m.varies = [](const Names& v, const Names&) { return v.count("cwd") && v.count("tmpdir"); };
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::explained);
+  EXPECT_EQ(r.verdict, Verdict::explained);
   EXPECT_TRUE(r.necessary.empty());
   EXPECT_EQ(r.cause.size(), 1u);
   EXPECT_TRUE(has(r.conclusion,
@@ -296,7 +296,7 @@ TEST(Explain, R10SmallestSufficientSetSeen) {
     return any(v, {"heap", "aslr", "process", "threads"});
   };
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::explained);
+  EXPECT_EQ(r.verdict, Verdict::explained);
   EXPECT_EQ(r.cause, std::vector<std::string>{"threads"});
   EXPECT_TRUE(has(r.conclusion, "deterministic when threads=0 (cell 'fix threads only'"))
       << r.conclusion;
@@ -313,7 +313,7 @@ TEST(Explain, AQuietShortBaselineIsNoSufficientSet) {
   m.quiet = {"all varied"};
   m.varies = [](const Names& v, const Names&) { return v.count("heap") > 0; };
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::explained) << r.conclusion;
+  EXPECT_EQ(r.verdict, Verdict::explained) << r.conclusion;
   EXPECT_EQ(r.cause, std::vector<std::string>{"heap"}) << r.conclusion;
   EXPECT_FALSE(has(r.conclusion, "deterministic when  ")) << r.conclusion;
   EXPECT_FALSE(has(r.conclusion, "'all varied'")) << r.conclusion;
@@ -324,7 +324,7 @@ TEST(Explain, R11SeveralAddressFactors) {
   Model m;
   m.varies = [](const Names& v, const Names&) { return any(v, {"heap", "aslr", "process"}); };
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::explained);
+  EXPECT_EQ(r.verdict, Verdict::explained);
   EXPECT_EQ(r.necessary, (std::vector<std::string>{"process", "heap", "aslr"}));
   EXPECT_TRUE(has(r.conclusion,
                   "deterministic when process=fresh, heap=none and aslr=off; each of them alone"))
@@ -339,7 +339,7 @@ TEST(Explain, BrokenVariedLevelIsLeftNatural) {
   m.fails = [](const Names& v, const Names&, const Names&) { return v.count("pid") > 0; };
   m.varies = [](const Names& v, const Names&) { return v.count("heap") > 0; };
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::explained) << r.conclusion;
+  EXPECT_EQ(r.verdict, Verdict::explained) << r.conclusion;
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_TRUE(has(r.findings[0], "varying pid")) << r.findings[0];
 }
@@ -370,7 +370,7 @@ TEST(Explain, AVarianceThatDoesNotComeBackIsAFluke) {
   m.quiet = {"re-test: vary time only"};
   auto run_result = run(m);
   const auto& r = run_result.result;
-  EXPECT_EQ(r.verdict, ExplainVerdict::explained) << r.conclusion;
+  EXPECT_EQ(r.verdict, Verdict::explained) << r.conclusion;
   EXPECT_EQ(r.cause, std::vector<std::string>{"aslr"}) << r.conclusion;
   EXPECT_EQ(r.necessary, std::vector<std::string>{"aslr"});
   bool fluke = std::any_of(r.findings.begin(), r.findings.end(), [](const std::string& f) {
@@ -419,8 +419,8 @@ TEST(Explain, RandomCrashesAreTheCompilersOwnRateForEverySeed) {
       return c;
     };
     ExplainResult r = explain_with({}, fs, runner, {}, {});
-    EXPECT_NE(r.verdict, ExplainVerdict::failed) << "seed " << seed << ": " << r.conclusion;
-    EXPECT_NE(r.verdict, ExplainVerdict::explained) << "seed " << seed << ": " << r.conclusion;
+    EXPECT_NE(r.verdict, Verdict::failed) << "seed " << seed << ": " << r.conclusion;
+    EXPECT_NE(r.verdict, Verdict::explained) << "seed " << seed << ": " << r.conclusion;
     EXPECT_TRUE(r.cause.empty()) << "seed " << seed;
     for (const auto& f : r.findings) {
       EXPECT_FALSE(has(f, "made the compiler fail") || has(f, "made every run fail") ||

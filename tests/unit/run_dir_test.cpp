@@ -89,6 +89,20 @@ TEST_F(RunDirTest, ReadersNameWhatIsWrong) {
   }
 }
 
+// A hand-edited result.json: sorted again by engine::order, two as common in the file's order.
+TEST_F(RunDirTest, VariantsByCountTiesKeepTheFileOrder) {
+  make_dirs(m_dir + "/edited");
+  write_file_atomic(m_dir + "/edited/result.json",
+                    "{\"variants\": [{\"id\": \"x\", \"count\": 1}, {\"id\": \"y\", \"count\": 2},"
+                    " {\"id\": \"z\", \"count\": 4}, {\"id\": \"w\", \"count\": 2}]}");
+  auto v = store::variants_by_count(m_dir + "/edited");
+  ASSERT_EQ(v.size(), 4U);
+  EXPECT_EQ(v[0], (std::pair<std::string, uint64_t>{"z", 4}));
+  EXPECT_EQ(v[1].first, "y");
+  EXPECT_EQ(v[2].first, "w");
+  EXPECT_EQ(v[3].first, "x");
+}
+
 TEST_F(RunDirTest, ExistingResultIsNeverOverwritten) {
   std::string dir = write_two_variants(m_dir, "a1", "b2");
   EXPECT_THROW(store::prepare_run_dir(dir), Error);

@@ -434,3 +434,38 @@ TEST(ScanReport, StatusesAndExitCode) {
 }
 
 } // namespace
+
+// merge_variants folds through engine::VariantFold: a known id counts more runs, a new one
+// comes with its first run's fields, and the row ends in engine::order.
+TEST(ScanResult, MergeVariantsFoldsARoundIntoTheRow) {
+  store::JobRow row;
+  row.runs = 4;
+  row.ok_runs = 4;
+  row.variants = {{"a", 3, 0, "ok", "", {}, ""}, {"b", 1, 2, "ok", "", {}, ""}};
+  engine::RunOutput out;
+  out.completed = 4;
+  out.records.resize(4);
+  const char* outcome[] = {"b", "c", "b", "c"};
+  for (uint64_t i = 0; i < 4; ++i) {
+    out.records[i].done = true;
+    out.records[i].variant = outcome[i];
+    out.records[i].status = i % 2 ? backend::Status::compile_error : backend::Status::ok;
+    out.records[i].log = i % 2 ? "error: bad" : "";
+  }
+  out.variants = {engine::Variant{"b", 2, 0, backend::Status::ok, "", {}, ""},
+                  engine::Variant{"c", 2, 1, backend::Status::compile_error, "exit 1", {}, ""}};
+  auto added = store::merge_variants(row, out, 4, true);
+  ASSERT_EQ(added.size(), 1U);
+  EXPECT_EQ(added[0]->id, "c");
+  ASSERT_EQ(row.variants.size(), 3U);
+  EXPECT_EQ(row.variants[0].id, "a"); // 3 and 3: a was first seen at run 0, b at 2
+  EXPECT_EQ(row.variants[1].id, "b");
+  EXPECT_EQ(row.variants[1].count, 3U);
+  EXPECT_EQ(row.variants[1].first_run, 2U);
+  EXPECT_EQ(row.variants[2].id, "c");
+  EXPECT_EQ(row.variants[2].first_run, 5U);
+  EXPECT_EQ(row.variants[2].detail, "exit 1");
+  EXPECT_EQ(row.variants[2].log, "error: bad");
+  EXPECT_EQ(row.runs, 8U);
+  EXPECT_EQ(row.ok_runs, 6U);
+}

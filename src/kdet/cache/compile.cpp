@@ -4,6 +4,7 @@
 #include "kdet/cache/identity.hpp"
 #include "kdet/engine/differences.hpp"
 #include "kdet/engine/runner.hpp"
+#include "kdet/engine/variants.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -67,8 +68,8 @@ Recompiled compile_once(const backend::BackendConfig& config, const std::string&
     r.detail = rec.detail.empty() ? backend::to_string(rec.status) : rec.detail;
     return r;
   }
-  for (const auto& v : out.variants)
-    if (v.id == rec.variant) r.artifacts = v.artifacts;
+  if (const engine::Variant* v = engine::find_variant(out.variants, rec.variant))
+    r.artifacts = v->artifacts;
   for (auto& a : r.artifacts) // the cache stores bytes; --max-output bounds them
     if (a.file) a.data = backend::artifact_bytes(a), a.file.reset();
   bool any_bytes = false;

@@ -7,7 +7,7 @@
 #include "kdet/capture/builds_internal.hpp"
 #include "kdet/capture/kernel_names.hpp"
 #include "kdet/diff/diff.hpp"
-#include "kdet/engine/variant_order.hpp"
+#include "kdet/engine/variants.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -20,20 +20,6 @@
 
 namespace kdet::engine {
 
-const char* to_string(ExplainVerdict v) {
-  switch (v) {
-  case ExplainVerdict::deterministic:
-    return "deterministic";
-  case ExplainVerdict::explained:
-    return "explained";
-  case ExplainVerdict::inconclusive:
-    return "inconclusive";
-  case ExplainVerdict::failed:
-    return "failed";
-  }
-  return "?";
-}
-
 using explain_detail::contains;
 using explain_detail::Experiment;
 using explain_detail::join;
@@ -75,7 +61,7 @@ bool Experiment::calibrate() {
     // quarter of the time): more runs before the compiler is called broken.
     Cell more = confirm_failure(nat, {}, m_names);
     if (more.result == Verdict::failed) {
-      m_res.verdict = ExplainVerdict::failed;
+      m_res.verdict = Verdict::failed;
       m_res.conclusion = fmt::format(
           "the compiler failed on every run, even at its natural levels ({}): {}",
           plural(nat.runs + (more.name == nat.name ? 0 : more.runs), "run"), nat.failure);
@@ -177,7 +163,7 @@ bool Experiment::probe_fixed_levels(Cell& fixed) {
   fixed = cell("probe: all fixed, broken levels left natural", {}, 1, true, true);
   if (fixed.result == Verdict::failed && !natural_fails()) fixed = confirm_failure(fixed, {});
   if (fixed.result == Verdict::failed && !m_fails_by_itself) {
-    m_res.verdict = ExplainVerdict::failed;
+    m_res.verdict = Verdict::failed;
     m_res.conclusion =
         fmt::format("the compiler failed on every run with every factor fixed ({}), though it "
                     "works at its natural levels, and no single fixed level explains it",
@@ -302,7 +288,7 @@ void Experiment::run() {
   m_fixed = cell("all fixed", {}, m_opt.min_cell_runs, true);
   m_fixed = confirm_failure(m_fixed, {});
   if (m_fixed.result == Verdict::failed) {
-    m_res.verdict = ExplainVerdict::failed;
+    m_res.verdict = Verdict::failed;
     m_res.conclusion = fmt::format("the compiler failed on every run with every factor fixed: {}",
                                    m_fixed.failure);
     m_res.exit_code = k_exit_compiler_failed;
@@ -317,7 +303,7 @@ void Experiment::run() {
     m_all = cell("all varied (full baseline)", m_names, m_opt.baseline_runs, false);
   m_all = confirm_failure(m_all, m_names);
   if (m_all.result == Verdict::failed) {
-    m_res.verdict = ExplainVerdict::inconclusive;
+    m_res.verdict = Verdict::inconclusive;
     m_res.conclusion =
         "the compiler fails whenever the factors are varied together, and no single factor "
         "explains the failure";

@@ -89,12 +89,6 @@ struct ExplainOptions {
   double budget_seconds = 0; // > 0: cut cell runs so the cells fit (estimated from run times)
 };
 
-// What an experiment concluded: the compile did not vary (deterministic), the factors that make
-// it vary were found (explained), they were not (inconclusive), or it could not be measured.
-enum class ExplainVerdict { deterministic, explained, inconclusive, failed };
-// Its one spelling (kdet.explain/1 "verdict", the summary's head).
-const char* to_string(ExplainVerdict v);
-
 struct ExplainResult {
   std::vector<Cell> cells;
   std::vector<std::string> factors;    // the factors in the design
@@ -106,7 +100,8 @@ struct ExplainResult {
   std::string mechanism;  // "follows memory addresses: ..." when several address factors matter
   std::string regimes;    // which regimes the baseline covered
   std::string conclusion; // one sentence
-  ExplainVerdict verdict = ExplainVerdict::inconclusive;
+  // What the experiment concluded: deterministic, explained, inconclusive or failed (Verdict).
+  Verdict verdict = Verdict::inconclusive;
   double baseline_rate = 0;
   uint64_t cell_runs = 0; // runs per cell planned from the baseline rate
   std::chrono::milliseconds probe_timeout{0};

@@ -31,14 +31,14 @@ void Experiment::conclude() {
   // R3/R4: no variance with every factor varied.
   if (m_all.result == Verdict::deterministic) {
     if (m_fixed.result == Verdict::nondeterministic) {
-      m_res.verdict = ExplainVerdict::inconclusive;
+      m_res.verdict = Verdict::inconclusive;
       m_res.conclusion =
           "varies with every factor fixed but not with every factor varied: too few runs to tell; "
           "raise --runs";
       m_res.exit_code = k_exit_nondeterministic;
       return;
     }
-    m_res.verdict = ExplainVerdict::deterministic;
+    m_res.verdict = Verdict::deterministic;
     m_res.conclusion =
         fmt::format("deterministic with every factor varied, {}: {}, one output; fewer than {} of "
                     "runs would differ, at 95% confidence",
@@ -50,7 +50,7 @@ void Experiment::conclude() {
   m_res.exit_code = k_exit_nondeterministic;
   // R5: varies with everything fixed: name what was not tested before blaming the compiler.
   if (m_fixed.result == Verdict::nondeterministic) {
-    m_res.verdict = ExplainVerdict::inconclusive;
+    m_res.verdict = Verdict::inconclusive;
     m_res.conclusion =
         untested.empty()
             ? "varies even with every factor fixed: the cause is inside the compiler (its own "
@@ -63,7 +63,7 @@ void Experiment::conclude() {
   }
   // R6: too few runs to rule out the baseline rate.
   if (!supported(m_fixed)) {
-    m_res.verdict = ExplainVerdict::inconclusive;
+    m_res.verdict = Verdict::inconclusive;
     m_res.conclusion =
         fmt::format("with every factor fixed no run differed, but {} runs cannot rule out the "
                     "baseline rate of {}; raise --max-cell-runs",
@@ -88,7 +88,7 @@ void Experiment::conclude() {
     m_res.mechanism = fmt::format("follows memory addresses: {} each move it", join(movers));
   // R7: nothing sufficient was found.
   if (!best) {
-    m_res.verdict = ExplainVerdict::inconclusive;
+    m_res.verdict = Verdict::inconclusive;
     m_res.cause =
         m_check.result == Verdict::nondeterministic ? std::vector<std::string>{} : m_single;
     if (m_check.result == Verdict::nondeterministic) {
@@ -105,7 +105,7 @@ void Experiment::conclude() {
     if (!m_res.mechanism.empty()) m_res.conclusion += "; it " + m_res.mechanism;
     return;
   }
-  m_res.verdict = ExplainVerdict::explained;
+  m_res.verdict = Verdict::explained;
   m_res.cause = best->fixed;
   const auto& cause = m_res.cause;
   std::string when = join(labels(cause, true));

@@ -14,6 +14,7 @@
 #include "kdet/engine/compiler_watch.hpp"
 #include "kdet/engine/executor.hpp"
 #include "kdet/engine/runner.hpp"
+#include "kdet/engine/variants.hpp"
 #include "kdet/perturb/factors.hpp"
 #include "kdet/util/tempdir.hpp"
 
@@ -148,7 +149,7 @@ private:
   bool m_queue_stopped = false; // this piece stopped RunPlan::queue
   int m_workers_started = 0;
   int m_prestarted = 0;
-  std::map<std::string, Variant> m_variants;
+  VariantFold<Variant> m_variants;
   uint64_t m_completed = 0, m_succeeded = 0;
 };
 

@@ -7,7 +7,6 @@
 #include "kdet/engine/compiler_watch.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/run_session.hpp"
-#include "kdet/engine/variant_order.hpp"
 #include "kdet/engine/worker.hpp"
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/perturb/factors.hpp"
@@ -183,11 +182,8 @@ void RunSession::load_compiler() {
 // RunPlan::on_record and the progress callback, and sets the stop conditions.
 void RunSession::record(RunRecord rec, backend::CompileResult result) {
   const uint64_t idx = rec.index;
-  auto [it, inserted] = m_variants.try_emplace(rec.variant);
-  Variant& v = it->second;
-  if (inserted || idx < v.first_run) {
-    v.id = rec.variant;
-    v.first_run = idx;
+  auto [v, first] = m_variants.add(rec.variant, idx);
+  if (first) {
     v.status = result.status;
     v.detail = result.detail;
     if (result.status == backend::Status::ok) {
@@ -209,7 +205,6 @@ void RunSession::record(RunRecord rec, backend::CompileResult result) {
     }
   }
   result.artifacts.clear(); // a repeat's files are removed here
-  ++v.count;
   m_out.records[idx] = std::move(rec);
   if (m_plan.on_record) m_plan.on_record(m_out.records[idx]);
   ++m_completed;
@@ -242,9 +237,7 @@ void RunSession::finish() {
   m_out.workers_prestarted = m_prestarted;
   m_out.interrupted = m_interrupted || interrupted();
   m_out.stopped_early = !m_out.interrupted && m_completed + m_plan.first_index < m_plan.runs;
-  for (auto& [id, v] : m_variants)
-    m_out.variants.push_back(std::move(v));
-  order_most_common_first(m_out.variants);
+  m_out.variants = m_variants.take();
   m_out.wall_seconds = since_start(m_ex.now());
 }
 

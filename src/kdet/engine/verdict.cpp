@@ -16,6 +16,10 @@ const char* to_string(Verdict v) {
     return "no-runs";
   case Verdict::none:
     return "none";
+  case Verdict::explained:
+    return "explained";
+  case Verdict::inconclusive:
+    return "inconclusive";
   }
   return "?";
 }

@@ -8,13 +8,27 @@
 
 namespace kdet::engine {
 
-// What a set of runs says. The one vocabulary of run, explain's cells and scan jobs:
-// deterministic (one outcome), nondeterministic (more than one, success against a failure
-// too), failed (no run succeeded), no_runs (none completed), none (no verdict is drawn: the
-// compiler file changed while the runs went on, so they may mix two compilers).
-enum class Verdict { deterministic, nondeterministic, failed, no_runs, none };
+// The one verdict vocabulary of kdet run, kdet explain (its cells and its conclusion), kdet scan
+// (its jobs) and their reports. Each command draws only some of them:
+//   run, explain's cells, scan jobs (assess(), store::JobRow::verdict()): deterministic (one
+//     outcome), nondeterministic (more than one, success against a failure too), failed (no
+//     run succeeded), no_runs (none completed), none (run only: no verdict is drawn, as the
+//     compiler file changed while the runs went on, so they may mix two compilers);
+//   explain's conclusion (ExplainResult::verdict): deterministic (the compile did not vary),
+//     explained (the factors that make it vary were found), inconclusive (they were not),
+//     failed (it could not be measured).
+enum class Verdict {
+  deterministic,
+  nondeterministic,
+  failed,
+  no_runs,
+  none,
+  explained,
+  inconclusive,
+};
 
-// Its one spelling: "deterministic", "nondeterministic", "failed", "no-runs", "none".
+// Its one spelling, in every JSON document and report: "deterministic", "nondeterministic",
+// "failed", "no-runs", "none", "explained", "inconclusive".
 const char* to_string(Verdict v);
 
 // The verdict with its numbers. "Differing" runs are those whose outcome is

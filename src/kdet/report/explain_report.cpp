@@ -102,13 +102,13 @@ std::string explain_to_text(const engine::ExplainOptions& opt, const engine::Exp
     s += fmt::format("finding     {}\n", f);
   if (!r.necessary.empty())
     s += fmt::format("necessary   {} (each alone makes it vary)\n", join(r.necessary));
-  const char* code = r.verdict == engine::ExplainVerdict::deterministic ? "1;32"
-                     : r.verdict == engine::ExplainVerdict::explained   ? "1;31"
-                                                                        : "1;33";
-  std::string head = r.verdict == engine::ExplainVerdict::deterministic ? "DETERMINISTIC"
-                     : r.verdict == engine::ExplainVerdict::explained   ? "EXPLAINED"
-                     : r.verdict == engine::ExplainVerdict::failed      ? "FAILED"
-                                                                        : "INCONCLUSIVE";
+  const char* code = r.verdict == engine::Verdict::deterministic ? "1;32"
+                     : r.verdict == engine::Verdict::explained   ? "1;31"
+                                                                 : "1;33";
+  std::string head = r.verdict == engine::Verdict::deterministic ? "DETERMINISTIC"
+                     : r.verdict == engine::Verdict::explained   ? "EXPLAINED"
+                     : r.verdict == engine::Verdict::failed      ? "FAILED"
+                                                                 : "INCONCLUSIVE";
   s += fmt::format("conclusion  {}: {}\n",
                    color ? fmt::format("\033[{}m{}\033[0m", code, head) : head, r.conclusion);
   return s;

@@ -297,6 +297,9 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
                      "warning), so they may mix two compilers{}\n",
                      paint("NONE", "1;33"), runs_note);
     break;
+  case Verdict::explained:
+  case Verdict::inconclusive:
+    break; // explain's conclusions: assess() never draws them
   }
   if (a.verdict != Verdict::no_runs) {
     s += fmt::format("variants  {}\n", out.variants.size());

@@ -1,12 +1,11 @@
 //===- scan/split_round.cpp - one scan round run in pieces on idle slots ----===//
 #include "kdet/scan/split_round.hpp"
 
-#include "kdet/engine/variant_order.hpp"
+#include "kdet/engine/variants.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <map>
 
 namespace kdet::scan {
 
@@ -97,29 +96,25 @@ engine::RunOutput run_split(const engine::RunPlan& plan,
         out.records[r.index] = std::move(r);
       }
   }
-  std::map<std::string, engine::Variant> seen;
+  engine::VariantFold<engine::Variant> seen;
   uint64_t end = first;
   while (end < plan.runs && out.records[end].done) {
     const engine::RunRecord& r = out.records[end];
-    auto [it, inserted] = seen.try_emplace(r.variant);
-    if (inserted) {
-      // The piece that ran the first occurrence kept its artifacts.
-      auto& vs = outs[owner[end]].variants;
-      auto v = std::find_if(vs.begin(), vs.end(), [&](const auto& x) { return x.id == r.variant; });
-      if (v != vs.end()) it->second = std::move(*v);
-      it->second.id = r.variant;
-      it->second.first_run = end;
-      it->second.count = 0;
-    }
-    ++it->second.count;
+    auto [v, first_seen] = seen.add(r.variant, end);
+    // The piece that ran the first occurrence kept its artifacts.
+    if (first_seen)
+      if (engine::Variant* p = engine::find_variant(outs[owner[end]].variants, r.variant)) {
+        const uint64_t count = v.count; // the piece's own count and first run are not the round's
+        v = std::move(*p);
+        v.count = count;
+        v.first_run = end;
+      }
     ++end;
     if (plan.stop_at_outcomes > 0 && seen.size() >= plan.stop_at_outcomes) break;
   }
   for (uint64_t i = end; i < plan.runs; ++i)
     out.records[i] = engine::RunRecord{};
-  for (auto& [id, v] : seen)
-    out.variants.push_back(std::move(v));
-  engine::order_most_common_first(out.variants);
+  out.variants = seen.take();
   out.completed = end - first;
   out.stopped_early = !out.interrupted && end < plan.runs;
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -154,6 +149,7 @@ void keep_resumable_runs(engine::RunOutput& out, const Job& job, const perturb::
   out.variants.erase(std::remove_if(out.variants.begin(), out.variants.end(),
                                     [](const engine::Variant& v) { return v.count == 0; }),
                      out.variants.end());
+  engine::order(out.variants); // the counts changed
   out.completed = keep - first;
 }
 

@@ -1,5 +1,6 @@
 #include "kdet/store/run_dir.hpp"
 
+#include "kdet/engine/variants.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/stream.hpp"
@@ -156,15 +157,24 @@ std::vector<std::pair<std::string, uint64_t>> variants_by_count(const std::strin
   // "variants" is written most common first; sorting again keeps a hand-edited file right.
   if (!j.contains("variants") || !j["variants"].is_array())
     throw Error::format("{}: has no \"variants\" array", path);
-  std::vector<std::pair<std::string, uint64_t>> v;
+  // Between two as common, the one listed first: its place in the file stands for its first run.
+  struct Listed {
+    std::string id;
+    uint64_t count = 0, first_run = 0;
+  };
+  std::vector<Listed> listed;
   for (const auto& x : j["variants"]) {
     if (!x.is_object() || !x.contains("id") || !x["id"].is_string()) continue;
     const auto& count = x.contains("count") ? x["count"] : nlohmann::json();
-    v.emplace_back(x["id"].get<std::string>(),
-                   count.is_number_unsigned() ? count.get<uint64_t>() : uint64_t{0});
+    listed.push_back({x["id"].get<std::string>(),
+                      count.is_number_unsigned() ? count.get<uint64_t>() : uint64_t{0},
+                      listed.size()});
   }
-  std::stable_sort(v.begin(), v.end(),
-                   [](const auto& l, const auto& r) { return l.second > r.second; });
+  engine::order(listed);
+  std::vector<std::pair<std::string, uint64_t>> v;
+  v.reserve(listed.size());
+  for (auto& x : listed)
+    v.emplace_back(std::move(x.id), x.count);
   return v;
 }
 

@@ -1,5 +1,6 @@
 //===- store/scan_db_load.cpp - read a scan database; merge another into it -===//
 #include "kdet/backend/backend.hpp"
+#include "kdet/engine/variants.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/store/sqlite_stmt.hpp"
 #include "kdet/util/compress.hpp"
@@ -241,7 +242,7 @@ ScanResult ScanDb::load_checked() {
     // A version 1 database read as it is has no logs.
     const bool logs = has_column("main", "variants", "log");
     Stmt s(m_db, fmt::format("SELECT job_id, id, count, first_run, status, detail, {} FROM "
-                             "variants ORDER BY job_id, count DESC, first_run",
+                             "variants ORDER BY job_id, first_run",
                              logs ? "log" : "''")
                      .c_str());
     while (s.step()) {
@@ -255,6 +256,8 @@ ScanResult ScanDb::load_checked() {
                                                {},
                                                s.text(6)});
     }
+    for (auto& j : out.jobs)
+      engine::order(j.variants);
   }
   // A job's row and its variants are written in one transaction, so every run is in one
   // variant: counts that do not add up are variants deleted or changed behind kdet.
@@ -279,10 +282,8 @@ ScanResult ScanDb::load_checked() {
     while (s.step()) {
       auto it = index.find(s.text(0));
       if (it == index.end()) continue;
-      std::string vid = s.text(1);
-      for (auto& v : out.jobs[it->second].variants)
-        if (v.id == vid)
-          v.artifacts.push_back({s.text(2), s.text(3), static_cast<uint64_t>(s.i64(4))});
+      if (VariantRow* v = engine::find_variant(out.jobs[it->second].variants, s.text(1)))
+        v->artifacts.push_back({s.text(2), s.text(3), static_cast<uint64_t>(s.i64(4))});
     }
   }
   // Every successful compile gave an artifact, and every artifact's bytes were stored with it

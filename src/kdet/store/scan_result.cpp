@@ -2,7 +2,7 @@
 #include "kdet/store/scan_result.hpp"
 
 #include "kdet/engine/compiler_log.hpp"
-#include "kdet/engine/variant_order.hpp"
+#include "kdet/engine/variants.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -34,19 +34,16 @@ std::string JobRow::label(size_t name_width) const {
 std::vector<const engine::Variant*> merge_variants(JobRow& row, const engine::RunOutput& out,
                                                    uint64_t offset, bool artifacts) {
   std::vector<const engine::Variant*> added;
+  engine::VariantFold<VariantRow> fold(std::move(row.variants));
   for (const auto& v : out.variants) {
-    auto it = std::find_if(row.variants.begin(), row.variants.end(),
-                           [&](const VariantRow& x) { return x.id == v.id; });
-    if (it != row.variants.end()) {
-      it->count += v.count;
-      continue;
-    }
-    VariantRow nv;
-    nv.id = v.id;
-    nv.count = v.count;
-    nv.first_run = offset + v.first_run;
+    // A round's runs come after the row's, so a known id only counts more runs; the fields of
+    // a variant are those of its first run.
+    auto [nv, first] = fold.add(v.id, offset + v.first_run, v.count);
+    if (!first) continue;
     nv.status = backend::to_string(v.status);
     nv.detail = v.detail;
+    nv.artifacts.clear();
+    nv.log.clear();
     if (artifacts)
       for (const auto& a : v.artifacts)
         nv.artifacts.push_back({a.name, a.hash, a.size});
@@ -55,12 +52,11 @@ std::vector<const engine::Variant*> merge_variants(JobRow& row, const engine::Ru
       const std::string& log = out.records[v.first_run].log;
       nv.log = utf8_safe(std::string_view(log).substr(0, engine::k_max_failure_log));
     }
-    row.variants.push_back(std::move(nv));
     added.push_back(&v);
   }
   for (const auto& r : out.records)
     if (r.done && r.status == backend::Status::ok) ++row.ok_runs;
-  engine::order_most_common_first(row.variants);
+  row.variants = fold.take();
   row.runs += out.completed;
   row.seconds += out.wall_seconds;
   return added;

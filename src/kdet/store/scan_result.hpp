@@ -89,12 +89,12 @@ struct ScanResult {
   std::vector<JobRow> jobs; // ordered by (input, compiler, target, option_set)
 };
 
-// Folds one engine::execute output into a job's cumulative row, its run numbers counted from
-// `offset` (the row's run number of the output's run 0): a known outcome id's count grows, a new
-// one is appended (first_run offset, with its artifacts' names, hashes and sizes when
-// `artifacts`; a failing one with its compiler log); ok_runs, runs and seconds grow; the variants
-// end most common first (ties: the earliest first). Returns the output's variants that were new to
-// the row.
+// Folds one engine::execute output into a job's cumulative row (engine::VariantFold), its run
+// numbers counted from `offset` (the row's run number of the output's run 0): a known outcome
+// id's count grows, a new one is added (first_run offset, with its artifacts' names, hashes and
+// sizes when `artifacts`; a failing one with its compiler log); ok_runs, runs and seconds grow;
+// the variants end in engine::order (most common first; ties: the earliest first run first).
+// Returns the output's variants that were new to the row.
 std::vector<const engine::Variant*> merge_variants(JobRow& row, const engine::RunOutput& out,
                                                    uint64_t offset, bool artifacts);
 
