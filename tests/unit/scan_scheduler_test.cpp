@@ -568,8 +568,10 @@ TEST_F(ScanSchedulerTest, TheOwnersPieceOfTheNextRoundStartsWhileARoundWaits) {
 }
 
 // A slot left without a job joins a round already running: it takes the runs not yet taken from
-// the round's queue, and the job's row is the one a serial scan gives. long.ll's first round
-// holds its first unit until a second piece has taken one: the slot done with short.ll.
+// the round's queue, and the job's row is the one a serial scan gives. On two slots, short.ll's
+// first round waits until long.ll's has begun (else a slot done with short.ll first could be
+// idle when long.ll's round opens, and be borrowed then), and long.ll's first round holds its
+// first unit until a second piece has taken one: the slot done with short.ll, joining late.
 TEST_F(ScanSchedulerTest, ASlotWithNoJobLeftJoinsARunningRound) {
   const std::string dir = m_dir + "/join";
   make_dirs(dir);
@@ -592,7 +594,11 @@ TEST_F(ScanSchedulerTest, ASlotWithNoJobLeftJoinsARunningRound) {
       const bool is_long = plan.input_path.find("long.ll") != std::string::npos;
       const uint64_t offset = offset_of.at(plan.setting.seed);
       auto hold_first = [&](uint64_t, uint64_t) {
-        if (!is_long || offset != 0 || threads == 1) return;
+        if (offset != 0 || threads == 1) return;
+        if (!is_long) { // runs on once long.ll's round is open, so no slot is idle at its start
+          latches.await("long unit");
+          return;
+        }
         latches.add("long unit");
         if (latches.count("long unit") == 1) latches.await("long unit", 2);
       };
