@@ -2,6 +2,7 @@
 // process left behind (orphans, the PID-namespace reaper).
 #include "kdet/util/exec.hpp"
 #include "kdet/util/reap.hpp"
+#include "process_support.hpp"
 
 #include <cerrno>
 #include <chrono>
@@ -11,10 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 
 using namespace kdet;
@@ -35,15 +36,6 @@ bool gone(pid_t pid) {
   if (!std::getline(f, line)) return true;
   auto close = line.rfind(')');
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
-}
-
-bool gone_within(pid_t pid, milliseconds limit) {
-  auto end = steady_clock::now() + limit;
-  while (steady_clock::now() < end) {
-    if (gone(pid)) return true;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return gone(pid);
 }
 
 // The pids of processes whose environment holds `marker` (scoped to this test).
@@ -114,7 +106,8 @@ TEST(Exec, EndsWhenTheCommandEndsNotWhenItsOutputCloses) {
   EXPECT_EQ(r.status.code, 3);
   pid_t left = std::atoi(r.out.c_str());
   ASSERT_GT(left, 0);
-  EXPECT_TRUE(gone_within(left, seconds(2)))
+  // Its end, awaited: it was killed, or it would run its 30 s (10 s only guards against a hang).
+  EXPECT_TRUE(test::ProcessEnd(left).wait_for(seconds(10)))
       << "the command's child " << left << " was left running";
 }
 
@@ -223,24 +216,53 @@ TEST(Exec, PidNamespaceDiesWithItsRelay) {
   if (::unshare(0) != 0 || ::geteuid() != 0) GTEST_SKIP() << "PID namespaces need root here";
   std::string marker = "KDET_EXEC_TEST_MARK=" + std::to_string(::getpid()) + "-" +
                        std::to_string(steady_clock::now().time_since_epoch().count());
-  SpawnOptions o = shell("sleep 30 & sleep 30");
+  // Two processes of the namespace (the program and a subshell) each say on fd 3 that they run,
+  // then wait on fd 4, which this test holds open and never writes: they exec nothing more (a
+  // process in the middle of an exec can show an empty environment) and end only by a kill.
+  int ready[2], hold[2];
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(hold, O_CLOEXEC), 0);
+  SpawnOptions o = shell("(echo >&3; read x <&4) & echo >&3; read x <&4");
+  o.fds = {{3, ready[1]}, {4, hold[0]}};
   o.env = with_env_changes(current_environment(), {marker});
   o.new_pid_namespace = true;
   o.new_process_group = false; // as `kdet exec` starts it: killing the relay alone must be enough
   ExitStatus st;
   pid_t pid = spawn(o, st);
+  ::close(ready[1]);
+  ::close(hold[0]);
+  struct Cleanup { // whatever an assertion below leaves: no process outlives the test
+    int fds[2];
+    pid_t relay;
+    ~Cleanup() {
+      if (relay > 0) kill_and_reap(relay);
+      for (int fd : fds)
+        ::close(fd);
+    }
+  } cleanup{{ready[0], hold[1]}, pid};
   if (pid < 0) GTEST_SKIP() << "cannot make a PID namespace: " << st.describe();
-  for (int i = 0; i < 100 && processes_marked(marker).size() < 2; ++i)
-    std::this_thread::sleep_for(milliseconds(10));
-  ASSERT_GE(processes_marked(marker).size(), 2u);
-  st = wait_child(pid, steady_clock::now() + milliseconds(100));
-  EXPECT_EQ(st.kind, ExitStatus::Kind::timed_out);
-  std::vector<pid_t> left;
-  for (int i = 0; i < 200; ++i) {
-    left = processes_marked(marker);
-    if (left.empty()) break;
-    std::this_thread::sleep_for(milliseconds(10));
+  for (int said = 0; said < 2;) {
+    pollfd p{ready[0], POLLIN, 0};
+    ASSERT_EQ(::poll(&p, 1, 30000), 1) << "the namespace's processes did not say they run";
+    char buf[2];
+    ssize_t n = ::read(ready[0], buf, sizeof buf);
+    ASSERT_GT(n, 0);
+    said += static_cast<int>(n);
   }
+  std::vector<pid_t> marked = processes_marked(marker);
+  ASSERT_GE(marked.size(), 2u);
+  std::vector<test::ProcessEnd> ends;
+  for (pid_t p : marked)
+    ends.emplace_back(p);
+  st = wait_child(pid, steady_clock::now() + milliseconds(100));
+  cleanup.relay = -1; // reaped by wait_child
+  EXPECT_EQ(st.kind, ExitStatus::Kind::timed_out);
+  // Each one's end, awaited: killed with the namespace, or it would wait for as long as this
+  // test holds fd 4 (the deadline only guards against a hang).
+  const auto deadline = steady_clock::now() + seconds(10);
+  for (size_t i = 0; i < ends.size(); ++i)
+    EXPECT_TRUE(ends[i].wait_until(deadline)) << "pid " << marked[i] << " outlived its relay";
+  std::vector<pid_t> left = processes_marked(marker);
   EXPECT_TRUE(left.empty()) << left.size() << " processes of the namespace outlived its relay";
   for (pid_t p : left)
     ::kill(p, SIGKILL);

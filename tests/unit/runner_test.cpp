@@ -13,7 +13,6 @@
 #include <gtest/gtest.h>
 #include <set>
 #include <sys/stat.h>
-#include <thread>
 
 using namespace kdet;
 using namespace kdet::engine;
@@ -233,9 +232,10 @@ TEST_F(Runner, APooledWorkerServesTheNextCallAsANewOne) {
   plan.setting.heap = perturb::HeapMode::none;
   plan.pool = pool;
   RunOutput first = execute(plan); // asks for a worker while its last compile runs
-  // The pool's thread launches it; on a loaded machine that can come after execute() returns.
-  for (int i = 0; i < 500 && pool->launched() == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // The pool's thread launches it; on a loaded machine that can come after execute() returns,
+  // so the test waits for that launch (30 s only guards against a hang).
+  ASSERT_TRUE(pool->await_launched(1, std::chrono::seconds(30)))
+      << "the worker asked for was never launched";
   RunOutput second = execute(plan);
   ASSERT_EQ(first.completed, 3u);
   ASSERT_EQ(second.completed, 3u);

@@ -8,6 +8,8 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
+#include <chrono>
+#include <condition_variable>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <map>
@@ -24,9 +26,12 @@ namespace {
 
 // A round as a scripted compiler gives it: run i of `plan` has the variant `variant_at(i)`, and
 // the round stops at plan.stop_at_outcomes distinct variants, as engine::execute does.
+// `before_take` (when given) is called before each take from the plan's runs, `on_unit` with
+// each unit taken ([first, end), in the plan's indices) before its runs are made.
 engine::RunOutput scripted_round(const engine::RunPlan& plan,
                                  const std::function<std::string(uint64_t)>& variant_at,
-                                 const std::function<void(uint64_t, uint64_t)>& on_unit = nullptr) {
+                                 const std::function<void(uint64_t, uint64_t)>& on_unit = nullptr,
+                                 const std::function<void()>& before_take = nullptr) {
   engine::RunOutput out;
   out.plan = plan;
   out.identity.version = "scripted";
@@ -41,6 +46,7 @@ engine::RunOutput scripted_round(const engine::RunPlan& plan,
   };
   bool stop = false;
   while (!stop) {
+    if (before_take) before_take();
     auto unit = take();
     if (!unit) break;
     if (on_unit) on_unit(unit->first, unit->end);
@@ -99,6 +105,105 @@ rows_after(const scan::Manifest& m, const std::vector<scan::Job>& jobs, const st
     by_name[row.input] = row;
   return by_name;
 }
+
+// Counted events that the threads of a scripted scan wait for: the scripted order that takes a
+// scan through one branch by construction, where sleeping in runs would only make it likely.
+// A wait fails the test after 30 s (a guard against a hang: the event never came) and goes on.
+class Latches {
+public:
+  // Counts one more `event` and wakes its waiters.
+  void add(const std::string& event) {
+    {
+      std::lock_guard<std::mutex> lock(m_mu);
+      ++m_count[event];
+    }
+    m_cv.notify_all();
+  }
+  // Waits until `event` has happened `n` times.
+  void await(const std::string& event, size_t n = 1) {
+    std::unique_lock<std::mutex> lock(m_mu);
+    if (!m_cv.wait_for(lock, std::chrono::seconds(30), [&] { return m_count[event] >= n; }))
+      ADD_FAILURE() << "waited 30 s for '" << event << "' x" << n << ", seen x" << m_count[event];
+  }
+  size_t count(const std::string& event) {
+    std::lock_guard<std::mutex> lock(m_mu);
+    return m_count[event];
+  }
+
+private:
+  std::mutex m_mu;
+  std::condition_variable m_cv;
+  std::map<std::string, size_t> m_count;
+};
+
+// Where a scripted scan's pieces may be held, by the first run (absolute) of the round they run:
+// before each take from its queue, after a unit [first, end) (absolute) was taken, at each run
+// (absolute index, before its outcome), and as the piece's execute() returns.
+struct Script {
+  std::function<void(uint64_t round)> before_take;
+  std::function<void(uint64_t round, uint64_t first, uint64_t end)> on_unit;
+  std::function<void(uint64_t run)> at_run;
+  std::function<void(uint64_t round)> returned;
+};
+
+// The order of the pieces of one round of a one-job scan on 1 + `helpers` slots: the calling
+// thread is its only slot (one job), so its own piece of a round that did not start early runs
+// there, and `helpers` borrowed slots run the others (every idle slot: the round before gave them
+// back). The owner's piece takes the round's first unit, then each helper its first; then either
+// the owner's piece ends first (`owner_first`), every helper holding its unit until a run of the
+// next round is under way, which only the owner's early piece of that round can make (it starts
+// because pieces still run); or the owner holds its unit until every helper's piece returned, so
+// that its own piece ends last.
+class RoundOrder {
+public:
+  RoundOrder(uint64_t round, uint64_t next_round, int helpers, bool owner_first)
+      : m_round(round), m_next(next_round), m_helpers(static_cast<size_t>(helpers)),
+        m_owner_first(owner_first), m_owner(std::this_thread::get_id()) {}
+
+  Script script() {
+    Script s;
+    s.before_take = [this](uint64_t round) {
+      if (round == m_round && !owner() && first_time(m_took)) m_latches.await("owner unit");
+    };
+    s.on_unit = [this](uint64_t round, uint64_t, uint64_t) {
+      if (round != m_round || !first_time(m_units)) return;
+      if (owner()) {
+        m_latches.add("owner unit");
+        if (m_owner_first)
+          m_latches.await("helper unit", m_helpers);
+        else
+          m_latches.await("helper returned", m_helpers);
+      } else {
+        m_latches.add("helper unit");
+        if (m_owner_first) m_latches.await("next round run");
+      }
+    };
+    s.at_run = [this](uint64_t run) {
+      if (run >= m_next) m_latches.add("next round run");
+    };
+    s.returned = [this](uint64_t round) {
+      if (round == m_round && !owner()) m_latches.add("helper returned");
+    };
+    return s;
+  }
+  // The round ran, in the order asked for.
+  bool engaged() { return m_latches.count("owner unit") > 0; }
+
+private:
+  bool owner() const { return std::this_thread::get_id() == m_owner; }
+  // True the first time this thread comes here with `seen`.
+  bool first_time(std::set<std::thread::id>& seen) {
+    std::lock_guard<std::mutex> lock(m_mu);
+    return seen.insert(std::this_thread::get_id()).second;
+  }
+  const uint64_t m_round, m_next;
+  const size_t m_helpers;
+  const bool m_owner_first;
+  const std::thread::id m_owner;
+  Latches m_latches;
+  std::mutex m_mu;
+  std::set<std::thread::id> m_took, m_units;
+};
 
 class ScanSchedulerTest : public ::testing::Test {
 protected:
@@ -239,7 +344,8 @@ store::JobRow run_one_job(const std::string& dir, int threads, const std::string
                           scan::ScheduleStats& stats, const std::string& extra = "",
                           std::vector<std::pair<uint64_t, uint64_t>>* calls = nullptr,
                           const std::string& budget = "max_runs = 40\nfirst_round = 8\n"
-                                                      "max_round = 16\n") {
+                                                      "max_round = 16\n",
+                          const Script& script = {}) {
   scan::Manifest m = one_job_manifest(dir, process, extra, budget);
   auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
   std::map<std::string, store::JobRow> state;
@@ -253,12 +359,24 @@ store::JobRow run_one_job(const std::string& dir, int threads, const std::string
   std::mutex mu;
   opt.execute = [&](const engine::RunPlan& plan) {
     const uint64_t offset = offset_of.at(plan.setting.seed);
-    return scripted_round(
-        plan, [&](uint64_t i) { return outcome(offset + i); },
+    engine::RunOutput out = scripted_round(
+        plan,
+        [&](uint64_t i) {
+          if (script.at_run) script.at_run(offset + i);
+          return outcome(offset + i);
+        },
         [&](uint64_t first, uint64_t end) {
-          std::lock_guard<std::mutex> lock(mu);
-          if (calls) calls->emplace_back(first, end);
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            if (calls) calls->emplace_back(first, end);
+          }
+          if (script.on_unit) script.on_unit(offset, offset + first, offset + end);
+        },
+        [&] {
+          if (script.before_take) script.before_take(offset);
         });
+    if (script.returned) script.returned(offset);
+    return out;
   };
   {
     store::ScanWriter writer(db);
@@ -337,30 +455,42 @@ TEST_F(ScanSchedulerTest, ASplitRoundGivesTheSerialRunsAndVerdict) {
 
 // Split and serial scans agree on random outcomes, for every way a round splits: each run
 // alone (fresh), chains (history), and a `both` round's shared worker kept in one piece while
-// its fresh runs spread, on 2 to 4 slots, with runs of uneven length so pieces finish in any
-// order (and rounds start while the one before waits).
+// its fresh runs spread, on 2 to 4 slots, with the pieces of the job's second round (runs
+// 8..23) ending in a scripted order: its owner's piece first, so that the third round starts
+// while the second waits, or last.
 TEST_F(ScanSchedulerTest, SplitAndSerialScansAgreeOnRandomOutcomes) {
   const std::vector<std::pair<std::string, std::string>> settings = {
       {"fresh", ""}, {"both", ""}, {"both", "history = 2\n"}, {"same", "history = 3\n"}};
   for (uint64_t c = 0; c < 24; ++c) {
     const auto& [process, extra] = settings[c % settings.size()];
     const int threads = 2 + static_cast<int>(mix_seed(c, 1) % 3);
+    const bool owner_first = mix_seed(c, 4) % 2 == 0;
     // Runs differ from "A" at a few random indices (none in some cases), with 2 or 3 outcomes.
     std::map<uint64_t, std::string> other;
     for (uint64_t k = 0; k < mix_seed(c, 2) % 4; ++k)
       other[mix_seed(c, 3 + k) % 40] = k % 2 ? "B" : "C";
     auto outcome = [&](uint64_t i) {
-      std::this_thread::sleep_for(std::chrono::microseconds(200 + mix_seed(c, 100 + i) % 800));
       auto it = other.find(i);
       return it == other.end() ? std::string("A") : it->second;
     };
-    SCOPED_TRACE(fmt::format("case {}: {} {}on {} slots, {} runs differ", c, process, extra,
-                             threads, other.size()));
+    SCOPED_TRACE(fmt::format("case {}: {} {}on {} slots, {} runs differ, owner's piece {}", c,
+                             process, extra, threads, other.size(),
+                             owner_first ? "first" : "last"));
     scan::ScheduleStats serial, split;
     store::JobRow a = run_one_job(m_dir + "/r1", 1, process, outcome, serial, extra);
-    store::JobRow b = run_one_job(m_dir + "/r2", threads, process, outcome, split, extra);
+    RoundOrder order(8, 24, threads - 1, owner_first);
+    store::JobRow b =
+        run_one_job(m_dir + "/r2", threads, process, outcome, split, extra, nullptr,
+                    "max_runs = 40\nfirst_round = 8\nmax_round = 16\n", order.script());
     expect_same_row(a, b);
     EXPECT_EQ(a.varies(), !other.empty());
+    EXPECT_EQ(order.engaged(), a.runs > 8) << "the second round ran, in the order asked for";
+    if (!order.engaged()) {
+      EXPECT_EQ(split.early_rounds + split.early_dropped, 0u) << "one round: nothing after it";
+    } else if (owner_first) {
+      EXPECT_TRUE(split.early_rounds > 0 || split.early_dropped > 0)
+          << "the third round started while the second waited";
+    }
   }
 }
 
@@ -391,59 +521,57 @@ TEST_F(ScanSchedulerTest, SameProcessChainsSplitOnlyAtChainBoundaries) {
 
 // While a round waits for its other pieces, its owner starts its piece of the job's next round,
 // from that round's queue. The rows are those of a serial scan; when the round that waited ends
-// the job, the runs done for the next one are dropped.
+// the job, the runs done for the next one are dropped. The second round (runs 8..15) runs in
+// the scripted order that makes the owner wait (RoundOrder): the other slot's piece holds its
+// unit until the third round's early piece has made a run.
 TEST_F(ScanSchedulerTest, TheOwnersPieceOfTheNextRoundStartsWhileARoundWaits) {
   const std::string budget = "max_runs = 160\nfirst_round = 8\nmax_round = 8\n"; // 20 rounds
-  // Runs take 1 to 3 ms, by index, so that which piece ends a round last varies.
-  auto slowly = [](uint64_t i, const char* v) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1 + mix_seed(7, i) % 3));
-    return std::string(v);
-  };
   for (const auto& [process, extra, unit] :
        {std::tuple<std::string, std::string, uint64_t>{"fresh", "", 1},
         {"same", "history = 2\n", 2}}) {
     SCOPED_TRACE(process);
     scan::ScheduleStats serial, split;
-    auto det = [&](uint64_t i) { return slowly(i, "A"); };
+    auto det = [](uint64_t) { return std::string("A"); };
     store::JobRow a = run_one_job(m_dir + "/e1", 1, process, det, serial, extra, nullptr, budget);
     std::vector<std::pair<uint64_t, uint64_t>> pieces;
-    store::JobRow b = run_one_job(m_dir + "/e2", 2, process, det, split, extra, &pieces, budget);
+    RoundOrder order(8, 16, 1, true);
+    store::JobRow b =
+        run_one_job(m_dir + "/e2", 2, process, det, split, extra, &pieces, budget, order.script());
     EXPECT_EQ(serial.early_rounds, 0u) << "one slot: no other piece to wait for";
     EXPECT_EQ(a.runs, 160u);
     expect_same_row(a, b);
-    EXPECT_GE(split.early_rounds, 1u) << "20 rounds on 2 slots, none started while one waited";
+    EXPECT_TRUE(order.engaged());
+    EXPECT_GE(split.early_rounds, 1u) << "the third round did not start while the second waited";
     EXPECT_GE(split.early_runs, split.early_rounds);
     EXPECT_EQ(split.early_dropped, 0u) << "no round ends the job before its budget";
     for (const auto& [first, end] : pieces)
       EXPECT_EQ(first % unit, 0u) << "a piece [" << first << ", " << end << ") cuts a chain";
 
-    // Run 49 or 55, in round 7 (runs 48..55), differs: that round ends the job. Often the
-    // owner's piece is done with the round (its queue stopped at the second outcome, or empty)
-    // while the other piece still runs, and starts on round 8 meanwhile. The differing run is
-    // slow (20 ms), so that the other piece is often the one still running it. How often
-    // depends on the threads' timing: with runs of 1-3 ms alone, 20 scans missed it on a loaded
-    // 2-core machine about once in 150 (4 of 80 tries needed 13 scans); 60 scans with the slow
-    // run needed at most 9 in 50 tries.
-    bool dropped = false;
-    for (int k = 0; k < 60 && !dropped; ++k) {
-      const uint64_t at = k % 2 ? 49 : 55;
-      auto vary = [&](uint64_t i) {
-        if (i == at) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        return slowly(i, i == at ? "B" : "A");
-      };
+    // One run of the second round differs, so that round ends the job, while the third round's
+    // early piece has made a run: those runs are dropped. The differing run is in the other
+    // slot's unit (its last run: 8 + 2 x unit - 1), or the round's last run, in the owner's.
+    for (const uint64_t at : {8 + 2 * unit - 1, uint64_t{15}}) {
+      SCOPED_TRACE(at);
+      auto vary = [at](uint64_t i) { return std::string(i == at ? "B" : "A"); };
       a = run_one_job(m_dir + "/v1", 1, process, vary, serial, extra, nullptr, budget);
       EXPECT_EQ(a.runs, at + 1);
       EXPECT_TRUE(a.varies());
-      b = run_one_job(m_dir + "/v2", 2, process, vary, split, extra, nullptr, budget);
+      RoundOrder waits(8, 16, 1, true);
+      b = run_one_job(m_dir + "/v2", 2, process, vary, split, extra, nullptr, budget,
+                      waits.script());
       expect_same_row(a, b);
-      dropped = split.early_dropped > 0;
+      EXPECT_TRUE(waits.engaged());
+      EXPECT_GT(split.early_dropped, 0u) << "the second round ended the job while the third had "
+                                            "begun: the third's runs are dropped";
     }
-    EXPECT_TRUE(dropped) << "in 60 scans, round 7 never ended the job while round 8 had begun";
   }
 }
 
 // A slot left without a job joins a round already running: it takes the runs not yet taken from
-// the round's queue, and the job's row is the one a serial scan gives.
+// the round's queue, and the job's row is the one a serial scan gives. On two slots, short.ll's
+// first round waits until long.ll's has begun (else a slot done with short.ll first could be
+// idle when long.ll's round opens, and be borrowed then), and long.ll's first round holds its
+// first unit until a second piece has taken one: the slot done with short.ll, joining late.
 TEST_F(ScanSchedulerTest, ASlotWithNoJobLeftJoinsARunningRound) {
   const std::string dir = m_dir + "/join";
   make_dirs(dir);
@@ -460,15 +588,23 @@ TEST_F(ScanSchedulerTest, ASlotWithNoJobLeftJoinsARunningRound) {
         offset_of[mix_seed(j.seed, o)] = o;
     scan::ScheduleOptions opt;
     opt.threads = threads;
-    // short.ll varies in its first round; long.ll's runs take 5 ms each and never vary.
+    Latches latches;
+    // short.ll varies in its first round; long.ll never varies.
     opt.execute = [&](const engine::RunPlan& plan) {
       const bool is_long = plan.input_path.find("long.ll") != std::string::npos;
       const uint64_t offset = offset_of.at(plan.setting.seed);
-      return scripted_round(plan, [&](uint64_t i) {
-        if (!is_long) return std::string(offset + i == 3 ? "B" : "A");
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        return std::string("A");
-      });
+      auto hold_first = [&](uint64_t, uint64_t) {
+        if (offset != 0 || threads == 1) return;
+        if (!is_long) { // runs on once long.ll's round is open, so no slot is idle at its start
+          latches.await("long unit");
+          return;
+        }
+        latches.add("long unit");
+        if (latches.count("long unit") == 1) latches.await("long unit", 2);
+      };
+      return scripted_round(
+          plan, [&](uint64_t i) { return std::string(!is_long && offset + i == 3 ? "B" : "A"); },
+          hold_first);
     };
     return rows_after(m, jobs, dir + "/s.db", opt, stats);
   };
@@ -489,7 +625,9 @@ TEST_F(ScanSchedulerTest, ASlotWithNoJobLeftJoinsARunningRound) {
 
 // A running job with more work left than any waiting job gets help as soon as its round opens:
 // the slot done with a short job joins the long job's round before taking the next short job,
-// rather than when none is left. The rows are still those of a serial scan.
+// rather than when none is left. The rows are still those of a serial scan. In the scripted
+// order of two slots, the short jobs' later rounds wait until the long job's second round has
+// begun, and that round holds its first unit until a second piece has taken one.
 TEST_F(ScanSchedulerTest, ARunningJobWithTheMostWorkLeftIsJoinedBeforeWaitingJobs) {
   const std::string dir = m_dir + "/critical";
   make_dirs(dir);
@@ -500,15 +638,25 @@ TEST_F(ScanSchedulerTest, ARunningJobWithTheMostWorkLeftIsJoinedBeforeWaitingJob
   scan::Manifest m = scan::parse_manifest(k_fresh_rounds, dir + "/m.toml");
   auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
   ASSERT_EQ(jobs.size(), 7u);
+  std::map<uint64_t, uint64_t> offset_of; // a round's master seed -> its first run
+  for (const auto& j : jobs)
+    for (uint64_t o = 0; o < 40; ++o)
+      offset_of[mix_seed(j.seed, o)] = o;
   auto scan_with = [&](int threads, scan::ScheduleStats& stats, int& short_rounds_at_join) {
     std::mutex mu;
     int long_running = 0, short_rounds = 0;
     short_rounds_at_join = -1;
+    Latches latches;
+    const bool scripted = threads > 1;
     scan::ScheduleOptions opt;
     opt.threads = threads;
-    // a_long.ll's runs take 4 ms, the short jobs' 1 ms; nothing varies.
+    // a_long.ll's runs take 4 ms, the short jobs' 1 ms (their measured times, as the scheduler
+    // sees them); nothing varies.
     opt.execute = [&](const engine::RunPlan& plan) {
       const bool is_long = plan.input_path.find("a_long.ll") != std::string::npos;
+      const uint64_t offset = offset_of.at(plan.setting.seed);
+      if (scripted && is_long && offset == 8) latches.add("long round 2");
+      if (scripted && !is_long && offset > 0) latches.await("long round 2");
       {
         std::lock_guard<std::mutex> lock(mu);
         if (is_long && long_running++ > 0 && short_rounds_at_join < 0)
@@ -516,10 +664,13 @@ TEST_F(ScanSchedulerTest, ARunningJobWithTheMostWorkLeftIsJoinedBeforeWaitingJob
         if (!is_long) ++short_rounds;
       }
       const double seconds = is_long ? 0.004 : 0.001;
-      engine::RunOutput out = scripted_round(plan, [&](uint64_t) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-        return std::string("A");
-      });
+      auto hold_first = [&](uint64_t, uint64_t) {
+        if (!scripted || !is_long || offset != 8) return;
+        latches.add("long unit");
+        if (latches.count("long unit") == 1) latches.await("long unit", 2);
+      };
+      engine::RunOutput out = scripted_round(
+          plan, [](uint64_t) { return std::string("A"); }, hold_first);
       for (auto& r : out.records)
         r.seconds = seconds;
       std::lock_guard<std::mutex> lock(mu);

@@ -4,8 +4,10 @@
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
+#include "process_support.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <gtest/gtest.h>
@@ -67,23 +69,26 @@ TEST(Worker, AQuitWorkerIsReapedLaterAndNoneIsLeft) {
   std::string dir = make_temp_dir("kdet-worker-test");
   const WorkerLaunch launch = fake_launch(dir);
   std::vector<pid_t> quitting;
+  std::vector<test::ProcessEnd> ends;
   for (int i = 0; i < 3; ++i) {
     WorkerProcess worker;
     HelloMessage hello;
     std::string error;
     ASSERT_TRUE(worker.start(launch, hello, error)) << error;
     const pid_t pid = worker.pid();
+    ends.emplace_back(pid);
     EXPECT_EQ(worker.quit(), pid);
     EXPECT_FALSE(worker.alive());
     quitting.push_back(pid);
   }
   ASSERT_EQ(::kill(quitting[0], 0), 0) << "not reaped yet: its pid is still this process's child";
-  // Ended ones go without waiting (the others stay listed).
-  for (int tries = 0; tries < 500 && !quitting.empty(); ++tries) {
-    stop_quitting(quitting, false);
-    if (!quitting.empty()) ::usleep(10000);
-  }
-  EXPECT_TRUE(quitting.empty()) << "a worker told to quit did not exit in 5 s";
+  // Once each has exited (its pidfd says so; 30 s only guards against a hang), one call reaps
+  // them all without waiting.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (size_t i = 0; i < ends.size(); ++i)
+    ASSERT_TRUE(ends[i].wait_until(deadline)) << "worker " << i << " told to quit did not exit";
+  stop_quitting(quitting, false);
+  EXPECT_TRUE(quitting.empty()) << "an ended worker was not reaped";
 
   WorkerProcess worker;
   HelloMessage hello;
@@ -115,22 +120,18 @@ TEST(WorkerPool, ServesOnlyTheSameStartOnceAndLeavesNoProcess) {
     EXPECT_FALSE(pool.take(launch)) << "nothing started yet";
     pool.prestart(other);
     pool.prestart(launch);
-    // take() serves only launched workers: wait for the pool's thread to launch them.
-    auto take_within_5s = [&](const WorkerLaunch& l) {
-      std::optional<WorkerProcess> w;
-      for (int tries = 0; tries < 500 && !w; ++tries) {
-        w = pool.take(l);
-        if (!w) ::usleep(10000);
-      }
-      return w;
-    };
-    std::optional<WorkerProcess> w = take_within_5s(launch);
+    // take() serves only launched workers: wait for the pool's thread to launch both (30 s
+    // only guards against a hang).
+    constexpr auto k_guard = std::chrono::seconds(30);
+    ASSERT_TRUE(pool.await_launched(2, k_guard)) << "the pool's thread never launched them";
+    std::optional<WorkerProcess> w = pool.take(launch);
     ASSERT_TRUE(w) << "the pool never served its worker";
     ASSERT_TRUE(w->alive());
     pids.push_back(w->pid());
     EXPECT_EQ(pool.taken(), 1u);
-    // Taking one started its replacement: another process, never the same one twice.
-    std::optional<WorkerProcess> again = take_within_5s(launch);
+    // Taking one asked for its replacement: another process, never the same one twice.
+    ASSERT_TRUE(pool.await_launched(2, k_guard)) << "a taken worker was not replaced";
+    std::optional<WorkerProcess> again = pool.take(launch);
     ASSERT_TRUE(again) << "a taken worker was not replaced";
     EXPECT_NE(again->pid(), w->pid()) << "a worker was served twice";
     EXPECT_EQ(pool.taken(), 2u);
@@ -146,13 +147,13 @@ TEST(WorkerPool, ServesOnlyTheSameStartOnceAndLeavesNoProcess) {
     std::vector<pid_t> quitting{w->quit()};
     pool.reap_later(quitting);
     EXPECT_TRUE(quitting.empty());
-    for (int tries = 0; tries < 300 && ::kill(pids[0], 0) == 0; ++tries)
-      ::usleep(10000);
-    EXPECT_EQ(::kill(pids[0], 0), -1) << "a worker handed to reap_later was not reaped";
-    // Full: a third start drops the oldest (`other`), so `other` is not served any more.
+    ASSERT_TRUE(pool.await_reaped(1, k_guard)) << "a worker handed to reap_later was not reaped";
+    EXPECT_EQ(::kill(pids[0], 0), -1) << "reaped: no such process";
+    // Full: a third start drops the oldest (`other`), so `other` is not served any more, once
+    // the pool's thread has launched what it holds (the two starts like `launch`).
     pool.prestart(launch);
     pool.prestart(launch);
-    ::usleep(200000);
+    ASSERT_TRUE(pool.await_launched(2, k_guard));
     EXPECT_FALSE(pool.take(other)) << "the oldest start was dropped when the pool was full";
   }
   // The pool's destructor stopped and reaped the two workers it still held.

@@ -103,6 +103,19 @@ size_t WorkerPool::launched() const {
       std::count_if(m_entries.begin(), m_entries.end(), [](const Entry& e) { return e.launched; }));
 }
 
+bool WorkerPool::await_launched(size_t n, std::chrono::milliseconds limit) {
+  std::unique_lock<std::mutex> lock(m_mu);
+  return m_acted.wait_for(lock, limit, [&] {
+    return static_cast<size_t>(std::count_if(m_entries.begin(), m_entries.end(),
+                                             [](const Entry& e) { return e.launched; })) >= n;
+  });
+}
+
+bool WorkerPool::await_reaped(size_t n, std::chrono::milliseconds limit) {
+  std::unique_lock<std::mutex> lock(m_mu);
+  return m_acted.wait_for(lock, limit, [&] { return m_reaped >= n; });
+}
+
 void WorkerPool::loop() {
   std::unique_lock<std::mutex> lock(m_mu);
   for (;;) {
@@ -119,9 +132,11 @@ void WorkerPool::loop() {
     if (!m_quitting.empty()) { // reaped outside the lock: take() and prestart() go on meanwhile
       std::vector<pid_t> quitting;
       quitting.swap(m_quitting);
+      const size_t before = quitting.size();
       lock.unlock();
       stop_quitting(quitting, false);
       lock.lock();
+      m_reaped += before - quitting.size();
       m_quitting.insert(m_quitting.end(), quitting.begin(), quitting.end());
     }
     for (auto& e : m_entries) {
@@ -131,6 +146,7 @@ void WorkerPool::loop() {
       std::string error;
       e.worker.launch(e.launch, error); // a failed launch leaves it not alive: never taken
     }
+    m_acted.notify_all();
   }
 }
 

@@ -18,6 +18,7 @@
 #include "kdet/engine/worker.hpp"
 #include "kdet/util/tempdir.hpp"
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -60,6 +61,12 @@ public:
   size_t taken() const;
   // Workers launched and not taken yet (for tests: prestart() only asks the pool's thread).
   size_t launched() const;
+  // Waits up to `limit` until launched() is at least `n`; false when it is not by then. For
+  // tests, which wait for the pool's thread to act rather than sleep and look.
+  bool await_launched(size_t n, std::chrono::milliseconds limit);
+  // Waits up to `limit` until at least `n` workers handed to reap_later were reaped (by the
+  // pool's thread); false when fewer were by then. For tests, as await_launched.
+  bool await_reaped(size_t n, std::chrono::milliseconds limit);
 
 private:
   struct Entry {
@@ -75,10 +82,11 @@ private:
   TempDir m_logs;
   mutable std::mutex m_mu;
   std::condition_variable m_wake;
-  std::deque<Entry> m_entries;   // oldest first
-  std::vector<pid_t> m_quitting; // reap_later's
+  std::condition_variable m_acted; // the pool's thread launched or reaped workers (await_*)
+  std::deque<Entry> m_entries;     // oldest first
+  std::vector<pid_t> m_quitting;   // reap_later's
   bool m_closing = false;
-  size_t m_serial = 0, m_taken = 0;
+  size_t m_serial = 0, m_taken = 0, m_reaped = 0;
   std::thread m_thread; // last: started once the rest is set up
 };
 
