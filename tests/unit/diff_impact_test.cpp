@@ -1,6 +1,7 @@
 // Unit tests for diff/ impact: the occupancy calculator against hand-computed cases, the
 // SASS word alignment, ptxas -v parsing, and (where ptxas is found) the resources read from
 // real cubins against what ptxas -v says of them, for every architecture in the table.
+#include "kdet/diff/diff.hpp"
 #include "kdet/diff/impact.hpp"
 #include "kdet/diff/occupancy.hpp"
 #include "kdet/diff/ptxas.hpp"
@@ -269,3 +270,28 @@ TEST_F(DiffImpactReal, PtxasFailureIsData) {
 
 } // namespace
 } // namespace kdet::diff
+
+// The documents kdet diff and kdet impact give per pair: the renderer adds the labels, B's runs
+// and the nested sections, so no caller patches a rendered document.
+TEST(DiffImpact, PairDocumentsCarryTheLabelsAndNestedSections) {
+  kdet::diff::ImpactReport ir;
+  ir.arch = "sm_80";
+  nlohmann::json run = {{"differ", false}};
+  nlohmann::json j = kdet::diff::to_json(ir, "a.cubin", "b.cubin", 3, &run);
+  EXPECT_EQ(j["a"], "a.cubin");
+  EXPECT_EQ(j["b"], "b.cubin");
+  EXPECT_EQ(j["runs_b"], 3u);
+  EXPECT_EQ(j["run"], run);
+  EXPECT_EQ(j["arch"], kdet::diff::to_json(ir)["arch"]);
+  nlohmann::json plain = kdet::diff::to_json(ir, "x", "y", 0, nullptr);
+  EXPECT_FALSE(plain.contains("runs_b")) << "files compared: no runs";
+  EXPECT_FALSE(plain.contains("run"));
+
+  kdet::diff::Report r = kdet::diff::compare("same\n", "other\n");
+  nlohmann::json d = kdet::diff::to_json(r, "p", "q", &ir);
+  EXPECT_EQ(d["a"], "p");
+  EXPECT_EQ(d["b"], "q");
+  EXPECT_EQ(d["schema"], "kdet.diff/1");
+  EXPECT_EQ(d["impact"], kdet::diff::to_json(ir));
+  EXPECT_FALSE(kdet::diff::to_json(r, "p", "q", nullptr).contains("impact"));
+}

@@ -5,13 +5,20 @@
 #include "kdet/reduce/names.hpp"
 #include "kdet/reduce/oracle.hpp"
 #include "kdet/reduce/passes.hpp"
+#include "kdet/reduce/repro.hpp"
+#include "kdet/reduce/session.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/hash.hpp"
 #include "kdet/util/tempdir.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
+#include <cstdlib>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 namespace kdet::reduce {
 namespace {
@@ -237,4 +244,79 @@ TEST(Names, PtxFilePathsAreNotRenamed) {
 }
 
 } // namespace
+} // namespace kdet::reduce
+
+namespace kdet::reduce {
+
+TEST(ReduceSession, PercentSmaller) {
+  EXPECT_DOUBLE_EQ(percent_smaller(200, 50), 75.0);
+  EXPECT_DOUBLE_EQ(percent_smaller(100, 100), 0.0);
+  EXPECT_DOUBLE_EQ(percent_smaller(0, 0), 100.0) << "an empty original counts as one byte";
+}
+
+TEST(ReduceRepro, TheReproFolderMustBeARealFolderOrAbsent) {
+  TempDir dir("kdet-repro-test");
+  std::string d = dir.path();
+  EXPECT_NO_THROW(check_repro_dir(d + "/absent.repro"));
+  make_dirs(d + "/real.repro");
+  EXPECT_NO_THROW(check_repro_dir(d + "/real.repro"));
+  write_file_atomic(d + "/file.repro", "x");
+  EXPECT_THROW(check_repro_dir(d + "/file.repro"), Error);
+  ASSERT_EQ(::symlink(d.c_str(), (d + "/link.repro").c_str()), 0);
+  try {
+    check_repro_dir(d + "/link.repro");
+    FAIL() << "a link to a folder is refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("-o: " + d + "/link.repro exists and is not a folder"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The reproducer of a reduction on the fake libNVVM's echo mode (one output: no diff).
+TEST(ReduceRepro, WritesTheInputTheRunsAndTheReadme) {
+  std::signal(SIGPIPE, SIG_IGN);
+  TempDir dir("kdet-repro-test");
+  std::string d = dir.path();
+  write_file_atomic(d + "/k.ll", std::string(100, 'x'));
+  const char* exe = std::getenv("KDET_EXE");
+  const char* fakes = std::getenv("KDET_FAKES_DIR");
+  engine::RunPlan plan;
+  plan.worker_exe = exe ? exe : KDET_EXE_PATH;
+  plan.backend.kind = backend::Kind::nvvm;
+  plan.backend.lib = std::string(fakes ? fakes : KDET_FAKES_PATH) + "/libfakenvvm.so";
+  plan.input_path = d + "/k.ll";
+  plan.options = {"-fake-mode=echo"};
+  plan.timeout = std::chrono::seconds(20);
+  plan.setting.seed = 42;
+  ReduceResult r;
+  r.text = "tiny\n";
+  r.original_bytes = 100;
+  ReproOptions o;
+  o.out = d + "/small.ll";
+  o.final_runs = 3;
+  o.run_command = "kdet run small.ll --runs 3";
+  o.render.result = [](const engine::RunOutput& out, const engine::Assessment& a,
+                       const std::string& hash) {
+    return nlohmann::json{{"hash", hash}, {"runs", a.runs}, {"variants", out.variants.size()}};
+  };
+  o.render.record = [](const engine::RunRecord& rec) { return nlohmann::json{{"i", rec.index}}; };
+  write_repro(o, plan, r);
+
+  std::string repro = d + "/small.ll.repro";
+  EXPECT_EQ(read_file(repro + "/small.ll"), "tiny\n");
+  auto result = nlohmann::json::parse(read_file(repro + "/run/result.json"));
+  EXPECT_EQ(result["hash"], hash_bytes("tiny\n")) << "the reduced text's hash, not the input's";
+  EXPECT_EQ(result["runs"], 3u);
+  EXPECT_EQ(result["variants"], 1u);
+  std::string runs = read_file(repro + "/run/runs.jsonl");
+  EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 3) << runs;
+  std::string readme = read_file(repro + "/README.md");
+  EXPECT_NE(readme.find("```sh\nkdet run small.ll --runs 3\n```"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("(5 bytes, reduced by kdet reduce from 100 bytes)"), std::string::npos);
+  EXPECT_NE(readme.find("3 runs, 0 differing"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("fewer than two successful variants"), std::string::npos);
+  EXPECT_NE(access((repro + "/diff.txt").c_str(), F_OK), 0) << "one variant: no diff";
+}
+
 } // namespace kdet::reduce

@@ -416,10 +416,7 @@ int do_diff(const DiffArgs& args) {
               : fmt::format("<section class=\"kdet-diff-artifact\"><h3>{}</h3>\n{}</section>\n",
                             xml_text(pr.name), diff::to_html(r));
     if (args.output.json_path.empty()) continue;
-    nlohmann::json j = diff::to_json(r);
-    if (reach) j["impact"] = diff::to_json(*reach);
-    j["a"] = pa;
-    j["b"] = pb;
+    nlohmann::json j = diff::to_json(r, pa, pb, reach ? &*reach : nullptr);
     if (pr.name.empty()) {
       f.single = std::move(j);
       continue;

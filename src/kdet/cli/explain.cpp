@@ -73,10 +73,7 @@ int do_explain(ExplainArgs args) {
   };
   engine::ExplainResult r = engine::explain(opt, on_cell);
   line.clear();
-  auto j = report::explain_to_json(opt, r);
-  if (replay)
-    j["replay"] = {{"bundle", replay->id}, {"dir", replay->bundle_dir}, {"library", replay->lib}};
-  output.write_json(j);
+  output.write_json(report::explain_to_json(opt, r, replay ? &*replay : nullptr));
   std::string text = report::explain_to_text(opt, r, output.color(), shown);
   if (replay) text += fmt::format("bundle      {} replayed with {}\n", replay->id, replay->lib);
   output.print_text(text);

@@ -30,6 +30,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -296,18 +297,14 @@ int do_impact(const ImpactArgs& a) {
                           c.runs_b ? fmt::format(" ({} run{})", c.runs_b, c.runs_b == 1 ? "" : "s")
                                    : "");
     text += diff::to_text(c.report, output.color());
-    nlohmann::json j = diff::to_json(c.report);
+    std::optional<DynamicOutcome> d;
     if (recipe) {
-      DynamicOutcome d = run_dynamic(c, *recipe, probe, o, a.launches);
-      text += d.text;
-      j["run"] = std::move(d.json);
-      gpu |= d.differ;
-      failed |= d.failed;
+      d = run_dynamic(c, *recipe, probe, o, a.launches);
+      text += d->text;
+      gpu |= d->differ;
+      failed |= d->failed;
     }
-    j["a"] = c.a;
-    j["b"] = c.b;
-    if (c.runs_b) j["runs_b"] = c.runs_b;
-    list.push_back(std::move(j));
+    list.push_back(diff::to_json(c.report, c.a, c.b, c.runs_b, d ? &d->json : nullptr));
   }
   if (source["kind"] != "files") text += census.line("variant") + "\n";
   for (const auto& n : notes)

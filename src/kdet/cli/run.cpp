@@ -6,13 +6,10 @@
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/differences.hpp"
 #include "kdet/engine/interrupt.hpp"
-#include "kdet/engine/run_defaults.hpp"
-#include "kdet/engine/runner.hpp"
-#include "kdet/engine/verdict.hpp"
+#include "kdet/engine/run_measure.hpp"
 #include "kdet/report/run_report.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/store/run_dir.hpp"
-#include "kdet/util/cpu_time.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -44,19 +41,14 @@ struct RunArgs {
 
 constexpr uint64_t k_default_runs = 32;
 
-int do_run(RunArgs args) {
-  // Before the probes and runs, not after them (the result would be lost).
-  check_output_path(args.output.json_path, "--json");
-  // A bundle folder of kdet capture brings its input, library and options (docs/CAPTURE.md).
-  std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
-  if (replay)
-    capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
-                          args.compile.options, args.compile.command);
+// The plan of `args` (a replayed bundle's inputs in `replay`), each option checked (exit 2
+// naming it); `given` gets the factors the user named a level for.
+engine::RunPlan resolve_run_plan(RunArgs& args, const std::optional<capture::ReplayPlan>& replay,
+                                 std::set<std::string>& given) {
   engine::RunPlan plan;
   resolve_compile_args(args.compile, plan);
   if (replay) plan.parts = replay->parts;
   resolve_factor_args(args.factors, plan);
-  std::set<std::string> given;
   for (const auto& [name, value] : args.factors.values)
     if (!value.empty()) given.insert(name);
 
@@ -72,7 +64,19 @@ int do_run(RunArgs args) {
   plan.jobs = args.jobs;
   if (args.stop_on_variant) plan.stop_at_outcomes = 2;
   plan.prestart = !args.no_prestart;
+  return plan;
+}
 
+int do_run(RunArgs args) {
+  // Before the probes and runs, not after them (the result would be lost).
+  check_output_path(args.output.json_path, "--json");
+  // A bundle folder of kdet capture brings its input, library and options (docs/CAPTURE.md).
+  std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
+  if (replay)
+    capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
+                          args.compile.options, args.compile.command);
+  std::set<std::string> given;
+  engine::RunPlan plan = resolve_run_plan(args, replay, given);
   if (!args.out_dir.empty()) {
     store::prepare_run_dir(args.out_dir);
     // Each run is appended as it ends, so the runs done survive a SIGKILL.
@@ -87,59 +91,45 @@ int do_run(RunArgs args) {
   if (!args.no_reach) reach_options = engine::reach_options(plan.options, plan.backend.command);
 
   engine::install_interrupt_handler();
-  // Every factor not given varies, in the regime where it acts (explain's "all
-  // varied" cell); levels that break the compiler are found by short probes.
-  engine::DefaultLevels defaults;
-  if (args.unnamed == "vary") defaults = engine::vary_unset_factors(plan, given);
   Output output(args.output);
-  ProgressLine line(output.progress());
-  engine::ProgressFn progress;
-  if (line.on()) {
-    progress = [&line](uint64_t done, uint64_t total, size_t variants) {
-      double el = line.elapsed();
+  engine::MeasureOptions mo;
+  mo.vary_unnamed = args.unnamed == "vary";
+  mo.given = std::move(given);
+  mo.option_warnings = args.factors.warnings;
+  mo.reach = reach_options;
+  // The line's clock starts with the runs, after the default levels' probes (its ETA).
+  std::optional<ProgressLine> line;
+  mo.on_runs_start = [&line, &output] { line.emplace(output.progress()); };
+  if (output.progress() != ProgressMode::off) {
+    mo.progress = [&line](uint64_t done, uint64_t total, size_t variants) {
+      double el = line->elapsed();
       double left = done ? el / static_cast<double>(done) * static_cast<double>(total - done) : -1;
-      line.show(fmt::format("[{}/{} runs] {}, {}", done, total, plural(variants, "outcome"),
-                            progress_tail(done, el, left, false)));
+      line->show(fmt::format("[{}/{} runs] {}, {}", done, total, plural(variants, "outcome"),
+                             progress_tail(done, el, left, false)));
     };
   }
-  engine::RunOutput out = engine::execute(plan, progress);
-  line.clear();
-  out.warnings.insert(out.warnings.begin(), args.factors.warnings.begin(),
-                      args.factors.warnings.end());
-  out.warnings.insert(out.warnings.end(), defaults.findings.begin(), defaults.findings.end());
-  out.default_varied = defaults.varied;
-  out.probe_runs = defaults.probe_runs;
-  // The probes loaded the compiler first, so the runs skipped their probe worker: report its cost.
-  if (out.worker_start_seconds == 0) out.worker_start_seconds = defaults.worker_start_seconds;
-  // kdet's own cost, directly: this process and every worker (reaped by now), less the compiles.
-  out.cpu_total_seconds = static_cast<double>(process_cpu_ns() + children_cpu_ns()) * 1e-9;
-  out.cpu_compile_seconds = defaults.compile_cpu_seconds;
-  for (const auto& r : out.records)
-    if (r.done) out.cpu_compile_seconds += r.compile_cpu_seconds;
-  engine::annotate_differences(out);
-  engine::VariantReaches reaches;
-  if (reach_options) reaches = engine::variant_reaches(out, *reach_options);
+  engine::MeasuredRun m = engine::measure_run(plan, mo);
+  if (line) line->clear();
+  const engine::RunOutput& out = m.out;
 
-  engine::Assessment a = engine::assess(out);
-  nlohmann::json result = report::run_to_json(out, a, input_hash, true, &reaches);
   bool reproduced = true;
-  if (replay) result["replay"] = capture::replay_json(*replay, out, reproduced);
+  std::optional<nlohmann::json> replayed;
+  if (replay) replayed = capture::replay_json(*replay, out, reproduced);
+  nlohmann::json result = report::run_to_json(out, m.assessment, input_hash, true, &m.reaches,
+                                              replayed ? &*replayed : nullptr);
   if (!args.out_dir.empty())
     store::write_run_dir(args.out_dir, out, result, report::record_to_json);
   output.write_json(result);
   if (!output.quiet()) {
-    std::string text = report::run_to_text(out, a, output.color(), args.compile.input, &reaches);
-    if (replay) text += capture::replay_text(result["replay"]);
+    std::string text =
+        report::run_to_text(out, m.assessment, output.color(), args.compile.input, &m.reaches);
+    if (replayed) text += capture::replay_text(*replayed);
     if (!args.out_dir.empty()) text += fmt::format("saved     {}\n", args.out_dir);
     output.print_text(text);
   }
-  // The runs may mix two compilers: what was recorded is kept, but no verdict stands on it.
-  if (!out.compiler_changed.empty())
-    throw Error(fmt::format("{}; no verdict (run again once the compiler stays put)",
-                            out.compiler_changed));
-  // The captured output never came back: the same compile gave another output.
-  if (!reproduced && a.exit_code == k_exit_deterministic) return k_exit_nondeterministic;
-  return a.exit_code;
+  engine::RunExit exit = engine::run_exit(m.assessment, reproduced, out.compiler_changed);
+  if (!exit.error.empty()) throw Error(exit.error, exit.code);
+  return exit.code;
 }
 
 } // namespace

@@ -180,6 +180,13 @@ std::string summary_line(const Report& report);
 // Versioned JSON ("schema": "kdet.diff/1").
 nlohmann::json to_json(const Report& report);
 
+struct ImpactReport; // impact.hpp
+
+// kdet diff's document for one pair: to_json(report) with the two sides' names ("a", "b") and,
+// when given, how far two cubins' difference reaches ("impact").
+nlohmann::json to_json(const Report& report, const std::string& name_a, const std::string& name_b,
+                       const ImpactReport* impact);
+
 // Human-readable report; `color` adds ANSI colours. Names label the two sides.
 std::string to_text(const Report& report, bool color, const std::string& name_a,
                     const std::string& name_b);

@@ -111,6 +111,11 @@ std::string reach_line(const ImpactReport& report);
 // The report as JSON (the comparison object of kdet.impact/1).
 nlohmann::json to_json(const ImpactReport& report);
 
+// kdet impact's entry for one comparison: to_json(report) with the sides' labels ("a", "b"),
+// the runs that gave B ("runs_b", when not 0) and, when given, the --run measurement ("run").
+nlohmann::json to_json(const ImpactReport& report, const std::string& name_a,
+                       const std::string& name_b, uint64_t runs_b, const nlohmann::json* run);
+
 // A terminal table per kernel: reach, SASS counts, resources A -> B, occupancy A -> B.
 std::string to_text(const ImpactReport& report, bool color);
 

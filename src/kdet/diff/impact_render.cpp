@@ -189,6 +189,16 @@ json to_json(const ImpactReport& r) {
   return out;
 }
 
+json to_json(const ImpactReport& report, const std::string& name_a, const std::string& name_b,
+             uint64_t runs_b, const json* run) {
+  json j = to_json(report);
+  if (run) j["run"] = *run;
+  j["a"] = name_a;
+  j["b"] = name_b;
+  if (runs_b) j["runs_b"] = runs_b;
+  return j;
+}
+
 std::string to_text(const ImpactReport& r, bool color) {
   auto bold = [&](const std::string& s) { return color ? "\x1b[1m" + s + "\x1b[0m" : s; };
   std::string out = fmt::format("reach     {}\n", bold(reach_line(r)));

@@ -1,5 +1,6 @@
 //===- diff/render.cpp - text, JSON and HTML renderings of a Report --------===//
 #include "kdet/diff/diff.hpp"
+#include "kdet/diff/impact.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
@@ -123,6 +124,15 @@ nlohmann::json to_json(const Report& r) {
     ranges.push_back({{"offset", br.offset}, {"length", br.length}});
   j["byte_ranges"] = std::move(ranges);
   j["bytes_differing"] = r.bytes_differing;
+  return j;
+}
+
+nlohmann::json to_json(const Report& report, const std::string& name_a, const std::string& name_b,
+                       const ImpactReport* impact) {
+  nlohmann::json j = to_json(report);
+  if (impact) j["impact"] = to_json(*impact);
+  j["a"] = name_a;
+  j["b"] = name_b;
   return j;
 }
 

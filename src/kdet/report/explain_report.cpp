@@ -25,7 +25,8 @@ std::string cell_result(const engine::Cell& c) {
 }
 } // namespace
 
-nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::ExplainResult& r) {
+nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::ExplainResult& r,
+                               const capture::ReplayPlan* replay) {
   nlohmann::json cells = nlohmann::json::array();
   for (const auto& c : r.cells) {
     cells.push_back({{"name", c.name},
@@ -40,32 +41,36 @@ nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::
                      {"probe", c.probe},
                      {"median_seconds", c.median_seconds}});
   }
-  return {{"schema", k_explain_schema},
-          {"kdet", {{"version", k_version}, {"command_line", command_line()}}},
-          {"input", opt.base.input_path},
-          {"compiler",
-           {{"backend", r.identity.backend},
-            {"path", r.identity.path},
-            {"content_hash", r.identity.content_hash},
-            {"version", r.identity.version},
-            {"options", opt.base.options}}},
-          {"seed", fmt::format("{:#x}", opt.base.setting.seed)},
-          {"environment", system_info()},
-          {"factors", r.factors},
-          {"baseline_rate", r.baseline_rate},
-          {"cell_runs", r.cell_runs},
-          {"cells", cells},
-          {"findings", r.findings},
-          {"cause", r.cause},
-          {"necessary", r.necessary},
-          {"mechanism", r.mechanism},
-          {"regimes", r.regimes},
-          {"left_out", r.left_out},
-          {"untestable", r.untestable},
-          {"probe_timeout_seconds", static_cast<double>(r.probe_timeout.count()) / 1000},
-          {"verdict", engine::to_string(r.verdict)},
-          {"conclusion", r.conclusion},
-          {"exit_code", r.exit_code}};
+  nlohmann::json j = {
+      {"schema", k_explain_schema},
+      {"kdet", {{"version", k_version}, {"command_line", command_line()}}},
+      {"input", opt.base.input_path},
+      {"compiler",
+       {{"backend", r.identity.backend},
+        {"path", r.identity.path},
+        {"content_hash", r.identity.content_hash},
+        {"version", r.identity.version},
+        {"options", opt.base.options}}},
+      {"seed", fmt::format("{:#x}", opt.base.setting.seed)},
+      {"environment", system_info()},
+      {"factors", r.factors},
+      {"baseline_rate", r.baseline_rate},
+      {"cell_runs", r.cell_runs},
+      {"cells", cells},
+      {"findings", r.findings},
+      {"cause", r.cause},
+      {"necessary", r.necessary},
+      {"mechanism", r.mechanism},
+      {"regimes", r.regimes},
+      {"left_out", r.left_out},
+      {"untestable", r.untestable},
+      {"probe_timeout_seconds", static_cast<double>(r.probe_timeout.count()) / 1000},
+      {"verdict", engine::to_string(r.verdict)},
+      {"conclusion", r.conclusion},
+      {"exit_code", r.exit_code}};
+  if (replay)
+    j["replay"] = {{"bundle", replay->id}, {"dir", replay->bundle_dir}, {"library", replay->lib}};
+  return j;
 }
 
 std::string explain_to_text(const engine::ExplainOptions& opt, const engine::ExplainResult& r,

@@ -147,7 +147,8 @@ nlohmann::json record_to_json(const engine::RunRecord& r) {
 }
 
 nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std::string& input_hash,
-                           bool with_records, const engine::VariantReaches* reaches) {
+                           bool with_records, const engine::VariantReaches* reaches,
+                           const nlohmann::json* replay) {
   nlohmann::json variants = nlohmann::json::array();
   for (const auto& v : out.variants) {
     nlohmann::json arts = nlohmann::json::array();
@@ -224,6 +225,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
       if (r.done) recs.push_back(record_to_json(r));
     j["records"] = std::move(recs);
   }
+  if (replay) j["replay"] = *replay;
   return j;
 }
 

@@ -14,10 +14,12 @@ inline constexpr const char* k_run_schema = "kdet.run/1";
 
 // The whole result as JSON (schema kdet.run/1), with every run's record when
 // `with_records` is set. `input_hash` names the input's content. `reaches`, when given, adds
-// each variant's reach ("reach") and their census ("reach_census").
+// each variant's reach ("reach") and their census ("reach_census"). `replay`, when given, is
+// the "replay" section (capture::replay_json: a replayed bundle's captured outputs).
 nlohmann::json run_to_json(const engine::RunOutput& out, const engine::Assessment& a,
                            const std::string& input_hash, bool with_records,
-                           const engine::VariantReaches* reaches = nullptr);
+                           const engine::VariantReaches* reaches = nullptr,
+                           const nlohmann::json* replay = nullptr);
 
 // One run's record as JSON (a line of runs.jsonl).
 nlohmann::json record_to_json(const engine::RunRecord& r);
