@@ -36,15 +36,11 @@ template <class V> void order(std::vector<V>& variants) {
   });
 }
 
-// The variant of outcome `id` in `variants` (anything with `id`), or nullptr.
-template <class V> V* find_variant(std::vector<V>& variants, std::string_view id) {
-  auto it = std::find_if(variants.begin(), variants.end(), [&](const V& v) { return v.id == id; });
-  return it == variants.end() ? nullptr : &*it;
-}
-
-// The variant of outcome `id` in `variants`, or nullptr.
-template <class V> const V* find_variant(const std::vector<V>& variants, std::string_view id) {
-  auto it = std::find_if(variants.begin(), variants.end(), [&](const V& v) { return v.id == id; });
+// The variant of outcome `id` in `variants` (a vector of anything with `id`, const or not), or
+// nullptr.
+template <class Vs> auto* find_variant(Vs& variants, std::string_view id) {
+  auto it =
+      std::find_if(variants.begin(), variants.end(), [&](const auto& v) { return v.id == id; });
   return it == variants.end() ? nullptr : &*it;
 }
 

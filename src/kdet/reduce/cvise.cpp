@@ -70,6 +70,15 @@ Tally tests_of(const std::string& dir) {
   return t;
 }
 
+// One write of `line` at the end of `path` (O_APPEND: oracle processes running at once never
+// interleave within a line); best effort, as a count the summary shows.
+void append_line(const std::string& path, const std::string& line) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  write_all(fd, line);
+  ::close(fd);
+}
+
 size_t size_of(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
@@ -117,17 +126,11 @@ OracleState read_oracle_state(const std::string& dir) {
 }
 
 void note_oracle_test(const std::string& dir, uint64_t compiles, Rejection why) {
-  int fd = ::open((dir + "/tests").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  write_all(fd, fmt::format("{} {}\n", compiles, static_cast<int>(why)));
-  ::close(fd);
+  append_line(dir + "/tests", fmt::format("{} {}\n", compiles, static_cast<int>(why)));
 }
 
 void remember_accepted(const std::string& dir, const std::string& text) {
-  int fd = ::open((dir + "/accepted").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  write_all(fd, hash_bytes(text) + "\n");
-  ::close(fd);
+  append_line(dir + "/accepted", hash_bytes(text) + "\n");
 }
 
 bool was_accepted(const std::string& dir, const std::string& text) {
