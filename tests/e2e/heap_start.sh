@@ -33,7 +33,7 @@ PY
 mkdir -p "$T/big"
 grow_bss "$KDET" "$T/big/kdet" $((1 << 20))
 
-heap_lines() { # KDET OUT.json: the "// heap:" line of every run's output, in run order
+heap_lines() { # KDET OUT_DIR ARGS...: the "// heap:" line of every run's output, in run order
   "$1" run "$SAXPY" --lib "$FAKES/libfakenvvm.so" "${@:3}" --unnamed natural -n 4 --out "$2" \
     -q -- -fake-mode=heapaddr >/dev/null || true
   for v in $(python3 -c 'import json,sys
