@@ -52,7 +52,7 @@ std::string read_or_empty(const std::string& path) {
 // Rejection's number (0: accepted).
 struct Tally {
   uint64_t tests = 0, compiles = 0, accepted = 0;
-  uint64_t rejected[5] = {};
+  RejectionCounts rejected{};
 };
 Tally tests_of(const std::string& dir) {
   Tally t;
@@ -64,7 +64,7 @@ Tally tests_of(const std::string& dir) {
     unsigned long why = std::strtoul(end, nullptr, 10);
     if (why == 0)
       ++t.accepted;
-    else if (why <= std::size(t.rejected))
+    else if (why <= t.rejected.size())
       ++t.rejected[why - 1];
   }
   return t;
@@ -240,7 +240,7 @@ CviseOutcome run_cvise(const CviseOptions& o, const std::string& input, const st
   out.tests = t.tests;
   out.compiles = t.compiles;
   out.accepted = t.accepted;
-  std::copy(std::begin(t.rejected), std::end(t.rejected), std::begin(out.rejected));
+  out.rejected = t.rejected;
   out.rate = read_oracle_state(state).rate;
   out.best = read_or_empty(state + "/best");
   // cvise's last accepted text was judged by the oracle too; it is the result when smaller.

@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/reduce/oracle.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -66,14 +68,14 @@ bool any_test_recorded(const std::string& dir);
 bool offer_best(const std::string& dir, const std::string& best_path, const std::string& text);
 
 struct CviseOutcome {
-  std::string best;          // the smallest accepted text; empty when none was
-  uint64_t tests = 0;        // oracle calls
-  uint64_t compiles = 0;     // their compiles
-  uint64_t accepted = 0;     // tests that found the candidate interesting
-  uint64_t rejected[5] = {}; // tests that did not, by Rejection (as PassStats::rejected)
-  double rate = 0;           // the reference rate last measured
-  bool stopped = false;      // ended by an interrupt or the deadline
-  std::string failure;       // cvise's own failure (the tail of its output); empty when none
+  std::string best;           // the smallest accepted text; empty when none was
+  uint64_t tests = 0;         // oracle calls
+  uint64_t compiles = 0;      // their compiles
+  uint64_t accepted = 0;      // tests that found the candidate interesting
+  RejectionCounts rejected{}; // tests that did not, by Rejection (as PassStats::rejected)
+  double rate = 0;            // the reference rate last measured
+  bool stopped = false;       // ended by an interrupt or the deadline
+  std::string failure;        // cvise's own failure (the tail of its output); empty when none
 };
 
 // Runs cvise on `input` (named `name`) in `work_dir` with `jobs` tests at once until it ends,

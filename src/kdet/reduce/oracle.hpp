@@ -13,6 +13,7 @@
 
 #include "kdet/engine/runner.hpp"
 
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -47,6 +48,14 @@ enum class Rejection {
   interrupted,     // the test was cut short
 };
 const char* to_string(Rejection r);
+
+// Rejected candidates counted by kind; Rejection::none is never counted, so kind r has slot
+// rejection_slot(r).
+inline constexpr size_t k_rejection_kinds = static_cast<size_t>(Rejection::interrupted);
+using RejectionCounts = std::array<uint64_t, k_rejection_kinds>;
+constexpr size_t rejection_slot(Rejection r) {
+  return static_cast<size_t>(r) - 1;
+}
 
 // Summarises one execute()'s outcomes.
 Measure measure_of(const engine::RunOutput& out);

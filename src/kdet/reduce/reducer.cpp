@@ -28,10 +28,6 @@ struct Context {
   const std::function<void(const std::string&)>& on_best;
 };
 
-size_t reason_index(Rejection why) {
-  return static_cast<size_t>(why) - 1; // Rejection::none is never counted
-}
-
 PassStats& stats_of(ReduceResult& r, const char* name) {
   for (auto& s : r.passes)
     if (s.name == name) return s;
@@ -56,7 +52,7 @@ bool test_candidate(Context& cx, PassStats& st, const std::string& cand, size_t&
         cx.on_best(cand);
       }
     } else if (why != Rejection::none) {
-      ++st.rejected[reason_index(why)];
+      ++st.rejected[rejection_slot(why)];
     }
     if (cx.o.log)
       cx.o.log(fmt::format("candidate {} bytes ({:.1f} % of the original), {}{}: {}", cand.size(),
@@ -136,7 +132,7 @@ std::string describe_passes(const std::vector<PassStats>& passes) {
   for (const auto& p : passes) {
     std::string line = fmt::format("{}: {} tested, {} accepted", p.name, p.tested, p.accepted);
     for (Rejection why : k_reasons)
-      if (uint64_t n = p.rejected[reason_index(why)])
+      if (uint64_t n = p.rejected[rejection_slot(why)])
         line += fmt::format(", {} {}", n, to_string(why));
     if (p.not_smaller) line += fmt::format(", {} no smaller (not tested)", p.not_smaller);
     if (p.removed) line += fmt::format(", {} bytes removed", p.removed);
@@ -232,7 +228,7 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
     PassStats& st = stats_of(r, r.engine); // its own passes are its business: tests only
     st.tested = c.tests;
     st.accepted = c.accepted;
-    std::copy(std::begin(c.rejected), std::end(c.rejected), std::begin(st.rejected));
+    st.rejected = c.rejected;
     st.removed = r.original_bytes - r.text.size();
     r.seconds = elapsed();
     r.interrupted = engine::interrupted();

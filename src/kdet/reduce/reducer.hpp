@@ -39,9 +39,9 @@ struct PassStats {
   std::string name;
   uint64_t tested = 0;
   uint64_t accepted = 0;
-  uint64_t not_smaller = 0;  // rendered no smaller than the best: not tested
-  uint64_t rejected[5] = {}; // by Rejection (not_compiled, stopped_varying, changed_kind, ...)
-  size_t removed = 0;        // bytes this pass took off
+  uint64_t not_smaller = 0;   // rendered no smaller than the best: not tested
+  RejectionCounts rejected{}; // by Rejection (not_compiled, stopped_varying, changed_kind, ...)
+  size_t removed = 0;         // bytes this pass took off
 };
 
 struct Progress {
