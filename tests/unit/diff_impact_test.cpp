@@ -141,14 +141,24 @@ protected:
   static std::string data(const std::string& name) {
     return read_file(std::string(KDET_SOURCE_DIR) + "/tests/data/" + name);
   }
+  // The `.param`s of `.entry kernel(...)` in PTX text.
+  static uint32_t ptx_params(const std::string& ptx, const std::string& kernel) {
+    size_t at = ptx.find(".entry " + kernel + "(");
+    if (at == std::string::npos) return 0;
+    size_t end = ptx.find(')', at);
+    uint32_t n = 0;
+    for (size_t p = ptx.find(".param", at); p < end; p = ptx.find(".param", p + 1))
+      ++n;
+    return n;
+  }
   PtxasOptions m_ptxas;
 };
 
 // What kdet reads from the cubin is what ptxas -v says, kernel by kernel, on every
 // architecture in the occupancy table.
 TEST_F(DiffImpactReal, ResourcesMatchPtxasVerbose) {
-  for (const char* file :
-       {"nvvm_real/gen_1277.a.ptx", "nvvm_real/gen_1473.a.ptx", "impact/bounds.ptx"}) {
+  for (const char* file : {"nvvm_real/gen_1277.a.ptx", "nvvm_real/gen_1473.a.ptx",
+                           "impact/bounds.ptx", "gpu/gen_0001.a.ptx"}) {
     std::string ptx = data(file);
     for (unsigned sm : known_archs()) {
       SCOPED_TRACE(std::string(file) + " " + sm_name(sm));
@@ -172,7 +182,12 @@ TEST_F(DiffImpactReal, ResourcesMatchPtxasVerbose) {
         EXPECT_EQ(k.shared, v.shared.value_or(0));
         for (const auto& [bank, size] : v.constant)
           EXPECT_EQ(k.constant.count(bank) ? k.constant.at(bank) : 0, size) << "cmem " << bank;
+        // The parameter count --run checks a recipe against (gpu::RunOptions::params_a).
+        EXPECT_EQ(k.params, ptx_params(ptx, k.name));
+        EXPECT_EQ(kernel_params(a.cubin, k.name), ptx_params(ptx, k.name));
       }
+      EXPECT_EQ(kernel_params(a.cubin, "no_such_kernel"), std::nullopt);
+      EXPECT_EQ(kernel_params("not a cubin", r.kernels.front().name), std::nullopt);
     }
   }
 }

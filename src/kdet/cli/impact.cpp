@@ -17,6 +17,7 @@
 #include "kdet/cli/output.hpp"
 #include "kdet/diff/diff.hpp"
 #include "kdet/diff/reach.hpp"
+#include "kdet/diff/resources.hpp"
 #include "kdet/gpu/cuda.hpp"
 #include "kdet/store/run_dir.hpp"
 #include "kdet/store/scan_db.hpp"
@@ -231,6 +232,8 @@ DynamicOutcome run_dynamic(const Comparison& c, const gpu::Recipe& recipe, const
   std::string cubin_b = cubin_of(c.data_b, o, "B", error_b);
   if (!error_a.empty() || !error_b.empty()) return skip(error_a.empty() ? error_b : error_a);
   gpu::RunOptions ro;
+  ro.params_a = diff::kernel_params(cubin_a, recipe.kernel);
+  ro.params_b = diff::kernel_params(cubin_b, recipe.kernel);
   ro.launches = launches;
   ro.warmup = std::min(ro.warmup, launches);
   gpu::RunResult r = gpu::run_pair(cubin_a, cubin_b, recipe, ro);

@@ -38,6 +38,7 @@ namespace {
 constexpr uint8_t k_max_threads = 0x05;
 constexpr uint8_t k_reqntid = 0x10;
 constexpr uint8_t k_frame_size = 0x11;
+constexpr uint8_t k_kparam_info = 0x17;
 constexpr uint8_t k_min_stack = 0x12;
 constexpr uint8_t k_maxreg_count = 0x1b;
 constexpr uint8_t k_max_stack = 0x23;
@@ -148,6 +149,9 @@ bool read_resources(std::string_view cubin, CubinResources& out, std::string& er
         case k_num_barriers:
           if (a.format != 4) k->barriers = u16(a.value);
           break;
+        case k_kparam_info:
+          k->params = k->params.value_or(0) + 1;
+          break;
         default:
           break;
         }
@@ -172,6 +176,15 @@ bool read_resources(std::string_view cubin, CubinResources& out, std::string& er
     }
   }
   return true;
+}
+
+std::optional<uint32_t> kernel_params(std::string_view cubin, const std::string& kernel) {
+  CubinResources res;
+  std::string error;
+  if (!read_resources(cubin, res, error)) return std::nullopt;
+  for (const auto& k : res.kernels)
+    if (k.name == kernel) return k.params;
+  return std::nullopt;
 }
 
 } // namespace kdet::diff

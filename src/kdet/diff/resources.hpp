@@ -33,7 +33,9 @@ struct KernelResources {
   std::optional<std::array<uint32_t, 3>> max_threads; // EIATTR_MAX_THREADS (.maxntid)
   std::optional<std::array<uint32_t, 3>> reqntid;     // EIATTR_REQNTID (.reqntid)
   std::optional<uint32_t> max_reg_count;              // EIATTR_MAXREG_COUNT (.maxnreg)
-  std::optional<uint64_t> spill_stores;               // bytes; only from ptxas -v
+  // Parameters: one EIATTR_KPARAM_INFO each (none recorded: unknown, or a kernel without any).
+  std::optional<uint32_t> params;
+  std::optional<uint64_t> spill_stores; // bytes; only from ptxas -v
   std::optional<uint64_t> spill_loads;
   std::string text; // the kernel's .text bytes (SASS instruction words)
 };
@@ -46,6 +48,9 @@ struct CubinResources {
 
 // Reads `cubin`; false with `error` when it is not a readable CUDA ELF. Never throws.
 bool read_resources(std::string_view cubin, CubinResources& out, std::string& error);
+
+// The parameter count `cubin` records for `kernel` (KernelResources::params), when it does.
+std::optional<uint32_t> kernel_params(std::string_view cubin, const std::string& kernel);
 
 // "sm_80" for 80.
 std::string sm_name(unsigned sm);

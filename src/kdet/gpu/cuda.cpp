@@ -165,6 +165,14 @@ public:
     }
     return k_success;
   }
+  // The output buffers' contents before a launch, in read()'s order.
+  std::vector<std::string_view> initial_outputs() const {
+    std::vector<std::string_view> out;
+    for (size_t i = 0; i < m_ptrs.size(); ++i)
+      if (m_recipe.args[i].kind == RecipeArg::Kind::buffer && m_recipe.args[i].output)
+        out.emplace_back(m_initial[i]);
+    return out;
+  }
   void** params() { return m_params.data(); }
 
 private:
@@ -176,24 +184,26 @@ private:
   std::vector<void*> m_params;
 };
 
-// Checks the recipe's arguments against the kernel's parameters, where the driver says them.
-void check_params(const Driver& d, Handle fn, const Recipe& recipe, const std::string& side) {
+// Checks the recipe's arguments against the kernel's parameters, where the driver says them:
+// `count` of them when known, else as many as the driver has.
+void check_params(const Driver& d, Handle fn, const Recipe& recipe, const std::string& side,
+                  std::optional<size_t> count) {
   if (!d.param_info) return;
-  for (size_t i = 0;; ++i) {
+  const size_t given = recipe.args.size();
+  auto mismatch = [&](const std::string& takes) {
+    return Error::format("{}: the recipe gives {} argument{}; kernel '{}' of {} takes {}",
+                         recipe.path, given, given == 1 ? "" : "s", recipe.kernel, side, takes);
+  };
+  if (count && *count != given) throw mismatch(std::to_string(*count));
+  for (size_t i = 0; !count || i < *count; ++i) {
     size_t offset = 0, size = 0;
     CUresult r = d.param_info(fn, i, &offset, &size);
-    if (r == k_invalid_value) {
-      if (i != recipe.args.size())
-        throw Error::format("{}: {} gives {} argument{}; kernel '{}' of {} takes {}", recipe.path,
-                            recipe.args.size() > i ? "the recipe" : "the recipe only",
-                            recipe.args.size(), recipe.args.size() == 1 ? "" : "s", recipe.kernel,
-                            side, i);
+    if (!count && r == k_invalid_value) {
+      if (i != given) throw mismatch(std::to_string(i));
       return;
     }
     check(d, r, fmt::format("{}: cuFuncGetParamInfo", side));
-    if (i >= recipe.args.size())
-      throw Error::format("{}: the recipe gives {} arguments; kernel '{}' of {} takes more",
-                          recipe.path, recipe.args.size(), recipe.kernel, side);
+    if (i >= given) throw mismatch("more");
     const auto& a = recipe.args[i];
     size_t want = a.kind == RecipeArg::Kind::buffer ? 8 : size_of(a.type);
     if (size != want)
@@ -208,7 +218,7 @@ struct Variant {
 };
 
 Variant load_variant(const Driver& d, std::string_view cubin, const Recipe& recipe,
-                     const std::string& side, const DeviceInfo& dev) {
+                     const std::string& side, const DeviceInfo& dev, std::optional<size_t> params) {
   Variant v;
   std::string image(cubin); // the driver reads it in place; keep it NUL-safe and aligned
   CUresult r = d.module_load_data(&v.module, image.data());
@@ -219,7 +229,7 @@ Variant load_variant(const Driver& d, std::string_view cubin, const Recipe& reci
   if (r != k_success)
     throw Error::format("{}: kernel '{}' of {} is not in {}: {}", recipe.path, recipe.kernel,
                         recipe.path, side, d.error(r));
-  check_params(d, v.fn, recipe, side);
+  check_params(d, v.fn, recipe, side, params);
   return v;
 }
 
@@ -271,8 +281,8 @@ RunResult run_pair(std::string_view cubin_a, std::string_view cubin_b, const Rec
   check(d, d.device_get(&dev, 0), "cuDeviceGet");
   check(d, d.primary_retain(&ctx, dev), "cuDevicePrimaryCtxRetain");
   check(d, d.ctx_set_current(ctx), "cuCtxSetCurrent");
-  Variant v[2] = {load_variant(d, cubin_a, recipe, "A", out.device),
-                  load_variant(d, cubin_b, recipe, "B", out.device)};
+  Variant v[2] = {load_variant(d, cubin_a, recipe, "A", out.device, options.params_a),
+                  load_variant(d, cubin_b, recipe, "B", out.device, options.params_b)};
   Buffers buffers(d, recipe);
   const char* side[2] = {"A", "B"};
   auto launch = [&](int i) {
@@ -289,12 +299,13 @@ RunResult run_pair(std::string_view cubin_a, std::string_view cubin_b, const Rec
     if (r != k_success) out.error = fmt::format("{}: launch: {}", side[i], d.error(r));
     return r == k_success;
   };
+  const std::vector<std::string_view> initial = buffers.initial_outputs();
   auto compare = [&](const std::vector<std::string>& x, const std::vector<std::string>& y) {
     std::vector<BufferDiff> diffs;
     size_t k = 0;
     for (const auto& a : recipe.args)
       if (a.kind == RecipeArg::Kind::buffer && a.output) {
-        diffs.push_back(compare_buffer(a.name, a.type, x[k], y[k]));
+        diffs.push_back(compare_buffer(a.name, a.type, x[k], y[k], initial[k]));
         ++k;
       }
     return total(std::move(diffs));

@@ -11,6 +11,7 @@
 #include "kdet/gpu/measure.hpp"
 #include "kdet/gpu/recipe.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,6 +40,10 @@ Probe probe_gpu();
 struct RunOptions {
   size_t launches = 200; // timed rounds (each launches A and B once)
   size_t warmup = 10;    // untimed launches of each before
+  // The kernel's parameter count in A and in B where the cubin records it: the driver is then
+  // asked about those parameters only. Unknown, kdet asks for parameters until the driver says
+  // there is none, a failing call that compute-sanitizer counts as an API error.
+  std::optional<size_t> params_a, params_b;
 };
 
 // What a run of two variants found.
