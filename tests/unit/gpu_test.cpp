@@ -265,6 +265,39 @@ TEST(GpuMeasure, ComparesBitForBit) {
   EXPECT_EQ(mixed.buffers[1].first_b, "1");
   EXPECT_THROW(compare_buffer("odd", Type::f32, "abcde", "abcde"), Error);
   EXPECT_EQ(group_thousands(0), "0");
+  EXPECT_EQ(d.nan, 0u);
+  EXPECT_EQ(d.unchanged, 0u); // no initial contents given
+}
+
+// Same results from outputs that are NaN, or as they were before the launch, say nothing of
+// the variants: the line says how many, and when no element could have shown a difference.
+TEST(GpuMeasure, SameResultsNameWhatCouldNotDiffer) {
+  const float nan = std::nanf("");
+  std::vector<float> before(8, 0.0f), out = {1.0f, nan, 0.0f, 2.0f, nan, 3.0f, 0.0f, 4.0f};
+  auto view = [](const std::vector<float>& v) {
+    return std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * 4);
+  };
+  BufferDiff d = compare_buffer("out0", Type::f32, view(out), view(out), view(before));
+  EXPECT_EQ(d.nan, 2u);
+  EXPECT_EQ(d.unchanged, 2u);
+  EXPECT_EQ(results_text(total({d})), "same results (of 8 floats, 2 NaN, 2 as before the launch)");
+  std::vector<float> all_nan(8, nan);
+  BufferDiff n = compare_buffer("out1", Type::f32, view(all_nan), view(all_nan), view(before));
+  BufferDiff z = compare_buffer("out2", Type::f32, view(before), view(before), view(before));
+  EXPECT_EQ(results_text(total({n})),
+            "same results, but no output element could show a difference (of 8 floats, 8 NaN)");
+  EXPECT_EQ(results_text(total({n, z})),
+            "same results, but no output element could show a "
+            "difference (of 16 floats, 8 NaN, 8 as before the launch)");
+  // Integers are never NaN; a differing element still counts as NaN or unchanged in A.
+  std::string ia(8, '\0'), ib(8, '\0');
+  ib[0] = 1;
+  BufferDiff i = compare_buffer("idx", Type::i32, ia, ib, ia);
+  EXPECT_EQ(i.nan, 0u);
+  EXPECT_EQ(i.unchanged, 2u);
+  EXPECT_EQ(results_text(total({i})), "results differ in 1 of 2 32-bit integers");
+  // An initial of another size is not used.
+  EXPECT_EQ(compare_buffer("o", Type::f32, view(out), view(out), "abcd").unchanged, 0u);
   EXPECT_EQ(group_thousands(999), "999");
   EXPECT_EQ(group_thousands(1000), "1,000");
   EXPECT_EQ(group_thousands(1234567), "1,234,567");

@@ -95,8 +95,26 @@ std::string element_text(Type type, const char* p) {
 
 } // namespace
 
+namespace {
+
+bool is_nan(Type type, const char* p) {
+  if (type == Type::f32) {
+    float f = 0;
+    std::memcpy(&f, p, 4);
+    return std::isnan(f);
+  }
+  if (type == Type::f64) {
+    double d = 0;
+    std::memcpy(&d, p, 8);
+    return std::isnan(d);
+  }
+  return false;
+}
+
+} // namespace
+
 BufferDiff compare_buffer(const std::string& name, Type type, std::string_view a,
-                          std::string_view b) {
+                          std::string_view b, std::string_view initial) {
   BufferDiff d;
   d.name = name;
   d.type = type;
@@ -105,7 +123,12 @@ BufferDiff compare_buffer(const std::string& name, Type type, std::string_view a
     throw Error::format("buffer {}: {} and {} bytes cannot be compared as {}", name, a.size(),
                         b.size(), to_string(type));
   d.elements = a.size() / size;
+  const bool has_initial = initial.size() == a.size();
   for (uint64_t i = 0; i < d.elements; ++i) {
+    if (is_nan(type, a.data() + i * size))
+      ++d.nan;
+    else if (has_initial && std::memcmp(a.data() + i * size, initial.data() + i * size, size) == 0)
+      ++d.unchanged;
     if (std::memcmp(a.data() + i * size, b.data() + i * size, size) == 0) continue;
     if (d.differing++ == 0) {
       d.first = i;
@@ -122,6 +145,8 @@ ResultsDiff total(std::vector<BufferDiff> buffers) {
   for (const auto& b : r.buffers) {
     r.elements += b.elements;
     r.differing += b.differing;
+    r.nan += b.nan;
+    r.unchanged += b.unchanged;
     std::string unit = unit_name(b.type);
     if (r.unit.empty())
       r.unit = unit;
@@ -142,7 +167,20 @@ std::string group_thousands(uint64_t n) {
 }
 
 std::string results_text(const ResultsDiff& r) {
-  if (r.differing == 0) return "same results";
+  if (r.differing == 0) {
+    const uint64_t blind = r.nan + r.unchanged;
+    if (blind == 0) return "same results";
+    std::string parts;
+    if (r.nan) parts = fmt::format("{} NaN", group_thousands(r.nan));
+    if (r.unchanged)
+      parts += fmt::format("{}{} as before the launch", parts.empty() ? "" : ", ",
+                           group_thousands(r.unchanged));
+    if (blind == r.elements)
+      return fmt::format("same results, but no output element could show a difference (of {} "
+                         "{}, {})",
+                         group_thousands(r.elements), r.unit, parts);
+    return fmt::format("same results (of {} {}, {})", group_thousands(r.elements), r.unit, parts);
+  }
   return fmt::format("results differ in {} of {} {}", group_thousands(r.differing),
                      group_thousands(r.elements), r.unit);
 }
@@ -160,10 +198,9 @@ nlohmann::json to_json(const TimingSummary& t) {
 nlohmann::json to_json(const ResultsDiff& r) {
   nlohmann::json buffers = nlohmann::json::array();
   for (const auto& b : r.buffers) {
-    nlohmann::json j = {{"name", b.name},
-                        {"type", to_string(b.type)},
-                        {"elements", b.elements},
-                        {"differing", b.differing}};
+    nlohmann::json j = {{"name", b.name},         {"type", to_string(b.type)},
+                        {"elements", b.elements}, {"differing", b.differing},
+                        {"nan", b.nan},           {"unchanged", b.unchanged}};
     if (b.differing) {
       j["first"] = b.first;
       j["first_a"] = b.first_a;
@@ -171,10 +208,9 @@ nlohmann::json to_json(const ResultsDiff& r) {
     }
     buffers.push_back(std::move(j));
   }
-  return {{"same", r.differing == 0},
-          {"elements", r.elements},
-          {"differing", r.differing},
-          {"unit", r.unit},
+  return {{"same", r.differing == 0},     {"elements", r.elements},
+          {"differing", r.differing},     {"nan", r.nan},
+          {"unchanged", r.unchanged},     {"unit", r.unit},
           {"buffers", std::move(buffers)}};
 }
 

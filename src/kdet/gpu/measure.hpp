@@ -54,24 +54,32 @@ struct BufferDiff {
   uint64_t differing = 0;
   uint64_t first = 0;           // the first differing element (when differing > 0)
   std::string first_a, first_b; // its values, as text
+  // Of A's elements, those that cannot show a difference well: NaN (f32, f64: every NaN
+  // propagates as NaN, whatever a variant computed), and those with the bytes they had before
+  // the launch (not written, or written as they were).
+  uint64_t nan = 0, unchanged = 0;
 };
 
 // Compares two buffers' bytes as elements of `type` (a byte-level difference in an
-// element is a differing element; two NaNs of different bits differ).
+// element is a differing element; two NaNs of different bits differ). `initial`, when given,
+// is the buffer before the launch (the same size), for BufferDiff::unchanged.
 BufferDiff compare_buffer(const std::string& name, Type type, std::string_view a,
-                          std::string_view b);
+                          std::string_view b, std::string_view initial = {});
 
 // The comparison of every output buffer.
 struct ResultsDiff {
   std::vector<BufferDiff> buffers;
   uint64_t elements = 0, differing = 0;
-  std::string unit; // the buffers' unit ("floats") or "elements" when they mix types
+  uint64_t nan = 0, unchanged = 0; // BufferDiff's, summed
+  std::string unit;                // the buffers' unit ("floats") or "elements" when they mix types
 };
 
 // Totals over buffers.
 ResultsDiff total(std::vector<BufferDiff> buffers);
 
-// "same results" or "results differ in 3 of 1,048,576 floats".
+// "same results" or "results differ in 3 of 1,048,576 floats"; same results say how many
+// elements could not have shown a difference ("same results (of 196,608 floats, 12 NaN)"), and
+// when none could, that the comparison says nothing.
 std::string results_text(const ResultsDiff& r);
 
 // 1048576 -> "1,048,576".
