@@ -3,6 +3,8 @@
 // stops, failures and interrupts, each decided exactly, with no process and no sleep. The
 // process truth (real workers, real pipes) is tests/unit/runner_test.cpp's.
 #include "fake_executor.hpp"
+#include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/run_session.hpp"
 #include "kdet/engine/runner.hpp"
 #include "kdet/util/cores.hpp"
 #include "kdet/util/error.hpp"
@@ -52,6 +54,27 @@ protected:
 
   std::string m_dir, m_input, m_compiler;
 };
+
+// A compiler whose output is its first option: two plans that differ in it tell their runs apart.
+FakeExecutor::Answer first_option(const CompileMessage& m, const WorkerLaunch&, int) {
+  return {backend::Status::ok, m.request.options.at(0), milliseconds(10), false};
+}
+
+// Drives `sessions` on one executor until each is done, handing every event to the session
+// that owns its worker (all of them for `interrupted`), the way one loop drives many planners.
+void drive(Executor& ex, const std::vector<RunSession*>& sessions) {
+  for (auto* s : sessions)
+    s->begin();
+  auto all_done = [&] {
+    return std::all_of(sessions.begin(), sessions.end(), [](auto* s) { return s->done(); });
+  };
+  while (!all_done()) {
+    auto ev = ex.next();
+    if (!ev) break;
+    for (auto* s : sessions)
+      if (ev->kind == ExecutorEvent::Kind::interrupted || s->owns(ev->worker)) s->on_event(*ev);
+  }
+}
 
 // A compiler whose output is "A" always.
 FakeExecutor::Answer always_a(const CompileMessage&, const WorkerLaunch&, int) {
@@ -223,4 +246,95 @@ TEST_F(RunSessionTest, PrestartTakesStartsOffThePathAndChangesNoRun) {
   // then each run 10 ms plus the 40 ms left of its worker's start, the last run 10.
   EXPECT_EQ(without.ms_now(), 50 + 6 * 60);
   EXPECT_EQ(with.ms_now(), 50 + 50 + 5 * 50 + 10);
+}
+
+// A session never waits: its compiler's load is an event like any other, and nothing is
+// compiled before that worker's hello.
+TEST_F(RunSessionTest, TheLoadIsAnEventAndBeginReturnsBeforeIt) {
+  FakeExecutor ex = fake(always_a);
+  const RunPlan p = plan(2, perturb::ProcessMode::same);
+  RunSession session(p, {}, ex);
+  session.begin();
+  EXPECT_FALSE(session.done());
+  EXPECT_EQ(ex.count(Kind::launch), 1u);
+  EXPECT_EQ(ex.count(Kind::compile), 0u);
+  EXPECT_TRUE(session.owns(1));
+  EXPECT_FALSE(session.owns(2));
+  EXPECT_EQ(ex.ms_now(), 0);
+  auto hello = ex.next();
+  ASSERT_TRUE(hello);
+  EXPECT_EQ(hello->kind, ExecutorEvent::Kind::started);
+  session.on_event(*hello);
+  EXPECT_EQ(ex.count(Kind::compile), 1u); // run 0, at once, in the probe
+  while (!session.done())
+    session.on_event(*ex.next());
+  RunOutput out = session.output();
+  EXPECT_EQ(out.completed, 2u);
+  EXPECT_EQ(out.workers_started, 1);
+  EXPECT_DOUBLE_EQ(out.worker_start_seconds, 0.050);
+}
+
+// Two sessions on one executor run side by side: each takes only its own workers' events, and
+// each run comes out as it does when its session runs alone.
+TEST_F(RunSessionTest, TwoSessionsShareOneExecutorAndMakeTheRunsTheyMakeAlone) {
+  RunPlan pa = plan(12, perturb::ProcessMode::both, 2);
+  pa.options = {"A"};
+  RunPlan pb = plan(9, perturb::ProcessMode::same, 3);
+  pb.options = {"B"};
+  pb.setting.seed = 11;
+  FakeExecutor ex = fake(first_option);
+  RunSession a(pa, {}, ex), b(pb, {}, ex);
+  drive(ex, {&a, &b});
+  ASSERT_TRUE(a.done());
+  ASSERT_TRUE(b.done());
+  RunOutput oa = a.output(), ob = b.output();
+  FakeExecutor alone_a = fake(first_option), alone_b = fake(first_option);
+  RunOutput ra = execute(pa, alone_a), rb = execute(pb, alone_b);
+  // Both sessions' slots compiled at once.
+  EXPECT_GT(ex.most_busy(), std::max(alone_a.most_busy(), alone_b.most_busy()));
+  // Together they take as long as the longer alone, not the sum.
+  EXPECT_EQ(ex.ms_now(), std::max(alone_a.ms_now(), alone_b.ms_now()));
+  for (auto [together, alone] : {std::pair{&oa, &ra}, std::pair{&ob, &rb}}) {
+    ASSERT_EQ(together->completed, alone->plan.runs);
+    ASSERT_EQ(together->variants.size(), 1u);
+    EXPECT_EQ(together->variants[0].artifacts.at(0).size, 1u);
+    EXPECT_EQ(together->workers_started, alone->workers_started);
+    for (size_t i = 0; i < together->records.size(); ++i) {
+      const RunRecord &t = together->records[i], &l = alone->records[i];
+      EXPECT_EQ(t.variant, l.variant) << i;
+      EXPECT_EQ(t.seed, l.seed) << i;
+      EXPECT_EQ(t.fresh_process, l.fresh_process) << i;
+      EXPECT_EQ(t.nth_in_worker, l.nth_in_worker) << i;
+      EXPECT_EQ(t.worker, l.worker) << i;
+      EXPECT_EQ(t.slot, l.slot) << i;
+    }
+  }
+  EXPECT_NE(oa.variants[0].id, ob.variants[0].id); // "A" and "B"
+}
+
+// The executor's interrupt reaches every session: each keeps what it recorded.
+TEST_F(RunSessionTest, AnInterruptEndsEverySessionOnTheExecutor) {
+  RunPlan pa = plan(10, perturb::ProcessMode::same);
+  pa.options = {"A"};
+  RunPlan pb = plan(10, perturb::ProcessMode::same);
+  pb.options = {"B"};
+  FakeExecutor ex = fake(first_option);
+  ex.interrupt_at(milliseconds(50 + 35)); // during each session's fourth run
+  RunSession a(pa, {}, ex), b(pb, {}, ex);
+  drive(ex, {&a, &b});
+  for (RunSession* s : {&a, &b}) {
+    ASSERT_TRUE(s->done());
+    RunOutput out = s->output();
+    EXPECT_TRUE(out.interrupted);
+    EXPECT_EQ(out.completed, 3u);
+  }
+}
+
+// An interrupt during the compiler's load is the call's interrupt, not a compiler that
+// cannot load.
+TEST_F(RunSessionTest, AnInterruptDuringTheLoadIsAnInterrupt) {
+  FakeExecutor ex = fake(always_a);
+  ex.interrupt_at(milliseconds(20)); // the probe says hello at 50
+  EXPECT_THROW(execute(plan(3, perturb::ProcessMode::same), ex), Interrupted);
+  EXPECT_EQ(ex.count(Kind::compile), 0u);
 }
