@@ -4,6 +4,7 @@
 // process truth (real workers, real pipes) is tests/unit/runner_test.cpp's.
 #include "fake_executor.hpp"
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/run_queue.hpp"
 #include "kdet/engine/run_session.hpp"
 #include "kdet/engine/runner.hpp"
 #include "kdet/util/cores.hpp"
@@ -337,4 +338,92 @@ TEST_F(RunSessionTest, AnInterruptDuringTheLoadIsAnInterrupt) {
   ex.interrupt_at(milliseconds(20)); // the probe says hello at 50
   EXPECT_THROW(execute(plan(3, perturb::ProcessMode::same), ex), Interrupted);
   EXPECT_EQ(ex.count(Kind::compile), 0u);
+}
+
+// A split round as one session that grows: slots added while it runs (idle compile slots of
+// its driver) take the round's runs from its queue, each with the outcome it has when one slot
+// makes the round, and the round ends sooner.
+TEST_F(RunSessionTest, AddedSlotsTakeTheRoundsRunsAndChangeNoOutcome) {
+  auto model = [](const CompileMessage& m, const WorkerLaunch& l, int before) {
+    return FakeExecutor::Answer{backend::Status::ok,
+                                std::to_string(m.run_index) + "/" + std::to_string(before) + "/" +
+                                    std::to_string(l.env.size()),
+                                milliseconds(10), false};
+  };
+  RunPlan serial = plan(12, perturb::ProcessMode::fresh);
+  FakeExecutor alone = fake(model);
+  RunOutput one = execute(serial, alone);
+  RunPlan grown = serial;
+  grown.queue = std::make_shared<RunQueue>(0, 12, 1);
+  FakeExecutor ex = fake(model);
+  RunSession session(grown, {}, ex);
+  session.begin();
+  EXPECT_EQ(session.busy_slots(), 1);
+  session.on_event(*ex.next()); // the probe's hello: slot 0 launches run 0's worker
+  EXPECT_EQ(session.add_slots(3), 3);
+  EXPECT_EQ(session.busy_slots(), 4);
+  while (!session.done())
+    session.on_event(*ex.next());
+  RunOutput out = session.output();
+  ASSERT_EQ(out.completed, 12u);
+  EXPECT_EQ(ex.most_busy(), 4);
+  EXPECT_EQ(alone.most_busy(), 1);
+  std::set<int> slots;
+  for (uint64_t i = 0; i < 12; ++i) {
+    EXPECT_EQ(out.records[i].variant, one.records[i].variant) << i;
+    slots.insert(out.records[i].slot);
+  }
+  EXPECT_EQ(slots, (std::set<int>{0, 1, 2, 3}));
+  // Alone: the probe, then 12 x (50 start + 10 compile). Grown: 3 rounds of 4 runs.
+  EXPECT_EQ(alone.ms_now(), 50 + 12 * 60);
+  EXPECT_EQ(ex.ms_now(), 50 + 3 * 60);
+}
+
+// A session takes no more slots than it has runs to hand out, and slots asked for during the
+// compiler's load open with the others.
+TEST_F(RunSessionTest, AddedSlotsAreBoundedByTheRunsLeft) {
+  FakeExecutor ex = fake(always_a);
+  const RunPlan p = plan(3, perturb::ProcessMode::same);
+  RunSession session(p, {}, ex);
+  session.begin();
+  EXPECT_EQ(session.add_slots(1), 1); // during the load
+  EXPECT_EQ(session.busy_slots(), 2);
+  session.on_event(*ex.next());
+  EXPECT_EQ(ex.count(Kind::compile), 1u); // slot 0 in the probe; slot 1 launches its worker
+  EXPECT_EQ(ex.count(Kind::launch), 2u);
+  EXPECT_EQ(session.add_slots(5), 1); // run 2 is the only one no slot has taken
+  EXPECT_EQ(session.add_slots(5), 0);
+  EXPECT_EQ(session.busy_slots(), 3);
+  while (!session.done())
+    session.on_event(*ex.next());
+  EXPECT_EQ(session.busy_slots(), 0);
+  RunOutput out = session.output();
+  EXPECT_EQ(out.completed, 3u);
+  EXPECT_EQ(out.workers_started, 3);
+}
+
+// A stop at the second outcome holds in a grown session: every run of the serial round up to
+// the one that showed it is made, none after it is handed out.
+TEST_F(RunSessionTest, AGrownSessionStopsWhereTheSerialRoundStops) {
+  auto model = [](const CompileMessage& m, const WorkerLaunch&, int) {
+    return FakeExecutor::Answer{backend::Status::ok, m.run_index == 5 ? "B" : "A", milliseconds(10),
+                                false};
+  };
+  RunPlan p = plan(40, perturb::ProcessMode::fresh);
+  p.stop_at_outcomes = 2;
+  p.queue = std::make_shared<RunQueue>(0, 40, 1);
+  FakeExecutor ex = fake(model);
+  RunSession session(p, {}, ex);
+  session.begin();
+  session.on_event(*ex.next());
+  EXPECT_EQ(session.add_slots(2), 2);
+  while (!session.done())
+    session.on_event(*ex.next());
+  RunOutput out = session.output();
+  EXPECT_TRUE(out.stopped_early);
+  for (uint64_t i = 0; i <= 5; ++i)
+    EXPECT_TRUE(out.records[i].done) << i;
+  EXPECT_EQ(out.variants.size(), 2u);
+  EXPECT_LE(out.completed, 5u + 3u); // at most the runs in flight when run 5 ended
+  EXPECT_EQ(p.queue->left(), 0u);
 }

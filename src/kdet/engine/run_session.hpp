@@ -49,6 +49,14 @@ public:
   void on_event(const ExecutorEvent& ev);
   // Whether the call has ended: no run left to begin and none in flight.
   bool done() const;
+  // Lets the call make up to `n` more compiles at once from now on (compile slots its driver
+  // has idle), no more than it has runs left to hand out; returns how many it took. With
+  // RunPlan::queue the new slots take units as a split round's pieces do. Not from within the
+  // session's own callbacks (RunPlan::on_record, progress).
+  int add_slots(int n);
+  // The compiles this call may have in flight now: its slots not done (before the compiler's
+  // load ends, the slots it will open).
+  int busy_slots() const;
   // Lets its workers go and returns what the call made; once, when done() or when the executor
   // has no event left for it. Throws Interrupted when the compiler's load never ended.
   RunOutput output();
@@ -118,6 +126,7 @@ private:
   void start_load();
   void end_load(const HelloMessage& hello);
   void open_slots();
+  uint64_t runs_unhanded() const;
   void record(RunRecord rec, backend::CompileResult result);
   void finish();
 
@@ -173,6 +182,7 @@ private:
   bool m_queue_stopped = false; // this piece stopped RunPlan::queue
   int m_workers_started = 0;
   int m_prestarted = 0;
+  int m_added = 0; // slots added (add_slots) beyond RunPlan::jobs
   VariantFold<Variant> m_variants;
   uint64_t m_completed = 0, m_succeeded = 0;
 };

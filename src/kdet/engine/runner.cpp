@@ -67,14 +67,48 @@ void RunSession::open_slots() {
   m_workers_started = m_probe != 0 ? 1 : 0;
   if (m_probe != 0) m_probe_serial = 1;
   const uint64_t left = m_plan.runs - std::min(m_plan.runs, m_plan.first_index);
-  const int jobs = std::max(1, static_cast<int>(std::min<uint64_t>(
-                                   static_cast<uint64_t>(std::max(1, m_plan.jobs)), left)));
+  const int jobs =
+      std::max(1, static_cast<int>(std::min<uint64_t>(
+                      static_cast<uint64_t>(std::max(1, m_plan.jobs) + m_added), left)));
   m_slots.resize(static_cast<size_t>(jobs));
   for (int s = 0; s < jobs; ++s) {
     m_slots[static_cast<size_t>(s)].index = s;
     open_slot(m_slots[static_cast<size_t>(s)]);
   }
   pump();
+}
+
+// Runs no slot has taken yet (a slot's claimed run and the rest of its unit count as taken).
+uint64_t RunSession::runs_unhanded() const {
+  if (m_stop) return 0;
+  if (m_plan.queue) return m_plan.queue->left();
+  return m_plan.runs - std::min(m_plan.runs, m_next);
+}
+
+int RunSession::add_slots(int n) {
+  if (n <= 0) return 0;
+  if (m_loading != 0) { // open_slots() opens them with the rest, as far as runs are left
+    m_added += n;
+    return n;
+  }
+  const int taken = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(n), runs_unhanded()));
+  for (int i = 0; i < taken; ++i) {
+    Slot& slot = m_slots.emplace_back();
+    slot.index = static_cast<int>(m_slots.size()) - 1;
+    open_slot(slot);
+  }
+  m_added += taken;
+  pump();
+  return taken;
+}
+
+int RunSession::busy_slots() const {
+  if (m_loading != 0)
+    return static_cast<int>(std::min<uint64_t>(
+        static_cast<uint64_t>(std::max(1, m_plan.jobs) + m_added),
+        std::max<uint64_t>(1, m_plan.runs - std::min(m_plan.runs, m_plan.first_index))));
+  return static_cast<int>(std::count_if(
+      m_slots.begin(), m_slots.end(), [](const Slot& slot) { return slot.phase != Phase::done; }));
 }
 
 bool RunSession::owns(WorkerId worker) const {
