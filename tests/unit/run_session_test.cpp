@@ -7,6 +7,7 @@
 #include "kdet/engine/run_queue.hpp"
 #include "kdet/engine/run_session.hpp"
 #include "kdet/engine/runner.hpp"
+#include "kdet/engine/session_loop.hpp"
 #include "kdet/util/cores.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -61,20 +62,22 @@ FakeExecutor::Answer first_option(const CompileMessage& m, const WorkerLaunch&, 
   return {backend::Status::ok, m.request.options.at(0), milliseconds(10), false};
 }
 
-// Drives `sessions` on one executor until each is done, handing every event to the session
-// that owns its worker (all of them for `interrupted`), the way one loop drives many planners.
-void drive(Executor& ex, const std::vector<RunSession*>& sessions) {
+// Drives `sessions` on one executor through a SessionLoop until each has ended; the sessions
+// in the order they ended, each with the virtual time then and its error.
+struct EndedAt {
+  RunSession* session;
+  long long ms;
+  std::exception_ptr error;
+};
+std::vector<EndedAt> drive(FakeExecutor& ex, const std::vector<RunSession*>& sessions) {
+  SessionLoop loop(ex);
   for (auto* s : sessions)
-    s->begin();
-  auto all_done = [&] {
-    return std::all_of(sessions.begin(), sessions.end(), [](auto* s) { return s->done(); });
-  };
-  while (!all_done()) {
-    auto ev = ex.next();
-    if (!ev) break;
-    for (auto* s : sessions)
-      if (ev->kind == ExecutorEvent::Kind::interrupted || s->owns(ev->worker)) s->on_event(*ev);
-  }
+    loop.add(*s);
+  std::vector<EndedAt> ended;
+  while (loop.size() > 0)
+    for (const auto& e : loop.step())
+      ended.push_back({e.session, ex.ms_now(), e.error});
+  return ended;
 }
 
 // A compiler whose output is "A" always.
@@ -426,4 +429,44 @@ TEST_F(RunSessionTest, AGrownSessionStopsWhereTheSerialRoundStops) {
   EXPECT_EQ(out.variants.size(), 2u);
   EXPECT_LE(out.completed, 5u + 3u); // at most the runs in flight when run 5 ended
   EXPECT_EQ(p.queue->left(), 0u);
+}
+
+// The loop gives back each session when it ends, while the others go on.
+TEST_F(RunSessionTest, TheLoopGivesBackEachSessionWhenItEnds) {
+  RunPlan pa = plan(2, perturb::ProcessMode::same);
+  pa.options = {"A"};
+  RunPlan pb = plan(20, perturb::ProcessMode::same);
+  pb.options = {"B"};
+  FakeExecutor ex = fake(first_option);
+  RunSession a(pa, {}, ex), b(pb, {}, ex);
+  auto ended = drive(ex, {&b, &a});
+  ASSERT_EQ(ended.size(), 2u);
+  EXPECT_EQ(ended[0].session, &a);
+  EXPECT_EQ(ended[0].ms, 50 + 2 * 10); // its two runs after its probe's hello
+  EXPECT_EQ(ended[1].session, &b);
+  EXPECT_EQ(ended[1].ms, 50 + 20 * 10);
+  EXPECT_EQ(a.output().completed, 2u);
+  EXPECT_EQ(b.output().completed, 20u);
+}
+
+// A compiler that cannot load ends its own session with the error, not the loop: the session
+// whose compiler loaded makes its runs.
+TEST_F(RunSessionTest, ASessionThatCannotLoadEndsAloneWithItsError) {
+  RunPlan pa = plan(4, perturb::ProcessMode::same);
+  pa.options = {"A"};
+  RunPlan pb = plan(4, perturb::ProcessMode::same);
+  pb.options = {"B"};
+  FakeExecutor ex = fake(first_option);
+  ex.fail_starts_after(1); // a's probe starts, b's does not
+  RunSession a(pa, {}, ex), b(pb, {}, ex);
+  auto ended = drive(ex, {&a, &b});
+  ASSERT_EQ(ended.size(), 2u);
+  EXPECT_EQ(ended[0].session, &b);
+  ASSERT_TRUE(ended[0].error);
+  EXPECT_THROW(std::rethrow_exception(ended[0].error), Error);
+  EXPECT_EQ(ended[1].session, &a);
+  EXPECT_FALSE(ended[1].error);
+  RunOutput out = a.output();
+  EXPECT_EQ(out.completed, 4u);
+  ASSERT_EQ(out.variants.size(), 1u);
 }

@@ -7,6 +7,7 @@
 #include "kdet/engine/compiler_watch.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/run_session.hpp"
+#include "kdet/engine/session_loop.hpp"
 #include "kdet/engine/worker.hpp"
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/perturb/factors.hpp"
@@ -311,13 +312,11 @@ void RunSession::finish() {
 
 RunOutput execute(const RunPlan& plan, Executor& executor, const ProgressFn& progress) {
   RunSession session(plan, progress, executor);
-  session.begin();
-  // Every event is this session's: it ignores those of workers it already let go.
-  while (!session.done())
-    if (auto ev = executor.next())
-      session.on_event(*ev);
-    else
-      break;
+  SessionLoop loop(executor);
+  loop.add(session);
+  while (loop.size() > 0)
+    for (const auto& ended : loop.step())
+      if (ended.error) std::rethrow_exception(ended.error);
   return session.output();
 }
 
