@@ -12,9 +12,10 @@
 # Usage: bench/same_outcomes.sh OLD_KDET NEW_KDET FAKES_DIR
 # Prints one line per case (same / DIFFERENT, and what) and exits 1 when any case differs.
 set -uo pipefail
-old=${1:?old kdet}
-new=${2:?new kdet}
-fakes=${3:?fakes dir}
+# Absolute: the scan case runs from a temp folder.
+old=$(realpath "${1:?old kdet}")
+new=$(realpath "${2:?new kdet}")
+fakes=$(realpath "${3:?fakes dir}")
 root=$(cd "$(dirname "$0")/.." && pwd)
 ex=$root/examples
 T=$(mktemp -d)
@@ -103,7 +104,10 @@ for j in sorted(d["jobs"], key=lambda j: j["input"]):
 }
 (cd "$T" && "$old" scan m.toml --db old.db --json old-scan.json -q >/dev/null 2>&1)
 (cd "$T" && "$new" scan m.toml --db new.db --json new-scan.json -q >/dev/null 2>&1)
-if diff <(jobs_of "$T/old-scan.json") <(jobs_of "$T/new-scan.json") >"$T/diff"; then
+if [[ ! -s $T/old-scan.json || ! -s $T/new-scan.json ]]; then
+  echo "DIFFERENT scan: a binary wrote no scan JSON (old: $(test -s "$T/old-scan.json" && echo yes || echo no), new: $(test -s "$T/new-scan.json" && echo yes || echo no))"
+  differ=1
+elif diff <(jobs_of "$T/old-scan.json") <(jobs_of "$T/new-scan.json") >"$T/diff"; then
   echo "same      scan of $(jobs_of "$T/new-scan.json" | wc -l) jobs (fake heaporder): $(jobs_of "$T/new-scan.json" | awk '{print $2}' | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
 else
   echo "DIFFERENT scan:"

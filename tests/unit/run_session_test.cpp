@@ -3,7 +3,11 @@
 // stops, failures and interrupts, each decided exactly, with no process and no sleep. The
 // process truth (real workers, real pipes) is tests/unit/runner_test.cpp's.
 #include "fake_executor.hpp"
+#include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/run_queue.hpp"
+#include "kdet/engine/run_session.hpp"
 #include "kdet/engine/runner.hpp"
+#include "kdet/engine/session_loop.hpp"
 #include "kdet/util/cores.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -52,6 +56,29 @@ protected:
 
   std::string m_dir, m_input, m_compiler;
 };
+
+// A compiler whose output is its first option: two plans that differ in it tell their runs apart.
+FakeExecutor::Answer first_option(const CompileMessage& m, const WorkerLaunch&, int) {
+  return {backend::Status::ok, m.request.options.at(0), milliseconds(10), false};
+}
+
+// Drives `sessions` on one executor through a SessionLoop until each has ended; the sessions
+// in the order they ended, each with the virtual time then and its error.
+struct EndedAt {
+  RunSession* session;
+  long long ms;
+  std::exception_ptr error;
+};
+std::vector<EndedAt> drive(FakeExecutor& ex, const std::vector<RunSession*>& sessions) {
+  SessionLoop loop(ex);
+  for (auto* s : sessions)
+    loop.add(*s);
+  std::vector<EndedAt> ended;
+  while (loop.size() > 0)
+    for (const auto& e : loop.step())
+      ended.push_back({e.session, ex.ms_now(), e.error});
+  return ended;
+}
 
 // A compiler whose output is "A" always.
 FakeExecutor::Answer always_a(const CompileMessage&, const WorkerLaunch&, int) {
@@ -223,4 +250,223 @@ TEST_F(RunSessionTest, PrestartTakesStartsOffThePathAndChangesNoRun) {
   // then each run 10 ms plus the 40 ms left of its worker's start, the last run 10.
   EXPECT_EQ(without.ms_now(), 50 + 6 * 60);
   EXPECT_EQ(with.ms_now(), 50 + 50 + 5 * 50 + 10);
+}
+
+// A session never waits: its compiler's load is an event like any other, and nothing is
+// compiled before that worker's hello.
+TEST_F(RunSessionTest, TheLoadIsAnEventAndBeginReturnsBeforeIt) {
+  FakeExecutor ex = fake(always_a);
+  const RunPlan p = plan(2, perturb::ProcessMode::same);
+  RunSession session(p, {}, ex);
+  session.begin();
+  EXPECT_FALSE(session.done());
+  EXPECT_EQ(ex.count(Kind::launch), 1u);
+  EXPECT_EQ(ex.count(Kind::compile), 0u);
+  EXPECT_TRUE(session.owns(1));
+  EXPECT_FALSE(session.owns(2));
+  EXPECT_EQ(ex.ms_now(), 0);
+  auto hello = ex.next();
+  ASSERT_TRUE(hello);
+  EXPECT_EQ(hello->kind, ExecutorEvent::Kind::started);
+  session.on_event(*hello);
+  EXPECT_EQ(ex.count(Kind::compile), 1u); // run 0, at once, in the probe
+  while (!session.done())
+    session.on_event(*ex.next());
+  RunOutput out = session.output();
+  EXPECT_EQ(out.completed, 2u);
+  EXPECT_EQ(out.workers_started, 1);
+  EXPECT_DOUBLE_EQ(out.worker_start_seconds, 0.050);
+}
+
+// Two sessions on one executor run side by side: each takes only its own workers' events, and
+// each run comes out as it does when its session runs alone.
+TEST_F(RunSessionTest, TwoSessionsShareOneExecutorAndMakeTheRunsTheyMakeAlone) {
+  RunPlan pa = plan(12, perturb::ProcessMode::both, 2);
+  pa.options = {"A"};
+  RunPlan pb = plan(9, perturb::ProcessMode::same, 3);
+  pb.options = {"B"};
+  pb.setting.seed = 11;
+  FakeExecutor ex = fake(first_option);
+  RunSession a(pa, {}, ex), b(pb, {}, ex);
+  drive(ex, {&a, &b});
+  ASSERT_TRUE(a.done());
+  ASSERT_TRUE(b.done());
+  RunOutput oa = a.output(), ob = b.output();
+  FakeExecutor alone_a = fake(first_option), alone_b = fake(first_option);
+  RunOutput ra = execute(pa, alone_a), rb = execute(pb, alone_b);
+  // Both sessions' slots compiled at once.
+  EXPECT_GT(ex.most_busy(), std::max(alone_a.most_busy(), alone_b.most_busy()));
+  // Together they take as long as the longer alone, not the sum.
+  EXPECT_EQ(ex.ms_now(), std::max(alone_a.ms_now(), alone_b.ms_now()));
+  for (auto [together, alone] : {std::pair{&oa, &ra}, std::pair{&ob, &rb}}) {
+    ASSERT_EQ(together->completed, alone->plan.runs);
+    ASSERT_EQ(together->variants.size(), 1u);
+    EXPECT_EQ(together->variants[0].artifacts.at(0).size, 1u);
+    EXPECT_EQ(together->workers_started, alone->workers_started);
+    for (size_t i = 0; i < together->records.size(); ++i) {
+      const RunRecord &t = together->records[i], &l = alone->records[i];
+      EXPECT_EQ(t.variant, l.variant) << i;
+      EXPECT_EQ(t.seed, l.seed) << i;
+      EXPECT_EQ(t.fresh_process, l.fresh_process) << i;
+      EXPECT_EQ(t.nth_in_worker, l.nth_in_worker) << i;
+      EXPECT_EQ(t.worker, l.worker) << i;
+      EXPECT_EQ(t.slot, l.slot) << i;
+    }
+  }
+  EXPECT_NE(oa.variants[0].id, ob.variants[0].id); // "A" and "B"
+}
+
+// The executor's interrupt reaches every session: each keeps what it recorded.
+TEST_F(RunSessionTest, AnInterruptEndsEverySessionOnTheExecutor) {
+  RunPlan pa = plan(10, perturb::ProcessMode::same);
+  pa.options = {"A"};
+  RunPlan pb = plan(10, perturb::ProcessMode::same);
+  pb.options = {"B"};
+  FakeExecutor ex = fake(first_option);
+  ex.interrupt_at(milliseconds(50 + 35)); // during each session's fourth run
+  RunSession a(pa, {}, ex), b(pb, {}, ex);
+  drive(ex, {&a, &b});
+  for (RunSession* s : {&a, &b}) {
+    ASSERT_TRUE(s->done());
+    RunOutput out = s->output();
+    EXPECT_TRUE(out.interrupted);
+    EXPECT_EQ(out.completed, 3u);
+  }
+}
+
+// An interrupt during the compiler's load is the call's interrupt, not a compiler that
+// cannot load.
+TEST_F(RunSessionTest, AnInterruptDuringTheLoadIsAnInterrupt) {
+  FakeExecutor ex = fake(always_a);
+  ex.interrupt_at(milliseconds(20)); // the probe says hello at 50
+  EXPECT_THROW(execute(plan(3, perturb::ProcessMode::same), ex), Interrupted);
+  EXPECT_EQ(ex.count(Kind::compile), 0u);
+}
+
+// A split round as one session that grows: slots added while it runs (idle compile slots of
+// its driver) take the round's runs from its queue, each with the outcome it has when one slot
+// makes the round, and the round ends sooner.
+TEST_F(RunSessionTest, AddedSlotsTakeTheRoundsRunsAndChangeNoOutcome) {
+  auto model = [](const CompileMessage& m, const WorkerLaunch& l, int before) {
+    return FakeExecutor::Answer{backend::Status::ok,
+                                std::to_string(m.run_index) + "/" + std::to_string(before) + "/" +
+                                    std::to_string(l.env.size()),
+                                milliseconds(10), false};
+  };
+  RunPlan serial = plan(12, perturb::ProcessMode::fresh);
+  FakeExecutor alone = fake(model);
+  RunOutput one = execute(serial, alone);
+  RunPlan grown = serial;
+  grown.queue = std::make_shared<RunQueue>(0, 12, 1);
+  FakeExecutor ex = fake(model);
+  RunSession session(grown, {}, ex);
+  session.begin();
+  EXPECT_EQ(session.busy_slots(), 1);
+  session.on_event(*ex.next()); // the probe's hello: slot 0 launches run 0's worker
+  EXPECT_EQ(session.add_slots(3), 3);
+  EXPECT_EQ(session.busy_slots(), 4);
+  while (!session.done())
+    session.on_event(*ex.next());
+  RunOutput out = session.output();
+  ASSERT_EQ(out.completed, 12u);
+  EXPECT_EQ(ex.most_busy(), 4);
+  EXPECT_EQ(alone.most_busy(), 1);
+  std::set<int> slots;
+  for (uint64_t i = 0; i < 12; ++i) {
+    EXPECT_EQ(out.records[i].variant, one.records[i].variant) << i;
+    slots.insert(out.records[i].slot);
+  }
+  EXPECT_EQ(slots, (std::set<int>{0, 1, 2, 3}));
+  // Alone: the probe, then 12 x (50 start + 10 compile). Grown: 3 rounds of 4 runs.
+  EXPECT_EQ(alone.ms_now(), 50 + 12 * 60);
+  EXPECT_EQ(ex.ms_now(), 50 + 3 * 60);
+}
+
+// A session takes no more slots than it has runs to hand out, and slots asked for during the
+// compiler's load open with the others.
+TEST_F(RunSessionTest, AddedSlotsAreBoundedByTheRunsLeft) {
+  FakeExecutor ex = fake(always_a);
+  const RunPlan p = plan(3, perturb::ProcessMode::same);
+  RunSession session(p, {}, ex);
+  session.begin();
+  EXPECT_EQ(session.add_slots(1), 1); // during the load
+  EXPECT_EQ(session.busy_slots(), 2);
+  session.on_event(*ex.next());
+  EXPECT_EQ(ex.count(Kind::compile), 1u); // slot 0 in the probe; slot 1 launches its worker
+  EXPECT_EQ(ex.count(Kind::launch), 2u);
+  EXPECT_EQ(session.add_slots(5), 1); // run 2 is the only one no slot has taken
+  EXPECT_EQ(session.add_slots(5), 0);
+  EXPECT_EQ(session.busy_slots(), 3);
+  while (!session.done())
+    session.on_event(*ex.next());
+  EXPECT_EQ(session.busy_slots(), 0);
+  RunOutput out = session.output();
+  EXPECT_EQ(out.completed, 3u);
+  EXPECT_EQ(out.workers_started, 3);
+}
+
+// A stop at the second outcome holds in a grown session: every run of the serial round up to
+// the one that showed it is made, none after it is handed out.
+TEST_F(RunSessionTest, AGrownSessionStopsWhereTheSerialRoundStops) {
+  auto model = [](const CompileMessage& m, const WorkerLaunch&, int) {
+    return FakeExecutor::Answer{backend::Status::ok, m.run_index == 5 ? "B" : "A", milliseconds(10),
+                                false};
+  };
+  RunPlan p = plan(40, perturb::ProcessMode::fresh);
+  p.stop_at_outcomes = 2;
+  p.queue = std::make_shared<RunQueue>(0, 40, 1);
+  FakeExecutor ex = fake(model);
+  RunSession session(p, {}, ex);
+  session.begin();
+  session.on_event(*ex.next());
+  EXPECT_EQ(session.add_slots(2), 2);
+  while (!session.done())
+    session.on_event(*ex.next());
+  RunOutput out = session.output();
+  EXPECT_TRUE(out.stopped_early);
+  for (uint64_t i = 0; i <= 5; ++i)
+    EXPECT_TRUE(out.records[i].done) << i;
+  EXPECT_EQ(out.variants.size(), 2u);
+  EXPECT_LE(out.completed, 5u + 3u); // at most the runs in flight when run 5 ended
+  EXPECT_EQ(p.queue->left(), 0u);
+}
+
+// The loop gives back each session when it ends, while the others go on.
+TEST_F(RunSessionTest, TheLoopGivesBackEachSessionWhenItEnds) {
+  RunPlan pa = plan(2, perturb::ProcessMode::same);
+  pa.options = {"A"};
+  RunPlan pb = plan(20, perturb::ProcessMode::same);
+  pb.options = {"B"};
+  FakeExecutor ex = fake(first_option);
+  RunSession a(pa, {}, ex), b(pb, {}, ex);
+  auto ended = drive(ex, {&b, &a});
+  ASSERT_EQ(ended.size(), 2u);
+  EXPECT_EQ(ended[0].session, &a);
+  EXPECT_EQ(ended[0].ms, 50 + 2 * 10); // its two runs after its probe's hello
+  EXPECT_EQ(ended[1].session, &b);
+  EXPECT_EQ(ended[1].ms, 50 + 20 * 10);
+  EXPECT_EQ(a.output().completed, 2u);
+  EXPECT_EQ(b.output().completed, 20u);
+}
+
+// A compiler that cannot load ends its own session with the error, not the loop: the session
+// whose compiler loaded makes its runs.
+TEST_F(RunSessionTest, ASessionThatCannotLoadEndsAloneWithItsError) {
+  RunPlan pa = plan(4, perturb::ProcessMode::same);
+  pa.options = {"A"};
+  RunPlan pb = plan(4, perturb::ProcessMode::same);
+  pb.options = {"B"};
+  FakeExecutor ex = fake(first_option);
+  ex.fail_starts_after(1); // a's probe starts, b's does not
+  RunSession a(pa, {}, ex), b(pb, {}, ex);
+  auto ended = drive(ex, {&a, &b});
+  ASSERT_EQ(ended.size(), 2u);
+  EXPECT_EQ(ended[0].session, &b);
+  ASSERT_TRUE(ended[0].error);
+  EXPECT_THROW(std::rethrow_exception(ended[0].error), Error);
+  EXPECT_EQ(ended[1].session, &a);
+  EXPECT_FALSE(ended[1].error);
+  RunOutput out = a.output();
+  EXPECT_EQ(out.completed, 4u);
+  ASSERT_EQ(out.variants.size(), 1u);
 }

@@ -2,11 +2,14 @@
 //
 // The planner of engine::execute. It decides which run each slot makes next, in which worker
 // (the slot's shared one, a fresh one, one started ahead), and what a reply means; the executor
-// (engine/executor.hpp) runs the processes. It has no threads: each slot is a small state
-// machine that moves when an event of its worker comes in. Its stages, in order:
-// prepare_launch (the session folder, the factors, how a worker starts), load_compiler (one
-// worker up front, the compiler's identity), the slots (each run: begin_run, then the worker is
-// made ready, the compile is sent, its reply recorded), finish (the variants in order).
+// (engine/executor.hpp) runs the processes. It has no threads and never waits: each slot is a
+// small state machine that moves when an event of its worker comes in, handed to it by whoever
+// drives the executor (begin, then on_event for each event, until done; then output). So one
+// executor can drive many sessions at once, each event routed by its worker (owns). Its stages,
+// in order: prepare_launch (the session folder, the factors, how a worker starts), the
+// compiler's load (one worker up front, the compiler's identity: start_load, end_load), the
+// slots (each run: begin_run, then the worker is made ready, the compile is sent, its reply
+// recorded), finish (the variants in order).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -31,8 +34,32 @@ std::vector<std::string> session_env(const std::vector<std::string>& overrides);
 
 class RunSession {
 public:
-  RunSession(const RunPlan& plan, const ProgressFn& progress, Executor& executor);
-  RunOutput run();
+  // `plan` and `executor` must outlive the session.
+  RunSession(const RunPlan& plan, ProgressFn progress, Executor& executor);
+  RunSession(const RunSession&) = delete;
+  RunSession& operator=(const RunSession&) = delete;
+
+  // Starts the call: its folder and factors, its compiler's load, its first runs. Throws Error
+  // for a plan that cannot run here (a factor this machine lacks).
+  void begin();
+  // Whether `worker` is one of this session's: its events are this session's to take.
+  bool owns(WorkerId worker) const;
+  // Takes one event: of its own workers (others are ignored), or the executor's `interrupted`.
+  // Throws Error when the compiler cannot load, Interrupted when its load was interrupted.
+  void on_event(const ExecutorEvent& ev);
+  // Whether the call has ended: no run left to begin and none in flight.
+  bool done() const;
+  // Lets the call make up to `n` more compiles at once from now on (compile slots its driver
+  // has idle), no more than it has runs left to hand out; returns how many it took. With
+  // RunPlan::queue the new slots take units as a split round's pieces do. Not from within the
+  // session's own callbacks (RunPlan::on_record, progress).
+  int add_slots(int n);
+  // The compiles this call may have in flight now: its slots not done (before the compiler's
+  // load ends, the slots it will open).
+  int busy_slots() const;
+  // Lets its workers go and returns what the call made; once, when done() or when the executor
+  // has no event left for it. Throws Interrupted when the compiler's load never ended.
+  RunOutput output();
 
 private:
   using Clock = Executor::Clock;
@@ -96,7 +123,10 @@ private:
 
   // Setup (runner.cpp).
   void prepare_launch();
-  void load_compiler();
+  void start_load();
+  void end_load(const HelloMessage& hello);
+  void open_slots();
+  uint64_t runs_unhanded() const;
   void record(RunRecord rec, backend::CompileResult result);
   void finish();
 
@@ -123,7 +153,7 @@ private:
   double since_start(Clock::time_point t) const;
 
   const RunPlan& m_plan;
-  const ProgressFn& m_progress;
+  const ProgressFn m_progress; // a copy: a session may outlive the call that made it
   Executor& m_ex;
   const Clock::time_point m_t_start;
   const std::string m_input;
@@ -138,6 +168,9 @@ private:
   WorkerLaunch m_launch;
   std::vector<std::string> m_env_overrides;
   WorkerId m_probe = 0;
+  WorkerId m_loading = 0; // the probe, launched, its hello not come yet
+  Clock::time_point m_t_probe;
+  std::optional<FileStamp> m_lib_before; // the library's stamp before the probe loaded it
   int m_probe_serial = 0;
   CompilerWatch m_watch;
   RunOutput m_out;
@@ -149,6 +182,7 @@ private:
   bool m_queue_stopped = false; // this piece stopped RunPlan::queue
   int m_workers_started = 0;
   int m_prestarted = 0;
+  int m_added = 0; // slots added (add_slots) beyond RunPlan::jobs
   VariantFold<Variant> m_variants;
   uint64_t m_completed = 0, m_succeeded = 0;
 };

@@ -37,7 +37,8 @@ bool RunSession::prestarts() const {
 
 // Whether a worker may start before its run is due at all (prestarts(), pool_next_round()).
 bool RunSession::starts_ahead() const {
-  return m_plan.prestart && !m_is_exec && static_cast<unsigned>(m_plan.jobs) < usable_cores();
+  return m_plan.prestart && !m_is_exec &&
+         static_cast<unsigned>(m_plan.jobs + m_added) < usable_cores();
 }
 
 // The slot's next run: the next index, or with a queue the rest of the slot's unit and then the

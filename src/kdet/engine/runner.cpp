@@ -7,6 +7,7 @@
 #include "kdet/engine/compiler_watch.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/run_session.hpp"
+#include "kdet/engine/session_loop.hpp"
 #include "kdet/engine/worker.hpp"
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/perturb/factors.hpp"
@@ -45,8 +46,8 @@ std::vector<std::string> session_env(const std::vector<std::string>& overrides) 
   return with_env_changes(current_environment(), overrides);
 }
 
-RunSession::RunSession(const RunPlan& plan, const ProgressFn& progress, Executor& executor)
-    : m_plan(plan), m_progress(progress), m_ex(executor), m_t_start(executor.now()),
+RunSession::RunSession(const RunPlan& plan, ProgressFn progress, Executor& executor)
+    : m_plan(plan), m_progress(std::move(progress)), m_ex(executor), m_t_start(executor.now()),
       m_input(read_file(plan.input_path)), m_session("run"),
       m_kept_files(std::make_shared<const TempFolder>("artifacts")),
       m_is_exec(plan.backend.kind == backend::Kind::exec), m_mode(plan.setting.process),
@@ -56,26 +57,101 @@ RunSession::RunSession(const RunPlan& plan, const ProgressFn& progress, Executor
   m_out.records.resize(plan.runs);
 }
 
-RunOutput RunSession::run() {
+void RunSession::begin() {
   prepare_launch();
-  load_compiler();
+  start_load();
+  if (m_loading == 0) open_slots();
+}
+
+// The slots, once the compiler is loaded: as many as --jobs, no more than the runs left.
+void RunSession::open_slots() {
   m_workers_started = m_probe != 0 ? 1 : 0;
   if (m_probe != 0) m_probe_serial = 1;
   const uint64_t left = m_plan.runs - std::min(m_plan.runs, m_plan.first_index);
-  const int jobs = std::max(1, static_cast<int>(std::min<uint64_t>(
-                                   static_cast<uint64_t>(std::max(1, m_plan.jobs)), left)));
+  const int jobs =
+      std::max(1, static_cast<int>(std::min<uint64_t>(
+                      static_cast<uint64_t>(std::max(1, m_plan.jobs) + m_added), left)));
   m_slots.resize(static_cast<size_t>(jobs));
   for (int s = 0; s < jobs; ++s) {
     m_slots[static_cast<size_t>(s)].index = s;
     open_slot(m_slots[static_cast<size_t>(s)]);
   }
   pump();
-  while (auto ev = m_ex.next()) {
-    dispatch(*ev);
-    pump();
+}
+
+// Runs no slot has taken yet (a slot's claimed run and the rest of its unit count as taken).
+uint64_t RunSession::runs_unhanded() const {
+  if (m_stop) return 0;
+  if (m_plan.queue) return m_plan.queue->left();
+  return m_plan.runs - std::min(m_plan.runs, m_next);
+}
+
+int RunSession::add_slots(int n) {
+  if (n <= 0) return 0;
+  if (m_loading != 0) { // open_slots() opens them with the rest, as far as runs are left
+    m_added += n;
+    return n;
+  }
+  const int taken = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(n), runs_unhanded()));
+  for (int i = 0; i < taken; ++i) {
+    Slot& slot = m_slots.emplace_back();
+    slot.index = static_cast<int>(m_slots.size()) - 1;
+    open_slot(slot);
+  }
+  m_added += taken;
+  pump();
+  return taken;
+}
+
+int RunSession::busy_slots() const {
+  if (m_loading != 0)
+    return static_cast<int>(std::min<uint64_t>(
+        static_cast<uint64_t>(std::max(1, m_plan.jobs) + m_added),
+        std::max<uint64_t>(1, m_plan.runs - std::min(m_plan.runs, m_plan.first_index))));
+  return static_cast<int>(std::count_if(
+      m_slots.begin(), m_slots.end(), [](const Slot& slot) { return slot.phase != Phase::done; }));
+}
+
+bool RunSession::owns(WorkerId worker) const {
+  if (worker == 0) return false;
+  if (worker == m_loading || worker == m_probe) return true;
+  for (const auto& slot : m_slots)
+    if (worker == slot.shared || worker == slot.own || (slot.next && worker == slot.next->worker))
+      return true;
+  return false;
+}
+
+void RunSession::on_event(const ExecutorEvent& ev) {
+  if (m_loading != 0 && ev.kind != ExecutorEvent::Kind::interrupted) {
+    if (ev.worker != m_loading) return;
+    m_loading = 0;
+    if (!ev.ok) {
+      if (m_interrupted || interrupted()) throw Interrupted();
+      throw Error::format("cannot load the {} compiler: {}",
+                          backend::to_string(m_plan.backend.kind), ev.error);
+    }
+    m_probe = ev.worker;
+    end_load(ev.hello);
+    return open_slots();
+  }
+  dispatch(ev);
+  pump();
+}
+
+bool RunSession::done() const {
+  if (m_loading != 0) return false;
+  return std::all_of(m_slots.begin(), m_slots.end(),
+                     [](const Slot& slot) { return slot.phase == Phase::done; });
+}
+
+RunOutput RunSession::output() {
+  if (m_loading != 0) { // the executor had nothing left: its start was lost to an interrupt
+    m_ex.quit(std::exchange(m_loading, 0));
+    throw Interrupted();
   }
   for (auto& slot : m_slots)
     close_slot(slot);
+  if (m_probe != 0) m_ex.quit(std::exchange(m_probe, 0));
   finish();
   return std::move(m_out);
 }
@@ -123,45 +199,38 @@ void RunSession::prepare_launch() {
 }
 
 // Loads the compiler once up front: a bad --lib or --cmd is a usage error, not N failed runs.
-// With --process same the probe simply stays on as slot 0's worker.
-void RunSession::load_compiler() {
-  HelloMessage hello;
+// With --process same the probe simply stays on as slot 0's worker. A probe launched now says
+// hello as an event (on_event, then end_load); one from the pool or a known identity ends the
+// load at once.
+void RunSession::start_load() {
   // The library named, stat'ed before the probe loads it: replaced during the load, the probe
   // (slot 0's worker under --process same or both) would hold the old one while the stamp
   // taken after its hello already names the new file.
-  std::optional<FileStamp> before;
   if (!m_plan.identity && !m_is_exec && !m_plan.backend.lib.empty())
-    before = file_stamp(m_plan.backend.lib);
+    m_lib_before = file_stamp(m_plan.backend.lib);
+  HelloMessage hello;
   if (m_plan.identity) {
     hello.identity = *m_plan.identity;
-  } else {
-    m_launch.log_path = m_session.path() + "/worker0.log";
-    auto t_probe = m_ex.now();
-    if (m_plan.pool)
-      if (auto pooled = m_plan.pool->take(m_launch, &hello)) {
-        m_probe = m_ex.adopt(std::move(*pooled));
-        ++m_prestarted;
-      }
-    if (m_probe == 0) {
-      const WorkerId id = m_ex.launch(m_launch);
-      std::optional<ExecutorEvent> ev;
-      while ((ev = m_ex.next()) && ev->worker != id) {
-      }
-      if (!ev || !ev->ok) {
-        if (interrupted() || !ev) throw Interrupted();
-        throw Error::format("cannot load the {} compiler: {}",
-                            backend::to_string(m_plan.backend.kind), ev->error);
-      }
-      m_probe = id;
-      hello = ev->hello;
+    return end_load(hello);
+  }
+  m_launch.log_path = m_session.path() + "/worker0.log";
+  m_t_probe = m_ex.now();
+  if (m_plan.pool)
+    if (auto pooled = m_plan.pool->take(m_launch, &hello)) {
+      m_probe = m_ex.adopt(std::move(*pooled));
+      ++m_prestarted;
+      return end_load(hello);
     }
-    m_out.worker_start_seconds = duration<double>(m_ex.now() - t_probe).count();
-    m_out.probes.push_back({duration<double>(t_probe.time_since_epoch()).count(),
+  m_loading = m_ex.launch(m_launch);
+}
+
+// The compiler is loaded (or known): its identity, and the one every worker must load.
+void RunSession::end_load(const HelloMessage& hello) {
+  if (!m_plan.identity) {
+    m_out.worker_start_seconds = duration<double>(m_ex.now() - m_t_probe).count();
+    m_out.probes.push_back({duration<double>(m_t_probe.time_since_epoch()).count(),
                             m_out.worker_start_seconds, static_cast<int>(::gettid())});
-    if (m_mode == perturb::ProcessMode::fresh) {
-      m_ex.quit(m_probe);
-      m_probe = 0;
-    }
+    if (m_mode == perturb::ProcessMode::fresh) m_ex.quit(std::exchange(m_probe, 0));
   }
   m_out.identity = hello.identity;
   if (m_is_exec) {
@@ -173,7 +242,7 @@ void RunSession::load_compiler() {
     m_out.slot_paths_unshared = backend::slot_namespace_unavailable();
   }
   // The compiler every worker must load: the one the caller planned, else the probe's.
-  if (!m_watch.begin(m_plan.compiler_file, m_out.identity, !m_plan.identity, before,
+  if (!m_watch.begin(m_plan.compiler_file, m_out.identity, !m_plan.identity, m_lib_before,
                      m_plan.backend.lib))
     m_stop = true;
 }
@@ -242,7 +311,13 @@ void RunSession::finish() {
 }
 
 RunOutput execute(const RunPlan& plan, Executor& executor, const ProgressFn& progress) {
-  return RunSession(plan, progress, executor).run();
+  RunSession session(plan, progress, executor);
+  SessionLoop loop(executor);
+  loop.add(session);
+  while (loop.size() > 0)
+    for (const auto& ended : loop.step())
+      if (ended.error) std::rethrow_exception(ended.error);
+  return session.output();
 }
 
 RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
