@@ -443,10 +443,13 @@ void add_compare(CLI::App& root, Action& action) {
               "becomes varies-both) or 'inconclusive'. Both re-run B's jobs from the manifest its "
               "database\n"
               "stores and write neither database. docs/SCAN.md, \"Settling and stressing B\".\n"
-              "Exit status: 1 when B varies anywhere (regressed, varies-both, hidden under "
-              "--stress);\n"
-              "else 3 when B failed on every run of a job; else 0 (not-seen passes: B gave one "
-              "output);\n"
+              "Exit status: 1 when B varies anywhere (regressed, varies-both, a job only B "
+              "ran,\n"
+              "hidden under --stress); else 3 when B failed on every run of a job, never ran a "
+              "job A\n"
+              "ran (its scan stopped early), or no job ran on both sides; else 0 (not-seen "
+              "passes:\n"
+              "B gave one output);\n"
               "2 usage, 130 interrupted. README, \"Exit status\".");
   cmd->add_option("a", a->a, "The baseline database (before)")->required();
   cmd->add_option("b", a->b, "The database to compare with it (after)")->required();
