@@ -14,6 +14,7 @@
 #include "kdet/cli/annotations.hpp"
 #include "kdet/cli/capture_pipeline.hpp"
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/factors.hpp"
 #include "kdet/util/error.hpp"
@@ -312,7 +313,7 @@ void add_capture(CLI::App& root, Action& action) {
                   "that carry the capture preload (a child that compiles after its parent "
                   "exited), then kill what is left and name it (default 30; 0: do not wait)")
       ->type_name("SECONDS")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(real_option({0.0, 86400.0}));
   cmd->add_flag("--finish", args->finish,
                 "Make the bundles of an --out DIR whose kdet capture was killed, from the "
                 "records in DIR/raw (no pipeline is run)");

@@ -320,7 +320,7 @@ void add_scan(CLI::App& root, Action& action) {
   cmd->add_option("--target-rate", a->target_rate,
                   "Runs per job until no variance bounds its rate below R at 95% confidence "
                   "(overrides the manifest's [budget] target_rate)")
-      ->check(CLI::Range(1e-6, 0.5));
+      ->check(real_option({1e-6, 0.5}));
   cmd->add_option("--max-runs", a->max_runs,
                   "Runs per job at most (overrides the manifest's [budget] max_runs)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{10'000'000}));
