@@ -421,6 +421,7 @@ void add_compare(CLI::App& root, Action& action) {
     bool all = false;
     bool annotations = false; // --annotations
     bool full_names = false;  // --full-names
+    std::string junit_path;   // --junit
     double margin = scan::k_default_fix_margin;
     ProveArgs prove;
   };
@@ -470,6 +471,9 @@ void add_compare(CLI::App& root, Action& action) {
       "--annotations", a->annotations,
       "Also write GitHub Actions annotations (::error file=...::message) to stderr, one per "
       "failure of the gate");
+  cmd->add_option("--junit", a->junit_path,
+                  "Write JUnit XML to FILE (or - for stdout): a test case per job, a failure "
+                  "where B varies, an error where B failed or never ran it");
   cmd->callback([a, &action] {
     action = [a] {
       for (const auto* p : {&a->a, &a->b})
@@ -530,6 +534,9 @@ void add_compare(CLI::App& root, Action& action) {
       }
       std::deque<store::JobRow> extended; // B's rows with the runs --settle added
       check_output_path(a->output.json_path, "--json");
+      check_output_path(a->junit_path, "--junit");
+      if (a->junit_path == "-" && a->output.json_path == "-")
+        throw Error("--json - and --junit -: only one can take stdout; give the other a FILE");
       if (a->prove.any()) {
         std::vector<report::CompilerComparison> one{std::move(cmp)};
         bool whole = prove(one, extended, db.meta(), a->b, a->prove, "kdet compare");
@@ -541,9 +548,16 @@ void add_compare(CLI::App& root, Action& action) {
       }
       Output output(a->output);
       if (!a->output.json_path.empty()) output.write_json(report::comparison_to_json(cmp));
-      output.print_text(
-          report::comparison_to_text(cmp, output.color(), 50, a->full_names ? 0 : k_name_width));
+      std::string text =
+          report::comparison_to_text(cmp, output.color(), 50, a->full_names ? 0 : k_name_width);
+      // --junit -: stdout is the XML's, so the summary goes to stderr.
+      if (a->junit_path == "-")
+        fmt::print(stderr, "{}", text);
+      else
+        output.print_text(text);
       if (a->annotations) fmt::print(stderr, "{}", compare_annotations(cmp.pairs));
+      if (!a->junit_path.empty())
+        write_output(a->junit_path, report::comparison_to_junit(cmp), "--junit");
       return scan::compare_exit_code(cmp.pairs);
     };
   });
