@@ -50,7 +50,8 @@ struct DiffArgs {
   std::string max_size; // past it: compared by hash and size only
   std::string nvdisasm; // a path, "none", or "" to look for it
   double nvdisasm_timeout = 60;
-  bool canonical = false; // hunks in canonical names rather than the files' own text
+  bool canonical = false;  // hunks in canonical names rather than the files' own text
+  bool full_names = false; // --full-names: kernel names never cut in the text report
   size_t max_files = k_default_max_files;
 };
 
@@ -418,7 +419,7 @@ int do_diff(const DiffArgs& args) {
       }
     }
     f.all_identical &= diff::identical(r);
-    f.text += diff::to_text(r, color, na, nb);
+    f.text += diff::to_text(r, color, na, nb, args.full_names ? 0 : k_name_width);
     // Two cubins that differ: what each changed kernel asks of the GPU, and its occupancy.
     std::optional<diff::ImpactReport> reach;
     if (r.format == diff::Format::cubin && !summary && !diff::identical(r)) {
@@ -516,6 +517,9 @@ void add_diff(CLI::App& root, Action& action) {
                   "Seconds one nvdisasm run may take (default 60)")
       ->type_name("SECONDS")
       ->check(real_option({0.001, 1e6, false}));
+  cmd->add_flag("--full-names", args->full_names,
+                "Name kernels in full (by default a name past 72 characters is cut, with a "
+                "hash of the whole; --json and --html always hold the full names)");
   cmd->add_flag("--canonical", args->canonical,
                 "Show hunks in canonical names (PTX registers and labels, SASS registers and "
                 "branch targets renamed by first use; B's mapped to A's). Default: each file's "
