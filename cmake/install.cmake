@@ -39,6 +39,11 @@ set(KDET_PYDIR_FALLBACK \"${CMAKE_INSTALL_LIBDIR}/python3/dist-packages\")
 set(KDET_PY_SRC \"${PROJECT_SOURCE_DIR}/python/kdet_cache\")")
 install(SCRIPT ${PROJECT_SOURCE_DIR}/cmake/install_python.cmake)
 
+# The licence travels with the binaries (Apache 2.0 asks that recipients get a copy), and the
+# changelog with it, in share/doc/kdet as distributions place them.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/CHANGELOG.md
+  DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
 # The JSON Schemas of kdet's --json documents, for a user's validator (their $ids are names, never
 # fetched: a tool loads them from here).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/schemas/ DESTINATION ${CMAKE_INSTALL_DATADIR}/kdet/schemas

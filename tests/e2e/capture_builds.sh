@@ -82,8 +82,8 @@ expect_exit 2 "$KDET" capture --builds 1 --out "$T/u1" -- true
 expect_output '--builds 1: give 2 to 100 builds'
 expect_exit 2 "$KDET" capture --builds 2 -- true
 expect_output '--builds needs --out DIR'
-expect_exit 2 "$KDET" capture --junit "$T/j.xml" --out "$T/u2" -- true
-expect_output '--junit is an option of kdet capture --builds N'
+expect_exit 2 "$KDET" capture --report-html "$T/j.html" --out "$T/u2" -- true
+expect_output '--report-html is an option of kdet capture --builds N'
 expect_exit 2 "$KDET" capture --builds 2 --out "$T/echo" -- true
 expect_output 'already holds a capture'
 expect_exit 2 "$KDET" capture compare "$T/echo/build-1"

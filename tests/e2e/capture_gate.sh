@@ -20,6 +20,14 @@ expect_eq "JSON exit_code" "$(json_get "$T/f.json" '["exit_code"]')" 3
 expect_eq "JSON pipeline.exit_code" "$(json_get "$T/f.json" '["pipeline"]["exit_code"]')" 7
 expect_eq "the compiles are still recorded" "$(json_eval "$T/f.json" 'len(d["compiles"])')" 2
 
+# --junit (plain capture too, not only --builds): valid XML, a test case per bundle named by
+# its kernel, an error case for the failed pipeline.
+expect_exit 3 "$KDET" capture --out "$T/jo" --junit "$T/f.xml" -- sh -c "$(compile garbage 'exit 7')" sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
+expect_eq "capture --junit: tests failures errors" \
+  "$(python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); print(r.get("tests"), r.get("failures"), r.get("errors"))' "$T/f.xml")" "2 1 1"
+grep -q 'name="saxpy' "$T/f.xml" || { cat "$T/f.xml"; fail "capture --junit does not name the kernel"; }
+grep -q 'the pipeline exited 7' "$T/f.xml" || fail "capture --junit does not say the pipeline failed"
+
 # A bundle varied AND the pipeline failed: 3 first, the varied bundle still named.
 expect_exit 3 "$KDET" capture --json "$T/vf.json" -- sh -c "$(compile garbage 'exit 7')" sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
 expect_output 'VARIED +bundle'

@@ -6,7 +6,7 @@
 # unstripped RelWithDebInfo kdet is about 140 MB); the installed kdet runs and finds
 # libkdet_chaos.so in lib/kdet (a --heap chaos run on the fake libNVVM); a man page renders; the
 # bash completion completes commands, options and choices; kdet-cache.pc resolves and a C program
-# compiles and links against the library.
+# compiles and links against the library; LICENSE and CHANGELOG.md are in share/doc/kdet.
 # Env: KDET, KDET_BINARY_DIR, KDET_FAKES_DIR. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
 need_fakes libfakenvvm.so
@@ -20,6 +20,11 @@ for f in bin/kdet lib/kdet/libkdet_chaos.so lib/kdet/libkdet_capture.so lib/kdet
   lib/libkdet_cache.so include/kdet_cache.h lib/pkgconfig/kdet-cache.pc \
   lib/python3/dist-packages/kdet_cache/__init__.py share/bash-completion/completions/kdet; do
   [[ -e $P/$f ]] || fail "$f not installed"
+done
+# The licence goes with the binaries (Apache 2.0, section 4(a): recipients get a copy), and the
+# changelog says what changed, where a packager looks for them (share/doc/kdet).
+for f in LICENSE CHANGELOG.md; do
+  cmp -s "$KDET_SOURCE_DIR/$f" "$P/share/doc/kdet/$f" || fail "$f not installed in share/doc/kdet (or differs)"
 done
 # Every schema of docs/schemas is installed, whole, and parses.
 n_schemas=0

@@ -24,4 +24,13 @@ expect_eq "the manifest's max_runs" "$(json_eval "$T/c.json" "$runs")" "[50]"
 expect_exit 2 "$KDET" scan "$T/m.toml" --db "$T/d.db" --target-rate 0.9
 expect_output "--target-rate"
 [[ ! -e $T/d.db ]] || fail "a refused option left a database"
+# A number that is none (nan, inf) is refused as the option's, before any database is written
+# (CLI11's Range lets NaN through: every comparison with it is false).
+for bad in nan inf -inf; do
+  expect_exit 2 "$KDET" scan "$T/m.toml" --db "$T/n.db" --target-rate "$bad"
+  expect_output "--target-rate"
+  [[ ! -e $T/n.db ]] || fail "--target-rate $bad left a database"
+done
+expect_exit 2 "$KDET" capture --out "$T/cap" --wait-children nan -- true
+expect_output "--wait-children"
 echo OK

@@ -88,6 +88,21 @@ expect_eq "compare new fail: exit" "$rc" 3
 expect_eq "compare new fail" "$(counts "$T/c8.json")" "failed=4"
 "$KDET" compare "$T/fail.db" "$T/new.db" >/dev/null && rc=0 || rc=$?
 expect_eq "compare fail new: exit" "$rc" 0
+# --junit: a test case per job, valid XML, failing as the exit code does (B varies: failure;
+# B failed on every run: error; fixed: passes); `-` is stdout, the summary then on stderr.
+junit_counts() { # FILE -> "tests failures errors"
+  python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); print(r.get("tests"), r.get("failures"), r.get("errors"), len(list(r.iter("testcase"))))' "$1"
+}
+"$KDET" compare "$T/new.db" "$T/old.db" --junit "$T/j2.xml" >/dev/null && rc=0 || rc=$?
+expect_eq "compare new old --junit: exit" "$rc" 1
+expect_eq "compare new old --junit" "$(junit_counts "$T/j2.xml")" "4 4 0 4"
+grep -q 'classname="kdet.compare.regressed"' "$T/j2.xml" || fail "JUnit does not name the label"
+"$KDET" compare "$T/new.db" "$T/fail.db" --junit - >"$T/j8.xml" 2>"$T/j8.err" && rc=0 || rc=$?
+expect_eq "compare new fail --junit -: exit" "$rc" 3
+expect_eq "compare new fail --junit -" "$(junit_counts "$T/j8.xml")" "4 0 4 4"
+grep -q "failed" "$T/j8.err" || fail "--junit -: the summary is not on stderr"
+"$KDET" compare "$T/old.db" "$T/new.db" --junit "$T/j1.xml" >/dev/null
+expect_eq "compare old new --junit (fixed)" "$(junit_counts "$T/j1.xml")" "4 0 0 4"
 # That scan's budget (target_rate 0.1) bounds B's rate only below ~10%: not ten times below
 # A's rate, so "not-seen", with both numbers; a margin of 1 accepts it.
 "$KDET" compare "$T/lib.db" "$T/lib.db" --a-compiler heap --b-compiler base --json "$T/c4.json" >"$T/c4.txt"

@@ -358,6 +358,26 @@ TEST(ScanLabels, CompareExitCodeGatesOnB) {
   EXPECT_FALSE(scan::any_regressed(pairs));
 }
 
+TEST(ScanLabels, CompareExitCodeSeesWhatBRanAlone) {
+  // A job only B ran ("missing" in A) that varies: B varies anywhere, so the gate fails.
+  auto code = [](std::vector<store::JobRow> jobs) {
+    return scan::compare_exit_code(scan::pair_jobs(jobs, "a", jobs, "b"));
+  };
+  auto same_a = verdict_job("a", "k.ll", {"X"}), same_b = verdict_job("b", "k.ll", {"X"});
+  EXPECT_EQ(code({same_a, same_b, verdict_job("b", "new.ll", {"X", "Y"})}), 1);
+  EXPECT_EQ(code({same_a, same_b, verdict_job("b", "new.ll", {"X"})}), 0);
+  // B's scan stopped before it ran a job of A (its database holds the job, no run): B was
+  // not judged there, so the gate cannot pass.
+  auto unrun = verdict_job("b", "f.ll", {});
+  unrun.done = false;
+  EXPECT_EQ(code({same_a, same_b, verdict_job("a", "f.ll", {"X", "Y"}), unrun}), 3);
+  // No job ran on both sides: nothing was compared, as a capture that captured nothing.
+  EXPECT_EQ(code({verdict_job("a", "k.ll", {"X"}), verdict_job("b", "other.ll", {"X"})}), 3);
+  // A's own unrun jobs are no failure of B's.
+  auto a_unrun = verdict_job("a", "g.ll", {});
+  EXPECT_EQ(code({same_a, same_b, a_unrun, verdict_job("b", "g.ll", {"X"})}), 0);
+}
+
 TEST(ScanLabels, AnEditedInputOrAnotherSettingIsNeverFixed) {
   // fix.ll would be fixed (B: one output in 59 runs, bound 5% x 10 <= A's 50%).
   std::vector<store::JobRow> jobs = {verdict_job("a", "fix.ll", {"X", "Y"}),

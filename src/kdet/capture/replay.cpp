@@ -203,6 +203,7 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
       std::string data = read_file(path + "/" + o.at("file").get<std::string>());
       p.expected.emplace_back(kind == "nvvm" ? "ptx" : kind,
                               hash_bytes(as_backend_keeps(kind, std::move(data))));
+      p.bundle_hashes.push_back(o.at("hash").get<std::string>());
     }
     if (linked_ptx && p.expected.empty())
       throw Error::format("{}: bundle {}'s pipeline fetched only the linked PTX, which kdet's "
@@ -220,13 +221,22 @@ nlohmann::json replay_json(const ReplayPlan& plan, const engine::RunOutput& out,
                       {"kernels", plan.kernels},
                       {"library", plan.lib},
                       {"outputs", nlohmann::json::array()}};
-  for (const auto& [name, hash] : plan.expected) {
+  for (size_t i = 0; i < plan.expected.size(); ++i) {
+    const auto& [name, hash] = plan.expected[i];
     uint64_t runs = 0;
+    std::string variant; // the first (most common) variant that gave it back
     for (const auto& v : out.variants)
       for (const auto& a : v.artifacts)
-        if (a.name == name && a.hash == hash) runs += v.count;
+        if (a.name == name && a.hash == hash) {
+          runs += v.count;
+          if (variant.empty()) variant = v.id;
+        }
     if (runs == 0) reproduced = false;
-    j["outputs"].push_back({{"artifact", name}, {"hash", hash}, {"runs", runs}});
+    nlohmann::json o = {{"artifact", name}, {"hash", hash}, {"runs", runs}};
+    // The two hashes of one output side by side: a user holding capture's finds run's.
+    if (i < plan.bundle_hashes.size()) o["bundle_hash"] = plan.bundle_hashes[i];
+    if (!variant.empty()) o["variant"] = variant;
+    j["outputs"].push_back(std::move(o));
   }
   j["completed"] = out.completed;
   j["reproduced"] = reproduced;
@@ -239,11 +249,18 @@ std::string replay_text(const nlohmann::json& j) {
   // By entry name (shortened as every report does; --json has them in full).
   if (auto k = j.find("kernels"); k != j.end() && !k->empty())
     s += fmt::format("kernel    {}\n", display_names(k->get<std::vector<std::string>>()));
-  for (const auto& o : j["outputs"])
-    s += fmt::format("captured  {} {}: {} of {} runs gave it back{}\n",
+  for (const auto& o : j["outputs"]) {
+    std::vector<std::string> names; // where else this output is named
+    if (o.contains("variant"))
+      names.push_back("variant " + o["variant"].get<std::string>().substr(0, 12));
+    if (o.contains("bundle_hash") && o["bundle_hash"] != o["hash"])
+      names.push_back("bundle.json " + o["bundle_hash"].get<std::string>());
+    s += fmt::format("captured  {} {}: {} of {} runs gave it back{}{}\n",
                      o["artifact"].get<std::string>(), o["hash"].get<std::string>(),
                      o["runs"].get<uint64_t>(), j["completed"].get<uint64_t>(),
-                     o["runs"].get<uint64_t>() == 0 ? " (NOT REPRODUCED)" : "");
+                     o["runs"].get<uint64_t>() == 0 ? " (NOT REPRODUCED)" : "",
+                     names.empty() ? "" : fmt::format(" ({})", fmt::join(names, "; ")));
+  }
   return s;
 }
 

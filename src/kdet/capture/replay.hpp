@@ -29,6 +29,9 @@ struct ReplayPlan {
   std::string command;
   // (artifact name as kdet's backends call it, hash of the captured bytes as they keep them)
   std::vector<std::pair<std::string, std::string>> expected;
+  // bundle.json's hash of each expected output (the bytes as the library handed them out, a
+  // PTX's NUL included), in `expected`'s order: the name capture's reports give the output.
+  std::vector<std::string> bundle_hashes;
 };
 
 // The replay of the bundle folder `path`; nullopt when `path` is not a folder

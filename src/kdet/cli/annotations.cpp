@@ -2,8 +2,11 @@
 #include "kdet/cli/annotations.hpp"
 
 #include "kdet/engine/verdict.hpp"
+#include "kdet/report/scan_report.hpp"
+#include "kdet/util/names.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace kdet::cli {
 
@@ -57,6 +60,49 @@ std::string capture_annotations(const capture::CaptureResult& r) {
   return out;
 }
 
+std::string capture_junit(const capture::CaptureResult& r) {
+  using report::xml_escape;
+  std::string cases;
+  size_t tests = 0, failures = 0, errors = 0;
+  auto error_case = [&](const std::string& name, const std::string& message) {
+    ++tests;
+    ++errors;
+    cases += fmt::format("    <testcase classname=\"kdet.capture.pipeline\" name=\"{}\"><error "
+                         "message=\"{}\"/></testcase>\n",
+                         xml_escape(name), xml_escape(message));
+  };
+  if (!r.finished && r.pipeline_exit != 0)
+    error_case("pipeline", "the pipeline " + r.pipeline_status);
+  if (r.compiles.empty()) error_case("pipeline", "no compile was captured");
+  for (const auto& b : r.bundles) {
+    ++tests;
+    std::string name = b.kernels.empty()
+                           ? "bundle " + b.id
+                           : fmt::format("{} (bundle {})", display_names(b.kernels), b.id);
+    cases += fmt::format("    <testcase classname=\"kdet.capture.{}\" name=\"{}\">"
+                         "<properties><property name=\"kernels\" value=\"{}\"/></properties>",
+                         xml_escape(b.kind), xml_escape(name),
+                         xml_escape(fmt::format("{}", fmt::join(b.kernels, " "))));
+    if (b.varies) {
+      ++failures;
+      cases += fmt::format("<failure message=\"{}\"/>",
+                           xml_escape(fmt::format("bundle {} ({}, {} compiles) gave {} different "
+                                                  "outputs in one run",
+                                                  b.id, b.kind, b.compiles, b.outputs.size())));
+    }
+    cases += "</testcase>\n";
+  }
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out +=
+      fmt::format("<testsuites name=\"kdet capture\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+                  tests, failures, errors);
+  out += fmt::format(
+      "  <testsuite name=\"captured bundles\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", tests,
+      failures, errors);
+  out += cases + "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
 std::string builds_annotations(const capture::BuildsResult& r) {
   const std::string title = "kdet capture builds";
   std::string out;
@@ -86,9 +132,12 @@ std::string compare_annotations(const std::vector<scan::Pairing>& pairs) {
     bool hidden = p.stress == scan::Pairing::Stress::hidden;
     bool varies = p.label == scan::Label::regressed || p.label == scan::Label::varies_both;
     bool b_failed = p.label == scan::Label::failed && p.b->verdict() == engine::Verdict::failed;
-    if (!hidden && !varies && !b_failed) continue;
+    bool alone = scan::b_varies_alone(p), unrun = scan::b_never_ran(p);
+    if (!hidden && !varies && !b_failed && !alone && !unrun) continue;
     std::string file = p.b ? p.b->input : p.a ? p.a->input : "";
     std::string what = b_failed ? "B failed on every run"
+                       : unrun  ? "B never ran it (its scan stopped early)"
+                       : alone  ? "not in A, varies in B"
                        : hidden ? "hidden: B varies under stress (" + p.stress_regime + ")"
                                 : std::string(scan::to_string(p.label)) + ": B varies";
     out += annotation(title, file, 0, p.name() + ": " + what);

@@ -14,6 +14,7 @@
 #include "kdet/cli/annotations.hpp"
 #include "kdet/cli/capture_pipeline.hpp"
 #include "kdet/cli/main.hpp"
+#include "kdet/cli/numbers.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/factors.hpp"
 #include "kdet/util/error.hpp"
@@ -102,6 +103,7 @@ int finish_capture(const CaptureArgs& a) {
     if (::fstatat(fd.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
       throw Error::format("--out {}: {} exists: this capture was finished already", a.out, name);
   check_output_path(a.json, "--json");
+  check_output_path(a.junit, "--junit");
   std::string raw = absolute_path(a.out) + "/raw";
   capture::CaptureResult r;
   r.out_dir = a.out;
@@ -115,6 +117,7 @@ int finish_capture(const CaptureArgs& a) {
   capture::note_missing_blobs(blobs, r.bundles, r.problems);
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
+  if (!a.junit.empty()) write_output(a.junit, capture_junit(r), "--junit");
   std::fputs(capture::capture_summary(r).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
   return capture::capture_exit_code(r);
@@ -135,6 +138,7 @@ int do_capture(const CaptureArgs& a) {
                 ": the pipeline writes to stdout too, so the JSON would be mixed into its "
                 "output; give --json FILE");
   check_output_path(a.json, "--json"); // now, not after the pipeline (its summary would be lost)
+  check_output_path(a.junit, "--junit");
 
   std::optional<TempDir> temp;
   Fd out_fd;
@@ -171,6 +175,7 @@ int do_capture(const CaptureArgs& a) {
                        a.out + "/capture.json");
   }
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
+  if (!a.junit.empty()) write_output(a.junit, capture_junit(r), "--junit");
   std::fputs(capture::capture_summary(r).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
   if (engine::interrupted()) throw Interrupted();
@@ -312,7 +317,7 @@ void add_capture(CLI::App& root, Action& action) {
                   "that carry the capture preload (a child that compiles after its parent "
                   "exited), then kill what is left and name it (default 30; 0: do not wait)")
       ->type_name("SECONDS")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(real_option({0.0, 86400.0}));
   cmd->add_flag("--finish", args->finish,
                 "Make the bundles of an --out DIR whose kdet capture was killed, from the "
                 "records in DIR/raw (no pipeline is run)");
@@ -321,7 +326,8 @@ void add_capture(CLI::App& root, Action& action) {
                   "--out DIR/build-K, and compare the builds kernel by kernel")
       ->type_name("N");
   cmd->add_option("--junit", args->junit,
-                  "With --builds: JUnit XML to FILE, a test case per kernel");
+                  "JUnit XML to FILE: a test case per captured bundle (with --builds: per "
+                  "kernel), failing as the exit status does");
   cmd->add_option("--report-html", args->html,
                   "With --builds: a self-contained HTML triage page to FILE");
   cmd->add_option("--clean", args->clean,
@@ -342,8 +348,7 @@ void add_capture(CLI::App& root, Action& action) {
   cmd->callback([args, cmd, &action] {
     if (cmd->get_subcommands().size()) return; // kdet capture compare: its own action
     if (cmd->count("--builds") == 0) {
-      for (auto [given, name] : {std::pair{!args->junit.empty(), "--junit"},
-                                 {!args->html.empty(), "--report-html"},
+      for (auto [given, name] : {std::pair{!args->html.empty(), "--report-html"},
                                  {!args->clean.empty(), "--clean"},
                                  {args->warm, "--warm"},
                                  {args->no_reach, "--no-reach"}})

@@ -50,14 +50,16 @@ struct DiffArgs {
   std::string max_size; // past it: compared by hash and size only
   std::string nvdisasm; // a path, "none", or "" to look for it
   double nvdisasm_timeout = 60;
-  bool canonical = false; // hunks in canonical names rather than the files' own text
+  bool canonical = false;  // hunks in canonical names rather than the files' own text
+  bool full_names = false; // --full-names: kernel names never cut in the text report
   size_t max_files = k_default_max_files;
 };
 
 // What one side holds at a path: nothing, a regular file, a symbolic link (never followed:
-// compared by its target) or something else (a FIFO, a device: compared by its type).
+// compared by its target), a folder (kept only where diff -r would name it: on one side
+// with nothing under it, or against a file) or something else (a FIFO, a device).
 struct Node {
-  enum class Kind { missing, file, link, other } kind = Kind::missing;
+  enum class Kind { missing, file, link, folder, other } kind = Kind::missing;
   std::string path;
   std::string what; // link: its target; other: its type ("a FIFO")
 };
@@ -78,7 +80,7 @@ struct FolderSet {
   std::vector<std::string> notes; // where the walk stopped
 };
 
-// Every file, link and other non-folder under `root`, by its path relative to it, into
+// Every file, link, folder and other entry under `root`, by its path relative to it, into
 // `nodes` (.a or .b). Never follows a link (one to a folder is a link, not a folder).
 void walk(const std::string& root, bool side_b, size_t max_files,
           std::map<std::string, Pair>& nodes, std::vector<std::string>& notes) {
@@ -98,7 +100,11 @@ void walk(const std::string& root, bool side_b, size_t max_files,
         it.disable_recursion_pending();
         notes.push_back(
             fmt::format("{}/{}: deeper than {} folders, not compared", root, rel, k_max_depth));
+        continue; // not walked: not known to be empty
       }
+      Pair& p = nodes[rel];
+      p.name = rel;
+      (side_b ? p.b : p.a) = Node{Node::Kind::folder, path.string(), ""};
       continue;
     }
     if (++seen > max_files) {
@@ -128,8 +134,20 @@ FolderSet folder_pairs(const std::string& a, const std::string& b, size_t max_fi
   FolderSet out;
   walk(a, false, max_files, nodes, out.notes);
   walk(b, true, max_files, nodes, out.notes);
-  for (auto& [rel, p] : nodes)
+  using Kind = Node::Kind;
+  for (auto it = nodes.begin(); it != nodes.end(); ++it) {
+    Pair& p = it->second;
+    bool folder_a = p.a.kind == Kind::folder, folder_b = p.b.kind == Kind::folder;
+    if (folder_a && folder_b) continue; // matched: what is under them is compared
+    if ((folder_a && p.b.kind == Kind::missing) || (folder_b && p.a.kind == Kind::missing)) {
+      // A folder on one side is named by the entries under it; only an empty one, which
+      // nothing else would name, is listed itself. ("x-y" sorts between "x" and "x/y".)
+      std::string under = it->first + "/";
+      auto first = nodes.lower_bound(under);
+      if (first != nodes.end() && first->first.rfind(under, 0) == 0) continue;
+    }
     out.pairs.push_back(std::move(p));
+  }
   if (out.pairs.empty()) throw Error::format("{} and {}: no files to compare", a, b);
   return out;
 }
@@ -141,6 +159,8 @@ std::string describe(const Node& n) {
     return "a regular file";
   case Node::Kind::link:
     return "a link to " + n.what;
+  case Node::Kind::folder:
+    return "a folder";
   case Node::Kind::other:
     return n.what;
   case Node::Kind::missing:
@@ -323,9 +343,11 @@ void compare_kinds(const Pair& pr, Findings& f) {
   if (pr.a.kind == Node::Kind::missing || pr.b.kind == Node::Kind::missing) {
     f.all_identical = false;
     std::string side = pr.a.kind == Node::Kind::missing ? "B" : "A";
-    f.text += fmt::format("{}: only in {}\n", pr.name, side);
-    f.html +=
-        fmt::format("<p class=\"kdet-diff-only\">{}: only in {}</p>\n", xml_text(pr.name), side);
+    const Node& present = pr.a.kind == Node::Kind::missing ? pr.b : pr.a;
+    std::string what = present.kind == Node::Kind::folder ? " (an empty folder)" : "";
+    f.text += fmt::format("{}: only in {}{}\n", pr.name, side, what);
+    f.html += fmt::format("<p class=\"kdet-diff-only\">{}: only in {}{}</p>\n", xml_text(pr.name),
+                          side, what);
     f.artifacts.push_back({{"name", pr.name}, {"only_in", side}});
     return;
   }
@@ -397,7 +419,7 @@ int do_diff(const DiffArgs& args) {
       }
     }
     f.all_identical &= diff::identical(r);
-    f.text += diff::to_text(r, color, na, nb);
+    f.text += diff::to_text(r, color, na, nb, args.full_names ? 0 : k_name_width);
     // Two cubins that differ: what each changed kernel asks of the GPU, and its occupancy.
     std::optional<diff::ImpactReport> reach;
     if (r.format == diff::Format::cubin && !summary && !diff::identical(r)) {
@@ -461,11 +483,13 @@ void add_diff(CLI::App& root, Action& action) {
   auto args = std::make_shared<DiffArgs>();
   auto* cmd = root.add_subcommand(
       "diff", "Compare two compiler outputs and name the real change (PTX, cubin, text, binary)");
-  cmd->footer("Two folders are compared as diff -r does: every file under both, by its path\n"
-              "relative to each (\"only in A\" where one side lacks it); links are never followed\n"
-              "(compared by their targets); at most 64 folders deep and --max-files files a side.\n"
-              "Exit status: 0 identical, 1 different, 2 unreadable input, bad options, or folders\n"
-              "compared only in part (a bound reached) and identical so far.");
+  cmd->footer(
+      "Two folders are compared as diff -r does: every file under both, by its path\n"
+      "relative to each (\"only in A\" where one side lacks it, an empty folder too); links\n"
+      "are never followed (compared by their targets); a folder against a file is named;\n"
+      "at most 64 folders deep and --max-files files a side.\n"
+      "Exit status: 0 identical, 1 different, 2 unreadable input, bad options, or folders\n"
+      "compared only in part (a bound reached) and identical so far.");
   cmd->add_option("paths", args->paths,
                   "A B (files, `-` for standard input on one side, or folders), or DIR VARIANT_A "
                   "VARIANT_B");
@@ -493,6 +517,9 @@ void add_diff(CLI::App& root, Action& action) {
                   "Seconds one nvdisasm run may take (default 60)")
       ->type_name("SECONDS")
       ->check(real_option({0.001, 1e6, false}));
+  cmd->add_flag("--full-names", args->full_names,
+                "Name kernels in full (by default a name past 72 characters is cut, with a "
+                "hash of the whole; --json and --html always hold the full names)");
   cmd->add_flag("--canonical", args->canonical,
                 "Show hunks in canonical names (PTX registers and labels, SASS registers and "
                 "branch targets renamed by first use; B's mapped to A's). Default: each file's "

@@ -320,7 +320,7 @@ void add_scan(CLI::App& root, Action& action) {
   cmd->add_option("--target-rate", a->target_rate,
                   "Runs per job until no variance bounds its rate below R at 95% confidence "
                   "(overrides the manifest's [budget] target_rate)")
-      ->check(CLI::Range(1e-6, 0.5));
+      ->check(real_option({1e-6, 0.5}));
   cmd->add_option("--max-runs", a->max_runs,
                   "Runs per job at most (overrides the manifest's [budget] max_runs)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{10'000'000}));
@@ -421,6 +421,7 @@ void add_compare(CLI::App& root, Action& action) {
     bool all = false;
     bool annotations = false; // --annotations
     bool full_names = false;  // --full-names
+    std::string junit_path;   // --junit
     double margin = scan::k_default_fix_margin;
     ProveArgs prove;
   };
@@ -443,10 +444,13 @@ void add_compare(CLI::App& root, Action& action) {
               "becomes varies-both) or 'inconclusive'. Both re-run B's jobs from the manifest its "
               "database\n"
               "stores and write neither database. docs/SCAN.md, \"Settling and stressing B\".\n"
-              "Exit status: 1 when B varies anywhere (regressed, varies-both, hidden under "
-              "--stress);\n"
-              "else 3 when B failed on every run of a job; else 0 (not-seen passes: B gave one "
-              "output);\n"
+              "Exit status: 1 when B varies anywhere (regressed, varies-both, a job only B "
+              "ran,\n"
+              "hidden under --stress); else 3 when B failed on every run of a job, never ran a "
+              "job A\n"
+              "ran (its scan stopped early), or no job ran on both sides; else 0 (not-seen "
+              "passes:\n"
+              "B gave one output);\n"
               "2 usage, 130 interrupted. README, \"Exit status\".");
   cmd->add_option("a", a->a, "The baseline database (before)")->required();
   cmd->add_option("b", a->b, "The database to compare with it (after)")->required();
@@ -467,6 +471,9 @@ void add_compare(CLI::App& root, Action& action) {
       "--annotations", a->annotations,
       "Also write GitHub Actions annotations (::error file=...::message) to stderr, one per "
       "failure of the gate");
+  cmd->add_option("--junit", a->junit_path,
+                  "Write JUnit XML to FILE (or - for stdout): a test case per job, a failure "
+                  "where B varies, an error where B failed or never ran it");
   cmd->callback([a, &action] {
     action = [a] {
       for (const auto* p : {&a->a, &a->b})
@@ -527,6 +534,9 @@ void add_compare(CLI::App& root, Action& action) {
       }
       std::deque<store::JobRow> extended; // B's rows with the runs --settle added
       check_output_path(a->output.json_path, "--json");
+      check_output_path(a->junit_path, "--junit");
+      if (a->junit_path == "-" && a->output.json_path == "-")
+        throw Error("--json - and --junit -: only one can take stdout; give the other a FILE");
       if (a->prove.any()) {
         std::vector<report::CompilerComparison> one{std::move(cmp)};
         bool whole = prove(one, extended, db.meta(), a->b, a->prove, "kdet compare");
@@ -538,9 +548,16 @@ void add_compare(CLI::App& root, Action& action) {
       }
       Output output(a->output);
       if (!a->output.json_path.empty()) output.write_json(report::comparison_to_json(cmp));
-      output.print_text(
-          report::comparison_to_text(cmp, output.color(), 50, a->full_names ? 0 : k_name_width));
+      std::string text =
+          report::comparison_to_text(cmp, output.color(), 50, a->full_names ? 0 : k_name_width);
+      // --junit -: stdout is the XML's, so the summary goes to stderr.
+      if (a->junit_path == "-")
+        fmt::print(stderr, "{}", text);
+      else
+        output.print_text(text);
       if (a->annotations) fmt::print(stderr, "{}", compare_annotations(cmp.pairs));
+      if (!a->junit_path.empty())
+        write_output(a->junit_path, report::comparison_to_junit(cmp), "--junit");
       return scan::compare_exit_code(cmp.pairs);
     };
   });

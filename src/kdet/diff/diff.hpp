@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/util/names.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -187,9 +189,10 @@ struct ImpactReport; // impact.hpp
 nlohmann::json to_json(const Report& report, const std::string& name_a, const std::string& name_b,
                        const ImpactReport* impact);
 
-// Human-readable report; `color` adds ANSI colours. Names label the two sides.
+// Human-readable report; `color` adds ANSI colours. Names label the two sides. An entry name
+// (a kernel's) longer than `name_width` is cut as display_name cuts it; 0: in full.
 std::string to_text(const Report& report, bool color, const std::string& name_a,
-                    const std::string& name_b);
+                    const std::string& name_b, size_t name_width = k_name_width);
 
 // A self-contained, escaped HTML fragment (no <html>): a <div class="kdet-diff"> with
 // one class per Change kind ("kdet-diff-reordered", ...) for the reports to style.

@@ -137,8 +137,12 @@ nlohmann::json to_json(const Report& report, const std::string& name_a, const st
 }
 
 std::string to_text(const Report& r, bool color, const std::string& name_a,
-                    const std::string& name_b) {
+                    const std::string& name_b, size_t name_width) {
   Palette p = palette(color);
+  // numba's mangled names run to thousands of characters: one would fill the screen per line.
+  auto shown = [name_width](const std::string& n) {
+    return name_width && n.size() > name_width ? display_name(n, name_width) : n;
+  };
   std::string out;
   out += fmt::format("{}{} vs {} ({}): {}{}\n", p.bold, name_a, name_b, to_string(r.format),
                      summary_line(r), p.reset);
@@ -152,7 +156,8 @@ std::string to_text(const Report& r, bool color, const std::string& name_a,
       continue;
     }
     const char* c = p.yellow;
-    out += fmt::format("  {}{:<10}{} {:<8} {}", c, to_string(e.change), p.reset, e.kind, e.name);
+    out += fmt::format("  {}{:<10}{} {:<8} {}", c, to_string(e.change), p.reset, e.kind,
+                       shown(e.name));
     if (!e.notes.empty()) out += ": " + join(e.notes, "; ");
     out += '\n';
     for (const auto& v : e.values)
@@ -163,8 +168,8 @@ std::string to_text(const Report& r, bool color, const std::string& name_a,
   if (same) out += fmt::format("  ({} identical part{} not listed)\n", same, same == 1 ? "" : "s");
   for (const auto& e : r.entries) {
     if (e.hunks.empty()) continue;
-    out +=
-        fmt::format("{}--- {}:{}\n+++ {}:{}{}\n", p.bold, name_a, e.name, name_b, e.name, p.reset);
+    out += fmt::format("{}--- {}:{}\n+++ {}:{}{}\n", p.bold, name_a, shown(e.name), name_b,
+                       shown(e.name), p.reset);
     hunks_text(out, e.hunks, p);
   }
   if (!r.hunks.empty()) {

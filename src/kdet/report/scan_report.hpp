@@ -115,6 +115,9 @@ std::string compare_answers(const CompilerComparison& c);
 std::string comparison_to_text(const CompilerComparison& c, bool color, size_t max_listed = 50,
                                size_t name_width = k_name_width);
 nlohmann::json comparison_to_json(const CompilerComparison& c);
+// JUnit XML: a test case per paired job (named by its kernels), failing where the gate of
+// scan::compare_exit_code fails on it; an error case when no job ran on both sides.
+std::string comparison_to_junit(const CompilerComparison& c);
 
 // Escapes text for HTML and XML.
 std::string xml_escape(std::string_view s);

@@ -148,15 +148,27 @@ CompareAnswers answer(const std::vector<Pairing>& pairs) {
   return r;
 }
 
+bool b_varies_alone(const Pairing& p) {
+  return p.label == Label::missing && p.b && p.b->runs > 0 && p.b->varies();
+}
+
+bool b_never_ran(const Pairing& p) {
+  return p.a && p.a->runs > 0 && p.b && p.b->runs == 0;
+}
+
 int compare_exit_code(const std::vector<Pairing>& pairs) {
-  bool b_failed = false;
+  bool b_failed = false, b_unrun = false, compared = false;
   for (const auto& p : pairs) {
-    if (p.label == Label::regressed || p.label == Label::varies_both)
+    if (p.label == Label::regressed || p.label == Label::varies_both || b_varies_alone(p))
       return k_exit_nondeterministic;
     if (p.stress == Pairing::Stress::hidden) return k_exit_nondeterministic;
     b_failed |= p.label == Label::failed && p.b->verdict() == engine::Verdict::failed;
+    b_unrun |= b_never_ran(p);
+    compared |= p.a && p.b && p.a->runs > 0 && p.b->runs > 0;
   }
-  return b_failed ? k_exit_compiler_failed : k_exit_deterministic;
+  // B not judged where A was (its scan stopped early), or nowhere: as a capture that
+  // captured nothing, the gate cannot pass.
+  return b_failed || b_unrun || !compared ? k_exit_compiler_failed : k_exit_deterministic;
 }
 
 bool any_regressed(const std::vector<Pairing>& pairs) {

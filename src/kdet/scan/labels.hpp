@@ -98,9 +98,16 @@ struct CompareAnswers {
 };
 CompareAnswers answer(const std::vector<Pairing>& pairs);
 
+// A job that only B ran (A lacks it or never ran it) on which B varies.
+bool b_varies_alone(const Pairing& p);
+
+// A job A ran that B's database holds but never ran (B's scan stopped before it).
+bool b_never_ran(const Pairing& p);
+
 // Exit code of `kdet compare`, a gate on B: 1 when B varies anywhere (regressed, varies-both,
-// or hidden under --stress, which makes a pair varies-both or regressed); else 3 when B failed
-// on every run of some job (a compiler that now fails is not fixed); else 0. not-seen is 0:
+// a job only B ran, or hidden under --stress, which makes a pair varies-both or regressed);
+// else 3 when B failed on every run of some job (a compiler that now fails is not fixed), never
+// ran a job A ran, or no job ran on both sides (nothing compared); else 0. not-seen is 0:
 // B gave one output everywhere, only too few runs to call it fixed (--settle decides it).
 int compare_exit_code(const std::vector<Pairing>& pairs);
 
