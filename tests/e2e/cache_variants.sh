@@ -42,6 +42,23 @@ v = r["keys"][0]["variants"]
 assert len(v) == 2 and v[0]["served"] and v[0]["how"] == "fill" and v[1]["how"] == "verify", v
 assert "difference" in v[1] and v[1]["difference"], v
 PY
+# JUnit for a CI page: the key with two variants fails, naming its input; stdout takes the
+# XML and the text goes to stderr; --json and --junit cannot both take stdout.
+rc=0
+"$KDET" cache report --dir "$dir" --junit - >"$T/report.xml" 2>"$T/report.err" || rc=$?
+[[ $rc == 1 ]] || fail "cache report --junit -: exit $rc"
+grep -q "more than one variant" "$T/report.err" || fail "no text on stderr"
+python3 - "$T/report.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites" and root.get("failures") == "1" and root.get("tests") == "1", root.attrib
+case = root.find("testsuite/testcase")
+assert case.get("name").startswith("k.txt"), case.attrib
+f = case.find("failure")
+assert f is not None and f.get("message") == "2 variants" and "vs the served" in f.text, f.text
+PY
+expect_exit 2 "$KDET" cache report --dir "$dir" --junit - --json -
+expect_output "--json and --junit cannot both go to stdout"
 
 # Serve-first keeps serving the first (warning); fail refuses with exit 1 and writes nothing.
 cc -o "$T/sf.out" --verify-rate 0 2>"$T/sf.err"
@@ -66,5 +83,14 @@ assert s["verifications"]["mismatch"] == 2, s'
 "$KDET" cc "$T/k.txt" --dir "$T/clean" -q -o "$T/e.out" -- "$fake" echo {input} {output}
 "$KDET" cc "$T/k.txt" --dir "$T/clean" -q --verify-rate 1 --json "$T/e.json" -o "$T/e2.out" -- "$fake" echo {input} {output}
 [[ $(result "$T/e.json") == verified ]]
-"$KDET" cache report --dir "$T/clean" >/dev/null
+"$KDET" cache report --dir "$T/clean" --junit "$T/clean.xml" >/dev/null
+python3 - "$T/clean.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.get("failures") == "0" and root.get("tests") == "1", root.attrib
+assert root.find("testsuite/testcase").get("name") == "1 other key with one variant each"
+PY
+# An empty cache judges nothing: a skipped case, not an empty green suite.
+"$KDET" cache report --dir "$T/empty" --junit "$T/empty.xml" >/dev/null
+grep -q '<skipped message="the cache holds no key' "$T/empty.xml" || fail "$(cat "$T/empty.xml")"
 echo "cache_variants: PASS"

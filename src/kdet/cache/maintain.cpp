@@ -87,27 +87,31 @@ nlohmann::json report_to_json(const Store& store, const std::vector<MultiVariant
           {"keys", arr}};
 }
 
+std::string key_title(const MultiVariantKey& m) {
+  // A name where the writer recorded one, else what identifies it (C API keys: the
+  // compiler-id string, the input's hash).
+  auto pick = [&](const char* part, std::initializer_list<const char*> fields) -> std::string {
+    if (!m.key_json.is_object() || !m.key_json.contains(part)) return "?";
+    for (const char* f : fields) {
+      std::string v = m.key_json[part].value(f, "");
+      if (!v.empty()) return std::string(f) == "hash" ? "input " + v.substr(0, 12) : v;
+    }
+    return "?";
+  };
+  std::string input = pick("input", {"name", "hash"});
+  std::string compiler = pick("compiler", {"version", "path", "content_hash"});
+  std::string options;
+  if (m.key_json.is_object() && m.key_json.contains("options"))
+    options = shell_join(m.key_json["options"].get<std::vector<std::string>>());
+  return fmt::format("{}  ({}; {})", input, compiler, options);
+}
+
 std::string report_to_text(const std::vector<MultiVariantKey>& keys) {
   if (keys.empty()) return "no key holds more than one variant\n";
   std::string s = fmt::format("{} key{} hold{} more than one variant:\n", keys.size(),
                               keys.size() == 1 ? "" : "s", keys.size() == 1 ? "s" : "");
   for (const auto& m : keys) {
-    // A name where the writer recorded one, else what identifies it (C API keys: the
-    // compiler-id string, the input's hash).
-    auto pick = [&](const char* part, std::initializer_list<const char*> fields) -> std::string {
-      if (!m.key_json.is_object() || !m.key_json.contains(part)) return "?";
-      for (const char* f : fields) {
-        std::string v = m.key_json[part].value(f, "");
-        if (!v.empty()) return std::string(f) == "hash" ? "input " + v.substr(0, 12) : v;
-      }
-      return "?";
-    };
-    std::string input = pick("input", {"name", "hash"});
-    std::string compiler = pick("compiler", {"version", "path", "content_hash"});
-    std::string options;
-    if (m.key_json.is_object() && m.key_json.contains("options"))
-      options = shell_join(m.key_json["options"].get<std::vector<std::string>>());
-    s += fmt::format("\n{}  {}  ({}; {})\n", m.key, input, compiler, options);
+    s += fmt::format("\n{}  {}\n", m.key, key_title(m));
     for (size_t i = 0; i < m.variants.size(); ++i) {
       const auto& v = m.variants[i];
       s += fmt::format("  {} {}  {}  {} on {} pid {}{}\n", i == 0 ? "*" : " ", v.id.substr(0, 16),

@@ -24,6 +24,10 @@ struct MultiVariantKey {
 // Every key holding more than one variant (sorted by key).
 std::vector<MultiVariantKey> multi_variant_keys(const Store& store);
 
+// What a key covers, in a line: "input (compiler; options)", the input and compiler by name
+// where the writer recorded one, else by what identifies them.
+std::string key_title(const MultiVariantKey& m);
+
 // Report as JSON (schema "kdet.cache.report/1") and as text.
 nlohmann::json report_to_json(const Store& store, const std::vector<MultiVariantKey>& keys);
 std::string report_to_text(const std::vector<MultiVariantKey>& keys);

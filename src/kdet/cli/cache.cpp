@@ -20,6 +20,7 @@
 #include "kdet/cli/output.hpp"
 #include "kdet/cli/run_options.hpp"
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/report/cache_junit.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
@@ -273,12 +274,20 @@ int do_cc(CcCmd& a) {
   return finish(o, a.cache, a.out);
 }
 
-int do_report(const CacheOptions& o) {
+int do_report(const CacheOptions& o, const std::string& junit) {
+  check_output_path(junit, "--junit");
+  const bool junit_to_stdout = !junit.empty() && names_stdout(junit);
+  if (junit_to_stdout && !o.output.json_path.empty() && names_stdout(o.output.json_path))
+    throw Error("--json and --junit cannot both go to stdout");
   cache::Store store(cache::resolve_cache_dir(o.dir));
   auto keys = cache::multi_variant_keys(store);
   Output output(o.output);
   if (!o.output.json_path.empty()) output.write_json(cache::report_to_json(store, keys));
-  if (!output.json_to_stdout()) fmt::print("{}", cache::report_to_text(keys));
+  if (!junit.empty())
+    write_output(junit, report::cache_report_to_junit(keys, store.keys().size()), "--junit");
+  // With the JSON or the JUnit on stdout, the text goes to stderr.
+  fmt::print(output.json_to_stdout() || junit_to_stdout ? stderr : stdout, "{}",
+             cache::report_to_text(keys));
   return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
 }
 
@@ -366,12 +375,19 @@ void add_cache(CLI::App& root, Action& action) {
                   "one)");
   compile->callback([c, &action] { action = [c] { return do_compile(*c); }; });
 
-  auto r = std::make_shared<CacheOptions>();
+  struct ReportArgs {
+    CacheOptions o;
+    std::string junit;
+  };
+  auto r = std::make_shared<ReportArgs>();
   auto* report =
       cache->add_subcommand("report", "List keys with more than one variant (exit 1 if any)");
-  add_dir_option(report, *r);
-  add_json_option(report, r->output, "the report", "kdet.cache.report/1");
-  report->callback([r, &action] { action = [r] { return do_report(*r); }; });
+  add_dir_option(report, r->o);
+  add_json_option(report, r->o.output, "the report", "kdet.cache.report/1");
+  report->add_option("--junit", r->junit,
+                     "JUnit XML to FILE, or - for stdout: a failing test case per key with more "
+                     "than one variant, one passing case for the other keys");
+  report->callback([r, &action] { action = [r] { return do_report(r->o, r->junit); }; });
 
   struct StatsArgs {
     CacheOptions o;
