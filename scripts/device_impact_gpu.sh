@@ -3,8 +3,9 @@
 # a GPU and CUDA 13.0: the e2e test impact_gpu, compute-sanitizer's racecheck on new corpus
 # kernels (and the old generator's gen_1473/gen_1277), memcheck on one, and the figures (three
 # runs of the real pair with 4096 threads, one with one thread, the planted pair, two noise
-# floors). B: a folder holding a kdet binary (and the shared libraries it needs, which go on
-# LD_LIBRARY_PATH); OUT: where the reports go.
+# floors), two more planted pairs, and a hunt for real variant pairs among race-free corpus
+# kernels, each launched. B: a folder holding a kdet binary (and the shared libraries it
+# needs, which go on LD_LIBRARY_PATH); OUT: where the reports go.
 #   B=devbin OUT=/tmp/out scripts/device_impact_gpu.sh
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
@@ -49,4 +50,28 @@ m real_1thread $R/gen_1473.a.ptx $R/gen_1473.b.ptx --run --recipe $R/gen_1473.1t
 m planted $G/gen_0001.a.ptx $G/gen_0001.b.ptx --run --recipe $G/gen_0001.recipe.toml --launches 200
 m noise_gen_0001 $G/gen_0001.a.ptx $G/gen_0001.a.ptx --run --recipe $G/gen_0001.recipe.toml --launches 200
 m noise_gen_1277 $R/gen_1277.a.ptx $R/gen_1277.b.ptx --run --recipe $R/gen_1277.1thread.recipe.toml --launches 200
+# Does a change that every thread stores reach the outputs? Two more planted Bs of gen_0001
+# (the addend 0.25 of the fma whose result each thread stores: one ulp up, and 0.5); the
+# report counts NaN outputs and outputs left as they were.
+sed '1886s/0f3E800000/0f3E800001/' $G/gen_0001.a.ptx > $B/p_ulp.ptx
+sed '1886s/0f3E800000/0f3F000000/' $G/gen_0001.a.ptx > $B/p_half.ptx
+for p in p_ulp p_half; do m planted_$p $G/gen_0001.a.ptx $B/$p.ptx --run --recipe $G/gen_0001.recipe.toml --launches 50; done
+# Real libNVVM 13.0 variant pairs among race-free corpus kernels: 800 small kernels x sm_80,
+# sm_90a at -opt=3, 10 runs each on every core; the first three that vary, launched.
+NVVM=$(ls /usr/local/cuda/nvvm/lib64/libnvvm.so /usr/local/cuda/lib64/libnvvm.so* 2>/dev/null | head -1)
+W=$B/hunt; rm -rf $W; mkdir -p $W
+$K corpus --out $W/corpus --count 800 --size small --seed 5 --force -q
+printf 'inputs = ["corpus/*.ll"]\ntargets = ["80", "90a"]\n[option_sets]\nO3 = ["-opt=3"]\n[[compiler]]\nname = "nvvm"\nbackend = "nvvm"\nlib = "%s"\n' "$NVVM" > $W/hunt.toml
+(cd $W && timeout 300 $K scan hunt.toml --db h.db -j "$(nproc)" --max-runs 10 --json h.json -q) > $OUT/hunt.txt 2>&1
+python3 -c 'import json,sys; [print(j["input"], j["target"]) for j in json.load(open(sys.argv[1]))["jobs"] if j["verdict"] == "nondeterministic"]' $W/h.json > $W/vary.txt
+echo "varying jobs: $(wc -l < $W/vary.txt)" >> $OUT/hunt.txt
+n=0
+while read -r inp tgt && ((n < 3)); do
+  b=$(basename $inp .ll)
+  $K run $W/$inp -n 24 -q --out $W/r_$b -- -arch=compute_$tgt -opt=3 > /dev/null 2>&1
+  vs=($W/r_$b/variants/*/ptx)
+  ((${#vs[@]} >= 2)) || continue
+  n=$((n + 1)); cp ${vs[0]} $OUT/${b}_$tgt.a.ptx; cp ${vs[1]} $OUT/${b}_$tgt.b.ptx
+  m hunt_${b}_$tgt ${vs[0]} ${vs[1]} --run --recipe $W/corpus/$b.recipe.toml --launches 200
+done < $W/vary.txt
 cd $OUT && tar czf json.tgz *.json && rm -f *.json
