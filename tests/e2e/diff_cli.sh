@@ -5,17 +5,6 @@
 source "$(dirname "$0")/lib/common.bash"
 data="$KDET_SOURCE_DIR/tests/data/diff"
 
-expect_rc() {  # expect_rc WANT CMD...; leaves stdout in $T/out, stderr in $T/err
-  local want=$1; shift
-  set +e
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  set -e
-  if [ "$rc" != "$want" ]; then
-    cat "$T/out" "$T/err" >&2
-    fail "expected exit $want, got $rc: $*"
-  fi
-}
 
 # Identical files: exit 0, says identical.
 expect_rc 0 "$KDET" diff "$data/saxpy.ptx" "$data/saxpy.ptx"

@@ -5,15 +5,6 @@
 # folder on one side where the other has a file is named as such, not as "only in B".
 source "$(dirname "$0")/lib/common.bash"
 
-expect_rc() { # expect_rc WANT CMD...; stdout in $T/out, stderr in $T/err
-  local want=$1 rc
-  shift
-  set +e
-  "$@" >"$T/out" 2>"$T/err"
-  rc=$?
-  set -e
-  [[ $rc == "$want" ]] || { cat "$T/out" "$T/err" >&2; fail "expected exit $want, got $rc: $*"; }
-}
 
 # The same file on both sides; A has an empty subfolder three levels down that B lacks.
 mkdir -p "$T/a/x/y/empty" "$T/b/x/y"

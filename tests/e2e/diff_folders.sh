@@ -8,15 +8,6 @@
 source "$(dirname "$0")/lib/common.bash"
 data="$KDET_SOURCE_DIR/tests/data/diff"
 
-expect_rc() { # expect_rc WANT CMD...; stdout in $T/out, stderr in $T/err
-  local want=$1 rc
-  shift
-  set +e
-  "$@" >"$T/out" 2>"$T/err"
-  rc=$?
-  set -e
-  [[ $rc == "$want" ]] || { cat "$T/out" "$T/err" >&2; fail "expected exit $want, got $rc: $*"; }
-}
 
 # The same PTX, a second time with one pair of loads swapped; each with libNVVM's NUL.
 awk '/ld.param.u64/ && !done { held=$0; getline; print; print held; done=1; next } { print }' \

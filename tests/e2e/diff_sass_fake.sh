@@ -11,18 +11,6 @@ ptxas=/usr/local/cuda/bin/ptxas
 fake=$KDET_SOURCE_DIR/tests/fakes/fake_nvdisasm.sh
 listing=$KDET_SOURCE_DIR/tests/data/sass/saxpy_sm90.nvdisasm.txt
 
-expect_rc() { # expect_rc WANT CMD...; leaves stdout in $T/out, stderr in $T/err
-  local want=$1
-  shift
-  set +e
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  set -e
-  if [[ $rc != "$want" ]]; then
-    cat "$T/out" "$T/err" >&2
-    fail "expected exit $want, got $rc: $*"
-  fi
-}
 expect_out() { grep -qF -- "$1" "$T/out" || { cat "$T/out" >&2; fail "output lacks: $1"; }; }
 
 "$ptxas" -arch=sm_90 "$EX/ptx/saxpy.ptx" -o "$T/a.cubin"

@@ -16,18 +16,6 @@ ptxas=$(dirname "$nvdisasm")/ptxas
 [[ -x $ptxas ]] || skip "ptxas not found beside $nvdisasm or in /usr/local/cuda/bin"
 data=$KDET_SOURCE_DIR/tests/data/diff
 
-expect_rc() { # expect_rc WANT CMD...; leaves stdout in $T/out, stderr in $T/err
-  local want=$1
-  shift
-  set +e
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  set -e
-  if [[ $rc != "$want" ]]; then
-    cat "$T/out" "$T/err" >&2
-    fail "expected exit $want, got $rc: $*"
-  fi
-}
 expect_out() { grep -qF -- "$1" "$T/out" || { cat "$T/out" >&2; fail "output lacks: $1"; }; }
 # instructions FILE: nvdisasm's instruction lines of the cubin, without addresses.
 instructions() { "$nvdisasm" "$1" | sed -nE 's@^ *\/\*[0-9a-f]{4,}\*\/ *(.*[^ ]) *;.*@\1@p'; }

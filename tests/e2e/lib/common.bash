@@ -60,6 +60,20 @@ expect_exit() {
   fi
 }
 
+# expect_rc CODE CMD...: as expect_exit, with stdout in $T/out and stderr apart in $T/err.
+expect_rc() {
+  local want=$1
+  shift
+  set +e
+  "$@" >"$T/out" 2>"$T/err"
+  local got=$?
+  set -e
+  if [[ $got != "$want" ]]; then
+    cat "$T/out" "$T/err" >&2
+    fail "expected exit $want, got $got: $*"
+  fi
+}
+
 # expect_output PATTERN: the last command's output matches the extended regex.
 expect_output() {
   grep -Eq -- "$1" "$T/out" || {
