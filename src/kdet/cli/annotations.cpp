@@ -1,7 +1,6 @@
 //===- cli/annotations.cpp - --annotations: GitHub workflow commands ---------===//
 #include "kdet/cli/annotations.hpp"
 
-#include "kdet/engine/verdict.hpp"
 #include "kdet/report/scan_report.hpp"
 #include "kdet/util/names.hpp"
 
@@ -129,18 +128,10 @@ std::string compare_annotations(const std::vector<scan::Pairing>& pairs) {
   const std::string title = "kdet compare";
   std::string out;
   for (const auto& p : pairs) {
-    bool hidden = p.stress == scan::Pairing::Stress::hidden;
-    bool varies = p.label == scan::Label::regressed || p.label == scan::Label::varies_both;
-    bool b_failed = p.label == scan::Label::failed && p.b->verdict() == engine::Verdict::failed;
-    bool alone = scan::b_varies_alone(p), unrun = scan::b_never_ran(p);
-    if (!hidden && !varies && !b_failed && !alone && !unrun) continue;
+    scan::PairGate gate = scan::judge_pair(p);
+    if (gate.exit == 0) continue;
     std::string file = p.b ? p.b->input : p.a ? p.a->input : "";
-    std::string what = b_failed ? "B failed on every run"
-                       : unrun  ? "B never ran it (its scan stopped early)"
-                       : alone  ? "not in A, varies in B"
-                       : hidden ? "hidden: B varies under stress (" + p.stress_regime + ")"
-                                : std::string(scan::to_string(p.label)) + ": B varies";
-    out += annotation(title, file, 0, p.name() + ": " + what);
+    out += annotation(title, file, 0, p.name() + ": " + gate.why);
   }
   return out;
 }

@@ -156,19 +156,29 @@ bool b_never_ran(const Pairing& p) {
   return p.a && p.a->runs > 0 && p.b && p.b->runs == 0;
 }
 
+PairGate judge_pair(const Pairing& p) {
+  if (p.stress == Pairing::Stress::hidden)
+    return {k_exit_nondeterministic, "hidden: B varies under stress (" + p.stress_regime + ")"};
+  if (p.label == Label::regressed || p.label == Label::varies_both)
+    return {k_exit_nondeterministic, std::string(to_string(p.label)) + ": B varies"};
+  if (b_varies_alone(p)) return {k_exit_nondeterministic, "not in A, varies in B"};
+  if (p.label == Label::failed && p.b && p.b->verdict() == engine::Verdict::failed)
+    return {k_exit_compiler_failed, "B failed on every run"};
+  if (b_never_ran(p)) return {k_exit_compiler_failed, "B never ran it (its scan stopped early)"};
+  return {};
+}
+
 int compare_exit_code(const std::vector<Pairing>& pairs) {
-  bool b_failed = false, b_unrun = false, compared = false;
+  bool failed = false, compared = false;
   for (const auto& p : pairs) {
-    if (p.label == Label::regressed || p.label == Label::varies_both || b_varies_alone(p))
-      return k_exit_nondeterministic;
-    if (p.stress == Pairing::Stress::hidden) return k_exit_nondeterministic;
-    b_failed |= p.label == Label::failed && p.b->verdict() == engine::Verdict::failed;
-    b_unrun |= b_never_ran(p);
+    int exit = judge_pair(p).exit;
+    if (exit == k_exit_nondeterministic) return exit;
+    failed |= exit == k_exit_compiler_failed;
     compared |= p.a && p.b && p.a->runs > 0 && p.b->runs > 0;
   }
   // B not judged where A was (its scan stopped early), or nowhere: as a capture that
   // captured nothing, the gate cannot pass.
-  return b_failed || b_unrun || !compared ? k_exit_compiler_failed : k_exit_deterministic;
+  return failed || !compared ? k_exit_compiler_failed : k_exit_deterministic;
 }
 
 bool any_regressed(const std::vector<Pairing>& pairs) {

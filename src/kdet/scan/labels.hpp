@@ -104,6 +104,15 @@ bool b_varies_alone(const Pairing& p);
 // A job A ran that B's database holds but never ran (B's scan stopped before it).
 bool b_never_ran(const Pairing& p);
 
+// How the gate of `kdet compare` judges one pair: the exit status it asks for (1: B varies,
+// hidden under --stress or alone; 3: B failed on every run or never ran it; 0: passes) and
+// why, in the words of the annotations and the JUnit cases.
+struct PairGate {
+  int exit = 0;
+  std::string why;
+};
+PairGate judge_pair(const Pairing& p);
+
 // Exit code of `kdet compare`, a gate on B: 1 when B varies anywhere (regressed, varies-both,
 // a job only B ran, or hidden under --stress, which makes a pair varies-both or regressed);
 // else 3 when B failed on every run of some job (a compiler that now fails is not fixed), never
