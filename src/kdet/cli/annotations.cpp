@@ -1,11 +1,7 @@
 //===- cli/annotations.cpp - --annotations: GitHub workflow commands ---------===//
 #include "kdet/cli/annotations.hpp"
 
-#include "kdet/report/scan_report.hpp"
-#include "kdet/util/names.hpp"
-
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace kdet::cli {
 
@@ -56,49 +52,6 @@ std::string capture_annotations(const capture::CaptureResult& r) {
                                   "run",
                                   b.id, b.kind, b.compiles, b.outputs.size()));
   }
-  return out;
-}
-
-std::string capture_junit(const capture::CaptureResult& r) {
-  using report::xml_escape;
-  std::string cases;
-  size_t tests = 0, failures = 0, errors = 0;
-  auto error_case = [&](const std::string& name, const std::string& message) {
-    ++tests;
-    ++errors;
-    cases += fmt::format("    <testcase classname=\"kdet.capture.pipeline\" name=\"{}\"><error "
-                         "message=\"{}\"/></testcase>\n",
-                         xml_escape(name), xml_escape(message));
-  };
-  if (!r.finished && r.pipeline_exit != 0)
-    error_case("pipeline", "the pipeline " + r.pipeline_status);
-  if (r.compiles.empty()) error_case("pipeline", "no compile was captured");
-  for (const auto& b : r.bundles) {
-    ++tests;
-    std::string name = b.kernels.empty()
-                           ? "bundle " + b.id
-                           : fmt::format("{} (bundle {})", display_names(b.kernels), b.id);
-    cases += fmt::format("    <testcase classname=\"kdet.capture.{}\" name=\"{}\">"
-                         "<properties><property name=\"kernels\" value=\"{}\"/></properties>",
-                         xml_escape(b.kind), xml_escape(name),
-                         xml_escape(fmt::format("{}", fmt::join(b.kernels, " "))));
-    if (b.varies) {
-      ++failures;
-      cases += fmt::format("<failure message=\"{}\"/>",
-                           xml_escape(fmt::format("bundle {} ({}, {} compiles) gave {} different "
-                                                  "outputs in one run",
-                                                  b.id, b.kind, b.compiles, b.outputs.size())));
-    }
-    cases += "</testcase>\n";
-  }
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out +=
-      fmt::format("<testsuites name=\"kdet capture\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
-                  tests, failures, errors);
-  out += fmt::format(
-      "  <testsuite name=\"captured bundles\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", tests,
-      failures, errors);
-  out += cases + "  </testsuite>\n</testsuites>\n";
   return out;
 }
 

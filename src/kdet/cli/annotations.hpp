@@ -26,11 +26,6 @@ std::string annotation(const std::string& title, const std::string& file, size_t
 // kdet capture: the failed pipeline, no compile captured, each varied bundle.
 std::string capture_annotations(const capture::CaptureResult& r);
 
-// kdet capture --junit: JUnit XML, a test case per bundle named by its kernels (a failure for
-// one that varied), and an error case where the pipeline failed or captured nothing: the cases
-// fail as capture_exit_code does.
-std::string capture_junit(const capture::CaptureResult& r);
-
 // kdet capture --builds and capture compare: each failed build, each kernel not the same.
 std::string builds_annotations(const capture::BuildsResult& r);
 

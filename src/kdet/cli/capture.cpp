@@ -17,6 +17,7 @@
 #include "kdet/cli/numbers.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/factors.hpp"
+#include "kdet/report/builds_report.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
@@ -117,7 +118,7 @@ int finish_capture(const CaptureArgs& a) {
   capture::note_missing_blobs(blobs, r.bundles, r.problems);
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
-  if (!a.junit.empty()) write_output(a.junit, capture_junit(r), "--junit");
+  if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
   std::fputs(capture::capture_summary(r).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
   return capture::capture_exit_code(r);
@@ -175,7 +176,7 @@ int do_capture(const CaptureArgs& a) {
                        a.out + "/capture.json");
   }
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
-  if (!a.junit.empty()) write_output(a.junit, capture_junit(r), "--junit");
+  if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
   std::fputs(capture::capture_summary(r).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
   if (engine::interrupted()) throw Interrupted();

@@ -1,10 +1,13 @@
 //===- report/builds_report.cpp - builds compared kernel by kernel -----------===//
 #include "kdet/report/builds_report.hpp"
 
+#include "kdet/report/junit.hpp"
 #include "kdet/report/scan_report.hpp"
+#include "kdet/util/names.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 
 namespace kdet::report {
@@ -256,38 +259,68 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
 
 std::string builds_to_junit(const BuildsResult& r) {
   size_t failures = r.kernels.size() - r.count(KernelStatus::same);
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"kdet capture builds\" tests=\"{}\" failures=\"{}\" "
-                     "errors=\"{}\">\n",
-                     r.kernels.size(), failures, r.failed_builds.size());
-  out += fmt::format("  <testsuite name=\"kernels across {} builds\" tests=\"{}\" failures=\"{}\" "
-                     "errors=\"{}\">\n",
-                     r.builds.size(), r.kernels.size(), failures, r.failed_builds.size());
+  std::string cases;
   for (const auto& f : r.failed_builds)
-    out += fmt::format("    <testcase classname=\"kdet.builds.pipeline\" name=\"{}\">"
-                       "<error message=\"{}\"/></testcase>\n",
-                       xml_escape(f.substr(0, f.find(':'))), xml_escape(f));
+    cases += fmt::format("    <testcase classname=\"kdet.builds.pipeline\" name=\"{}\">"
+                         "<error message=\"{}\"/></testcase>\n",
+                         xml_escape(f.substr(0, f.find(':'))), xml_escape(f));
   std::map<std::string, size_t> seen; // one name twice (two kernels of one name): "#2"
   for (const auto& k : r.kernels) {
     size_t n = ++seen[k.target + "\n" + k.display];
     std::string name = n == 1 ? k.display : fmt::format("{} #{}", k.display, n);
-    out += fmt::format("    <testcase classname=\"kdet.builds.{}\" name=\"{}\">",
-                       xml_escape(k.target.empty() ? "kernel" : k.target), xml_escape(name));
+    cases += fmt::format("    <testcase classname=\"kdet.builds.{}\" name=\"{}\">",
+                         xml_escape(k.target.empty() ? "kernel" : k.target), xml_escape(name));
     if (k.status != KernelStatus::same) {
       std::string detail = kernel_detail(k);
       for (const auto& n : k.notes)
         detail += "\nnote: " + n;
       if (!k.next.empty()) detail += "\nnext: " + k.next;
       detail += "\nname: " + k.name;
-      out += fmt::format(
+      cases += fmt::format(
           "<failure message=\"{}\">{}</failure>",
           xml_escape(std::string(to_string(k.status)) + ": " + detail.substr(0, detail.find('\n'))),
           xml_escape(detail));
     }
-    out += "</testcase>\n";
+    cases += "</testcase>\n";
   }
-  out += "  </testsuite>\n</testsuites>\n";
-  return out;
+  return junit_document("kdet capture builds",
+                        fmt::format("kernels across {} builds", r.builds.size()),
+                        {r.kernels.size(), failures, r.failed_builds.size(), std::nullopt}, cases);
+}
+
+std::string capture_to_junit(const capture::CaptureResult& r) {
+  std::string cases;
+  size_t tests = 0, failures = 0, errors = 0;
+  auto error_case = [&](const std::string& name, const std::string& message) {
+    ++tests;
+    ++errors;
+    cases += fmt::format("    <testcase classname=\"kdet.capture.pipeline\" name=\"{}\"><error "
+                         "message=\"{}\"/></testcase>\n",
+                         xml_escape(name), xml_escape(message));
+  };
+  if (!r.finished && r.pipeline_exit != 0)
+    error_case("pipeline", "the pipeline " + r.pipeline_status);
+  if (r.compiles.empty()) error_case("pipeline", "no compile was captured");
+  for (const auto& b : r.bundles) {
+    ++tests;
+    std::string name = b.kernels.empty()
+                           ? "bundle " + b.id
+                           : fmt::format("{} (bundle {})", display_names(b.kernels), b.id);
+    cases += fmt::format("    <testcase classname=\"kdet.capture.{}\" name=\"{}\">"
+                         "<properties><property name=\"kernels\" value=\"{}\"/></properties>",
+                         xml_escape(b.kind), xml_escape(name),
+                         xml_escape(fmt::format("{}", fmt::join(b.kernels, " "))));
+    if (b.varies) {
+      ++failures;
+      cases += fmt::format("<failure message=\"{}\"/>",
+                           xml_escape(fmt::format("bundle {} ({}, {} compiles) gave {} different "
+                                                  "outputs in one run",
+                                                  b.id, b.kind, b.compiles, b.outputs.size())));
+    }
+    cases += "</testcase>\n";
+  }
+  return junit_document("kdet capture", "captured bundles", {tests, failures, errors, std::nullopt},
+                        cases);
 }
 
 int builds_exit_code(const BuildsResult& r) {

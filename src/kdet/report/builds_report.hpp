@@ -3,12 +3,14 @@
 // The renderings of capture::BuildsResult (`kdet capture --builds N`, `kdet
 // capture compare`): a terminal summary in the census's terms ("5 of 6491
 // kernels differ across 3 builds"), JSON (schema kdet.builds/1), JUnit XML (a
-// test case per kernel) and a self-contained HTML triage page.
+// test case per kernel) and a self-contained HTML triage page; and the JUnit
+// of one plain capture.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "kdet/capture/builds.hpp"
+#include "kdet/capture/output.hpp"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,6 +27,11 @@ nlohmann::json builds_to_json(const capture::BuildsResult& r);
 // One testsuite, one testcase per kernel: "same" passes, every other status is a failure
 // whose message is the status and the first varying stage.
 std::string builds_to_junit(const capture::BuildsResult& r);
+
+// kdet capture --junit (one pipeline run): a test case per bundle named by its kernels (a
+// failure for one that varied), and an error case where the pipeline failed or captured
+// nothing: the cases fail as capture_exit_code does.
+std::string capture_to_junit(const capture::CaptureResult& r);
 
 // One page: the summary, then a table of every kernel (status, target, compiler, first
 // varying stage, classification, final artifact), sortable and filterable by status.

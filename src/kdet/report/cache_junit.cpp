@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/report/cache_junit.hpp"
 
+#include "kdet/report/junit.hpp"
 #include "kdet/report/scan_report.hpp"
 
 #include <fmt/format.h>
@@ -36,16 +37,8 @@ std::string cache_report_to_junit(const std::vector<cache::MultiVariantKey>& key
                          "variant each\"/>\n",
                          others, others == 1 ? "" : "s");
   const size_t tests = keys.size() + (all_keys == 0 || others > 0 ? 1 : 0);
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"kdet cache report\" tests=\"{}\" failures=\"{}\" "
-                     "errors=\"0\">\n",
-                     tests, keys.size());
-  out += fmt::format("  <testsuite name=\"kdet cache report\" tests=\"{}\" failures=\"{}\" "
-                     "errors=\"0\" skipped=\"{}\">\n",
-                     tests, keys.size(), all_keys == 0 ? 1 : 0);
-  out += cases;
-  out += "  </testsuite>\n</testsuites>\n";
-  return out;
+  return junit_document("kdet cache report", "kdet cache report",
+                        {tests, keys.size(), 0, all_keys == 0 ? size_t{1} : 0}, cases);
 }
 
 } // namespace kdet::report

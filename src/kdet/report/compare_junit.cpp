@@ -7,6 +7,7 @@
 // empty green suite for a gate that judged nothing.
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/report/junit.hpp"
 #include "kdet/report/scan_report.hpp"
 #include "kdet/util/error.hpp"
 
@@ -42,16 +43,8 @@ std::string comparison_to_junit(const CompilerComparison& c) {
     cases += "    <testcase classname=\"kdet.compare\" name=\"nothing compared\"><error "
              "message=\"no job ran on both sides: the gate judged nothing\"/></testcase>\n";
   }
-  std::string suite = xml_escape(c.a + " -> " + c.b);
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out +=
-      fmt::format("<testsuites name=\"kdet compare\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
-                  tests, failures, errors);
-  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
-                     suite, tests, failures, errors);
-  out += cases;
-  out += "  </testsuite>\n</testsuites>\n";
-  return out;
+  return junit_document("kdet compare", c.a + " -> " + c.b, {tests, failures, errors, std::nullopt},
+                        cases);
 }
 
 } // namespace kdet::report
