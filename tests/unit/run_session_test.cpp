@@ -470,3 +470,33 @@ TEST_F(RunSessionTest, ASessionThatCannotLoadEndsAloneWithItsError) {
   EXPECT_EQ(out.completed, 4u);
   ASSERT_EQ(out.variants.size(), 1u);
 }
+
+// A grown session records its runs out of index order: the run that brings the second outcome
+// may come after later runs, so the queue stops where the runs recorded show that the serial
+// round stops, not at that run. Here chains of 4 runs (both, history = 2) go to two slots; run
+// 0 gives "C" after run 4 gave "A": stopping the queue at run 0 would leave run 1, which the
+// serial round makes (it stops there), unmade.
+TEST_F(RunSessionTest, AGrownSessionStopsWhereTheRunsRecordedShowTheSerialStop) {
+  auto model = [](const CompileMessage& m, const WorkerLaunch&, int) {
+    return FakeExecutor::Answer{backend::Status::ok, m.run_index == 0 ? "C" : "A",
+                                milliseconds(m.run_index == 0 ? 40 : 10), false};
+  };
+  RunPlan p = plan(8, perturb::ProcessMode::both);
+  p.setting.history = 2;
+  p.stop_at_outcomes = 2;
+  p.queue = std::make_shared<RunQueue>(0, 8, 4);
+  FakeExecutor ex = fake(model);
+  RunSession session(p, {}, ex);
+  session.begin();
+  session.on_event(*ex.next());
+  EXPECT_EQ(session.add_slots(1), 1);
+  while (!session.done())
+    session.on_event(*ex.next());
+  RunOutput out = session.output();
+  ASSERT_TRUE(out.records[0].done);
+  ASSERT_TRUE(out.records[4].done);
+  EXPECT_LT(out.records[4].started, out.records[0].started + 0.040) << "run 4 ended first";
+  EXPECT_TRUE(out.records[1].done) << "the serial round's second run";
+  EXPECT_EQ(out.records[1].variant, out.records[4].variant);
+  EXPECT_EQ(out.variants.size(), 2u);
+}

@@ -129,6 +129,7 @@ private:
   uint64_t runs_unhanded() const;
   void record(RunRecord rec, backend::CompileResult result);
   void finish();
+  uint64_t serial_stop() const; // where the serial round stops, by the runs recorded so far
 
   // The slots (run_slots.cpp).
   void open_slot(Slot& slot);
@@ -179,7 +180,7 @@ private:
   uint64_t m_next;
   bool m_stop = false;
   bool m_interrupted = false;
-  bool m_queue_stopped = false; // this piece stopped RunPlan::queue
+  uint64_t m_queue_stop = UINT64_MAX; // where this session stopped RunPlan::queue
   int m_workers_started = 0;
   int m_prestarted = 0;
   int m_added = 0; // slots added (add_slots) beyond RunPlan::jobs

@@ -26,6 +26,8 @@
 #include <fmt/format.h>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <string_view>
 #include <thread>
 #include <unistd.h>
 
@@ -278,14 +280,15 @@ void RunSession::record(RunRecord rec, backend::CompileResult result) {
   if (m_plan.on_record) m_plan.on_record(m_out.records[idx]);
   ++m_completed;
   if (m_plan.stop_at_outcomes > 0 && m_variants.size() >= m_plan.stop_at_outcomes) {
-    // The serial order stops no later than here: no run after this one is handed out. A
-    // piece of a split round goes on with the runs before it still in its queue (a `both`
-    // round's fresh runs may not all be handed out yet), which no other piece may take. Its
-    // later runs may come before this one, but need not bring the stop nearer: only here.
+    // The serial order stops no later than the first run by which the runs recorded show that
+    // many outcomes: no run after it is handed out. The slots go on with the runs before it
+    // still in the queue (a `both` round's fresh runs may not all be handed out yet), so that
+    // every run of the serial round is made. With several slots the runs come out of index
+    // order, so a run recorded later, below that bound, may bring it nearer.
     if (!m_plan.queue)
       m_stop = true;
-    else if (!std::exchange(m_queue_stopped, true))
-      m_plan.queue->stop(idx);
+    else if (idx < m_queue_stop)
+      m_plan.queue->stop(m_queue_stop = serial_stop());
   }
   if (result.status == backend::Status::ok) {
     ++m_succeeded;
@@ -297,6 +300,16 @@ void RunSession::record(RunRecord rec, backend::CompileResult result) {
       m_completed >= m_plan.stop_after_failures)
     m_stop = true;
   if (m_progress) m_progress(m_completed, m_plan.runs, m_variants.size());
+}
+
+// The first run by which the runs recorded, in index order, show stop_at_outcomes outcomes.
+uint64_t RunSession::serial_stop() const {
+  std::set<std::string_view> seen;
+  for (uint64_t i = m_plan.first_index; i < m_out.records.size(); ++i)
+    if (m_out.records[i].done && seen.insert(m_out.records[i].variant).second &&
+        seen.size() >= m_plan.stop_at_outcomes)
+      return i;
+  return m_queue_stop; // not reached: record() asks only once that many were seen
 }
 
 void RunSession::finish() {

@@ -1,59 +1,56 @@
 //===- scan/job_scheduler.hpp - the state of one run_jobs() call ------------===//
 //
-// run_jobs (scan/scheduler.hpp) as an object: what its slots share, under one mutex, and the
-// steps each slot takes. scheduler.cpp holds the slots' loop and the choice of their next job
-// (take); job_rounds.cpp runs a job's rounds, split or not, and folds each into its row.
+// run_jobs (scan/scheduler.hpp) as an object: a planner over one engine::SessionLoop, with no
+// threads of its own. scheduler.cpp holds the loop and the choice of what a free compile slot
+// does next (fill); job_rounds.cpp starts a job's round and, when its session ends, folds it
+// into the job's row and starts the next.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/run_session.hpp"
 #include "kdet/engine/runner.hpp"
+#include "kdet/engine/session_loop.hpp"
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/scan/scheduler.hpp"
 #include "kdet/scan/split_round.hpp"
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <exception>
-#include <future>
+#include <list>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace kdet::scan {
 
-// A splittable round running now, which a slot with no job left joins: it takes runs from the
-// round's queue until none is left (under the scheduler's mutex, as its joiners and outputs).
-struct OpenRound {
-  engine::RunPlan plan; // its queue shared by every piece
-  // What the job has left after this round's runs not yet taken, in runs, and its seconds
-  // per run so far (seconds_per_run): how long it still takes on one slot.
-  uint64_t runs_after = 0;
-  double per_run = 0;
-  int joiners = 0; // slots running a piece of it now, beyond the owner's
-  std::vector<engine::RunOutput> joined;
-  size_t late = 0; // pieces that did runs, of slots that joined after the round opened
-  std::exception_ptr error;
-};
+// A failing store fails every round's next push the same way: one message each.
+inline void add_error(ScheduleStats& stats, const std::string& what) {
+  if (std::find(stats.errors.begin(), stats.errors.end(), what) == stats.errors.end())
+    stats.errors.push_back(what);
+}
 
-// A slot's piece of a job's next round, started while the last round waited for its other
-// pieces (close_round), from that round's queue.
-struct EarlyPiece {
-  uint64_t start = 0; // the round's first run
-  std::shared_ptr<engine::RunQueue> queue;
-  std::future<engine::RunOutput> out;
-  EarlyPiece() = default;
-  EarlyPiece(const EarlyPiece&) = delete;
-  EarlyPiece& operator=(const EarlyPiece&) = delete;
-  ~EarlyPiece() { // not taken by its round: it ends after its current run (out waits for it)
-    if (queue) queue->close();
-  }
+// One job's round running now: its plan at a fixed address (the session holds a reference to
+// it) and the session that runs it.
+struct Round {
+  const Job* job = nullptr;
+  bool first_only = false; // the job's first round, due before every job's later ones
+  store::JobRow row;       // the job's row before this round
+  uint64_t offset = 0;     // the round's first run in the job's uninterrupted schedule
+  engine::RunPlan plan;
+  std::unique_ptr<engine::RunSession> session;
+  Splitting split;   // unit 0: one slot only
+  int pieces = 1;    // the slots it was given: 1 + those added
+  size_t joined = 0; // of those, slots added after it started
+  // The job's seconds per run so far and its runs after this round: with the round's queue
+  // left, how long the job still takes on one slot.
+  double per_run = 0;
+  uint64_t runs_after = 0;
 };
 
 // The progress line's estimate: the runs left at most (every unfinished job's budget) and this
@@ -92,36 +89,24 @@ public:
 private:
   using Clock = std::chrono::steady_clock;
 
-  // One job's rounds on one slot (job_rounds.cpp).
-  struct JobRun {
-    const Job& job;
-    bool first_only;
-    store::JobRow row;
-    std::optional<EarlyPiece> early;
-  };
-
   // scheduler.cpp
-  void slot_main();
-  void work(bool& idle);
-  const Job* take(bool& first_only, bool& idle, std::shared_ptr<OpenRound>& join);
-  std::shared_ptr<OpenRound> joinable() const;
-  std::pair<std::shared_ptr<OpenRound>, double> critical() const;
-  bool reclaim(bool& idle);
-  void job_ended();
+  void fill();
+  int free_slots() const;
+  bool jobs_waiting() const { return m_next_fresh < m_fresh.size() || !m_ready.empty(); }
+  Round* critical(double& work);
   void report_progress(bool force, bool last);
   double seconds_per_run(const store::JobRow& row) const;
   double work_left(const store::JobRow& row) const;
-  bool stopping() const { return engine::interrupted() || m_aborted.load(); }
-  engine::RunOutput exec(const engine::RunPlan& p) const;
+  bool stopping() const { return engine::interrupted() || m_aborted || m_interrupted; }
 
   // job_rounds.cpp
-  void run_job(const Job& job, bool first_only);
-  bool run_round(JobRun& jr); // false: the job's rounds end here
+  void start_job(const Job& job, bool first_only);
+  void start_round(const Job& job, bool first_only, store::JobRow row);
+  void end_round(const engine::SessionLoop::Ended& ended);
+  bool take_output(Round& r, const std::exception_ptr& error, engine::RunOutput& out);
+  void job_ended(const Job& job, const store::JobRow& row, bool first_only);
   engine::RunPlan round_plan(const Job& job, uint64_t start, uint64_t size);
-  void join_round(OpenRound& r, bool late);
-  void drop_early(JobRun& jr);
-  void count_round(const Job& job, const engine::RunOutput& out, uint64_t ran_early, int borrowed,
-                   size_t joined);
+  void count_round(const Job& job, const engine::RunOutput& out, const Round& r);
 
   const Manifest& m_m;
   const std::vector<Job>& m_jobs;
@@ -141,27 +126,23 @@ private:
   // job resumed from the database has).
   std::map<std::string, std::pair<double, uint64_t>> m_run_seconds;
   size_t m_total = 0, m_already = 0, m_todo = 0;
-  std::atomic<size_t> m_varying{0};
-  std::atomic<size_t> m_finished{0};
-  mutable std::mutex m_mu; // guards state, stats, broken, identities, the queues, progress calls
-  std::condition_variable m_queue_changed;
-  // m_jobs_running: jobs a slot is running rounds of, whose later rounds this slot may yet join.
-  size_t m_next_fresh = 0, m_jobs_running = 0;
+  size_t m_varying = 0, m_finished = 0, m_next_fresh = 0;
   // By compiler index: loaded once, later rounds skip the probe.
   std::map<size_t, backend::Identity> m_identities;
   std::set<size_t> m_broken; // compilers that failed to load
   Clock::time_point m_last_report = Clock::now() - std::chrono::seconds(1);
-  // Slots with no job left to take: a splittable round borrows them (run_split).
-  std::atomic<int> m_idle_slots{0};
-  std::vector<std::shared_ptr<OpenRound>> m_open_rounds;
-  std::condition_variable m_round_joined;
   // Workers start ahead (within a round, and for the next round: engine/worker_pool.hpp) only
   // where a core is spare for their start: with a slot on every core they would slow the
   // compiles beside them by as much as they save.
   bool m_ahead = false;
   std::shared_ptr<engine::WorkerPool> m_workers_ahead;
-  std::atomic<bool> m_aborted{false}; // the store failed: stop taking jobs
-  RunsLeft m_left;                    // under m_mu once the slots run
+  std::unique_ptr<engine::Executor> m_own_executor; // when ScheduleOptions::executor is null
+  engine::Executor& m_executor;
+  engine::SessionLoop m_loop;
+  std::list<Round> m_rounds;  // the rounds running: a list, so that each plan stays put
+  bool m_aborted = false;     // the store failed: start no round
+  bool m_interrupted = false; // a round was interrupted (the executor's interrupt)
+  RunsLeft m_left;
 };
 
 } // namespace kdet::scan

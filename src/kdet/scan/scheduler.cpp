@@ -1,7 +1,7 @@
-//===- scan/scheduler.cpp - adaptive rounds of each job on a thread pool -------===//
+//===- scan/scheduler.cpp - adaptive rounds of each job on one executor -------===//
 //
-// The slots' loop and the choice of each slot's next job (JobScheduler::take); a job's rounds
-// are in job_rounds.cpp.
+// The loop and the choice of what a free compile slot does next (JobScheduler::fill); a job's
+// rounds are in job_rounds.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/scan/scheduler.hpp"
@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <thread>
 
 namespace kdet::scan {
 
@@ -30,25 +29,22 @@ store::JobRow initial_row(const Manifest& m, const Job& job) {
   r.expected_vary = job.expect != nullptr;
   r.expect_reason = job.expect ? job.expect->reason : "";
   if (job.bundle) r.kernels = job.bundle->kernels;
-  if (job.bundle) r.kernels = job.bundle->kernels;
   return r;
 }
-
-namespace {
-
-// A failing store fails every slot's next push the same way: one message each.
-void add_error(ScheduleStats& stats, const std::string& what) {
-  if (std::find(stats.errors.begin(), stats.errors.end(), what) == stats.errors.end())
-    stats.errors.push_back(what);
-}
-
-} // namespace
 
 JobScheduler::JobScheduler(const Manifest& m, const std::vector<Job>& jobs,
                            std::map<std::string, store::JobRow>& state, store::ScanWriter& writer,
                            const ScheduleOptions& options)
     : m_m(m), m_jobs(jobs), m_state(state), m_writer(writer), m_options(options),
-      m_threads(std::max(1, options.threads)), m_left{options.seconds_per_run} {
+      m_threads(std::max(1, options.threads)),
+      m_ahead(m_threads < static_cast<int>(usable_cores())),
+      m_workers_ahead(!options.executor && m_ahead
+                          ? std::make_shared<engine::WorkerPool>(static_cast<size_t>(m_threads))
+                          : nullptr),
+      m_own_executor(options.executor ? nullptr
+                                      : std::make_unique<engine::ProcessExecutor>(m_workers_ahead)),
+      m_executor(options.executor ? *options.executor : *m_own_executor),
+      m_loop(m_executor), m_left{options.seconds_per_run} {
   m_total = jobs.size();
   for (const auto& j : jobs) {
     const store::JobRow& r = state.at(j.id);
@@ -64,32 +60,31 @@ JobScheduler::JobScheduler(const Manifest& m, const std::vector<Job>& jobs,
     else
       m_ready.emplace_back(work_left(r), &j);
   }
-  m_ahead = m_threads < static_cast<int>(usable_cores());
-  if (!options.execute && m_ahead)
-    m_workers_ahead = std::make_shared<engine::WorkerPool>(static_cast<size_t>(m_threads));
 }
 
+// The one loop: each event goes to its round's session; a round that ended is folded and
+// stored, and its job's next round starts; then free compile slots are given out again.
 ScheduleStats JobScheduler::run() {
-  int n = std::min<int>(m_threads, static_cast<int>(std::max<size_t>(1, m_todo)));
-  m_idle_slots.store(m_threads - n);
-  std::vector<std::thread> pool;
-  for (int t = 1; t < n; ++t)
-    pool.emplace_back([this] { slot_main(); });
-  slot_main();
-  for (auto& t : pool)
-    t.join();
+  fill();
+  while (m_loop.size() > 0) {
+    const auto ended = m_loop.step();
+    for (const auto& e : ended)
+      end_round(e);
+    fill();
+    if (!ended.empty()) report_progress(false, false);
+  }
   try {
     m_writer.flush();
   } catch (const std::exception& e) {
     add_error(m_stats, e.what());
   }
   if (m_todo) report_progress(true, true);
-  m_stats.interrupted = engine::interrupted();
+  m_stats.interrupted = engine::interrupted() || m_interrupted;
   m_stats.seconds = std::chrono::duration<double>(Clock::now() - m_t0).count();
   return m_stats;
 }
 
-double JobScheduler::seconds_per_run(const store::JobRow& row) const { // under m_mu once slots run
+double JobScheduler::seconds_per_run(const store::JobRow& row) const {
   auto it = m_run_seconds.find(row.id);
   if (it != m_run_seconds.end() && it->second.first > 0)
     return it->second.first / static_cast<double>(it->second.second);
@@ -101,146 +96,87 @@ double JobScheduler::work_left(const store::JobRow& row) const {
   return seconds_per_run(row) * static_cast<double>(row.budget - std::min(row.budget, row.runs));
 }
 
-engine::RunOutput JobScheduler::exec(const engine::RunPlan& p) const {
-  return m_options.execute ? m_options.execute(p) : engine::execute(p);
-}
-
 void JobScheduler::report_progress(bool force, bool last) {
   if (!m_options.progress) return;
   auto now = Clock::now();
   if (!force && now - m_last_report < std::chrono::milliseconds(200)) return;
   m_last_report = now;
-  size_t done_now = m_finished.load();
   ScanProgress p;
-  p.done = m_already + done_now;
+  p.done = m_already + m_finished;
   p.total = m_total;
-  p.varying = m_varying.load();
-  p.runs = m_stats.runs; // under m_mu, as every change of it
+  p.varying = m_varying;
+  p.runs = m_stats.runs;
   p.last = last;
-  p.seconds_left = done_now == m_todo ? 0 : m_left.seconds(m_options.threads, m_todo - done_now);
+  p.seconds_left =
+      m_finished == m_todo ? 0 : m_left.seconds(m_options.threads, m_todo - m_finished);
   m_options.progress(p);
 }
 
-// The open round with the most runs not yet taken, if any (under m_mu).
-std::shared_ptr<OpenRound> JobScheduler::joinable() const {
-  std::shared_ptr<OpenRound> best;
-  uint64_t most = 0;
-  for (const auto& r : m_open_rounds)
-    if (uint64_t left = r->plan.queue->left(); left > most) best = r, most = left;
-  return best;
+// Compile slots no running round holds.
+int JobScheduler::free_slots() const {
+  int busy = 0;
+  for (const auto& r : m_rounds)
+    busy += r.session->busy_slots();
+  return m_threads - busy;
 }
 
-// The open round whose job has the most work left (its runs not taken and its later rounds, at
-// its seconds per run so far), if one has runs not taken; and that work (under m_mu).
-std::pair<std::shared_ptr<OpenRound>, double> JobScheduler::critical() const {
-  std::pair<std::shared_ptr<OpenRound>, double> best{nullptr, 0.0};
-  for (const auto& r : m_open_rounds)
-    if (uint64_t left = r->plan.queue->left(); left > 0) {
-      double work = r->per_run * static_cast<double>(left + r->runs_after);
-      if (!best.first || work > best.second) best = {r, work};
-    }
-  return best;
-}
-
-// The slot back from m_idle_slots, unless a round borrowed it.
-bool JobScheduler::reclaim(bool& idle) {
-  if (!idle) return true;
-  for (int n = m_idle_slots.load(); n > 0;)
-    if (m_idle_slots.compare_exchange_weak(n, n - 1)) return !(idle = false);
-  return false;
-}
-
-// The next job to run and whether only its first round is due: every job's first round first (in
-// planned order), then the job expected to take longest, unless a running job's open round has
-// runs not taken and that job has more work left: then that round, to join (`join` set, nullptr
-// returned). With no job to take, the open round with the most runs not taken. Waits while jobs
-// are running that may add a job or open a round, its slot idle meanwhile (so a starting round
-// may borrow it, and the wait lasts until it is given back); nullptr when nothing is left, `idle`
-// then saying whether the slot is already counted idle.
-const Job* JobScheduler::take(bool& first_only, bool& idle, std::shared_ptr<OpenRound>& join) {
-  std::unique_lock<std::mutex> lock(m_mu);
-  idle = false;
-  for (;;) {
-    if (stopping()) return nullptr;
-    if (m_next_fresh < m_fresh.size() && reclaim(idle)) {
-      first_only = true;
-      ++m_jobs_running;
-      return m_fresh[m_next_fresh++];
-    }
-    if (!m_ready.empty() && reclaim(idle)) {
-      auto it = std::max_element(m_ready.begin(), m_ready.end(),
-                                 [](const auto& a, const auto& b) { return a.first < b.first; });
-      // A job already running with more work left than any waiting one is the scan's tail in
-      // the making: help it now rather than when nothing else is left.
-      if (auto [r, work] = critical(); r && work > it->first) {
-        ++r->joiners;
-        join = std::move(r);
-        return nullptr;
+// The running round whose job has the most work left (its runs not yet taken and its later
+// rounds, at its seconds per run so far), if one has runs not taken; and that work.
+Round* JobScheduler::critical(double& work) {
+  Round* best = nullptr;
+  for (auto& r : m_rounds)
+    if (r.plan.queue)
+      if (uint64_t left = r.plan.queue->left(); left > 0) {
+        const double w = r.per_run * static_cast<double>(left + r.runs_after);
+        if (!best || w > work) best = &r, work = w;
       }
-      const Job* j = it->second;
-      m_ready.erase(it);
-      first_only = false;
-      ++m_jobs_running;
-      if (!m_ready.empty()) m_queue_changed.notify_all(); // more for the waiting slots
-      return j;
-    }
-    if (auto r = joinable(); r && reclaim(idle)) {
-      ++r->joiners;
-      join = std::move(r);
-      return nullptr;
-    }
-    if (m_next_fresh == m_fresh.size() && m_ready.empty() && m_jobs_running == 0) {
-      m_queue_changed.notify_all(); // the waiting slots are done too
-      return nullptr;
-    }
-    if (!idle) {
-      idle = true;
-      m_idle_slots.fetch_add(1);
-    }
-    m_queue_changed.wait_for(lock, std::chrono::milliseconds(100));
-  }
+  return best;
 }
 
-// A slot is done with a job for now (its first round, or all its rounds; or it failed). The
-// waiting slots are woken only when no job runs any more, so that they can finish: otherwise
-// this slot takes the next job itself (take() wakes them when more is left), so that none takes
-// it while this slot, about to be idle, would be missed by the round's borrowing.
-void JobScheduler::job_ended() {
-  std::lock_guard<std::mutex> lock(m_mu);
-  if (--m_jobs_running == 0) m_queue_changed.notify_all(); // the waiting slots may be done
-}
-
-void JobScheduler::work(bool& idle) {
-  for (;;) {
-    bool first_only = false;
-    std::shared_ptr<OpenRound> join;
-    const Job* job = take(first_only, idle, join);
-    if (join) {
-      join_round(*join, true);
+// Gives out the free compile slots: every job's first round first (in planned order); then, if a
+// running round's job has more work left than the waiting job expected to take longest, one
+// more slot to that round (the scan's tail in the making: help it now rather than when nothing
+// else is left), else that waiting job's next round; with no job waiting, the rounds with the
+// most runs not yet taken get the slots left, as many as they can take. `free` counts down what
+// is given here: a round still loading its compiler counts the slots it will open only as far
+// as its runs go.
+void JobScheduler::fill() {
+  int free = free_slots();
+  while (free > 0 && !stopping()) {
+    if (m_next_fresh < m_fresh.size()) {
+      start_job(*m_fresh[m_next_fresh++], true);
+      free = free_slots();
       continue;
     }
-    if (!job) return;
-    try {
-      run_job(*job, first_only);
-    } catch (...) {
-      job_ended();
-      throw;
+    if (!m_ready.empty()) {
+      auto it = std::max_element(m_ready.begin(), m_ready.end(),
+                                 [](const auto& a, const auto& b) { return a.first < b.first; });
+      double work = 0;
+      if (Round* r = critical(work); r && work > it->first && r->session->add_slots(1) == 1) {
+        ++r->pieces, ++r->joined, --free;
+        continue;
+      }
+      const Job* job = it->second;
+      m_ready.erase(it);
+      start_job(*job, false);
+      free = free_slots();
+      continue;
     }
-    job_ended();
+    std::vector<Round*> open;
+    for (auto& r : m_rounds)
+      if (r.plan.queue && r.plan.queue->left() > 0) open.push_back(&r);
+    std::stable_sort(open.begin(), open.end(), [](const Round* a, const Round* b) {
+      return a->plan.queue->left() > b->plan.queue->left();
+    });
+    for (Round* r : open) {
+      const int want =
+          static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(free), r->plan.queue->left()));
+      const int taken = r->session->add_slots(want);
+      r->pieces += taken, r->joined += static_cast<size_t>(taken), free -= taken;
+      if (free <= 0) break;
+    }
+    return;
   }
-}
-
-// A failing store (disk full, database locked by another writer) ends the scan with its message.
-void JobScheduler::slot_main() {
-  bool idle = false;
-  try {
-    work(idle);
-  } catch (const std::exception& e) {
-    m_aborted.store(true);
-    std::lock_guard<std::mutex> lock(m_mu);
-    add_error(m_stats, e.what());
-  }
-  if (!idle) m_idle_slots.fetch_add(1); // no job left for this slot: a running round may borrow it
 }
 
 ScheduleStats run_jobs(const Manifest& m, const std::vector<Job>& jobs,

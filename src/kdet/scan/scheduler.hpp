@@ -1,22 +1,24 @@
-//===- scan/scheduler.hpp - run a scan's jobs on a pool of threads -------------===//
+//===- scan/scheduler.hpp - run a scan's jobs on one executor -----------------===//
 //
-// Each pool thread takes the next unfinished job and runs it in rounds through
-// engine::execute (jobs = 1 inside, stop_at_outcomes = 2): the first round has
-// Manifest::first_round runs, each later one doubles (up to max_round), until the job shows a
-// second variant (it varies: stop) or its budget is spent (the bound reached
-// the manifest's target rate). Every job's first round runs first; then the job expected to
-// take longest (seconds per run so far x runs left) goes next. A slot with no job left is
-// idle. A round whose runs do not share a process's history (process = fresh, an exec compiler,
-// or chains of `history` runs) is split: idle slots run pieces of it at once, some from its
-// start, and later any slot left without a job or for which that round's job has more work left
-// than every job waiting, each taking runs (or whole chains) from the round's queue, with the
-// seeds and the result the one round would have had (docs/SCAN.md, "Splitting rounds").
-// Every finished round goes to the ScanWriter at once, so a killed scan loses at most the
-// rounds in flight; a resumed scan continues each job from its stored run count and variants.
+// Each job runs in rounds, each round one engine::RunSession (jobs = 1, stop_at_outcomes = 2)
+// driven with every other running round by one engine::SessionLoop over one executor: the first
+// round has Manifest::first_round runs, each later one doubles (up to max_round), until the job
+// shows a second variant (it varies: stop) or its budget is spent (the bound reached the
+// manifest's target rate). `threads` is the number of compiles in flight at once. Every job's
+// first round runs first; then the job expected to take longest (seconds per run so far x runs
+// left) goes next. A round whose runs do not share a process's history (process = fresh, an exec
+// compiler, or chains of `history` runs) is split: its session gets more slots (add_slots), when
+// it starts if no job waits, and later whenever a compile slot is free and no job is left, or
+// that round's job has more work left than every job waiting; each slot takes runs (or whole
+// chains) from the round's queue, with the seeds and the result the one round would have had
+// (docs/SCAN.md, "Splitting rounds"). Every finished round goes to the ScanWriter at once, so a
+// killed scan loses at most the rounds in flight; a resumed scan continues each job from its
+// stored run count and variants. No thread of its own: the loop runs in the caller's thread.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/engine/executor.hpp"
 #include "kdet/engine/runner.hpp"
 #include "kdet/scan/planner.hpp"
 #include "kdet/store/scan_db.hpp"
@@ -47,13 +49,15 @@ struct ScanProgress {
 using ScanProgressFn = std::function<void(const ScanProgress&)>;
 
 struct ScheduleOptions {
-  int threads = 1; // jobs at once
-  // Called from the pool threads, one at a time, at most every 200 ms and once at the end
+  int threads = 1; // compiles at once
+  // Called from the caller's thread after rounds end, at most every 200 ms, and once at the end
   // (`last` set); never when no job was left to run. The scheduler itself prints nothing.
   ScanProgressFn progress;
-  // Runs one round; empty: engine::execute. Tests give scripted outcomes here, so that the
-  // rounds, the stop at a second variant and the budget are checked without a compiler.
-  std::function<engine::RunOutput(const engine::RunPlan&)> execute;
+  // Runs every round's processes; null: a ProcessExecutor of the scheduler's own. Tests give a
+  // scripted executor with a virtual clock (tests/unit/fake_executor.hpp), so that the rounds,
+  // the stop at a second variant, the budget and the order of rounds are checked without a
+  // compiler, threads or sleeps.
+  engine::Executor* executor = nullptr;
   // When set (`kdet scan --trace`), every stored round's runs go to it too.
   ScanTrace* trace = nullptr;
   // A run's expected slot seconds before any run of this invocation finished (the compilers'
@@ -66,12 +70,12 @@ struct ScheduleStats {
   uint64_t rounds = 0;
   uint64_t runs = 0;
   double compile_cpu_seconds = 0; // CPU inside the compile calls of this invocation's runs
-  uint64_t split_rounds = 0;      // rounds run as several pieces on idle slots (run_split)
-  uint64_t split_pieces = 0;      // the pieces of those rounds
-  uint64_t joined_pieces = 0;     // of those, pieces of slots that joined a round running already
-  // Rounds whose owner's piece started early, while the round before waited for its other
-  // pieces; the runs that piece did (kept); and those done for a round that did not run (the
-  // round before ended the job, or the scan stopped), dropped.
+  uint64_t split_rounds = 0;      // rounds run on more than one slot (RunSession::add_slots)
+  uint64_t split_pieces = 0;      // the slots of those rounds
+  uint64_t joined_pieces = 0;     // of those, slots added to a round running already
+  // Always 0 since rounds share one executor: no round's piece starts before the round before
+  // ended (a slot is a count, given back to the scheduler at once). Kept for the callers that
+  // read them.
   uint64_t early_rounds = 0;
   uint64_t early_runs = 0;
   uint64_t early_dropped = 0;

@@ -1,17 +1,13 @@
-//===- scan/split_round.cpp - one scan round run in pieces on idle slots ----===//
+//===- scan/split_round.cpp - one scan round run on several slots ------------===//
 #include "kdet/scan/split_round.hpp"
 
 #include "kdet/engine/variants.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <exception>
 
 namespace kdet::scan {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // The chain units plan's runs [first_index, runs) touch, as [first, first + count) in units of
 // `unit` runs (unit > 1); a first unit of one run left is counted with the next, so that no
@@ -44,67 +40,20 @@ uint64_t max_pieces(const engine::RunPlan& plan, uint64_t unit) {
   return std::max<uint64_t>(1, chain_units(plan, unit).count);
 }
 
-// The most pieces the runs left in `queue` make (each at least two runs, or a whole unit).
-uint64_t max_pieces(const engine::RunQueue& queue, uint64_t unit) {
-  const uint64_t left = queue.left();
-  if (unit <= 1) return std::max<uint64_t>(1, left / 2);
-  return std::max<uint64_t>(1, (left + unit - 1) / unit);
-}
-
-// Runs plan's runs [first_index, runs) from plan.queue: `own` runs this slot's piece (or returns
-// it, started earlier: see close_round in run_jobs), beside the pieces other slots run from the
-// same queue (same master seed, so every run keeps its index and seed; a chain is taken whole),
-// whose outputs `joined` returns (it waits for them). Returns what the one plan would have given
-// run serially: the runs up to the first whose outcome is the stop_at_outcomes-th distinct one,
-// or up to the first run not done (interrupted). A piece stops early only at its own
-// stop_at_outcomes-th outcome, which the serial order reaches no later, so every run the serial
-// plan does is done by some piece; the runs past the cut are dropped.
-engine::RunOutput run_split(const engine::RunPlan& plan,
-                            const std::function<engine::RunOutput()>& own,
-                            const std::function<std::vector<engine::RunOutput>()>& joined) {
-  auto t0 = Clock::now();
-  const uint64_t first = plan.first_index;
-  std::vector<engine::RunOutput> outs(1);
-  std::exception_ptr error;
-  try {
-    outs[0] = own();
-  } catch (...) {
-    error = std::current_exception();
-  }
-  std::vector<engine::RunOutput> more = joined();
-  if (error) std::rethrow_exception(error);
-  for (auto& o : more)
-    outs.push_back(std::move(o));
-  const size_t pieces = outs.size();
-
-  engine::RunOutput out;
-  out.plan = plan;
-  out.identity = outs[0].identity;
-  out.compiler_file = outs[0].compiler_file;
-  out.records.resize(plan.runs);
-  std::vector<size_t> owner(plan.runs, 0); // the piece that ran each run
-  for (size_t p = 0; p < pieces; ++p) {
-    out.interrupted = out.interrupted || outs[p].interrupted;
-    out.workers_started += outs[p].workers_started;
-    out.workers_prestarted += outs[p].workers_prestarted;
-    out.probes.insert(out.probes.end(), outs[p].probes.begin(), outs[p].probes.end());
-    out.warnings.insert(out.warnings.end(), outs[p].warnings.begin(), outs[p].warnings.end());
-    if (out.compiler_changed.empty()) out.compiler_changed = outs[p].compiler_changed;
-    for (auto& r : outs[p].records)
-      if (r.done && r.index < plan.runs) {
-        owner[r.index] = p;
-        out.records[r.index] = std::move(r);
-      }
-  }
+// Cuts a queue round's output to the serial one's (see the header).
+void serial_cut(engine::RunOutput& out) {
+  const engine::RunPlan& plan = out.plan;
+  std::vector<engine::Variant> pieces_variants = std::move(out.variants);
   engine::VariantFold<engine::Variant> seen;
-  uint64_t end = first;
-  while (end < plan.runs && out.records[end].done) {
+  uint64_t end = plan.first_index;
+  while (end < plan.runs && end < out.records.size() && out.records[end].done) {
     const engine::RunRecord& r = out.records[end];
     auto [v, first_seen] = seen.add(r.variant, end);
-    // The piece that ran the first occurrence kept its artifacts.
+    // The session kept the artifacts of the outcome's first run in completion order: the same
+    // bytes (same outcome id) as those of its first run in index order.
     if (first_seen)
-      if (engine::Variant* p = engine::find_variant(outs[owner[end]].variants, r.variant)) {
-        const uint64_t count = v.count; // the piece's own count and first run are not the round's
+      if (engine::Variant* p = engine::find_variant(pieces_variants, r.variant)) {
+        const uint64_t count = v.count;
         v = std::move(*p);
         v.count = count;
         v.first_run = end;
@@ -112,13 +61,11 @@ engine::RunOutput run_split(const engine::RunPlan& plan,
     ++end;
     if (plan.stop_at_outcomes > 0 && seen.size() >= plan.stop_at_outcomes) break;
   }
-  for (uint64_t i = end; i < plan.runs; ++i)
+  for (uint64_t i = end; i < out.records.size(); ++i)
     out.records[i] = engine::RunRecord{};
   out.variants = seen.take();
-  out.completed = end - first;
+  out.completed = end - std::min(end, plan.first_index);
   out.stopped_early = !out.interrupted && end < plan.runs;
-  out.wall_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return out;
 }
 
 // An interrupted round keeps its runs only up to where the resumed round can go on with the

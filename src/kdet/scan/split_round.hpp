@@ -1,7 +1,7 @@
-//===- scan/split_round.hpp - one scan round run in pieces on idle slots ----===//
+//===- scan/split_round.hpp - one scan round run on several slots ------------===//
 //
-// Internal to scan/: how a round may be split (docs/SCAN.md, "Splitting rounds"), its pieces
-// run from one engine::RunQueue and joined into the output the one round would have given, and
+// Internal to scan/: how a round may be split (docs/SCAN.md, "Splitting rounds"), its slots' runs
+// (taken from one engine::RunQueue) cut to the output the one serial round would have given, and
 // what an interrupted round keeps for a resume.
 //
 //===----------------------------------------------------------------------===//
@@ -11,7 +11,6 @@
 #include "kdet/scan/planner.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,20 +39,14 @@ Splitting splitting(const perturb::Setting& setting, const Job& job);
 // starting at a multiple of `unit` (the first piece starts at first_index).
 uint64_t max_pieces(const engine::RunPlan& plan, uint64_t unit);
 
-// The most pieces the runs left in `queue` make (each at least two runs, or a whole unit).
-uint64_t max_pieces(const engine::RunQueue& queue, uint64_t unit);
-
-// Runs plan's runs [first_index, runs) from plan.queue: `own` runs this slot's piece (or returns
-// it, started earlier: see close_round in run_jobs), beside the pieces other slots run from the
-// same queue (same master seed, so every run keeps its index and seed; a chain is taken whole),
-// whose outputs `joined` returns (it waits for them). Returns what the one plan would have given
-// run serially: the runs up to the first whose outcome is the stop_at_outcomes-th distinct one,
-// or up to the first run not done (interrupted). A piece stops early only at its own
-// stop_at_outcomes-th outcome, which the serial order reaches no later, so every run the serial
-// plan does is done by some piece; the runs past the cut are dropped.
-engine::RunOutput run_split(const engine::RunPlan& plan,
-                            const std::function<engine::RunOutput()>& own,
-                            const std::function<std::vector<engine::RunOutput>()>& joined);
+// Cuts the output of a round whose runs came from RunPlan::queue, on one slot or more (same
+// master seed, so every run keeps its index and seed; a chain is taken whole), to what the plan
+// would have given run serially: the runs up to the first whose outcome is the
+// stop_at_outcomes-th distinct one, or up to the first run not done (interrupted); the variants
+// folded again in that order. A slot stops early only at its own stop_at_outcomes-th outcome,
+// which the serial order reaches no later, so every run the serial plan does was done; the runs
+// past the cut are dropped.
+void serial_cut(engine::RunOutput& out);
 
 // An interrupted round keeps its runs only up to where the resumed round can go on with the
 // history each run has in an uninterrupted one: a resumed round starts each chain in a new worker

@@ -3,8 +3,8 @@
 // Collects every recorded run of a scan (when it began, how long its worker took to be ready,
 // its compile) and the scan's own phases, and writes them as a Chrome trace-event JSON file,
 // which Perfetto (ui.perfetto.dev) and chrome://tracing show as one lane per busy slot. The runs
-// are laid out on lanes after the scan (assign_lanes), since a split round's pieces run on
-// threads that are not the slots' own.
+// are laid out on lanes after the scan (assign_lanes), since every round's runs are driven by
+// one loop in one thread (scan/scheduler.hpp): no thread is a slot.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
