@@ -50,12 +50,11 @@ m real_1thread $R/gen_1473.a.ptx $R/gen_1473.b.ptx --run --recipe $R/gen_1473.1t
 m planted $G/gen_0001.a.ptx $G/gen_0001.b.ptx --run --recipe $G/gen_0001.recipe.toml --launches 200
 m noise_gen_0001 $G/gen_0001.a.ptx $G/gen_0001.a.ptx --run --recipe $G/gen_0001.recipe.toml --launches 200
 m noise_gen_1277 $R/gen_1277.a.ptx $R/gen_1277.b.ptx --run --recipe $R/gen_1277.1thread.recipe.toml --launches 200
-# Does a change that every thread stores reach the outputs? Two more planted Bs of gen_0001
-# (the addend 0.25 of the fma whose result each thread stores: one ulp up, and 0.5); the
-# report counts NaN outputs and outputs left as they were.
-sed '1886s/0f3E800000/0f3E800001/' $G/gen_0001.a.ptx > $B/p_ulp.ptx
-sed '1886s/0f3E800000/0f3F000000/' $G/gen_0001.a.ptx > $B/p_half.ptx
-for p in p_ulp p_half; do m planted_$p $G/gen_0001.a.ptx $B/$p.ptx --run --recipe $G/gen_0001.recipe.toml --launches 50; done
+# A one-ulp plant as well: the same folded constant of gen_0001.a, 3.0 one ulp up (the pair
+# above changes it to 2.5); the report counts NaN, infinite and untouched outputs.
+grep -q '0f40400000' <(sed -n 442p $G/gen_0001.a.ptx) || echo "device_impact_gpu: line 442 moved" >&2
+sed '442s/0f40400000/0f40400001/' $G/gen_0001.a.ptx > $B/p_ulp.ptx
+m planted_ulp $G/gen_0001.a.ptx $B/p_ulp.ptx --run --recipe $G/gen_0001.recipe.toml --launches 50
 # Real libNVVM 13.0 variant pairs among race-free corpus kernels: 800 small kernels x sm_80,
 # sm_90a at -opt=3, 10 runs each on every core; the first three that vary, launched.
 NVVM=$(ls /usr/local/cuda/nvvm/lib64/libnvvm.so /usr/local/cuda/lib64/libnvvm.so* 2>/dev/null | head -1)

@@ -5,8 +5,11 @@
 # --recipe is exit 2, and where no GPU is, the static report comes with
 # "run: skipped: no GPU: ..." and exit 3 (1 when the static part already says 1); then the
 # test skips. On a GPU (the driver's libcuda.so.1 and a device):
-# - a planted pair (tests/data/gpu: a race-free `kdet corpus` kernel, one constant changed
-#   by one ulp in B) gives reproducible results that differ: exit 1, "results differ in";
+# - a planted pair (tests/data/gpu: a race-free `kdet corpus` kernel, gen_0001.ll, and
+#   gen_0001.b.ll with one folded constant changed, 3.0 to 2.5; both compiled by libNVVM 13.0
+#   for compute_80 at -opt=3, so the PTX differ in that one constant) gives reproducible results
+#   that differ: exit 1, "results differ in" (corpus_host_model.sh shows on the CPU that the
+#   change reaches most output elements);
 # - the same PTX twice gives the same results (reproducible) and a speed within the noise;
 # - the real libNVVM pair gen_1473 with one thread (nothing races) gives the same results;
 #   with 4096 threads its old generator's kernel races, and the report says the results do

@@ -112,12 +112,18 @@ void KernelGenerator::stmt_math(IrFunction& f, Scope& s) {
         b, c, a));
     break;
   case 5: {
+    // 2^min(a/8, 16): an argument past 128 gives inf, and the sums that follow NaN.
     std::string t = v;
+    std::string capped = f.value();
     v = f.value();
     f.emit(fmt::format("{} = fmul float {}, 1.250000e-01", t, a));
     f.emit(fmt::format(
+        "{} = call float @{}(float {}, float 1.600000e+01)", capped,
+        intrinsic("llvm.nvvm.fmin.f", "declare float @llvm.nvvm.fmin.f(float, float)"), t));
+    f.emit(fmt::format(
         "{} = call float @{}(float {})", v,
-        intrinsic("llvm.nvvm.ex2.approx.f", "declare float @llvm.nvvm.ex2.approx.f(float)"), t));
+        intrinsic("llvm.nvvm.ex2.approx.f", "declare float @llvm.nvvm.ex2.approx.f(float)"),
+        capped));
     break;
   }
   case 6: {
@@ -158,9 +164,13 @@ void KernelGenerator::stmt_math(IrFunction& f, Scope& s) {
     break;
   }
   default: {
-    std::string t = v;
+    // A small integer only: the ints here include random index words, and one of those
+    // (up to 2^31) times a float overflows what follows to inf, and inf - inf to NaN.
+    std::string small = v;
+    std::string t = f.value();
     v = f.value();
-    f.emit(fmt::format("{} = sitofp i32 {} to float", t, recent(s.ints)));
+    f.emit(fmt::format("{} = and i32 {}, 1023", small, recent(s.ints)));
+    f.emit(fmt::format("{} = sitofp i32 {} to float", t, small));
     f.emit(fmt::format("{} = fmul float {}, {}", v, t, a));
     break;
   }
@@ -335,7 +345,8 @@ void KernelGenerator::stmt_loop(IrFunction& f, const FunctionContext& ctx, Scope
   f.emit(fmt::format("{} = add i32 {}, {}", index, stride, recent(s.ints)));
   inner.ints.push_back(index);
   std::string value = gen_region(f, ctx, inner, budget);
-  std::string acc_next = f.value(), i_next = f.value();
+  std::string acc_next = f.value(), acc_low = f.value(), acc_bounded = f.value();
+  std::string i_next = f.value();
   if (m_rng.chance(50))
     f.emit(fmt::format("{} = fadd float {}, {}", acc_next, acc, value));
   else
@@ -343,12 +354,21 @@ void KernelGenerator::stmt_loop(IrFunction& f, const FunctionContext& ctx, Scope
         fmt::format("{} = call float @{}(float {}, float {}, float {})", acc_next,
                     intrinsic("llvm.fma.f32", "declare float @llvm.fma.f32(float, float, float)"),
                     value, m_rng.pick(k_float_constants), acc));
+  // The accumulator is clamped to [-64, 64] on every trip: a body that multiplies it grows it
+  // geometrically, and nested loops overflow it to inf (and NaN after), which would leave
+  // every output unable to show a difference between two variants (`kdet impact --run`).
+  f.emit(fmt::format("{} = call float @{}(float {}, float -6.400000e+01)", acc_low,
+                     intrinsic("llvm.nvvm.fmax.f", "declare float @llvm.nvvm.fmax.f(float, float)"),
+                     acc_next));
+  f.emit(fmt::format("{} = call float @{}(float {}, float 6.400000e+01)", acc_bounded,
+                     intrinsic("llvm.nvvm.fmin.f", "declare float @llvm.nvvm.fmin.f(float, float)"),
+                     acc_low));
   f.emit(fmt::format("{} = add nsw i32 {}, 1", i_next, i));
   std::string latch = f.current();
   f.emit(fmt::format("br label %{}", head));
   f.patch(i_phi, fmt::format("{} = phi i32 [ 0, %{} ], [ {}, %{} ]", i, pre, i_next, latch));
-  f.patch(acc_phi,
-          fmt::format("{} = phi float [ {}, %{} ], [ {}, %{} ]", acc, init, pre, acc_next, latch));
+  f.patch(acc_phi, fmt::format("{} = phi float [ {}, %{} ], [ {}, %{} ]", acc, init, pre,
+                               acc_bounded, latch));
 
   f.start_block(exit);
   ++m_loops;
