@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <gtest/gtest.h>
+#include <limits>
 #include <string>
 
 namespace kdet::gpu {
@@ -289,6 +290,16 @@ TEST(GpuMeasure, SameResultsNameWhatCouldNotDiffer) {
   EXPECT_EQ(results_text(total({n, z})),
             "same results, but no output element could show a "
             "difference (of 16 floats, 8 NaN, 8 as before the launch)");
+  // Infinite outputs absorb any finite change, so they count too (f64 as well as f32).
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> infs = {inf, -inf, nan, 0.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+  BufferDiff f = compare_buffer("out3", Type::f32, view(infs), view(infs), view(before));
+  EXPECT_EQ(f.inf, 2u);
+  EXPECT_EQ(results_text(total({f})),
+            "same results (of 8 floats, 1 NaN, 2 infinite, 1 as before the launch)");
+  const double dinf[2] = {std::numeric_limits<double>::infinity(), 1.0};
+  const std::string_view dview(reinterpret_cast<const char*>(dinf), sizeof dinf);
+  EXPECT_EQ(compare_buffer("d", Type::f64, dview, dview).inf, 1u);
   // Integers are never NaN; a differing element still counts as NaN or unchanged in A.
   std::string ia(8, '\0'), ib(8, '\0');
   ib[0] = 1;

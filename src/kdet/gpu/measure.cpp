@@ -97,18 +97,21 @@ std::string element_text(Type type, const char* p) {
 
 namespace {
 
-bool is_nan(Type type, const char* p) {
+enum class FloatClass { finite, nan, inf };
+
+// What an element of `type` at `p` is; integers are always finite.
+FloatClass classify(Type type, const char* p) {
+  double value = 0;
   if (type == Type::f32) {
     float f = 0;
     std::memcpy(&f, p, 4);
-    return std::isnan(f);
+    value = f;
+  } else if (type == Type::f64) {
+    std::memcpy(&value, p, 8);
   }
-  if (type == Type::f64) {
-    double d = 0;
-    std::memcpy(&d, p, 8);
-    return std::isnan(d);
-  }
-  return false;
+  if (std::isnan(value)) return FloatClass::nan;
+  if (std::isinf(value)) return FloatClass::inf;
+  return FloatClass::finite;
 }
 
 } // namespace
@@ -125,8 +128,11 @@ BufferDiff compare_buffer(const std::string& name, Type type, std::string_view a
   d.elements = a.size() / size;
   const bool has_initial = initial.size() == a.size();
   for (uint64_t i = 0; i < d.elements; ++i) {
-    if (is_nan(type, a.data() + i * size))
+    const FloatClass c = classify(type, a.data() + i * size);
+    if (c == FloatClass::nan)
       ++d.nan;
+    else if (c == FloatClass::inf)
+      ++d.inf;
     else if (has_initial && std::memcmp(a.data() + i * size, initial.data() + i * size, size) == 0)
       ++d.unchanged;
     if (std::memcmp(a.data() + i * size, b.data() + i * size, size) == 0) continue;
@@ -146,6 +152,7 @@ ResultsDiff total(std::vector<BufferDiff> buffers) {
     r.elements += b.elements;
     r.differing += b.differing;
     r.nan += b.nan;
+    r.inf += b.inf;
     r.unchanged += b.unchanged;
     std::string unit = unit_name(b.type);
     if (r.unit.empty())
@@ -168,10 +175,12 @@ std::string group_thousands(uint64_t n) {
 
 std::string results_text(const ResultsDiff& r) {
   if (r.differing == 0) {
-    const uint64_t blind = r.nan + r.unchanged;
+    const uint64_t blind = r.nan + r.inf + r.unchanged;
     if (blind == 0) return "same results";
     std::string parts;
     if (r.nan) parts = fmt::format("{} NaN", group_thousands(r.nan));
+    if (r.inf)
+      parts += fmt::format("{}{} infinite", parts.empty() ? "" : ", ", group_thousands(r.inf));
     if (r.unchanged)
       parts += fmt::format("{}{} as before the launch", parts.empty() ? "" : ", ",
                            group_thousands(r.unchanged));
@@ -198,9 +207,13 @@ nlohmann::json to_json(const TimingSummary& t) {
 nlohmann::json to_json(const ResultsDiff& r) {
   nlohmann::json buffers = nlohmann::json::array();
   for (const auto& b : r.buffers) {
-    nlohmann::json j = {{"name", b.name},         {"type", to_string(b.type)},
-                        {"elements", b.elements}, {"differing", b.differing},
-                        {"nan", b.nan},           {"unchanged", b.unchanged}};
+    nlohmann::json j = {{"name", b.name},
+                        {"type", to_string(b.type)},
+                        {"elements", b.elements},
+                        {"differing", b.differing},
+                        {"nan", b.nan},
+                        {"inf", b.inf},
+                        {"unchanged", b.unchanged}};
     if (b.differing) {
       j["first"] = b.first;
       j["first_a"] = b.first_a;
@@ -208,9 +221,13 @@ nlohmann::json to_json(const ResultsDiff& r) {
     }
     buffers.push_back(std::move(j));
   }
-  return {{"same", r.differing == 0},     {"elements", r.elements},
-          {"differing", r.differing},     {"nan", r.nan},
-          {"unchanged", r.unchanged},     {"unit", r.unit},
+  return {{"same", r.differing == 0},
+          {"elements", r.elements},
+          {"differing", r.differing},
+          {"nan", r.nan},
+          {"inf", r.inf},
+          {"unchanged", r.unchanged},
+          {"unit", r.unit},
           {"buffers", std::move(buffers)}};
 }
 

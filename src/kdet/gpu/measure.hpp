@@ -54,10 +54,10 @@ struct BufferDiff {
   uint64_t differing = 0;
   uint64_t first = 0;           // the first differing element (when differing > 0)
   std::string first_a, first_b; // its values, as text
-  // Of A's elements, those that cannot show a difference well: NaN (f32, f64: every NaN
-  // propagates as NaN, whatever a variant computed), and those with the bytes they had before
-  // the launch (not written, or written as they were).
-  uint64_t nan = 0, unchanged = 0;
+  // Of A's elements, those that cannot show a difference well: NaN and infinite (f32, f64:
+  // NaN propagates as NaN and inf absorbs any finite change, whatever a variant computed), and
+  // those with the bytes they had before the launch (not written, or written as they were).
+  uint64_t nan = 0, inf = 0, unchanged = 0;
 };
 
 // Compares two buffers' bytes as elements of `type` (a byte-level difference in an
@@ -70,8 +70,8 @@ BufferDiff compare_buffer(const std::string& name, Type type, std::string_view a
 struct ResultsDiff {
   std::vector<BufferDiff> buffers;
   uint64_t elements = 0, differing = 0;
-  uint64_t nan = 0, unchanged = 0; // BufferDiff's, summed
-  std::string unit;                // the buffers' unit ("floats") or "elements" when they mix types
+  uint64_t nan = 0, inf = 0, unchanged = 0; // BufferDiff's, summed
+  std::string unit; // the buffers' unit ("floats") or "elements" when they mix types
 };
 
 // Totals over buffers.
