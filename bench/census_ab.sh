@@ -3,7 +3,10 @@
 # census of docs/PERFORMANCE.md, "kdet scan: census scale": 2,000 kernels x targets 80, 90a x
 # -opt=3, -opt=2, libNVVM, default setting and budget), one shard of it scanned by A, B, A, B, ...
 # in turns, so that load on the machine hits both alike. Prints each scan's wall, jobs and runs,
-# then the ratio of B's median runs/s to A's.
+# then the ratio of B's median runs/s to A's. It also prints the CPU time of the kdet process
+# itself per run (all its threads, none of its worker processes, sampled from /proc every 20 ms):
+# the scheduling cost that one core must carry for every slot, so a machine with few cores can
+# tell whether the scheduler would keep many slots fed (slots x CPU per run / compile time < 1).
 # Usage: bench/census_ab.sh KDET_A KDET_B [SHARD (default 7/50)] [REPS (default 2)] [JOBS (default: nproc)]
 # Needs libNVVM (KDET_NVVM_LIB, else under $CUDA_HOME or /usr/local/cuda); exit 77 without it.
 set -euo pipefail
@@ -32,7 +35,7 @@ name = "nvvm"
 backend = "nvvm"
 lib = "$lib"
 EOF
-declare -A rates
+declare -A rates selfms
 echo "census_ab: shard $shard, $jobs slots, $(nproc) cores, libNVVM $lib"
 for ((r = 1; r <= reps; r++)); do
   for side in A B; do
@@ -40,7 +43,19 @@ for ((r = 1; r <= reps; r++)); do
     [[ $side == B ]] && bin=$b
     rm -f "$T/s.db" "$T/s.json"
     start=$(date +%s.%N)
-    (cd "$T" && "$bin" scan census.toml --db s.db --shard "$shard" -j "$jobs" --json s.json -q) || true
+    (cd "$T" && python3 -c '
+import subprocess, sys, time
+p = subprocess.Popen(sys.argv[2:])
+cpu = 0.0
+tick = __import__("os").sysconf("SC_CLK_TCK")
+while p.poll() is None:
+    try:
+        f = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
+        cpu = (int(f[11]) + int(f[12])) / tick
+    except (OSError, IndexError):
+        pass
+    time.sleep(0.02)
+open(sys.argv[1], "w").write(f"{cpu:.2f}")' self.cpu "$bin" scan census.toml --db s.db --shard "$shard" -j "$jobs" --json s.json -q) || true
     end=$(date +%s.%N)
     read -r njobs nruns < <(python3 -c '
 import json, sys
@@ -49,13 +64,19 @@ print(len(d["jobs"]), sum(j.get("runs", 0) for j in d["jobs"]))' "$T/s.json")
     wall=$(python3 -c "print(f'{$end - $start:.2f}')")
     rate=$(python3 -c "print(f'{$nruns / ($end - $start):.1f}')")
     rates[$side]+="$rate "
-    echo "$side rep $r: $njobs jobs, $nruns runs, wall $wall s, $rate runs/s"
+    self=$(cat "$T/self.cpu")
+    selfms[$side]+="$(python3 -c "print(f'{1000 * $self / max($nruns, 1):.2f}')") "
+    echo "$side rep $r: $njobs jobs, $nruns runs, wall $wall s, $rate runs/s, kdet's own CPU $self s"
+
   done
 done
-python3 - "${rates[A]}" "${rates[B]}" <<'EOF'
+python3 - "${rates[A]}" "${rates[B]}" "${selfms[A]}" "${selfms[B]}" <<'EOF'
 import statistics, sys
 a = [float(x) for x in sys.argv[1].split()]
 b = [float(x) for x in sys.argv[2].split()]
 print(f"median runs/s: A {statistics.median(a):.1f}, B {statistics.median(b):.1f}; "
       f"B / A = {statistics.median(b) / statistics.median(a):.3f}")
+sa = statistics.median(float(x) for x in sys.argv[3].split())
+sb = statistics.median(float(x) for x in sys.argv[4].split())
+print(f"kdet's own CPU per run (median): A {sa:.2f} ms, B {sb:.2f} ms; B / A = {sb / sa:.3f}")
 EOF
