@@ -78,7 +78,7 @@ const std::vector<KindInfo>& capture_kinds() {
 }
 
 nlohmann::json bundle_json(const Bundle& b) {
-  nlohmann::json j = {{"schema", "kdet.capture.bundle/1"},
+  nlohmann::json j = {{"schema", "kdet.capture.bundle/2"},
                       {"id", b.id},
                       {"kind", b.kind},
                       {"library", {{"path", b.lib}, {"hash", b.lib_hash}, {"size", b.lib_size}}},
@@ -196,7 +196,7 @@ int capture_exit_code(const CaptureResult& r) {
 
 nlohmann::json capture_json(const CaptureResult& r) {
   nlohmann::json j = {
-      {"schema", "kdet.capture/1"},
+      {"schema", "kdet.capture/2"},
       {"command", r.command},
       {"pipeline", {{"status", r.pipeline_status}, {"exit_code", r.pipeline_exit}}},
       {"seconds", r.seconds},

@@ -1,6 +1,8 @@
 //===- capture/records.cpp - record files in, compiles and bundles out ------===//
 #include "kdet/capture/records.hpp"
 
+#include "kdet/capture/blobs.hpp"
+#include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -198,8 +200,30 @@ std::vector<Compile> read_records(const std::string& raw, std::vector<std::strin
   return out;
 }
 
+ArtifactForm input_form(const Input& in) {
+  constexpr int k_jit_ptx = 2; // NVJITLINK_INPUT_PTX
+  bool ptx = (in.tag == "jit_input" && in.type == k_jit_ptx) ||
+             (in.tag == "file" && in.name && file_extension(*in.name) == "ptx");
+  return ptx ? ArtifactForm::ptx : ArtifactForm::bytes;
+}
+
+ArtifactForm output_form(const std::string& kind) {
+  bool ptx = kind == "nvvm" || kind == "ptx" || starts_with(kind, "ptx-");
+  return ptx ? ArtifactForm::ptx : ArtifactForm::bytes;
+}
+
+void name_by_artifact_hash(std::vector<Compile>& compiles, const BlobStore& blobs) {
+  for (auto& c : compiles) {
+    for (auto& in : c.inputs)
+      if (in.tag != "name_expr") in.hash = blobs.artifact_hash_of(in.hash, input_form(in));
+    for (auto& o : c.outputs)
+      o.hash = blobs.artifact_hash_of(o.hash, output_form(o.kind));
+  }
+}
+
 std::string bundle_id(const Compile& c) {
   Hasher h;
+  // The id's salt: kept at schema 1, so that a bundle without PTX inputs keeps its id.
   h.add("kdet.capture.bundle/1").add(c.kind).add(c.lib_hash).add_u64(c.inputs.size());
   for (const auto& i : c.inputs) {
     h.add(i.tag).add(i.hash).add_u64(i.lazy ? 1 : 0).add_u64(i.name ? 1 : 0);

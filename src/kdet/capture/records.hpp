@@ -10,6 +10,7 @@
 #pragma once
 
 #include "kdet/capture/exec_records.hpp"
+#include "kdet/util/hash.hpp"
 
 #include <cstdint>
 #include <map>
@@ -67,6 +68,20 @@ std::vector<Compile> parse_log(const std::string& text, const std::string& name,
 // Every compile under `raw`/records/*.log, ordered by time then record name;
 // what could not be read is listed in `problems` ("FILE: why").
 std::vector<Compile> read_records(const std::string& raw, std::vector<std::string>& problems);
+
+// How an input is hashed (util/hash.hpp): an nvJitLink PTX input and a command's *.ptx
+// input file as PTX, every other input (NVVM IR, CUDA source, LTO-IR, cubin) as bytes.
+ArtifactForm input_form(const Input& in);
+
+// How an output of this kind is hashed: libNVVM's result (nvvm) and PTX (ptx, and a
+// command's ptx-N) as PTX, every other kind as bytes.
+ArtifactForm output_form(const std::string& kind);
+
+class BlobStore;
+// Names each compile's inputs and outputs by their artifact hash instead of the hash of
+// the bytes the preload stored (they differ for PTX handed over with its NUL), so that
+// capture and kdet run name one artifact alike. Before group_bundles: bundle ids use it.
+void name_by_artifact_hash(std::vector<Compile>& compiles, const BlobStore& blobs);
 
 // One distinct compile and what it gave each time.
 struct Bundle {
