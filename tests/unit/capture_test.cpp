@@ -277,7 +277,7 @@ TEST(CaptureRecords, PtxInputsAndOutputsAreNamedByTheirArtifactHash) {
                       std::string(4, '\0');
   std::string ir = std::string("BC\xc0\xde", 4) + std::string(4, '\0'); // NVVM IR bitcode
   write_file_atomic(t.path() + "/blobs/1-a.pack",
-                    entry(ptx) + entry(text) + entry(cubin) + entry(ir));
+                    entry(ptx) + entry(text) + entry(cubin) + entry(ir) + entry(ptx + '\0'));
   std::vector<std::string> problems;
   BlobStore blobs(t.path(), problems);
   // libNVVM's result (NUL included) -> a file the pipeline wrote without it -> ptxas; the
@@ -308,6 +308,16 @@ TEST(CaptureRecords, PtxInputsAndOutputsAreNamedByTheirArtifactHash) {
   ASSERT_EQ(bundles.size(), 3u);
   EXPECT_EQ(bundles[0].outputs[0].second, bundles[1].inputs[0].hash);
   EXPECT_EQ(bundles[0].sizes.at(hash_bytes(text)), ptx.size());
+  // The same PTX handed over with two NULs is the same artifact: no variation.
+  Compile again = nvvm;
+  again.outputs = {{"nvvm", hash_bytes(ptx + '\0'), ptx.size() + 1}};
+  std::vector<Compile> twice = {nvvm, again};
+  name_by_artifact_hash(twice, blobs);
+  auto one = group_bundles(twice);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_FALSE(one[0].varies);
+  EXPECT_EQ(one[0].outputs,
+            (std::vector<std::pair<std::string, std::string>>{{"nvvm", hash_bytes(text)}}));
 }
 
 } // namespace

@@ -132,6 +132,9 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
         j["outputs"][n]["file"] = nullptr;
         continue;
       }
+      // The size of the bytes written: two PTX outputs that differ in their trailing NULs alone
+      // are one artifact, of which the file holds one.
+      j["outputs"][n]["size"] = data->size();
       add_names(from_outputs, *data);
       write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
     }
