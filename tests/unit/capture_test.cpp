@@ -12,6 +12,7 @@
 #include "kdet/util/tempdir.hpp"
 
 #include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -308,6 +309,16 @@ TEST(CaptureRecords, PtxInputsAndOutputsAreNamedByTheirArtifactHash) {
   ASSERT_EQ(bundles.size(), 3u);
   EXPECT_EQ(bundles[0].outputs[0].second, bundles[1].inputs[0].hash);
   EXPECT_EQ(bundles[0].sizes.at(hash_bytes(text)), ptx.size());
+  // Each bundle folder keeps the bytes its compile saw, though one hash names both blobs:
+  // libNVVM's PTX with its NUL, the ptxas input file and the nvJitLink input as given.
+  make_dirs(t.path() + "/out");
+  Fd out(::open((t.path() + "/out").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  write_bundles(out.get(), t.path() + "/out", blobs, bundles);
+  std::string dir = t.path() + "/out/bundles/";
+  EXPECT_EQ(read_file(dir + bundles[0].id + "/outputs/" + hash_bytes(text) + ".ptx"), ptx);
+  EXPECT_EQ(read_file(dir + bundles[1].id + "/inputs/00-k.ptx"), text);
+  EXPECT_EQ(read_file(dir + bundles[2].id + "/inputs/00-jit_input.ptx"), ptx);
+  EXPECT_EQ(read_file(dir + bundles[1].id + "/outputs/" + hash_bytes(cubin) + ".cubin"), cubin);
   // The same PTX handed over with two NULs is the same artifact: no variation.
   Compile again = nvvm;
   again.outputs = {{"nvvm", hash_bytes(ptx + '\0'), ptx.size() + 1}};

@@ -68,28 +68,37 @@ BlobStore::BlobStore(const std::string& raw, std::vector<std::string>& problems)
                                        pack.substr(pack.rfind('/') + 1), off));
         break;
       }
-      std::string last;
-      bool nul_ended = size > 1 && read_at(fd.get(), off + nl + size - 1, last, 1) && last[0] == 0;
-      m_index[w[1]].push_back({pack, off + nl + 1, size - 1, nul_ended});
+      m_index[w[1]].push_back({pack, off + nl + 1, size - 1});
       off += nl + 1 + size - 1;
     }
   }
 }
 
 bool BlobStore::read_blob(const Location& loc, std::string& out) {
-  Fd fd(::open(loc.pack.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  Fd fd(open_pack(loc));
   return fd.ok() && read_at(fd.get(), loc.offset, out, loc.size);
+}
+
+int BlobStore::open_pack(const Location& loc) {
+  return ::open(loc.pack.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 }
 
 std::string BlobStore::name_ptx(const std::string& stored,
                                 const std::vector<Location>& locs) const {
   if (auto it = m_named.find(stored); it != m_named.end()) return it->second;
+  // Already the artifact hash of PTX stored with NULs: these bytes are that PTX's text, which
+  // ends in none (a pipeline's PTX file, written from libNVVM's result): nothing to read.
+  if (m_ptx.count(stored)) return m_named[stored] = stored;
+  // One byte tells whether there is a NUL to drop; only then is the blob read and hashed.
   for (const auto& loc : locs) {
-    std::string data;
-    if (!loc.nul_ended || !read_blob(loc, data) || hash_bytes(data) != stored) continue;
+    Fd fd(open_pack(loc));
+    std::string last, data;
+    if (loc.size == 0 || !fd.ok() || !read_at(fd.get(), loc.offset + loc.size - 1, last, 1) ||
+        last[0] != '\0' || !read_at(fd.get(), loc.offset, data, loc.size) ||
+        hash_bytes(data) != stored)
+      continue;
     std::string name = artifact_hash(ArtifactForm::ptx, data);
-    for (const auto& l : locs)
-      if (l.nul_ended) m_ptx[name].push_back(l);
+    m_ptx[name].push_back(&locs); // get() checks each by `name`
     return m_named[stored] = name;
   }
   return m_named[stored] = stored; // no NUL to drop, or nothing readable to hash
@@ -101,7 +110,7 @@ std::optional<std::string> BlobStore::get(const std::string& hash) const {
       std::string data;
       if (read_blob(loc, data) && hash_bytes(data) == hash) return data;
     }
-  std::vector<Location> ptx;
+  std::vector<const std::vector<Location>*> ptx; // into m_index, which never changes
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     // A hash the records were not renamed to here (another BlobStore of the same folder
@@ -109,21 +118,22 @@ std::optional<std::string> BlobStore::get(const std::string& hash) const {
     if (m_ptx.find(hash) == m_ptx.end() && !m_all_named) {
       m_all_named = true;
       for (const auto& [stored, locs] : m_index)
-        if (std::any_of(locs.begin(), locs.end(), [](const Location& l) { return l.nul_ended; }))
-          name_ptx(stored, locs);
+        name_ptx(stored, locs);
     }
     if (auto it = m_ptx.find(hash); it != m_ptx.end()) ptx = it->second;
   }
-  for (const auto& loc : ptx) {
-    std::string data;
-    if (read_blob(loc, data) && artifact_hash(ArtifactForm::ptx, data) == hash) return data;
-  }
+  for (const auto* locs : ptx)
+    for (const auto& loc : *locs) {
+      std::string data;
+      if (read_blob(loc, data) && artifact_hash(ArtifactForm::ptx, data) == hash) return data;
+    }
   return std::nullopt;
 }
 
 std::string BlobStore::artifact_hash_of(const std::string& stored, ArtifactForm form) const {
+  if (form == ArtifactForm::bytes) return stored;
   auto it = m_index.find(stored);
-  if (form == ArtifactForm::bytes || it == m_index.end()) return stored;
+  if (it == m_index.end()) return stored;
   std::lock_guard<std::mutex> lock(m_mutex);
   return name_ptx(stored, it->second);
 }

@@ -42,19 +42,20 @@ private:
   struct Location {
     std::string pack;
     uint64_t offset = 0, size = 0;
-    bool nul_ended = false; // its last byte is NUL: PTX whose artifact hash is another
   };
   // Reads the bytes at `loc`; true when they are whole.
   static bool read_blob(const Location& loc, std::string& out);
+  // A read-only descriptor of the pack holding `loc` (-1 on failure).
+  static int open_pack(const Location& loc);
   // Registers the artifact hash of the PTX stored under `stored` at `locs` (lock held).
   std::string name_ptx(const std::string& stored, const std::vector<Location>& locs) const;
 
   std::map<std::string, std::vector<Location>> m_index; // by the hash of the bytes
-  mutable std::mutex m_mutex;                           // guards the two below
-  // PTX by artifact hash, where that is not the hash of the bytes stored.
-  mutable std::map<std::string, std::vector<Location>> m_ptx;
+  mutable std::mutex m_mutex;                           // guards the three below
+  // PTX by artifact hash, where that is not the hash of the bytes stored: their m_index entries.
+  mutable std::map<std::string, std::vector<const std::vector<Location>*>> m_ptx;
   mutable std::map<std::string, std::string> m_named; // stored hash -> artifact hash
-  mutable bool m_all_named = false;                   // every NUL-ended blob is in m_ptx
+  mutable bool m_all_named = false;                   // every blob was given to name_ptx
 };
 
 } // namespace kdet::capture

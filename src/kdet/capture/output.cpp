@@ -118,7 +118,7 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
     for (size_t n = 0; n < b.inputs.size(); ++n) {
       const Input& in = b.inputs[n];
       if (in.tag == "name_expr") continue;
-      std::optional<std::string> data = blobs.get(in.hash);
+      std::optional<std::string> data = blobs.get(in.blob()); // the bytes as given
       if (data) add_names(from_inputs, *data);
       std::string file = input_file(in, n, data ? data->substr(0, 4) : "");
       j["inputs"][n]["file"] = data ? nlohmann::json(file) : nlohmann::json(nullptr);
@@ -126,15 +126,13 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
     }
     for (size_t n = 0; n < b.outputs.size(); ++n) {
       const auto& [kind, hash] = b.outputs[n];
-      std::optional<std::string> data = blobs.get(hash);
+      // The bytes as the library handed them out, NUL kept: not another blob of this PTX.
+      std::optional<std::string> data = blobs.get(b.blob(hash));
       std::string file = output_file(kind, hash);
       if (!data) {
         j["outputs"][n]["file"] = nullptr;
         continue;
       }
-      // The size of the bytes written: two PTX outputs that differ in their trailing NULs alone
-      // are one artifact, of which the file holds one.
-      j["outputs"][n]["size"] = data->size();
       add_names(from_outputs, *data);
       write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
     }

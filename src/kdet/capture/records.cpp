@@ -15,6 +15,7 @@
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace kdet::capture {
 
@@ -214,10 +215,15 @@ ArtifactForm output_form(const std::string& kind) {
 
 void name_by_artifact_hash(std::vector<Compile>& compiles, const BlobStore& blobs) {
   for (auto& c : compiles) {
-    for (auto& in : c.inputs)
-      if (in.tag != "name_expr") in.hash = blobs.artifact_hash_of(in.hash, input_form(in));
-    for (auto& o : c.outputs)
-      o.hash = blobs.artifact_hash_of(o.hash, output_form(o.kind));
+    for (auto& in : c.inputs) {
+      if (in.tag == "name_expr") continue;
+      std::string name = blobs.artifact_hash_of(in.hash, input_form(in));
+      if (name != in.hash) in.stored = std::exchange(in.hash, name);
+    }
+    for (auto& o : c.outputs) {
+      std::string name = blobs.artifact_hash_of(o.hash, output_form(o.kind));
+      if (name != o.hash) o.stored = std::exchange(o.hash, name);
+    }
   }
 }
 
@@ -271,7 +277,7 @@ std::vector<Bundle> group_bundles(std::vector<Compile>& compiles) {
     for (const auto& o : c.outputs) {
       auto key = std::make_pair(o.kind, o.hash);
       if (b.counts[key]++ == 0) b.outputs.push_back(key);
-      b.sizes[o.hash] = o.size;
+      if (b.sizes.emplace(o.hash, o.size).second && !o.stored.empty()) b.stored[o.hash] = o.stored;
     }
   }
   for (auto& b : bundles) {

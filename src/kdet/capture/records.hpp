@@ -23,19 +23,25 @@ namespace kdet::capture {
 
 // One input of a compile, in the order the pipeline gave it.
 struct Input {
-  std::string tag; // module (nvvm), source / header / name_expr (nvrtc), jit_input (nvjitlink)
-  std::string hash;
+  std::string tag;  // module (nvvm), source / header / name_expr (nvrtc), jit_input (nvjitlink)
+  std::string hash; // the artifact hash (util/hash.hpp) once name_by_artifact_hash ran
   uint64_t size = 0;
   bool lazy = false;               // nvvmLazyAddModuleToProgram
   std::optional<std::string> name; // module name, program name, include name, or the expression
   int type = 0;                    // jit_input: nvJitLinkInputType (2 PTX, 3 LTO-IR, ...)
+  // The blob holding the bytes as given (the hash of those bytes, as the preload named them);
+  // empty when it is `hash`. Another blob of this artifact hash may hold other trailing NULs.
+  std::string stored{};
+  // The blob to read these bytes from.
+  const std::string& blob() const { return stored.empty() ? hash : stored; }
 };
 
 // One output the pipeline fetched after the compile.
 struct Output {
   std::string kind; // nvvm (libNVVM's result), ptx, cubin, ltoir
-  std::string hash;
+  std::string hash; // the artifact hash once name_by_artifact_hash ran
   uint64_t size = 0;
+  std::string stored{}; // as Input::stored
 };
 
 // One compile call, as recorded.
@@ -96,6 +102,13 @@ struct Bundle {
   std::vector<std::pair<std::string, std::string>> outputs;     // (kind, hash) in first-seen order
   std::map<std::pair<std::string, std::string>, size_t> counts; // (kind, hash) -> count
   std::map<std::string, uint64_t> sizes;                        // hash -> size
+  // hash -> the blob of the bytes the first compile that gave it got (NUL kept), when not `hash`.
+  std::map<std::string, std::string> stored;
+  // The blob to read output `hash`'s bytes from.
+  const std::string& blob(const std::string& hash) const {
+    auto it = stored.find(hash);
+    return it == stored.end() ? hash : it->second;
+  }
   bool varies = false; // two output hashes of one kind, or two return codes
   // The kernels it compiles by entry name (the PTX it gave, else its NVVM IR input), in full;
   // set by write_bundles, which reads the bytes.
