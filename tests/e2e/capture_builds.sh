@@ -121,6 +121,13 @@ expect_eq "classes" "$(json_eval "$T/real.json" 'sorted((k["name"], k["first_var
 # saxpy's libNVVM compile and its ptxas compile are one kernel, in that order.
 expect_eq "saxpy stages" "$(json_eval "$T/real.json" '[(s["kind"], s["program"]) for k in d["kernels"] if k["name"] == "saxpy" for s in k["stages"]]')" \
   "[('nvvm', 'libnvvm.so.4'), ('exec', 'ptxas')]"
+# By plain equality of one hash: libNVVM's output (NUL included) is the PTX file ptxas read (the
+# NUL left out); the bundle keeps libNVVM's bytes, NUL and all, under that hash.
+saxpy=$(json_eval "$T/real.json" '[k for k in d["kernels"] if k["name"] == "saxpy"][0]["stages"]')
+expect_eq "saxpy chain" "$(python3 -c 'import ast,sys; s=ast.literal_eval(sys.argv[1]); print(all(s[0]["builds"][b]["outputs"]["nvvm"][0] in s[1]["builds"][b]["inputs"] for b in range(3)))' "$saxpy")" "True"
+B=$(json_eval "$T/real.json" '[k for k in d["kernels"] if k["name"] == "saxpy"][0]["stages"][0]["builds"][0]["bundle"]')
+H=$(json_eval "$T/real.json" '[k for k in d["kernels"] if k["name"] == "saxpy"][0]["stages"][0]["builds"][0]["outputs"]["nvvm"][0]')
+[[ $(tail -c 1 "$T/real/build-1/bundles/$B/outputs/$H.ptx" | od -An -tx1 | tr -d ' ') == 00 ]] || fail "saxpy's captured PTX lost libNVVM's NUL"
 # The next command names a bundle that kdet explain takes.
 nxt=$(json_eval "$T/real.json" '[k["next"] for k in d["kernels"] if k["name"] == "stamp_k"][0]')
 [[ $nxt == "kdet explain $T/real/build-3/bundles/"* && -f ${nxt#kdet explain }/bundle.json ]] || fail "next: $nxt"

@@ -20,7 +20,7 @@ id=$(json_eval "$T/g.json" 'd["bundles"][0]["id"]')
 [[ $(json_eval "$T/g.json" 'len(set(d["bundles"][0]["outputs"]))') == 2 ]] || fail "two output hashes"
 expect_output "VARIED +bundle $id \(nvvm, 2 compiles"
 for h in $(json_eval "$T/g.json" '" ".join(d["bundles"][0]["outputs"])'); do expect_output "nvvm $h x1"; done
-[[ $(json_eval "$T/g.json" 'd["schema"]') == kdet.capture/1 ]] || fail schema
+[[ $(json_eval "$T/g.json" 'd["schema"]') == kdet.capture/2 ]] || fail schema
 [[ $(json_eval "$T/g.json" '{c["bundle"] for c in d["compiles"]} == {d["bundles"][0]["id"]}') == True ]] || fail "compiles name their bundle"
 
 # Deterministic (echo): 4 threads x 3 compiles, one bundle, one output, exit 0.

@@ -5,11 +5,14 @@
 #include "kdet/capture/notes.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
+#include "kdet/capture/replay.hpp"
+#include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/tempdir.hpp"
 
 #include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -190,7 +193,7 @@ TEST(CaptureOutput, JsonAndSummaryNameKindsNeverSeen) {
   r.compiles = {compile_of({}, false, k_h1), compile_of({}, false, k_h2)};
   r.bundles = group_bundles(r.compiles);
   nlohmann::json j = capture_json(r);
-  EXPECT_EQ(j["schema"], "kdet.capture/1");
+  EXPECT_EQ(j["schema"], "kdet.capture/2");
   EXPECT_EQ(j["compiles"][0]["bundle"], r.bundles[0].id);
   EXPECT_EQ(j["bundles"][0]["varies"], true);
   EXPECT_EQ(j["bundles"][0]["outputs"].size(), 2u);
@@ -231,6 +234,205 @@ TEST(CaptureBlobs, WholeEntriesOnlyAndEveryHashChecked) {
   EXPECT_FALSE(store.get(hash_bytes(c)).has_value());
   ASSERT_EQ(problems.size(), 1u); // the cut-short tail
   EXPECT_NE(problems[0].find("1-a.pack: damaged or cut short"), std::string::npos);
+}
+
+TEST(CaptureBlobs, PtxIsNamedAndCheckedByItsArtifactHash) {
+  TempDir t("capture-test");
+  make_dirs(t.path() + "/blobs");
+  std::string text = ".version 8.0\n.entry k()\n", ptx = text + '\0';
+  std::string cubin = std::string("\x7f"
+                                  "ELF\x02",
+                                  5) +
+                      std::string(4, '\0');
+  std::string lost = std::string("lost\0", 5), damaged = entry(lost);
+  damaged[damaged.size() - 2] = 'X'; // bytes that no longer match their hash
+  write_file_atomic(t.path() + "/blobs/1-a.pack", entry(ptx) + entry(cubin) + damaged);
+  std::vector<std::string> problems;
+  BlobStore store(t.path(), problems);
+  EXPECT_TRUE(problems.empty());
+  // PTX is named without its NUL, and handed out with it: the bytes the pipeline saw.
+  std::string named = store.artifact_hash_of(hash_bytes(ptx), ArtifactForm::ptx);
+  EXPECT_EQ(named, hash_bytes(text));
+  EXPECT_EQ(store.get(named), ptx);
+  EXPECT_EQ(store.get(hash_bytes(ptx)), ptx); // the preload's name still finds it
+  // A cubin is its bytes, zeros at its end included.
+  EXPECT_EQ(store.artifact_hash_of(hash_bytes(cubin), ArtifactForm::bytes), hash_bytes(cubin));
+  EXPECT_EQ(store.get(hash_bytes(cubin)), cubin);
+  // Damaged or absent: the name stays, and there are no bytes.
+  EXPECT_EQ(store.artifact_hash_of(hash_bytes(lost), ArtifactForm::ptx), hash_bytes(lost));
+  EXPECT_FALSE(store.get(hash_bytes("lost")).has_value());
+  EXPECT_EQ(store.artifact_hash_of(k_h1, ArtifactForm::ptx), k_h1);
+  // Another store of the same folder (as the builds report opens one) finds PTX by its
+  // artifact hash without having named it.
+  BlobStore fresh(t.path(), problems);
+  EXPECT_EQ(fresh.get(hash_bytes(text)), ptx);
+}
+
+TEST(CaptureRecords, PtxInputsAndOutputsAreNamedByTheirArtifactHash) {
+  TempDir t("capture-test");
+  make_dirs(t.path() + "/blobs");
+  std::string text = ".version 8.0\n.entry k()\n", ptx = text + '\0';
+  std::string cubin = std::string("\x7f"
+                                  "ELF\x02",
+                                  5) +
+                      std::string(4, '\0');
+  std::string ir = std::string("BC\xc0\xde", 4) + std::string(4, '\0'); // NVVM IR bitcode
+  write_file_atomic(t.path() + "/blobs/1-a.pack",
+                    entry(ptx) + entry(text) + entry(cubin) + entry(ir) + entry(ptx + '\0'));
+  std::vector<std::string> problems;
+  BlobStore blobs(t.path(), problems);
+  // libNVVM's result (NUL included) -> a file the pipeline wrote without it -> ptxas; the
+  // same PTX handed to nvJitLink with its NUL.
+  Compile nvvm;
+  nvvm.kind = "nvvm";
+  nvvm.inputs = {{"module", hash_bytes(ir), ir.size(), false, "k.bc"}};
+  nvvm.outputs = {{"nvvm", hash_bytes(ptx), ptx.size()}};
+  Compile ptxas;
+  ptxas.kind = "exec";
+  ptxas.inputs = {{"file", hash_bytes(text), text.size(), false, "/tmp/k.ptx"}};
+  ptxas.outputs = {{"cubin", hash_bytes(cubin), cubin.size()}};
+  Compile link;
+  link.kind = "nvjitlink";
+  link.inputs = {{"jit_input", hash_bytes(ptx), ptx.size(), false, "k", 2},
+                 {"jit_input", hash_bytes(cubin), cubin.size(), false, "c", 1}};
+  std::vector<Compile> cs = {nvvm, ptxas, link};
+  name_by_artifact_hash(cs, blobs);
+  EXPECT_EQ(cs[0].outputs[0].hash, hash_bytes(text));
+  EXPECT_EQ(cs[0].outputs[0].size, ptx.size()); // the size of the bytes kept
+  EXPECT_EQ(cs[1].inputs[0].hash, hash_bytes(text));
+  EXPECT_EQ(cs[2].inputs[0].hash, hash_bytes(text));
+  // Bytes stay bytes: NVVM IR, a cubin input and a cubin output keep their zeros.
+  EXPECT_EQ(cs[0].inputs[0].hash, hash_bytes(ir));
+  EXPECT_EQ(cs[1].outputs[0].hash, hash_bytes(cubin));
+  EXPECT_EQ(cs[2].inputs[1].hash, hash_bytes(cubin));
+  auto bundles = group_bundles(cs);
+  ASSERT_EQ(bundles.size(), 3u);
+  EXPECT_EQ(bundles[0].outputs[0].second, bundles[1].inputs[0].hash);
+  EXPECT_EQ(bundles[0].sizes.at(hash_bytes(text)), ptx.size());
+  // Each bundle folder keeps the bytes its compile saw, though one hash names both blobs:
+  // libNVVM's PTX with its NUL, the ptxas input file and the nvJitLink input as given.
+  make_dirs(t.path() + "/out");
+  Fd out(::open((t.path() + "/out").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  write_bundles(out.get(), t.path() + "/out", blobs, bundles);
+  std::string dir = t.path() + "/out/bundles/";
+  EXPECT_EQ(read_file(dir + bundles[0].id + "/outputs/" + hash_bytes(text) + ".ptx"), ptx);
+  EXPECT_EQ(read_file(dir + bundles[1].id + "/inputs/00-k.ptx"), text);
+  EXPECT_EQ(read_file(dir + bundles[2].id + "/inputs/00-jit_input.ptx"), ptx);
+  EXPECT_EQ(read_file(dir + bundles[1].id + "/outputs/" + hash_bytes(cubin) + ".cubin"), cubin);
+  // The same PTX handed over with two NULs is the same artifact: no variation.
+  Compile again = nvvm;
+  again.outputs = {{"nvvm", hash_bytes(ptx + '\0'), ptx.size() + 1}};
+  std::vector<Compile> twice = {nvvm, again};
+  name_by_artifact_hash(twice, blobs);
+  auto one = group_bundles(twice);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_FALSE(one[0].varies);
+  EXPECT_EQ(one[0].outputs,
+            (std::vector<std::pair<std::string, std::string>>{{"nvvm", hash_bytes(text)}}));
+}
+
+} // namespace
+} // namespace kdet::capture
+
+// ---- replaying bundles of either schema ----------------------------------------
+
+namespace kdet::capture {
+namespace {
+
+// A one-output nvvm bundle folder under `dir` whose bundle.json has `schema` and records
+// the output (PTX, NUL included, as libNVVM hands it out) under `recorded`.
+std::string ptx_bundle(const std::string& dir, const std::string& schema, const std::string& ptx,
+                       const std::string& recorded) {
+  std::string lib = dir + "/libnvvm-captured.so", b = dir + "/bundles/00000000000000aa";
+  write_file_atomic(lib, "a library");
+  make_dirs(b + "/inputs");
+  make_dirs(b + "/outputs");
+  write_file_atomic(b + "/inputs/00-module.ll", "; module\n");
+  std::string file = "outputs/" + recorded + ".ptx";
+  write_file_atomic(b + "/" + file, ptx);
+  nlohmann::json j = {{"schema", schema},
+                      {"id", "00000000000000aa"},
+                      {"kind", "nvvm"},
+                      {"library", {{"path", lib}, {"hash", hash_file(lib)}, {"size", 9}}},
+                      {"options", {"-arch=compute_90"}},
+                      {"inputs",
+                       {{{"tag", "module"},
+                         {"lazy", false},
+                         {"file", "inputs/00-module.ll"},
+                         {"hash", k_h1},
+                         {"size", 9},
+                         {"name", nullptr}}}},
+                      {"outputs",
+                       {{{"kind", "nvvm"},
+                         {"hash", recorded},
+                         {"size", ptx.size()},
+                         {"count", 1},
+                         {"file", file}}}}};
+  write_file_atomic(b + "/bundle.json", j.dump());
+  return b;
+}
+
+engine::RunOutput runs_giving(const std::string& ptx_hash, uint64_t n) {
+  engine::RunOutput out;
+  engine::Variant v;
+  v.id = "0123456789abcdef0123";
+  v.count = n;
+  backend::Artifact a{"ptx", ""};
+  a.hash = ptx_hash;
+  v.artifacts.push_back(a);
+  out.variants.push_back(v);
+  out.completed = n;
+  return out;
+}
+
+TEST(CaptureReplay, ABundleOfSchemaOneStillReplaysUnderTheOneHash) {
+  TempDir t("capture-test");
+  std::string text = ".version 8.0\n.entry k()\n", ptx = text + '\0';
+  // Written by the old definition: the hash of the bytes, NUL included.
+  ReplayPlan p =
+      *bundle_replay_plan(ptx_bundle(t.path(), "kdet.capture.bundle/1", ptx, hash_bytes(ptx)));
+  ASSERT_EQ(p.expected.size(), 1u);
+  EXPECT_EQ(p.expected[0], std::make_pair(std::string("ptx"), hash_bytes(text)));
+  EXPECT_EQ(p.bundle_hashes, std::vector<std::string>{hash_bytes(ptx)});
+  bool reproduced = false;
+  nlohmann::json j = replay_json(p, runs_giving(hash_bytes(text), 3), reproduced);
+  EXPECT_TRUE(reproduced);
+  EXPECT_EQ(j["outputs"][0]["hash"], hash_bytes(text));
+  // The old name is given beside the one kdet run uses, so a user holding it finds the line.
+  EXPECT_NE(replay_text(j).find(fmt::format("captured  ptx {}: 3 of 3 runs gave it back (variant "
+                                            "0123456789ab; bundle.json {})",
+                                            hash_bytes(text), hash_bytes(ptx))),
+            std::string::npos);
+}
+
+TEST(CaptureReplay, ABundleOfSchemaTwoNamesOneHashAndItsFileIsChecked) {
+  TempDir t("capture-test");
+  std::string text = ".version 8.0\n.entry k()\n", ptx = text + '\0';
+  ReplayPlan p =
+      *bundle_replay_plan(ptx_bundle(t.path(), "kdet.capture.bundle/2", ptx, hash_bytes(text)));
+  EXPECT_EQ(p.expected[0].second, hash_bytes(text));
+  EXPECT_EQ(p.bundle_hashes, std::vector<std::string>{hash_bytes(text)});
+  bool reproduced = true;
+  nlohmann::json j = replay_json(p, runs_giving(k_h2, 2), reproduced);
+  EXPECT_FALSE(reproduced);
+  std::string line = replay_text(j);
+  EXPECT_NE(line.find(fmt::format("captured  ptx {}: 0 of 2 runs gave it back (NOT REPRODUCED)\n",
+                                  hash_bytes(text))),
+            std::string::npos)
+      << line;
+  // Schema 2 recorded the artifact hash: the hash of the bytes with the NUL is no name of it.
+  TempDir u("capture-test");
+  std::string b = ptx_bundle(u.path(), "kdet.capture.bundle/2", ptx, hash_bytes(ptx));
+  try {
+    bundle_replay_plan(b);
+    ADD_FAILURE() << "a file that is not its recorded hash replayed";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), k_exit_usage);
+    EXPECT_NE(std::string(e.what()).find("changed since the capture"), std::string::npos);
+  }
+  // Neither definition's hash: damaged under schema 1 too.
+  TempDir v("capture-test");
+  EXPECT_THROW(bundle_replay_plan(ptx_bundle(v.path(), "kdet.capture.bundle/1", ptx, k_h2)), Error);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/util/hash.hpp"
 #include "kdet/util/stream.hpp"
 
 #include <chrono>
@@ -59,6 +60,10 @@ struct Artifact {
 // The artifact's bytes (read from its file when it has one); for consumers
 // that need them in memory, after checking `size`.
 std::string artifact_bytes(const Artifact& a);
+
+// How an artifact of this name is hashed (util/hash.hpp): "ptx" as PTX, every other
+// name (cubin, ltoir, an exec compile's output) as bytes.
+ArtifactForm artifact_form(std::string_view name);
 
 // Writes the artifact's content to `path` (temporary file, fsync, rename),
 // streaming from its file when it has one.

@@ -85,8 +85,7 @@ public:
     if (m_ptx_size(prog, &n) == NVRTC_SUCCESS && n > 1) {
       std::string ptx(n, '\0');
       if (m_ptx(prog, ptx.data()) == NVRTC_SUCCESS) {
-        while (!ptx.empty() && ptx.back() == '\0')
-          ptx.pop_back();
+        ptx.resize(artifact_content(ArtifactForm::ptx, ptx).size()); // the text (util/hash.hpp)
         r.artifacts.push_back({"ptx", std::move(ptx)});
       }
     }

@@ -80,8 +80,8 @@ public:
     if (rc == NVVM_SUCCESS) {
       std::string ptx(size, '\0');
       rc = m_result(prog, ptx.data());
-      // The result is a NUL-terminated string; keep exactly the text.
-      if (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+      // The result is a NUL-terminated string; keep exactly the text (util/hash.hpp).
+      ptx.resize(artifact_content(ArtifactForm::ptx, ptx).size());
       r.artifacts.push_back({"ptx", std::move(ptx)});
     }
     m_destroy(&prog);

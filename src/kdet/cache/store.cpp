@@ -155,7 +155,8 @@ bool Store::load_variant(const std::string& key, const std::string& id, LoadedVa
       why = fmt::format("artifact {} ({}) missing", a.name, a.file);
       return false;
     }
-    if (art.data.size() != a.size || hash_bytes(art.data) != a.hash) {
+    if (art.data.size() != a.size ||
+        artifact_hash(backend::artifact_form(a.name), art.data) != a.hash) {
       why = fmt::format("artifact {} ({}) fails its hash check ({} bytes, expected {})", a.name,
                         a.file, art.data.size(), a.size);
       return false;
@@ -333,7 +334,8 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
     throw Error::format("cache: cannot open {}/v: {}", stage.path(), std::strerror(errno));
   ::fchmod(vstage.get(), m_dir_mode);
   for (size_t i = 0; i < artifacts.size(); ++i) {
-    ArtifactMeta am{artifacts[i].name, fmt::format("a{}", i), hash_bytes(artifacts[i].data),
+    ArtifactMeta am{artifacts[i].name, fmt::format("a{}", i),
+                    artifact_hash(backend::artifact_form(artifacts[i].name), artifacts[i].data),
                     artifacts[i].data.size()};
     write_new(vstage.get(), am.file, artifacts[i].data, stage.rel() + "/v/" + am.file);
     m.artifacts.push_back(am);

@@ -74,16 +74,68 @@ BlobStore::BlobStore(const std::string& raw, std::vector<std::string>& problems)
   }
 }
 
-std::optional<std::string> BlobStore::get(const std::string& hash) const {
-  auto it = m_index.find(hash);
-  if (it == m_index.end()) return std::nullopt;
-  for (const auto& loc : it->second) {
-    Fd fd(::open(loc.pack.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-    std::string data;
-    if (fd.ok() && read_at(fd.get(), loc.offset, data, loc.size) && hash_bytes(data) == hash)
-      return data;
+bool BlobStore::read_blob(const Location& loc, std::string& out) {
+  Fd fd(open_pack(loc));
+  return fd.ok() && read_at(fd.get(), loc.offset, out, loc.size);
+}
+
+int BlobStore::open_pack(const Location& loc) {
+  return ::open(loc.pack.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+}
+
+std::string BlobStore::name_ptx(const std::string& stored,
+                                const std::vector<Location>& locs) const {
+  if (auto it = m_named.find(stored); it != m_named.end()) return it->second;
+  // Already the artifact hash of PTX stored with NULs: these bytes are that PTX's text, which
+  // ends in none (a pipeline's PTX file, written from libNVVM's result): nothing to read.
+  if (m_ptx.count(stored)) return m_named[stored] = stored;
+  // One byte tells whether there is a NUL to drop; only then is the blob read and hashed.
+  for (const auto& loc : locs) {
+    Fd fd(open_pack(loc));
+    std::string last, data;
+    if (loc.size == 0 || !fd.ok() || !read_at(fd.get(), loc.offset + loc.size - 1, last, 1) ||
+        last[0] != '\0' || !read_at(fd.get(), loc.offset, data, loc.size) ||
+        hash_bytes(data) != stored)
+      continue;
+    std::string name = artifact_hash(ArtifactForm::ptx, data);
+    m_ptx[name].push_back(&locs); // get() checks each by `name`
+    return m_named[stored] = name;
   }
+  return m_named[stored] = stored; // no NUL to drop, or nothing readable to hash
+}
+
+std::optional<std::string> BlobStore::get(const std::string& hash) const {
+  if (auto it = m_index.find(hash); it != m_index.end())
+    for (const auto& loc : it->second) {
+      std::string data;
+      if (read_blob(loc, data) && hash_bytes(data) == hash) return data;
+    }
+  std::vector<const std::vector<Location>*> ptx; // into m_index, which never changes
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    // A hash the records were not renamed to here (another BlobStore of the same folder
+    // did): name every PTX-like blob once.
+    if (m_ptx.find(hash) == m_ptx.end() && !m_all_named) {
+      m_all_named = true;
+      for (const auto& [stored, locs] : m_index)
+        name_ptx(stored, locs);
+    }
+    if (auto it = m_ptx.find(hash); it != m_ptx.end()) ptx = it->second;
+  }
+  for (const auto* locs : ptx)
+    for (const auto& loc : *locs) {
+      std::string data;
+      if (read_blob(loc, data) && artifact_hash(ArtifactForm::ptx, data) == hash) return data;
+    }
   return std::nullopt;
+}
+
+std::string BlobStore::artifact_hash_of(const std::string& stored, ArtifactForm form) const {
+  if (form == ArtifactForm::bytes) return stored;
+  auto it = m_index.find(stored);
+  if (it == m_index.end()) return stored;
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return name_ptx(stored, it->second);
 }
 
 } // namespace kdet::capture

@@ -89,24 +89,6 @@ struct Groups {
   void join(size_t a, size_t b) { parent[find(a)] = find(b); }
 };
 
-// The hashes a bundle's outputs are known by: each hash, and for text outputs that end in
-// NUL (PTX as libNVVM and NVRTC hand it over) the hash without the NULs, as a pipeline
-// that writes the PTX to a file for ptxas may leave them out.
-std::set<std::string> produced_hashes(const Bundle& b, const BlobStore& blobs) {
-  std::set<std::string> out;
-  for (const auto& [kind, hash] : b.outputs) {
-    out.insert(hash);
-    if (kind != "nvvm" && kind != "ptx") continue;
-    auto bytes = blobs.get(hash);
-    if (!bytes || bytes->empty() || bytes->back() != '\0') continue;
-    std::string_view v(*bytes);
-    while (!v.empty() && v.back() == '\0')
-      v.remove_suffix(1);
-    out.insert(hash_bytes(v));
-  }
-  return out;
-}
-
 // The entry names of a kernel: from the first stage's text input, else from any PTX
 // output or text input of a later stage, else NVRTC name expressions, else the first
 // input's file name.
@@ -188,9 +170,12 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
                              std::unique_ptr<BlobStore>& blobs_out) {
   std::string raw = dir + "/raw";
   std::vector<Compile> compiles = read_records(raw, info.problems);
-  std::vector<Bundle> bundles = group_bundles(compiles);
   blobs_out = std::make_unique<BlobStore>(raw, info.problems);
   const BlobStore& blobs = *blobs_out;
+  // PTX by its artifact hash: libNVVM's result (NUL included) and the file a pipeline wrote
+  // of it for ptxas (NUL left out) are one hash, so they chain by plain equality.
+  name_by_artifact_hash(compiles, blobs);
+  std::vector<Bundle> bundles = group_bundles(compiles);
   info.compiles = compiles.size();
   info.bundles = bundles.size();
 
@@ -209,8 +194,8 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
   std::map<size_t, std::set<size_t>> after;
   std::map<std::string, std::vector<size_t>> producers;
   for (size_t i = 0; i < bundles.size(); ++i)
-    for (const auto& h : produced_hashes(bundles[i], blobs))
-      producers[h].push_back(i);
+    for (const auto& out : bundles[i].outputs)
+      producers[out.second].push_back(i);
   for (size_t i = 0; i < bundles.size(); ++i)
     for (const auto& in : bundles[i].inputs) {
       auto it = producers.find(in.hash);

@@ -195,9 +195,9 @@ void note_missing_blobs(const BlobStore& blobs, const std::vector<Bundle>& bundl
   for (const auto& b : bundles) {
     size_t inputs = 0, outputs = 0;
     for (const auto& in : b.inputs)
-      inputs += in.tag != "name_expr" && !blobs.get(in.hash);
+      inputs += in.tag != "name_expr" && !blobs.get(in.blob());
     for (const auto& out : b.outputs)
-      outputs += !blobs.get(out.second);
+      outputs += !blobs.get(b.blob(out.second));
     if (inputs + outputs > 0)
       problems.push_back(fmt::format(
           "bundle {}: the bytes of {} input{} and {} output{} are in no blob pack under "

@@ -78,7 +78,7 @@ const std::vector<KindInfo>& capture_kinds() {
 }
 
 nlohmann::json bundle_json(const Bundle& b) {
-  nlohmann::json j = {{"schema", "kdet.capture.bundle/1"},
+  nlohmann::json j = {{"schema", "kdet.capture.bundle/2"},
                       {"id", b.id},
                       {"kind", b.kind},
                       {"library", {{"path", b.lib}, {"hash", b.lib_hash}, {"size", b.lib_size}}},
@@ -118,7 +118,7 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
     for (size_t n = 0; n < b.inputs.size(); ++n) {
       const Input& in = b.inputs[n];
       if (in.tag == "name_expr") continue;
-      std::optional<std::string> data = blobs.get(in.hash);
+      std::optional<std::string> data = blobs.get(in.blob()); // the bytes as given
       if (data) add_names(from_inputs, *data);
       std::string file = input_file(in, n, data ? data->substr(0, 4) : "");
       j["inputs"][n]["file"] = data ? nlohmann::json(file) : nlohmann::json(nullptr);
@@ -126,7 +126,8 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
     }
     for (size_t n = 0; n < b.outputs.size(); ++n) {
       const auto& [kind, hash] = b.outputs[n];
-      std::optional<std::string> data = blobs.get(hash);
+      // The bytes as the library handed them out, NUL kept: not another blob of this PTX.
+      std::optional<std::string> data = blobs.get(b.blob(hash));
       std::string file = output_file(kind, hash);
       if (!data) {
         j["outputs"][n]["file"] = nullptr;
@@ -196,7 +197,7 @@ int capture_exit_code(const CaptureResult& r) {
 
 nlohmann::json capture_json(const CaptureResult& r) {
   nlohmann::json j = {
-      {"schema", "kdet.capture/1"},
+      {"schema", "kdet.capture/2"},
       {"command", r.command},
       {"pipeline", {{"status", r.pipeline_status}, {"exit_code", r.pipeline_exit}}},
       {"seconds", r.seconds},

@@ -51,7 +51,7 @@ std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>
 // "outputs/HASH.ptx", relative to the bundle's folder.
 std::string output_file(const std::string& kind, const std::string& hash);
 
-// A bundle's bundle.json (schema kdet.capture.bundle/1).
+// A bundle's bundle.json (schema kdet.capture.bundle/2).
 nlohmann::json bundle_json(const Bundle& b);
 
 // The exit status of `kdet capture` (README, "Exit status"): 3 when the pipeline failed
@@ -60,7 +60,7 @@ nlohmann::json bundle_json(const Bundle& b);
 // a bundle varied; else 0. An interrupt (130) is the caller's.
 int capture_exit_code(const CaptureResult& r);
 
-// The --json document (schema kdet.capture/1).
+// The --json document (schema kdet.capture/2).
 nlohmann::json capture_json(const CaptureResult& r);
 
 // The closing summary for the terminal (ends with a newline).

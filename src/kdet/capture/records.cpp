@@ -1,6 +1,8 @@
 //===- capture/records.cpp - record files in, compiles and bundles out ------===//
 #include "kdet/capture/records.hpp"
 
+#include "kdet/capture/blobs.hpp"
+#include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -13,6 +15,7 @@
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace kdet::capture {
 
@@ -198,8 +201,35 @@ std::vector<Compile> read_records(const std::string& raw, std::vector<std::strin
   return out;
 }
 
+ArtifactForm input_form(const Input& in) {
+  constexpr int k_jit_ptx = 2; // NVJITLINK_INPUT_PTX
+  bool ptx = (in.tag == "jit_input" && in.type == k_jit_ptx) ||
+             (in.tag == "file" && in.name && file_extension(*in.name) == "ptx");
+  return ptx ? ArtifactForm::ptx : ArtifactForm::bytes;
+}
+
+ArtifactForm output_form(const std::string& kind) {
+  bool ptx = kind == "nvvm" || kind == "ptx" || starts_with(kind, "ptx-");
+  return ptx ? ArtifactForm::ptx : ArtifactForm::bytes;
+}
+
+void name_by_artifact_hash(std::vector<Compile>& compiles, const BlobStore& blobs) {
+  for (auto& c : compiles) {
+    for (auto& in : c.inputs) {
+      if (in.tag == "name_expr") continue;
+      std::string name = blobs.artifact_hash_of(in.hash, input_form(in));
+      if (name != in.hash) in.stored = std::exchange(in.hash, name);
+    }
+    for (auto& o : c.outputs) {
+      std::string name = blobs.artifact_hash_of(o.hash, output_form(o.kind));
+      if (name != o.hash) o.stored = std::exchange(o.hash, name);
+    }
+  }
+}
+
 std::string bundle_id(const Compile& c) {
   Hasher h;
+  // The id's salt: kept at schema 1, so that a bundle without PTX inputs keeps its id.
   h.add("kdet.capture.bundle/1").add(c.kind).add(c.lib_hash).add_u64(c.inputs.size());
   for (const auto& i : c.inputs) {
     h.add(i.tag).add(i.hash).add_u64(i.lazy ? 1 : 0).add_u64(i.name ? 1 : 0);
@@ -247,7 +277,7 @@ std::vector<Bundle> group_bundles(std::vector<Compile>& compiles) {
     for (const auto& o : c.outputs) {
       auto key = std::make_pair(o.kind, o.hash);
       if (b.counts[key]++ == 0) b.outputs.push_back(key);
-      b.sizes[o.hash] = o.size;
+      if (b.sizes.emplace(o.hash, o.size).second && !o.stored.empty()) b.stored[o.hash] = o.stored;
     }
   }
   for (auto& b : bundles) {

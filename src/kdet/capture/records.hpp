@@ -10,6 +10,7 @@
 #pragma once
 
 #include "kdet/capture/exec_records.hpp"
+#include "kdet/util/hash.hpp"
 
 #include <cstdint>
 #include <map>
@@ -22,19 +23,25 @@ namespace kdet::capture {
 
 // One input of a compile, in the order the pipeline gave it.
 struct Input {
-  std::string tag; // module (nvvm), source / header / name_expr (nvrtc), jit_input (nvjitlink)
-  std::string hash;
+  std::string tag;  // module (nvvm), source / header / name_expr (nvrtc), jit_input (nvjitlink)
+  std::string hash; // the artifact hash (util/hash.hpp) once name_by_artifact_hash ran
   uint64_t size = 0;
   bool lazy = false;               // nvvmLazyAddModuleToProgram
   std::optional<std::string> name; // module name, program name, include name, or the expression
   int type = 0;                    // jit_input: nvJitLinkInputType (2 PTX, 3 LTO-IR, ...)
+  // The blob holding the bytes as given (the hash of those bytes, as the preload named them);
+  // empty when it is `hash`. Another blob of this artifact hash may hold other trailing NULs.
+  std::string stored{};
+  // The blob to read these bytes from.
+  const std::string& blob() const { return stored.empty() ? hash : stored; }
 };
 
 // One output the pipeline fetched after the compile.
 struct Output {
   std::string kind; // nvvm (libNVVM's result), ptx, cubin, ltoir
-  std::string hash;
+  std::string hash; // the artifact hash once name_by_artifact_hash ran
   uint64_t size = 0;
+  std::string stored{}; // as Input::stored
 };
 
 // One compile call, as recorded.
@@ -68,6 +75,20 @@ std::vector<Compile> parse_log(const std::string& text, const std::string& name,
 // what could not be read is listed in `problems` ("FILE: why").
 std::vector<Compile> read_records(const std::string& raw, std::vector<std::string>& problems);
 
+// How an input is hashed (util/hash.hpp): an nvJitLink PTX input and a command's *.ptx
+// input file as PTX, every other input (NVVM IR, CUDA source, LTO-IR, cubin) as bytes.
+ArtifactForm input_form(const Input& in);
+
+// How an output of this kind is hashed: libNVVM's result (nvvm) and PTX (ptx, and a
+// command's ptx-N) as PTX, every other kind as bytes.
+ArtifactForm output_form(const std::string& kind);
+
+class BlobStore;
+// Names each compile's inputs and outputs by their artifact hash instead of the hash of
+// the bytes the preload stored (they differ for PTX handed over with its NUL), so that
+// capture and kdet run name one artifact alike. Before group_bundles: bundle ids use it.
+void name_by_artifact_hash(std::vector<Compile>& compiles, const BlobStore& blobs);
+
 // One distinct compile and what it gave each time.
 struct Bundle {
   std::string id; // 16 hex digits of the hash of kind, library hash, inputs, options
@@ -81,6 +102,13 @@ struct Bundle {
   std::vector<std::pair<std::string, std::string>> outputs;     // (kind, hash) in first-seen order
   std::map<std::pair<std::string, std::string>, size_t> counts; // (kind, hash) -> count
   std::map<std::string, uint64_t> sizes;                        // hash -> size
+  // hash -> the blob of the bytes the first compile that gave it got (NUL kept), when not `hash`.
+  std::map<std::string, std::string> stored;
+  // The blob to read output `hash`'s bytes from.
+  const std::string& blob(const std::string& hash) const {
+    auto it = stored.find(hash);
+    return it == stored.end() ? hash : it->second;
+  }
   bool varies = false; // two output hashes of one kind, or two return codes
   // The kernels it compiles by entry name (the PTX it gave, else its NVVM IR input), in full;
   // set by write_bundles, which reads the bytes.

@@ -2,6 +2,7 @@
 #include "kdet/capture/replay.hpp"
 
 #include "kdet/capture/kernel_names.hpp"
+#include "kdet/capture/records.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -16,12 +17,24 @@ namespace kdet::capture {
 
 namespace {
 
-// kdet's backends keep PTX without its trailing NUL(s); libraries hand it out with one.
-std::string as_backend_keeps(const std::string& kind, std::string data) {
-  if (kind == "nvvm" || kind == "ptx")
-    while (!data.empty() && data.back() == '\0')
-      data.pop_back();
-  return data;
+constexpr const char* k_schema = "kdet.capture.bundle/2";
+// Schema 1 named a captured output by the hash of its bytes as the library handed them out
+// (PTX with its trailing NUL); schema 2 by its artifact hash (util/hash.hpp). Both still read.
+constexpr const char* k_schema_1 = "kdet.capture.bundle/1";
+
+// bundle.json's hash of output `o`, whose file holds `data`, after checking that it is the
+// file's hash by the bundle's definition: a file changed since capture would be audited
+// against a hash that is not its own.
+std::string recorded_hash(const nlohmann::json& o, const std::string& data, bool schema_1,
+                          const std::string& path, const std::string& id) {
+  std::string recorded = o.at("hash").get<std::string>();
+  std::string kind = o.at("kind").get<std::string>();
+  std::string file = o.at("file").get<std::string>();
+  std::string now = artifact_hash(output_form(kind), data);
+  if (recorded == now || (schema_1 && recorded == hash_bytes(data))) return recorded;
+  throw Error::format("{}/{}: bundle {}'s output has content hash {}, not the {} its "
+                      "bundle.json records: the file changed since the capture",
+                      path, file, id, now, recorded);
 }
 
 // The first input becomes kdet run's input file: a non-lazy module, a source, or
@@ -85,9 +98,12 @@ ReplayPlan exec_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::st
   argv.insert(argv.begin(), p.lib);
   p.command = shell_join(argv);
   for (const auto& o : j.at("outputs"))
-    if (!o.at("file").is_null())
-      p.expected.emplace_back("output",
-                              hash_bytes(read_file(path + "/" + o.at("file").get<std::string>())));
+    if (!o.at("file").is_null()) {
+      std::string data = read_file(path + "/" + o.at("file").get<std::string>());
+      p.bundle_hashes.push_back(recorded_hash(o, data, j.at("schema") == k_schema_1, path, p.id));
+      // The exec backend's artifact is the command's output file, of no kind it knows: bytes.
+      p.expected.emplace_back("output", artifact_hash(ArtifactForm::bytes, data));
+    }
   return p;
 }
 
@@ -135,9 +151,9 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
     p.bundle_dir = path;
     p.id = j.at("id").get<std::string>();
     p.kind = j.at("kind").get<std::string>();
-    if (j.at("schema") != "kdet.capture.bundle/1")
-      throw Error::format("{}: schema {} is not kdet.capture.bundle/1", file,
-                          j.at("schema").dump());
+    if (j.at("schema") != k_schema && j.at("schema") != k_schema_1)
+      throw Error::format("{}: schema {} is not {} (nor {}, which kdet still reads)", file,
+                          j.at("schema").dump(), k_schema, k_schema_1);
     const auto& inputs = j.at("inputs");
     p.kernels = bundle_kernels(j, path);
     if (p.kind == "exec") return exec_replay_plan(std::move(p), j, path);
@@ -201,9 +217,9 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
         continue;
       }
       std::string data = read_file(path + "/" + o.at("file").get<std::string>());
-      p.expected.emplace_back(kind == "nvvm" ? "ptx" : kind,
-                              hash_bytes(as_backend_keeps(kind, std::move(data))));
-      p.bundle_hashes.push_back(o.at("hash").get<std::string>());
+      std::string name = kind == "nvvm" ? "ptx" : kind; // libNVVM's result is PTX
+      p.bundle_hashes.push_back(recorded_hash(o, data, j.at("schema") == k_schema_1, path, p.id));
+      p.expected.emplace_back(name, artifact_hash(backend::artifact_form(name), data));
     }
     if (linked_ptx && p.expected.empty())
       throw Error::format("{}: bundle {}'s pipeline fetched only the linked PTX, which kdet's "
@@ -233,7 +249,7 @@ nlohmann::json replay_json(const ReplayPlan& plan, const engine::RunOutput& out,
         }
     if (runs == 0) reproduced = false;
     nlohmann::json o = {{"artifact", name}, {"hash", hash}, {"runs", runs}};
-    // The two hashes of one output side by side: a user holding capture's finds run's.
+    // bundle.json's hash: the same, but for a schema 1 bundle's PTX (hashed with its NUL).
     if (i < plan.bundle_hashes.size()) o["bundle_hash"] = plan.bundle_hashes[i];
     if (!variant.empty()) o["variant"] = variant;
     j["outputs"].push_back(std::move(o));

@@ -27,17 +27,19 @@ struct ReplayPlan {
   std::vector<backend::InputPart> parts;
   // kind exec: the command template (the captured program, its argv with {input} and {output}).
   std::string command;
-  // (artifact name as kdet's backends call it, hash of the captured bytes as they keep them)
+  // (artifact name as kdet's backends call it, artifact hash of the captured file as the
+  // backend names that artifact: util/hash.hpp)
   std::vector<std::pair<std::string, std::string>> expected;
-  // bundle.json's hash of each expected output (the bytes as the library handed them out, a
-  // PTX's NUL included), in `expected`'s order: the name capture's reports give the output.
+  // bundle.json's hash of each expected output, in `expected`'s order: the same hash, except
+  // in a bundle of schema kdet.capture.bundle/1, which hashed PTX with its trailing NUL.
   std::vector<std::string> bundle_hashes;
 };
 
 // The replay of the bundle folder `path`; nullopt when `path` is not a folder
 // holding bundle.json. Throws Error (exit 2) for a bundle that cannot be
 // replayed (another kind, a first input that cannot be kdet run's input), a
-// damaged one, or a library whose content changed since.
+// damaged one (an output file whose content is not the hash bundle.json records),
+// or a library whose content changed since. Reads schema 1 and 2.
 std::optional<ReplayPlan> bundle_replay_plan(const std::string& path);
 
 // For each captured output: how many runs gave it back, as JSON and as

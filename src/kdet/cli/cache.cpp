@@ -152,7 +152,9 @@ struct CompileCmd {
 // pipeline got: the cache holds (or just made) another output of the captured compile.
 void check_captured(const capture::ReplayPlan& replay, cache::CompileOutcome& o) {
   for (const auto& art : o.artifacts) {
-    std::string hash = art.hash.empty() ? hash_bytes(backend::artifact_bytes(art)) : art.hash;
+    std::string hash = art.hash.empty() ? artifact_hash(backend::artifact_form(art.name),
+                                                        backend::artifact_bytes(art))
+                                        : art.hash;
     bool known = false, kind = false;
     for (const auto& [name, h] : replay.expected)
       if (name == art.name) {

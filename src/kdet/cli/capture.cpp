@@ -113,8 +113,9 @@ int finish_capture(const CaptureArgs& a) {
   r.pipeline_exit = -1;
   r.compiles = capture::read_records(raw, r.problems);
   r.notes = capture::read_notes(raw, r.problems);
-  r.bundles = capture::group_bundles(r.compiles);
   capture::BlobStore blobs(raw, r.problems);
+  capture::name_by_artifact_hash(r.compiles, blobs);
+  r.bundles = capture::group_bundles(r.compiles);
   capture::note_missing_blobs(blobs, r.bundles, r.problems);
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
@@ -166,9 +167,11 @@ int do_capture(const CaptureArgs& a) {
   r.pipeline_exit = pipeline_exit_code(st);
   r.compiles = capture::read_records(raw, r.problems);
   r.notes = capture::read_notes(raw, r.problems);
+  // Read without --out too: the report names PTX by its artifact hash, made from its bytes.
+  capture::BlobStore blobs(raw, r.problems);
+  capture::name_by_artifact_hash(r.compiles, blobs);
   r.bundles = capture::group_bundles(r.compiles);
   if (out_fd.ok()) {
-    capture::BlobStore blobs(raw, r.problems);
     capture::note_missing_blobs(blobs, r.bundles, r.problems);
     capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
     // How the pipeline ended stays with the capture, for kdet capture compare.
@@ -307,7 +310,7 @@ void add_capture(CLI::App& root, Action& action) {
   cmd->add_option("--out", args->out,
                   "Folder for the raw records and one bundle folder per distinct compile");
   cmd->add_option("--json", args->json,
-                  "Write the capture as JSON (schema kdet.capture/1) to FILE (not -: stdout is "
+                  "Write the capture as JSON (schema kdet.capture/2) to FILE (not -: stdout is "
                   "the pipeline's)");
   cmd->add_option("--exec", args->exec,
                   "Also capture programs with this base name as command compiles (repeatable)")

@@ -179,6 +179,8 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
   std::string raw = abs_dir + "/" + sub + "/raw";
   cr.compiles = capture::read_records(raw, cr.problems);
   cr.notes = capture::read_notes(raw, cr.problems);
+  capture::BlobStore blobs(raw, cr.problems);
+  capture::name_by_artifact_hash(cr.compiles, blobs);
   cr.bundles = capture::group_bundles(cr.compiles);
   // Compiles lost, programs started without the preload, children killed: said per build.
   std::string lost = capture::notes_summary(cr.notes, cr.children);
@@ -186,7 +188,6 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
   Fd sub_fd(open_beneath(dir_fd, sub, O_RDONLY | O_DIRECTORY));
   if (!sub_fd.ok())
     throw Error::format("--out {}: cannot open {}: {}", a.out, sub, beneath_error(errno));
-  capture::BlobStore blobs(raw, cr.problems);
   capture::note_missing_blobs(blobs, cr.bundles, cr.problems);
   capture::write_bundles(sub_fd.get(), info.dir, blobs, cr.bundles);
   write_file_beneath(sub_fd.get(), "capture.json", json_text(capture::capture_json(cr)) + "\n",

@@ -39,6 +39,7 @@ void settle_artifacts(backend::CompileResult& r, const std::string& dir, uint64_
   for (size_t i = 0; i < r.artifacts.size(); ++i) {
     auto& a = r.artifacts[i];
     if (a.file) {
+      // Only an exec compile's output comes as a file: bytes, hashed whole (artifact_form).
       Hasher h;
       std::string data;
       bool fits = true;
@@ -96,7 +97,7 @@ void settle_artifacts(backend::CompileResult& r, const std::string& dir, uint64_
       a.file = std::make_shared<OwnedFile>(kept, nullptr, false); // the driver takes it over
     } else {
       a.size = a.data.size();
-      a.hash = hash_bytes(a.data);
+      a.hash = artifact_hash(backend::artifact_form(a.name), a.data);
       if (a.size > max_output)
         return fail(r, backend::Status::output_too_large,
                     fmt::format("{} is larger than --max-output ({}, it has {})", a.name,

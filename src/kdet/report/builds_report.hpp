@@ -2,7 +2,7 @@
 //
 // The renderings of capture::BuildsResult (`kdet capture --builds N`, `kdet
 // capture compare`): a terminal summary in the census's terms ("5 of 6491
-// kernels differ across 3 builds"), JSON (schema kdet.builds/1), JUnit XML (a
+// kernels differ across 3 builds"), JSON (schema kdet.builds/2), JUnit XML (a
 // test case per kernel) and a self-contained HTML triage page; and the JUnit
 // of one plain capture.
 //
@@ -17,7 +17,7 @@
 
 namespace kdet::report {
 
-inline constexpr const char* k_builds_schema = "kdet.builds/1";
+inline constexpr const char* k_builds_schema = "kdet.builds/2";
 
 // The summary; at most `max_listed` kernels that are not "same" are listed one by one.
 std::string builds_to_text(const capture::BuildsResult& r, bool color, size_t max_listed = 40);

@@ -29,6 +29,17 @@ std::string hash_bytes(std::string_view data) {
   return to_hex(XXH3_128bits(data.data(), data.size()));
 }
 
+std::string_view artifact_content(ArtifactForm form, std::string_view data) {
+  if (form == ArtifactForm::ptx)
+    while (!data.empty() && data.back() == '\0')
+      data.remove_suffix(1);
+  return data;
+}
+
+std::string artifact_hash(ArtifactForm form, std::string_view data) {
+  return hash_bytes(artifact_content(form, data));
+}
+
 std::string hash_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error::format("cannot read {}: {}", path, std::strerror(errno));

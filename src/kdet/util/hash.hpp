@@ -16,6 +16,18 @@ namespace kdet {
 // Hex digest of `data`.
 std::string hash_bytes(std::string_view data);
 
+// What an artifact is, for its hash: PTX is text, which libraries hand out with a
+// trailing NUL that is no part of it; every other artifact (cubin, fatbin, LTO-IR, a
+// command's output) is bytes, which may end in zeros that are.
+enum class ArtifactForm { ptx, bytes };
+
+// The part of `data` an artifact's hash covers: PTX without its trailing NULs, bytes whole.
+std::string_view artifact_content(ArtifactForm form, std::string_view data);
+
+// The one hash of an artifact (capture, run, scan, explain, cache): hash_bytes of its
+// artifact_content.
+std::string artifact_hash(ArtifactForm form, std::string_view data);
+
 // Hex digest of a file's content, streamed; throws Error if unreadable.
 std::string hash_file(const std::string& path);
 
