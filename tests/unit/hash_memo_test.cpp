@@ -4,6 +4,7 @@
 #include "kdet/util/hash_memo.hpp"
 
 #include <cstdlib>
+#include <ctime>
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <string>
@@ -103,15 +104,18 @@ TEST_F(HashMemo, AnEntryThatIsALinkOrDamagedIsIgnored) {
 }
 
 TEST_F(HashMemo, ASettledFileIsRememberedOnlyInAPrivateFolder) {
-  ::sleep(3); // the file's ctime must be over two seconds old
+  // Judged three seconds from now, the file's ctime is over two seconds old: settled.
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const int64_t later = (static_cast<int64_t>(now.tv_sec) + 3) * 1000000000 + now.tv_nsec;
   const std::string real = hash_file(m_file);
   make_dirs(m_memo);
   ::chmod(m_memo.c_str(), 0777);
-  EXPECT_EQ(remembered_file_hash(m_file, m_memo), real);
+  EXPECT_EQ(remembered_file_hash(m_file, m_memo, later), real);
   EXPECT_EQ(entry(), "") << "nothing is written into a folder others can write";
 
   remove_tree(m_memo);
-  EXPECT_EQ(remembered_file_hash(m_file, m_memo), real);
+  EXPECT_EQ(remembered_file_hash(m_file, m_memo, later), real);
   struct stat st {};
   ASSERT_EQ(::stat(m_memo.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);

@@ -77,6 +77,13 @@ std::string hash_memo_dir() {
 }
 
 std::string remembered_file_hash(const std::string& path, const std::string& memo_dir) {
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return remembered_file_hash(path, memo_dir, ns(now));
+}
+
+std::string remembered_file_hash(const std::string& path, const std::string& memo_dir,
+                                 int64_t now_ns) {
   struct stat before {};
   if (memo_dir.empty() || ::stat(path.c_str(), &before) != 0 || !S_ISREG(before.st_mode))
     return hash_file(path);
@@ -93,11 +100,9 @@ std::string remembered_file_hash(const std::string& path, const std::string& mem
 
   std::string hash = hash_file(path);
   struct stat after {};
-  timespec now{};
-  ::clock_gettime(CLOCK_REALTIME, &now);
   const int64_t changed = std::max(ns(before.st_mtim), ns(before.st_ctim));
   if (::stat(path.c_str(), &after) == 0 && same_file(before, after) &&
-      ns(now) - changed > k_settle_ns && usable_dir(memo_dir)) {
+      now_ns - changed > k_settle_ns && usable_dir(memo_dir)) {
     try {
       write_file_atomic(entry, want + hash + "\n");
     } catch (...) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace kdet {
@@ -24,5 +25,10 @@ std::string hash_memo_dir();
 // changed over two seconds ago (a change within the timestamps' granularity
 // could otherwise go unseen). Throws Error as hash_file does.
 std::string remembered_file_hash(const std::string& path, const std::string& memo_dir);
+
+// The same, judged at `now_ns` (CLOCK_REALTIME, nanoseconds since the epoch) instead of the
+// clock: a test gives a later time rather than wait for a file to settle.
+std::string remembered_file_hash(const std::string& path, const std::string& memo_dir,
+                                 int64_t now_ns);
 
 } // namespace kdet
