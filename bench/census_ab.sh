@@ -41,7 +41,8 @@ for ((r = 1; r <= reps; r++)); do
   for side in A B; do
     bin=$a
     [[ $side == B ]] && bin=$b
-    rm -f "$T/s.db" "$T/s.json"
+    rm -f "$T"/s.db* "$T/s.json"
+    rc=0
     start=$(date +%s.%N)
     (cd "$T" && python3 -c '
 import subprocess, sys, time
@@ -55,7 +56,10 @@ while p.poll() is None:
     except (OSError, IndexError):
         pass
     time.sleep(0.02)
-open(sys.argv[1], "w").write(f"{cpu:.2f}")' self.cpu "$bin" scan census.toml --db s.db --shard "$shard" -j "$jobs" --json s.json -q) || true
+open(sys.argv[1], "w").write(f"{cpu:.2f}")
+sys.exit(p.returncode)' self.cpu "$bin" scan census.toml --db s.db --shard "$shard" -j "$jobs" --json s.json -q) || rc=$?
+    # 1 is a scan that found variance; 2 and up mean no census was measured.
+    if ((rc >= 2)); then echo "census_ab: $side's scan exited $rc" >&2; exit 1; fi
     end=$(date +%s.%N)
     read -r njobs nruns < <(python3 -c '
 import json, sys

@@ -33,8 +33,10 @@ for ((r = 1; r <= reps; r++)); do
   for side in A B; do
     bin=$a
     [[ $side == B ]] && bin=$b
-    rm -f "$T/s.db" "$T/t.json"
-    (cd "$T" && "$bin" scan m.toml --db s.db -j "$jobs" -q --trace t.json) || true
+    rm -f "$T"/s.db* "$T/t.json"
+    rc=0
+    (cd "$T" && "$bin" scan m.toml --db s.db -j "$jobs" -q --trace t.json) || rc=$?
+    if ((rc >= 2)); then echo "slots_in_flight: $side's scan exited $rc" >&2; exit 1; fi
     python3 - "$side" "$r" "$T/t.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[3]))
