@@ -20,15 +20,12 @@
 #include "kdet/util/tempdir.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string_view>
-#include <thread>
 #include <unistd.h>
 
 namespace kdet::engine {
