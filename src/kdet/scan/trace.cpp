@@ -61,7 +61,6 @@ double ScanTrace::since_start(double steady_seconds) const {
 
 void ScanTrace::mark(const std::string& name) {
   const double now = std::chrono::duration<double>(Clock::now() - m_t0).count();
-  std::lock_guard<std::mutex> lock(m_mu);
   const double start = m_phases.empty() ? 0.0 : m_phases.back().end;
   m_phases.push_back({name, start, now});
 }
@@ -96,13 +95,11 @@ void ScanTrace::add_round(const std::string& job, const std::string& label,
     x.variant = r.variant.substr(0, 12);
     runs.push_back(std::move(x));
   }
-  std::lock_guard<std::mutex> lock(m_mu);
   for (auto& r : runs)
     m_runs.push_back(std::move(r));
 }
 
 std::string ScanTrace::json(int slots) const {
-  std::lock_guard<std::mutex> lock(m_mu);
   auto us = [](double s) { return std::llround(std::isfinite(s) ? s * 1e6 : 0.0); };
   auto ms = [](double s) { return std::isfinite(s) ? s * 1e3 : 0.0; };
   // A string as a JSON string (escaped, invalid UTF-8 replaced: util/strings json_text).

@@ -13,7 +13,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,7 +36,7 @@ public:
   void mark(const std::string& name);
 
   // The recorded runs of one round of job `job` (`label` names it for people), whose run
-  // indices start at `offset` within the job. Safe from several threads at once.
+  // indices start at `offset` within the job.
   void add_round(const std::string& job, const std::string& label, const engine::RunOutput& out,
                  uint64_t offset);
 
@@ -61,7 +60,6 @@ private:
   double since_start(double steady_seconds) const;
 
   std::chrono::steady_clock::time_point m_t0;
-  mutable std::mutex m_mu;
   std::vector<Run> m_runs;
   std::vector<Phase> m_phases;
 };
