@@ -323,8 +323,7 @@ TEST(CaptureRecords, PtxInputsAndOutputsAreNamedByTheirArtifactHash) {
   Compile again = nvvm;
   again.outputs = {{"nvvm", hash_bytes(ptx + '\0'), ptx.size() + 1}};
   std::vector<Compile> twice = {nvvm, again};
-  name_by_artifact_hash(twice, blobs);
-  auto one = group_bundles(twice);
+  auto one = bundle_records(twice, blobs);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_FALSE(one[0].varies);
   EXPECT_EQ(one[0].outputs,

@@ -174,8 +174,7 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
   const BlobStore& blobs = *blobs_out;
   // PTX by its artifact hash: libNVVM's result (NUL included) and the file a pipeline wrote
   // of it for ptxas (NUL left out) are one hash, so they chain by plain equality.
-  name_by_artifact_hash(compiles, blobs);
-  std::vector<Bundle> bundles = group_bundles(compiles);
+  std::vector<Bundle> bundles = bundle_records(compiles, blobs);
   info.compiles = compiles.size();
   info.bundles = bundles.size();
 

@@ -289,4 +289,9 @@ std::vector<Bundle> group_bundles(std::vector<Compile>& compiles) {
   return bundles;
 }
 
+std::vector<Bundle> bundle_records(std::vector<Compile>& compiles, const BlobStore& blobs) {
+  name_by_artifact_hash(compiles, blobs);
+  return group_bundles(compiles);
+}
+
 } // namespace kdet::capture

@@ -124,4 +124,9 @@ std::string bundle_id(const Compile& c);
 // Groups compiles into bundles (first-seen order) and sets each compile's `bundle`.
 std::vector<Bundle> group_bundles(std::vector<Compile>& compiles);
 
+// A capture's compiles as its readers take them: named by artifact hash from `blobs`
+// (name_by_artifact_hash), then grouped (group_bundles), in that order, since a bundle's
+// id is made of those names.
+std::vector<Bundle> bundle_records(std::vector<Compile>& compiles, const BlobStore& blobs);
+
 } // namespace kdet::capture

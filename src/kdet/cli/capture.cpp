@@ -114,8 +114,7 @@ int finish_capture(const CaptureArgs& a) {
   r.compiles = capture::read_records(raw, r.problems);
   r.notes = capture::read_notes(raw, r.problems);
   capture::BlobStore blobs(raw, r.problems);
-  capture::name_by_artifact_hash(r.compiles, blobs);
-  r.bundles = capture::group_bundles(r.compiles);
+  r.bundles = capture::bundle_records(r.compiles, blobs);
   capture::note_missing_blobs(blobs, r.bundles, r.problems);
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
@@ -169,8 +168,7 @@ int do_capture(const CaptureArgs& a) {
   r.notes = capture::read_notes(raw, r.problems);
   // Read without --out too: the report names PTX by its artifact hash, made from its bytes.
   capture::BlobStore blobs(raw, r.problems);
-  capture::name_by_artifact_hash(r.compiles, blobs);
-  r.bundles = capture::group_bundles(r.compiles);
+  r.bundles = capture::bundle_records(r.compiles, blobs);
   if (out_fd.ok()) {
     capture::note_missing_blobs(blobs, r.bundles, r.problems);
     capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);

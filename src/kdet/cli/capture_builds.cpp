@@ -180,8 +180,7 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
   cr.compiles = capture::read_records(raw, cr.problems);
   cr.notes = capture::read_notes(raw, cr.problems);
   capture::BlobStore blobs(raw, cr.problems);
-  capture::name_by_artifact_hash(cr.compiles, blobs);
-  cr.bundles = capture::group_bundles(cr.compiles);
+  cr.bundles = capture::bundle_records(cr.compiles, blobs);
   // Compiles lost, programs started without the preload, children killed: said per build.
   std::string lost = capture::notes_summary(cr.notes, cr.children);
   if (!lost.empty()) std::fprintf(stderr, "kdet capture: build %d:\n%s", k, lost.c_str());
