@@ -1,4 +1,5 @@
 // Unit tests of reduce/: ddmin, the passes and their cleanup, the oracle's run count.
+#include "fake_executor.hpp"
 #include "kdet/corpus/generator.hpp"
 #include "kdet/reduce/cvise.hpp"
 #include "kdet/reduce/ddmin.hpp"
@@ -16,6 +17,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -33,34 +35,69 @@ bool has(const std::vector<size_t>& v, size_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// A test of one candidate at a time, as ddmin's batch test.
+ChunkTests each(std::function<bool(const std::vector<size_t>&)> one) {
+  return [one = std::move(one)](const std::vector<std::vector<size_t>>& cands) {
+    std::vector<char> ok;
+    for (const auto& c : cands)
+      ok.push_back(one(c) ? 1 : 0);
+    return ok;
+  };
+}
+
 TEST(Ddmin, FindsTheTwoChunksThatMatter) {
   for (int jobs : {1, 4}) {
-    std::atomic<int> tests{0};
-    auto keep = ddmin(40,
-                      [&](const std::vector<size_t>& k) {
+    int tests = 0;
+    auto keep = ddmin(40, each([&](const std::vector<size_t>& k) {
                         ++tests;
                         return has(k, 3) && has(k, 17);
-                      },
+                      }),
                       jobs, {});
     EXPECT_EQ(keep, (std::vector<size_t>{3, 17})) << "jobs " << jobs;
-    EXPECT_LT(tests.load(), 200) << "jobs " << jobs;
+    EXPECT_LT(tests, 200) << "jobs " << jobs;
   }
 }
 
+TEST(Ddmin, HandsTheTestUpToJobsWindowsAndTakesTheLowestAccepted) {
+  // Any two of chunks 0-7 will do, so a batch often has several accepted windows (drop 0-3 and
+  // drop 4-7 first): ddmin must go on from the lowest, whichever order tests end in.
+  std::vector<size_t> batch_sizes;
+  std::vector<size_t> current{0, 1, 2, 3, 4, 5, 6, 7}; // what ddmin must keep now
+  auto keep =
+      ddmin(8,
+            [&](const std::vector<std::vector<size_t>>& cands) {
+              batch_sizes.push_back(cands.size());
+              std::vector<char> ok;
+              for (const auto& c : cands) {
+                EXPECT_TRUE(std::includes(current.begin(), current.end(), c.begin(), c.end()));
+                ok.push_back(c.size() >= 2 ? 1 : 0);
+              }
+              for (size_t i = 0; i < cands.size(); ++i)
+                if (ok[i]) {
+                  current = cands[i];
+                  break;
+                }
+              return ok;
+            },
+            4, {});
+  // Drop 0-3 (of 0-3, 4-7), drop all of 4-7 (no), drop 4-5 (of 4-5, 6-7), then nothing goes.
+  EXPECT_EQ(keep, (std::vector<size_t>{6, 7}));
+  EXPECT_EQ(keep, current);
+  EXPECT_EQ(batch_sizes, (std::vector<size_t>{2, 1, 2, 1, 2}));
+}
+
 TEST(Ddmin, KeepsEverythingWhenNothingCanGo) {
-  auto keep = ddmin(5, [](const std::vector<size_t>& k) { return k.size() == 5; }, 2, {});
+  auto keep = ddmin(5, each([](const std::vector<size_t>& k) { return k.size() == 5; }), 2, {});
   EXPECT_EQ(keep.size(), 5u);
 }
 
 TEST(Ddmin, StopsWhenTold) {
   int tests = 0;
-  auto keep = ddmin(
-      10,
-      [&](const std::vector<size_t>&) {
-        ++tests;
-        return false;
-      },
-      1, [] { return true; });
+  auto keep = ddmin(10, each([&](const std::vector<size_t>&) {
+                      ++tests;
+                      return false;
+                    }),
+                    1, [] { return true; });
   EXPECT_EQ(tests, 0);
   EXPECT_EQ(keep.size(), 10u);
 }
@@ -70,6 +107,98 @@ TEST(Oracle, RunsFollowTheRate) {
   EXPECT_EQ(runs_for_rate(0.99), 2u);
   EXPECT_EQ(runs_for_rate(0.001), k_max_test_runs);
   EXPECT_EQ(runs_for_rate(0), k_max_test_runs);
+}
+
+// The oracle is a planner: candidates tested at once share one executor. A scripted one (virtual
+// clock) answers by the candidate's text: "vary" gives two outputs in turn, "same" one, "break"
+// a compile error, "vary-crash" two outputs in turn and a crash at its sixth run.
+TEST(Oracle, TestsCandidatesAtOnceOnOneExecutor) {
+  std::string dir = make_temp_dir("kdet-oracle-test");
+  std::string lib = dir + "/libfakecc.so";
+  write_file_atomic(lib, "a compiler\n");
+  using testing::FakeExecutor;
+  FakeExecutor ex(
+      [](const engine::CompileMessage& m, const engine::WorkerLaunch&, int) {
+        FakeExecutor::Answer a;
+        const std::string& in = m.request.input;
+        if (in == "break") a.status = backend::Status::compile_error;
+        if (in == "vary") a.output = m.run_index % 2 ? "B" : "A";
+        if (in == "same") a.output = "A";
+        if (in == "vary-crash") {
+          a.output = m.run_index % 2 ? "B" : "A";
+          if (m.run_index == 5) a.status = backend::Status::crashed;
+        }
+        return a;
+      },
+      std::chrono::milliseconds(50), lib);
+  engine::RunPlan base;
+  base.backend.kind = backend::Kind::nvvm;
+  base.backend.lib = lib;
+  base.jobs = 1;
+  base.setting.seed = 7;
+  base.setting.process = perturb::ProcessMode::same;
+  base.setting.heap = perturb::HeapMode::none;
+  base.setting.aslr = false;
+  base.setting.pid = perturb::Level::inherit;
+  base.prestart = false;
+  Oracle oracle(base, dir, ".ll", false, &ex);
+  oracle.set_reference("ok", 0.5);
+  auto t = oracle.interesting_all({"vary", "same", "break", "vary-crash"});
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_TRUE(t[0].interesting);
+  ASSERT_TRUE(t[0].confirmed.has_value());
+  EXPECT_EQ(t[0].confirmed->runs, k_confirm_runs);
+  EXPECT_EQ(t[0].confirmed->ok_variants, 2u);
+  EXPECT_FALSE(t[1].interesting);
+  EXPECT_EQ(t[1].why, Rejection::stopped_varying);
+  EXPECT_FALSE(t[1].confirmed.has_value());
+  EXPECT_FALSE(t[2].interesting);
+  EXPECT_EQ(t[2].why, Rejection::not_compiled);
+  // Two outcomes by its second run, and only the confirming runs see the crash.
+  EXPECT_FALSE(t[3].interesting);
+  EXPECT_EQ(t[3].why, Rejection::changed_kind);
+  ASSERT_TRUE(t[3].confirmed.has_value());
+  EXPECT_EQ(t[3].confirmed->kind, "crashed+ok");
+  EXPECT_EQ(oracle.tests(), 4u);
+  // The four first tests were in flight together, on one executor; then the two confirmations.
+  EXPECT_GE(ex.most_busy(), 4);
+  // Every candidate file is gone.
+  size_t left = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    left += e.path().filename().string().rfind("cand-", 0) == 0;
+  EXPECT_EQ(left, 0u);
+  remove_tree(dir);
+}
+
+TEST(Oracle, AnyVarianceTakesAFailureBesideAnOutputAndConfirmsNothing) {
+  std::string dir = make_temp_dir("kdet-oracle-test");
+  std::string lib = dir + "/libfakecc.so";
+  write_file_atomic(lib, "a compiler\n");
+  using testing::FakeExecutor;
+  FakeExecutor ex(
+      [](const engine::CompileMessage& m, const engine::WorkerLaunch&, int) {
+        FakeExecutor::Answer a;
+        a.output = "A";
+        if (m.request.input == "flaky" && m.run_index == 1) a.status = backend::Status::crashed;
+        return a;
+      },
+      std::chrono::milliseconds(50), lib);
+  engine::RunPlan base;
+  base.backend.kind = backend::Kind::nvvm;
+  base.backend.lib = lib;
+  base.setting.process = perturb::ProcessMode::same;
+  base.setting.heap = perturb::HeapMode::none;
+  base.setting.aslr = false;
+  base.setting.pid = perturb::Level::inherit;
+  base.prestart = false;
+  Oracle oracle(base, dir, ".ll", true, &ex);
+  oracle.set_reference("ok", 0.5);
+  auto t = oracle.interesting_all({"flaky", "steady"});
+  EXPECT_TRUE(t[0].interesting);
+  EXPECT_FALSE(t[0].confirmed.has_value());
+  EXPECT_FALSE(t[1].interesting);
+  EXPECT_EQ(t[1].why, Rejection::stopped_varying);
+  remove_tree(dir);
 }
 
 TEST(Passes, FormatFromExtension) {

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -328,6 +329,24 @@ RunOutput execute(const RunPlan& plan, Executor& executor, const ProgressFn& pro
     for (const auto& ended : loop.step())
       if (ended.error) std::rethrow_exception(ended.error);
   return session.output();
+}
+
+std::vector<RunOutput> execute_all(const std::vector<RunPlan>& plans, Executor& executor) {
+  std::vector<std::unique_ptr<RunSession>> sessions;
+  sessions.reserve(plans.size());
+  SessionLoop loop(executor);
+  for (const auto& plan : plans) {
+    sessions.push_back(std::make_unique<RunSession>(plan, ProgressFn{}, executor));
+    loop.add(*sessions.back());
+  }
+  while (loop.size() > 0)
+    for (const auto& ended : loop.step())
+      if (ended.error) std::rethrow_exception(ended.error);
+  std::vector<RunOutput> out;
+  out.reserve(sessions.size());
+  for (auto& s : sessions)
+    out.push_back(s->output());
+  return out;
 }
 
 RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {

@@ -178,6 +178,10 @@ using ProgressFn = std::function<void(uint64_t, uint64_t, size_t)>;
 RunOutput execute(const RunPlan& plan, const ProgressFn& progress = {});
 // The same plan, its processes run by `executor` (engine/executor.hpp; tests give a scripted one).
 RunOutput execute(const RunPlan& plan, Executor& executor, const ProgressFn& progress = {});
+// The plans at once, each its own call with its own slots (RunPlan::jobs), all on `executor` in
+// one loop: their outputs, in the plans' order. Throws as execute() does, for the first plan
+// whose compiler cannot load.
+std::vector<RunOutput> execute_all(const std::vector<RunPlan>& plans, Executor& executor);
 
 // Fills each non-modal variant's `difference` with kdet diff's one-line
 // classification against the most common variant (per artifact).

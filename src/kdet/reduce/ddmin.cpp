@@ -2,7 +2,6 @@
 #include "kdet/reduce/ddmin.hpp"
 
 #include <algorithm>
-#include <future>
 
 namespace kdet::reduce {
 
@@ -17,7 +16,7 @@ std::vector<size_t> without(const std::vector<size_t>& keep, size_t at, size_t s
 
 } // namespace
 
-std::vector<size_t> ddmin(size_t count, const ChunkTest& test, int jobs,
+std::vector<size_t> ddmin(size_t count, const ChunkTests& test, int jobs,
                           const std::function<bool()>& stop) {
   std::vector<size_t> keep(count);
   for (size_t i = 0; i < count; ++i)
@@ -38,18 +37,9 @@ std::vector<size_t> ddmin(size_t count, const ChunkTest& test, int jobs,
       cands.reserve(starts.size());
       for (size_t s : starts)
         cands.push_back(without(keep, s, size));
-      std::vector<char> ok(cands.size(), 0);
-      if (cands.size() == 1) {
-        ok[0] = test(cands[0]) ? 1 : 0;
-      } else {
-        std::vector<std::future<bool>> f;
-        f.reserve(cands.size());
-        for (const auto& c : cands)
-          f.push_back(std::async(std::launch::async, test, c));
-        for (size_t i = 0; i < f.size(); ++i)
-          ok[i] = f[i].get() ? 1 : 0;
-      }
-      auto first = std::find(ok.begin(), ok.end(), 1);
+      std::vector<char> ok = test(cands);
+      ok.resize(cands.size(), 0);
+      auto first = std::find_if(ok.begin(), ok.end(), [](char c) { return c != 0; });
       if (first == ok.end()) {
         at = starts.back() + size;
         continue;

@@ -2,8 +2,9 @@
 //
 // llvm-reduce's chunk halving: try removing windows of the kept chunks, from
 // half of them down to one at a time, keeping every removal the test accepts.
-// Up to `jobs` windows are tested at once; of those accepted, the lowest one
-// wins, so the result does not depend on which test ends first.
+// Up to `jobs` windows are handed to the test together (which runs them at once);
+// of those accepted, the lowest one wins, so the result does not depend on which
+// test ends first. ddmin itself only decides: it has no threads.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -14,11 +15,13 @@
 
 namespace kdet::reduce {
 
-// True when keeping exactly these chunk indices (ascending) is still interesting.
-using ChunkTest = std::function<bool(const std::vector<size_t>& keep)>;
+// For each candidate (the chunk indices it keeps, ascending), in order, whether it is still
+// interesting (nonzero).
+using ChunkTests =
+    std::function<std::vector<char>(const std::vector<std::vector<size_t>>& candidates)>;
 
 // The chunks to keep, 1-minimal for single-chunk removals unless `stop` said to end early.
-std::vector<size_t> ddmin(size_t count, const ChunkTest& test, int jobs,
+std::vector<size_t> ddmin(size_t count, const ChunkTests& test, int jobs,
                           const std::function<bool()>& stop);
 
 } // namespace kdet::reduce

@@ -2,6 +2,7 @@
 #include "kdet/reduce/oracle.hpp"
 
 #include "kdet/backend/backend.hpp"
+#include "kdet/engine/executor.hpp"
 #include "kdet/util/fs.hpp"
 
 #include <algorithm>
@@ -55,94 +56,134 @@ uint64_t runs_for_rate(double p) {
   return std::clamp<uint64_t>(1 + static_cast<uint64_t>(n), 2, k_max_test_runs);
 }
 
-Oracle::Oracle(engine::RunPlan base, std::string work_dir, std::string extension, bool any_variance)
+Oracle::Oracle(engine::RunPlan base, std::string work_dir, std::string extension, bool any_variance,
+               engine::Executor* executor)
     : m_base(std::move(base)), m_dir(std::move(work_dir)), m_ext(std::move(extension)),
-      m_any(any_variance) {}
+      m_any(any_variance),
+      m_own_executor(executor ? nullptr : std::make_unique<engine::ProcessExecutor>(m_base.pool)),
+      m_ex(executor ? *executor : *m_own_executor) {}
 
 void Oracle::set_reference(const std::string& kind, double rate) {
-  std::lock_guard lock(m_mutex);
   m_kind = kind;
   m_rate = rate;
 }
 
-uint64_t Oracle::runs_per_test() const {
-  std::lock_guard lock(m_mutex);
-  return runs_for_rate(m_rate);
+std::vector<engine::RunOutput> Oracle::execute(const std::vector<std::string>& texts, uint64_t runs,
+                                               bool early) {
+  std::vector<engine::RunPlan> plans;
+  plans.reserve(texts.size());
+  for (const auto& text : texts) {
+    std::string path = fmt::format("{}/cand-{}{}", m_dir, m_serial++, m_ext);
+    write_file_atomic(path, text);
+    engine::RunPlan plan = m_base;
+    // The compiler loaded once already: later tests skip their probe worker.
+    plan.identity = m_identity;
+    plan.input_path = path;
+    plan.runs = runs;
+    plan.stop_at_outcomes = early ? 2 : 0;
+    // A candidate that breaks the compiler should cost two runs, not n.
+    plan.stop_after_failures = 2;
+    plans.push_back(std::move(plan));
+  }
+  std::vector<engine::RunOutput> outs;
+  try {
+    outs = engine::execute_all(plans, m_ex);
+  } catch (...) {
+    for (const auto& plan : plans)
+      ::unlink(plan.input_path.c_str());
+    throw;
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    m_compiles += outs[i].completed;
+    if (!m_identity && outs[i].completed > 0 && !outs[i].identity.path.empty())
+      m_identity = outs[i].identity;
+    ::unlink(plans[i].input_path.c_str());
+  }
+  return outs;
 }
 
 Measure Oracle::run(const std::string& text, uint64_t runs, bool early, engine::RunOutput* keep) {
-  std::string path = fmt::format("{}/cand-{}{}", m_dir, m_serial++, m_ext);
-  write_file_atomic(path, text);
-  engine::RunPlan plan = m_base;
-  {
-    // The compiler loaded once already: later tests skip their probe worker.
-    std::lock_guard lock(m_mutex);
-    plan.identity = m_identity;
-  }
-  plan.input_path = path;
-  plan.runs = runs;
-  plan.stop_at_outcomes = early ? 2 : 0;
-  // A candidate that breaks the compiler should cost two runs, not n.
-  plan.stop_after_failures = 2;
-  engine::RunOutput out = engine::execute(plan);
-  m_compiles += out.completed;
-  if (out.completed > 0 && !out.identity.path.empty()) {
-    std::lock_guard lock(m_mutex);
-    if (!m_identity) m_identity = out.identity;
-  }
-  ::unlink(path.c_str());
+  engine::RunOutput out = std::move(execute({text}, runs, early).front());
   Measure m = measure_of(out);
   if (keep) *keep = std::move(out);
   return m;
 }
 
-bool Oracle::interesting(const std::string& text, Measure* confirmed, Rejection* why,
-                         uint64_t min_runs) {
-  ++m_tests;
-  Rejection ignored = Rejection::none;
-  Rejection& w = why ? *why : ignored;
-  w = Rejection::none;
-  std::string kind;
-  {
-    std::lock_guard lock(m_mutex);
-    kind = m_kind;
+namespace {
+
+// The statuses of a kind ("ok+crashed": ok, crashed).
+std::set<std::string> statuses(const std::string& kind) {
+  std::set<std::string> out;
+  size_t p = 0;
+  while (p <= kind.size()) {
+    size_t e = kind.find('+', p);
+    if (e == std::string::npos) e = kind.size();
+    out.insert(kind.substr(p, e - p));
+    p = e + 1;
   }
-  Measure m = run(text, std::max(runs_per_test(), min_runs), true);
-  if (m.interrupted) return w = Rejection::interrupted, false;
+  return out;
+}
+
+// Why a measure of a candidate's runs rejects it, before its kind is judged; none when not.
+Rejection rejected_outright(const Measure& m) {
+  if (m.interrupted) return Rejection::interrupted;
   // A compile error is never a variant: two outputs of successful compiles are the evidence.
-  if (m.ok_variants == 0) return w = Rejection::not_compiled, false;
-  if (m_any) {
-    bool ok = m.ok_variants + (m.failed_runs ? 1 : 0) >= 2;
-    if (!ok) w = Rejection::stopped_varying;
-    return ok;
-  }
-  // The same kind: no status the original did not show (a crash where outputs differed).
-  auto statuses = [](const std::string& k) {
-    std::set<std::string> out;
-    size_t p = 0;
-    while (p <= k.size()) {
-      size_t e = k.find('+', p);
-      if (e == std::string::npos) e = k.size();
-      out.insert(k.substr(p, e - p));
-      p = e + 1;
+  if (m.ok_variants == 0) return Rejection::not_compiled;
+  return Rejection::none;
+}
+
+} // namespace
+
+// The same kind: no status the original did not show (a crash where outputs differed).
+bool Oracle::same_kind(const Measure& m) const {
+  auto theirs = statuses(m_kind);
+  auto mine = statuses(m.kind);
+  return std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end());
+}
+
+std::vector<TestResult> Oracle::interesting_all(const std::vector<std::string>& texts,
+                                                uint64_t min_runs) {
+  m_tests += texts.size();
+  std::vector<TestResult> out(texts.size());
+  std::vector<engine::RunOutput> first = execute(texts, std::max(runs_per_test(), min_runs), true);
+  // Stopping at the second outcome cannot see a crash that had not happened yet: a candidate
+  // that passed is confirmed with k_confirm_runs more runs, all of them, before it counts.
+  std::vector<size_t> to_confirm;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    Measure m = measure_of(first[i]);
+    TestResult& t = out[i];
+    t.why = rejected_outright(m);
+    if (t.why == Rejection::none && m_any) {
+      if (m.ok_variants + (m.failed_runs ? 1 : 0) < 2) t.why = Rejection::stopped_varying;
+    } else if (t.why == Rejection::none) {
+      if (!same_kind(m))
+        t.why = Rejection::changed_kind;
+      else if (m.ok_variants < 2)
+        t.why = Rejection::stopped_varying;
+      else
+        to_confirm.push_back(i);
     }
-    return out;
-  };
-  auto theirs = statuses(kind);
-  auto same_kind = [&](const Measure& x) {
-    auto mine = statuses(x.kind);
-    return std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end());
-  };
-  if (!same_kind(m)) return w = Rejection::changed_kind, false;
-  if (m.ok_variants < 2) return w = Rejection::stopped_varying, false;
-  // Stopping at the second outcome cannot see a crash that had not happened yet: confirm with
-  // k_confirm_runs more runs, all of them, before the candidate counts.
-  Measure c = run(text, k_confirm_runs, false);
-  if (confirmed) *confirmed = c;
-  if (c.interrupted) return w = Rejection::interrupted, false;
-  if (c.ok_variants == 0) return w = Rejection::not_compiled, false;
-  if (!same_kind(c)) return w = Rejection::changed_kind, false;
-  return true;
+    t.interesting = t.why == Rejection::none && m_any;
+  }
+  if (to_confirm.empty()) return out;
+  std::vector<std::string> again;
+  again.reserve(to_confirm.size());
+  for (size_t i : to_confirm)
+    again.push_back(texts[i]);
+  std::vector<engine::RunOutput> confirming = execute(again, k_confirm_runs, false);
+  for (size_t j = 0; j < to_confirm.size(); ++j) {
+    Measure c = measure_of(confirming[j]);
+    TestResult& t = out[to_confirm[j]];
+    t.confirmed = c;
+    t.why = rejected_outright(c);
+    if (t.why == Rejection::none && !same_kind(c)) t.why = Rejection::changed_kind;
+    t.interesting = t.why == Rejection::none;
+  }
+  return out;
+}
+
+TestResult Oracle::interesting(const std::string& text, uint64_t min_runs) {
+  return std::move(interesting_all({text}, min_runs).front());
 }
 
 } // namespace kdet::reduce

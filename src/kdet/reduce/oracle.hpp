@@ -11,13 +11,14 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/engine/executor.hpp"
 #include "kdet/engine/runner.hpp"
 
 #include <array>
-#include <atomic>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kdet::reduce {
 
@@ -63,38 +64,58 @@ Measure measure_of(const engine::RunOutput& out);
 // Runs a test needs to see rate p with 95 % probability (at least 2, at most k_max_test_runs).
 uint64_t runs_for_rate(double p);
 
+// One candidate's test: whether it still varies as the original did, why not, and the measure
+// of its confirming runs (none without them: --any-variance, or rejected before).
+struct TestResult {
+  bool interesting = false;
+  Rejection why = Rejection::none;
+  std::optional<Measure> confirmed;
+};
+
+// The planner of reduce's tests: each test is one engine call (a RunSession) of the candidate,
+// and the candidates tested at once share one executor, in one loop, with no thread of kdet's.
 class Oracle {
 public:
   // `base` holds the compiler, options and setting; its input_path is replaced per candidate.
-  Oracle(engine::RunPlan base, std::string work_dir, std::string extension, bool any_variance);
+  // Its processes run on `executor` when given (tests give a scripted one; it must outlive the
+  // oracle), else on a ProcessExecutor of the oracle's own.
+  Oracle(engine::RunPlan base, std::string work_dir, std::string extension, bool any_variance,
+         engine::Executor* executor = nullptr);
 
   // Runs `runs` compiles of `text` (all of them, or until the second outcome when `early`).
   Measure run(const std::string& text, uint64_t runs, bool early,
               engine::RunOutput* keep = nullptr);
-  // True when `text` still varies as the original did. Thread-safe. `confirmed` gets the
-  // confirming runs' measure (none without them: --any-variance, or rejected before).
-  // `why` gets the reason when it is not.
-  // `min_runs` raises the test's runs (a first test, whose "no" would end an external reducer).
-  bool interesting(const std::string& text, Measure* confirmed = nullptr, Rejection* why = nullptr,
-                   uint64_t min_runs = 0);
+  // Tests the candidates at once: for each, in order, whether it still varies as the original
+  // did. `min_runs` raises each test's runs (a first test, whose "no" would end an external
+  // reducer).
+  std::vector<TestResult> interesting_all(const std::vector<std::string>& texts,
+                                          uint64_t min_runs = 0);
+  // interesting_all of one candidate.
+  TestResult interesting(const std::string& text, uint64_t min_runs = 0);
   // Sets the kind to match and the rate that sizes each test.
   void set_reference(const std::string& kind, double rate);
-  uint64_t tests() const { return m_tests.load(); }
-  uint64_t compiles() const { return m_compiles.load(); }
-  uint64_t runs_per_test() const;
+  uint64_t tests() const { return m_tests; }
+  uint64_t compiles() const { return m_compiles; }
+  uint64_t runs_per_test() const { return runs_for_rate(m_rate); }
 
 private:
+  // Runs each text as its own call, all at once; their outputs in order.
+  std::vector<engine::RunOutput> execute(const std::vector<std::string>& texts, uint64_t runs,
+                                         bool early);
+  bool same_kind(const Measure& m) const;
+
   engine::RunPlan m_base;
   std::string m_dir;
   std::string m_ext;
   bool m_any = false;
-  mutable std::mutex m_mutex;
+  std::unique_ptr<engine::Executor> m_own_executor;
+  engine::Executor& m_ex;
   std::string m_kind;
   double m_rate = 0.5;
   std::optional<backend::Identity> m_identity;
-  std::atomic<uint64_t> m_tests{0};
-  std::atomic<uint64_t> m_compiles{0};
-  std::atomic<uint64_t> m_serial{0};
+  uint64_t m_tests = 0;
+  uint64_t m_compiles = 0;
+  uint64_t m_serial = 0;
 };
 
 } // namespace kdet::reduce

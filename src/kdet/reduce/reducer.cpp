@@ -22,7 +22,6 @@ struct Context {
   Oracle& oracle;
   TextFormat format;
   ReduceResult& r;
-  std::mutex& best_mutex;
   const std::function<bool()>& stop;
   const std::function<void()>& report;
   const std::function<void(const std::string&)>& on_best;
@@ -36,29 +35,32 @@ PassStats& stats_of(ReduceResult& r, const char* name) {
   return r.passes.back();
 }
 
-// Tests `cand` for `pass`, counting and logging its outcome; writes it when it is the best.
-bool test_candidate(Context& cx, PassStats& st, const std::string& cand, size_t& best_size,
-                    const std::string& what) {
-  Rejection why = Rejection::none;
-  bool ok = cx.oracle.interesting(cand, nullptr, &why);
-  {
-    std::lock_guard lock(cx.best_mutex);
+// Tests `cands` for `pass` at once (`what`: what each kept), then counts and logs each outcome
+// in their order, and writes an accepted one that is the best so far. Whether each was accepted.
+std::vector<char> test_candidates(Context& cx, PassStats& st, const std::vector<std::string>& cands,
+                                  const std::vector<std::string>& what, size_t& best_size) {
+  std::vector<TestResult> tested = cx.oracle.interesting_all(cands);
+  std::vector<char> ok(cands.size(), 0);
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const std::string& cand = cands[i];
+    const TestResult& t = tested[i];
+    ok[i] = t.interesting ? 1 : 0;
     ++st.tested;
-    if (ok) {
+    if (t.interesting) {
       ++st.accepted;
       // Written at once, so an interrupt keeps every accepted step.
       if (cand.size() < best_size) {
         best_size = cand.size();
         cx.on_best(cand);
       }
-    } else if (why != Rejection::none) {
-      ++st.rejected[rejection_slot(why)];
+    } else if (t.why != Rejection::none) {
+      ++st.rejected[rejection_slot(t.why)];
     }
     if (cx.o.log)
       cx.o.log(fmt::format("candidate {} bytes ({:.1f} % of the original), {}{}: {}", cand.size(),
                            100.0 * static_cast<double>(cand.size()) /
                                static_cast<double>(std::max<size_t>(1, cx.r.original_bytes)),
-                           st.name, what, ok ? "accepted" : to_string(why)));
+                           st.name, what[i], t.interesting ? "accepted" : to_string(t.why)));
   }
   cx.report();
   return ok;
@@ -76,25 +78,33 @@ void run_passes(Context& cx) {
       Split split = pass.split(r.text);
       if (split.chunks == 0) continue;
       size_t best_size = r.text.size();
-      auto test = [&](const std::vector<size_t>& keep) {
-        std::string cand = cleanup(cx.format, render(split, keep));
-        if (cand.size() >= r.text.size()) { // nothing gained, nothing to test
-          std::lock_guard lock(cx.best_mutex);
-          ++st.not_smaller;
-          return false;
+      // The candidates that gain nothing are not tested; the rest at once.
+      auto test = [&](const std::vector<std::vector<size_t>>& keeps) {
+        std::vector<char> ok(keeps.size(), 0);
+        std::vector<std::string> cands, what;
+        std::vector<size_t> at;
+        for (size_t i = 0; i < keeps.size(); ++i) {
+          std::string cand = cleanup(cx.format, render(split, keeps[i]));
+          if (cand.size() >= r.text.size()) {
+            ++st.not_smaller;
+            continue;
+          }
+          cands.push_back(std::move(cand));
+          what.push_back(fmt::format(" ({} of {} chunks kept)", keeps[i].size(), split.chunks));
+          at.push_back(i);
         }
-        return test_candidate(cx, st, cand, best_size,
-                              fmt::format(" ({} of {} chunks kept)", keep.size(), split.chunks));
+        if (cands.empty()) return ok;
+        std::vector<char> tested = test_candidates(cx, st, cands, what, best_size);
+        for (size_t j = 0; j < at.size(); ++j)
+          ok[at[j]] = tested[j];
+        return ok;
       };
       std::vector<size_t> keep = ddmin(split.chunks, test, cx.o.jobs, cx.stop);
       if (keep.size() == split.chunks) continue;
       std::string cand = cleanup(cx.format, render(split, keep));
       if (cand.size() >= r.text.size()) continue;
       st.removed += r.text.size() - cand.size();
-      {
-        std::lock_guard lock(cx.best_mutex);
-        r.text = cand;
-      }
+      r.text = cand;
       changed = true;
       // The rate of the new best sizes the next tests.
       Measure m = cx.oracle.run(r.text, cx.o.measure_runs, false);
@@ -117,7 +127,8 @@ void try_renames(Context& cx) {
   std::string cand = apply_renames(cx.format, r.text, r.renames);
   PassStats& st = stats_of(r, "rename");
   size_t best_size = r.text.size();
-  if (cand.size() >= r.text.size() || !test_candidate(cx, st, cand, best_size, "")) return;
+  if (cand.size() >= r.text.size() || !test_candidates(cx, st, {cand}, {""}, best_size).front())
+    return;
   st.removed += r.text.size() - cand.size();
   r.text = cand;
   r.renamed = true;
@@ -177,11 +188,10 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
   oracle.set_reference(r.original.kind, r.original.rate());
   r.last = r.original;
 
-  std::mutex best_mutex;
   auto timed_out = [&] { return o.timeout_total > 0 && elapsed() > o.timeout_total; };
   auto stop = [&] { return engine::interrupted() || timed_out(); };
   Progress p{input.size(), input.size(), r.original.rate(), 0, 0, ""};
-  std::mutex progress_mutex; // -j tests report from several threads
+  std::mutex progress_mutex; // cvise's progress comes from its reporter thread
   auto report = [&] {
     std::lock_guard lock(progress_mutex);
     p.bytes = r.text.size();
@@ -239,7 +249,7 @@ ReduceResult reduce(const ReduceOptions& o, const std::function<void(const std::
   if (format == TextFormat::cxx) format = TextFormat::text;
   std::function<bool()> stop_fn = stop;
   std::function<void()> report_fn = report;
-  Context cx{o, oracle, format, r, best_mutex, stop_fn, report_fn, on_best};
+  Context cx{o, oracle, format, r, stop_fn, report_fn, on_best};
   run_passes(cx);
   if (o.rename && !stop()) try_renames(cx);
   r.tests = oracle.tests();

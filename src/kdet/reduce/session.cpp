@@ -90,12 +90,12 @@ int judge_candidate(const engine::RunPlan& plan, const std::string& state_dir,
   std::string ext = file_extension(candidate);
   Oracle oracle(base, work.path(), ext.empty() ? ext : "." + ext, any_variance);
   oracle.set_reference(st.kind, st.rate);
-  Measure m;
-  Rejection why = Rejection::none;
-  bool ok = oracle.interesting(text, &m, &why, any_test_recorded(state_dir) ? 0 : k_confirm_runs);
+  TestResult t = oracle.interesting(text, any_test_recorded(state_dir) ? 0 : k_confirm_runs);
+  bool ok = t.interesting;
   // The confirming runs measure the accepted text's rate again (16 of them either way).
+  Measure m = t.confirmed.value_or(Measure{});
   if (ok && any_variance) m = oracle.run(text, k_confirm_runs, false);
-  note_oracle_test(state_dir, oracle.compiles(), why);
+  note_oracle_test(state_dir, oracle.compiles(), t.why);
   if (!ok || engine::interrupted()) return engine::interrupted() ? k_exit_interrupted : 1;
   remember_accepted(state_dir, text);
   if (m.runs > 0 && offer_best(state_dir, best_path, text))
