@@ -48,12 +48,18 @@ std::vector<std::string> session_env(const std::vector<std::string>& overrides) 
 RunSession::RunSession(const RunPlan& plan, ProgressFn progress, Executor& executor)
     : m_plan(plan), m_progress(std::move(progress)), m_ex(executor), m_t_start(executor.now()),
       m_input(read_file(plan.input_path)), m_session("run"),
+      m_folders(plan.folders ? plan.folders : std::make_shared<FolderStock>()),
       m_kept_files(std::make_shared<const TempFolder>("artifacts")),
       m_is_exec(plan.backend.kind == backend::Kind::exec), m_mode(plan.setting.process),
       m_next(plan.first_index) {
   m_out.plan = plan;
   m_out.started_at = iso_now();
   m_out.records.resize(plan.runs);
+}
+
+// The spares in the session folder outlive it in a shared stock's park.
+RunSession::~RunSession() {
+  m_folders->leave(m_session.path());
 }
 
 void RunSession::begin() {
