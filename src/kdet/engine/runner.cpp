@@ -26,6 +26,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <thread>
 #include <unistd.h>
 
 namespace kdet::engine {
@@ -173,6 +174,7 @@ void RunSession::prepare_launch() {
   perturb::find_preload_libraries(m_ctx);
   perturb::check_available(m_plan.setting, m_ctx);
   m_ctx.usable_cpus = perturb::affinity_cpus();
+  m_ctx.hardware_threads = std::thread::hardware_concurrency();
   if (m_plan.setting.hostname != perturb::Level::inherit)
     if (std::string why = backend::private_uts_unavailable(); !why.empty())
       throw Error::format("--hostname {}: {}",
