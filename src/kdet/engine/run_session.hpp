@@ -165,7 +165,8 @@ private:
   // Where each run's own folders come from (RunPlan::folders, else the session's own).
   const std::shared_ptr<FolderStock> m_folders;
   // Large artifacts of the variants are kept here, beside the session folder (same file
-  // system, so they move by rename); it goes when the last artifact in it is dropped.
+  // system, so they move by rename); made for the first one, it goes when the last artifact in
+  // it is dropped.
   std::shared_ptr<const TempFolder> m_kept_files;
   uint64_t m_kept_serial = 0;
   const bool m_is_exec;

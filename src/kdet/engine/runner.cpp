@@ -50,7 +50,6 @@ RunSession::RunSession(const RunPlan& plan, ProgressFn progress, Executor& execu
     : m_plan(plan), m_progress(std::move(progress)), m_ex(executor), m_t_start(executor.now()),
       m_input(read_file(plan.input_path)), m_session("run"),
       m_folders(plan.folders ? plan.folders : std::make_shared<FolderStock>()),
-      m_kept_files(std::make_shared<const TempFolder>("artifacts")),
       m_is_exec(plan.backend.kind == backend::Kind::exec), m_mode(plan.setting.process),
       m_next(plan.first_index) {
   m_out.plan = plan;
@@ -266,6 +265,8 @@ void RunSession::record(RunRecord rec, backend::CompileResult result) {
       // Out of the slot's work folder before its next compile reuses the names.
       for (auto& a : result.artifacts) {
         try {
+          if (a.file && !m_kept_files)
+            m_kept_files = std::make_shared<const TempFolder>("artifacts");
           keep_artifact_file(a, m_kept_files, ++m_kept_serial);
         } catch (const std::exception& e) {
           // Cannot move it (should not happen: same folder tree): keep its bytes instead.
