@@ -171,14 +171,16 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
   {
     // Held across the start so kill_orphans() never takes the new child for an orphan.
     std::lock_guard<std::mutex> lock(detail::children_mutex());
-    pid = share ? detail::start_sharing_memory(child) : ::fork();
+    pid = share ? detail::start_sharing_memory(child) : -1;
+    // A kernel or seccomp filter that refuses the clone gets a fork.
+    if (!share || (pid < 0 && errno != EAGAIN && errno != ENOMEM)) pid = ::fork();
     start_errno = errno;
     if (pid > 0) detail::note_child(pid);
   }
   if (pid == 0) detail::run_child(child); // forked
   if (pid < 0) {
     status.code = start_errno;
-    status.error = fmt::format("{}: {}", share ? "clone" : "fork", std::strerror(start_errno));
+    status.error = fmt::format("fork: {}", std::strerror(start_errno));
     ::close(err_pipe[0]);
     ::close(err_pipe[1]);
     if (devnull >= 0) ::close(devnull);
