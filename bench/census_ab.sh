@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Census speed of two kdet binaries side by side: the same generated corpus and manifest (the
-# census of docs/PERFORMANCE.md, "kdet scan: census scale": 2,000 kernels x targets 80, 90a x
+# census of docs/PERFORMANCE.md, "kdet scan: census scale": 2,000 kernels (KERNELS) x targets 80, 90a x
 # -opt=3, -opt=2, libNVVM, default setting and budget), one shard of it scanned by A, B, A, B, ...
 # in turns, so that load on the machine hits both alike. Prints each scan's wall, jobs and runs,
 # then the ratio of B's median runs/s to A's. It also prints the CPU time of the kdet process
 # itself per run (all its threads, none of its worker processes, sampled from /proc every 20 ms):
 # the scheduling cost that one core must carry for every slot, so a machine with few cores can
-# tell whether the scheduler would keep many slots fed (slots x CPU per run / compile time < 1).
-# Usage: bench/census_ab.sh KDET_A KDET_B [SHARD (default 7/50)] [REPS (default 2)] [JOBS (default: nproc)]
+# tell whether the scheduler would keep many slots fed (slots x CPU per run / compile time < 1),
+# and the CPU of its busiest thread per run (the executor's loop thread, which drives every run:
+# the one that would saturate first).
+# Usage: bench/census_ab.sh KDET_A KDET_B [SHARD (default 7/50)] [REPS (default 2)]
+#        [JOBS (default: nproc)] [KERNELS (default 2000)]
 # Needs libNVVM (KDET_NVVM_LIB, else under $CUDA_HOME or /usr/local/cuda); exit 77 without it.
 set -euo pipefail
 a=$(realpath "${1:?kdet A}")
@@ -15,6 +18,7 @@ b=$(realpath "${2:?kdet B}")
 shard=${3:-7/50}
 reps=${4:-2}
 jobs=${5:-$(nproc)}
+kernels=${6:-2000}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 lib=${KDET_NVVM_LIB:-}
 for c in "$cuda/lib64/libnvvm.so" "$cuda/nvvm/lib64/libnvvm.so" "$cuda/lib/libnvvm.so"; do
@@ -23,7 +27,7 @@ done
 [[ -n $lib ]] || { echo "census_ab: no libnvvm.so under $cuda (set KDET_NVVM_LIB)" >&2; exit 77; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-"$a" corpus --out "$T/corpus" --count 2000 --size small --seed 1 >/dev/null
+"$a" corpus --out "$T/corpus" --count "$kernels" --size small --seed 1 >/dev/null
 cat >"$T/census.toml" <<EOF
 inputs = ["corpus/*.ll"]
 targets = ["80", "90a"]
@@ -35,8 +39,8 @@ name = "nvvm"
 backend = "nvvm"
 lib = "$lib"
 EOF
-declare -A rates selfms
-echo "census_ab: shard $shard, $jobs slots, $(nproc) cores, libNVVM $lib"
+declare -A rates selfms loopms
+echo "census_ab: shard $shard of $kernels kernels, $jobs slots, $(nproc) cores, libNVVM $lib"
 for ((r = 1; r <= reps; r++)); do
   for side in A B; do
     bin=$a
@@ -45,18 +49,26 @@ for ((r = 1; r <= reps; r++)); do
     rc=0
     start=$(date +%s.%N)
     (cd "$T" && python3 -c '
-import subprocess, sys, time
+import os, subprocess, sys, time
 p = subprocess.Popen(sys.argv[2:])
 cpu = 0.0
-tick = __import__("os").sysconf("SC_CLK_TCK")
+threads = {}
+tick = os.sysconf("SC_CLK_TCK")
+def ticks(path):
+    f = open(path).read().rsplit(")", 1)[1].split()
+    return int(f[11]) + int(f[12])
 while p.poll() is None:
     try:
-        f = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
-        cpu = (int(f[11]) + int(f[12])) / tick
+        cpu = ticks(f"/proc/{p.pid}/stat") / tick
+        for t in os.listdir(f"/proc/{p.pid}/task"):
+            try:
+                threads[t] = ticks(f"/proc/{p.pid}/task/{t}/stat") / tick
+            except (OSError, IndexError):
+                pass
     except (OSError, IndexError):
         pass
     time.sleep(0.02)
-open(sys.argv[1], "w").write(f"{cpu:.2f}")
+open(sys.argv[1], "w").write(f"{cpu:.2f} {max(threads.values(), default=0):.2f}\n")
 sys.exit(p.returncode)' self.cpu "$bin" scan census.toml --db s.db --shard "$shard" -j "$jobs" --json s.json -q) || rc=$?
     # 1 is a scan that found variance; 2 and up mean no census was measured.
     if ((rc >= 2)); then echo "census_ab: $side's scan exited $rc" >&2; exit 1; fi
@@ -68,13 +80,15 @@ print(len(d["jobs"]), sum(j.get("runs", 0) for j in d["jobs"]))' "$T/s.json")
     wall=$(python3 -c "print(f'{$end - $start:.2f}')")
     rate=$(python3 -c "print(f'{$nruns / ($end - $start):.1f}')")
     rates[$side]+="$rate "
-    self=$(cat "$T/self.cpu")
-    selfms[$side]+="$(python3 -c "print(f'{1000 * $self / max($nruns, 1):.2f}')") "
-    echo "$side rep $r: $njobs jobs, $nruns runs, wall $wall s, $rate runs/s, kdet's own CPU $self s"
+    read -r self loop <"$T/self.cpu"
+    selfms[$side]+="$(python3 -c "print(f'{1000 * $self / max($nruns, 1):.3f}')") "
+    loopms[$side]+="$(python3 -c "print(f'{1000 * $loop / max($nruns, 1):.3f}')") "
+    echo "$side rep $r: $njobs jobs, $nruns runs, wall $wall s, $rate runs/s," \
+      "kdet's own CPU $self s, its busiest thread $loop s"
 
   done
 done
-python3 - "${rates[A]}" "${rates[B]}" "${selfms[A]}" "${selfms[B]}" <<'EOF'
+python3 - "${rates[A]}" "${rates[B]}" "${selfms[A]}" "${selfms[B]}" "${loopms[A]}" "${loopms[B]}" <<'EOF'
 import statistics, sys
 a = [float(x) for x in sys.argv[1].split()]
 b = [float(x) for x in sys.argv[2].split()]
@@ -83,4 +97,8 @@ print(f"median runs/s: A {statistics.median(a):.1f}, B {statistics.median(b):.1f
 sa = statistics.median(float(x) for x in sys.argv[3].split())
 sb = statistics.median(float(x) for x in sys.argv[4].split())
 print(f"kdet's own CPU per run (median): A {sa:.2f} ms, B {sb:.2f} ms; B / A = {sb / sa:.3f}")
+la = statistics.median(float(x) for x in sys.argv[5].split())
+lb = statistics.median(float(x) for x in sys.argv[6].split())
+print(f"its busiest thread's CPU per run (median): A {la:.2f} ms, B {lb:.2f} ms; "
+      f"B / A = {lb / la:.3f}")
 EOF

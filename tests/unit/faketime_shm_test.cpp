@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <semaphore.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +40,16 @@ TEST(FaketimeShm, MakesBothObjectsWithOneLengthAndRemovesThem) {
     EXPECT_NE(a.name(), b.name());
     EXPECT_TRUE(fs::is_regular_file("/dev/shm/" + name));
     EXPECT_TRUE(fs::is_regular_file("/dev/shm/sem." + name));
+    // The semaphore is one sem_open finds and libfaketime can take and give back: value 1.
+    sem_t* sem = ::sem_open(("/" + name).c_str(), 0);
+    ASSERT_NE(sem, SEM_FAILED);
+    int value = -1;
+    EXPECT_EQ(::sem_getvalue(sem, &value), 0);
+    EXPECT_EQ(value, 1);
+    EXPECT_EQ(::sem_trywait(sem), 0);
+    EXPECT_NE(::sem_trywait(sem), 0); // taken
+    EXPECT_EQ(::sem_post(sem), 0);
+    ::sem_close(sem);
     // Libfaketime's "start time not set yet" mark is in place: -1 nanoseconds.
     int fd = ::open(("/dev/shm/" + name).c_str(), O_RDONLY | O_CLOEXEC);
     ASSERT_GE(fd, 0);

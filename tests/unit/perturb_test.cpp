@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <set>
+#include <thread>
 
 using namespace kdet;
 using namespace kdet::perturb;
@@ -56,6 +57,25 @@ TEST(Factors, FixedLevelsAreTheSameEveryRun) {
   for (const auto& e : a.env)
     omp |= e == "OMP_NUM_THREADS=1";
   EXPECT_TRUE(omp);
+}
+
+// threadvars=vary picks 1..N threads per variable, N the machine's hardware threads: asked
+// once for the session (Context::hardware_threads), or by each run when not given; the same
+// count gives the same values.
+TEST(Factors, VariedThreadCountsFollowTheHardwareThreads) {
+  Setting s;
+  s.threadvars = Level::vary;
+  Context c = ctx();
+  c.hardware_threads = 3;
+  std::set<std::string> omp;
+  for (uint64_t run = 0; run < 64; ++run)
+    for (const auto& e : plan_run(s, c, run, mix_seed(5, run)).env)
+      if (e.rfind("OMP_NUM_THREADS=", 0) == 0) omp.insert(e);
+  EXPECT_EQ(omp,
+            (std::set<std::string>{"OMP_NUM_THREADS=1", "OMP_NUM_THREADS=2", "OMP_NUM_THREADS=3"}));
+  Context asked = ctx();
+  asked.hardware_threads = std::max(2u, std::thread::hardware_concurrency());
+  EXPECT_EQ(plan_run(s, ctx(), 3, 99).env, plan_run(s, asked, 3, 99).env);
 }
 
 TEST(Factors, ChaosGoesInProcessForLibrariesAndToTheChildForExec) {

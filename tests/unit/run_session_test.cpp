@@ -10,8 +10,10 @@
 #include "kdet/engine/session_loop.hpp"
 #include "kdet/util/cores.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/folder_stock.hpp"
 #include "kdet/util/fs.hpp"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <set>
 
@@ -499,4 +501,58 @@ TEST_F(RunSessionTest, AGrownSessionStopsWhereTheRunsRecordedShowTheSerialStop) 
   EXPECT_TRUE(out.records[1].done) << "the serial round's second run";
   EXPECT_EQ(out.records[1].variant, out.records[4].variant);
   EXPECT_EQ(out.variants.size(), 2u);
+}
+
+// cwd, tmpdir and path vary: each run's folders are new paths, empty when its compile starts,
+// whatever the run before left in its own; a scan's rounds (one stock, RunPlan::folders) hand
+// the folders on by rename rather than make and remove them for every run.
+TEST_F(RunSessionTest, EachRunGetsEmptyFoldersOfItsOwnAtNewPaths) {
+  auto folders = std::make_shared<FolderStock>(true);
+  std::set<std::string> cwds, tmpdirs, inputs;
+  int not_empty = 0, runs_seen = 0;
+  auto empty = [](const std::string& dir) {
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return false;
+    int n = 0;
+    while (const dirent* e = ::readdir(d))
+      n += std::string(e->d_name) != "." && std::string(e->d_name) != "..";
+    ::closedir(d);
+    return n == 0;
+  };
+  auto model = [&](const CompileMessage& m, const WorkerLaunch& launch, int) {
+    ++runs_seen;
+    // A fresh worker has its run's variables in its environment, a shared one gets them sent.
+    std::string tmpdir;
+    for (const auto* env : {&launch.env, &m.request.env})
+      for (const auto& e : *env)
+        if (e.rfind("TMPDIR=", 0) == 0) tmpdir = e.substr(7);
+    const std::string input_dir = m.request.input_path.substr(0, m.request.input_path.rfind('/'));
+    for (const auto& d : {m.request.cwd, tmpdir, input_dir})
+      not_empty += !empty(d);
+    cwds.insert(m.request.cwd);
+    tmpdirs.insert(tmpdir);
+    inputs.insert(m.request.input_path);
+    // A compiler that leaves a file in its TMPDIR every third run.
+    if (m.run_index % 3 == 0) write_file_atomic(tmpdir + "/left.tmp", "x");
+    return FakeExecutor::Answer{backend::Status::ok, "A", milliseconds(10), false};
+  };
+  for (int round = 0; round < 2; ++round) {
+    FakeExecutor ex = fake(model);
+    RunPlan p = plan(12, perturb::ProcessMode::both, 2);
+    p.setting.seed = 7 + static_cast<uint64_t>(round);
+    p.setting.cwd = p.setting.tmpdir = p.setting.path = perturb::Level::vary;
+    p.folders = folders;
+    RunOutput out = execute(p, ex);
+    EXPECT_EQ(out.completed, 12u);
+  }
+  EXPECT_EQ(runs_seen, 24);
+  EXPECT_EQ(not_empty, 0);
+  EXPECT_EQ(cwds.size(), 24u);
+  EXPECT_EQ(tmpdirs.size(), 24u);
+  EXPECT_EQ(inputs.size(), 24u);
+  // Three folders a run, two slots: at most six made by mkdir in the first round, plus one for
+  // each TMPDIR a run left a file in; every other one was a folder handed on.
+  EXPECT_EQ(folders->made() + folders->reused(), 72u);
+  EXPECT_LE(folders->made(), 6u + 8u);
+  EXPECT_GE(folders->reused(), 72u - 14u);
 }

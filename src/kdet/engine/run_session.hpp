@@ -19,6 +19,7 @@
 #include "kdet/engine/runner.hpp"
 #include "kdet/engine/variants.hpp"
 #include "kdet/perturb/factors.hpp"
+#include "kdet/util/folder_stock.hpp"
 #include "kdet/util/tempdir.hpp"
 
 #include <map>
@@ -36,6 +37,7 @@ class RunSession {
 public:
   // `plan` and `executor` must outlive the session.
   RunSession(const RunPlan& plan, ProgressFn progress, Executor& executor);
+  ~RunSession();
   RunSession(const RunSession&) = delete;
   RunSession& operator=(const RunSession&) = delete;
 
@@ -142,6 +144,7 @@ private:
   void on_started(Slot& slot, const ExecutorEvent& ev);
   void on_reply(Slot& slot, const ExecutorEvent& ev);
   void end_run(Slot& slot);
+  void release_folders(const perturb::RunPerturbation& pert);
   void pump();
   void close_slot(Slot& slot);
   uint64_t take_run(Slot& slot);
@@ -159,8 +162,11 @@ private:
   const Clock::time_point m_t_start;
   const std::string m_input;
   const TempDir m_session;
+  // Where each run's own folders come from (RunPlan::folders, else the session's own).
+  const std::shared_ptr<FolderStock> m_folders;
   // Large artifacts of the variants are kept here, beside the session folder (same file
-  // system, so they move by rename); it goes when the last artifact in it is dropped.
+  // system, so they move by rename); made for the first one, it goes when the last artifact in
+  // it is dropped.
   std::shared_ptr<const TempFolder> m_kept_files;
   uint64_t m_kept_serial = 0;
   const bool m_is_exec;

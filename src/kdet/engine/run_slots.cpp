@@ -287,13 +287,12 @@ void RunSession::worker_ready(Slot& slot) {
     return end_run(slot);
   }
   for (const auto& d : c.pert.make_dirs)
-    make_dirs(d);
+    m_folders->make(d);
   if (c.pert.copy_input) write_file_atomic(c.pert.input_path, m_input);
   if (std::string why = perturb::place_file_times(c.pert.file_times); !why.empty()) {
     c.result.status = backend::Status::infra_error;
     c.result.detail = "mtime: " + why;
-    for (const auto& d : c.pert.make_dirs)
-      remove_tree(d);
+    release_folders(c.pert);
     if (c.fresh) m_ex.quit(std::exchange(worker, 0));
     return end_run(slot);
   }
@@ -358,8 +357,7 @@ void RunSession::on_reply(Slot& slot, const ExecutorEvent& ev) {
         "garbled reply from the worker (an artifact file it named is not where kdet put it)";
   }
   backend::classify_empty_output(c.result);
-  for (const auto& d : c.pert.make_dirs)
-    remove_tree(d);
+  release_folders(c.pert);
   const auto& m = ev.reply.message;
   c.rec.compile_seconds = static_cast<double>(m.compile_ns) * 1e-9;
   c.rec.churn_seconds = static_cast<double>(m.churn_ns) * 1e-9;
@@ -368,6 +366,17 @@ void RunSession::on_reply(Slot& slot, const ExecutorEvent& ev) {
   // Its exit (unmapping the compiler and its heap) goes on while the next run starts.
   if (c.fresh && slot.own != 0) m_ex.quit(std::exchange(slot.own, 0));
   end_run(slot);
+}
+
+// The run's own folders go back to the stock, without the files kdet put in them (the input's
+// copy, the mtime copies), so that the next run can take them; what the compiler left in one
+// keeps it from being taken (FolderStock::make removes it then).
+void RunSession::release_folders(const perturb::RunPerturbation& pert) {
+  if (pert.copy_input) ::unlink(pert.input_path.c_str());
+  for (const auto& f : pert.file_times)
+    if (!f.copy.empty()) ::unlink(f.copy.c_str());
+  for (const auto& d : pert.make_dirs)
+    m_folders->give_back(d);
 }
 
 // Records the slot's run; pump() then gives the slot its next one.

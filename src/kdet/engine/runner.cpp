@@ -27,6 +27,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <thread>
 #include <unistd.h>
 
 namespace kdet::engine {
@@ -49,12 +50,17 @@ std::vector<std::string> session_env(const std::vector<std::string>& overrides) 
 RunSession::RunSession(const RunPlan& plan, ProgressFn progress, Executor& executor)
     : m_plan(plan), m_progress(std::move(progress)), m_ex(executor), m_t_start(executor.now()),
       m_input(read_file(plan.input_path)), m_session("run"),
-      m_kept_files(std::make_shared<const TempFolder>("artifacts")),
+      m_folders(plan.folders ? plan.folders : std::make_shared<FolderStock>()),
       m_is_exec(plan.backend.kind == backend::Kind::exec), m_mode(plan.setting.process),
       m_next(plan.first_index) {
   m_out.plan = plan;
   m_out.started_at = iso_now();
   m_out.records.resize(plan.runs);
+}
+
+// The spares in the session folder outlive it in a shared stock's park.
+RunSession::~RunSession() {
+  m_folders->leave(m_session.path());
 }
 
 void RunSession::begin() {
@@ -168,6 +174,7 @@ void RunSession::prepare_launch() {
   perturb::find_preload_libraries(m_ctx);
   perturb::check_available(m_plan.setting, m_ctx);
   m_ctx.usable_cpus = perturb::affinity_cpus();
+  m_ctx.hardware_threads = std::thread::hardware_concurrency();
   if (m_plan.setting.hostname != perturb::Level::inherit)
     if (std::string why = backend::private_uts_unavailable(); !why.empty())
       throw Error::format("--hostname {}: {}",
@@ -259,6 +266,8 @@ void RunSession::record(RunRecord rec, backend::CompileResult result) {
       // Out of the slot's work folder before its next compile reuses the names.
       for (auto& a : result.artifacts) {
         try {
+          if (a.file && !m_kept_files)
+            m_kept_files = std::make_shared<const TempFolder>("artifacts");
           keep_artifact_file(a, m_kept_files, ++m_kept_serial);
         } catch (const std::exception& e) {
           // Cannot move it (should not happen: same folder tree): keep its bytes instead.

@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+namespace kdet {
+class FolderStock;
+} // namespace kdet
+
 namespace kdet::engine {
 
 // Default --max-output: 1 GiB.
@@ -78,6 +82,9 @@ struct RunPlan {
   // from here when one was started exactly so, and while its last compile runs a slot asks for
   // one for the next call (engine/worker_pool.hpp). Null: every call starts its own.
   std::shared_ptr<WorkerPool> pool;
+  // The folders each run gets of its own (cwd, TMPDIR, its input's folder) are taken from and
+  // given back to this stock, shared by a scan's rounds. Null: the call keeps its own.
+  std::shared_ptr<FolderStock> folders;
 };
 
 struct ArtifactInfo {

@@ -303,7 +303,8 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
   else if (s.umask == Level::vary)
     p.umask = static_cast<int>(k_umasks[pick(run_seed, 8) % std::size(k_umasks)]);
   if (s.threadvars != Level::inherit) {
-    unsigned hw = std::max(2u, std::thread::hardware_concurrency());
+    unsigned hw = std::max(2u, ctx.hardware_threads > 0 ? ctx.hardware_threads
+                                                        : std::thread::hardware_concurrency());
     for (size_t i = 0; i < thread_count_variables().size(); ++i) {
       unsigned n =
           s.threadvars == Level::fixed ? 1 : 1 + static_cast<unsigned>(pick(run_seed, 20 + i) % hw);

@@ -22,6 +22,8 @@ struct Context {
   std::vector<std::string> named_files;
   std::vector<std::string> named_in_cwd; // per named file: its relative name in base_cwd, or ""
   std::vector<int> usable_cpus;          // the driver's affinity mask (affinity_cpus), for cpus
+  // std::thread::hardware_concurrency(), asked once (it reads sysfs); 0: asked by each plan_run.
+  unsigned hardware_threads = 0;
 };
 
 // How every worker of the session is started.

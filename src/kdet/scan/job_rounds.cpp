@@ -72,6 +72,7 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
 engine::RunPlan JobScheduler::round_plan(const Job& job, uint64_t start, uint64_t size) {
   engine::RunPlan p = job_run_plan(m_m, job, m_m.compilers[job.compiler].setting, start, size, 2);
   p.pool = m_workers_ahead;
+  p.folders = m_folders;
   p.prestart = m_ahead;
   if (auto it = m_identities.find(job.compiler); it != m_identities.end()) p.identity = it->second;
   return p;

@@ -15,6 +15,7 @@
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/scan/scheduler.hpp"
 #include "kdet/scan/split_round.hpp"
+#include "kdet/util/folder_stock.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -136,6 +137,8 @@ private:
   // compiles beside them by as much as they save.
   bool m_ahead = false;
   std::shared_ptr<engine::WorkerPool> m_workers_ahead;
+  // Each run's own folders, handed on from round to round (RunPlan::folders).
+  std::shared_ptr<FolderStock> m_folders = std::make_shared<FolderStock>(true);
   std::unique_ptr<engine::Executor> m_own_executor; // when ScheduleOptions::executor is null
   engine::Executor& m_executor;
   engine::SessionLoop m_loop;

@@ -14,8 +14,6 @@
 #include <fstream>
 #include <mutex>
 #include <poll.h>
-#include <sys/personality.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -86,8 +84,6 @@ bool system_aslr_enabled() {
   return true;
 }
 
-using detail::child_fail;
-using detail::cloexec_from;
 using detail::k_stage_chdir;
 using detail::Prepared;
 
@@ -165,81 +161,31 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
   }
   int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
 
-  const pid_t parent = ::getpid();
+  const detail::ChildStart child{&options, &p, envp, err_pipe[1], devnull, ::getpid()};
+  // A child that only sets itself up and execs shares this process's memory until it does (no
+  // copy of kdet's page tables, the loop thread's largest cost per worker start); the PID
+  // namespace's relay and the guard live on without exec, so they are forked.
+  const bool share = detail::k_can_share_memory && !options.new_pid_namespace && !options.guard;
   pid_t pid;
+  int start_errno = 0;
   {
-    // Held across fork so kill_orphans() never takes the new child for an orphan.
+    // Held across the start so kill_orphans() never takes the new child for an orphan.
     std::lock_guard<std::mutex> lock(detail::children_mutex());
-    pid = ::fork();
+    pid = share ? detail::start_sharing_memory(child) : -1;
+    // A kernel or seccomp filter that refuses the clone gets a fork.
+    if (!share || (pid < 0 && errno != EAGAIN && errno != ENOMEM)) pid = ::fork();
+    start_errno = errno;
     if (pid > 0) detail::note_child(pid);
   }
+  if (pid == 0) detail::run_child(child); // forked
   if (pid < 0) {
-    status.code = errno;
-    status.error = fmt::format("fork: {}", std::strerror(errno));
+    status.code = start_errno;
+    status.error = fmt::format("fork: {}", std::strerror(start_errno));
     ::close(err_pipe[0]);
     ::close(err_pipe[1]);
     if (devnull >= 0) ::close(devnull);
     return -1;
   }
-  if (pid == 0) {
-    // Child: async-signal-safe calls only.
-    int ef = err_pipe[1];
-    if (options.death_signal > 0) {
-      ::prctl(PR_SET_PDEATHSIG, options.death_signal);
-      if (::getppid() != parent) ::_exit(127); // kdet died before the line above: follow it
-    }
-    if (options.new_process_group) ::setpgid(0, 0);
-    sigset_t all;
-    sigemptyset(&all);
-    ::sigprocmask(SIG_SETMASK, &all, nullptr);
-    for (int s = 1; s < NSIG; ++s) {
-      if (s == SIGKILL || s == SIGSTOP) continue;
-      ::signal(s, SIG_DFL);
-    }
-    // Move the error pipe, /dev/null and every source above all targets
-    // first, so no dup2 below can clobber one that is still needed.
-    ef = ::fcntl(ef, F_DUPFD_CLOEXEC, p.low);
-    if (ef < 0) child_fail(err_pipe[1], errno);
-    int null_fd = devnull >= 0 ? ::fcntl(devnull, F_DUPFD_CLOEXEC, p.low) : -1;
-    int report_fd = options.guard && options.guard_report_fd >= 0
-                        ? ::fcntl(options.guard_report_fd, F_DUPFD_CLOEXEC, p.low)
-                        : -1;
-    const size_t n = options.fds.size();
-    int* moved = const_cast<int*>(p.moved.data());
-    for (size_t i = 0; i < n; ++i) {
-      int src = options.fds[i].second < 0 ? null_fd : options.fds[i].second;
-      moved[i] = ::fcntl(src, F_DUPFD_CLOEXEC, p.low);
-      if (moved[i] < 0) child_fail(ef, errno);
-    }
-    for (size_t i = 0; i < n; ++i)
-      if (::dup2(moved[i], options.fds[i].first) < 0) child_fail(ef, errno);
-    for (int t = 0; t < 3; ++t)
-      if (!p.is_target[static_cast<size_t>(t)] && ::dup2(null_fd, t) < 0) child_fail(ef, errno);
-    // Close everything else: below `low`, whatever is not a target; from
-    // `low` up, all (close-on-exec, so the error pipe works until execve).
-    for (int fd = 3; fd < p.low; ++fd)
-      if (!p.is_target[static_cast<size_t>(fd)] &&
-          std::find(p.inherited.begin(), p.inherited.end(), fd) == p.inherited.end())
-        ::close(fd);
-    cloexec_from(p.low);
-    for (int fd : p.inherited) // the caller's, as the caller gave them to kdet
-      if (fd >= p.low) ::fcntl(fd, F_SETFD, 0);
-    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0)
-      child_fail(ef, errno, k_stage_chdir);
-    if (options.umask) ::umask(static_cast<mode_t>(*options.umask));
-    if (options.disable_aslr) {
-      int pers = ::personality(0xffffffff);
-      if (pers != -1) {
-        pers = *options.disable_aslr ? (pers | ADDR_NO_RANDOMIZE) : (pers & ~ADDR_NO_RANDOMIZE);
-        ::personality(static_cast<unsigned long>(pers));
-      }
-    }
-    if (options.new_pid_namespace) detail::run_in_pid_namespace(p, envp, ef);
-    if (options.guard) detail::run_guarded(p, envp, ef, parent, report_fd);
-    ::execve(p.program.c_str(), p.argv.data(), envp);
-    child_fail(ef, errno);
-  }
-
   ::close(err_pipe[1]);
   if (devnull >= 0) ::close(devnull);
   int msg[2] = {0, 0};

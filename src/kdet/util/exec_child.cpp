@@ -1,7 +1,8 @@
 //===- util/exec_child.cpp - the child side of spawn() -------------------------===//
 //
-// Async-signal-safe only: this code runs in a child forked from a process with
-// threads, before execve.
+// Async-signal-safe only: this code runs before execve in a child forked from a process with
+// threads, or in one that shares that process's memory (start_sharing_memory), where it must
+// also write nothing the parent reads but what it was handed for that (Prepared::moved).
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/util/exec_child.hpp"
@@ -14,10 +15,14 @@
 #include <cstring>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <memory>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -81,6 +86,96 @@ void close_all_but(int keep, int keep2) {
   close_span(0, a - 1);
   close_span(a + 1, b - 1);
   close_span(b + 1, 0xffffffffL);
+}
+
+[[noreturn]] void run_child(const ChildStart& c) {
+  const SpawnOptions& options = *c.options;
+  const Prepared& p = *c.prepared;
+  char** envp = c.envp;
+  int ef = c.err_fd;
+  if (options.death_signal > 0) {
+    ::prctl(PR_SET_PDEATHSIG, options.death_signal);
+    if (::getppid() != c.parent) ::_exit(127); // kdet died before the line above: follow it
+  }
+  if (options.new_process_group) ::setpgid(0, 0);
+  // Handlers first, then the mask: a child sharing kdet's memory starts with every signal
+  // blocked, so none of kdet's handlers ever runs in it.
+  for (int s = 1; s < NSIG; ++s) {
+    if (s == SIGKILL || s == SIGSTOP) continue;
+    ::signal(s, SIG_DFL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Move the error pipe, /dev/null and every source above all targets
+  // first, so no dup2 below can clobber one that is still needed.
+  ef = ::fcntl(ef, F_DUPFD_CLOEXEC, p.low);
+  if (ef < 0) child_fail(c.err_fd, errno);
+  int null_fd = c.devnull >= 0 ? ::fcntl(c.devnull, F_DUPFD_CLOEXEC, p.low) : -1;
+  int report_fd = options.guard && options.guard_report_fd >= 0
+                      ? ::fcntl(options.guard_report_fd, F_DUPFD_CLOEXEC, p.low)
+                      : -1;
+  const size_t n = options.fds.size();
+  int* moved = const_cast<int*>(p.moved.data());
+  for (size_t i = 0; i < n; ++i) {
+    int src = options.fds[i].second < 0 ? null_fd : options.fds[i].second;
+    moved[i] = ::fcntl(src, F_DUPFD_CLOEXEC, p.low);
+    if (moved[i] < 0) child_fail(ef, errno);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (::dup2(moved[i], options.fds[i].first) < 0) child_fail(ef, errno);
+  for (int t = 0; t < 3; ++t)
+    if (!p.is_target[static_cast<size_t>(t)] && ::dup2(null_fd, t) < 0) child_fail(ef, errno);
+  // Close everything else: below `low`, whatever is not a target; from
+  // `low` up, all (close-on-exec, so the error pipe works until execve).
+  for (int fd = 3; fd < p.low; ++fd)
+    if (!p.is_target[static_cast<size_t>(fd)] &&
+        std::find(p.inherited.begin(), p.inherited.end(), fd) == p.inherited.end())
+      ::close(fd);
+  cloexec_from(p.low);
+  for (int fd : p.inherited) // the caller's, as the caller gave them to kdet
+    if (fd >= p.low) ::fcntl(fd, F_SETFD, 0);
+  if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0)
+    child_fail(ef, errno, k_stage_chdir);
+  if (options.umask) ::umask(static_cast<mode_t>(*options.umask));
+  if (options.disable_aslr) {
+    int pers = ::personality(0xffffffff);
+    if (pers != -1) {
+      pers = *options.disable_aslr ? (pers | ADDR_NO_RANDOMIZE) : (pers & ~ADDR_NO_RANDOMIZE);
+      ::personality(static_cast<unsigned long>(pers));
+    }
+  }
+  if (options.new_pid_namespace) run_in_pid_namespace(p, envp, ef);
+  if (options.guard) run_guarded(p, envp, ef, c.parent, report_fd);
+  ::execve(p.program.c_str(), p.argv.data(), envp);
+  child_fail(ef, errno);
+}
+
+namespace {
+
+// The child's own stack: run_child's frames and cloexec_from's buffer take a few KiB.
+constexpr size_t k_child_stack = size_t{64} * 1024;
+
+int shared_child_main(void* arg) {
+  run_child(*static_cast<const ChildStart*>(arg));
+}
+
+} // namespace
+
+pid_t start_sharing_memory(const ChildStart& c) {
+  // Not zeroed: the child writes its frames itself. Freed only after the child exec'd or
+  // exited, which CLONE_VFORK waits for.
+  std::unique_ptr<char[]> stack(new char[k_child_stack]);
+  void* top = stack.get() + k_child_stack; // operator new[] aligns to 16, so does this end
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t pid = ::clone(shared_child_main, top, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      const_cast<ChildStart*>(&c));
+  const int e = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = e;
+  return pid;
 }
 
 // In the forked child: unshare the PID namespace and fork twice, so that the

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/util/exec.hpp"
+
 #include <csignal>
 #include <string>
 #include <sys/types.h>
@@ -28,6 +30,34 @@ struct Prepared {
   long linger_ms = 0;          // SpawnOptions::guard_linger
   std::string linger_marker;   // SpawnOptions::guard_linger_marker
 };
+
+// The child side of spawn(): what it was asked and what was prepared for it.
+struct ChildStart {
+  const SpawnOptions* options;
+  const Prepared* prepared;
+  char** envp;
+  int err_fd;  // the error pipe's write end
+  int devnull; // /dev/null open, or -1
+  pid_t parent;
+};
+
+// Whether this build may start a child that shares its memory until execve: not under a
+// sanitizer, whose instrumented code in the child would act on the parent's shadow state.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool k_can_share_memory = false;
+#else
+inline constexpr bool k_can_share_memory = true;
+#endif
+
+// Sets the child up as `c` says and execs the program (or hands over to the PID-namespace
+// relay or the guard); on failure sends errno to c.err_fd and exits 127. Async-signal-safe.
+[[noreturn]] void run_child(const ChildStart& c);
+
+// Starts run_child(c) in a child that shares this process's memory (clone with CLONE_VM and
+// CLONE_VFORK, on a stack of its own, every signal blocked until its handlers are reset): the
+// calling thread waits until the child has exec'd or exited. Only for children that exec.
+// Returns its pid, or -1 with errno.
+pid_t start_sharing_memory(const ChildStart& c);
 
 // What the child was doing when it failed, sent with errno.
 enum ChildStage : int { k_stage_exec = 0, k_stage_chdir = 1 };

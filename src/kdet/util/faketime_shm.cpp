@@ -55,6 +55,31 @@ long owner_pid(const std::string& name) {
   return std::stol(pid);
 }
 
+// The semaphore /NAME as sem_open(O_CREAT) makes it (a process-shared sem_t of value 1 in
+// /dev/shm/sem.NAME, glibc's place for it), without sem_open's temporary file, link and mapping:
+// unmapping a mapping in a process with threads flushes the TLB of every core that runs one of
+// them, and nothing opens this one before the launch it is for starts. Falls back to sem_open
+// where that file cannot be made.
+bool make_semaphore(const std::string& name) {
+  sem_t init;
+  if (::sem_init(&init, 1, 1) == 0) {
+    const std::string path = "/dev/shm/sem." + name;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      const bool written = ::pwrite(fd, &init, sizeof init, 0) == static_cast<ssize_t>(sizeof init);
+      ::close(fd);
+      if (written) return true;
+      ::unlink(path.c_str());
+      return false;
+    }
+    if (errno == EEXIST) return false;
+  }
+  sem_t* sem = ::sem_open(("/" + name).c_str(), O_CREAT | O_EXCL, 0600, 1);
+  if (sem == SEM_FAILED) return false;
+  ::sem_close(sem);
+  return true;
+}
+
 bool process_exists(long pid) {
   return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
 }
@@ -74,13 +99,11 @@ FaketimeShared::FaketimeShared() {
     ::close(fd);
     return;
   }
-  sem_t* sem = ::sem_open(slashed.c_str(), O_CREAT | O_EXCL, 0600, 1);
-  if (sem == SEM_FAILED) {
+  if (!make_semaphore(name)) {
     ::shm_unlink(slashed.c_str());
     ::close(fd);
     return;
   }
-  ::sem_close(sem);
   m_name = std::move(name);
   m_lock_fd = fd;
   m_env = fmt::format("FAKETIME_SHARED={} {}", slashed, slashed);
