@@ -49,7 +49,15 @@ grep -q "same results, B .* (±" "$T/self.txt" || fail "no verdict line"
 # The planted pair: B's results differ, reproducibly.
 expect_exit 1 "$KDET" impact "$G/gen_0001.a.ptx" "$G/gen_0001.b.ptx" --run \
   --recipe "$G/gen_0001.recipe.toml" --launches 50 --json "$T/planted.json"
-expect_output "results differ in [0-9,]+ of 196,608 floats"
+# Of every output float the recipe names (two outputs of 65,536): the comparison covers them all.
+outs=$(python3 - "$G/gen_0001.recipe.toml" <<'PY'
+import sys, tomllib
+r = tomllib.load(open(sys.argv[1], "rb"))
+outs = [a for a in r["arg"] if a.get("buffer") == "f32" and a.get("output", True)]
+print("{:,}".format(sum(a["elements"] for a in outs)))
+PY
+)
+expect_output "results differ in [0-9,]+ of $outs floats"
 expect_eq "planted reproducible" \
   "$(json_get "$T/planted.json" '["comparisons"][0]["run"]["reproducible"]')" True
 d=$(json_get "$T/planted.json" '["comparisons"][0]["run"]["results"]["differing"]')
