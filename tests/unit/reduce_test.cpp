@@ -109,13 +109,32 @@ TEST(Oracle, RunsFollowTheRate) {
   EXPECT_EQ(runs_for_rate(0), k_max_test_runs);
 }
 
+// A folder with a stand-in compiler file, and a plan of it with every factor but the process
+// fixed: what an oracle under a scripted executor needs.
+struct OracleFixture {
+  std::string dir = make_temp_dir("kdet-oracle-test");
+  std::string lib = dir + "/libfakecc.so";
+  OracleFixture() { write_file_atomic(lib, "a compiler\n"); }
+  ~OracleFixture() { remove_tree(dir); }
+  engine::RunPlan base() const {
+    engine::RunPlan p;
+    p.backend.kind = backend::Kind::nvvm;
+    p.backend.lib = lib;
+    p.setting.seed = 7;
+    p.setting.process = perturb::ProcessMode::same;
+    p.setting.heap = perturb::HeapMode::none;
+    p.setting.aslr = false;
+    p.setting.pid = perturb::Level::inherit;
+    p.prestart = false;
+    return p;
+  }
+};
+
 // The oracle is a planner: candidates tested at once share one executor. A scripted one (virtual
 // clock) answers by the candidate's text: "vary" gives two outputs in turn, "same" one, "break"
 // a compile error, "vary-crash" two outputs in turn and a crash at its sixth run.
 TEST(Oracle, TestsCandidatesAtOnceOnOneExecutor) {
-  std::string dir = make_temp_dir("kdet-oracle-test");
-  std::string lib = dir + "/libfakecc.so";
-  write_file_atomic(lib, "a compiler\n");
+  OracleFixture fx;
   using testing::FakeExecutor;
   FakeExecutor ex(
       [](const engine::CompileMessage& m, const engine::WorkerLaunch&, int) {
@@ -130,18 +149,8 @@ TEST(Oracle, TestsCandidatesAtOnceOnOneExecutor) {
         }
         return a;
       },
-      std::chrono::milliseconds(50), lib);
-  engine::RunPlan base;
-  base.backend.kind = backend::Kind::nvvm;
-  base.backend.lib = lib;
-  base.jobs = 1;
-  base.setting.seed = 7;
-  base.setting.process = perturb::ProcessMode::same;
-  base.setting.heap = perturb::HeapMode::none;
-  base.setting.aslr = false;
-  base.setting.pid = perturb::Level::inherit;
-  base.prestart = false;
-  Oracle oracle(base, dir, ".ll", false, &ex);
+      std::chrono::milliseconds(50), fx.lib);
+  Oracle oracle(fx.base(), fx.dir, ".ll", false, &ex);
   oracle.set_reference("ok", 0.5);
   auto t = oracle.interesting_all({"vary", "same", "break", "vary-crash"});
   ASSERT_EQ(t.size(), 4u);
@@ -164,16 +173,13 @@ TEST(Oracle, TestsCandidatesAtOnceOnOneExecutor) {
   EXPECT_GE(ex.most_busy(), 4);
   // Every candidate file is gone.
   size_t left = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
+  for (const auto& e : std::filesystem::directory_iterator(fx.dir))
     left += e.path().filename().string().rfind("cand-", 0) == 0;
   EXPECT_EQ(left, 0u);
-  remove_tree(dir);
 }
 
 TEST(Oracle, AnyVarianceTakesAFailureBesideAnOutputAndConfirmsNothing) {
-  std::string dir = make_temp_dir("kdet-oracle-test");
-  std::string lib = dir + "/libfakecc.so";
-  write_file_atomic(lib, "a compiler\n");
+  OracleFixture fx;
   using testing::FakeExecutor;
   FakeExecutor ex(
       [](const engine::CompileMessage& m, const engine::WorkerLaunch&, int) {
@@ -182,23 +188,14 @@ TEST(Oracle, AnyVarianceTakesAFailureBesideAnOutputAndConfirmsNothing) {
         if (m.request.input == "flaky" && m.run_index == 1) a.status = backend::Status::crashed;
         return a;
       },
-      std::chrono::milliseconds(50), lib);
-  engine::RunPlan base;
-  base.backend.kind = backend::Kind::nvvm;
-  base.backend.lib = lib;
-  base.setting.process = perturb::ProcessMode::same;
-  base.setting.heap = perturb::HeapMode::none;
-  base.setting.aslr = false;
-  base.setting.pid = perturb::Level::inherit;
-  base.prestart = false;
-  Oracle oracle(base, dir, ".ll", true, &ex);
+      std::chrono::milliseconds(50), fx.lib);
+  Oracle oracle(fx.base(), fx.dir, ".ll", true, &ex);
   oracle.set_reference("ok", 0.5);
   auto t = oracle.interesting_all({"flaky", "steady"});
   EXPECT_TRUE(t[0].interesting);
   EXPECT_FALSE(t[0].confirmed.has_value());
   EXPECT_FALSE(t[1].interesting);
   EXPECT_EQ(t[1].why, Rejection::stopped_varying);
-  remove_tree(dir);
 }
 
 TEST(Passes, FormatFromExtension) {
