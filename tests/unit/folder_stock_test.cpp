@@ -1,13 +1,16 @@
-// util/folder_stock: a folder given back is renamed to the next path asked for only while it is
-// the folder the stock made and holds nothing; anything else is removed and a new one made.
+// util/folder_stock: a folder given back is renamed to the next path asked for only while nothing
+// was done to it since the stock made it; anything else is removed and a new one made.
 #include "kdet/util/folder_stock.hpp"
 #include "kdet/util/fs.hpp"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 using namespace kdet;
@@ -94,16 +97,48 @@ TEST_F(FolderStockTest, AFolderLeftWithAnEmptyFolderInItIsNotReused) {
 
 // A file written and removed again moves the folder's time: it is then read to be sure, and
 // reused since it is empty.
-TEST_F(FolderStockTest, AFolderWrittenAndEmptiedAgainIsReused) {
+// A folder something was made in is not reused even when emptied again: a folder does not
+// shrink, and what else a compiler did to it cannot all be seen.
+TEST_F(FolderStockTest, AFolderWrittenAndEmptiedAgainIsNotReused) {
   FolderStock stock;
   stock.make(path("c1"));
-  const auto first = stat_of(path("c1"));
   write_file_atomic(path("c1/f"), "x");
   ASSERT_EQ(::unlink(path("c1/f").c_str()), 0);
   stock.give_back(path("c1"));
   stock.make(path("c2"));
-  EXPECT_EQ(stat_of(path("c2")).st_ino, first.st_ino);
-  EXPECT_EQ(stock.reused(), 1u);
+  EXPECT_EQ(stock.reused(), 0u);
+  EXPECT_EQ(stock.made(), 2u);
+  EXPECT_TRUE(empty_dir(path("c2")));
+  EXPECT_FALSE(exists(path("c1")));
+}
+
+// A compiler that hides a file by setting its folder's times back is seen by the change time,
+// which no program can set.
+TEST_F(FolderStockTest, AFileHiddenBySettingTheFoldersTimesBackIsNotCarriedOn) {
+  FolderStock stock;
+  stock.make(path("c1"));
+  const auto first = stat_of(path("c1"));
+  write_file_atomic(path("c1/leak"), "x");
+  const timespec times[2] = {first.st_atim, first.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path("c1").c_str(), times, 0), 0);
+  ASSERT_EQ(stat_of(path("c1")).st_mtim.tv_nsec, first.st_mtim.tv_nsec);
+  stock.give_back(path("c1"));
+  stock.make(path("c2"));
+  EXPECT_EQ(stock.reused(), 0u);
+  EXPECT_TRUE(empty_dir(path("c2")));
+}
+
+// Extended attributes (and so default ACLs) on the folder itself go with it.
+TEST_F(FolderStockTest, AnExtendedAttributeOnTheFolderIsNotCarriedOn) {
+  FolderStock stock;
+  stock.make(path("c1"));
+  if (::setxattr(path("c1").c_str(), "user.kdet", "1", 1, 0) != 0)
+    GTEST_SKIP() << "this file system takes no user extended attributes: " << std::strerror(errno);
+  stock.give_back(path("c1"));
+  stock.make(path("c2"));
+  EXPECT_EQ(stock.reused(), 0u);
+  char buf[8];
+  EXPECT_LT(::getxattr(path("c2").c_str(), "user.kdet", buf, sizeof buf), 0);
 }
 
 TEST_F(FolderStockTest, AFolderWhoseModeChangedIsNotReused) {
@@ -206,4 +241,18 @@ TEST_F(FolderStockTest, KeepsAtMostItsBoundOfSpares) {
   EXPECT_EQ(stock.spares(), FolderStock::k_max_spares);
   for (size_t i = FolderStock::k_max_spares; i < n; ++i)
     EXPECT_FALSE(exists(path("f" + std::to_string(i))));
+}
+
+// A compiler that puts a link in its input folder's place: kdet's removal of its input copy must
+// not reach the file of that name where the link points.
+TEST_F(FolderStockTest, UnlinkInFolderNeverGoesThroughALinkInTheFoldersPlace) {
+  ASSERT_EQ(::mkdir(path("victim").c_str(), 0755), 0);
+  write_file_atomic(path("victim/in.ll"), "precious");
+  ASSERT_EQ(::symlink(path("victim").c_str(), path("p1").c_str()), 0);
+  unlink_in_folder(path("p1/in.ll"));
+  EXPECT_TRUE(exists(path("victim/in.ll")));
+  ASSERT_EQ(::mkdir(path("p2").c_str(), 0755), 0);
+  write_file_atomic(path("p2/in.ll"), "kdet's copy");
+  unlink_in_folder(path("p2/in.ll"));
+  EXPECT_FALSE(exists(path("p2/in.ll")));
 }

@@ -213,6 +213,7 @@ int kdet_main(int argc, char** argv) {
   // double fork) are handed to kdet rather than to init, and ended before it
   // exits; what a killed kdet left in TMPDIR and /dev/shm goes now.
   note_inherited_fds(); // before kdet opens anything: the caller's, for capture and exec
+  raise_open_file_limit();
   become_subreaper();
   sweep_stale_temp_dirs();
   sweep_stale_faketime_objects();

@@ -16,7 +16,6 @@
 #include "kdet/util/hash.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 
@@ -69,7 +68,7 @@ std::string file_list(const std::vector<std::string>& files) {
 std::vector<std::string> plan_named_files(const RunPlan& base) {
   try {
     return perturb::named_files(read_file(base.input_path), base.input_path, base.options,
-                                std::filesystem::current_path().string());
+                                current_folder());
   } catch (const std::exception&) {
     return {};
   }

@@ -372,9 +372,10 @@ void RunSession::on_reply(Slot& slot, const ExecutorEvent& ev) {
 // copy, the mtime copies), so that the next run can take them; what the compiler left in one
 // keeps it from being taken (FolderStock::make removes it then).
 void RunSession::release_folders(const perturb::RunPerturbation& pert) {
-  if (pert.copy_input) ::unlink(pert.input_path.c_str());
+  // Never through a link: a compiler may have put one in its folder's place.
+  if (pert.copy_input) unlink_in_folder(pert.input_path);
   for (const auto& f : pert.file_times)
-    if (!f.copy.empty()) ::unlink(f.copy.c_str());
+    if (!f.copy.empty()) unlink_in_folder(f.copy);
   for (const auto& d : pert.make_dirs)
     m_folders->give_back(d);
 }

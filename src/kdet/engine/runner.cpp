@@ -20,7 +20,6 @@
 #include "kdet/util/tempdir.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <memory>
@@ -169,7 +168,7 @@ double RunSession::since_start(Clock::time_point t) const {
 void RunSession::prepare_launch() {
   m_ctx.session_dir = m_session.path();
   m_ctx.input_path = m_plan.input_path;
-  m_ctx.base_cwd = std::filesystem::current_path().string();
+  m_ctx.base_cwd = current_folder();
   m_ctx.exec_backend = m_is_exec;
   perturb::find_preload_libraries(m_ctx);
   perturb::check_available(m_plan.setting, m_ctx);

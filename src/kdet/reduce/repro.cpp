@@ -11,7 +11,6 @@
 #include "kdet/util/hash.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <fmt/format.h>
 #include <set>
 #include <sys/stat.h>
@@ -58,8 +57,8 @@ struct NamedCopies {
 NamedCopies copy_named_files(const std::string& text, const engine::RunPlan& plan,
                              const std::string& files) {
   NamedCopies c{{}, {}, text};
-  std::vector<std::string> named = perturb::named_files(
-      text, plan.input_path, plan.options, std::filesystem::current_path().string(), 64);
+  std::vector<std::string> named =
+      perturb::named_files(text, plan.input_path, plan.options, current_folder(), 64);
   if (access(files.c_str(), F_OK) == 0) remove_tree(files);
   if (named.empty()) return c;
   make_dirs(files);

@@ -13,7 +13,9 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -75,6 +77,30 @@ std::string find_program(const std::string& name) {
     start = end + 1;
   }
   return {};
+}
+
+namespace {
+
+// The limit on open files kdet started with, once raise_open_file_limit() raised it.
+std::optional<rlimit>& started_open_files() {
+  static std::optional<rlimit> limit;
+  return limit;
+}
+
+const rlimit* start_open_files() {
+  const auto& l = started_open_files();
+  return l ? &*l : nullptr;
+}
+
+} // namespace
+
+void raise_open_file_limit() {
+  rlimit now{};
+  if (started_open_files() || ::getrlimit(RLIMIT_NOFILE, &now) != 0 || now.rlim_cur >= now.rlim_max)
+    return;
+  rlimit raised = now;
+  raised.rlim_cur = now.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) started_open_files() = now;
 }
 
 bool system_aslr_enabled() {
@@ -161,7 +187,8 @@ pid_t spawn(const SpawnOptions& options, ExitStatus& status) {
   }
   int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
 
-  const detail::ChildStart child{&options, &p, envp, err_pipe[1], devnull, ::getpid()};
+  const detail::ChildStart child{&options,          &p, envp, err_pipe[1], devnull, ::getpid(),
+                                 start_open_files()};
   // A child that only sets itself up and execs shares this process's memory until it does (no
   // copy of kdet's page tables, the loop thread's largest cost per worker start); the PID
   // namespace's relay and the guard live on without exec, so they are forked.

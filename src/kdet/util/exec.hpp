@@ -65,6 +65,11 @@ struct SpawnOptions {
 // Records the descriptors this process was started with (3 and up, not close-on-exec), for
 // SpawnOptions::inherit_fds. Called once, first thing in kdet's main.
 void note_inherited_fds();
+// Raises this process's soft limit on open files to its hard limit: kdet holds the pipes, pidfds
+// and logs of many workers at once, and running short would make runs fail that the compiler
+// never saw. Every child spawn() starts gets the limit kdet started with back, so a compiler
+// sees the caller's. Once, at kdet's start (not in a worker, whose compiler shares its process).
+void raise_open_file_limit();
 
 // How long a child may take to end after SIGTERM before it and its process
 // group get SIGKILL.

@@ -138,6 +138,7 @@ void close_all_but(int keep, int keep2) {
   if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0)
     child_fail(ef, errno, k_stage_chdir);
   if (options.umask) ::umask(static_cast<mode_t>(*options.umask));
+  if (c.open_files) ::setrlimit(RLIMIT_NOFILE, c.open_files);
   if (options.disable_aslr) {
     int pers = ::personality(0xffffffff);
     if (pers != -1) {

@@ -11,6 +11,7 @@
 
 #include <csignal>
 #include <string>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <vector>
 
@@ -39,6 +40,7 @@ struct ChildStart {
   int err_fd;  // the error pipe's write end
   int devnull; // /dev/null open, or -1
   pid_t parent;
+  const rlimit* open_files; // the limit on open files to give back before exec, or null
 };
 
 // Whether this build may start a child that shares its memory until execve: not under a

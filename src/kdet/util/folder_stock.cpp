@@ -19,22 +19,6 @@ namespace kdet {
 
 namespace {
 
-// Whether the folder open at `fd` holds nothing but "." and "..".
-bool empty_folder(int fd) {
-  alignas(8) char buf[1024];
-  long got = 0;
-  while ((got = ::syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-    for (long off = 0; off < got;) {
-      unsigned short reclen = 0;
-      std::memcpy(&reclen, buf + off + 16, sizeof reclen); // linux_dirent64.d_reclen
-      const char* name = buf + off + 19;                   // linux_dirent64.d_name
-      off += reclen;
-      if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) return false;
-    }
-  }
-  return got == 0;
-}
-
 bool under(const std::string& path, const std::string& dir) {
   return path.size() > dir.size() + 1 && path.compare(0, dir.size(), dir) == 0 &&
          path[dir.size()] == '/';
@@ -60,32 +44,50 @@ timespec FolderStock::stamp_now() {
   return t;
 }
 
-// The spare is renamed to `path` only when it is the folder this stock made (not a link, not
-// replaced, not chmod'ed or chown'ed) and nothing was left in it; its times then become a new
-// folder's. Never over an existing `path`: that stays mkdir's error to report.
-bool FolderStock::reuse(Folder& spare, const std::string& path) const {
+bool FolderStock::note(Folder& f, const std::string& path) {
+  const timespec now = stamp_now();
+  const timespec times[2] = {now, now};
   struct stat st {};
-  if (::fstatat(AT_FDCWD, spare.path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-      !S_ISDIR(st.st_mode) || st.st_dev != spare.dev || st.st_ino != spare.ino ||
-      (st.st_mode & 07777) != spare.mode || st.st_uid != spare.uid || st.st_gid != spare.gid ||
-      st.st_nlink != 2)
+  if (::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0 ||
+      ::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return false;
-  const bool untouched = spare.exact_times && st.st_mtim.tv_sec == spare.mtime.tv_sec &&
-                         st.st_mtim.tv_nsec == spare.mtime.tv_nsec;
-  if (!untouched) { // written into since: empty again?
-    const int fd = ::open(spare.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return false;
-    struct stat again {};
-    const bool empty = ::fstat(fd, &again) == 0 && again.st_ino == spare.ino && empty_folder(fd);
-    ::close(fd);
-    if (!empty) return false;
-  }
-  if (::renameat2(AT_FDCWD, spare.path.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0)
-    return false;
-  spare.mtime = stamp_now();
-  const timespec times[2] = {spare.mtime, spare.mtime};
-  if (::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) spare.mtime = {};
+  f.path = path;
+  f.dev = static_cast<uint64_t>(st.st_dev);
+  f.ino = static_cast<uint64_t>(st.st_ino);
+  f.mode = static_cast<unsigned>(st.st_mode & 07777);
+  f.uid = st.st_uid;
+  f.gid = st.st_gid;
+  f.mtime = st.st_mtim;
+  f.ctime = st.st_ctim;
+  f.size = static_cast<int64_t>(st.st_size);
+  f.exact_times = st.st_mtim.tv_sec == now.tv_sec && st.st_mtim.tv_nsec == now.tv_nsec;
   return true;
+}
+
+// Whether nothing was done to the folder since the stock noted it (see the header).
+bool FolderStock::untouched(const Folder& f) {
+  struct stat st {};
+  auto same = [](const timespec& a, const timespec& b) {
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+  };
+  return f.exact_times && ::fstatat(AT_FDCWD, f.path.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+         S_ISDIR(st.st_mode) && st.st_dev == f.dev && st.st_ino == f.ino &&
+         (st.st_mode & 07777) == f.mode && st.st_uid == f.uid && st.st_gid == f.gid &&
+         st.st_nlink == 2 && st.st_size == f.size && same(st.st_mtim, f.mtime) &&
+         same(st.st_ctim, f.ctime);
+}
+
+// Moves an untouched folder to `path` (never over an existing one: that stays mkdir's error to
+// report) and notes it there; false, and the folder removed, when it was touched or changed on
+// the way. The rename moves its change time: noting it again keeps that out of the next check.
+bool FolderStock::move_untouched(Folder& f, const std::string& path) {
+  if (!untouched(f)) return false;
+  if (::renameat2(AT_FDCWD, f.path.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0)
+    return false;
+  const uint64_t ino = f.ino;
+  if (note(f, path) && f.ino == ino) return true;
+  remove_tree(path); // moved, but not as it was
+  return false;
 }
 
 void FolderStock::make(const std::string& path) {
@@ -93,27 +95,18 @@ void FolderStock::make(const std::string& path) {
   while (!m_spares.empty()) {
     Folder f = std::move(m_spares.back());
     m_spares.pop_back();
-    if (reuse(f, path)) {
-      f.path = path;
+    if (move_untouched(f, path)) {
       m_out.push_back(std::move(f));
       ++m_reused;
       return;
     }
-    remove_tree(f.path); // touched since it was given back: made anew below
+    remove_tree(f.path); // touched since it was handed out: removed, and made anew below
   }
   if (::mkdir(path.c_str(), 0777) != 0) make_dirs(path); // parents, or the error naming it
   ++m_made;
   // Its times as a reused folder's are (reuse), so that every run's folder looks alike.
-  const timespec now = stamp_now();
-  const timespec times[2] = {now, now};
-  struct stat st {};
-  if (::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0 ||
-      ::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return; // not kept: give_back removes it
-  const bool exact = st.st_mtim.tv_sec == now.tv_sec && st.st_mtim.tv_nsec == now.tv_nsec;
-  m_out.push_back({path, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
-                   static_cast<unsigned>(st.st_mode & 07777), st.st_uid, st.st_gid, st.st_mtim,
-                   exact});
+  Folder f;
+  if (note(f, path)) m_out.push_back(std::move(f)); // else not kept: give_back removes it
 }
 
 void FolderStock::give_back(const std::string& path) noexcept {
@@ -140,11 +133,7 @@ void FolderStock::leave(const std::string& dir) noexcept {
     if (!under(f.path, dir)) return false;
     if (!m_park) return true;
     try {
-      std::string to = fmt::format("{}/f{}", m_park->path(), ++m_parked);
-      if (::renameat2(AT_FDCWD, f.path.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0)
-        return true;
-      f.path = std::move(to);
-      return false;
+      return !move_untouched(f, fmt::format("{}/f{}", m_park->path(), ++m_parked));
     } catch (const std::exception&) {
       return true;
     }

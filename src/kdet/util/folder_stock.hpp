@@ -4,10 +4,13 @@
 // folder of its input's name) and leaves them after one compile. Making a folder and removing
 // it cost a new inode and a freed block each (tens of microseconds on ext4, in the one thread
 // that drives every run); moving an empty folder to its new name costs one rename. A stock
-// keeps the folders given back, and make() renames one to the path asked for, after checking
-// that it is still the folder it made (same inode, owner and mode), empty, and no link; with
-// its times set to now, it is then what mkdir would have made there. A folder that fails a
-// check is removed and a new one made.
+// keeps the folders given back, and make() renames one to the path asked for, only when nothing
+// was done to it since it was handed out: the same inode, owner, mode, size and link count, and
+// the modification and change times kdet left it with. A folder's change time moves with every
+// entry made or removed in it and every change to the folder itself (its times, mode, extended
+// attributes and ACLs, attribute flags), and no program can set it back; so a reused folder is
+// empty and carries nothing a compiler left, and with its times set to now it is what mkdir
+// would have made there. A folder touched in any way is removed and a new one made.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -54,10 +57,16 @@ private:
     uint64_t dev = 0, ino = 0;
     unsigned mode = 0, uid = 0, gid = 0;
     timespec mtime{};         // as this stock set it (stamp_now)
+    timespec ctime{};         // its change time once the stock was done with it
+    int64_t size = 0;         // its size then (a folder does not shrink when emptied)
     bool exact_times = false; // its file system kept that time to the nanosecond
   };
   static timespec stamp_now();
-  bool reuse(Folder& spare, const std::string& path) const;
+  static bool untouched(const Folder& f);
+  static bool move_untouched(Folder& f, const std::string& path);
+  // Sets the folder at `path` to the stock's times and notes what it is now; false when it is
+  // not a folder the stock can keep.
+  static bool note(Folder& f, const std::string& path);
 
   mutable std::mutex m_mutex;
   std::vector<Folder> m_spares; // given back, in order (the last one is taken first)

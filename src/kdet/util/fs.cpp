@@ -251,6 +251,26 @@ void remove_tree(const std::string& path) noexcept {
   std::filesystem::remove_all(path, ec);
 }
 
+std::string current_folder() {
+  std::error_code ec;
+  auto p = std::filesystem::current_path(ec);
+  if (ec)
+    throw Error::format("the current folder cannot be read ({}); it may have been removed since "
+                        "the shell entered it: cd to a folder that exists and run kdet again",
+                        ec.message());
+  return p.string();
+}
+
+void unlink_in_folder(const std::string& path) noexcept {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos || slash + 1 == path.size()) return;
+  const std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  ::unlinkat(fd, path.c_str() + slash + 1, 0);
+  ::close(fd);
+}
+
 std::string self_exe() {
   static const std::string path = [] {
     std::error_code ec;

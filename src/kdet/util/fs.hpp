@@ -63,6 +63,13 @@ std::optional<FileStamp> file_stamp(const std::string& path);
 
 // rm -rf, best effort (never throws).
 void remove_tree(const std::string& path) noexcept;
+// Removes the file `path` from its folder, never through a link: when the folder's own name is a
+// link now (a compiler replaced its folder), nothing is removed. Best effort.
+void unlink_in_folder(const std::string& path) noexcept;
+
+// The current working folder; throws Error (exit 2) when it no longer exists (removed after the
+// shell entered it) or cannot be read.
+std::string current_folder();
 
 // Path of the running kdet executable (/proc/self/exe resolved once; " (deleted)" follows it
 // when the file has been replaced since kdet started).
