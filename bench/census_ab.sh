@@ -77,6 +77,18 @@ sys.exit(p.returncode)' self.cpu "$bin" scan census.toml --db s.db --shard "$sha
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(len(d["jobs"]), sum(j.get("runs", 0) for j in d["jobs"]))' "$T/s.json")
+    # Like with like: both sides must have run the same setting. A kdet without its
+    # libkdet_chaos.so beside it varies the heap by churn instead of chaos, and its runs cost
+    # other CPU (a copy of the binary alone, without the library, did exactly that).
+    defaults=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["meta"].get("defaults", ""))' "$T/s.json")
+    if [[ -z ${first_defaults:-} ]]; then
+      first_defaults=$defaults
+    elif [[ $defaults != "$first_defaults" ]]; then
+      echo "census_ab: $side ran another setting than the first scan; not comparable:" >&2
+      echo "  first: $first_defaults" >&2
+      echo "  $side: $defaults" >&2
+      exit 1
+    fi
     wall=$(python3 -c "print(f'{$end - $start:.2f}')")
     rate=$(python3 -c "print(f'{$nruns / ($end - $start):.1f}')")
     rates[$side]+="$rate "
