@@ -135,6 +135,30 @@ for ((i = 1; i <= tries; i++)); do
   fi
 done
 
+# SIGKILL while kdet asks the compiler's --version (before any worker): a compiler that starts
+# a setsid'd child as it answers must not leave it behind (the probe runs under a guard).
+printf '#!/bin/sh\nsetsid sleep 1000 &\n[ "$1" = --version ] && { sleep 2; echo slowv 1.0; exit 0; }\necho x >"$2"\n' \
+  >"$T/slowversion"
+chmod +x "$T/slowversion"
+for ((k = 1; k <= 3; k++)); do
+  "$KDET" run "$IN" --backend exec --cmd "$T/slowversion {input} {output}" -n 4 --unnamed natural \
+    -q >"$T/out.v$k" 2>&1 &
+  kpid=$!
+  sleep 0.5
+  kill -KILL "$kpid" 2>/dev/null || true
+  { wait "$kpid"; } 2>/dev/null || true
+  for ((w = 0; w < 30; w++)); do
+    mapfile -t left < <(test_pids)
+    ((${#left[@]} == 0)) && break
+    sleep 0.1
+  done
+  if ((${#left[@]} > 0)); then
+    echo "LEFT: SIGKILL during the --version probe, try $k: ${#left[@]} processes" >&2
+    leftovers=$((leftovers + ${#left[@]}))
+    kill -KILL "${left[@]}" 2>/dev/null || true
+  fi
+done
+
 # The next start sweeps what the killed ones left in TMPDIR.
 "$KDET" --version >/dev/null
 mapfile -t dirs < <(find "$TMPDIR" -mindepth 1 -maxdepth 1 -name 'kdet-*')

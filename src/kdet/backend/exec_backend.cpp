@@ -208,6 +208,9 @@ std::string exec_program_version(const std::string& program) {
   } catch (const Error&) {
     return asked[program] = "unknown (no folder to ask --version in)";
   }
+  // Under a guard, as the compiles are under their worker: what the program starts ends with it,
+  // and with kdet even when kdet is killed by SIGKILL while it asks.
+  v.guard = true;
   auto out = run_captured(v, std::chrono::seconds(3), 4096);
   std::string version = out.status.ok() ? version_line(out.out.empty() ? out.err : out.out) : "";
   if (version.empty()) version = "unknown (--version gave nothing)";
