@@ -97,6 +97,20 @@ sigint_default=(env --default-signal=INT)
   sigint_default=()
 }
 leftovers=0 hangs=0
+# After a try: waits up to 3 s for the test's processes to go; any still there are named (after
+# WHAT), counted in `leftovers` and killed.
+count_left() {
+  local left=() w p
+  for ((w = 0; w < 30; w++)); do
+    mapfile -t left < <(test_pids)
+    ((${#left[@]} == 0)) && return
+    sleep 0.1
+  done
+  echo "LEFT: $1: ${#left[@]} processes:" >&2
+  for p in "${left[@]}"; do echo "  $p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" >&2; done
+  leftovers=$((leftovers + ${#left[@]}))
+  kill -KILL "${left[@]}" 2>/dev/null || true
+}
 for ((i = 1; i <= tries; i++)); do
   mode=${modes[RANDOM % ${#modes[@]}]}
   [[ $pidns == 0 && $mode == *-pid ]] && mode=${mode%-pid}
@@ -121,18 +135,7 @@ for ((i = 1; i <= tries; i++)); do
     kill -KILL "$kpid" 2>/dev/null || true
   fi
   { wait "$kpid"; } 2>/dev/null || true
-  left=()
-  for ((w = 0; w < 30; w++)); do
-    mapfile -t left < <(test_pids)
-    ((${#left[@]} == 0)) && break
-    sleep 0.1
-  done
-  if ((${#left[@]} > 0)); then
-    echo "LEFT: try $i ($mode, $f, SIG$sig after ${delay}s): ${#left[@]} processes:" >&2
-    for p in "${left[@]}"; do echo "  $p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" >&2; done
-    leftovers=$((leftovers + ${#left[@]}))
-    kill -KILL "${left[@]}" 2>/dev/null || true
-  fi
+  count_left "try $i ($mode, $f, SIG$sig after ${delay}s)"
 done
 
 # SIGKILL while kdet asks the compiler's --version (before any worker): a compiler that starts
@@ -147,16 +150,7 @@ for ((k = 1; k <= 3; k++)); do
   sleep 0.5
   kill -KILL "$kpid" 2>/dev/null || true
   { wait "$kpid"; } 2>/dev/null || true
-  for ((w = 0; w < 30; w++)); do
-    mapfile -t left < <(test_pids)
-    ((${#left[@]} == 0)) && break
-    sleep 0.1
-  done
-  if ((${#left[@]} > 0)); then
-    echo "LEFT: SIGKILL during the --version probe, try $k: ${#left[@]} processes" >&2
-    leftovers=$((leftovers + ${#left[@]}))
-    kill -KILL "${left[@]}" 2>/dev/null || true
-  fi
+  count_left "SIGKILL during the --version probe, try $k"
 done
 
 # The next start sweeps what the killed ones left in TMPDIR.
