@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 
 using namespace kdet;
@@ -231,6 +232,38 @@ TEST_F(ScanStoreTest, OneWriterAtATimeAndReadersTakeNoLock) {
   }
   store::ScanDb reader(path, store::Access::read);
   EXPECT_EQ(reader.meta()["name"], "x");
+}
+
+// A free name with another database's WAL beside it is refused without creating a file there,
+// even for a moment: the scan that owns the WAL, renamed away, would see that file as one put in
+// its place and set its WAL aside.
+TEST_F(ScanStoreTest, AFreeNameWithAWalBesideItIsRefusedWithoutMakingAFile) {
+  std::string path = m_dir + "/a.db";
+  write_file_atomic(path + "-wal", "another database's pages");
+  int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, m_dir.c_str(), IN_CREATE), 0);
+  try {
+    store::ScanDb db(path);
+    FAIL() << "a new database opened beside another one's WAL";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("it is new, but " + path + "-wal is beside it"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.exit_code(), k_exit_usage);
+  }
+  alignas(inotify_event) char events[4096];
+  ssize_t n = ::read(watch, events, sizeof events);
+  std::vector<std::string> created;
+  for (ssize_t at = 0; at < n;) {
+    const auto* ev = reinterpret_cast<const inotify_event*>(events + at);
+    if (ev->len) created.emplace_back(ev->name);
+    at += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
+  }
+  ::close(watch);
+  EXPECT_TRUE(created.empty()) << "made and removed: " << created.front();
+  EXPECT_NE(::access(path.c_str(), F_OK), 0);
+  EXPECT_EQ(read_file(path + "-wal"), "another database's pages");
 }
 
 TEST_F(ScanStoreTest, UnsoundDatabasesAreRefusedNamingTheFile) {

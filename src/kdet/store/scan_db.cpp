@@ -231,6 +231,12 @@ void ScanDb::lock() {
   // itself (created here when new), held until the ScanDb closes, so every name of
   // it (a hardlink, a symlink, a bind mount, "./" spellings) meets the same lock.
   // SQLite's own locks are POSIX record locks, which flock leaves alone on Linux.
+  // A name that is free but has a sidecar beside it is refused before anything is made there:
+  // a file created and removed again would be seen, for that moment, by the scan that owns the
+  // sidecar as a file put in its place.
+  struct stat named {};
+  if (::lstat(m_path.c_str(), &named) != 0 && errno == ENOENT)
+    if (const char* suffix = foreign_sidecar()) throw foreign_sidecar_error(suffix);
   m_lock = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NONBLOCK, 0644);
   m_created = m_lock >= 0;
   if (m_lock < 0 && errno == EEXIST) // a name that exists, or a link (to a file yet to be made)
@@ -263,25 +269,36 @@ void ScanDb::lock() {
                       m_path, who, as);
 }
 
+const char* ScanDb::foreign_sidecar() const {
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+    struct stat side {};
+    if (::lstat((m_path + suffix).c_str(), &side) == 0) return suffix;
+  }
+  return nullptr;
+}
+
+Error ScanDb::foreign_sidecar_error(const char* suffix) const {
+  return Error::format(
+      "database {}: it is new, but {}{} is beside it, which belongs to another database (one "
+      "renamed or removed while a scan wrote it, or a crash): put that database back as {}, or "
+      "move {}-wal and {}-shm aside",
+      m_path, m_path, suffix, m_path, m_path, m_path);
+}
+
 void ScanDb::refuse_foreign_sidecars(const struct stat& st) {
   // SQLite finds a database's WAL and shared memory by name (PATH-wal, PATH-shm). Beside a
   // database file this open created, they belong to another one: one renamed or removed while
   // a scan wrote it, whose latest runs are in that WAL still. A new database must neither
   // replay them nor, failing, remove them. (An empty file that was there is a database killed
-  // before its first checkpoint, whose schema and runs are in its own WAL: it resumes.)
+  // before its first checkpoint, whose schema and runs are in its own WAL: it resumes.) lock()
+  // refuses a free name with a sidecar before creating; this catches one that came between.
   if (!m_created || st.st_size != 0) return;
-  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
-    struct stat side {};
-    if (::lstat((m_path + suffix).c_str(), &side) != 0) continue;
-    forget_created(false);
-    ::close(m_lock);
-    m_lock = -1;
-    throw Error::format(
-        "database {}: it is new, but {}{} is beside it, which belongs to another database (one "
-        "renamed or removed while a scan wrote it, or a crash): put that database back as {}, or "
-        "move {}-wal and {}-shm aside",
-        m_path, m_path, suffix, m_path, m_path, m_path);
-  }
+  const char* suffix = foreign_sidecar();
+  if (!suffix) return;
+  forget_created(false);
+  ::close(m_lock);
+  m_lock = -1;
+  throw foreign_sidecar_error(suffix);
 }
 
 bool ScanDb::still_named() const {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "kdet/store/scan_result.hpp"
+#include "kdet/util/error.hpp"
 
 #include <condition_variable>
 #include <cstdint>
@@ -114,6 +115,9 @@ private:
   // Throws (exit 2), leaving no file, when the database file this open created has another
   // database's -wal, -shm or -journal beside it; `st` is the locked file's status.
   void refuse_foreign_sidecars(const struct stat& st);
+  // The first of -wal, -shm, -journal beside the path, or null; and the error that names it.
+  const char* foreign_sidecar() const;
+  Error foreign_sidecar_error(const char* suffix) const;
   // True while the path still names the file this ScanDb locked (not renamed or removed).
   bool still_named() const;
   // Removes the database file when this open created it and could not make it whole, and
