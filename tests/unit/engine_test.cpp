@@ -72,6 +72,34 @@ TEST(Verdict, DeterministicNondeterministicFailed) {
   EXPECT_EQ(a.exit_code, 3);
 }
 
+// kdet's own errors (infra-error) are kept as a variant but are no outcome of the compiler: the
+// verdict, rate and bound are over the other runs, and the most common outcome is the
+// compiler's even when kdet's errors outnumber it.
+TEST(Verdict, KdetsOwnErrorsAreNoOutcome) {
+  auto a = assess(output_with({{30, backend::Status::ok}, {2, backend::Status::infra_error}}));
+  EXPECT_EQ(a.verdict, Verdict::deterministic);
+  EXPECT_EQ(a.runs, 30u);
+  EXPECT_EQ(a.kdet_errors, 2u);
+  EXPECT_EQ(a.outcomes, 1u);
+  EXPECT_EQ(a.differing, 0u);
+  EXPECT_DOUBLE_EQ(a.upper_bound, stats::upper_bound(0, 30, a.confidence));
+
+  a = assess(output_with({{6, backend::Status::infra_error},
+                          {3, backend::Status::ok},
+                          {1, backend::Status::crashed}}));
+  EXPECT_EQ(a.verdict, Verdict::nondeterministic);
+  EXPECT_EQ(a.runs, 4u);
+  EXPECT_EQ(a.outcomes, 2u);
+  EXPECT_EQ(a.differing, 1u);
+  EXPECT_DOUBLE_EQ(a.rate, 0.25);
+
+  a = assess(output_with({{4, backend::Status::infra_error}}));
+  EXPECT_EQ(a.verdict, Verdict::failed);
+  EXPECT_EQ(a.exit_code, 3);
+  EXPECT_EQ(a.runs, 0u);
+  EXPECT_EQ(a.differing, 0u);
+}
+
 // One enum for run, explain and scan: one spelling each, the JSON documents' own.
 TEST(Verdict, OneSpellingForRunExplainAndScan) {
   EXPECT_STREQ(to_string(Verdict::deterministic), "deterministic");

@@ -8,6 +8,7 @@
 #include "kdet/engine/run_session.hpp"
 #include "kdet/engine/runner.hpp"
 #include "kdet/engine/session_loop.hpp"
+#include "kdet/engine/verdict.hpp"
 #include "kdet/util/cores.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/folder_stock.hpp"
@@ -215,6 +216,27 @@ TEST_F(RunSessionTest, AWorkerThatCannotStartIsTheRunsFailureNotTheCalls) {
     EXPECT_EQ(r.status, backend::Status::infra_error);
     EXPECT_NE(r.detail.find("could not start a worker"), std::string::npos) << r.detail;
   }
+}
+
+// Runs that meet kdet's own error beside runs that compile are no second outcome: the session
+// does not stop at them, and the verdict is over the runs that reached the compiler.
+TEST_F(RunSessionTest, KdetsOwnErrorsBesideCompilesAreNoOutcomeOfTheCompiler) {
+  FakeExecutor ex = fake(always_a);
+  ex.fail_starts_after(4); // the probe and three fresh workers load; the rest fail to start
+  RunPlan p = plan(6, perturb::ProcessMode::fresh);
+  p.stop_at_outcomes = 2;
+  RunOutput out = execute(p, ex);
+  EXPECT_FALSE(out.stopped_early);
+  ASSERT_EQ(out.completed, 6u);
+  ASSERT_EQ(out.variants.size(), 2u);
+  Assessment a = assess(out);
+  EXPECT_EQ(a.verdict, Verdict::deterministic);
+  EXPECT_EQ(a.exit_code, k_exit_deterministic);
+  EXPECT_EQ(a.kdet_errors, 3u);
+  EXPECT_EQ(a.runs, 3u);
+  EXPECT_EQ(a.outcomes, 1u);
+  EXPECT_EQ(a.differing, 0u);
+  EXPECT_EQ(a.upper_bound, stats::upper_bound(0, 3, a.confidence));
 }
 
 TEST_F(RunSessionTest, ACompilerThatCannotLoadIsAnError) {

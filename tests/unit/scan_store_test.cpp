@@ -2,6 +2,7 @@
 // state, merge keeps the fuller copy, schema version check, compare labels.
 #include "kdet/report/scan_report.hpp"
 #include "kdet/scan/labels.hpp"
+#include "kdet/stats/stats.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -69,6 +70,25 @@ protected:
   void TearDown() override { remove_tree(m_dir); }
   std::string m_dir;
 };
+
+// A stored job reads kdet's own errors as engine::assess does: kept as a variant, counted by no
+// verdict or bound.
+TEST(ScanJobRow, KdetsOwnErrorsAreNoOutcome) {
+  store::JobRow j = job("j", "nvvm");
+  j.runs = 12;
+  j.ok_runs = 10;
+  j.variants = {{"a", 10, 0, "ok", "", {}, ""}, {"e", 2, 3, "infra-error", "", {}, ""}};
+  EXPECT_EQ(j.verdict(), engine::Verdict::deterministic);
+  EXPECT_EQ(j.outcomes(), 1u);
+  EXPECT_EQ(j.kdet_errors(), 2u);
+  EXPECT_EQ(j.differing(), 0u);
+  EXPECT_DOUBLE_EQ(j.upper_bound(), stats::upper_bound(0, 10));
+  j.variants.push_back({"b", 0, 11, "ok", "", {}, ""});
+  j.variants[0].count = 9;
+  j.variants[2].count = 1;
+  EXPECT_EQ(j.verdict(), engine::Verdict::nondeterministic);
+  EXPECT_EQ(j.differing(), 1u);
+}
 
 TEST_F(ScanStoreTest, RoundsRoundTripAndResumeState) {
   std::string path = m_dir + "/s.db";

@@ -5,6 +5,7 @@
 
 #include "kdet/diff/diff.hpp"
 #include "kdet/engine/runner.hpp"
+#include "kdet/engine/verdict.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -60,10 +61,14 @@ std::string describe(const std::vector<backend::Artifact>& reference,
 }
 
 void annotate_differences(RunOutput& out) {
-  if (out.variants.size() < 2) return;
-  const Variant& modal = out.variants.front();
-  for (size_t i = 1; i < out.variants.size(); ++i) {
-    Variant& v = out.variants[i];
+  // Against the most common outcome of the compiler: kdet's own errors are none (their detail
+  // says what went wrong) and are no reference for the others.
+  auto modal_it = std::find_if(out.variants.begin(), out.variants.end(),
+                               [](const Variant& v) { return !is_kdet_error(v.status); });
+  if (modal_it == out.variants.end()) return;
+  const Variant& modal = *modal_it;
+  for (Variant& v : out.variants) {
+    if (&v == &modal || is_kdet_error(v.status)) continue;
     if (v.status != modal.status) {
       v.difference = fmt::format("{} where the most common outcome is {}",
                                  backend::to_string(v.status), backend::to_string(modal.status));
@@ -90,13 +95,14 @@ const backend::Artifact* reach_artifact(const std::vector<backend::Artifact>& ar
 
 VariantReaches variant_reaches(const RunOutput& out, const diff::ReachOptions& options) {
   VariantReaches reaches;
-  if (out.variants.size() < 2 || out.variants.front().status != backend::Status::ok) return {};
-  const backend::Artifact* ref = reach_artifact(out.variants.front().artifacts);
+  auto modal = std::find_if(out.variants.begin(), out.variants.end(),
+                            [](const Variant& v) { return !is_kdet_error(v.status); });
+  if (modal == out.variants.end() || modal->status != backend::Status::ok) return {};
+  const backend::Artifact* ref = reach_artifact(modal->artifacts);
   if (!ref) return {};
   std::string ref_bytes = backend::artifact_bytes(*ref);
-  for (size_t i = 1; i < out.variants.size(); ++i) {
-    const Variant& v = out.variants[i];
-    if (v.status != backend::Status::ok) continue;
+  for (const Variant& v : out.variants) {
+    if (&v == &*modal || v.status != backend::Status::ok) continue;
     const backend::Artifact* a = reach_artifact(v.artifacts);
     if (!a) continue;
     reaches[v.id] = diff::variant_reach(ref_bytes, backend::artifact_bytes(*a), options);

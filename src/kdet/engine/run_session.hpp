@@ -191,6 +191,7 @@ private:
   int m_prestarted = 0;
   int m_added = 0; // slots added (add_slots) beyond RunPlan::jobs
   VariantFold<Variant> m_variants;
+  size_t m_outcomes = 0; // of m_variants, those that are no error of kdet's own (is_kdet_error)
   uint64_t m_completed = 0, m_succeeded = 0;
 };
 

@@ -8,6 +8,7 @@
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/run_session.hpp"
 #include "kdet/engine/session_loop.hpp"
+#include "kdet/engine/verdict.hpp"
 #include "kdet/engine/worker.hpp"
 #include "kdet/engine/worker_pool.hpp"
 #include "kdet/perturb/factors.hpp"
@@ -258,6 +259,7 @@ void RunSession::end_load(const HelloMessage& hello) {
 void RunSession::record(RunRecord rec, backend::CompileResult result) {
   const uint64_t idx = rec.index;
   auto [v, first] = m_variants.add(rec.variant, idx);
+  if (first && !is_kdet_error(result.status)) ++m_outcomes;
   if (first) {
     v.status = result.status;
     v.detail = result.detail;
@@ -285,7 +287,7 @@ void RunSession::record(RunRecord rec, backend::CompileResult result) {
   m_out.records[idx] = std::move(rec);
   if (m_plan.on_record) m_plan.on_record(m_out.records[idx]);
   ++m_completed;
-  if (m_plan.stop_at_outcomes > 0 && m_variants.size() >= m_plan.stop_at_outcomes) {
+  if (m_plan.stop_at_outcomes > 0 && m_outcomes >= m_plan.stop_at_outcomes) {
     // The serial order stops no later than the first run by which the runs recorded show that
     // many outcomes: no run after it is handed out. The slots go on with the runs before it
     // still in the queue (a `both` round's fresh runs may not all be handed out yet), so that
@@ -308,13 +310,16 @@ void RunSession::record(RunRecord rec, backend::CompileResult result) {
   if (m_progress) m_progress(m_completed, m_plan.runs, m_variants.size());
 }
 
-// The first run by which the runs recorded, in index order, show stop_at_outcomes outcomes.
+// The first run by which the runs recorded, in index order, show stop_at_outcomes outcomes (kdet's
+// own errors are none).
 uint64_t RunSession::serial_stop() const {
   std::set<std::string_view> seen;
-  for (uint64_t i = m_plan.first_index; i < m_out.records.size(); ++i)
-    if (m_out.records[i].done && seen.insert(m_out.records[i].variant).second &&
+  for (uint64_t i = m_plan.first_index; i < m_out.records.size(); ++i) {
+    const RunRecord& r = m_out.records[i];
+    if (r.done && !is_kdet_error(r.status) && seen.insert(r.variant).second &&
         seen.size() >= m_plan.stop_at_outcomes)
       return i;
+  }
   return m_queue_stop; // not reached: record() asks only once that many were seen
 }
 

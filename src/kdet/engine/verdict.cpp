@@ -2,6 +2,8 @@
 
 #include "kdet/util/error.hpp"
 
+#include <algorithm>
+
 namespace kdet::engine {
 
 const char* to_string(Verdict v) {
@@ -24,24 +26,41 @@ const char* to_string(Verdict v) {
   return "?";
 }
 
+bool is_kdet_error(backend::Status status) {
+  return status == backend::Status::infra_error;
+}
+
+size_t count_outcomes(const std::vector<Variant>& variants) {
+  return static_cast<size_t>(std::count_if(
+      variants.begin(), variants.end(), [](const Variant& v) { return !is_kdet_error(v.status); }));
+}
+
 Assessment assess(const RunOutput& out) {
   Assessment a;
-  a.runs = out.completed;
-  for (const auto& r : out.records)
-    if (r.done && r.status == backend::Status::ok) ++a.ok_runs;
-  if (a.runs == 0) {
+  for (const auto& r : out.records) {
+    if (!r.done) continue;
+    if (r.status == backend::Status::ok) ++a.ok_runs;
+    if (is_kdet_error(r.status)) ++a.kdet_errors;
+  }
+  if (out.completed == 0) {
     a.verdict = Verdict::no_runs;
     a.exit_code = out.interrupted ? k_exit_interrupted : k_exit_usage;
     return a;
   }
-  a.differing = a.runs - (out.variants.empty() ? 0 : out.variants.front().count);
-  a.rate = static_cast<double>(a.differing) / static_cast<double>(a.runs);
+  a.runs = out.completed - std::min(a.kdet_errors, out.completed);
+  uint64_t most_common = 0; // variants come most common first
+  for (const auto& v : out.variants) {
+    if (is_kdet_error(v.status)) continue;
+    if (a.outcomes++ == 0) most_common = v.count;
+  }
+  a.differing = a.runs - std::min(most_common, a.runs);
+  a.rate = a.runs ? static_cast<double>(a.differing) / static_cast<double>(a.runs) : 0;
   a.interval = stats::clopper_pearson(a.differing, a.runs, a.confidence);
   a.upper_bound = stats::upper_bound(a.differing, a.runs, a.confidence);
   if (a.ok_runs == 0) {
-    a.verdict = Verdict::failed;
+    a.verdict = Verdict::failed; // the compiler's failures, or kdet's own errors in every run
     a.exit_code = k_exit_compiler_failed;
-  } else if (out.variants.size() > 1) {
+  } else if (a.outcomes > 1) {
     // Different outcomes for the same input, including success vs failure.
     a.verdict = Verdict::nondeterministic;
     a.exit_code = k_exit_nondeterministic;

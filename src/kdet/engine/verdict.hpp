@@ -31,11 +31,22 @@ enum class Verdict {
 // "failed", "no-runs", "none", "explained", "inconclusive".
 const char* to_string(Verdict v);
 
-// The verdict with its numbers. "Differing" runs are those whose outcome is
-// not the most common one; the rate and its bounds are over completed runs.
+// A run that ended in an error of kdet's own (infra-error: a worker that could not start, a garbled
+// reply, a run's file kdet could not place or keep) is no outcome of the compiler. Such runs are
+// kept and shown with their variant, but no verdict counts them: a deterministic compiler whose
+// runs sometimes meet a full disk or a refused fork is not nondeterministic.
+bool is_kdet_error(backend::Status status);
+
+// The distinct outcomes of the compiler among `variants` (those that are no error of kdet's own).
+size_t count_outcomes(const std::vector<Variant>& variants);
+
+// The verdict with its numbers. "Differing" runs are those whose outcome is not the most common
+// one; the rate and its bounds are over the counted runs (completed, less kdet's own errors).
 struct Assessment {
   Verdict verdict = Verdict::no_runs;
-  uint64_t runs = 0;        // completed
+  uint64_t runs = 0;        // counted: completed runs that ended in an outcome of the compiler
+  uint64_t kdet_errors = 0; // completed runs that ended in kdet's own error (not counted)
+  uint64_t outcomes = 0;    // distinct outcomes of the counted runs
   uint64_t ok_runs = 0;     // runs where the compiler succeeded
   uint64_t differing = 0;   // runs not giving the most common outcome
   double rate = 0;          // differing / runs

@@ -185,7 +185,9 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
       {"stopped_early", out.stopped_early},
       {"runs",
        {{"planned", out.plan.runs},
-        {"completed", a.runs},
+        {"completed", out.completed},
+        {"counted", a.runs},
+        {"kdet_errors", a.kdet_errors},
         {"ok", a.ok_runs},
         {"jobs", out.plan.jobs},
         {"timeout_seconds", static_cast<double>(out.plan.timeout.count()) / 1000},
@@ -228,6 +230,24 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
   if (replay) j["replay"] = *replay;
   return j;
 }
+
+namespace {
+
+// Runs that ended in kdet's own error: how many, the first one's why, and that no verdict counts
+// them (engine::is_kdet_error).
+std::string lost_line(const RunOutput& out, const Assessment& a) {
+  std::string first;
+  for (const auto& r : out.records)
+    if (r.done && engine::is_kdet_error(r.status)) {
+      first = fmt::format("run {}: {}", r.index + 1, r.detail);
+      break;
+    }
+  return fmt::format("lost      {} run{} ended in an error of kdet's own, not an outcome of the "
+                     "compiler ({}); the verdict counts the other {}\n",
+                     a.kdet_errors, a.kdet_errors == 1 ? "" : "s", first, a.runs);
+}
+
+} // namespace
 
 std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
                         const std::string& input_display, const engine::VariantReaches* reaches) {
@@ -273,12 +293,18 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
     break;
   case Verdict::nondeterministic:
     s += fmt::format("verdict   {}: {} distinct outcomes in {} runs{}\n",
-                     paint("NONDETERMINISTIC", "1;31"), out.variants.size(), a.runs, runs_note);
+                     paint("NONDETERMINISTIC", "1;31"), a.outcomes, a.runs, runs_note);
     s += fmt::format(
         "rate      {} of runs ({} of {}) differ from the most common outcome (95% CI {} to {})\n",
         percent(a.rate), a.differing, a.runs, percent(a.interval.low), percent(a.interval.high));
     break;
   case Verdict::failed:
+    if (a.runs == 0) { // every run ended in kdet's own error: the compiler was never measured
+      s += fmt::format("verdict   {}: no run reached an outcome of the compiler; each ended in "
+                       "an error of kdet's own (see lost){}\n",
+                       paint("FAILED", "1;33"), runs_note);
+      break;
+    }
     s += fmt::format("verdict   {}: the compiler failed on every run ({}){}\n",
                      paint("FAILED", "1;33"), failure_breakdown(out), runs_note);
     // The compiler's own first error line (libNVVM's "-arch=compute_999 is an unsupported
@@ -303,6 +329,7 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
   case Verdict::inconclusive:
     break; // explain's conclusions: assess() never draws them
   }
+  if (a.kdet_errors > 0) s += lost_line(out, a);
   if (a.verdict != Verdict::no_runs) {
     s += fmt::format("variants  {}\n", out.variants.size());
     size_t shown = 0;

@@ -116,6 +116,11 @@ std::string scan_to_text(const store::ScanResult& r, const TextOptions& o,
     s += p("33", fmt::format("  incomplete:    {} not finished (run kdet scan again to resume)",
                              plural(c.incomplete, "job"))) +
          "\n";
+  if (c.kdet_error_runs)
+    s += p("33", fmt::format("  lost:          {} of {} ended in an error of kdet's own, not an "
+                             "outcome of the compiler; no verdict counts them",
+                             plural(c.kdet_error_runs, "run"), plural(c.kdet_error_jobs, "job"))) +
+         "\n";
   auto targets = tally_by(r, &store::JobRow::target);
   if (targets.size() > 1 || (targets.size() == 1 && !targets.begin()->first.empty()))
     s += fmt::format("  by target:     {}\n", tally_line(targets));
@@ -227,6 +232,7 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
                     {"expected_rate", scan::expected_rate(r)},
                     {"failed", c.failed},
                     {"incomplete", c.incomplete},
+                    {"kdet_errors", {{"runs", c.kdet_error_runs}, {"jobs", c.kdet_error_jobs}}},
                     {"exit_code", scan::scan_exit_code(c)},
                     {"by_target", tallies(&store::JobRow::target)},
                     {"by_option_set", tallies(&store::JobRow::option_set)},

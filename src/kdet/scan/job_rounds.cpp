@@ -60,7 +60,7 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
     for (const auto& a : v->artifacts)
       w.blobs.emplace_back(a.hash, backend::artifact_bytes(a));
   row.rounds += 1;
-  row.done = !out.interrupted && (row.variants.size() >= 2 || row.runs >= row.budget);
+  row.done = !out.interrupted && (row.outcomes() >= 2 || row.runs >= row.budget);
   w.job = row;
   return w;
 }

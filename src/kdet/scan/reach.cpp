@@ -55,16 +55,17 @@ ScanReaches scan_reaches(const store::ScanResult& r,
                          const diff::PtxasOptions& ptxas) {
   ScanReaches out;
   for (const auto& job : r.jobs) {
-    if (!job.varies() || job.variants.size() < 2 || job.variants.front().status != "ok") continue;
-    std::string ref = reach_bytes(job.variants.front(), blob);
+    const store::VariantRow* modal = job.modal_outcome();
+    if (!job.varies() || !modal || modal->status != "ok") continue;
+    std::string ref = reach_bytes(*modal, blob);
     if (ref.empty()) continue;
     diff::ReachOptions o;
     o.arch = job_arch(job, o.arch_why);
     o.ptxas = ptxas;
     auto& reaches = out.jobs[job.id];
-    for (size_t i = 1; i < job.variants.size() && reaches.size() < k_max_reach_variants; ++i) {
-      const store::VariantRow& v = job.variants[i];
-      if (v.status != "ok") continue;
+    for (const store::VariantRow& v : job.variants) {
+      if (reaches.size() >= k_max_reach_variants) break;
+      if (&v == modal || v.status != "ok") continue;
       std::string data = reach_bytes(v, blob);
       if (data.empty()) continue;
       reaches[v.id] = diff::variant_reach(ref, data, o);

@@ -2,6 +2,7 @@
 #include "kdet/scan/split_round.hpp"
 
 #include "kdet/engine/variants.hpp"
+#include "kdet/engine/verdict.hpp"
 
 #include <algorithm>
 
@@ -45,10 +46,12 @@ void serial_cut(engine::RunOutput& out) {
   const engine::RunPlan& plan = out.plan;
   std::vector<engine::Variant> pieces_variants = std::move(out.variants);
   engine::VariantFold<engine::Variant> seen;
+  size_t outcomes = 0; // of seen, those that are no error of kdet's own
   uint64_t end = plan.first_index;
   while (end < plan.runs && end < out.records.size() && out.records[end].done) {
     const engine::RunRecord& r = out.records[end];
     auto [v, first_seen] = seen.add(r.variant, end);
+    if (first_seen && !engine::is_kdet_error(r.status)) ++outcomes;
     // The session kept the artifacts of the outcome's first run in completion order: the same
     // bytes (same outcome id) as those of its first run in index order.
     if (first_seen)
@@ -59,7 +62,7 @@ void serial_cut(engine::RunOutput& out) {
         v.first_run = end;
       }
     ++end;
-    if (plan.stop_at_outcomes > 0 && seen.size() >= plan.stop_at_outcomes) break;
+    if (plan.stop_at_outcomes > 0 && outcomes >= plan.stop_at_outcomes) break;
   }
   for (uint64_t i = end; i < out.records.size(); ++i)
     out.records[i] = engine::RunRecord{};
@@ -78,7 +81,8 @@ void keep_resumable_runs(engine::RunOutput& out, const Job& job, const perturb::
   const engine::RunPlan& plan = out.plan;
   if (setting.process == perturb::ProcessMode::fresh || job.backend.kind == backend::Kind::exec)
     return;
-  if (plan.stop_at_outcomes > 0 && out.variants.size() >= plan.stop_at_outcomes) return;
+  if (plan.stop_at_outcomes > 0 && engine::count_outcomes(out.variants) >= plan.stop_at_outcomes)
+    return;
   const uint64_t first = plan.first_index;
   uint64_t end = first;
   while (end < plan.runs && out.records[end].done)

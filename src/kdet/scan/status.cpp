@@ -47,6 +47,10 @@ ScanCounts count(const store::ScanResult& r) {
   c.jobs = r.jobs.size();
   double rate = expected_rate(r);
   for (const auto& j : r.jobs) {
+    if (const uint64_t lost = j.kdet_errors()) {
+      c.kdet_error_runs += lost;
+      ++c.kdet_error_jobs;
+    }
     switch (job_status(j, rate)) {
     case JobStatus::varies:
       ++c.unexpected;

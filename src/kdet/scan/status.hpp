@@ -44,6 +44,9 @@ JobStatus job_status(const store::JobRow& j, double expected_rate);
 struct ScanCounts {
   size_t jobs = 0, varying = 0, unexpected = 0, expected = 0, no_longer_varies = 0, not_seen = 0,
          failed = 0, incomplete = 0;
+  // Runs that ended in kdet's own error (store::JobRow::kdet_errors), and the jobs they were of.
+  uint64_t kdet_error_runs = 0;
+  size_t kdet_error_jobs = 0;
 };
 ScanCounts count(const store::ScanResult& r);
 

@@ -1,6 +1,7 @@
 //===- store/scan_result.cpp - verdicts and bounds of stored jobs --------------===//
 #include "kdet/store/scan_result.hpp"
 
+#include "kdet/backend/backend.hpp"
 #include "kdet/engine/compiler_log.hpp"
 #include "kdet/engine/variants.hpp"
 #include "kdet/stats/stats.hpp"
@@ -10,14 +11,46 @@
 
 namespace kdet::store {
 
+namespace {
+
+bool kdet_error(const VariantRow& v) {
+  return v.status == backend::to_string(backend::Status::infra_error);
+}
+
+} // namespace
+
 engine::Verdict JobRow::verdict() const {
   if (runs == 0) return engine::Verdict::no_runs;
   if (ok_runs == 0) return engine::Verdict::failed;
-  return variants.size() > 1 ? engine::Verdict::nondeterministic : engine::Verdict::deterministic;
+  return outcomes() > 1 ? engine::Verdict::nondeterministic : engine::Verdict::deterministic;
+}
+
+uint64_t JobRow::outcomes() const {
+  return static_cast<uint64_t>(std::count_if(variants.begin(), variants.end(),
+                                             [](const VariantRow& v) { return !kdet_error(v); }));
+}
+
+const VariantRow* JobRow::modal_outcome() const {
+  for (const auto& v : variants) // most common first
+    if (!kdet_error(v)) return &v;
+  return nullptr;
+}
+
+uint64_t JobRow::kdet_errors() const {
+  uint64_t n = 0;
+  for (const auto& v : variants)
+    if (kdet_error(v)) n += v.count;
+  return std::min(n, runs);
+}
+
+uint64_t JobRow::differing() const {
+  const uint64_t counted = runs - kdet_errors();
+  const VariantRow* modal = modal_outcome();
+  return modal ? counted - std::min(modal->count, counted) : 0;
 }
 
 double JobRow::upper_bound() const {
-  return stats::upper_bound(differing(), runs);
+  return stats::upper_bound(differing(), runs - kdet_errors());
 }
 
 std::string JobRow::input_label(size_t name_width) const {

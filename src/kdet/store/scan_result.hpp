@@ -59,7 +59,7 @@ struct JobRow {
   uint64_t runs = 0;   // completed runs
   uint64_t ok_runs = 0;
   uint64_t rounds = 0;
-  bool done = false; // finished: a second variant, or the budget spent
+  bool done = false; // finished: a second outcome (no error of kdet's own), or the budget spent
   bool expected_vary = false;
   std::string expect_reason;
   double seconds = 0;               // wall time spent on it
@@ -68,10 +68,19 @@ struct JobRow {
   // other jobs and in databases made before kdet kept them.
   std::vector<std::string> kernels;
 
-  // The same verdict kdet run gives a set of runs (engine::Verdict).
+  // The same verdict kdet run gives a set of runs (engine::Verdict, engine::assess): runs that
+  // ended in kdet's own error (engine::is_kdet_error) are kept with their variant and counted
+  // by no verdict.
   engine::Verdict verdict() const;
   bool varies() const { return verdict() == engine::Verdict::nondeterministic; }
-  uint64_t differing() const { return variants.empty() ? 0 : runs - variants.front().count; }
+  // Distinct outcomes of the compiler (variants that are no error of kdet's own).
+  uint64_t outcomes() const;
+  // The most common of them; null when there is none.
+  const VariantRow* modal_outcome() const;
+  // Completed runs that ended in kdet's own error.
+  uint64_t kdet_errors() const;
+  // Counted runs not giving the most common outcome.
+  uint64_t differing() const;
   // One-sided 95% upper bound on the per-run variance rate.
   double upper_bound() const;
   // The most common variant's id ("" when none).
