@@ -125,7 +125,7 @@ struct OracleFixture {
     p.setting.heap = perturb::HeapMode::none;
     p.setting.aslr = false;
     p.setting.pid = perturb::Level::inherit;
-    p.prestart = false;
+    p.workers.prestart = false;
     return p;
   }
 };
@@ -408,7 +408,7 @@ TEST(ReduceRepro, WritesTheInputTheRunsAndTheReadme) {
   const char* exe = std::getenv("KDET_EXE");
   const char* fakes = std::getenv("KDET_FAKES_DIR");
   engine::RunPlan plan;
-  plan.worker_exe = exe ? exe : KDET_EXE_PATH;
+  plan.workers.exe = exe ? exe : KDET_EXE_PATH;
   plan.backend.kind = backend::Kind::nvvm;
   plan.backend.lib = std::string(fakes ? fakes : KDET_FAKES_PATH) + "/libfakenvvm.so";
   plan.input_path = d + "/k.ll";

@@ -71,7 +71,7 @@ TEST(RunMeasure, ASessionOnTheFakeRunsAnnotatesAndAssesses) {
   const char* exe = std::getenv("KDET_EXE");
   const char* fakes = std::getenv("KDET_FAKES_DIR");
   RunPlan plan;
-  plan.worker_exe = exe ? exe : KDET_EXE_PATH;
+  plan.workers.exe = exe ? exe : KDET_EXE_PATH;
   plan.backend.kind = backend::Kind::nvvm;
   plan.backend.lib = std::string(fakes ? fakes : KDET_FAKES_PATH) + "/libfakenvvm.so";
   plan.input_path = dir + "/k.ll";

@@ -50,7 +50,7 @@ protected:
     p.setting.heap = perturb::HeapMode::none;
     p.setting.aslr = false;
     p.setting.pid = perturb::Level::inherit;
-    p.prestart = false;
+    p.workers.prestart = false;
     return p;
   }
   FakeExecutor fake(FakeExecutor::Model model) const {
@@ -151,7 +151,7 @@ TEST_F(RunSessionTest, StopsAtTheSecondOutcomeInIndexOrderOnOneSlot) {
                                 false};
   });
   RunPlan p = plan(32, perturb::ProcessMode::same);
-  p.stop_at_outcomes = 2;
+  p.stop.outcomes = 2;
   RunOutput out = execute(p, ex);
   EXPECT_EQ(out.completed, 6u);
   EXPECT_TRUE(out.stopped_early);
@@ -167,7 +167,7 @@ TEST_F(RunSessionTest, AHangingCompilerCostsTwoTimeoutsNotN) {
   });
   RunPlan p = plan(20, perturb::ProcessMode::same);
   p.timeout = milliseconds(2000);
-  p.stop_after_failures = 2;
+  p.stop.after_failures = 2;
   RunOutput out = execute(p, ex);
   ASSERT_EQ(out.completed, 2u);
   for (int i = 0; i < 2; ++i)
@@ -224,7 +224,7 @@ TEST_F(RunSessionTest, KdetsOwnErrorsBesideCompilesAreNoOutcomeOfTheCompiler) {
   FakeExecutor ex = fake(always_a);
   ex.fail_starts_after(4); // the probe and three fresh workers load; the rest fail to start
   RunPlan p = plan(6, perturb::ProcessMode::fresh);
-  p.stop_at_outcomes = 2;
+  p.stop.outcomes = 2;
   RunOutput out = execute(p, ex);
   EXPECT_FALSE(out.stopped_early);
   ASSERT_EQ(out.completed, 6u);
@@ -261,7 +261,7 @@ TEST_F(RunSessionTest, PrestartTakesStartsOffThePathAndChangesNoRun) {
   RunPlan p = plan(6, perturb::ProcessMode::fresh);
   FakeExecutor without = fake(model);
   RunOutput a = execute(p, without);
-  p.prestart = true;
+  p.workers.prestart = true;
   FakeExecutor with = fake(model);
   RunOutput b = execute(p, with);
   ASSERT_EQ(a.completed, 6u);
@@ -381,7 +381,7 @@ TEST_F(RunSessionTest, AddedSlotsTakeTheRoundsRunsAndChangeNoOutcome) {
   FakeExecutor alone = fake(model);
   RunOutput one = execute(serial, alone);
   RunPlan grown = serial;
-  grown.queue = std::make_shared<RunQueue>(0, 12, 1);
+  grown.shared.queue = std::make_shared<RunQueue>(0, 12, 1);
   FakeExecutor ex = fake(model);
   RunSession session(grown, {}, ex);
   session.begin();
@@ -437,8 +437,8 @@ TEST_F(RunSessionTest, AGrownSessionStopsWhereTheSerialRoundStops) {
                                 false};
   };
   RunPlan p = plan(40, perturb::ProcessMode::fresh);
-  p.stop_at_outcomes = 2;
-  p.queue = std::make_shared<RunQueue>(0, 40, 1);
+  p.stop.outcomes = 2;
+  p.shared.queue = std::make_shared<RunQueue>(0, 40, 1);
   FakeExecutor ex = fake(model);
   RunSession session(p, {}, ex);
   session.begin();
@@ -452,7 +452,7 @@ TEST_F(RunSessionTest, AGrownSessionStopsWhereTheSerialRoundStops) {
     EXPECT_TRUE(out.records[i].done) << i;
   EXPECT_EQ(out.variants.size(), 2u);
   EXPECT_LE(out.completed, 5u + 3u); // at most the runs in flight when run 5 ended
-  EXPECT_EQ(p.queue->left(), 0u);
+  EXPECT_EQ(p.shared.queue->left(), 0u);
 }
 
 // The loop gives back each session when it ends, while the others go on.
@@ -507,8 +507,8 @@ TEST_F(RunSessionTest, AGrownSessionStopsWhereTheRunsRecordedShowTheSerialStop) 
   };
   RunPlan p = plan(8, perturb::ProcessMode::both);
   p.setting.history = 2;
-  p.stop_at_outcomes = 2;
-  p.queue = std::make_shared<RunQueue>(0, 8, 4);
+  p.stop.outcomes = 2;
+  p.shared.queue = std::make_shared<RunQueue>(0, 8, 4);
   FakeExecutor ex = fake(model);
   RunSession session(p, {}, ex);
   session.begin();
@@ -563,7 +563,7 @@ TEST_F(RunSessionTest, EachRunGetsEmptyFoldersOfItsOwnAtNewPaths) {
     RunPlan p = plan(12, perturb::ProcessMode::both, 2);
     p.setting.seed = 7 + static_cast<uint64_t>(round);
     p.setting.cwd = p.setting.tmpdir = p.setting.path = perturb::Level::vary;
-    p.folders = folders;
+    p.shared.folders = folders;
     RunOutput out = execute(p, ex);
     EXPECT_EQ(out.completed, 12u);
   }

@@ -44,7 +44,7 @@ protected:
   // A plan on the fake libNVVM in -fake-mode=MODE.
   RunPlan nvvm_plan(const std::string& mode, uint64_t runs) const {
     RunPlan p;
-    p.worker_exe = kdet_exe();
+    p.workers.exe = kdet_exe();
     p.backend.kind = kdet::backend::Kind::nvvm;
     p.backend.lib = fakes_dir() + "/libfakenvvm.so";
     p.input_path = m_input;
@@ -102,16 +102,16 @@ TEST_F(Runner, DeterministicCompilerGivesOneVariantOverEveryRun) {
 // kdet compare --stress: any successful output but B's one ends the regime; failures do not.
 TEST_F(Runner, StopAtOtherThanStopsAtTheFirstOtherSuccessfulOutput) {
   RunPlan plan = nvvm_plan("echo", 6);
-  plan.stop_at_other_than = "not an outcome id";
+  plan.stop.other_than = "not an outcome id";
   RunOutput out = execute(plan);
   EXPECT_EQ(out.completed, 1u) << "the first run's output is another one";
   EXPECT_TRUE(out.stopped_early);
 
-  plan.stop_at_other_than = execute(nvvm_plan("echo", 1)).variants.at(0).id;
+  plan.stop.other_than = execute(nvvm_plan("echo", 1)).variants.at(0).id;
   EXPECT_EQ(execute(plan).completed, 6u) << "B's one output every time: every run is made";
 
   plan = nvvm_plan("fail", 4);
-  plan.stop_at_other_than = "not an outcome id";
+  plan.stop.other_than = "not an outcome id";
   EXPECT_EQ(execute(plan).completed, 4u) << "a failure is no output to compare";
 }
 
@@ -143,7 +143,7 @@ TEST_F(Runner, StopsAtTheSecondOutcomeWhenAsked) {
   plan.backend.command = fakes_dir() + "/fake_cc pid {input} {output}";
   plan.backend.output_ext = "ptx";
   plan.options.clear();
-  plan.stop_at_outcomes = 2;
+  plan.stop.outcomes = 2;
   RunOutput out = execute(plan);
   EXPECT_TRUE(out.stopped_early);
   EXPECT_EQ(out.variants.size(), 2u);
@@ -200,7 +200,7 @@ TEST_F(Runner, ChainWorkersArePrestartedAndKeepTheirHistory) {
   plan.setting.heap = perturb::HeapMode::none;
   plan.setting.history = 3;
   RunOutput with = execute(plan);
-  plan.prestart = false;
+  plan.workers.prestart = false;
   RunOutput without = execute(plan);
   ASSERT_EQ(with.completed, 8u);
   ASSERT_EQ(without.completed, 8u);
@@ -230,7 +230,7 @@ TEST_F(Runner, APooledWorkerServesTheNextCallAsANewOne) {
   RunPlan plan = nvvm_plan("loadaddr", 3);
   plan.setting.process = perturb::ProcessMode::same;
   plan.setting.heap = perturb::HeapMode::none;
-  plan.pool = pool;
+  plan.workers.pool = pool;
   RunOutput first = execute(plan); // asks for a worker while its last compile runs
   // The pool's thread launches it; on a loaded machine that can come after execute() returns,
   // so the test waits for that launch (30 s only guards against a hang).
@@ -246,9 +246,9 @@ TEST_F(Runner, APooledWorkerServesTheNextCallAsANewOne) {
     EXPECT_EQ(second.records[i].worker_pid, second.records[0].worker_pid);
   }
   EXPECT_NE(second.records[0].worker_pid, first.records[0].worker_pid);
-  plan.pool.reset();
+  plan.workers.pool.reset();
   plan.setting.env = {"KDET_POOL_TEST=1"};
-  plan.pool = pool;
+  plan.workers.pool = pool;
   RunOutput third = execute(plan);
   ASSERT_EQ(third.completed, 3u);
   EXPECT_EQ(pool->taken(), 1u) << "a worker started with another environment was served";
@@ -269,7 +269,7 @@ TEST_F(Runner, PrestartGivesEachRunTheOutcomeItHasWithout) {
   plan.setting.heap = perturb::HeapMode::none;
   plan.setting.time = perturb::Level::vary;
   RunOutput with = execute(plan);
-  plan.prestart = false;
+  plan.workers.prestart = false;
   RunOutput without = execute(plan);
   EXPECT_EQ(without.workers_prestarted, 0);
   ASSERT_EQ(with.completed, 6u);
@@ -290,10 +290,10 @@ TEST_F(Runner, ACompilerOtherThanTheOnePlannedIsNamedAndATouchedOneIsNot) {
   ASSERT_TRUE(planned);
   RunPlan plan = nvvm_plan("echo", 2);
   plan.backend.lib = lib;
-  plan.compiler_file = CompilerFile{*planned, kdet::hash_file(lib)};
+  plan.known.file = CompilerFile{*planned, kdet::hash_file(lib)};
   RunOutput same = execute(plan);
   EXPECT_EQ(same.compiler_changed, "");
-  EXPECT_EQ(same.compiler_file, plan.compiler_file);
+  EXPECT_EQ(same.compiler_file, plan.known.file);
 
   // Touched: a new stamp, the same bytes: no change.
   std::filesystem::last_write_time(lib, std::filesystem::file_time_type::clock::now() -
@@ -323,7 +323,7 @@ TEST_F(Runner, ACompilerOtherThanTheOnePlannedIsNamedAndATouchedOneIsNot) {
   // for a writer until the worker start times out, 60 s a run).
   std::filesystem::remove(lib);
   ASSERT_EQ(::mkfifo(lib.c_str(), 0600), 0);
-  plan.identity = replaced.identity; // no probe: the runs' own workers load it
+  plan.known.identity = replaced.identity; // no probe: the runs' own workers load it
   const auto t0 = std::chrono::steady_clock::now();
   RunOutput fifo = execute(plan);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));

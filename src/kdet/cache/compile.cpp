@@ -41,7 +41,7 @@ Recompiled compile_once(const backend::BackendConfig& config, const std::string&
                         const std::vector<std::string>& env, uint64_t max_output,
                         const std::optional<backend::Identity>& known) {
   engine::RunPlan plan;
-  plan.identity = known;
+  plan.known.identity = known;
   plan.max_output = max_output;
   plan.backend = config;
   plan.input_path = input_path;

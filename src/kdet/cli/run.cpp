@@ -62,8 +62,8 @@ engine::RunPlan resolve_run_plan(RunArgs& args, const std::optional<capture::Rep
   if (args.jobs < 1 || args.jobs > 1024)
     throw Error::format("--jobs {}: must be between 1 and 1024", args.jobs);
   plan.jobs = args.jobs;
-  if (args.stop_on_variant) plan.stop_at_outcomes = 2;
-  plan.prestart = !args.no_prestart;
+  if (args.stop_on_variant) plan.stop.outcomes = 2;
+  plan.workers.prestart = !args.no_prestart;
   return plan;
 }
 

@@ -27,7 +27,7 @@ namespace kdet::engine {
 
 class CompilerWatch {
 public:
-  // The compiler the runs began with: `planned` (RunPlan::compiler_file) when the caller saw it
+  // The compiler the runs began with: `planned` (RunPlan::known.file) when the caller saw it
   // first, else the file `loaded` names now. `before`: the library's stamp taken before the probe
   // loaded it (a file replaced during the load). Hashes the file in the background when
   // `loaded` has no content hash. False when the compiler already changed.

@@ -205,13 +205,13 @@ CellRunner execute_runner(const ExplainOptions& opt, const std::vector<Factor>& 
     std::erase_if(plan.setting.env_vary, [](const auto& kv) { return kv.second.size() < 2; });
     plan.runs = cp.runs;
     plan.jobs = std::max(1, opt.base.jobs);
-    plan.stop_at_outcomes = cp.stop_early ? 2 : 0;
-    plan.stop_after_failures = cp.all_runs ? 0 : 2;
+    plan.stop.outcomes = cp.stop_early ? 2 : 0;
+    plan.stop.after_failures = cp.all_runs ? 0 : 2;
     if (cp.timeout.count() > 0) plan.timeout = cp.timeout;
     // The compiler was loaded once by the first cell: later cells skip the probe worker.
     if (!identity.path.empty()) {
-      plan.identity = identity;
-      plan.compiler_file = *first;
+      plan.known.identity = identity;
+      plan.known.file = *first;
     }
     RunOutput out = execute(plan);
     if (out.interrupted) throw Interrupted();

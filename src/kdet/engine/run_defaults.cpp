@@ -21,7 +21,7 @@ const RunRecord* probe_once(const RunPlan& plan, const perturb::Setting& setting
   p.runs = 1;
   p.first_index = 0;
   p.jobs = 1;
-  p.stop_at_outcomes = 0;
+  p.stop.outcomes = 0;
   p.on_record = {};
   if (timeout.count() > 0) p.timeout = timeout;
   keep = execute(p);
@@ -80,8 +80,8 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
   const RunRecord* first = probe_once(plan, natural, plan.timeout, out, d.compile_cpu_seconds);
   d.probe_runs = 1;
   d.worker_start_seconds = out.worker_start_seconds;
-  plan.identity = out.identity;           // later probes and the runs skip the probe worker
-  plan.compiler_file = out.compiler_file; // and compare the compiler file with this first one
+  plan.known.identity = out.identity;  // later probes and the runs skip the probe worker
+  plan.known.file = out.compiler_file; // and compare the compiler file with this first one
   const bool ran = first && !(out.interrupted || interrupted());
   if (ran && first->status == backend::Status::timed_out) {
     // A plain compile that hangs leaves nothing to probe: every probe like it would cost the

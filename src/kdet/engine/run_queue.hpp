@@ -56,7 +56,7 @@ public:
     return take(none);
   }
   uint64_t left() const; // runs not taken yet
-  // A piece reached stop_at_outcomes at run `index`: the one plan run serially stops there, so
+  // A piece reached stop.outcomes at run `index`: the one plan run serially stops there, so
   // no run after it is handed out, and pieces skip what is left of their unit past it. The runs
   // before it that are left are still handed out (with shared_worker(), fresh runs may have
   // gone ahead of the shared worker's), so that every run of the serial round is made.

@@ -53,8 +53,8 @@ public:
   bool done() const;
   // Lets the call make up to `n` more compiles at once from now on (compile slots its driver
   // has idle), no more than it has runs left to hand out; returns how many it took. With
-  // RunPlan::queue the new slots take units as a split round's pieces do. Not from within the
-  // session's own callbacks (RunPlan::on_record, progress).
+  // RunPlan::shared.queue the new slots take units as a split round's pieces do. Not from within
+  // the session's own callbacks (RunPlan::on_record, progress).
   int add_slots(int n);
   // The compiles this call may have in flight now: its slots not done (before the compiler's
   // load ends, the slots it will open).
@@ -113,12 +113,12 @@ private:
     // The run this slot took while its last compile went on, and, when that run is a
     // fresh-process one (or starts a chain), its worker starting meanwhile (prestart_next).
     std::optional<uint64_t> claimed;
-    uint64_t unit_next = 0, unit_end = 0; // the rest of the unit taken from RunPlan::queue
+    uint64_t unit_next = 0, unit_end = 0; // the rest of the unit taken from RunPlan::shared.queue
     bool holds_shared = false; // RunQueue::take's: this slot makes the shared worker's runs
     std::unique_ptr<Prestarted> next;
     // Prestarted workers of a kind (fresh, chain) alive together write to two logs in turn.
     int log_flip_fresh = 0, log_flip_chain = 0;
-    bool pooled = false; // asked RunPlan::pool for a worker for the next call
+    bool pooled = false; // asked RunPlan::workers.pool for a worker for the next call
     Current cur;
     WorkerId& worker() { return cur.fresh ? own : shared; }
   };
@@ -162,7 +162,7 @@ private:
   const Clock::time_point m_t_start;
   const std::string m_input;
   const TempDir m_session;
-  // Where each run's own folders come from (RunPlan::folders, else the session's own).
+  // Where each run's own folders come from (RunPlan::shared.folders, else the session's own).
   const std::shared_ptr<FolderStock> m_folders;
   // Large artifacts of the variants are kept here, beside the session folder (same file
   // system, so they move by rename); made for the first one, it goes when the last artifact in
@@ -186,7 +186,7 @@ private:
   uint64_t m_next;
   bool m_stop = false;
   bool m_interrupted = false;
-  uint64_t m_queue_stop = UINT64_MAX; // where this session stopped RunPlan::queue
+  uint64_t m_queue_stop = UINT64_MAX; // where this session stopped RunPlan::shared.queue
   int m_workers_started = 0;
   int m_prestarted = 0;
   int m_added = 0; // slots added (add_slots) beyond RunPlan::jobs

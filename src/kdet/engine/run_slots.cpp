@@ -37,18 +37,18 @@ bool RunSession::prestarts() const {
 
 // Whether a worker may start before its run is due at all (prestarts(), pool_next_round()).
 bool RunSession::starts_ahead() const {
-  return m_plan.prestart && !m_is_exec &&
+  return m_plan.workers.prestart && !m_is_exec &&
          static_cast<unsigned>(m_plan.jobs + m_added) < usable_cores();
 }
 
 // The slot's next run: the next index, or with a queue the rest of the slot's unit and then the
 // queue's next unit; m_plan.runs when none is left.
 uint64_t RunSession::take_run(Slot& slot) {
-  if (!m_plan.queue) return m_next++;
-  if (slot.unit_next < slot.unit_end && m_plan.queue->wanted(slot.unit_next))
+  if (!m_plan.shared.queue) return m_next++;
+  if (slot.unit_next < slot.unit_end && m_plan.shared.queue->wanted(slot.unit_next))
     return slot.unit_next++;
   slot.unit_next = slot.unit_end; // past a stop: the rest of the unit is not wanted
-  auto unit = m_plan.queue->take(slot.holds_shared);
+  auto unit = m_plan.shared.queue->take(slot.holds_shared);
   if (!unit) return m_plan.runs;
   slot.unit_next = unit->first + 1;
   slot.unit_end = std::min(unit->end, m_plan.runs);
@@ -73,18 +73,19 @@ std::vector<std::string> RunSession::fresh_env(perturb::RunPerturbation& pert) c
   return session_env(overrides);
 }
 
-// Once this slot has no run left (its last compile about to be sent), asks RunPlan::pool for a
-// worker for the next call, launched as a chain's or a fresh run's would be, so that the next
+// Once this slot has no run left (its last compile about to be sent), asks RunPlan::workers.pool
+// for a worker for the next call, launched as a chain's or a fresh run's would be, so that the next
 // round's first worker loads while this compile runs. Also where same-process runs share one
 // worker (no prestarts()): the next round starts one anew.
 void RunSession::pool_next_round(Slot& slot) {
-  if (!m_plan.pool || slot.pooled || !starts_ahead() || m_stop) return;
+  if (!m_plan.workers.pool || slot.pooled || !starts_ahead() || m_stop) return;
   if (slot.claimed && *slot.claimed < m_plan.runs) return; // this slot has a run after this one
-  const bool none_left = m_plan.queue ? slot.unit_next >= slot.unit_end && m_plan.queue->left() == 0
-                                      : m_next >= m_plan.runs;
+  const bool none_left = m_plan.shared.queue
+                             ? slot.unit_next >= slot.unit_end && m_plan.shared.queue->left() == 0
+                             : m_next >= m_plan.runs;
   if (!none_left) return;
   slot.pooled = true;
-  m_plan.pool->prestart(m_launch);
+  m_plan.workers.pool->prestart(m_launch);
 }
 
 // Takes the slot's next run now and, when it runs in a fresh process or starts a chain, starts
@@ -107,9 +108,9 @@ void RunSession::prestart_next(Slot& slot) {
   } else {
     p->launch.env = m_launch.env;
   }
-  if (m_plan.pool && same_start(p->launch, m_launch)) {
+  if (m_plan.workers.pool && same_start(p->launch, m_launch)) {
     // The pool holds workers started so (or starts one now); choose_worker takes one.
-    m_plan.pool->prestart(m_launch);
+    m_plan.workers.pool->prestart(m_launch);
     return;
   }
   // Its own log: the slot's shared worker may be alive beside it, writing to worker<slot>.log.
@@ -173,7 +174,8 @@ void RunSession::advance(Slot& slot) {
       slot.phase = Phase::done;
       return;
     }
-    if (m_plan.queue && !m_plan.queue->wanted(idx)) continue; // claimed, then past a stop
+    if (m_plan.shared.queue && !m_plan.shared.queue->wanted(idx))
+      continue; // claimed, then past a stop
     return begin_run(slot, idx);
   }
 }
@@ -238,9 +240,9 @@ void RunSession::choose_worker(Slot& slot) {
   } else if (c.ready) {
     m_ex.quit(c.ready->worker); // the slot's worker can still serve this run (it compiled nothing)
   }
-  if (worker == 0 && !c.ready && m_plan.pool) {
+  if (worker == 0 && !c.ready && m_plan.workers.pool) {
     HelloMessage h;
-    if (auto pooled = m_plan.pool->take(slot.launch, &h)) {
+    if (auto pooled = m_plan.workers.pool->take(slot.launch, &h)) {
       worker = m_ex.adopt(std::move(*pooled));
       c.loaded = h.identity;
       serial = ++m_workers_started;

@@ -50,7 +50,7 @@ std::vector<std::string> session_env(const std::vector<std::string>& overrides) 
 RunSession::RunSession(const RunPlan& plan, ProgressFn progress, Executor& executor)
     : m_plan(plan), m_progress(std::move(progress)), m_ex(executor), m_t_start(executor.now()),
       m_input(read_file(plan.input_path)), m_session("run"),
-      m_folders(plan.folders ? plan.folders : std::make_shared<FolderStock>()),
+      m_folders(plan.shared.folders ? plan.shared.folders : std::make_shared<FolderStock>()),
       m_is_exec(plan.backend.kind == backend::Kind::exec), m_mode(plan.setting.process),
       m_next(plan.first_index) {
   m_out.plan = plan;
@@ -88,7 +88,7 @@ void RunSession::open_slots() {
 // Runs no slot has taken yet (a slot's claimed run and the rest of its unit count as taken).
 uint64_t RunSession::runs_unhanded() const {
   if (m_stop) return 0;
-  if (m_plan.queue) return m_plan.queue->left();
+  if (m_plan.shared.queue) return m_plan.shared.queue->left();
   return m_plan.runs - std::min(m_plan.runs, m_next);
 }
 
@@ -191,7 +191,7 @@ void RunSession::prepare_launch() {
                           perturb::level_name("mtime", m_plan.setting.mtime), why);
   }
   perturb::Launch factors = perturb::plan_launch(m_plan.setting, m_ctx);
-  m_launch.exe = m_plan.worker_exe; // empty: this kdet
+  m_launch.exe = m_plan.workers.exe; // empty: this kdet
   m_launch.backend = m_plan.backend;
   m_launch.aslr = !factors.disable_aslr;
   m_launch.pid_namespace = factors.pid_namespace;
@@ -213,17 +213,17 @@ void RunSession::start_load() {
   // The library named, stat'ed before the probe loads it: replaced during the load, the probe
   // (slot 0's worker under --process same or both) would hold the old one while the stamp
   // taken after its hello already names the new file.
-  if (!m_plan.identity && !m_is_exec && !m_plan.backend.lib.empty())
+  if (!m_plan.known.identity && !m_is_exec && !m_plan.backend.lib.empty())
     m_lib_before = file_stamp(m_plan.backend.lib);
   HelloMessage hello;
-  if (m_plan.identity) {
-    hello.identity = *m_plan.identity;
+  if (m_plan.known.identity) {
+    hello.identity = *m_plan.known.identity;
     return end_load(hello);
   }
   m_launch.log_path = m_session.path() + "/worker0.log";
   m_t_probe = m_ex.now();
-  if (m_plan.pool)
-    if (auto pooled = m_plan.pool->take(m_launch, &hello)) {
+  if (m_plan.workers.pool)
+    if (auto pooled = m_plan.workers.pool->take(m_launch, &hello)) {
       m_probe = m_ex.adopt(std::move(*pooled));
       ++m_prestarted;
       return end_load(hello);
@@ -233,7 +233,7 @@ void RunSession::start_load() {
 
 // The compiler is loaded (or known): its identity, and the one every worker must load.
 void RunSession::end_load(const HelloMessage& hello) {
-  if (!m_plan.identity) {
+  if (!m_plan.known.identity) {
     m_out.worker_start_seconds = duration<double>(m_ex.now() - m_t_probe).count();
     m_out.probes.push_back({duration<double>(m_t_probe.time_since_epoch()).count(),
                             m_out.worker_start_seconds, static_cast<int>(::gettid())});
@@ -249,7 +249,7 @@ void RunSession::end_load(const HelloMessage& hello) {
     m_out.slot_paths_unshared = backend::slot_namespace_unavailable();
   }
   // The compiler every worker must load: the one the caller planned, else the probe's.
-  if (!m_watch.begin(m_plan.compiler_file, m_out.identity, !m_plan.identity, m_lib_before,
+  if (!m_watch.begin(m_plan.known.file, m_out.identity, !m_plan.known.identity, m_lib_before,
                      m_plan.backend.lib))
     m_stop = true;
 }
@@ -287,37 +287,36 @@ void RunSession::record(RunRecord rec, backend::CompileResult result) {
   m_out.records[idx] = std::move(rec);
   if (m_plan.on_record) m_plan.on_record(m_out.records[idx]);
   ++m_completed;
-  if (m_plan.stop_at_outcomes > 0 && m_outcomes >= m_plan.stop_at_outcomes) {
+  if (m_plan.stop.outcomes > 0 && m_outcomes >= m_plan.stop.outcomes) {
     // The serial order stops no later than the first run by which the runs recorded show that
     // many outcomes: no run after it is handed out. The slots go on with the runs before it
     // still in the queue (a `both` round's fresh runs may not all be handed out yet), so that
     // every run of the serial round is made. With several slots the runs come out of index
     // order, so a run recorded later, below that bound, may bring it nearer.
-    if (!m_plan.queue)
+    if (!m_plan.shared.queue)
       m_stop = true;
     else if (idx < m_queue_stop)
-      m_plan.queue->stop(m_queue_stop = serial_stop());
+      m_plan.shared.queue->stop(m_queue_stop = serial_stop());
   }
   if (result.status == backend::Status::ok) {
     ++m_succeeded;
-    if (!m_plan.stop_at_other_than.empty() &&
-        m_out.records[idx].variant != m_plan.stop_at_other_than)
+    if (!m_plan.stop.other_than.empty() && m_out.records[idx].variant != m_plan.stop.other_than)
       m_stop = true;
   }
-  if (m_plan.stop_after_failures > 0 && m_succeeded == 0 &&
-      m_completed >= m_plan.stop_after_failures)
+  if (m_plan.stop.after_failures > 0 && m_succeeded == 0 &&
+      m_completed >= m_plan.stop.after_failures)
     m_stop = true;
   if (m_progress) m_progress(m_completed, m_plan.runs, m_variants.size());
 }
 
-// The first run by which the runs recorded, in index order, show stop_at_outcomes outcomes (kdet's
+// The first run by which the runs recorded, in index order, show stop.outcomes outcomes (kdet's
 // own errors are none).
 uint64_t RunSession::serial_stop() const {
   std::set<std::string_view> seen;
   for (uint64_t i = m_plan.first_index; i < m_out.records.size(); ++i) {
     const RunRecord& r = m_out.records[i];
     if (r.done && !is_kdet_error(r.status) && seen.insert(r.variant).second &&
-        seen.size() >= m_plan.stop_at_outcomes)
+        seen.size() >= m_plan.stop.outcomes)
       return i;
   }
   return m_queue_stop; // not reached: record() asks only once that many were seen
@@ -363,7 +362,7 @@ std::vector<RunOutput> execute_all(const std::vector<RunPlan>& plans, Executor& 
 }
 
 RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {
-  ProcessExecutor executor(plan.pool);
+  ProcessExecutor executor(plan.workers.pool);
   return execute(plan, executor, progress);
 }
 

@@ -47,44 +47,56 @@ struct RunPlan {
   // Runs below this index are not run (done before an interruption): a resumed
   // scan round gives its remaining runs the indices, and so the seeds, they had.
   uint64_t first_index = 0;
-  // When set, the runs come from this queue instead ([first_index, runs) in order): the pieces
-  // of a split scan round share one (scan/scheduler).
-  std::shared_ptr<RunQueue> queue;
   int jobs = 1;
   std::chrono::milliseconds timeout{0};
   // An artifact larger than this makes the run's outcome output_too_large (--max-output).
   uint64_t max_output = k_default_max_output;
-  // Stop early once this many distinct outcomes were seen (0 = run them all;
-  // 2 = stop at the first sign of nondeterminism, as scan's adaptive budget does).
-  size_t stop_at_outcomes = 0;
-  // Non-empty: stop also at the first successful run whose outcome is not this one (kdet compare
-  // --stress: any output but B's one is the answer; failures do not count).
-  std::string stop_at_other_than;
-  // Stop early once this many runs failed while none succeeded (0 = never): a
-  // compiler that hangs under a factor should cost two timeouts, not N.
-  uint64_t stop_after_failures = 0;
-  // The compiler's identity when a previous execute() already loaded it: the
-  // probe worker is skipped (scan's later rounds of a job save a compiler load).
-  std::optional<backend::Identity> identity;
-  // The compiler file when a caller first saw it (a previous execute(), scan's planning), so that
-  // a change between then and these runs is seen too (RunOutput::compiler_changed).
-  std::optional<CompilerFile> compiler_file;
+  // When to stop before the last run.
+  struct Stops {
+    // Once this many distinct outcomes were seen (0 = run them all; 2 = stop at the first sign
+    // of nondeterminism, as scan's adaptive budget does). kdet's own errors are none.
+    size_t outcomes = 0;
+    // Non-empty: also at the first successful run whose outcome is not this one (kdet compare
+    // --stress: any output but B's one is the answer; failures do not count).
+    std::string other_than;
+    // Once this many runs failed while none succeeded (0 = never): a compiler that hangs under
+    // a factor should cost two timeouts, not N.
+    uint64_t after_failures = 0;
+  } stop;
+  // How the workers start.
+  struct Workers {
+    // Start each fresh-process worker while the slot's previous compile runs, when a core is
+    // spare for it (engine/run_slots.cpp, prestarts()); false starts each at its run's turn.
+    bool prestart = true;
+    // The kdet binary the workers run (`kdet __worker`); empty: this process's own. Unit tests,
+    // which are not kdet, name it.
+    std::string exe;
+    // Workers started ahead across calls (a scan's rounds): the first worker a run needs comes
+    // from here when one was started exactly so, and while its last compile runs a slot asks
+    // for one for the next call (engine/worker_pool.hpp). Null: every call starts its own.
+    std::shared_ptr<WorkerPool> pool;
+  } workers;
+  // What a caller knows of the compiler from before this call.
+  struct Known {
+    // Its identity, when a previous execute() already loaded it: the probe worker is skipped
+    // (scan's later rounds of a job save a compiler load).
+    std::optional<backend::Identity> identity;
+    // Its file when the caller first saw it (a previous execute(), scan's planning), so that a
+    // change between then and these runs is seen too (RunOutput::compiler_changed).
+    std::optional<CompilerFile> file;
+  } known;
+  // What this call shares with other calls.
+  struct Shared {
+    // When set, the runs come from this queue instead ([first_index, runs) in order): the
+    // pieces of a split scan round share one (scan/scheduler).
+    std::shared_ptr<RunQueue> queue;
+    // The folders each run gets of its own (cwd, TMPDIR, its input's folder) are taken from and
+    // given back to this stock, shared by a scan's rounds. Null: the call keeps its own.
+    std::shared_ptr<FolderStock> folders;
+  } shared;
   // Called with each finished run's record as it arrives (one call at a time,
   // in completion order), so a caller can make it durable before the end.
   std::function<void(const RunRecord&)> on_record;
-  // Start each fresh-process worker while the slot's previous compile runs, when a core is
-  // spare for it (engine/runner.cpp, prestarts()); false starts each at its run's turn.
-  bool prestart = true;
-  // The kdet binary the workers run (`kdet __worker`); empty: this process's own. Unit tests,
-  // which are not kdet, name it.
-  std::string worker_exe;
-  // Workers started ahead across calls (a scan's rounds): the first worker a run needs comes
-  // from here when one was started exactly so, and while its last compile runs a slot asks for
-  // one for the next call (engine/worker_pool.hpp). Null: every call starts its own.
-  std::shared_ptr<WorkerPool> pool;
-  // The folders each run gets of its own (cwd, TMPDIR, its input's folder) are taken from and
-  // given back to this stock, shared by a scan's rounds. Null: the call keeps its own.
-  std::shared_ptr<FolderStock> folders;
 };
 
 struct ArtifactInfo {
@@ -144,11 +156,11 @@ struct RunOutput {
   int workers_started = 0;
   int workers_prestarted = 0; // of those, workers launched while the previous compile ran
   bool interrupted = false;
-  bool stopped_early = false; // stop_at_outcomes reached before all runs
+  bool stopped_early = false; // stop.outcomes reached before all runs
   double wall_seconds = 0;
   double worker_start_seconds = 0; // one worker's start + compiler load (the probe)
   // Each probe worker's start (steady clock seconds), length and driver thread: one, or none
-  // with RunPlan::identity; a split round's pieces each have their own (`scan --trace`).
+  // with RunPlan::known.identity; a split round's pieces each have their own (`scan --trace`).
   struct Probe {
     double started = 0, seconds = 0;
     int thread = 0;
@@ -160,7 +172,7 @@ struct RunOutput {
   double cpu_compile_seconds = 0;
   std::string started_at; // ISO 8601 UTC
   std::vector<std::string> warnings;
-  // The compiler file as first seen (RunPlan::compiler_file, else at the load), and, when it
+  // The compiler file as first seen (RunPlan::known.file, else at the load), and, when it
   // holds other bytes by the end, how it changed: the runs may then mix two compilers, or not be
   // the compiler the caller planned, and outcomes that differ prove nothing (callers give no
   // verdict).

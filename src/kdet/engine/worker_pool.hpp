@@ -2,8 +2,8 @@
 //
 // A scan runs its jobs as many short engine::execute calls (rounds), each of which used to start
 // its first worker at its first run's turn: a process start and a compiler load on the critical
-// path of every round. A WorkerPool, shared by the rounds of one scan (RunPlan::pool), holds
-// workers started ahead: a round asks for one while its last compile runs, and the next round
+// path of every round. A WorkerPool, shared by the rounds of one scan (RunPlan::workers.pool),
+// holds workers started ahead: a round asks for one while its last compile runs, and the next round
 // that needs a worker started exactly so takes it. Each is still a separate exec that compiled
 // nothing (its own ASLR layout, no history), so taking one changes no run.
 //

@@ -60,7 +60,8 @@ Oracle::Oracle(engine::RunPlan base, std::string work_dir, std::string extension
                engine::Executor* executor)
     : m_base(std::move(base)), m_dir(std::move(work_dir)), m_ext(std::move(extension)),
       m_any(any_variance),
-      m_own_executor(executor ? nullptr : std::make_unique<engine::ProcessExecutor>(m_base.pool)),
+      m_own_executor(executor ? nullptr
+                              : std::make_unique<engine::ProcessExecutor>(m_base.workers.pool)),
       m_ex(executor ? *executor : *m_own_executor) {}
 
 void Oracle::set_reference(const std::string& kind, double rate) {
@@ -77,12 +78,12 @@ std::vector<engine::RunOutput> Oracle::execute(const std::vector<std::string>& t
     write_file_atomic(path, text);
     engine::RunPlan plan = m_base;
     // The compiler loaded once already: later tests skip their probe worker.
-    plan.identity = m_identity;
+    plan.known.identity = m_identity;
     plan.input_path = path;
     plan.runs = runs;
-    plan.stop_at_outcomes = early ? 2 : 0;
+    plan.stop.outcomes = early ? 2 : 0;
     // A candidate that breaks the compiler should cost two runs, not n.
-    plan.stop_after_failures = 2;
+    plan.stop.after_failures = 2;
     plans.push_back(std::move(plan));
   }
   std::vector<engine::RunOutput> outs;

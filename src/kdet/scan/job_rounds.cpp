@@ -71,10 +71,11 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
 // started ahead where a core is spare, the compiler's identity once known.
 engine::RunPlan JobScheduler::round_plan(const Job& job, uint64_t start, uint64_t size) {
   engine::RunPlan p = job_run_plan(m_m, job, m_m.compilers[job.compiler].setting, start, size, 2);
-  p.pool = m_workers_ahead;
-  p.folders = m_folders;
-  p.prestart = m_ahead;
-  if (auto it = m_identities.find(job.compiler); it != m_identities.end()) p.identity = it->second;
+  p.workers.pool = m_workers_ahead;
+  p.shared.folders = m_folders;
+  p.workers.prestart = m_ahead;
+  if (auto it = m_identities.find(job.compiler); it != m_identities.end())
+    p.known.identity = it->second;
   return p;
 }
 
@@ -110,7 +111,7 @@ void JobScheduler::start_round(const Job& job, bool first_only, store::JobRow ro
   r.plan = round_plan(job, span.start, span.size);
   r.plan.first_index = row.runs - span.start;
   r.split = splitting(m_m.compilers[job.compiler].setting, job);
-  if (r.split.unit > 0) r.plan.queue = r.split.queue(r.plan.first_index, r.plan.runs);
+  if (r.split.unit > 0) r.plan.shared.queue = r.split.queue(r.plan.first_index, r.plan.runs);
   r.per_run = seconds_per_run(row);
   r.runs_after = row.budget - std::min(row.budget, span.start + span.size);
   r.row = std::move(row);
@@ -158,7 +159,7 @@ bool JobScheduler::take_output(Round& r, const std::exception_ptr& error, engine
     return false;
   }
   // The slots' runs as the serial round would have made them, then what a resume can go on from.
-  if (r.plan.queue) serial_cut(out);
+  if (r.plan.shared.queue) serial_cut(out);
   if (out.interrupted) {
     m_interrupted = true;
     keep_resumable_runs(out, job, m_m.compilers[job.compiler].setting);

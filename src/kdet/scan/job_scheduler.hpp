@@ -137,7 +137,7 @@ private:
   // compiles beside them by as much as they save.
   bool m_ahead = false;
   std::shared_ptr<engine::WorkerPool> m_workers_ahead;
-  // Each run's own folders, handed on from round to round (RunPlan::folders).
+  // Each run's own folders, handed on from round to round (RunPlan::shared.folders).
   std::shared_ptr<FolderStock> m_folders = std::make_shared<FolderStock>(true);
   std::unique_ptr<engine::Executor> m_own_executor; // when ScheduleOptions::executor is null
   engine::Executor& m_executor;

@@ -167,7 +167,7 @@ engine::RunPlan job_run_plan(const Manifest& m, const Job& job, const perturb::S
                              uint64_t first, uint64_t runs, size_t stop_at_outcomes) {
   engine::RunPlan plan;
   plan.backend = job.backend;
-  plan.compiler_file = job.compiler_file;
+  plan.known.file = job.compiler_file;
   plan.setting = setting;
   plan.setting.seed = mix_seed(job.seed, first);
   plan.input_path = job.input->path;
@@ -176,7 +176,7 @@ engine::RunPlan job_run_plan(const Manifest& m, const Job& job, const perturb::S
   plan.runs = runs;
   plan.jobs = 1;
   plan.timeout = std::chrono::milliseconds(static_cast<long long>(m.timeout_seconds * 1000));
-  plan.stop_at_outcomes = stop_at_outcomes;
+  plan.stop.outcomes = stop_at_outcomes;
   return plan;
 }
 

@@ -25,7 +25,7 @@ struct ResolvedCompiler {
   std::string path;         // the library or program file
   std::string content_hash; // of that file
   // Its stamp, taken just before the hash: every round of its jobs is checked against the file
-  // the jobs' ids were made from (engine::RunPlan::compiler_file).
+  // the jobs' ids were made from (engine::RunPlan::known.file).
   std::optional<FileStamp> stamp;
 };
 

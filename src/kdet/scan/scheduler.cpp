@@ -125,8 +125,8 @@ int JobScheduler::free_slots() const {
 Round* JobScheduler::critical(double& work) {
   Round* best = nullptr;
   for (auto& r : m_rounds)
-    if (r.plan.queue)
-      if (uint64_t left = r.plan.queue->left(); left > 0) {
+    if (r.plan.shared.queue)
+      if (uint64_t left = r.plan.shared.queue->left(); left > 0) {
         const double w = r.per_run * static_cast<double>(left + r.runs_after);
         if (!best || w > work) best = &r, work = w;
       }
@@ -164,13 +164,13 @@ void JobScheduler::fill() {
     }
     std::vector<Round*> open;
     for (auto& r : m_rounds)
-      if (r.plan.queue && r.plan.queue->left() > 0) open.push_back(&r);
+      if (r.plan.shared.queue && r.plan.shared.queue->left() > 0) open.push_back(&r);
     std::stable_sort(open.begin(), open.end(), [](const Round* a, const Round* b) {
-      return a->plan.queue->left() > b->plan.queue->left();
+      return a->plan.shared.queue->left() > b->plan.shared.queue->left();
     });
     for (Round* r : open) {
-      const int want =
-          static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(free), r->plan.queue->left()));
+      const int want = static_cast<int>(
+          std::min<uint64_t>(static_cast<uint64_t>(free), r->plan.shared.queue->left()));
       const int taken = r->session->add_slots(want);
       r->pieces += taken, r->joined += static_cast<size_t>(taken), free -= taken;
       if (free <= 0) break;

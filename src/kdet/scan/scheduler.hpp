@@ -1,6 +1,6 @@
 //===- scan/scheduler.hpp - run a scan's jobs on one executor -----------------===//
 //
-// Each job runs in rounds, each round one engine::RunSession (jobs = 1, stop_at_outcomes = 2)
+// Each job runs in rounds, each round one engine::RunSession (jobs = 1, stop.outcomes = 2)
 // driven with every other running round by one engine::SessionLoop over one executor: the first
 // round has Manifest::first_round runs, each later one doubles (up to max_round), until the job
 // shows a second variant (it varies: stop) or its budget is spent (the bound reached the

@@ -62,7 +62,7 @@ void serial_cut(engine::RunOutput& out) {
         v.first_run = end;
       }
     ++end;
-    if (plan.stop_at_outcomes > 0 && outcomes >= plan.stop_at_outcomes) break;
+    if (plan.stop.outcomes > 0 && outcomes >= plan.stop.outcomes) break;
   }
   for (uint64_t i = end; i < out.records.size(); ++i)
     out.records[i] = engine::RunRecord{};
@@ -81,8 +81,7 @@ void keep_resumable_runs(engine::RunOutput& out, const Job& job, const perturb::
   const engine::RunPlan& plan = out.plan;
   if (setting.process == perturb::ProcessMode::fresh || job.backend.kind == backend::Kind::exec)
     return;
-  if (plan.stop_at_outcomes > 0 && engine::count_outcomes(out.variants) >= plan.stop_at_outcomes)
-    return;
+  if (plan.stop.outcomes > 0 && engine::count_outcomes(out.variants) >= plan.stop.outcomes) return;
   const uint64_t first = plan.first_index;
   uint64_t end = first;
   while (end < plan.runs && out.records[end].done)

@@ -39,11 +39,11 @@ Splitting splitting(const perturb::Setting& setting, const Job& job);
 // starting at a multiple of `unit` (the first piece starts at first_index).
 uint64_t max_pieces(const engine::RunPlan& plan, uint64_t unit);
 
-// Cuts the output of a round whose runs came from RunPlan::queue, on one slot or more (same
+// Cuts the output of a round whose runs came from RunPlan::shared.queue, on one slot or more (same
 // master seed, so every run keeps its index and seed; a chain is taken whole), to what the plan
 // would have given run serially: the runs up to the first whose outcome is the
-// stop_at_outcomes-th distinct one, or up to the first run not done (interrupted); the variants
-// folded again in that order. A slot stops early only at its own stop_at_outcomes-th outcome,
+// stop.outcomes-th distinct one, or up to the first run not done (interrupted); the variants
+// folded again in that order. A slot stops early only at its own stop.outcomes-th outcome,
 // which the serial order reaches no later, so every run the serial plan does was done; the runs
 // past the cut are dropped.
 void serial_cut(engine::RunOutput& out);

@@ -98,7 +98,7 @@ engine::RunOutput Rerunner::run(const store::JobRow& row, const perturb::Setting
     throw Error::format("{}: input {} is no longer in its manifest", m_db, row.input);
   }
   engine::RunPlan plan = job_run_plan(*m_manifest, *it, setting, first, runs, stop_at_outcomes);
-  plan.stop_at_other_than = stop_at_other_than;
+  plan.stop.other_than = stop_at_other_than;
   return engine::execute(plan);
 }
 

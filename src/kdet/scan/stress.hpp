@@ -35,7 +35,7 @@ public:
   // manifest or the manifest no longer parses.
   Rerunner(const std::map<std::string, std::string>& meta, const std::string& db_path);
   // Runs `runs` runs of the stored job `row` under `setting`, run numbers from `first`
-  // (seeds as the scan derives them), stopping at `stop_at_outcomes` (0: never) and, when
+  // (seeds as the scan derives them), stopping at `stop.outcomes` (0: never) and, when
   // `stop_at_other_than` is set, at the first successful run with another outcome. Throws
   // Error when the job cannot be run (not in the manifest, input changed, compiler absent).
   engine::RunOutput run(const store::JobRow& row, const perturb::Setting& setting, uint64_t first,
@@ -55,7 +55,7 @@ private:
   bool m_defaults_known = false;
 };
 
-// Runs one plan (engine::RunPlan's stop_at_outcomes and stop_at_other_than: `stop`, `other_than`);
+// Runs one plan (engine::RunPlan's stop.outcomes and stop_at_other_than: `stop`, `other_than`);
 // tests script it. Empty: Rerunner::run.
 using RerunFn =
     std::function<engine::RunOutput(const store::JobRow&, const perturb::Setting&, uint64_t first,
