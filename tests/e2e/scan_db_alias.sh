@@ -10,7 +10,6 @@
 source "$(dirname "$0")/lib/common.bash"
 lib=$(realpath "${KDET_FAKES_DIR:-/nonexistent}")/libfakenvvm.so
 [[ -f $lib ]] || skip "$lib not built"
-need_cmd flock "util-linux: to see when the first scan holds its lock"
 cat >"$T/m.toml" <<TOML
 name = "alias"
 inputs = ["$EX/nvvm/llvm7/*.ll"]
@@ -28,8 +27,8 @@ mkdir "$T/d" "$T/d/sub" "$T/bind"
 db=$T/d/r.db
 "$KDET" scan "$T/m.toml" --db "$db" --jobs 1 -q >"$T/first.out" 2>&1 &
 first=$!
-for _ in $(seq 1 300); do [[ -e $db ]] && ! flock -n "$db" true 2>/dev/null && break; sleep 0.02; done
-flock -n "$db" true 2>/dev/null && fail "the first scan never took its lock"
+for _ in $(seq 1 300); do flock_held "$db" && break; sleep 0.02; done
+flock_held "$db" || { cat "$T/first.out"; fail "the first scan never took its lock"; }
 ln "$db" "$T/hard.db"
 ln -s "$db" "$T/sym.db"
 ln -s d/r.db "$T/relsym.db"

@@ -30,7 +30,8 @@ TOML
 "$KDET" scan "$T/m.toml" --db "$T/r.db" --jobs 1 -q >"$T/first.out" 2>&1 &
 first=$!
 # The lock is an flock on the database file itself: wait until it is taken.
-for _ in $(seq 1 200); do [[ -e $T/r.db ]] && ! flock -n "$T/r.db" true 2>/dev/null && break; sleep 0.02; done
+for _ in $(seq 1 200); do flock_held "$T/r.db" && break; sleep 0.02; done
+flock_held "$T/r.db" || { cat "$T/first.out"; fail "the first scan never took its lock"; }
 expect_exit 2 "$KDET" scan "$T/m.toml" --db "$T/r.db" -q
 expect_output "in use by pid $first"
 expect_exit 2 "$KDET" merge "$T/r.db" "$T/other.db"

@@ -97,6 +97,15 @@ json_eval() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print
 # sql DB QUERY: the rows of QUERY on the SQLite database DB, one a line, fields joined by |.
 sql() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print("|".join(map(str,r))) for r in c.execute(sys.argv[2])]' "$1" "$2"; }
 
+# flock_held FILE: whether some process holds an flock on FILE, read from /proc/locks. Taking the
+# lock to see (flock -n FILE true) would hold it for a moment, and a kdet locking the file
+# without waiting would find it in use then.
+flock_held() {
+  local ino
+  ino=$(stat -L -c %i "$1" 2>/dev/null) || return 1
+  grep -Eq "^[0-9]+: FLOCK +ADVISORY +WRITE +[0-9]+ [0-9a-f]+:[0-9a-f]+:$ino " /proc/locks
+}
+
 # test_pids [FILTER]: the live processes this test started: those whose environment
 # carries its marker, and those whose command line holds $KDET_E2E_MARK (for a
 # compiler run with a cleaned environment, e.g. `kdet exec --fix all`, put the
