@@ -63,20 +63,18 @@ std::string describe(const std::vector<backend::Artifact>& reference,
 void annotate_differences(RunOutput& out) {
   // Against the most common outcome of the compiler: kdet's own errors are none (their detail
   // says what went wrong) and are no reference for the others.
-  auto modal_it = std::find_if(out.variants.begin(), out.variants.end(),
-                               [](const Variant& v) { return !is_kdet_error(v.status); });
-  if (modal_it == out.variants.end()) return;
-  const Variant& modal = *modal_it;
+  const Variant* modal = modal_outcome(out.variants);
+  if (!modal) return;
   for (Variant& v : out.variants) {
-    if (&v == &modal || is_kdet_error(v.status)) continue;
-    if (v.status != modal.status) {
+    if (&v == modal || is_kdet_error(v.status)) continue;
+    if (v.status != modal->status) {
       v.difference = fmt::format("{} where the most common outcome is {}",
-                                 backend::to_string(v.status), backend::to_string(modal.status));
+                                 backend::to_string(v.status), backend::to_string(modal->status));
       continue;
     }
     if (v.status != backend::Status::ok)
       continue; // same failure class, other code or signal: the detail says it
-    v.difference = describe(modal.artifacts, v.artifacts);
+    v.difference = describe(modal->artifacts, v.artifacts);
   }
 }
 
@@ -95,14 +93,13 @@ const backend::Artifact* reach_artifact(const std::vector<backend::Artifact>& ar
 
 VariantReaches variant_reaches(const RunOutput& out, const diff::ReachOptions& options) {
   VariantReaches reaches;
-  auto modal = std::find_if(out.variants.begin(), out.variants.end(),
-                            [](const Variant& v) { return !is_kdet_error(v.status); });
-  if (modal == out.variants.end() || modal->status != backend::Status::ok) return {};
+  const Variant* modal = modal_outcome(out.variants);
+  if (!modal || modal->status != backend::Status::ok) return {};
   const backend::Artifact* ref = reach_artifact(modal->artifacts);
   if (!ref) return {};
   std::string ref_bytes = backend::artifact_bytes(*ref);
   for (const Variant& v : out.variants) {
-    if (&v == &*modal || v.status != backend::Status::ok) continue;
+    if (&v == modal || v.status != backend::Status::ok) continue;
     const backend::Artifact* a = reach_artifact(v.artifacts);
     if (!a) continue;
     reaches[v.id] = diff::variant_reach(ref_bytes, backend::artifact_bytes(*a), options);

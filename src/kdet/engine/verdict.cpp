@@ -35,6 +35,12 @@ size_t count_outcomes(const std::vector<Variant>& variants) {
       variants.begin(), variants.end(), [](const Variant& v) { return !is_kdet_error(v.status); }));
 }
 
+const Variant* modal_outcome(const std::vector<Variant>& variants) {
+  auto it = std::find_if(variants.begin(), variants.end(),
+                         [](const Variant& v) { return !is_kdet_error(v.status); });
+  return it == variants.end() ? nullptr : &*it;
+}
+
 Assessment assess(const RunOutput& out) {
   Assessment a;
   for (const auto& r : out.records) {
@@ -48,12 +54,9 @@ Assessment assess(const RunOutput& out) {
     return a;
   }
   a.runs = out.completed - std::min(a.kdet_errors, out.completed);
-  uint64_t most_common = 0; // variants come most common first
-  for (const auto& v : out.variants) {
-    if (is_kdet_error(v.status)) continue;
-    if (a.outcomes++ == 0) most_common = v.count;
-  }
-  a.differing = a.runs - std::min(most_common, a.runs);
+  a.outcomes = count_outcomes(out.variants);
+  const Variant* modal = modal_outcome(out.variants);
+  a.differing = a.runs - std::min(modal ? modal->count : 0, a.runs);
   a.rate = a.runs ? static_cast<double>(a.differing) / static_cast<double>(a.runs) : 0;
   a.interval = stats::clopper_pearson(a.differing, a.runs, a.confidence);
   a.upper_bound = stats::upper_bound(a.differing, a.runs, a.confidence);

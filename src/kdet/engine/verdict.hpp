@@ -39,6 +39,8 @@ bool is_kdet_error(backend::Status status);
 
 // The distinct outcomes of the compiler among `variants` (those that are no error of kdet's own).
 size_t count_outcomes(const std::vector<Variant>& variants);
+// The most common of them (variants come most common first); null when there is none.
+const Variant* modal_outcome(const std::vector<Variant>& variants);
 
 // The verdict with its numbers. "Differing" runs are those whose outcome is not the most common
 // one; the rate and its bounds are over the counted runs (completed, less kdet's own errors).

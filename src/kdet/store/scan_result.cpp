@@ -4,6 +4,7 @@
 #include "kdet/backend/backend.hpp"
 #include "kdet/engine/compiler_log.hpp"
 #include "kdet/engine/variants.hpp"
+#include "kdet/engine/verdict.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -13,8 +14,10 @@ namespace kdet::store {
 
 namespace {
 
+// engine::is_kdet_error, of a stored variant's status spelling.
 bool kdet_error(const VariantRow& v) {
-  return v.status == backend::to_string(backend::Status::infra_error);
+  backend::Status status{};
+  return backend::parse_status(v.status, status) && engine::is_kdet_error(status);
 }
 
 } // namespace
