@@ -3,6 +3,7 @@
 
 #include "kdet/engine/explain.hpp"
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/verdict.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -13,9 +14,9 @@ namespace kdet::engine {
 namespace {
 
 // One compile of `plan` under `setting`, alone in a fresh worker or two.
-const RunRecord* probe_once(const RunPlan& plan, const perturb::Setting& setting,
-                            std::chrono::milliseconds timeout, RunOutput& keep,
-                            double& compile_cpu_seconds) {
+const RunRecord* probe_once(const ProbeRunner& run, const RunPlan& plan,
+                            const perturb::Setting& setting, std::chrono::milliseconds timeout,
+                            RunOutput& keep, double& compile_cpu_seconds) {
   RunPlan p = plan;
   p.setting = setting;
   p.runs = 1;
@@ -24,7 +25,7 @@ const RunRecord* probe_once(const RunPlan& plan, const perturb::Setting& setting
   p.stop.outcomes = 0;
   p.on_record = {};
   if (timeout.count() > 0) p.timeout = timeout;
-  keep = execute(p);
+  keep = run(p);
   for (const auto& r : keep.records)
     if (r.done) {
       compile_cpu_seconds += r.compile_cpu_seconds;
@@ -51,9 +52,15 @@ std::chrono::milliseconds probe_timeout(double plain_seconds,
 }
 
 DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& given) {
+  return vary_unset_factors_with(plan, given, explain_factors(plan, {}, {}, nullptr, nullptr),
+                                 [](const RunPlan& p) { return execute(p); });
+}
+
+DefaultLevels vary_unset_factors_with(RunPlan& plan, const std::set<std::string>& given,
+                                      std::vector<Factor> factors, const ProbeRunner& run) {
   DefaultLevels d;
   std::vector<Factor> unset;
-  for (auto& f : explain_factors(plan, {}, {}, nullptr, nullptr))
+  for (auto& f : factors)
     if (!given.count(f.name) && !f.name.starts_with("env:")) unset.push_back(std::move(f));
   if (unset.empty()) return d;
 
@@ -73,11 +80,11 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
   RunOutput out;
   // plain(): one more plain compile; its status, or nullopt when it did not run.
   auto plain = [&]() -> std::optional<backend::Status> {
-    const RunRecord* r = probe_once(plan, natural, plan.timeout, out, d.compile_cpu_seconds);
+    const RunRecord* r = probe_once(run, plan, natural, plan.timeout, out, d.compile_cpu_seconds);
     ++d.probe_runs;
     return r ? std::optional(r->status) : std::nullopt;
   };
-  const RunRecord* first = probe_once(plan, natural, plan.timeout, out, d.compile_cpu_seconds);
+  const RunRecord* first = probe_once(run, plan, natural, plan.timeout, out, d.compile_cpu_seconds);
   d.probe_runs = 1;
   d.worker_start_seconds = out.worker_start_seconds;
   plan.known.identity = out.identity;  // later probes and the runs skip the probe worker
@@ -113,6 +120,14 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
     }
     bool by_chance = plain_failures > 0 && plain_status == backend::Status::ok;
     auto chance_finding = [&] {
+      if (is_kdet_error(failed_as)) {
+        d.findings.push_back(fmt::format(
+            "the plain compile (every factor at its natural level) failed {} of {} times with an "
+            "error of kdet's own ({}), not the compiler's: no level is blamed, and the runs do "
+            "not count such errors as outcomes",
+            plain_failures, plain_runs, backend::to_string(failed_as)));
+        return;
+      }
       d.findings.push_back(fmt::format(
           "the plain compile (every factor at its natural level) failed {} of {} times ({}): the "
           "compiler's own failure rate, not a factor's doing; no level is blamed for a failure, "
@@ -122,16 +137,17 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
     if (by_chance) chance_finding();
     auto like_plain = [&](const RunRecord* r) { return r && r->status == plain_status; };
     auto t = probe_timeout(plain_seconds, plan.timeout);
-    const RunRecord* all = probe_once(plan, varied, t, out, d.compile_cpu_seconds);
+    const RunRecord* all = probe_once(run, plan, varied, t, out, d.compile_cpu_seconds);
     ++d.probe_runs;
     if (out.interrupted || interrupted()) return d;
     if (like_plain(all)) d.run_seconds = all->seconds;
     if (!by_chance && !like_plain(all)) {
       const std::string all_failed = how_it_failed(all);
+      const bool all_kdet_error = all && is_kdet_error(all->status); // `all` goes with `out`
       for (const auto& f : unset) {
         perturb::Setting one = natural;
         f.vary(one);
-        const RunRecord* r = probe_once(plan, one, t, out, d.compile_cpu_seconds);
+        const RunRecord* r = probe_once(run, plan, one, t, out, d.compile_cpu_seconds);
         ++d.probe_runs;
         // Stopped by SIGINT or SIGTERM: the probes not run say nothing about their levels.
         if (out.interrupted || interrupted()) return d;
@@ -159,7 +175,7 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
             break;
           }
           if (hang) break;
-          const RunRecord* again = probe_once(plan, one, t, out, d.compile_cpu_seconds);
+          const RunRecord* again = probe_once(run, plan, one, t, out, d.compile_cpu_seconds);
           ++d.probe_runs;
           if (out.interrupted || interrupted()) return d;
           if (like_plain(again)) comes_back = false;
@@ -169,7 +185,8 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
           chance_finding();
           broken.clear();
           std::erase_if(d.findings, [](const std::string& x) {
-            return x.find("breaks this compiler") != std::string::npos;
+            return x.find("breaks this compiler") != std::string::npos ||
+                   x.find("kdet could not apply") != std::string::npos;
           });
           varied = natural;
           for (const auto& g : unset)
@@ -184,6 +201,16 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
         }
         f.leave(varied);
         broken.push_back(f.name);
+        if (r && is_kdet_error(r->status)) {
+          // kdet itself could not apply the level here (a worker under it could not start, for a
+          // limit on processes or open files): the machine's doing, not the compiler's.
+          d.findings.push_back(fmt::format(
+              "kdet could not apply {} on this machine ({}, where a plain compile gave {} in "
+              "{:.2f} s): an error of kdet's own, not the compiler's; left at {}",
+              f.varied_label, how, backend::to_string(plain_status), plain_seconds,
+              f.natural_label));
+          continue;
+        }
         d.findings.push_back(fmt::format(
             "{} breaks this compiler ({}, where a plain compile gave {} in {:.2f} s): left at {}; "
             "kdet explain reports it as a finding",
@@ -197,10 +224,17 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
         varied = natural;
         for (const auto& f : unset)
           broken.push_back(f.name);
-        d.findings.push_back(fmt::format(
-            "the varied levels together break this compiler ({}), none alone does: every factor "
-            "not given was left at its natural level",
-            all_failed));
+        if (all_kdet_error)
+          d.findings.push_back(fmt::format(
+              "kdet could not apply the varied levels together on this machine ({}), though it "
+              "could each alone: an error of kdet's own, not the compiler's; every factor not "
+              "given was left at its natural level",
+              all_failed));
+        else
+          d.findings.push_back(fmt::format(
+              "the varied levels together break this compiler ({}), none alone does: every "
+              "factor not given was left at its natural level",
+              all_failed));
       }
     }
   }

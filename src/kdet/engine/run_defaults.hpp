@@ -11,9 +11,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/engine/explain.hpp"
 #include "kdet/engine/runner.hpp"
 
 #include <chrono>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,5 +46,11 @@ std::chrono::milliseconds probe_timeout(double plain_seconds,
 // level fails is left natural. Throws Error as execute() does (a compiler that
 // cannot be loaded).
 DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& given);
+
+// What runs one probe: engine::execute in kdet, a script in the unit tests.
+using ProbeRunner = std::function<RunOutput(const RunPlan&)>;
+// The same decisions over the given factors, each probe run by `run`.
+DefaultLevels vary_unset_factors_with(RunPlan& plan, const std::set<std::string>& given,
+                                      std::vector<Factor> factors, const ProbeRunner& run);
 
 } // namespace kdet::engine
