@@ -72,6 +72,46 @@ TEST(Exec, CouldNotStartIsToldApart) {
       << r.status.error;
 }
 
+// Out of descriptors, a start fails for that reason, said as such: the child's copy of /dev/null
+// could not be made, and its "bad file descriptor" later used to hide why.
+TEST(Exec, NoDescriptorLeftIsSaidAsSuch) {
+  int to_parent[2];
+  ASSERT_EQ(::pipe(to_parent), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(to_parent[0]);
+    rlimit lim{64, 64};
+    if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) ::_exit(3);
+    std::vector<int> held;
+    for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;)
+      held.push_back(fd);
+    // Four left: kdet's error pipe and /dev/null take three, the child's copy of the error
+    // pipe the last, and its copy of /dev/null finds none.
+    for (int i = 0; i < 4; ++i) {
+      ::close(held.back());
+      held.pop_back();
+    }
+    ExitStatus status;
+    const pid_t child = spawn(shell("true"), status);
+    if (child > 0) wait_child(child);
+    std::string said = child > 0 ? "started" : status.error;
+    if (::write(to_parent[1], said.data(), said.size()) < 0) ::_exit(4);
+    ::_exit(0);
+  }
+  ::close(to_parent[1]);
+  std::string said;
+  char buf[512];
+  for (ssize_t n; (n = ::read(to_parent[0], buf, sizeof buf)) > 0;)
+    said.append(buf, static_cast<size_t>(n));
+  ::close(to_parent[0]);
+  int st = 0;
+  ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
+  EXPECT_NE(said.find(std::strerror(EMFILE)), std::string::npos) << said;
+  EXPECT_EQ(said.find(std::strerror(EBADF)), std::string::npos) << said;
+}
+
 TEST(Exec, ExitCodeAndSignalAreReported) {
   auto r = run_captured(shell("echo out; echo err >&2; exit 7"), seconds(5));
   EXPECT_EQ(r.status.kind, ExitStatus::Kind::exited);

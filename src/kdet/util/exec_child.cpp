@@ -111,7 +111,16 @@ void close_all_but(int keep, int keep2) {
   // first, so no dup2 below can clobber one that is still needed.
   ef = ::fcntl(ef, F_DUPFD_CLOEXEC, p.low);
   if (ef < 0) child_fail(c.err_fd, errno);
+  // /dev/null above the targets too. When kdet could not open it (no descriptor left), the
+  // child tries once more, so a failure says why (EMFILE), not "bad file descriptor" later.
   int null_fd = c.devnull >= 0 ? ::fcntl(c.devnull, F_DUPFD_CLOEXEC, p.low) : -1;
+  int null_errno = 0;
+  if (null_fd < 0) {
+    const int opened = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    null_fd = opened >= 0 ? ::fcntl(opened, F_DUPFD_CLOEXEC, p.low) : -1;
+    null_errno = null_fd < 0 ? errno : 0;
+    if (opened >= 0 && opened != null_fd) ::close(opened);
+  }
   int report_fd = options.guard && options.guard_report_fd >= 0
                       ? ::fcntl(options.guard_report_fd, F_DUPFD_CLOEXEC, p.low)
                       : -1;
@@ -119,13 +128,15 @@ void close_all_but(int keep, int keep2) {
   int* moved = const_cast<int*>(p.moved.data());
   for (size_t i = 0; i < n; ++i) {
     int src = options.fds[i].second < 0 ? null_fd : options.fds[i].second;
+    if (src < 0) child_fail(ef, null_errno);
     moved[i] = ::fcntl(src, F_DUPFD_CLOEXEC, p.low);
     if (moved[i] < 0) child_fail(ef, errno);
   }
   for (size_t i = 0; i < n; ++i)
     if (::dup2(moved[i], options.fds[i].first) < 0) child_fail(ef, errno);
   for (int t = 0; t < 3; ++t)
-    if (!p.is_target[static_cast<size_t>(t)] && ::dup2(null_fd, t) < 0) child_fail(ef, errno);
+    if (!p.is_target[static_cast<size_t>(t)] && ::dup2(null_fd, t) < 0)
+      child_fail(ef, null_fd < 0 ? null_errno : errno);
   // Close everything else: below `low`, whatever is not a target; from
   // `low` up, all (close-on-exec, so the error pipe works until execve).
   for (int fd = 3; fd < p.low; ++fd)
