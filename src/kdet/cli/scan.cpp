@@ -13,6 +13,7 @@
 #include "kdet/cli/output.hpp"
 #include "kdet/diff/reach.hpp"
 #include "kdet/report/scan_report.hpp"
+#include "kdet/scan/defaults.hpp"
 #include "kdet/scan/labels.hpp"
 #include "kdet/scan/reach.hpp"
 #include "kdet/scan/session.hpp"
@@ -504,34 +505,17 @@ void add_compare(CLI::App& root, Action& action) {
       if (ca.empty() && !cb.empty()) ca = pick(ra, "", cb, a->a, "--a-compiler");
       cb = pick(rb, cb, ca, a->b, "--b-compiler");
       ca = pick(ra, ca, cb, a->a, "--a-compiler");
-      // The settings the two scans ran under (the seed aside), from their stored manifests;
-      // "" where one cannot be read again (its inputs are gone): then nothing is claimed.
-      auto setting_of = [](const store::ScanResult& r) -> std::string {
-        auto text = r.meta.find("manifest_text"), path = r.meta.find("manifest");
-        if (text == r.meta.end() || path == r.meta.end()) return "";
-        try {
-          perturb::Setting s = scan::parse_manifest(text->second, path->second).setting;
-          s.seed = 0;
-          return perturb::describe(s);
-        } catch (const Error&) {
-          return "";
-        }
-      };
-      const std::string sa = setting_of(ra), sb = setting_of(rb);
+      // The settings the two compilers' jobs ran under; "" where one cannot be read again
+      // (then nothing is claimed).
+      const std::string sa = scan::stored_setting(ra, ca), sb = scan::stored_setting(rb, cb);
       const bool same_setting = sa.empty() || sb.empty() || sa == sb;
       report::CompilerComparison cmp{
           a->a + ":" + ca,
           a->b + ":" + cb,
           scan::pair_jobs(ra.jobs, ca, rb.jobs, cb, a->margin, same_setting),
           a->margin,
-          {},
-          {}};
-      if (!same_setting) {
-        // describe() ends with " seed=0x0": the seed is no part of what differs.
-        auto unseeded = [](const std::string& s) { return s.substr(0, s.rfind(" seed=")); };
-        cmp.a_setting = unseeded(sa);
-        cmp.b_setting = unseeded(sb);
-      }
+          same_setting ? "" : sa,
+          same_setting ? "" : sb};
       std::deque<store::JobRow> extended; // B's rows with the runs --settle added
       check_output_path(a->output.json_path, "--json");
       check_output_path(a->junit_path, "--junit");

@@ -1,6 +1,7 @@
 //===- report/scan_report.cpp - terminal, JSON and JUnit reports of a scan -----===//
 #include "kdet/report/scan_report.hpp"
 
+#include "kdet/scan/defaults.hpp"
 #include "kdet/scan/manifest.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -41,8 +42,18 @@ std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r) {
       names.push_back(c.name);
   std::vector<CompilerComparison> out;
   for (size_t i = 1; i < names.size(); ++i) {
-    CompilerComparison c{names[0], names[i], {}, scan::k_default_fix_margin, {}, {}};
-    c.pairs = scan::pair_jobs(r.jobs, c.a, r.jobs, c.b);
+    // One scan's compilers may run under different settings: the probe of the factors its
+    // [setting] does not name leaves a level natural where it breaks one of them.
+    const std::string sa = scan::stored_setting(r, names[0]),
+                      sb = scan::stored_setting(r, names[i]);
+    const bool same_setting = sa.empty() || sb.empty() || sa == sb;
+    CompilerComparison c{names[0],
+                         names[i],
+                         {},
+                         scan::k_default_fix_margin,
+                         same_setting ? "" : sa,
+                         same_setting ? "" : sb};
+    c.pairs = scan::pair_jobs(r.jobs, c.a, r.jobs, c.b, scan::k_default_fix_margin, same_setting);
     out.push_back(std::move(c));
   }
   return out;

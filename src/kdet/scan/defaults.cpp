@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 namespace kdet::scan {
 
@@ -44,6 +45,42 @@ std::string describe_defaults(const Manifest& m, const CompilerSpec& spec) {
   if (spec.default_varied.empty()) return "every factor that acts here named in [setting]";
   return fmt::format("every factor not named in [setting] varied: {}",
                      fmt::join(spec.default_varied, ", "));
+}
+
+namespace {
+
+// perturb::describe without its trailing " seed=0x...": the seed is no part of a setting two scans
+// compare.
+std::string unseeded(perturb::Setting s) {
+  s.seed = 0;
+  std::string d = perturb::describe(s);
+  return d.substr(0, d.rfind(" seed="));
+}
+
+} // namespace
+
+std::string compiler_settings_meta(const Manifest& m, const std::vector<Job>& jobs) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t ci = 0; ci < m.compilers.size(); ++ci)
+    if (std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.compiler == ci; }))
+      out[m.compilers[ci].name] = unseeded(m.compilers[ci].setting);
+  return out.dump();
+}
+
+std::string stored_setting(const store::ScanResult& r, const std::string& compiler) {
+  if (auto it = r.meta.find("compiler_settings"); it != r.meta.end()) {
+    auto settings = nlohmann::json::parse(it->second, nullptr, false);
+    if (settings.is_object() && settings.contains(compiler) && settings[compiler].is_string())
+      return settings[compiler].get<std::string>();
+  }
+  auto text = r.meta.find("manifest_text"), path = r.meta.find("manifest");
+  if (text == r.meta.end() || path == r.meta.end()) return "";
+  try {
+    const Manifest m = parse_manifest(text->second, path->second);
+    return unseeded(m.setting) + (m.unnamed_vary ? " unnamed=vary" : " unnamed=natural");
+  } catch (const Error&) {
+    return "";
+  }
 }
 
 } // namespace kdet::scan

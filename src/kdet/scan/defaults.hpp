@@ -12,6 +12,7 @@
 
 #include "kdet/scan/manifest.hpp"
 #include "kdet/scan/planner.hpp"
+#include "kdet/store/scan_db.hpp"
 
 #include <string>
 #include <vector>
@@ -28,5 +29,16 @@ void vary_unnamed(Manifest& m, const std::vector<Job>& jobs);
 // "every factor not named varied (time=vary ...)" or "unnamed factors natural": what a
 // compiler's jobs run under, for reports.
 std::string describe_defaults(const Manifest& m, const CompilerSpec& spec);
+
+// The setting each compiler's jobs ran under, every level spelled out (the probe's choices for
+// the factors [setting] does not name included) and the seed left out: a JSON object, compiler
+// name -> perturb::describe, stored as the database's meta "compiler_settings".
+std::string compiler_settings_meta(const Manifest& m, const std::vector<Job>& jobs);
+
+// The setting compiler `compiler` of a stored scan ran under, as compiler_settings_meta spells
+// it; for a database from before that meta, the manifest's [setting] with the unnamed factors'
+// mode ("unnamed=vary|natural"). "" when neither can be read (its manifest is gone): then no one
+// may claim two scans ran under different settings.
+std::string stored_setting(const store::ScanResult& r, const std::string& compiler);
 
 } // namespace kdet::scan

@@ -108,7 +108,8 @@ SessionEnd run_session(const SessionRequest& req) {
     std::string defaults;
     for (const auto& d : start.defaults)
       defaults += (defaults.empty() ? "" : "\n") + d;
-    db.set_meta({{"defaults", defaults}}); // this session's, for the reports
+    // This session's, for the reports; the settings for kdet compare.
+    db.set_meta({{"defaults", defaults}, {"compiler_settings", compiler_settings_meta(m, jobs)}});
   }
   start.jobs = jobs.size();
   start.all_jobs = all.size();
