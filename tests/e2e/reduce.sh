@@ -52,6 +52,27 @@ if have_cuda; then
   expect_exit 0 "$KDET" run "$T/small.ll" --unnamed natural -n 1 -- -arch=compute_90a
 fi
 
+# A result that varied while reducing but gives one outcome in its final runs is no reproducer:
+# exit 1, said on stderr and in the README, and no diff.txt listed. (This compiler varies on the
+# planted construct except where the input lies in a .repro folder: the final runs' place.)
+cat >"$T/calm_in_repro.sh" <<SH
+#!/bin/sh
+case "\$1" in
+  --version) echo "calm-in-repro 1"; exit 0 ;;
+  *.repro/*) exec "$FAKES/fake_cc" echo "\$1" "\$2" ;;
+esac
+exec "$FAKES/fake_cc" planted "\$1" "\$2"
+SH
+chmod +x "$T/calm_in_repro.sh"
+expect_exit 1 "$KDET" reduce "$T/med.ll" --cmd "$T/calm_in_repro.sh {input} {output}" --unnamed natural \
+  -o "$T/calm.ll" --final-runs 8
+expect_output 'final +[0-9]+ runs: 0 differing, rate 0.0 %, 1 distinct outcomes'
+expect_output 'calm.ll did not vary in its [0-9]+ final runs'
+grep -Eq '^# Reduced input: it did not vary in its [0-9]+ final runs' "$T/calm.ll.repro/README.md" ||
+  fail "the README calls a result that did not vary a reproducer"
+grep -q 'diff.txt' "$T/calm.ll.repro/README.md" && fail "the README lists a diff.txt not written"
+[[ ! -e $T/calm.ll.repro/diff.txt ]] || fail "diff.txt written without two variants"
+
 # -j 2 tests candidates in parallel and ends as small as -j 1.
 expect_exit 0 "$KDET" reduce "$T/med.ll" --cmd "$CC" --unnamed natural -o "$T/j1.ll" -j 1
 expect_exit 0 "$KDET" reduce "$T/med.ll" --cmd "$CC" --unnamed natural -o "$T/j2.ll" -j 2

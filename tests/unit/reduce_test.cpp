@@ -446,3 +446,12 @@ TEST(ReduceRepro, WritesTheInputTheRunsAndTheReadme) {
 }
 
 } // namespace kdet::reduce
+
+// The final runs of a reduced input: enough for its rate to show a second outcome (99 %), within
+// [floor, 8 x floor].
+TEST(ReduceRepro, FinalRunsFollowTheRate) {
+  EXPECT_EQ(kdet::reduce::final_runs_for(0.5, 64), 64u);    // 10 would do; the floor holds
+  EXPECT_EQ(kdet::reduce::final_runs_for(0.03, 32), 154u);  // ceil(4.6 / 0.03)
+  EXPECT_EQ(kdet::reduce::final_runs_for(0.001, 16), 128u); // 4,600 capped at 8 x 16
+  EXPECT_EQ(kdet::reduce::final_runs_for(0, 16), 16u);      // no rate known
+}

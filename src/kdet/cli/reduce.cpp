@@ -55,7 +55,7 @@ struct ReduceArgs {
 };
 
 // The `kdet run` command that reproduces the setting on `input`.
-std::string run_command(const ReduceArgs& a, const std::string& input) {
+std::string run_command(const ReduceArgs& a, const std::string& input, uint64_t runs) {
   std::vector<std::string> argv = {"kdet", "run", input};
   if (!a.compile.backend.empty()) argv.insert(argv.end(), {"--backend", a.compile.backend});
   if (!a.compile.lib.empty()) argv.insert(argv.end(), {"--lib", a.compile.lib});
@@ -67,7 +67,7 @@ std::string run_command(const ReduceArgs& a, const std::string& input) {
   for (const auto& e : a.factors.env)
     argv.insert(argv.end(), {"--env", e});
   if (a.unnamed != "vary") argv.insert(argv.end(), {"--unnamed", a.unnamed});
-  argv.insert(argv.end(), {"--runs", std::to_string(a.final_runs)});
+  argv.insert(argv.end(), {"--runs", std::to_string(runs)});
   if (!a.compile.options.empty()) {
     argv.emplace_back("--");
     argv.insert(argv.end(), a.compile.options.begin(), a.compile.options.end());
@@ -113,15 +113,20 @@ void check_out_options(const ReduceArgs& args, const engine::RunPlan& plan) {
 
 // The summary on stdout (also under --quiet when the result is not small enough) and the
 // exit code: 1 when the result is less than --min-reduction smaller.
-int print_summary(const ReduceArgs& args, const reduce::ReduceResult& r) {
+int print_summary(const ReduceArgs& args, const reduce::ReduceResult& r,
+                  const reduce::ReproResult& final) {
   double smaller = reduce::percent_smaller(r.original_bytes, r.text.size());
   bool enough = smaller >= args.min_reduction;
-  if (!args.quiet || !enough)
+  if (!args.quiet || !enough || !final.varied()) {
     fmt::print("reduced   {} -> {} bytes ({:.1f} % smaller), {} tests, {} compiles, {:.1f} s{}{}\n"
                "wrote     {} and {}.repro/ (README.md: the kdet run command, rate, diff)\n",
                r.original_bytes, r.text.size(), smaller, r.tests, r.compiles, r.seconds,
                std::string(r.engine) == "passes" ? "" : ", " + std::string(r.engine),
                r.timed_out ? " (stopped at --timeout-total)" : "", args.out, args.out);
+    fmt::print("final     {} runs: {} differing, rate {:.1f} %, {} distinct outcomes\n",
+               final.measure.runs, final.measure.differing, 100 * final.measure.rate(),
+               final.outcomes);
+  }
   if (!args.quiet || !enough) {
     std::string passes = reduce::describe_passes(r.passes);
     for (const auto& line : split(passes, '\n'))
@@ -135,6 +140,15 @@ int print_summary(const ReduceArgs& args, const reduce::ReduceResult& r) {
                "passes tried and why their candidates were rejected are listed above (-v: every "
                "candidate)\n",
                smaller, args.min_reduction, r.timed_out ? ", stopped at --timeout-total" : "");
+    return k_exit_not_reduced;
+  }
+  if (!final.varied()) {
+    // The reduction's own runs saw it vary; the final ones did not: no reproducer to report.
+    fmt::print(stderr,
+               "kdet: reduce: {} did not vary in its {} final runs (it varied at {:.1f} % in its "
+               "last measurement while reducing): {}.repro/README.md says so; run its command "
+               "with more runs before reporting it\n",
+               args.out, final.measure.runs, 100 * r.last.rate(), args.out);
     return k_exit_not_reduced;
   }
   return 0;
@@ -188,12 +202,10 @@ int do_reduce(ReduceArgs args) {
   auto progress = [tty, quiet = args.quiet, &shown](const reduce::Progress& p) {
     if (quiet || (!tty && p.bytes == shown)) return;
     shown = p.bytes;
-    fmt::print(stderr, "{}{} -> {} bytes ({:.1f} %), rate {:.0f} %, {} tests, {:.0f} s, {}{}",
+    fmt::print(stderr, "{}{} -> {} bytes ({:.1f} % smaller), rate {:.0f} %, {} tests, {:.0f} s{}{}",
                tty ? "\r\033[K" : "reduce: ", p.original_bytes, p.bytes,
-               p.original_bytes
-                   ? 100.0 * static_cast<double>(p.bytes) / static_cast<double>(p.original_bytes)
-                   : 100.0,
-               100 * p.rate, p.tests, p.elapsed, p.pass, tty ? "" : "\n");
+               reduce::percent_smaller(p.original_bytes, p.bytes), 100 * p.rate, p.tests, p.elapsed,
+               p.pass && *p.pass ? ", " + std::string(p.pass) : std::string(), tty ? "" : "\n");
   };
   auto warn = [](const std::string& w) { fmt::print(stderr, "kdet: warning: {}\n", w); };
   reduce::ReduceResult r = reduce::reduce_to_file(so, warn, progress);
@@ -206,16 +218,17 @@ int do_reduce(ReduceArgs args) {
   }
   reduce::ReproOptions ro;
   ro.out = args.out;
-  ro.final_runs = args.final_runs;
+  // As many final runs as the reduced input's rate needs to show a second outcome.
+  ro.final_runs = reduce::final_runs_for(r.last.rate(), args.final_runs);
   ro.jobs = args.jobs;
-  ro.run_command = run_command(args, args.out.substr(args.out.rfind('/') + 1));
+  ro.run_command = run_command(args, args.out.substr(args.out.rfind('/') + 1), ro.final_runs);
   ro.render.result = [](const engine::RunOutput& out, const engine::Assessment& a,
                         const std::string& input_hash) {
     return report::run_to_json(out, a, input_hash, true);
   };
   ro.render.record = report::record_to_json;
-  reduce::write_repro(ro, plan, r);
-  return print_summary(args, r);
+  const reduce::ReproResult final = reduce::write_repro(ro, plan, r);
+  return print_summary(args, r, final);
 }
 
 } // namespace
@@ -234,8 +247,9 @@ void add_reduce(CLI::App& root, Action& action) {
       "Writes SMALL after every accepted step (an interrupt keeps it; exit 130) and, at the end,\n"
       "SMALL.repro/ (README.md with the kdet run command and the rate, run/, diff.txt).\n"
       "Exit 0 reduced; 1 when the result is less than --min-reduction (default 5 %) smaller (the\n"
-      "summary names the passes tried and why candidates were rejected); 2 when the input does\n"
-      "not compile or does not vary under the setting; 130 interrupted.\n"
+      "summary names the passes tried and why candidates were rejected), or did not vary in its\n"
+      "final runs; 2 when the input does not compile or does not vary under the setting; 130\n"
+      "interrupted.\n"
       "Passes and the oracle: docs/REDUCE.md.");
   add_compile_options(cmd, args->compile);
   add_factor_options(cmd, args->factors);
@@ -248,7 +262,8 @@ void add_reduce(CLI::App& root, Action& action) {
   cmd->add_option("--runs,-n", args->runs, "Runs of the first check that INPUT varies (default 64)")
       ->check(whole_option(k_runs_range));
   cmd->add_option("--final-runs", args->final_runs,
-                  "Runs measuring the result for the reproducer (default 64)")
+                  "Runs measuring the result for the reproducer (default 64; up to 8 times more "
+                  "where the result's rate is low)")
       ->check(whole_option(k_runs_range));
   cmd->add_flag("--any-variance", args->any_variance,
                 "Accept a candidate whose variance changed kind (e.g. crashes where outputs "

@@ -11,6 +11,7 @@
 #include "kdet/util/hash.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <set>
 #include <sys/stat.h>
@@ -101,7 +102,14 @@ std::string files_section(const NamedCopies& c) {
 
 } // namespace
 
-void write_repro(const ReproOptions& options, const engine::RunPlan& plan, const ReduceResult& r) {
+uint64_t final_runs_for(double rate, uint64_t floor) {
+  if (!(rate > 0)) return floor;
+  const double needed = std::ceil(4.6 / rate);
+  return std::clamp<uint64_t>(static_cast<uint64_t>(std::min(needed, 1e9)), floor, 8 * floor);
+}
+
+ReproResult write_repro(const ReproOptions& options, const engine::RunPlan& plan,
+                        const ReduceResult& r) {
   std::string dir = options.out + ".repro";
   check_repro_dir(dir);
   make_dirs(dir);
@@ -123,11 +131,13 @@ void write_repro(const ReproOptions& options, const engine::RunPlan& plan, const
   Measure m = measure_of(out);
   stats::Interval ci = stats::clopper_pearson(m.differing, m.runs);
 
+  const bool varied = as.outcomes >= 2;
   std::string diff_text = "(fewer than two successful variants in the final runs)\n";
   std::vector<const engine::Variant*> ok;
   for (const auto& v : out.variants)
     if (v.status == backend::Status::ok && !v.artifacts.empty()) ok.push_back(&v);
-  if (ok.size() >= 2) {
+  const bool diffed = ok.size() >= 2;
+  if (diffed) {
     auto art = [&](const engine::Variant* v) {
       return read_file(run_dir + "/variants/" + store::variant_dir_name(v->id) + "/" +
                        v->artifacts[0].name);
@@ -138,8 +148,17 @@ void write_repro(const ReproOptions& options, const engine::RunPlan& plan, const
     diff_text = apply_renames(TextFormat::text, diff_text, r.renames);
     write_file_atomic(dir + "/diff.txt", diff_text);
   }
+  // While reducing, the text varied; these runs may not show it (a low rate, or a variance that
+  // came from the reduction's own runs): then this is no reproducer, and the README says so.
+  const std::string title =
+      varied ? "# Nondeterministic compile: reduced reproducer\n\n"
+             : fmt::format("# Reduced input: it did not vary in its {} final runs\n\n"
+                           "While kdet reduce reduced it, this input varied (rate {:.1f} % in its "
+                           "last measurement, {} runs); the final runs below gave one outcome. "
+                           "Run the command below, with more runs, before reporting it.\n\n",
+                           m.runs, 100 * r.last.rate(), r.last.runs);
   std::string readme = fmt::format(
-      "# Nondeterministic compile: reduced reproducer\n\n"
+      "{title}"
       "Input: `{name}` ({bytes} bytes, reduced by kdet reduce from {orig} bytes).\n\n"
       "## Reproduce\n\n```sh\n{cmd}\n```\n\n"
       "Exit status 1 means two or more different outputs were seen.\n\n"
@@ -152,9 +171,12 @@ void write_repro(const ReproOptions& options, const engine::RunPlan& plan, const
       "- `run/`: these runs as `kdet run --out` keeps them: `run/result.json` (with kdet's "
       "environment record under \"environment\"), `run/runs.jsonl`, one folder per variant "
       "under `run/variants/`\n"
-      "- `diff.txt`: `kdet diff run` of the two most common variants\n"
+      "{difffile}"
       "{files}\n"
       "## Difference of two variants\n\n```\n{difftext}```\n{names}",
+      fmt::arg("title", title),
+      fmt::arg("difffile",
+               diffed ? "- `diff.txt`: `kdet diff run` of the two most common variants\n" : ""),
       fmt::arg("name", name), fmt::arg("bytes", r.text.size()), fmt::arg("orig", r.original_bytes),
       fmt::arg("cmd", options.run_command), fmt::arg("runs", m.runs), fmt::arg("diff", m.differing),
       fmt::arg("rate", 100 * m.rate()), fmt::arg("lo", 100 * ci.low), fmt::arg("hi", 100 * ci.high),
@@ -163,6 +185,7 @@ void write_repro(const ReproOptions& options, const engine::RunPlan& plan, const
       fmt::arg("difftext", diff_text), fmt::arg("names", names_table(r)),
       fmt::arg("files", files_section(copies)));
   write_file_atomic(dir + "/README.md", readme);
+  return {m, as.outcomes};
 }
 
 } // namespace kdet::reduce

@@ -42,8 +42,23 @@ struct ReproOptions {
 // DIR/run, so a planted link (small.ll.repro -> / in a shared /tmp) would have it remove /run.
 void check_repro_dir(const std::string& dir);
 
+// The runs that measure a reduced input whose last measured rate was `rate`: enough that a
+// second outcome shows with 99 % probability ((1 - rate)^n < 1 %, n = 4.6 / rate), at least
+// `floor` and at most 8 x `floor` (the rate while reducing may have been a lucky draw).
+uint64_t final_runs_for(double rate, uint64_t floor);
+
+// What the final runs showed.
+struct ReproResult {
+  Measure measure;
+  uint64_t outcomes = 0; // distinct outcomes of the compiler (kdet's own errors aside)
+  bool varied() const { return outcomes >= 2; }
+};
+
 // Writes SMALL.repro/ for the reduction `r` of `plan`'s input: the runs of `plan` (with
-// options.final_runs and options.jobs) on the reduced text, README.md, run/, diff.txt, files/.
-void write_repro(const ReproOptions& options, const engine::RunPlan& plan, const ReduceResult& r);
+// options.final_runs and options.jobs) on the reduced text, README.md, run/, diff.txt (when two
+// successful variants came), files/. A result that did not vary in those runs is said so in the
+// README, which then does not call it a reproducer.
+ReproResult write_repro(const ReproOptions& options, const engine::RunPlan& plan,
+                        const ReduceResult& r);
 
 } // namespace kdet::reduce
