@@ -11,6 +11,7 @@
 #     broken; a level that hangs it still is, also when every plain compile crashes. The same
 #     for kdet explain's probes (calls 1-2 are
 #     its calibration, 3 the all-fixed probe, then a natural-level check, then one per level).
+#  4. A named level that hangs the compiler: a short probe, and runs limited as the probe was.
 source "$(dirname "$0")/lib/common.bash"
 IN=$EX/nvvm/llvm7/saxpy.ll
 # A compiler that hangs under any TZ (tz=vary is one of run's default levels); it says when.
@@ -120,4 +121,16 @@ chmod +x "$T/crashtz.sh"
 expect_exit 3 "$KDET" run "$IN" --cmd "$T/crashtz.sh {input} {output}" -n 2
 expect_output "tz=vary breaks this compiler \(timed-out.*where a plain compile gave crashed"
 expect_output "FAILED: the compiler failed on every run \(2 crashed"
+# 4. A level the user named that hangs the compiler costs a short probe too: the runs keep it
+#    (it was asked for), each limited to the probe's time and ending after two such failures,
+#    with a finding that names the level, not "the plain compile".
+start=$(date +%s)
+expect_exit 3 "$KDET" run "$IN" --cmd "$T/cc.sh {input} {output}" --tz vary -n 12
+expect_output "the levels named \(tz=vary\) break this compiler \(timed-out.*where every factor at its natural level gave ok"
+expect_output "FAILED: the compiler failed on every run \(2 timed-out"
+if grep -q "the plain compile (every factor at its natural level) gave no result" "$T/out"; then
+  fail "a named level's hang is blamed on the plain compile"
+fi
+# Two probes and two runs of about 2 s each, not 12 runs of --timeout (300 s).
+(($(date +%s) - start < 60)) || fail "a named level that hangs the compiler cost $(($(date +%s) - start)) s"
 echo "$NAME: ok"

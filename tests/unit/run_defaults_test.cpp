@@ -116,3 +116,46 @@ TEST(RunDefaults, APlainCompileKdetLostOnceIsNotTheCompilersFailureRate) {
   EXPECT_FALSE(has(d.findings, "the compiler's own failure rate")) << all(d.findings);
   EXPECT_EQ(d.varied, (std::vector<std::string>{"time=vary", "tz=vary"}));
 }
+
+// A level the caller named that hangs the compiler is kept, found by a short probe against a
+// compile with every factor natural; the runs get the probe's limit and end after 2 failures.
+TEST(RunDefaults, ANamedLevelThatHangsTheCompilerLimitsTheRuns) {
+  RunPlan plan;
+  plan.timeout = std::chrono::seconds(300);
+  plan.setting.time = perturb::Level::vary; // --time vary
+  std::vector<std::chrono::milliseconds> limits;
+  ProbeRunner run = [&](const RunPlan& rp) {
+    limits.push_back(rp.timeout);
+    return rp.setting.time == perturb::Level::vary ? one_run(backend::Status::timed_out)
+                                                   : one_run(backend::Status::ok);
+  };
+  auto d = vary_unset_factors_with(plan, {"time"}, two_factors(), run);
+  ASSERT_EQ(limits.size(), 2u); // every factor natural, then the named level: nothing more
+  EXPECT_EQ(limits[0], std::chrono::seconds(300));
+  EXPECT_EQ(limits[1], std::chrono::seconds(2)); // 10 x 0.01 s, at least 2 s
+  EXPECT_TRUE(has(d.findings, "the levels named (time=vary) break this compiler (timed-out"))
+      << all(d.findings);
+  EXPECT_EQ(d.run_limit, std::chrono::seconds(2));
+  EXPECT_EQ(plan.timeout, std::chrono::seconds(2));
+  EXPECT_EQ(plan.stop.after_failures, 2u);
+  EXPECT_EQ(plan.setting.time, perturb::Level::vary);  // kept as named
+  EXPECT_EQ(plan.setting.tz, perturb::Level::inherit); // not named: left natural
+  EXPECT_TRUE(d.varied.empty());
+}
+
+// A named level that compiles like the natural one changes nothing: the usual probes follow.
+TEST(RunDefaults, ANamedLevelThatCompilesIsProbedOnceAndKept) {
+  RunPlan plan;
+  plan.setting.time = perturb::Level::fixed;
+  int probes = 0;
+  ProbeRunner run = [&](const RunPlan&) {
+    ++probes;
+    return one_run(backend::Status::ok);
+  };
+  auto d = vary_unset_factors_with(plan, {"time"}, two_factors(), run);
+  EXPECT_EQ(d.run_limit.count(), 0);
+  EXPECT_EQ(plan.stop.after_failures, 0u);
+  EXPECT_EQ(d.varied, std::vector<std::string>{"tz=vary"});
+  EXPECT_EQ(plan.setting.time, perturb::Level::fixed);
+  EXPECT_EQ(probes, 4); // natural, named, then plain and all varied
+}

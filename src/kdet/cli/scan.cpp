@@ -505,17 +505,15 @@ void add_compare(CLI::App& root, Action& action) {
       if (ca.empty() && !cb.empty()) ca = pick(ra, "", cb, a->a, "--a-compiler");
       cb = pick(rb, cb, ca, a->b, "--b-compiler");
       ca = pick(ra, ca, cb, a->a, "--a-compiler");
-      // The settings the two compilers' jobs ran under; "" where one cannot be read again
-      // (then nothing is claimed).
-      const std::string sa = scan::stored_setting(ra, ca), sb = scan::stored_setting(rb, cb);
-      const bool same_setting = sa.empty() || sb.empty() || sa == sb;
+      // Jobs that ran under different settings are never called fixed.
+      const scan::SettingsDiffer sd = scan::settings_differ(ra, ca, rb, cb);
       report::CompilerComparison cmp{
           a->a + ":" + ca,
           a->b + ":" + cb,
-          scan::pair_jobs(ra.jobs, ca, rb.jobs, cb, a->margin, same_setting),
+          scan::pair_jobs(ra.jobs, ca, rb.jobs, cb, a->margin, !sd.differ()),
           a->margin,
-          same_setting ? "" : sa,
-          same_setting ? "" : sb};
+          sd.a,
+          sd.b};
       std::deque<store::JobRow> extended; // B's rows with the runs --settle added
       check_output_path(a->output.json_path, "--json");
       check_output_path(a->junit_path, "--junit");

@@ -31,6 +31,10 @@ struct DefaultLevels {
   // Wall time of one run at the levels chosen (the varied probe's when it ran like the plain
   // compile, else the plain compile's), as a slot sees it; 0 when neither ran. Sizes estimates.
   double run_seconds = 0;
+  // Nonzero when levels the caller named break the compiler (a hang where a compile with every
+  // factor natural took t): each run's time limit (probe_timeout(t)); the runs end after two
+  // failures with no success (RunPlan::stop.after_failures).
+  std::chrono::milliseconds run_limit{0};
 };
 
 // The probe timeout: `factor` times a plain compile's time, at least `floor`,
@@ -49,6 +53,14 @@ DefaultLevels vary_unset_factors(RunPlan& plan, const std::set<std::string>& giv
 
 // What runs one probe: engine::execute in kdet, a script in the unit tests.
 using ProbeRunner = std::function<RunOutput(const RunPlan&)>;
+
+// Levels named at other than their natural level (`named`, set in `with_named`): a compile with
+// every factor natural (--timeout), then one with them (a probe's limit). True when they give
+// another outcome, a kdet error aside: then `plan` keeps `with_named` with RunPlan::timeout
+// and stop.after_failures set as DefaultLevels::run_limit says, and `d` has the finding.
+bool named_levels_break(RunPlan& plan, const perturb::Setting& with_named,
+                        const std::vector<Factor>& named, const ProbeRunner& run, RunOutput& out,
+                        DefaultLevels& d);
 // The same decisions over the given factors, each probe run by `run`.
 DefaultLevels vary_unset_factors_with(RunPlan& plan, const std::set<std::string>& given,
                                       std::vector<Factor> factors, const ProbeRunner& run);

@@ -276,6 +276,9 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
   std::string runs_note =
       out.interrupted
           ? fmt::format(" (interrupted: {} of {} planned runs done)", a.runs, out.plan.runs)
+      : out.stopped_early && out.plan.stop.after_failures > 0 && a.ok_runs == 0
+          ? fmt::format(" (ended after {} failures with no success; {} planned)", a.runs,
+                        out.plan.runs)
       : out.stopped_early
           ? fmt::format(" (stopped at the first differing run; {} planned)", out.plan.runs)
           : "";

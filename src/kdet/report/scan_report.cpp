@@ -42,18 +42,10 @@ std::vector<CompilerComparison> compare_compilers(const store::ScanResult& r) {
       names.push_back(c.name);
   std::vector<CompilerComparison> out;
   for (size_t i = 1; i < names.size(); ++i) {
-    // One scan's compilers may run under different settings: the probe of the factors its
-    // [setting] does not name leaves a level natural where it breaks one of them.
-    const std::string sa = scan::stored_setting(r, names[0]),
-                      sb = scan::stored_setting(r, names[i]);
-    const bool same_setting = sa.empty() || sb.empty() || sa == sb;
-    CompilerComparison c{names[0],
-                         names[i],
-                         {},
-                         scan::k_default_fix_margin,
-                         same_setting ? "" : sa,
-                         same_setting ? "" : sb};
-    c.pairs = scan::pair_jobs(r.jobs, c.a, r.jobs, c.b, scan::k_default_fix_margin, same_setting);
+    // One scan's compilers may run under different settings (the probe of the unnamed factors).
+    const scan::SettingsDiffer sd = scan::settings_differ(r, names[0], r, names[i]);
+    CompilerComparison c{names[0], names[i], {}, scan::k_default_fix_margin, sd.a, sd.b};
+    c.pairs = scan::pair_jobs(r.jobs, c.a, r.jobs, c.b, c.margin, !sd.differ());
     out.push_back(std::move(c));
   }
   return out;

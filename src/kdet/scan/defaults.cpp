@@ -19,6 +19,7 @@ void vary_unnamed(Manifest& m, const std::vector<Job>& jobs) {
     spec.default_varied.clear();
     spec.findings.clear();
     spec.probe_run_seconds = 0;
+    spec.run_limit = {};
     if (!m.unnamed_vary || engine::interrupted()) continue;
     auto first =
         std::find_if(jobs.begin(), jobs.end(), [&](const Job& j) { return j.compiler == ci; });
@@ -31,6 +32,7 @@ void vary_unnamed(Manifest& m, const std::vector<Job>& jobs) {
       spec.default_varied = std::move(d.varied);
       spec.findings = std::move(d.findings);
       spec.probe_run_seconds = d.run_seconds;
+      spec.run_limit = d.run_limit;
     } catch (const Error& e) {
       spec.findings.push_back(
           fmt::format("its levels could not be probed ({}): its jobs run at the manifest's "
@@ -42,6 +44,9 @@ void vary_unnamed(Manifest& m, const std::vector<Job>& jobs) {
 
 std::string describe_defaults(const Manifest& m, const CompilerSpec& spec) {
   if (!m.unnamed_vary) return "factors not named in [setting] natural (unnamed = \"natural\")";
+  if (spec.run_limit.count() > 0)
+    return "every factor not named in [setting] left natural: a level it names breaks this "
+           "compiler (below)";
   if (spec.default_varied.empty()) return "every factor that acts here named in [setting]";
   return fmt::format("every factor not named in [setting] varied: {}",
                      fmt::join(spec.default_varied, ", "));
@@ -81,6 +86,13 @@ std::string stored_setting(const store::ScanResult& r, const std::string& compil
   } catch (const Error&) {
     return "";
   }
+}
+
+SettingsDiffer settings_differ(const store::ScanResult& a, const std::string& ca,
+                               const store::ScanResult& b, const std::string& cb) {
+  std::string sa = stored_setting(a, ca), sb = stored_setting(b, cb);
+  if (sa.empty() || sb.empty() || sa == sb) return {};
+  return {std::move(sa), std::move(sb)};
 }
 
 } // namespace kdet::scan

@@ -41,4 +41,14 @@ std::string compiler_settings_meta(const Manifest& m, const std::vector<Job>& jo
 // may claim two scans ran under different settings.
 std::string stored_setting(const store::ScanResult& r, const std::string& compiler);
 
+// Compiler `ca` of scan `a` and `cb` of scan `b`: their settings (stored_setting) when they ran
+// under different ones, so that no pair of theirs may be called fixed; {"", ""} when they ran
+// under the same, or one cannot be read.
+struct SettingsDiffer {
+  std::string a, b;
+  bool differ() const { return !a.empty(); }
+};
+SettingsDiffer settings_differ(const store::ScanResult& a, const std::string& ca,
+                               const store::ScanResult& b, const std::string& cb);
+
 } // namespace kdet::scan

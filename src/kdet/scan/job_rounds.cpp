@@ -60,7 +60,11 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
     for (const auto& a : v->artifacts)
       w.blobs.emplace_back(a.hash, backend::artifact_bytes(a));
   row.rounds += 1;
-  row.done = !out.interrupted && (row.outcomes() >= 2 || row.runs >= row.budget);
+  // A compiler that the levels [setting] names break (the probe saw them hang it) ends a job at
+  // the failures that ended its round, not after a round per failure up to its budget.
+  const uint64_t after = out.plan.stop.after_failures;
+  const bool broken = after > 0 && row.ok_runs == 0 && row.runs >= after;
+  row.done = !out.interrupted && (row.outcomes() >= 2 || row.runs >= row.budget || broken);
   w.job = row;
   return w;
 }

@@ -12,6 +12,7 @@
 #include "kdet/backend/backend.hpp"
 #include "kdet/perturb/setting.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -37,6 +38,9 @@ struct CompilerSpec {
   std::vector<std::string> default_varied; // "time=vary": the levels vary_unnamed set
   std::vector<std::string> findings;       // levels left natural, and why
   double probe_run_seconds = 0; // one run's slot time, timed by vary_unnamed's probes; 0: not timed
+  // Nonzero when levels [setting] names break this compiler (engine::DefaultLevels::run_limit):
+  // each run's time limit, the runs ending after two failures with no success.
+  std::chrono::milliseconds run_limit{0};
 };
 
 struct OptionSet {

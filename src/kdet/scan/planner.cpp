@@ -177,6 +177,10 @@ engine::RunPlan job_run_plan(const Manifest& m, const Job& job, const perturb::S
   plan.jobs = 1;
   plan.timeout = std::chrono::milliseconds(static_cast<long long>(m.timeout_seconds * 1000));
   plan.stop.outcomes = stop_at_outcomes;
+  if (const auto limit = m.compilers[job.compiler].run_limit; limit.count() > 0) {
+    plan.timeout = plan.timeout.count() > 0 ? std::min(plan.timeout, limit) : limit;
+    plan.stop.after_failures = 2;
+  }
   return plan;
 }
 
