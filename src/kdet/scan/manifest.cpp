@@ -12,6 +12,7 @@
 #include "kdet/util/hash.hpp"
 #include "kdet/util/numbers.hpp"
 #include "kdet/util/strings.hpp"
+#include "kdet/util/toml_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -385,13 +386,7 @@ void parse_expectations(const Checker& c, const toml::table& root, Manifest& m) 
 
 Manifest parse_manifest(const std::string& text, const std::string& path) {
   Checker c(path);
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    c.fail(static_cast<int>(e.source().begin.line),
-           fmt::format("not valid TOML: {}", e.description()));
-  }
+  toml::table root = parse_toml(text, path);
   Manifest m;
   m.path = path;
   std::string abs = absolute_path(path);
