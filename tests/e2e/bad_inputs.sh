@@ -97,9 +97,10 @@ for kv in "max_runs = nan" "max_runs = 1.5" "max_runs = -1" "max_runs = inf" "ma
   manifest "$kv"
   expect_usage "m.toml:7: budget.${kv%% *}" -- scan "$T/m.toml" --db "$T/m.db" -q
 done
-for kv in "history = -1" "history = 2.5" "history = 1e9" 'history = "8"'; do
+for kv in "history = -1" "history = 2.5" "history = 1e9" 'history = "8"' "threads = 1.5" \
+  "threads = -1" "threads = 257" "threads = nan" 'threads = "2"'; do
   manifest "" && sed -i "s/^\[budget\]\$/[setting]\n$kv/" "$T/m.toml"
-  expect_usage "m.toml:7: setting.history" -- scan "$T/m.toml" --db "$T/m.db" -q
+  expect_usage "m.toml:7: setting.${kv%% *}" -- scan "$T/m.toml" --db "$T/m.db" -q
 done
 # TOML nested past what toml++ recurses through (it crashed kdet with SIGSEGV): a dotted key or
 # a [table] header of 60,000 parts, in a manifest and in a recipe.
