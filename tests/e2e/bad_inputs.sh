@@ -97,10 +97,20 @@ for kv in "max_runs = nan" "max_runs = 1.5" "max_runs = -1" "max_runs = inf" "ma
   manifest "$kv"
   expect_usage "m.toml:7: budget.${kv%% *}" -- scan "$T/m.toml" --db "$T/m.db" -q
 done
-for kv in "history = -1" "history = 2.5" "history = 1e9" 'history = "8"'; do
+for kv in "history = -1" "history = 2.5" "history = 1e9" 'history = "8"' "threads = 1.5" \
+  "threads = -1" "threads = 257" "threads = nan" 'threads = "2"'; do
   manifest "" && sed -i "s/^\[budget\]\$/[setting]\n$kv/" "$T/m.toml"
-  expect_usage "m.toml:7: setting.history" -- scan "$T/m.toml" --db "$T/m.db" -q
+  expect_usage "m.toml:7: setting.${kv%% *}" -- scan "$T/m.toml" --db "$T/m.db" -q
 done
+# TOML nested past what toml++ recurses through (it crashed kdet with SIGSEGV): a dotted key or
+# a [table] header of 60,000 parts, in a manifest and in a recipe.
+deep=$(printf 'a.%.0s' $(seq 1 60000))a
+manifest "" && printf '%s = 1\n' "$deep" >>"$T/m.toml"
+expect_usage "m.toml:8: nested 60003 deep" -- scan "$T/m.toml" --db "$T/m.db" -q
+manifest "" && printf '[%s]\n' "$deep" >>"$T/m.toml"
+expect_usage "m.toml:8: nested 120002 deep" -- scan "$T/m.toml" --db "$T/m.db" -q
+printf 'kernel = "k"\n%s = 1\n' "$deep" >"$T/r.toml"
+expect_usage "r.toml:2: nested 60001 deep" -- impact "$T/k.ll" "$T/k.ll" --run --recipe "$T/r.toml"
 # A brace bomb is refused at once.
 bomb=$(printf '{a,b}%.0s' $(seq 1 22))
 printf 'inputs = ["k%s.ll"]\n[[compiler]]\nname = "fake"\nbackend = "nvvm"\nlib = "%s"\n' "$bomb" "$lib" >"$T/m.toml"

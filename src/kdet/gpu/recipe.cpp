@@ -3,6 +3,7 @@
 
 #include "kdet/util/error.hpp"
 #include "kdet/util/hash.hpp"
+#include "kdet/util/toml_text.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -204,13 +205,7 @@ std::string dims_text(const std::array<uint32_t, 3>& d) {
 
 Recipe parse_recipe(const std::string& text, const std::string& path) {
   Checker c(path);
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    throw Error(
-        fmt::format("{}:{}: not valid TOML: {}", path, e.source().begin.line, e.description()));
-  }
+  toml::table root = parse_toml(text, path);
   c.keys(root, {"kernel", "grid", "block", "shared_bytes", "arg"}, "the recipe");
   Recipe r;
   r.path = path;

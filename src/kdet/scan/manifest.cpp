@@ -12,6 +12,7 @@
 #include "kdet/util/hash.hpp"
 #include "kdet/util/numbers.hpp"
 #include "kdet/util/strings.hpp"
+#include "kdet/util/toml_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -290,8 +291,9 @@ void parse_setting(const Checker& c, const toml::table& root, Manifest& m) {
     else
       c.fail(Checker::line_of(*a), "[setting] aslr must be \"on\" or \"off\"");
   }
-  s.threads =
-      static_cast<int>(c.num(*t, "threads", "setting", 0, 0, 256, "a whole number from 0 to 256"));
+  // Whole: 1.5 threads is refused, not cut to 1.
+  s.threads = static_cast<int>(c.whole(*t, "threads", "setting", 0, WholeRange{0, 256},
+                                       "extra allocating threads per worker"));
   s.history = c.whole(*t, "history", "setting", 0, WholeRange{0, 1000000},
                       "the most compiles one same-process worker makes in a row; 0: no limit");
   s.env = c.strs(*t, "env", "setting");
@@ -385,13 +387,7 @@ void parse_expectations(const Checker& c, const toml::table& root, Manifest& m) 
 
 Manifest parse_manifest(const std::string& text, const std::string& path) {
   Checker c(path);
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    c.fail(static_cast<int>(e.source().begin.line),
-           fmt::format("not valid TOML: {}", e.description()));
-  }
+  toml::table root = parse_toml(text, path);
   Manifest m;
   m.path = path;
   std::string abs = absolute_path(path);

@@ -17,6 +17,9 @@
 namespace kdet::scan {
 
 SessionEnd run_session(const SessionRequest& req) {
+  // From the start, not only for the runs: the probes below (vary_unnamed) compile too, and a
+  // SIGINT or SIGTERM there killed kdet outright (exit 143, the probe's folders left in /tmp).
+  engine::install_interrupt_handler();
   Shard shard;
   if (!req.shard.empty()) shard = parse_shard(req.shard);
 
@@ -31,6 +34,9 @@ SessionEnd run_session(const SessionRequest& req) {
   std::vector<Job> all = plan_jobs(m, compilers), jobs;
   for (auto& j : all)
     if (in_shard(j.id, shard)) jobs.push_back(std::move(j));
+
+  // Stopped while the manifest was read: no database is made.
+  if (engine::interrupted()) throw Interrupted();
 
   SessionEnd end;
   end.db = std::make_unique<store::ScanDb>(req.db_path);
@@ -135,9 +141,10 @@ SessionEnd run_session(const SessionRequest& req) {
     }
   }
   if (req.trace) req.trace->mark("manifest, plan, database");
-  if (req.on_start) req.on_start(start);
+  // Stopped in the probes: no start lines for runs that will not start; the scan is recorded
+  // as interrupted, its jobs planned, and the same command resumes it.
+  if (req.on_start && !engine::interrupted()) req.on_start(start);
 
-  engine::install_interrupt_handler();
   int64_t scan_id = db.begin_scan(req.shard.empty() ? "1/1" : req.shard, req.invocation);
   {
     store::ScanWriter writer(db);

@@ -95,6 +95,7 @@ ScanDb::ScanDb(const std::string& path, Access access) : m_path(path), m_access(
   } catch (...) {
     if (m_db) sqlite3_close(m_db);
     m_db = nullptr;
+    if (m_read_sidecars) m_read_sidecars->tidy();
     forget_created(true);
     if (m_lock >= 0) ::close(m_lock);
     m_lock = -1;
@@ -110,6 +111,7 @@ void ScanDb::open_checked() {
     throw Error::format("database {}: {}", path, std::strerror(errno));
   // Read access works on a read-only file or folder: first a plain read-only open
   // (sees a WAL left by a killed writer), then immutable when -shm cannot be made.
+  if (access == Access::read) m_read_sidecars = std::make_unique<ReadSidecars>(path);
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::string uri = access == Access::write ? file_uri(path, "mode=rwc")
                       : attempt == 0          ? file_uri(path, "mode=ro")
@@ -324,6 +326,7 @@ ScanDb::~ScanDb() {
       ::rename((main + "-wal").c_str(), fmt::format("{}-wal.kdet-{}", main, ::getpid()).c_str());
   }
   if (m_db) sqlite3_close(m_db);
+  if (m_read_sidecars) m_read_sidecars->tidy();
   if (m_lock >= 0) ::close(m_lock); // after SQLite's close: the lock covers its last writes
 }
 

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <sys/stat.h>
@@ -63,6 +64,8 @@ enum class Access { write, read };
 
 // "database PATH: ..." for the connection's last error, disk full and corruption named as such.
 std::string database_error(const std::string& path, sqlite3* db);
+
+class ReadSidecars; // store/sqlite_stmt.hpp
 
 class ScanDb {
 public:
@@ -134,6 +137,7 @@ private:
   bool m_created = false;   // lock() made the file: this open is the database's creation
   bool m_immutable = false; // opened read-only without a -shm (a read-only folder)
   sqlite3* m_db = nullptr;
+  std::unique_ptr<ReadSidecars> m_read_sidecars; // read: removes the -wal and -shm it made
 };
 
 // The single writer: rounds pushed from any thread are committed in batches.

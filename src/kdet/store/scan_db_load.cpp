@@ -353,6 +353,8 @@ void ScanDb::merge_from(const std::string& other_path) {
   bool immutable = false; // read-only folder: no -shm can be made beside it
   if (::access(other_path.c_str(), R_OK) != 0)
     throw Error::format("merge: {}: {}", other_path, std::strerror(errno));
+  // The input is read as `kdet scan --report` reads it: what its ATTACH makes beside it goes.
+  ReadSidecars sidecars(other_path);
   {
     ScanDb other(other_path, Access::read); // checks integrity and schema
     immutable = other.m_immutable;
@@ -406,9 +408,11 @@ COMMIT;
   } catch (...) {
     rollback();
     sqlite3_exec(m_db, "DETACH DATABASE o", nullptr, nullptr, nullptr);
+    sidecars.tidy();
     throw;
   }
   exec("DETACH DATABASE o");
+  sidecars.tidy();
 }
 
 } // namespace kdet::store

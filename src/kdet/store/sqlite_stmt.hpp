@@ -93,4 +93,22 @@ private:
 // A file: URI for `path` (so read-only and immutable opens can be asked for).
 std::string file_uri(const std::string& path, const char* query);
 
+// A read-only open of a WAL database makes its -wal and -shm when they are absent, and SQLite
+// leaves them (a read-only connection may not remove them): `kdet scan --report DB` left both,
+// and a scan that then made a new database at that name (DB moved away) refused them as another
+// database's. Taken before such an open, where neither is beside the database, tidy() after its
+// close removes them, unless another connection (a scan writing it) has the database open.
+class ReadSidecars {
+public:
+  explicit ReadSidecars(const std::string& path);
+  void tidy() noexcept;
+  // Whether a -wal or -shm is beside `path`.
+  static bool sidecar_beside(const std::string& path);
+
+private:
+  std::string m_path;
+  bool m_armed = false; // neither was there, and the file was
+  uint64_t m_dev = 0, m_ino = 0;
+};
+
 } // namespace kdet::store
