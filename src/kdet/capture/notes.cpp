@@ -138,8 +138,13 @@ std::vector<std::string> names_with(const std::string& dir, const std::string& e
 // record lines and blobs lost without a note (u64 each, this machine's byte order).
 void read_lost_pages(const std::string& dir, const std::vector<std::string>& names,
                      std::vector<Note>& notes, std::vector<std::string>& problems) {
-  static const char* const k_what[] = {"compile: no descriptor was free to record it or to say why",
-                                       "no descriptor was free", "no descriptor was free"};
+  static const char* const k_what[] = {
+      "compile: no note could be written to say why (no descriptor was free, or no room in "
+      "the capture folder)",
+      "no note could be written to say why (no descriptor was free, or no room in the capture "
+      "folder)",
+      "no note could be written to say why (no descriptor was free, or no room in the capture "
+      "folder)"};
   static const char* const k_kind[] = {"lost", "lost-line", "lost-blob"};
   for (const auto& n : names) {
     std::string text, why;
@@ -154,6 +159,25 @@ void read_lost_pages(const std::string& dir, const std::vector<std::string>& nam
       if (v[k + 1] > 0)
         notes.push_back(
             {k_kind[k], static_cast<long>(v[0]), 0, k_what[k], static_cast<size_t>(v[k + 1])});
+  }
+}
+
+// PID-KIND-xHEX.unnoted: an empty file a process made (no descriptor, no room for data
+// needed) when it could neither record, note nor count a loss of KIND; HEX is why (for a
+// compile, "WHAT: WHY"). At least one loss; how many is unknown.
+void read_unnoted(const std::vector<std::string>& names, std::vector<Note>& notes) {
+  static const char* const k_more =
+      "; not even a note could be written, so there may have been more";
+  for (const auto& n : names) {
+    std::vector<std::string> w = split(n.substr(0, n.size() - std::strlen(".unnoted")), '-');
+    if (w.size() < 3) continue;
+    auto pid = parse_u64(w[0]);
+    auto why = unhex(w[2]); // at most 96 bytes of it: a file name's room
+    if (!pid || !why) continue;
+    std::string kind = w[1] == "compile" ? "lost" : "lost-" + w[1];
+    if (kind != "lost" && kind != "lost-line" && kind != "lost-blob") continue;
+    if (kind == "lost" && why->find(": ") == std::string::npos) *why = "compile: " + *why;
+    notes.push_back({kind, static_cast<long>(*pid), 0, *why + k_more});
   }
 }
 
@@ -184,6 +208,7 @@ std::vector<Note> read_notes(const std::string& raw, std::vector<std::string>& p
     }
   }
   read_lost_pages(dir, names_with(dir, ".lost"), notes, problems);
+  read_unnoted(names_with(dir, ".unnoted"), notes);
   if (dropped)
     problems.push_back(
         fmt::format("notes: {} more notes were not read (over {})", dropped, k_max_notes));
