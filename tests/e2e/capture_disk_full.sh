@@ -4,6 +4,8 @@
 #  1. --out on a full file system: a command compile (--exec) and a libNVVM compile through the
 #     preload run exactly as without kdet (same output, same exit status, no SIGBUS), and kdet
 #     says what it lost, and that it could not write the capture (exit 2).
+#  2. A pipeline that sets a file size limit of 0 (ulimit -f 0) for itself: its compile runs as
+#     without kdet (no SIGXFSZ), and kdet says what it lost (no compile captured: exit 3).
 # Uses a small private tmpfs mount in the test's temp folder; skipped visibly where mount is refused.
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR, KDET_BINARY_DIR. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
@@ -40,4 +42,11 @@ grep -q "the pipeline exited 0" "$T/err" || { cat "$T/err" >&2; fail "the summar
 grep -q "kdet: error: the capture in $T/small/c is incomplete: .*No space left on device" "$T/err" || { cat "$T/err" >&2; fail "kdet does not say the capture folder is full"; }
 expect_eq "JSON lost notes" "$(json_eval "$T/c.json" 'sorted(n["kind"] for n in d["notes"] if n["kind"] == "lost")')" "['lost', 'lost']"
 
+# 2. A pipeline under a file size limit of 0: writing past it would raise SIGXFSZ.
+step='(ulimit -f 0; ./tiny -o - a.txt; echo "step rc=$?") | cat'
+sh -c "$step" >"$T/ref2.stdout" 2>&1
+expect_eq "reference run, ulimit -f 0" "$(cat "$T/ref2.stdout")" $'in1\nstep rc=0'
+expect_rc 3 "$KDET" capture --exec tiny --out "$T/lim" -- sh -c "$step"
+cmp "$T/ref2.stdout" "$T/out" || { cat "$T/out" "$T/err" >&2; fail "ulimit -f 0: the pipeline's output differs from its run without kdet"; }
+grep -Eq 'LOST +1 exec compile of process [0-9]+ could not be recorded: .*file size limit' "$T/err" || { cat "$T/err" >&2; fail "ulimit -f 0: no LOST compile in the summary"; }
 echo "capture_disk_full: PASS"

@@ -139,12 +139,12 @@ std::vector<std::string> names_with(const std::string& dir, const std::string& e
 void read_lost_pages(const std::string& dir, const std::vector<std::string>& names,
                      std::vector<Note>& notes, std::vector<std::string>& problems) {
   static const char* const k_what[] = {
-      "compile: no note could be written to say why (no descriptor was free, or no room in "
-      "the capture folder)",
-      "no note could be written to say why (no descriptor was free, or no room in the capture "
-      "folder)",
-      "no note could be written to say why (no descriptor was free, or no room in the capture "
-      "folder)"};
+      "compile: no note could be written to say why (no descriptor was free, no room in the "
+      "capture folder, or the file size limit)",
+      "no note could be written to say why (no descriptor was free, no room in the capture "
+      "folder, or the file size limit)",
+      "no note could be written to say why (no descriptor was free, no room in the capture "
+      "folder, or the file size limit)"};
   static const char* const k_kind[] = {"lost", "lost-line", "lost-blob"};
   for (const auto& n : names) {
     std::string text, why;

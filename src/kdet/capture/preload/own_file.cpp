@@ -30,7 +30,8 @@
 // A capture folder that cannot take more never harms the pipeline's process: a
 // failed write is a loss noted, counted or marked by name (count_lost); the one
 // shared mapping (the .lost page) is mapped only once its blocks are reserved, on a
-// file system that stores into them in place (no SIGBUS).
+// file system that stores into them in place (no SIGBUS); and no file is written past
+// the pipeline's file size limit (no SIGXFSZ).
 //
 //===----------------------------------------------------------------------===//
 #include "record.hpp"
@@ -260,8 +261,9 @@ void map_lost_page(const char* dir, pid_t pid) {
   // The page's blocks are reserved before it is mapped: a store into a page the file
   // system cannot back (a full one) raises SIGBUS in the pipeline's process. Where they
   // cannot be, the page is not mapped and its file goes (losses are then marked by name,
-  // count_lost).
-  bool reserved = fd >= 0 && stores_in_place(fd) && ::fallocate(fd, 0, 0, sizeof(LostPage)) == 0;
+  // count_lost). Never past the pipeline's file size limit, which raises SIGXFSZ.
+  bool reserved = fd >= 0 && stores_in_place(fd) && fits_size_limit(sizeof(LostPage)) &&
+                  ::fallocate(fd, 0, 0, sizeof(LostPage)) == 0;
   if (reserved) {
     void* m = ::mmap(nullptr, sizeof(LostPage), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     // Written through only once the number is known to have been that file at the mmap.
@@ -335,6 +337,11 @@ void count_lost(int kind, const char* text) {
     mark_unnoted(kind, text);
 }
 
+bool fits_size_limit(unsigned long long end) {
+  rlimit rl{};
+  return ::getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || end <= rl.rlim_cur;
+}
+
 void own_file_after_fork(OwnFile& f) {
   pthread_mutex_init(&f.lock, nullptr);
   pthread_mutex_init(&g_lost_lock, nullptr);
@@ -377,6 +384,16 @@ bool own_append(OwnFile& f, const char* dir, const iovec* iov, int n, size_t wan
       }
     }
     off_t before = st.st_size;
+    // Never past the file size limit the pipeline runs under (ulimit -f): a write there
+    // raises SIGXFSZ, which kills the pipeline's process.
+    if (!fits_size_limit(static_cast<unsigned long long>(before) + want)) {
+      if (before > 0) {
+        f.broken = true; // a new, empty file may hold it
+        continue;
+      }
+      *why = "it is larger than the file size limit the pipeline runs under (ulimit -f)";
+      break;
+    }
     lose_the_race(f);
     ssize_t w = ::writev(f.fd, iov, n);
     int err = errno;
@@ -465,7 +482,10 @@ bool write_note(const char* kind, const char* text, size_t n) {
   if (fd < 0) return false;
   struct stat a {};
   if (!opened_as(fd, path, a)) return false; // the pipeline's number now
-  bool ok = S_ISREG(a.st_mode) && write_checked(fd, a, line, l.n);
+  // Never past the pipeline's file size limit (SIGXFSZ).
+  bool ok = S_ISREG(a.st_mode) &&
+            fits_size_limit(static_cast<unsigned long long>(a.st_size) + l.n) &&
+            write_checked(fd, a, line, l.n);
   close_checked(fd, a); // only while the number is still this file: else it is the pipeline's now
   return ok;
 }

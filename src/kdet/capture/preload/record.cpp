@@ -373,7 +373,7 @@ bool file_identity(const char* path, char hash[33], unsigned long long* size) {
   }
   hash[32] = 0;
   *size = total;
-  if (cached[0]) {
+  if (cached[0] && fits_size_limit(32)) {
     char libs[PATH_MAX], tmp[PATH_MAX + 64];
     if (join(libs, sizeof libs, dir, "/libs", "")) {
       ::mkdir(libs, 0755);

@@ -126,6 +126,11 @@ bool write_note(const char* kind, const char* text, size_t n);
 inline constexpr int k_lost_kinds = 3;
 void count_lost(int kind, const char* text);
 
+// True when a regular file may grow to `end` bytes under the file size limit the
+// pipeline runs under (RLIMIT_FSIZE, ulimit -f): a write past it raises SIGXFSZ, which
+// kills the process. Every file the preload writes is checked first.
+bool fits_size_limit(unsigned long long end);
+
 // Sets the capture folder (the shim gets it in argv); otherwise it is
 // $KDET_CAPTURE_DIR as the process started, whatever the pipeline does to its
 // environment later.
