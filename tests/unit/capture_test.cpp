@@ -501,6 +501,17 @@ TEST(CaptureNotes, GroupedByProcessAndKindAndRecordsThatAreNoFiles) {
   EXPECT_NE(s.find("process 42 ran /usr/bin/ptxas without LD_PRELOAD"), std::string::npos) << s;
   EXPECT_NE(s.find("KILLED     1 process the pipeline left"), std::string::npos) << s;
   EXPECT_NE(s.find("pid 77: python3 build.py"), std::string::npos) << s;
+  // Ended by an interrupt: said so, never blamed on --wait-children (nor a wait of 0 us shown).
+  ChildrenWait stopped = children;
+  stopped.report.stopped = true;
+  stopped.report.waited_for = 1;
+  std::string si = notes_summary({}, stopped);
+  EXPECT_NE(si.find("KILLED     1 process the pipeline left, ended because kdet was interrupted"),
+            std::string::npos)
+      << si;
+  EXPECT_EQ(si.find("--wait-children"), std::string::npos) << si;
+  EXPECT_EQ(si.find("waited"), std::string::npos) << si;
+  EXPECT_EQ(children_json(stopped)["interrupted"], true);
   nlohmann::json j = notes_json(notes);
   ASSERT_EQ(j.size(), 5u);
   EXPECT_EQ(children_json(children)["left"][0]["pid"], 77);

@@ -233,17 +233,26 @@ void note_missing_blobs(const BlobStore& blobs, const std::vector<Bundle>& bundl
 
 std::string notes_summary(const std::vector<Note>& notes, const ChildrenWait& children) {
   std::string s;
-  if (children.seen && children.report.received && children.report.waited_for > 0)
+  // Interrupted, kdet ended what the pipeline left at once: the bound is not why.
+  const bool stopped = children.report.stopped;
+  if (children.seen && children.report.received && children.report.waited_for > 0 &&
+      (!stopped || children.report.waited_s >= 0.001))
     s += fmt::format("  waited     {} for {} process{} the pipeline left that carried the "
-                     "preload (--wait-children {:g})\n",
+                     "preload{}\n",
                      human_seconds(children.report.waited_s), children.report.waited_for,
-                     children.report.waited_for == 1 ? "" : "es", children.limit_s);
+                     children.report.waited_for == 1 ? "" : "es",
+                     stopped ? ", until kdet was interrupted"
+                             : fmt::format(" (--wait-children {:g})", children.limit_s));
   const auto& left = children.report.left;
   size_t n_left = left.size() + children.report.left_unlisted;
   if (n_left > 0) {
-    s += fmt::format("  KILLED     {} process{} the pipeline left still running when kdet stopped "
-                     "waiting (--wait-children {:g}); compiles they had not made are missing:\n",
-                     n_left, n_left == 1 ? "" : "es", children.limit_s);
+    s += fmt::format("  KILLED     {} process{} the pipeline left{}; compiles they had not made "
+                     "are missing:\n",
+                     n_left, n_left == 1 ? "" : "es",
+                     stopped ? ", ended because kdet was interrupted"
+                             : fmt::format(" still running when kdet stopped waiting "
+                                           "(--wait-children {:g})",
+                                           children.limit_s));
     for (size_t i = 0; i < left.size() && i < 10; ++i)
       s += fmt::format("             pid {}{}: {}\n", left[i].pid,
                        left[i].marked ? "" : " (without the preload)",
@@ -275,11 +284,9 @@ nlohmann::json children_json(const ChildrenWait& c) {
   nlohmann::json left = nlohmann::json::array();
   for (const auto& p : c.report.left)
     left.push_back({{"pid", p.pid}, {"command", p.command}, {"preload", p.marked}});
-  return {{"wait_limit_seconds", c.limit_s},
-          {"waited_seconds", c.report.waited_s},
-          {"waited_for", c.report.waited_for},
-          {"left", left},
-          {"left_unlisted", c.report.left_unlisted}};
+  return {{"wait_limit_seconds", c.limit_s},         {"waited_seconds", c.report.waited_s},
+          {"waited_for", c.report.waited_for},       {"left", left},
+          {"left_unlisted", c.report.left_unlisted}, {"interrupted", c.report.stopped}};
 }
 
 } // namespace kdet::capture
