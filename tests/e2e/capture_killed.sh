@@ -81,6 +81,30 @@ grep -q 'the pipeline was killed by signal 15' "$T/t.log" || { cat "$T/t.log" >&
 [[ $(json_eval "$T/t.json" 'len(d["compiles"]), d["compiles"][0]["result"]') == "(1, None)" ]] || fail "the hung compile is in the JSON"
 pgrep -f "$T/term_client" >/dev/null && fail "the pipeline outlived SIGTERM"
 
+# SIGINT to kdet capture while the pipeline's children run: they are ended because kdet was
+# interrupted, and the summary says so (not that --wait-children ran out).
+"$KDET" capture --json "$T/i.json" -- sh -c 'sleep 97 & sleep 97 & sleep 97' >"$T/i.log" 2>&1 &
+kpid=$!
+sleeps() { # how many of this test's processes are `sleep 97` itself (kdet's argv names it too)
+  local p n=0
+  for p in $(test_pids "sleep 97"); do [[ $(cat "/proc/$p/comm" 2>/dev/null) == sleep ]] && n=$((n + 1)); done
+  echo "$n"
+}
+for _ in $(seq 100); do
+  [[ $(sleeps) == 3 ]] && break
+  sleep 0.1
+done
+kill -INT "$kpid"
+set +e
+wait "$kpid"
+rc=$?
+set -e
+[[ $rc == 130 ]] || { cat "$T/i.log" >&2; fail "SIGINT: exit $rc, expected 130"; }
+grep -Eq 'KILLED +3 processes the pipeline left, ended because kdet was interrupted' "$T/i.log" || { cat "$T/i.log" >&2; fail "SIGINT: the summary does not say the children were ended by the interrupt"; }
+grep -Eq 'stopped waiting|waited +0 us' "$T/i.log" && { cat "$T/i.log" >&2; fail "SIGINT: the summary speaks of the wait bound"; }
+expect_eq "SIGINT: JSON children.interrupted" "$(json_eval "$T/i.json" 'd["children"]["interrupted"]')" True
+wait_no_pids 10 "sleep 97" || fail "SIGINT: the pipeline's children outlived kdet capture"
+
 # Recording fails (no such folder, or not absolute): the pipeline runs as without capture.
 expect_exit 0 env LD_PRELOAD="$LIB" KDET_CAPTURE_DIR="$T/missing" "$CL/capture_nvvm_client" "$FAKE" 2 2 "$IN" -- -fake-mode=echo
 expect_exit 0 env LD_PRELOAD="$LIB" KDET_CAPTURE_DIR=relative "$CL/capture_nvvm_client" "$FAKE" 1 1 "$IN" -- -fake-mode=echo

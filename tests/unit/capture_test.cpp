@@ -464,13 +464,19 @@ TEST(CaptureNotes, GroupedByProcessAndKindAndRecordsThatAreNoFiles) {
   uint64_t v[4] = {43, 3, 0, 0};
   std::memcpy(page.data() + 16, v, sizeof v);
   write_file_atomic(t.path() + "/notes/43-1.lost", page);
+  // Marks by name (no room to count): a compile and a blob, with why; a name not of that form.
+  for (const std::string& name :
+       {"44-compile-" + hex_of("exec compile: No space left on device") + ".unnoted",
+        "44-blob-" + hex_of("No space left on device") + ".unnoted",
+        std::string("44-what-x41.unnoted")})
+    write_file_atomic(t.path() + "/notes/" + name, "");
   ASSERT_EQ(::mkfifo((t.path() + "/records/44-1.log").c_str(), 0644), 0);
   std::vector<std::string> problems;
   std::vector<Note> notes = read_notes(t.path(), problems);
   EXPECT_TRUE(read_records(t.path(), problems).empty()); // the FIFO is named, never waited on
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].find("records/44-1.log: not a regular file"), std::string::npos);
-  ASSERT_EQ(notes.size(), 4u); // the cut-short last line is not a note
+  ASSERT_EQ(notes.size(), 6u); // the cut-short last line and the unknown mark are no notes
   ChildrenWait children;
   children.seen = true;
   children.limit_s = 0.5;
@@ -480,14 +486,34 @@ TEST(CaptureNotes, GroupedByProcessAndKindAndRecordsThatAreNoFiles) {
   EXPECT_NE(s.find("LOST       2 nvvm compiles of process 42 could not be recorded: " + why),
             std::string::npos)
       << s;
-  EXPECT_NE(s.find("LOST       3 compiles of process 43 could not be recorded: no descriptor"),
+  EXPECT_NE(s.find("LOST       3 compiles of process 43 could not be recorded: no note could be "
+                   "written to say why (no descriptor was free"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("LOST       1 exec compile of process 44 could not be recorded: No space left "
+                   "on device; not even a note could be written, so there may have been more"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("LOST       1 input or output of process 44 could not be stored: No space "
+                   "left on device; not even a note"),
             std::string::npos)
       << s;
   EXPECT_NE(s.find("process 42 ran /usr/bin/ptxas without LD_PRELOAD"), std::string::npos) << s;
   EXPECT_NE(s.find("KILLED     1 process the pipeline left"), std::string::npos) << s;
   EXPECT_NE(s.find("pid 77: python3 build.py"), std::string::npos) << s;
+  // Ended by an interrupt: said so, never blamed on --wait-children (nor a wait of 0 us shown).
+  ChildrenWait stopped = children;
+  stopped.report.stopped = true;
+  stopped.report.waited_for = 1;
+  std::string si = notes_summary({}, stopped);
+  EXPECT_NE(si.find("KILLED     1 process the pipeline left, ended because kdet was interrupted"),
+            std::string::npos)
+      << si;
+  EXPECT_EQ(si.find("--wait-children"), std::string::npos) << si;
+  EXPECT_EQ(si.find("waited"), std::string::npos) << si;
+  EXPECT_EQ(children_json(stopped)["interrupted"], true);
   nlohmann::json j = notes_json(notes);
-  ASSERT_EQ(j.size(), 3u);
+  ASSERT_EQ(j.size(), 5u);
   EXPECT_EQ(children_json(children)["left"][0]["pid"], 77);
   EXPECT_TRUE(children_json(ChildrenWait{}).is_null());
 }

@@ -138,8 +138,13 @@ std::vector<std::string> names_with(const std::string& dir, const std::string& e
 // record lines and blobs lost without a note (u64 each, this machine's byte order).
 void read_lost_pages(const std::string& dir, const std::vector<std::string>& names,
                      std::vector<Note>& notes, std::vector<std::string>& problems) {
-  static const char* const k_what[] = {"compile: no descriptor was free to record it or to say why",
-                                       "no descriptor was free", "no descriptor was free"};
+  static const char* const k_what[] = {
+      "compile: no note could be written to say why (no descriptor was free, no room in the "
+      "capture folder, or the file size limit)",
+      "no note could be written to say why (no descriptor was free, no room in the capture "
+      "folder, or the file size limit)",
+      "no note could be written to say why (no descriptor was free, no room in the capture "
+      "folder, or the file size limit)"};
   static const char* const k_kind[] = {"lost", "lost-line", "lost-blob"};
   for (const auto& n : names) {
     std::string text, why;
@@ -154,6 +159,25 @@ void read_lost_pages(const std::string& dir, const std::vector<std::string>& nam
       if (v[k + 1] > 0)
         notes.push_back(
             {k_kind[k], static_cast<long>(v[0]), 0, k_what[k], static_cast<size_t>(v[k + 1])});
+  }
+}
+
+// PID-KIND-xHEX.unnoted: an empty file a process made (no descriptor, no room for data
+// needed) when it could neither record, note nor count a loss of KIND; HEX is why (for a
+// compile, "WHAT: WHY"). At least one loss; how many is unknown.
+void read_unnoted(const std::vector<std::string>& names, std::vector<Note>& notes) {
+  static const char* const k_more =
+      "; not even a note could be written, so there may have been more";
+  for (const auto& n : names) {
+    std::vector<std::string> w = split(n.substr(0, n.size() - std::strlen(".unnoted")), '-');
+    if (w.size() < 3) continue;
+    auto pid = parse_u64(w[0]);
+    auto why = unhex(w[2]); // at most 96 bytes of it: a file name's room
+    if (!pid || !why) continue;
+    std::string kind = w[1] == "compile" ? "lost" : "lost-" + w[1];
+    if (kind != "lost" && kind != "lost-line" && kind != "lost-blob") continue;
+    if (kind == "lost" && why->find(": ") == std::string::npos) *why = "compile: " + *why;
+    notes.push_back({kind, static_cast<long>(*pid), 0, *why + k_more});
   }
 }
 
@@ -184,6 +208,7 @@ std::vector<Note> read_notes(const std::string& raw, std::vector<std::string>& p
     }
   }
   read_lost_pages(dir, names_with(dir, ".lost"), notes, problems);
+  read_unnoted(names_with(dir, ".unnoted"), notes);
   if (dropped)
     problems.push_back(
         fmt::format("notes: {} more notes were not read (over {})", dropped, k_max_notes));
@@ -208,17 +233,26 @@ void note_missing_blobs(const BlobStore& blobs, const std::vector<Bundle>& bundl
 
 std::string notes_summary(const std::vector<Note>& notes, const ChildrenWait& children) {
   std::string s;
-  if (children.seen && children.report.received && children.report.waited_for > 0)
+  // Interrupted, kdet ended what the pipeline left at once: the bound is not why.
+  const bool stopped = children.report.stopped;
+  if (children.seen && children.report.received && children.report.waited_for > 0 &&
+      (!stopped || children.report.waited_s >= 0.001))
     s += fmt::format("  waited     {} for {} process{} the pipeline left that carried the "
-                     "preload (--wait-children {:g})\n",
+                     "preload{}\n",
                      human_seconds(children.report.waited_s), children.report.waited_for,
-                     children.report.waited_for == 1 ? "" : "es", children.limit_s);
+                     children.report.waited_for == 1 ? "" : "es",
+                     stopped ? ", until kdet was interrupted"
+                             : fmt::format(" (--wait-children {:g})", children.limit_s));
   const auto& left = children.report.left;
   size_t n_left = left.size() + children.report.left_unlisted;
   if (n_left > 0) {
-    s += fmt::format("  KILLED     {} process{} the pipeline left still running when kdet stopped "
-                     "waiting (--wait-children {:g}); compiles they had not made are missing:\n",
-                     n_left, n_left == 1 ? "" : "es", children.limit_s);
+    s += fmt::format("  KILLED     {} process{} the pipeline left{}; compiles they had not made "
+                     "are missing:\n",
+                     n_left, n_left == 1 ? "" : "es",
+                     stopped ? ", ended because kdet was interrupted"
+                             : fmt::format(" still running when kdet stopped waiting "
+                                           "(--wait-children {:g})",
+                                           children.limit_s));
     for (size_t i = 0; i < left.size() && i < 10; ++i)
       s += fmt::format("             pid {}{}: {}\n", left[i].pid,
                        left[i].marked ? "" : " (without the preload)",
@@ -250,11 +284,9 @@ nlohmann::json children_json(const ChildrenWait& c) {
   nlohmann::json left = nlohmann::json::array();
   for (const auto& p : c.report.left)
     left.push_back({{"pid", p.pid}, {"command", p.command}, {"preload", p.marked}});
-  return {{"wait_limit_seconds", c.limit_s},
-          {"waited_seconds", c.report.waited_s},
-          {"waited_for", c.report.waited_for},
-          {"left", left},
-          {"left_unlisted", c.report.left_unlisted}};
+  return {{"wait_limit_seconds", c.limit_s},         {"waited_seconds", c.report.waited_s},
+          {"waited_for", c.report.waited_for},       {"left", left},
+          {"left_unlisted", c.report.left_unlisted}, {"interrupted", c.report.stopped}};
 }
 
 } // namespace kdet::capture

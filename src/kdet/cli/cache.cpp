@@ -500,32 +500,7 @@ void add_cc(CLI::App& root, Action& action) {
   cmd->callback([a, &action] { action = [a] { return do_cc(*a); }; });
 }
 
-bool is_cc_launcher(int argc, char** argv) {
-  if (argc < 3 || std::strcmp(argv[1], "cc") != 0 || argv[2][0] == '-') return false;
-  for (int i = 3; i < argc; ++i)
-    if (std::strcmp(argv[i], "--") == 0) return false;
-  std::string program = find_program(argv[2]);
-  struct stat st {};
-  return !program.empty() && ::stat(program.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-         ::access(program.c_str(), X_OK) == 0;
-}
-
 namespace {
-
-// Runs the command as it is, in place of kdet: its output and exit status are the build's.
-int run_uncached(const std::vector<std::string>& argv) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const auto& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  ::execvp(args[0], args.data());
-  int e = errno;
-  fmt::print(stderr, "kdet cc: cannot run {}: {}\n", argv[0], std::strerror(e));
-  return e == ENOENT ? 127 : 126;
-}
 
 std::string env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
@@ -540,7 +515,14 @@ int cc_launcher_main(int argc, char** argv) {
   // SIGINT/SIGTERM end the compiler's dependency or compile run and kdet with 130, leaving no
   // process behind (the uncached path execs the compiler, which takes the signals itself).
   engine::install_interrupt_handler();
+  bool settings_read = false;
   try {
+    // A bad setting names the variable that holds it (exit 2), not an option never given.
+    std::string rate = env_or("KDET_CACHE_VERIFY_RATE", "1/32");
+    std::string policy = env_or("KDET_CACHE_ON_VARIANTS", "serve-first");
+    cache::parse_verify_rate(rate, "KDET_CACHE_VERIFY_RATE");
+    cache::parse_policy(policy, "KDET_CACHE_ON_VARIANTS");
+    settings_read = true;
     cache::LaunchPlan p = cache::plan_launch(words);
     cache::Store store(cache::resolve_cache_dir(""));
     auto uncached = [&](const std::string& why) {
@@ -555,11 +537,8 @@ int cc_launcher_main(int argc, char** argv) {
     a.out = p.output;
     a.command = p.command;
     a.cache.verbose = verbose;
-    a.cache.verify_rate = env_or("KDET_CACHE_VERIFY_RATE", "1/32");
-    a.cache.on_variants = env_or("KDET_CACHE_ON_VARIANTS", "serve-first");
-    // A bad setting names the variable that holds it (exit 2), not an option never given.
-    cache::parse_verify_rate(a.cache.verify_rate, "KDET_CACHE_VERIFY_RATE");
-    cache::parse_policy(a.cache.on_variants, "KDET_CACHE_ON_VARIANTS");
+    a.cache.verify_rate = rate;
+    a.cache.on_variants = policy;
     a.cache.key_env = p.key_env;
     for (const auto& name : split(env_or("KDET_CACHE_KEY_ENV", ""), ','))
       if (!trim(name).empty()) a.cache.key_env.push_back(trim(name));
@@ -586,9 +565,19 @@ int cc_launcher_main(int argc, char** argv) {
   } catch (const Interrupted&) {
     fmt::print(stderr, "kdet: interrupted\n");
     return k_exit_interrupted;
-  } catch (const Error& e) {
-    fmt::print(stderr, "kdet cc: error: {}\n", e.what());
-    return e.exit_code();
+  } catch (const std::exception& e) {
+    const auto* bad_setting = settings_read ? nullptr : dynamic_cast<const Error*>(&e);
+    if (bad_setting) {
+      fmt::print(stderr, "kdet cc: error: {}\n", e.what());
+      return bad_setting->exit_code();
+    }
+    if (engine::interrupted()) {
+      fmt::print(stderr, "kdet: interrupted\n");
+      return k_exit_interrupted;
+    }
+    // kdet's own trouble (no temporary or cache folder, an output it cannot place) never fails
+    // the build's compile step: the compiler runs as it would without kdet, after a warning.
+    return run_uncached(words, e.what());
   }
 }
 

@@ -63,7 +63,7 @@ std::string find_capture_library() {
               "installed lib/kdet folder (build the kdet_capture target)");
 }
 
-// Makes DIR (its parent must exist) and DIR/raw/{records,blobs}; refuses a
+// Makes DIR (its parent must exist) and DIR/raw/{records,blobs,notes}; refuses a
 // folder that already holds a capture. Returns DIR opened.
 Fd prepare_out(const std::string& dir) {
   struct stat st {};
@@ -79,7 +79,7 @@ Fd prepare_out(const std::string& dir) {
       throw Error::format("--out {}: it already holds a capture ({} exists); choose another folder "
                           "or remove it (kdet never overwrites a recorded capture)",
                           dir, name);
-  for (const char* sub : {"raw/records", "raw/blobs"}) {
+  for (const char* sub : {"raw/records", "raw/blobs", "raw/notes"}) {
     Fd made(make_dirs_beneath(fd.get(), sub, 0755));
     if (!made.ok())
       throw Error::format("--out {}: cannot create {}: {}", dir, sub, beneath_error(errno));
@@ -150,7 +150,7 @@ int do_capture(const CaptureArgs& a) {
   } else {
     temp.emplace("capture");
     raw = temp->path();
-    for (const char* sub : {"records", "blobs"})
+    for (const char* sub : {"records", "blobs", "notes"})
       if (::mkdir((raw + "/" + sub).c_str(), 0755) != 0)
         throw Error::format("cannot create {}/{}: {}", raw, sub, std::strerror(errno));
   }
@@ -169,18 +169,27 @@ int do_capture(const CaptureArgs& a) {
   // Read without --out too: the report names PTX by its artifact hash, made from its bytes.
   capture::BlobStore blobs(raw, r.problems);
   r.bundles = capture::bundle_records(r.compiles, blobs);
+  // --out that cannot be written (a full file system) still gets the summary, and what the
+  // pipeline lost with it, before the error.
+  std::optional<Error> unwritten;
   if (out_fd.ok()) {
     capture::note_missing_blobs(blobs, r.bundles, r.problems);
-    capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
-    // How the pipeline ended stays with the capture, for kdet capture compare.
-    write_file_beneath(out_fd.get(), "capture.json", json_text(capture::capture_json(r)) + "\n",
-                       a.out + "/capture.json");
+    try {
+      capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
+      // How the pipeline ended stays with the capture, for kdet capture compare.
+      write_file_beneath(out_fd.get(), "capture.json", json_text(capture::capture_json(r)) + "\n",
+                         a.out + "/capture.json");
+    } catch (const Error& e) {
+      unwritten = e;
+    }
   }
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
   std::fputs(capture::capture_summary(r).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
   if (engine::interrupted()) throw Interrupted();
+  if (unwritten)
+    throw Error::format("the capture in {} is incomplete: {}", a.out, unwritten->what());
   return capture::capture_exit_code(r);
 }
 

@@ -146,7 +146,7 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
                              const std::string& abs_dir, int k, const std::vector<std::string>& env,
                              std::string& failure) {
   std::string sub = fmt::format("build-{}", k);
-  for (const char* part : {"/raw/records", "/raw/blobs"}) {
+  for (const char* part : {"/raw/records", "/raw/blobs", "/raw/notes"}) {
     Fd made(make_dirs_beneath(dir_fd, sub + part, 0755));
     if (!made.ok())
       throw Error::format("--out {}: cannot create {}{}: {}", a.out, sub, part,

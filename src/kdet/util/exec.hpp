@@ -122,6 +122,7 @@ struct GuardReport {
   size_t waited_for = 0;         // marked descendants running when the program ended
   std::vector<LeftProcess> left; // still running when it stopped waiting (killed)
   size_t left_unlisted = 0;      // beyond those listed
+  bool stopped = false; // the guard was told to stop (kdet interrupted): `left` were not waited out
 };
 
 // Runs `options` under a guard (guard set) that, once the program has ended,

@@ -83,9 +83,9 @@ void close_all_but(int keep, int keep2 = -1);
 
 // In the guard, after the program ended (exec_linger.cpp): waits up to
 // `linger_ms` while a descendant maps a file whose path contains `marker` (or
-// until *stop is set), then writes to `report_fd` "waited MS N", then "left PID
-// MARKED HEX(cmdline)" for each descendant still there (at most 64, then "more
-// N"). Does not kill. Async-signal-safe.
+// until *stop is set), then writes to `report_fd` "waited MS N" ("stopped 1" next when
+// *stop was set), then "left PID MARKED HEX(cmdline)" for each descendant still there
+// (at most 64, then "more N"). Does not kill. Async-signal-safe.
 void linger_and_report(long linger_ms, const char* marker, int report_fd,
                        volatile sig_atomic_t* stop);
 

@@ -314,6 +314,7 @@ void linger_and_report(long linger_ms, const char* marker, int report_fd,
   t.add(" ");
   t.num(waited_for);
   t.add("\n");
+  if (*stop) t.add("stopped 1\n"); // kdet ended the run: what is left ends for that, not the bound
   write_all(report_fd, line, t.n);
   reap_ended();
   int n = descendants();
@@ -388,6 +389,8 @@ void parse_report(const std::string& text, GuardReport& report) {
       report.left.push_back({a, b != 0, unhex(rest)});
     } else if (w == "more") {
       report.left_unlisted = a > 0 ? static_cast<size_t>(a) : 0;
+    } else if (w == "stopped") {
+      report.stopped = a != 0;
     }
   }
 }

@@ -27,9 +27,16 @@
 // the stack only and opens, writes and closes its file in one call, so the exec
 // wrappers can call it in a vfork child.
 //
+// A capture folder that cannot take more never harms the pipeline's process: a
+// failed write is a loss noted, counted or marked by name (count_lost); the one
+// shared mapping (the .lost page) is mapped only once its blocks are reserved, on a
+// file system that stores into them in place (no SIGBUS); and no file is written past
+// the pipeline's file size limit (no SIGXFSZ).
+//
 //===----------------------------------------------------------------------===//
 #include "record.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -41,6 +48,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -197,8 +205,8 @@ void note_stray(int fd, size_t bytes) {
 }
 
 // A page of counters mapped from RAW/notes/PID-NONCE.lost when the process first
-// records: what it could not even note (no descriptor free) is counted there,
-// through memory, which no descriptor game reaches.
+// records: what it could not even note (no descriptor free, no room for a note) is
+// counted there, through memory, which no descriptor game reaches.
 struct LostPage {
   char magic[16]; // "kdet-lost 1\n"
   unsigned long long pid;
@@ -207,6 +215,24 @@ struct LostPage {
 LostPage* g_lost_page = nullptr;
 pid_t g_lost_pid = 0;
 pthread_mutex_t g_lost_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// True when a store through a shared mapping of `fd`'s file, whose blocks fallocate
+// reserved, can never fault for want of space: file systems that write such blocks in
+// place. A copy-on-write or remote one (btrfs, ZFS, NFS, FUSE, overlay over any of
+// them) may need new space at the store, and without it the kernel raises SIGBUS in
+// the pipeline's process: there the page is not mapped.
+bool stores_in_place(int fd) {
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+  case 0x01021994ul: // tmpfs: fallocate allocates the pages
+  case 0xEF53ul:     // ext2, ext3, ext4
+  case 0x58465342ul: // XFS (a file never shared by reflink is written in place)
+    return true;
+  default:
+    return false;
+  }
+}
 
 void map_lost_page(const char* dir, pid_t pid) {
   pthread_mutex_lock(&g_lost_lock);
@@ -232,7 +258,13 @@ void map_lost_page(const char* dir, pid_t pid) {
   int fd = ::open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   struct stat st {};
   if (fd >= 0 && !opened_as(fd, path, st)) fd = -1; // the pipeline's number now
-  if (fd >= 0 && ::truncate(path, sizeof(LostPage)) == 0) {
+  // The page's blocks are reserved before it is mapped: a store into a page the file
+  // system cannot back (a full one) raises SIGBUS in the pipeline's process. Where they
+  // cannot be, the page is not mapped and its file goes (losses are then marked by name,
+  // count_lost). Never past the pipeline's file size limit, which raises SIGXFSZ.
+  bool reserved = fd >= 0 && stores_in_place(fd) && fits_size_limit(sizeof(LostPage)) &&
+                  ::fallocate(fd, 0, 0, sizeof(LostPage)) == 0;
+  if (reserved) {
     void* m = ::mmap(nullptr, sizeof(LostPage), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     // Written through only once the number is known to have been that file at the mmap.
     if (m != MAP_FAILED && !write_checked(fd, st, "", 0)) {
@@ -245,9 +277,38 @@ void map_lost_page(const char* dir, pid_t pid) {
       page->pid = static_cast<unsigned long long>(pid);
       g_lost_page = page;
     }
+  } else if (fd >= 0) {
+    ::unlink(path);
   }
   if (fd >= 0) close_checked(fd, st);
   pthread_mutex_unlock(&g_lost_lock);
+}
+
+// With no page to count in: RAW/notes/PID-KIND-xHEX(text).unnoted, an empty file made
+// without a descriptor (mknod), which needs no room for data: at least one loss of that
+// kind, for that reason, was neither recorded, noted nor counted.
+void mark_unnoted(int kind, const char* text) {
+  static const char* const k_kinds[k_lost_kinds] = {"compile", "line", "blob"};
+  const char* dir = capture_dir();
+  if (!dir) return;
+  char path[PATH_MAX];
+  Line p(path, sizeof path);
+  p.add(dir);
+  size_t notes_end = p.n + 6; // DIR/notes
+  p.add("/notes/");
+  p.add_num(static_cast<unsigned long long>(::getpid()));
+  p.add("-");
+  p.add(k_kinds[kind]);
+  p.add("-");
+  p.add_hex(text, std::min<size_t>(std::strlen(text), 96)); // a name has 255 bytes at most
+  p.add(".unnoted");
+  if (p.n + 1 >= p.cap) return;
+  if (::mknod(path, S_IFREG | 0644, 0) != 0 && errno == ENOENT) {
+    path[notes_end] = 0;
+    ::mkdir(path, 0755);
+    path[notes_end] = '/';
+    ::mknod(path, S_IFREG | 0644, 0); // EEXIST: marked already
+  }
 }
 
 // For tests/e2e/capture_hostile.sh only: KDET_CAPTURE_TEST_STRAY=FD makes the first
@@ -267,11 +328,18 @@ void lose_the_race(OwnFile& f) {
 
 } // namespace
 
-void count_lost(int kind) {
+void count_lost(int kind, const char* text) {
   if (kind < 0 || kind >= k_lost_kinds) return;
   LostPage* page = g_lost_page;
   if (page && g_lost_pid == ::getpid())
     __atomic_fetch_add(&page->counts[kind], 1, __ATOMIC_RELAXED);
+  else
+    mark_unnoted(kind, text);
+}
+
+bool fits_size_limit(unsigned long long end) {
+  rlimit rl{};
+  return ::getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || end <= rl.rlim_cur;
 }
 
 void own_file_after_fork(OwnFile& f) {
@@ -316,6 +384,16 @@ bool own_append(OwnFile& f, const char* dir, const iovec* iov, int n, size_t wan
       }
     }
     off_t before = st.st_size;
+    // Never past the file size limit the pipeline runs under (ulimit -f): a write there
+    // raises SIGXFSZ, which kills the pipeline's process.
+    if (!fits_size_limit(static_cast<unsigned long long>(before) + want)) {
+      if (before > 0) {
+        f.broken = true; // a new, empty file may hold it
+        continue;
+      }
+      *why = "it is larger than the file size limit the pipeline runs under (ulimit -f)";
+      break;
+    }
     lose_the_race(f);
     ssize_t w = ::writev(f.fd, iov, n);
     int err = errno;
@@ -404,7 +482,10 @@ bool write_note(const char* kind, const char* text, size_t n) {
   if (fd < 0) return false;
   struct stat a {};
   if (!opened_as(fd, path, a)) return false; // the pipeline's number now
-  bool ok = S_ISREG(a.st_mode) && write_checked(fd, a, line, l.n);
+  // Never past the pipeline's file size limit (SIGXFSZ).
+  bool ok = S_ISREG(a.st_mode) &&
+            fits_size_limit(static_cast<unsigned long long>(a.st_size) + l.n) &&
+            write_checked(fd, a, line, l.n);
   close_checked(fd, a); // only while the number is still this file: else it is the pipeline's now
   return ok;
 }

@@ -71,7 +71,11 @@ void note_lost(const char* kind, const char* what, const char* why) {
   char text[512];
   int n = std::snprintf(text, sizeof text, "%s%s%s", what, why ? ": " : "", why ? why : "");
   if (n > 0 && write_note(kind, text, std::min(static_cast<size_t>(n), sizeof text - 1))) return;
-  count_lost(std::strcmp(kind, "lost") == 0 ? 0 : std::strcmp(kind, "lost-line") == 0 ? 1 : 2);
+  // Counted, or marked by what was lost (a compile's kind) and why: a blob's or a line's
+  // own name would make a mark per blob or line.
+  bool compile = std::strcmp(kind, "lost") == 0;
+  if (!compile) std::snprintf(text, sizeof text, "%s", why ? why : "");
+  count_lost(compile ? 0 : std::strcmp(kind, "lost-line") == 0 ? 1 : 2, text);
 }
 
 bool join(char* out, size_t cap, const char* a, const char* b, const char* c) {
@@ -369,7 +373,7 @@ bool file_identity(const char* path, char hash[33], unsigned long long* size) {
   }
   hash[32] = 0;
   *size = total;
-  if (cached[0]) {
+  if (cached[0] && fits_size_limit(32)) {
     char libs[PATH_MAX], tmp[PATH_MAX + 64];
     if (join(libs, sizeof libs, dir, "/libs", "")) {
       ::mkdir(libs, 0755);

@@ -118,11 +118,18 @@ void close_checked(int fd, const struct stat& st);
 // False when it could not be written.
 bool write_note(const char* kind, const char* text, size_t n);
 
-// Counts one loss that could not even be noted (no descriptor free) in the page
-// RAW/notes/PID-NONCE.lost, mapped when the process first recorded. Kinds:
-// 0 a compile, 1 a record line, 2 a blob.
+// Counts one loss that could not even be noted (no descriptor free, no room for the
+// note) in the page RAW/notes/PID-NONCE.lost, mapped when the process first recorded;
+// without a page (no room to reserve one), marks it by name, with `text` (what was lost,
+// for a compile, and why): RAW/notes/PID-KIND-xHEX.unnoted. Kinds: 0 a compile, 1 a record
+// line, 2 a blob.
 inline constexpr int k_lost_kinds = 3;
-void count_lost(int kind);
+void count_lost(int kind, const char* text);
+
+// True when a regular file may grow to `end` bytes under the file size limit the
+// pipeline runs under (RLIMIT_FSIZE, ulimit -f): a write past it raises SIGXFSZ, which
+// kills the process. Every file the preload writes is checked first.
+bool fits_size_limit(unsigned long long end);
 
 // Sets the capture folder (the shim gets it in argv); otherwise it is
 // $KDET_CAPTURE_DIR as the process started, whatever the pipeline does to its
