@@ -181,6 +181,82 @@ TEST_F(DiffCubin, LineInfoIsNotACodeChange) {
   EXPECT_TRUE(value(*meta, ".nv_debug_line_sass"));
 }
 
+// -lineinfo adds sections, and a section symbol for each, so symbols are renumbered: the
+// .nv.info records (PARAM_CBANK, EXTERNS) and relocations that hold symbol indices compare
+// by what they name. calls.ptx assembled with -c has relocations and EXTERNS.
+TEST_F(DiffCubin, LineInfoRenumberingChangesNoKernel) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"two_kernels.ptx", "-O3"}, {"two_kernels.ptx", "-c"}, {"calls.ptx", "-c"}};
+  for (const auto& [ptx, mode] : cases) {
+    {
+      SCOPED_TRACE(std::string(ptx) + " " + mode);
+      std::string a = cubin(ptx, {mode}), b = cubin(ptx, {mode, "-lineinfo"});
+      detail::CudaElf ea, eb;
+      std::string error;
+      ASSERT_TRUE(detail::read_elf(a, ea, error) && detail::read_elf(b, eb, error)) << error;
+      ASSERT_NE(ea.symbols.size(), eb.symbols.size()) << "-lineinfo no longer renumbers";
+      Report r = compare(a, b);
+      size_t functions = 0;
+      for (const auto& e : r.entries) {
+        if (e.name.front() == '(') continue; // module sections, debug and notes
+        ++functions;
+        EXPECT_EQ(e.change, Change::identical) << e.name << "\n" << to_text(r, false, "a", "b");
+      }
+      EXPECT_GE(functions, 2u);
+    }
+  }
+}
+
+// Where a record holding a symbol index does differ, it names the symbol, not the number
+// (nor the section that happens to have the symbol's index).
+TEST_F(DiffCubin, SymbolIndicesInAttributesAreShownByName) {
+  std::string a = cubin("calls.ptx", {"-c"});
+  detail::CudaElf elf;
+  std::string error;
+  ASSERT_TRUE(detail::read_elf(a, elf, error)) << error;
+  uint32_t twice = 0;
+  for (uint32_t i = 0; i < elf.symbols.size(); ++i)
+    if (elf.symbols[i].name == "_Z5twicef") twice = i;
+  ASSERT_NE(twice, 0u);
+  // Walk .nv.info.first's records: PARAM_CBANK {symbol, u16 offset, u16 size} gets another
+  // size, EXTERNS {symbol of ext_scale} names twice instead.
+  size_t at = section_offset(a, ".nv.info.first");
+  std::string b = a;
+  bool cbank = false, externs = false;
+  for (size_t pos = at; pos + 4 <= at + 0x100;) {
+    auto byte = [&](size_t i) { return static_cast<unsigned char>(a[i]); };
+    if (byte(pos) != 4) {
+      pos += 4;
+      continue;
+    }
+    size_t len = byte(pos + 2) | (byte(pos + 3) << 8);
+    if (byte(pos + 1) == 0x0a && len == 8) {
+      b[pos + 10] = static_cast<char>(byte(pos + 10) + 4);
+      cbank = true;
+    }
+    if (byte(pos + 1) == 0x0f && len == 4) {
+      b[pos + 4] = static_cast<char>(twice);
+      externs = true;
+    }
+    pos += 4 + len;
+    if (cbank && externs) break;
+  }
+  ASSERT_TRUE(cbank && externs);
+  Report r = compare(a, b);
+  const Entry* e = find(r, "first");
+  ASSERT_TRUE(e);
+  std::string text = to_text(r, false, "a", "b");
+  EXPECT_EQ(e->change, Change::attributes) << text;
+  const ValueChange* v = value(*e, "PARAM_CBANK");
+  ASSERT_TRUE(v) << text;
+  EXPECT_EQ(v->a, ".nv.constant0.first, offset 0x210, size 8");
+  EXPECT_EQ(v->b, ".nv.constant0.first, offset 0x210, size 12");
+  v = value(*e, "EXTERNS");
+  ASSERT_TRUE(v) << text;
+  EXPECT_EQ(v->a, "_Z9ext_scalef");
+  EXPECT_EQ(v->b, "_Z5twicef");
+}
+
 TEST_F(DiffCubin, MaxRegCountAboveNeedChangesOnlyAttributes) {
   // The kernel needs few registers: code stays, MAXREG_COUNT and the options note change.
   Report r =

@@ -4,7 +4,9 @@
 // {u8 format, u8 attribute, ...}; formats 1-3 carry a 2-byte value, format 4
 // (SVAL) a u16 length and that many bytes. The module-wide .nv.info holds
 // per-function records whose value starts with the function's symbol index
-// (REGCOUNT, FRAME_SIZE, MIN/MAX_STACK_SIZE, ...).
+// (REGCOUNT, FRAME_SIZE, MIN/MAX_STACK_SIZE, ...). In .nv.info.<kernel>, PARAM_CBANK
+// starts with the symbol index of the .nv.constant0.<kernel> section symbol and EXTERNS holds
+// symbol indices (ptxas 13.0; symbol_label() names them).
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/diff/cubin_reader.hpp"
@@ -115,6 +117,13 @@ bool read_elf(std::string_view image, CudaElf& out, std::string& error) {
     }
   }
   return true;
+}
+
+std::string symbol_label(const CudaElf& elf, uint32_t index) {
+  if (index == 0 || index >= elf.symbols.size()) return fmt::format("symbol {}", index);
+  const ElfSymbol& s = elf.symbols[index];
+  if (s.type == STT_SECTION && s.shndx < elf.sections.size()) return elf.sections[s.shndx].name;
+  return s.name.empty() ? fmt::format("symbol {}", index) : s.name;
 }
 
 std::vector<NvInfoAttr> parse_nv_info(std::string_view d) {

@@ -55,6 +55,12 @@ struct NvInfoAttr {
 // Reads an ELF image. Returns false and sets `error` when it cannot be read.
 bool read_elf(std::string_view image, CudaElf& out, std::string& error);
 
+// What symbol `index` (as .nv.info records and relocations hold it) names: a section
+// symbol's section (".nv.constant0.k"), else the symbol's name; "symbol N" when there is no
+// such symbol. Symbol indices move when sections come and go (-lineinfo adds some), names do
+// not.
+std::string symbol_label(const CudaElf& elf, uint32_t index);
+
 // Parses a .nv.info / .nv.info.<kernel> section; stops at the first truncated record.
 std::vector<NvInfoAttr> parse_nv_info(std::string_view data);
 
