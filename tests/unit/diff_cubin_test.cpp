@@ -2,12 +2,15 @@
 // (tests/data/diff/*.ptx) under different options, and byte-level edits of it.
 #include "kdet/diff/cubin_reader.hpp"
 #include "kdet/diff/diff.hpp"
+#include "kdet/diff/impact.hpp"
+#include "kdet/diff/reach.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <map>
 #include <sys/stat.h>
 
 namespace kdet::diff {
@@ -267,6 +270,73 @@ TEST_F(DiffCubin, MaxRegCountAboveNeedChangesOnlyAttributes) {
   ASSERT_TRUE(value(*e, "MAXREG_COUNT"));
   EXPECT_EQ(value(*e, "MAXREG_COUNT")->b, "200");
   EXPECT_FALSE(value(*e, "register count"));
+}
+
+// ptxas -c (what nvcc -rdc runs) and -g (nvcc -G) give device functions a .text of their
+// own: two_kernels.ptx's poly and the division's slow path. Their symbols lack
+// STO_CUDA_ENTRY: they are compared as functions, and counted apart from the two kernels.
+TEST_F(DiffCubin, DeviceFunctionsAreNotCountedAsKernels) {
+  std::string c3 = cubin("two_kernels.ptx", {"-c"});
+  for (const std::vector<std::string>& options :
+       {std::vector<std::string>{"-c", "-O0"}, std::vector<std::string>{"-g"}}) {
+    SCOPED_TRACE(options.back());
+    std::string other = cubin("two_kernels.ptx", options);
+    Report r = compare(c3, other);
+    std::string text = to_text(r, false, "a", "b");
+    std::map<std::string, std::string> kinds;
+    for (const auto& e : r.entries)
+      kinds[e.name] = e.kind;
+    EXPECT_EQ(kinds["mix"], "kernel");
+    EXPECT_EQ(kinds["scale_add"], "kernel");
+    EXPECT_EQ(kinds["poly"], "function") << text;
+    EXPECT_EQ(kinds["__cuda_sm3x_div_rn_noftz_f32_slowpath"], "function") << text;
+    const std::string line = summary_line(r);
+    EXPECT_NE(line.find(".text changed in 2 of 2 kernels and "), std::string::npos) << line;
+    EXPECT_NE(line.find(" of 2 device functions"), std::string::npos) << line;
+    EXPECT_EQ(line.find("4 kernels"), std::string::npos) << line;
+    // The reach line of kdet diff, run, scan and builds.
+    EXPECT_EQ(reach_summary(impact_cubins(c3, c3, ImpactOptions{})),
+              "identical outputs: sm_90, 2 kernels (and 2 device functions)");
+    VariantReach v = variant_reach(c3, other, ReachOptions{});
+    ASSERT_TRUE(v.known()) << v.summary;
+    EXPECT_NE(v.summary.find(" in 2 of 2 kernels and "), std::string::npos) << v.summary;
+    EXPECT_NE(reach_line(*v.report).find("in 2 of 2 kernels and "), std::string::npos);
+  }
+}
+
+// kdet impact lists device functions apart, with no block size and no occupancy: nothing
+// launches them.
+TEST_F(DiffCubin, DeviceFunctionsHaveNoOccupancy) {
+  std::string a = cubin("calls.ptx", {"-c"}), b = cubin("calls.ptx", {"-c", "-O0"});
+  ImpactReport r = impact_cubins(a, b, ImpactOptions{});
+  ASSERT_EQ(r.kernels.size(), 2u);
+  ASSERT_EQ(r.functions.size(), 1u);
+  for (const auto& k : r.kernels) {
+    EXPECT_TRUE(k.occupancy_a && k.occupancy_b) << k.name;
+    EXPECT_EQ(k.block_from, "default");
+  }
+  const KernelImpact& f = r.functions.front();
+  EXPECT_EQ(f.name, "_Z5twicef");
+  EXPECT_FALSE(f.occupancy_a || f.occupancy_b);
+  EXPECT_EQ(f.block_size, 0u);
+  EXPECT_TRUE(f.a.registers.has_value());
+  nlohmann::json j = to_json(r);
+  ASSERT_EQ(j["kernels"].size(), 2u);
+  ASSERT_EQ(j["functions"].size(), 1u);
+  EXPECT_EQ(j["functions"][0]["name"], "_Z5twicef");
+  EXPECT_FALSE(j["functions"][0].contains("occupancy_a"));
+  std::string table = to_text(r, false);
+  EXPECT_NE(table.find("function  twice(float) (_Z5twicef)"), std::string::npos) << table;
+  EXPECT_EQ(table.find("kernel    twice"), std::string::npos) << table;
+  nlohmann::json compact = to_json(VariantReach{r, "", reach_summary(r)});
+  EXPECT_EQ(compact["kernels"].size(), 2u);
+  ASSERT_EQ(compact["functions"].size(), 1u);
+  EXPECT_TRUE(compact["functions"][0]["blocks_per_sm_a"].is_null());
+  CubinResources res;
+  std::string error;
+  ASSERT_TRUE(read_resources(a, res, error)) << error;
+  EXPECT_EQ(res.kernels.size(), 2u);
+  EXPECT_EQ(kernel_params(a, "_Z5twicef"), std::nullopt); // not a kernel to launch
 }
 
 TEST_F(DiffCubin, NoteEditAloneIsMetadataOnly) {

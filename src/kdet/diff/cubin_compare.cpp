@@ -1,9 +1,11 @@
 //===- diff/cubin_compare.cpp - per-kernel comparison of two cubins --------===//
 //
-// A kernel is a `.text.<name>` section; it owns `.nv.info.<name>`,
-// `.nv.constant<N>.<name>`, `.nv.shared.<name>`, `.rela.text.<name>`, the
-// module-wide .nv.info records of symbols defined in its .text, and those
-// symbols. Per kernel:
+// A function is a `.text.<name>` section: a kernel (entry kind "kernel")
+// where its symbol is an entry point (STO_CUDA_ENTRY), else a device function
+// (kind "function": nvcc -G and -rdc keep some apart). It owns
+// `.nv.info.<name>`, `.nv.constant<N>.<name>`, `.nv.shared.<name>`,
+// `.rela.text.<name>`, the module-wide .nv.info records of symbols defined in
+// its .text, and those symbols. Per function, kernel or not:
 //  - .text, where nvdisasm lists both cubins (and each listing has as many
 //    instructions as the kernel's .text has 16-byte words), is compared as
 //    canonical SASS (sass_compare.cpp): renamed (aspect "names"), reordered
@@ -53,7 +55,8 @@ struct AttrVal {
 };
 
 struct Kernel {
-  size_t text = 0; // section index of .text.<name>
+  size_t text = 0;   // section index of .text.<name>
+  bool entry = true; // a kernel; false for a device function (cuda_functions())
   std::map<std::string, size_t>
       owned; // ".nv.constant0" / ".nv.shared" / ".rela.text" / ".nv.info" -> section
   std::map<std::string, AttrVal> attrs;       // display name -> value
@@ -182,15 +185,11 @@ Model build_model(const CudaElf& elf) {
   Model m;
   m.elf = &elf;
   std::map<size_t, std::string> text_owner;
-  for (size_t i = 0; i < elf.sections.size(); ++i) {
-    const auto& s = elf.sections[i];
-    if (starts(s.name, ".text.") && s.name.size() > 6) {
-      std::string k = s.name.substr(6);
-      if (m.kernels.count(k)) continue;
-      m.kernels[k].text = i;
-      m.kernel_order.push_back(k);
-      text_owner[i] = k;
-    }
+  for (const auto& f : cuda_functions(elf)) {
+    m.kernels[f.name].text = f.text;
+    m.kernels[f.name].entry = f.entry;
+    m.kernel_order.push_back(f.name);
+    text_owner[f.text] = f.name;
   }
   for (size_t i = 0; i < elf.sections.size(); ++i) {
     const auto& s = elf.sections[i];
@@ -253,6 +252,11 @@ Model build_model(const CudaElf& elf) {
   return m;
 }
 
+// The Entry kind: "kernel" for an entry point, "function" for a device function.
+const char* kind_of(const Kernel& k) {
+  return k.entry ? "kernel" : "function";
+}
+
 void add_aspect(Entry& e, const std::string& a) {
   if (std::find(e.aspects.begin(), e.aspects.end(), a) == e.aspects.end()) e.aspects.push_back(a);
 }
@@ -297,7 +301,11 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
                      size_t& budget, bool& cut) {
   Entry e;
   e.name = name;
-  e.kind = "kernel";
+  e.kind = kind_of(ka);
+  if (ka.entry != kb.entry) {
+    add_aspect(e, "attributes");
+    e.values.push_back({"kernel (entry point)", ka.entry ? "yes" : "no", kb.entry ? "yes" : "no"});
+  }
   const auto& sa = ma.elf->sections;
   const auto& sb = mb.elf->sections;
   const std::string& ta = sa[ka.text].data;
@@ -493,7 +501,7 @@ Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& 
   for (const auto& name : ma.kernel_order) {
     auto it = mb.kernels.find(name);
     if (it == mb.kernels.end()) {
-      r.entries.push_back(one_sided_entry(name, "kernel", true));
+      r.entries.push_back(one_sided_entry(name, kind_of(ma.kernels.at(name)), true));
       continue;
     }
     auto pair = pairs.find(name);
@@ -504,7 +512,7 @@ Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& 
   }
   for (const auto& name : mb.kernel_order) {
     if (ma.kernels.count(name)) continue;
-    r.entries.push_back(one_sided_entry(name, "kernel", false));
+    r.entries.push_back(one_sided_entry(name, kind_of(mb.kernels.at(name)), false));
   }
 
   Entry mod;

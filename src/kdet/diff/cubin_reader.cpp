@@ -14,7 +14,9 @@
 #include <fmt/format.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <map>
 #include <memory>
+#include <set>
 
 namespace kdet::diff::detail {
 
@@ -117,6 +119,27 @@ bool read_elf(std::string_view image, CudaElf& out, std::string& error) {
     }
   }
   return true;
+}
+
+std::vector<CudaFunction> cuda_functions(const CudaElf& elf) {
+  std::map<std::string_view, std::vector<const ElfSymbol*>> funcs; // name -> FUNC symbols
+  for (const auto& sym : elf.symbols)
+    if (sym.type == STT_FUNC) funcs[sym.name].push_back(&sym);
+  std::vector<CudaFunction> out;
+  std::set<std::string_view> seen;
+  for (size_t i = 0; i < elf.sections.size(); ++i) {
+    std::string_view name = elf.sections[i].name;
+    if (name.size() <= 6 || name.substr(0, 6) != ".text." || !seen.insert(name).second) continue;
+    CudaFunction f;
+    f.name = name.substr(6);
+    f.text = i;
+    auto it = funcs.find(f.name);
+    if (it != funcs.end())
+      for (const ElfSymbol* sym : it->second)
+        if (sym->shndx == i) f.entry = (sym->other & k_sto_cuda_entry) != 0;
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 std::string symbol_label(const CudaElf& elf, uint32_t index) {
