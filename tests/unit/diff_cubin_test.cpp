@@ -2,12 +2,15 @@
 // (tests/data/diff/*.ptx) under different options, and byte-level edits of it.
 #include "kdet/diff/cubin_reader.hpp"
 #include "kdet/diff/diff.hpp"
+#include "kdet/diff/impact.hpp"
+#include "kdet/diff/reach.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <map>
 #include <sys/stat.h>
 
 namespace kdet::diff {
@@ -181,6 +184,82 @@ TEST_F(DiffCubin, LineInfoIsNotACodeChange) {
   EXPECT_TRUE(value(*meta, ".nv_debug_line_sass"));
 }
 
+// -lineinfo adds sections, and a section symbol for each, so symbols are renumbered: the
+// .nv.info records (PARAM_CBANK, EXTERNS) and relocations that hold symbol indices compare
+// by what they name. calls.ptx assembled with -c has relocations and EXTERNS.
+TEST_F(DiffCubin, LineInfoRenumberingChangesNoKernel) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"two_kernels.ptx", "-O3"}, {"two_kernels.ptx", "-c"}, {"calls.ptx", "-c"}};
+  for (const auto& [ptx, mode] : cases) {
+    {
+      SCOPED_TRACE(std::string(ptx) + " " + mode);
+      std::string a = cubin(ptx, {mode}), b = cubin(ptx, {mode, "-lineinfo"});
+      detail::CudaElf ea, eb;
+      std::string error;
+      ASSERT_TRUE(detail::read_elf(a, ea, error) && detail::read_elf(b, eb, error)) << error;
+      ASSERT_NE(ea.symbols.size(), eb.symbols.size()) << "-lineinfo no longer renumbers";
+      Report r = compare(a, b);
+      size_t functions = 0;
+      for (const auto& e : r.entries) {
+        if (e.name.front() == '(') continue; // module sections, debug and notes
+        ++functions;
+        EXPECT_EQ(e.change, Change::identical) << e.name << "\n" << to_text(r, false, "a", "b");
+      }
+      EXPECT_GE(functions, 2u);
+    }
+  }
+}
+
+// Where a record holding a symbol index does differ, it names the symbol, not the number
+// (nor the section that happens to have the symbol's index).
+TEST_F(DiffCubin, SymbolIndicesInAttributesAreShownByName) {
+  std::string a = cubin("calls.ptx", {"-c"});
+  detail::CudaElf elf;
+  std::string error;
+  ASSERT_TRUE(detail::read_elf(a, elf, error)) << error;
+  uint32_t twice = 0;
+  for (uint32_t i = 0; i < elf.symbols.size(); ++i)
+    if (elf.symbols[i].name == "_Z5twicef") twice = i;
+  ASSERT_NE(twice, 0u);
+  // Walk .nv.info.first's records: PARAM_CBANK {symbol, u16 offset, u16 size} gets another
+  // size, EXTERNS {symbol of ext_scale} names twice instead.
+  size_t at = section_offset(a, ".nv.info.first");
+  std::string b = a;
+  bool cbank = false, externs = false;
+  for (size_t pos = at; pos + 4 <= at + 0x100;) {
+    auto byte = [&](size_t i) { return static_cast<unsigned char>(a[i]); };
+    if (byte(pos) != 4) {
+      pos += 4;
+      continue;
+    }
+    size_t len = byte(pos + 2) | (byte(pos + 3) << 8);
+    if (byte(pos + 1) == 0x0a && len == 8) {
+      b[pos + 10] = static_cast<char>(byte(pos + 10) + 4);
+      cbank = true;
+    }
+    if (byte(pos + 1) == 0x0f && len == 4) {
+      b[pos + 4] = static_cast<char>(twice);
+      externs = true;
+    }
+    pos += 4 + len;
+    if (cbank && externs) break;
+  }
+  ASSERT_TRUE(cbank && externs);
+  Report r = compare(a, b);
+  const Entry* e = find(r, "first");
+  ASSERT_TRUE(e);
+  std::string text = to_text(r, false, "a", "b");
+  EXPECT_EQ(e->change, Change::attributes) << text;
+  const ValueChange* v = value(*e, "PARAM_CBANK");
+  ASSERT_TRUE(v) << text;
+  EXPECT_EQ(v->a, ".nv.constant0.first, offset 0x210, size 8");
+  EXPECT_EQ(v->b, ".nv.constant0.first, offset 0x210, size 12");
+  v = value(*e, "EXTERNS");
+  ASSERT_TRUE(v) << text;
+  EXPECT_EQ(v->a, "_Z9ext_scalef");
+  EXPECT_EQ(v->b, "_Z5twicef");
+}
+
 TEST_F(DiffCubin, MaxRegCountAboveNeedChangesOnlyAttributes) {
   // The kernel needs few registers: code stays, MAXREG_COUNT and the options note change.
   Report r =
@@ -191,6 +270,73 @@ TEST_F(DiffCubin, MaxRegCountAboveNeedChangesOnlyAttributes) {
   ASSERT_TRUE(value(*e, "MAXREG_COUNT"));
   EXPECT_EQ(value(*e, "MAXREG_COUNT")->b, "200");
   EXPECT_FALSE(value(*e, "register count"));
+}
+
+// ptxas -c (what nvcc -rdc runs) and -g (nvcc -G) give device functions a .text of their
+// own: two_kernels.ptx's poly and the division's slow path. Their symbols lack
+// STO_CUDA_ENTRY: they are compared as functions, and counted apart from the two kernels.
+TEST_F(DiffCubin, DeviceFunctionsAreNotCountedAsKernels) {
+  std::string c3 = cubin("two_kernels.ptx", {"-c"});
+  for (const std::vector<std::string>& options :
+       {std::vector<std::string>{"-c", "-O0"}, std::vector<std::string>{"-g"}}) {
+    SCOPED_TRACE(options.back());
+    std::string other = cubin("two_kernels.ptx", options);
+    Report r = compare(c3, other);
+    std::string text = to_text(r, false, "a", "b");
+    std::map<std::string, std::string> kinds;
+    for (const auto& e : r.entries)
+      kinds[e.name] = e.kind;
+    EXPECT_EQ(kinds["mix"], "kernel");
+    EXPECT_EQ(kinds["scale_add"], "kernel");
+    EXPECT_EQ(kinds["poly"], "function") << text;
+    EXPECT_EQ(kinds["__cuda_sm3x_div_rn_noftz_f32_slowpath"], "function") << text;
+    const std::string line = summary_line(r);
+    EXPECT_NE(line.find(".text changed in 2 of 2 kernels and "), std::string::npos) << line;
+    EXPECT_NE(line.find(" of 2 device functions"), std::string::npos) << line;
+    EXPECT_EQ(line.find("4 kernels"), std::string::npos) << line;
+    // The reach line of kdet diff, run, scan and builds.
+    EXPECT_EQ(reach_summary(impact_cubins(c3, c3, ImpactOptions{})),
+              "identical outputs: sm_90, 2 kernels (and 2 device functions)");
+    VariantReach v = variant_reach(c3, other, ReachOptions{});
+    ASSERT_TRUE(v.known()) << v.summary;
+    EXPECT_NE(v.summary.find(" in 2 of 2 kernels and "), std::string::npos) << v.summary;
+    EXPECT_NE(reach_line(*v.report).find("in 2 of 2 kernels and "), std::string::npos);
+  }
+}
+
+// kdet impact lists device functions apart, with no block size and no occupancy: nothing
+// launches them.
+TEST_F(DiffCubin, DeviceFunctionsHaveNoOccupancy) {
+  std::string a = cubin("calls.ptx", {"-c"}), b = cubin("calls.ptx", {"-c", "-O0"});
+  ImpactReport r = impact_cubins(a, b, ImpactOptions{});
+  ASSERT_EQ(r.kernels.size(), 2u);
+  ASSERT_EQ(r.functions.size(), 1u);
+  for (const auto& k : r.kernels) {
+    EXPECT_TRUE(k.occupancy_a && k.occupancy_b) << k.name;
+    EXPECT_EQ(k.block_from, "default");
+  }
+  const KernelImpact& f = r.functions.front();
+  EXPECT_EQ(f.name, "_Z5twicef");
+  EXPECT_FALSE(f.occupancy_a || f.occupancy_b);
+  EXPECT_EQ(f.block_size, 0u);
+  EXPECT_TRUE(f.a.registers.has_value());
+  nlohmann::json j = to_json(r);
+  ASSERT_EQ(j["kernels"].size(), 2u);
+  ASSERT_EQ(j["functions"].size(), 1u);
+  EXPECT_EQ(j["functions"][0]["name"], "_Z5twicef");
+  EXPECT_FALSE(j["functions"][0].contains("occupancy_a"));
+  std::string table = to_text(r, false);
+  EXPECT_NE(table.find("function  twice(float) (_Z5twicef)"), std::string::npos) << table;
+  EXPECT_EQ(table.find("kernel    twice"), std::string::npos) << table;
+  nlohmann::json compact = to_json(VariantReach{r, "", reach_summary(r)});
+  EXPECT_EQ(compact["kernels"].size(), 2u);
+  ASSERT_EQ(compact["functions"].size(), 1u);
+  EXPECT_TRUE(compact["functions"][0]["blocks_per_sm_a"].is_null());
+  CubinResources res;
+  std::string error;
+  ASSERT_TRUE(read_resources(a, res, error)) << error;
+  EXPECT_EQ(res.kernels.size(), 2u);
+  EXPECT_EQ(kernel_params(a, "_Z5twicef"), std::nullopt); // not a kernel to launch
 }
 
 TEST_F(DiffCubin, NoteEditAloneIsMetadataOnly) {

@@ -307,15 +307,15 @@ FolderSet collect_pairs(const DiffArgs& args, std::string& label_a, std::string&
   return set;
 }
 
-// The resources and occupancy of each kernel whose SASS or resources differ (kdet impact's
-// measures, docs/IMPACT.md).
+// The resources and occupancy of each kernel whose SASS or resources differ, and the
+// registers and stack of such a device function (kdet impact's measures, docs/IMPACT.md).
 std::string impact_text(const diff::ImpactReport& r) {
   std::string out = fmt::format("reach: {}\n", diff::reach_line(r));
+  auto regs = [](const diff::KernelResources& x) {
+    return x.registers ? std::to_string(*x.registers) : std::string("?");
+  };
   for (const auto& k : r.kernels) {
     if (k.reach < diff::Reach::sass || !k.only_in.empty()) continue;
-    auto regs = [](const diff::KernelResources& x) {
-      return x.registers ? std::to_string(*x.registers) : std::string("?");
-    };
     auto occ = [](const std::optional<diff::Occupancy>& o) {
       return o ? fmt::format("{} blocks/{} warps", o->blocks_per_sm, o->warps_per_sm)
                : std::string("?");
@@ -326,6 +326,12 @@ std::string impact_text(const diff::ImpactReport& r) {
                     k.name, regs(k.a), regs(k.b), k.a.stack_frame.value_or(0),
                     k.b.stack_frame.value_or(0), k.a.shared, k.b.shared, k.a.barriers, k.b.barriers,
                     k.block_size, k.block_from, occ(k.occupancy_a), occ(k.occupancy_b));
+  }
+  for (const auto& k : r.functions) { // launched by no one: no occupancy
+    if (k.reach < diff::Reach::sass || !k.only_in.empty()) continue;
+    out +=
+        fmt::format("  {} (device function): registers {} -> {}, stack {} -> {}\n", k.name,
+                    regs(k.a), regs(k.b), k.a.stack_frame.value_or(0), k.b.stack_frame.value_or(0));
   }
   return out;
 }

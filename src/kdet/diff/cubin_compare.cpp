@@ -1,9 +1,11 @@
 //===- diff/cubin_compare.cpp - per-kernel comparison of two cubins --------===//
 //
-// A kernel is a `.text.<name>` section; it owns `.nv.info.<name>`,
-// `.nv.constant<N>.<name>`, `.nv.shared.<name>`, `.rela.text.<name>`, the
-// module-wide .nv.info records of symbols defined in its .text, and those
-// symbols. Per kernel:
+// A function is a `.text.<name>` section: a kernel (entry kind "kernel")
+// where its symbol is an entry point (STO_CUDA_ENTRY), else a device function
+// (kind "function": nvcc -G and -rdc keep some apart). It owns
+// `.nv.info.<name>`, `.nv.constant<N>.<name>`, `.nv.shared.<name>`,
+// `.rela.text.<name>`, the module-wide .nv.info records of symbols defined in
+// its .text, and those symbols. Per function, kernel or not:
 //  - .text, where nvdisasm lists both cubins (and each listing has as many
 //    instructions as the kernel's .text has 16-byte words), is compared as
 //    canonical SASS (sass_compare.cpp): renamed (aspect "names"), reordered
@@ -15,7 +17,10 @@
 //    CRS_STACK_SIZE -> "stack"; other EIATTR records -> "attributes";
 //    .nv.shared size -> "shared_memory"; constant banks -> "constants";
 //    symbol value/size/binding -> "symbol" (only when .text is the same,
-//    since sizes follow the code).
+//    since sizes follow the code); relocations -> "text".
+//  - symbol indices (in relocations, PARAM_CBANK, EXTERNS and the module
+//    .nv.info records) are compared by the names they resolve to: -lineinfo
+//    adds sections, and a symbol for each, which renumbers the others.
 //  - class: code if .text changed, else attributes if any attribute-like
 //    aspect changed, else reordered or renamed as .text was.
 // Sections owned by no kernel form "(module sections)" (class code when they
@@ -41,6 +46,8 @@ namespace kdet::diff::detail {
 namespace {
 
 constexpr size_t k_word = 16; // SASS instruction size on sm_70 and later
+constexpr uint8_t k_param_cbank = 0x0a;
+constexpr uint8_t k_externs = 0x0f;
 
 struct AttrVal {
   std::string value;
@@ -48,7 +55,8 @@ struct AttrVal {
 };
 
 struct Kernel {
-  size_t text = 0; // section index of .text.<name>
+  size_t text = 0;   // section index of .text.<name>
+  bool entry = true; // a kernel; false for a device function (cuda_functions())
   std::map<std::string, size_t>
       owned; // ".nv.constant0" / ".nv.shared" / ".rela.text" / ".nv.info" -> section
   std::map<std::string, AttrVal> attrs;       // display name -> value
@@ -94,6 +102,46 @@ std::string render_value(const NvInfoAttr& a) {
   return hex(a.value);
 }
 
+uint32_t read_u16(std::string_view s, size_t offset) {
+  if (offset > s.size() || s.size() - offset < 2) return 0;
+  return static_cast<uint32_t>(static_cast<unsigned char>(s[offset])) |
+         (static_cast<uint32_t>(static_cast<unsigned char>(s[offset + 1])) << 8);
+}
+
+// A .nv.info.<kernel> record's value. Two hold symbol indices (ptxas 13.0, checked with
+// readelf -s and nvdisasm's index@(...)): PARAM_CBANK {u32 the symbol of
+// .nv.constant0.<kernel>, u16 offset and u16 size of the parameters there} and EXTERNS {u32
+// the symbol of each function called but not defined here}. They are shown, and so compared,
+// by the names, which -lineinfo's renumbering leaves alone.
+std::string attr_value(const CudaElf& elf, const NvInfoAttr& a) {
+  if (a.format == 4 && a.code == k_param_cbank && a.value.size() == 8)
+    return fmt::format("{}, offset {:#x}, size {}", symbol_label(elf, read_u32(a.value, 0)),
+                       read_u16(a.value, 4), read_u16(a.value, 6));
+  if (a.format == 4 && a.code == k_externs && !a.value.empty() && a.value.size() % 4 == 0) {
+    std::string out;
+    for (size_t i = 0; i < a.value.size(); i += 4)
+      out += (i ? ", " : "") + symbol_label(elf, read_u32(a.value, i));
+    return out;
+  }
+  return render_value(a);
+}
+
+// A relocation section's entries as "offset type symbol+addend" lines, the symbol by name
+// (r_info holds its index); the raw bytes for a 32-bit ELF or a size that is no whole entry.
+std::string relocations(const CudaElf& elf, const ElfSection& s) {
+  const size_t size = s.type == SHT_RELA ? 24 : 16;
+  if (elf.elf_class != ELFCLASS64 || s.data.size() % size != 0) return s.data;
+  std::string out;
+  for (size_t at = 0; at < s.data.size(); at += size) {
+    uint64_t offset = read_u32(s.data, at) | (uint64_t{read_u32(s.data, at + 4)} << 32);
+    uint32_t type = read_u32(s.data, at + 8), symbol = read_u32(s.data, at + 12);
+    uint64_t addend =
+        size == 24 ? read_u32(s.data, at + 16) | (uint64_t{read_u32(s.data, at + 20)} << 32) : 0;
+    out += fmt::format("{:#x} {} {}+{:#x}\n", offset, type, symbol_label(elf, symbol), addend);
+  }
+  return out;
+}
+
 std::string aspect_of(uint8_t code) {
   switch (code) {
   case 0x2f:
@@ -137,15 +185,11 @@ Model build_model(const CudaElf& elf) {
   Model m;
   m.elf = &elf;
   std::map<size_t, std::string> text_owner;
-  for (size_t i = 0; i < elf.sections.size(); ++i) {
-    const auto& s = elf.sections[i];
-    if (starts(s.name, ".text.") && s.name.size() > 6) {
-      std::string k = s.name.substr(6);
-      if (m.kernels.count(k)) continue;
-      m.kernels[k].text = i;
-      m.kernel_order.push_back(k);
-      text_owner[i] = k;
-    }
+  for (const auto& f : cuda_functions(elf)) {
+    m.kernels[f.name].text = f.text;
+    m.kernels[f.name].entry = f.entry;
+    m.kernel_order.push_back(f.name);
+    text_owner[f.text] = f.name;
   }
   for (size_t i = 0; i < elf.sections.size(); ++i) {
     const auto& s = elf.sections[i];
@@ -186,13 +230,7 @@ Model build_model(const CudaElf& elf) {
       std::string key = display_name(a.code);
       int n = seen[key]++;
       if (n) key += fmt::format("[{}]", n);
-      std::string value = render_value(a);
-      // PARAM_CBANK starts with a section index, which moves when other sections come
-      // and go (-lineinfo); name the section instead.
-      uint32_t sec = read_u32(a.value, 0);
-      if (a.code == 0x0a && a.format == 4 && a.value.size() == 8 && sec < elf.sections.size())
-        value = fmt::format("{}, {}", elf.sections[sec].name, read_u32(a.value, 4));
-      k.attrs[key] = {value, aspect_of(a.code)};
+      k.attrs[key] = {attr_value(elf, a), aspect_of(a.code)};
     }
   }
   for (const auto& s : elf.sections) {
@@ -212,6 +250,11 @@ Model build_model(const CudaElf& elf) {
     }
   }
   return m;
+}
+
+// The Entry kind: "kernel" for an entry point, "function" for a device function.
+const char* kind_of(const Kernel& k) {
+  return k.entry ? "kernel" : "function";
 }
 
 void add_aspect(Entry& e, const std::string& a) {
@@ -258,7 +301,11 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
                      size_t& budget, bool& cut) {
   Entry e;
   e.name = name;
-  e.kind = "kernel";
+  e.kind = kind_of(ka);
+  if (ka.entry != kb.entry) {
+    add_aspect(e, "attributes");
+    e.values.push_back({"kernel (entry point)", ka.entry ? "yes" : "no", kb.entry ? "yes" : "no"});
+  }
   const auto& sa = ma.elf->sections;
   const auto& sb = mb.elf->sections;
   const std::string& ta = sa[ka.text].data;
@@ -287,6 +334,8 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
       return s ? fmt::format("{} bytes", s->size) : std::string();
     };
     if (xa && xb && xa->size == xb->size && xa->data == xb->data) continue;
+    bool relocs = kind == ".rela.text" || kind == ".rel.text";
+    if (relocs && xa && xb && relocations(*ma.elf, *xa) == relocations(*mb.elf, *xb)) continue;
     if (kind == ".nv.shared") {
       if (xa && xb && xa->size == xb->size) continue;
       add_aspect(e, "shared_memory");
@@ -301,7 +350,7 @@ Entry compare_kernel(const std::string& name, const Model& ma, const Kernel& ka,
       } else {
         e.values.push_back({bank, size(xa), size(xb)});
       }
-    } else if (kind == ".rela.text" || kind == ".rel.text") {
+    } else if (relocs) {
       add_aspect(e, "text");
       e.values.push_back(
           {"relocations", size(xa),
@@ -452,7 +501,7 @@ Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& 
   for (const auto& name : ma.kernel_order) {
     auto it = mb.kernels.find(name);
     if (it == mb.kernels.end()) {
-      r.entries.push_back(one_sided_entry(name, "kernel", true));
+      r.entries.push_back(one_sided_entry(name, kind_of(ma.kernels.at(name)), true));
       continue;
     }
     auto pair = pairs.find(name);
@@ -463,7 +512,7 @@ Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& 
   }
   for (const auto& name : mb.kernel_order) {
     if (ma.kernels.count(name)) continue;
-    r.entries.push_back(one_sided_entry(name, "kernel", false));
+    r.entries.push_back(one_sided_entry(name, kind_of(mb.kernels.at(name)), false));
   }
 
   Entry mod;

@@ -4,7 +4,9 @@
 // {u8 format, u8 attribute, ...}; formats 1-3 carry a 2-byte value, format 4
 // (SVAL) a u16 length and that many bytes. The module-wide .nv.info holds
 // per-function records whose value starts with the function's symbol index
-// (REGCOUNT, FRAME_SIZE, MIN/MAX_STACK_SIZE, ...).
+// (REGCOUNT, FRAME_SIZE, MIN/MAX_STACK_SIZE, ...). In .nv.info.<kernel>, PARAM_CBANK
+// starts with the symbol index of the .nv.constant0.<kernel> section symbol and EXTERNS holds
+// symbol indices (ptxas 13.0; symbol_label() names them).
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/diff/cubin_reader.hpp"
@@ -12,7 +14,9 @@
 #include <fmt/format.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <map>
 #include <memory>
+#include <set>
 
 namespace kdet::diff::detail {
 
@@ -115,6 +119,34 @@ bool read_elf(std::string_view image, CudaElf& out, std::string& error) {
     }
   }
   return true;
+}
+
+std::vector<CudaFunction> cuda_functions(const CudaElf& elf) {
+  std::map<std::string_view, std::vector<const ElfSymbol*>> funcs; // name -> FUNC symbols
+  for (const auto& sym : elf.symbols)
+    if (sym.type == STT_FUNC) funcs[sym.name].push_back(&sym);
+  std::vector<CudaFunction> out;
+  std::set<std::string_view> seen;
+  for (size_t i = 0; i < elf.sections.size(); ++i) {
+    std::string_view name = elf.sections[i].name;
+    if (name.size() <= 6 || name.substr(0, 6) != ".text." || !seen.insert(name).second) continue;
+    CudaFunction f;
+    f.name = name.substr(6);
+    f.text = i;
+    auto it = funcs.find(f.name);
+    if (it != funcs.end())
+      for (const ElfSymbol* sym : it->second)
+        if (sym->shndx == i) f.entry = (sym->other & k_sto_cuda_entry) != 0;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::string symbol_label(const CudaElf& elf, uint32_t index) {
+  if (index == 0 || index >= elf.symbols.size()) return fmt::format("symbol {}", index);
+  const ElfSymbol& s = elf.symbols[index];
+  if (s.type == STT_SECTION && s.shndx < elf.sections.size()) return elf.sections[s.shndx].name;
+  return s.name.empty() ? fmt::format("symbol {}", index) : s.name;
 }
 
 std::vector<NvInfoAttr> parse_nv_info(std::string_view d) {

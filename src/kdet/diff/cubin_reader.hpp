@@ -52,8 +52,30 @@ struct NvInfoAttr {
   std::string value;
 };
 
+// st_other bit ptxas sets on the function symbol of an entry point (a kernel).
+constexpr uint8_t k_sto_cuda_entry = 0x10;
+
+// One function with its own code: a `.text.<name>` section. `entry` when it is a kernel:
+// its symbol carries STO_CUDA_ENTRY. A device function ptxas keeps apart (nvcc -G, -rdc,
+// a call it does not inline: `__fAtomicAdd`, `f`) has a .text of its own, and a .nv.info.<name>,
+// but no such mark. A .text with no function symbol of its name counts as a kernel.
+struct CudaFunction {
+  std::string name;
+  size_t text = 0; // section index of .text.<name>
+  bool entry = true;
+};
+
 // Reads an ELF image. Returns false and sets `error` when it cannot be read.
 bool read_elf(std::string_view image, CudaElf& out, std::string& error);
+
+// The functions of `elf`, in section order (a name's first .text only).
+std::vector<CudaFunction> cuda_functions(const CudaElf& elf);
+
+// What symbol `index` (as .nv.info records and relocations hold it) names: a section
+// symbol's section (".nv.constant0.k"), else the symbol's name; "symbol N" when there is no
+// such symbol. Symbol indices move when sections come and go (-lineinfo adds some), names do
+// not.
+std::string symbol_label(const CudaElf& elf, uint32_t index);
 
 // Parses a .nv.info / .nv.info.<kernel> section; stops at the first truncated record.
 std::vector<NvInfoAttr> parse_nv_info(std::string_view data);

@@ -4,6 +4,7 @@
 #include "kdet/diff/internal.hpp"
 #include "kdet/diff/ptx_reader.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -255,19 +256,35 @@ std::string ptx_summary(const Report& r) {
   return out;
 }
 
-std::string cubin_summary(const Report& r) {
-  size_t total = 0;
+// Kernels and device functions, counted apart.
+struct CubinTally {
+  size_t total = 0, reordered = 0, added = 0, removed = 0;
   std::map<std::string, size_t> aspect;
-  size_t reordered = 0, added = 0, removed = 0;
+};
+
+// "in 1 of 2 kernels", "in 1 of 2 kernels and 1 of 3 device functions", "in 1 of 3 device
+// functions".
+std::string in_of(size_t kernels, const CubinTally& k, size_t functions, const CubinTally& f) {
+  std::string out = "in ";
+  if (kernels || !functions) out += fmt::format("{} of {}", kernels, plural(k.total, "kernel"));
+  if (functions)
+    out += fmt::format("{}{} of {}", kernels ? " and " : "", functions,
+                       plural(f.total, "device function"));
+  return out;
+}
+
+std::string cubin_summary(const Report& r) {
+  CubinTally k, f;
   bool module_changed = false, meta = false;
   for (const auto& e : r.entries) {
-    if (e.kind == "kernel") {
-      ++total;
+    if (e.kind == "kernel" || e.kind == "function") {
+      CubinTally& t = e.kind == "kernel" ? k : f;
+      ++t.total;
       for (const auto& a : e.aspects)
-        ++aspect[a];
-      reordered += e.change == Change::reordered;
-      added += e.change == Change::added;
-      removed += e.change == Change::removed;
+        ++t.aspect[a];
+      t.reordered += e.change == Change::reordered;
+      t.added += e.change == Change::added;
+      t.removed += e.change == Change::removed;
     } else if (e.kind == "metadata") {
       meta |= e.change != Change::identical;
     } else if (e.change != Change::identical) {
@@ -278,10 +295,10 @@ std::string cubin_summary(const Report& r) {
   for (const auto& n : r.notes)
     sass |= n.rfind("SASS compared as canonical", 0) == 0;
   std::vector<std::string> parts;
-  std::string of = fmt::format("of {} kernel{}", total, total == 1 ? "" : "s");
-  if (removed)
-    parts.push_back(fmt::format("{} kernel{} only in A", removed, removed == 1 ? "" : "s"));
-  if (added) parts.push_back(fmt::format("{} kernel{} only in B", added, added == 1 ? "" : "s"));
+  for (const auto& [t, what] : {std::pair{&k, "kernel"}, std::pair{&f, "device function"}}) {
+    if (t->removed) parts.push_back(plural(t->removed, what) + " only in A");
+    if (t->added) parts.push_back(plural(t->added, what) + " only in B");
+  }
   const std::pair<const char*, const char*> names[] = {
       {"register_count", "register count changed"},
       {"stack", "stack size changed"},
@@ -292,13 +309,14 @@ std::string cubin_summary(const Report& r) {
       {"attributes", ".nv.info attributes changed"},
       {"symbol", "symbol changed"}};
   for (const auto& [key, phrase] : names) {
-    if (!aspect[key]) continue;
-    if (std::string(key) == "text" && reordered == aspect[key])
-      parts.push_back(fmt::format("SASS instruction order changed in {} {}", reordered, of));
+    size_t nk = k.aspect[key], nf = f.aspect[key];
+    if (!nk && !nf) continue;
+    if (std::string(key) == "text" && k.reordered == nk && f.reordered == nf)
+      parts.push_back("SASS instruction order changed " + in_of(nk, k, nf, f));
     else if (std::string(key) == "text" && sass)
-      parts.push_back(fmt::format("SASS changed in {} {}", aspect[key], of));
+      parts.push_back("SASS changed " + in_of(nk, k, nf, f));
     else
-      parts.push_back(fmt::format("{} in {} {}", phrase, aspect[key], of));
+      parts.push_back(fmt::format("{} {}", phrase, in_of(nk, k, nf, f)));
   }
   if (module_changed) parts.push_back("module-level sections changed");
   if (parts.empty() && meta) return "metadata only (debug or note sections differ)";

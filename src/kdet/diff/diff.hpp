@@ -91,11 +91,12 @@ struct ByteRange {
   uint64_t length = 0;
 };
 
-// One compared unit: a PTX function, the PTX module-level part, a cubin kernel,
-// the cubin's module-level sections, or its debug/note sections.
+// One compared unit: a PTX function, the PTX module-level part, a cubin kernel or device
+// function, the cubin's module-level sections, or its debug/note sections.
 struct Entry {
   std::string name; // "saxpy", "(module)", "(debug and notes)"
-  std::string kind; // "entry", "func", "module", "kernel", "sections", "metadata"
+  std::string kind; // PTX "entry", "func", "module"; cubin "kernel", "function" (a device
+                    // function with a .text of its own), "sections", "metadata"
   Change change = Change::identical;
   std::vector<std::string> aspects; // what differs, machine-readable: "order", "names",
                                     // "reg_decls", "code", "immediates", "signature", "text",

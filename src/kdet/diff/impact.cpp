@@ -94,8 +94,9 @@ std::optional<Occupancy> occupancy_of(const ArchLimits* arch, const KernelResour
   return occupancy(*arch, in);
 }
 
+// One kernel, or one device function (`function`): no block size, no occupancy.
 KernelImpact compare_kernel(const KernelResources* a, const KernelResources* b,
-                            const ArchLimits* arch, const ImpactOptions& o) {
+                            const ArchLimits* arch, const ImpactOptions& o, bool function = false) {
   KernelImpact k;
   k.name = a ? a->name : b->name;
   if (a) k.a = *a;
@@ -105,9 +106,11 @@ KernelImpact compare_kernel(const KernelResources* a, const KernelResources* b,
   k.sass = count_sass(a ? a->text : "", b ? b->text : "");
   // Both sides launch with one block size: the launch bounds of A (or of B where A lacks the
   // kernel), so that a change of bounds shows as a change of occupancy, not of block size.
-  k.block_size = block_of(a ? *a : *b, o, k.block_from);
-  if (a) k.occupancy_a = occupancy_of(arch, *a, k.block_size, o.carveout);
-  if (b) k.occupancy_b = occupancy_of(arch, *b, k.block_size, o.carveout);
+  if (!function) {
+    k.block_size = block_of(a ? *a : *b, o, k.block_from);
+    if (a) k.occupancy_a = occupancy_of(arch, *a, k.block_size, o.carveout);
+    if (b) k.occupancy_b = occupancy_of(arch, *b, k.block_size, o.carveout);
+  }
   if (!a || !b) {
     k.only_in = a ? "A" : "B";
     k.reach = Reach::sass;
@@ -126,6 +129,23 @@ KernelImpact compare_kernel(const KernelResources* a, const KernelResources* b,
   else
     k.reach = Reach::identical;
   return k;
+}
+
+// Compares the kernels (or device functions) of A with B's of the same name, in A's order
+// then B's own.
+void pair_up(const std::vector<KernelResources>& ka, const std::vector<KernelResources>& kb,
+             std::vector<KernelImpact>& out, const ArchLimits* arch, const ImpactOptions& o,
+             bool functions) {
+  std::map<std::string, const KernelResources*> in_b;
+  for (const auto& k : kb)
+    in_b[k.name] = &k;
+  for (const auto& k : ka) {
+    auto it = in_b.find(k.name);
+    out.push_back(compare_kernel(&k, it == in_b.end() ? nullptr : it->second, arch, o, functions));
+    if (it != in_b.end()) in_b.erase(it);
+  }
+  for (const auto& k : kb)
+    if (in_b.count(k.name)) out.push_back(compare_kernel(nullptr, &k, arch, o, functions));
 }
 
 } // namespace
@@ -225,19 +245,12 @@ ImpactReport impact_cubins(std::string_view a, std::string_view b, const ImpactO
       r.cubin_diff = e.what();
     }
   }
-  std::map<std::string, const KernelResources*> in_b;
-  for (const auto& k : rb.kernels)
-    in_b[k.name] = &k;
-  for (const auto& k : ra.kernels) {
-    auto it = in_b.find(k.name);
-    r.kernels.push_back(compare_kernel(&k, it == in_b.end() ? nullptr : it->second, arch, o));
-    if (it != in_b.end()) in_b.erase(it);
-  }
-  for (const auto& k : rb.kernels)
-    if (in_b.count(k.name)) r.kernels.push_back(compare_kernel(nullptr, &k, arch, o));
+  pair_up(ra.kernels, rb.kernels, r.kernels, arch, o, false);
+  pair_up(ra.functions, rb.functions, r.functions, arch, o, true);
   Reach top = a == b ? Reach::identical : Reach::metadata;
-  for (const auto& k : r.kernels)
-    top = std::max(top, k.reach);
+  for (const auto* list : {&r.kernels, &r.functions})
+    for (const auto& k : *list)
+      top = std::max(top, k.reach);
   r.reach = top;
   bool any_block_default = false;
   for (const auto& k : r.kernels)

@@ -13,7 +13,9 @@
 //   resources  registers, stack, spills, shared or constant memory, barriers
 //              or launch bounds differ; blocks per SM the same
 //   occupancy  the blocks per SM the occupancy calculator allows differ
-// The report's reach is the highest of its kernels'.
+// The report's reach is the highest of its kernels' and device functions' (a
+// device function with a .text of its own: nvcc -G, -rdc; it has no occupancy,
+// as nothing launches it).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -64,8 +66,8 @@ struct KernelImpact {
   SassCounts sass;
   KernelResources a, b;             // text left empty
   std::vector<std::string> changed; // the resources that differ ("registers", ...)
-  uint32_t block_size = 0;
-  std::string block_from; // "reqntid", "maxntid", "--block", "default"
+  uint32_t block_size = 0;          // 0 for a device function
+  std::string block_from;           // "reqntid", "maxntid", "--block", "default"; "" for a function
   std::optional<Occupancy> occupancy_a, occupancy_b;
 };
 
@@ -82,11 +84,13 @@ struct ImpactReport {
   std::string input_format; // "ptx" or "cubin"
   std::string arch;         // "sm_80"
   Reach reach = Reach::identical;
-  bool failed = false;          // ptxas failed on a side: no reach known
-  std::string error_a, error_b; // what ptxas said
-  std::string ptxas;            // the ptxas used (PTX inputs)
-  std::string cubin_diff;       // kdet diff's summary line of the two cubins
-  std::vector<KernelImpact> kernels;
+  bool failed = false;                 // ptxas failed on a side: no reach known
+  std::string error_a, error_b;        // what ptxas said
+  std::string ptxas;                   // the ptxas used (PTX inputs)
+  std::string cubin_diff;              // kdet diff's summary line of the two cubins
+  std::vector<KernelImpact> kernels;   // entry points
+  std::vector<KernelImpact> functions; // device functions with a .text of their own (nvcc -G,
+                                       // -rdc): compared alike, but no block size, no occupancy
   std::vector<std::string> notes;
 };
 

@@ -86,6 +86,66 @@ std::string constants(const KernelResources& k) {
   return out.empty() ? "-" : out;
 }
 
+// One kernel's rows of the table; a device function's stop after its spills.
+std::string kernel_text(const KernelImpact& k, bool function) {
+  // A mangled name is shown demangled, with the symbol after it (what cuobjdump lists).
+  std::string shown = demangle(k.name);
+  if (shown != k.name) shown += " (" + k.name + ")";
+  std::string out =
+      fmt::format("{}  {}  [{}]{}\n", function ? "function" : "kernel  ", shown, to_string(k.reach),
+                  k.only_in.empty() ? "" : " only in " + k.only_in);
+  out += fmt::format("  sass        {} -> {} words: {} same, {} changed, {} moved, {} added, {} "
+                     "removed{}\n",
+                     k.sass.words_a, k.sass.words_b, k.sass.same, k.sass.changed, k.sass.moved,
+                     k.sass.added, k.sass.removed, k.sass.approximate ? " (approximate)" : "");
+  const KernelResources &a = k.a, &b = k.b;
+  out += fmt::format("  registers   {}\n", pair(show(a.registers), show(b.registers)));
+  out += fmt::format("  stack       {} (frame)\n", pair(show(a.stack_frame), show(b.stack_frame)));
+  auto spill = [](const KernelResources& x) {
+    return x.spill_stores ? fmt::format("{}/{}", *x.spill_stores, show(x.spill_loads))
+                          : std::string("unknown");
+  };
+  out += fmt::format("  spills      {} (bytes stored/loaded)\n", pair(spill(a), spill(b)));
+  if (function) return out; // nothing launches it: no block, no occupancy
+  out +=
+      fmt::format("  shared      {}\n", pair(std::to_string(a.shared), std::to_string(b.shared)));
+  out += fmt::format("  constant    {}\n", pair(constants(a), constants(b)));
+  out += fmt::format("  barriers    {}\n",
+                     pair(std::to_string(a.barriers), std::to_string(b.barriers)));
+  out += fmt::format("  bounds      maxntid {}, reqntid {}\n",
+                     pair(dims(a.max_threads), dims(b.max_threads)),
+                     pair(dims(a.reqntid), dims(b.reqntid)));
+  out += fmt::format("  block       {} threads ({})\n", k.block_size, k.block_from);
+  out += fmt::format("  occupancy   {}\n", pair(occ_text(k.occupancy_a), occ_text(k.occupancy_b)));
+  return out;
+}
+
+// A kernel's entry of kdet.impact/1; a device function's has no block size or occupancy.
+json kernel_json(const KernelImpact& k, bool function) {
+  json j = {{"name", utf8_safe(k.name)},
+            {"reach", to_string(k.reach)},
+            {"sass",
+             {{"words_a", k.sass.words_a},
+              {"words_b", k.sass.words_b},
+              {"same", k.sass.same},
+              {"changed", k.sass.changed},
+              {"moved", k.sass.moved},
+              {"added", k.sass.added},
+              {"removed", k.sass.removed},
+              {"approximate", k.sass.approximate}}},
+            {"resources_a", k.only_in == "B" ? json(nullptr) : resources_json(k.a)},
+            {"resources_b", k.only_in == "A" ? json(nullptr) : resources_json(k.b)},
+            {"changed", k.changed}};
+  if (!function) {
+    j["block_size"] = k.block_size;
+    j["block_from"] = k.block_from;
+    j["occupancy_a"] = occupancy_json(k.occupancy_a);
+    j["occupancy_b"] = occupancy_json(k.occupancy_b);
+  }
+  if (!k.only_in.empty()) j["only_in"] = k.only_in;
+  return j;
+}
+
 } // namespace
 
 std::string reach_line(const ImpactReport& r) {
@@ -105,35 +165,40 @@ std::string reach_line(const ImpactReport& r) {
   default:
     break;
   }
-  size_t sass = 0, total = r.kernels.size();
+  size_t sass[2] = {0, 0}, one_sided[2] = {0, 0}; // kernels, device functions
   SassCounts sum;
   std::vector<std::string> changed;
   std::string regs, occ;
-  size_t one_sided = 0; // kernels in one cubin only: no resources to compare
-  for (const auto& k : r.kernels) {
-    if (k.reach < Reach::sass) continue;
-    ++sass;
-    if (!k.only_in.empty()) ++one_sided;
-    sum.changed += k.sass.changed;
-    sum.moved += k.sass.moved;
-    sum.added += k.sass.added;
-    sum.removed += k.sass.removed;
-    for (const auto& c : k.changed)
-      if (std::find(changed.begin(), changed.end(), c) == changed.end()) changed.push_back(c);
-    if (regs.empty() && k.a.registers != k.b.registers)
-      regs = fmt::format("registers {} -> {}", show(k.a.registers), show(k.b.registers));
-    if (occ.empty() && k.reach == Reach::occupancy && k.occupancy_a && k.occupancy_b)
-      occ = fmt::format("blocks per SM {} -> {}", k.occupancy_a->blocks_per_sm,
-                        k.occupancy_b->blocks_per_sm);
+  for (int fn = 0; fn < 2; ++fn) {
+    for (const auto& k : fn ? r.functions : r.kernels) {
+      if (k.reach < Reach::sass) continue;
+      ++sass[fn];
+      if (!k.only_in.empty()) ++one_sided[fn]; // in one cubin only: no resources to compare
+      sum.changed += k.sass.changed;
+      sum.moved += k.sass.moved;
+      sum.added += k.sass.added;
+      sum.removed += k.sass.removed;
+      for (const auto& c : k.changed)
+        if (std::find(changed.begin(), changed.end(), c) == changed.end()) changed.push_back(c);
+      if (regs.empty() && k.a.registers != k.b.registers)
+        regs = fmt::format("registers {} -> {}", show(k.a.registers), show(k.b.registers));
+      if (occ.empty() && k.reach == Reach::occupancy && k.occupancy_a && k.occupancy_b)
+        occ = fmt::format("blocks per SM {} -> {}", k.occupancy_a->blocks_per_sm,
+                          k.occupancy_b->blocks_per_sm);
+    }
   }
+  std::string where = fmt::format("{} of {}", sass[0], plural(r.kernels.size(), "kernel"));
+  if (!r.functions.empty())
+    where += fmt::format(" and {} of {}", sass[1], plural(r.functions.size(), "device function"));
   std::string line = fmt::format(
-      "SASS changed in {} of {} kernel{} on {} ({} word{} changed, {} moved, {} added, {} "
-      "removed)",
-      sass, total, total == 1 ? "" : "s", r.arch, sum.changed, sum.changed == 1 ? "" : "s",
-      sum.moved, sum.added, sum.removed);
-  if (r.reach == Reach::sass && one_sided > 0)
-    return line +
-           fmt::format("; {} kernel{} in one cubin only", one_sided, one_sided == 1 ? "" : "s");
+      "SASS changed in {} on {} ({} word{} changed, {} moved, {} added, {} removed)", where, r.arch,
+      sum.changed, sum.changed == 1 ? "" : "s", sum.moved, sum.added, sum.removed);
+  if (r.reach == Reach::sass && one_sided[0] + one_sided[1] > 0) {
+    std::string which = one_sided[0] ? plural(one_sided[0], "kernel") : "";
+    if (one_sided[1])
+      which += (which.empty() ? "" : " and ") + plural(one_sided[1], "device function");
+    return line + fmt::format("; {} in one cubin only", which);
+  }
   if (r.reach == Reach::sass) return line + "; same resources and occupancy";
   std::string what;
   for (const auto& c : changed)
@@ -148,35 +213,18 @@ std::string reach_line(const ImpactReport& r) {
 }
 
 json to_json(const ImpactReport& r) {
-  json kernels = json::array();
-  for (const auto& k : r.kernels) {
-    json j = {{"name", utf8_safe(k.name)},
-              {"reach", to_string(k.reach)},
-              {"sass",
-               {{"words_a", k.sass.words_a},
-                {"words_b", k.sass.words_b},
-                {"same", k.sass.same},
-                {"changed", k.sass.changed},
-                {"moved", k.sass.moved},
-                {"added", k.sass.added},
-                {"removed", k.sass.removed},
-                {"approximate", k.sass.approximate}}},
-              {"resources_a", k.only_in == "B" ? json(nullptr) : resources_json(k.a)},
-              {"resources_b", k.only_in == "A" ? json(nullptr) : resources_json(k.b)},
-              {"changed", k.changed},
-              {"block_size", k.block_size},
-              {"block_from", k.block_from},
-              {"occupancy_a", occupancy_json(k.occupancy_a)},
-              {"occupancy_b", occupancy_json(k.occupancy_b)}};
-    if (!k.only_in.empty()) j["only_in"] = k.only_in;
-    kernels.push_back(std::move(j));
-  }
+  json kernels = json::array(), functions = json::array();
+  for (const auto& k : r.kernels)
+    kernels.push_back(kernel_json(k, false));
+  for (const auto& k : r.functions)
+    functions.push_back(kernel_json(k, true));
   json out = {{"input_format", r.input_format},
               {"arch", r.arch},
               {"reach", r.failed ? json(nullptr) : json(to_string(r.reach))},
               {"stops_before_gpu", r.failed ? json(nullptr) : json(!reaches_gpu(r.reach))},
               {"summary", utf8_safe(reach_line(r))},
               {"kernels", std::move(kernels)},
+              {"functions", std::move(functions)},
               {"notes", json::array()}};
   for (const auto& n : r.notes)
     out["notes"].push_back(utf8_safe(n));
@@ -209,37 +257,10 @@ std::string to_text(const ImpactReport& r, bool color) {
   }
   if (!r.ptxas.empty()) out += fmt::format("assembled {} -arch={}\n", r.ptxas, r.arch);
   if (!r.cubin_diff.empty()) out += fmt::format("cubins    {}\n", r.cubin_diff);
-  for (const auto& k : r.kernels) {
-    // A mangled name is shown demangled, with the symbol after it (what cuobjdump lists).
-    std::string shown = demangle(k.name);
-    if (shown != k.name) shown += " (" + k.name + ")";
-    out += fmt::format("kernel    {}  [{}]{}\n", shown, to_string(k.reach),
-                       k.only_in.empty() ? "" : " only in " + k.only_in);
-    out += fmt::format("  sass        {} -> {} words: {} same, {} changed, {} moved, {} added, {} "
-                       "removed{}\n",
-                       k.sass.words_a, k.sass.words_b, k.sass.same, k.sass.changed, k.sass.moved,
-                       k.sass.added, k.sass.removed, k.sass.approximate ? " (approximate)" : "");
-    const KernelResources &a = k.a, &b = k.b;
-    out += fmt::format("  registers   {}\n", pair(show(a.registers), show(b.registers)));
-    out +=
-        fmt::format("  stack       {} (frame)\n", pair(show(a.stack_frame), show(b.stack_frame)));
-    auto spill = [](const KernelResources& x) {
-      return x.spill_stores ? fmt::format("{}/{}", *x.spill_stores, show(x.spill_loads))
-                            : std::string("unknown");
-    };
-    out += fmt::format("  spills      {} (bytes stored/loaded)\n", pair(spill(a), spill(b)));
-    out +=
-        fmt::format("  shared      {}\n", pair(std::to_string(a.shared), std::to_string(b.shared)));
-    out += fmt::format("  constant    {}\n", pair(constants(a), constants(b)));
-    out += fmt::format("  barriers    {}\n",
-                       pair(std::to_string(a.barriers), std::to_string(b.barriers)));
-    out += fmt::format("  bounds      maxntid {}, reqntid {}\n",
-                       pair(dims(a.max_threads), dims(b.max_threads)),
-                       pair(dims(a.reqntid), dims(b.reqntid)));
-    out += fmt::format("  block       {} threads ({})\n", k.block_size, k.block_from);
-    out +=
-        fmt::format("  occupancy   {}\n", pair(occ_text(k.occupancy_a), occ_text(k.occupancy_b)));
-  }
+  for (const auto& k : r.kernels)
+    out += kernel_text(k, false);
+  for (const auto& k : r.functions)
+    out += kernel_text(k, true);
   for (const auto& n : r.notes)
     out += "note: " + n + "\n";
   return out;

@@ -65,11 +65,17 @@ bool same_blocks(const KernelImpact& k) {
          (!k.occupancy_a || k.occupancy_a->blocks_per_sm == k.occupancy_b->blocks_per_sm);
 }
 
-// "51 registers, 2 blocks/SM" of A's side of the first kernel, "3 kernels" for several.
+// "51 registers, 2 blocks/SM" of A's side of the one kernel, "3 kernels" for several; " (and
+// 2 device functions)" after either where the cubins have some.
 std::string resources_brief(const ImpactReport& r) {
-  if (r.kernels.size() != 1) return plural(r.kernels.size(), "kernel");
-  const KernelImpact& k = r.kernels.front();
-  return fmt::format("{} registers, {} blocks/SM", show(k.a.registers), blocks(k.occupancy_a));
+  std::string out = plural(r.kernels.size(), "kernel");
+  if (r.kernels.size() == 1) {
+    const KernelImpact& k = r.kernels.front();
+    out = fmt::format("{} registers, {} blocks/SM", show(k.a.registers), blocks(k.occupancy_a));
+  }
+  if (!r.functions.empty())
+    out += fmt::format(" (and {})", plural(r.functions.size(), "device function"));
+  return out;
 }
 
 } // namespace
@@ -165,30 +171,36 @@ std::string reach_summary(const ImpactReport& r) {
     break;
   }
   SassCounts sum;
-  size_t words = 0, reaching = 0;
-  const KernelImpact* regs = nullptr; // the first kernel whose registers differ
-  const KernelImpact* occ = nullptr;  // the first whose blocks per SM differ
-  std::vector<std::string> other;     // other resources that differ
-  for (const auto& k : r.kernels) {
-    words += k.only_in == "B" ? 0 : k.sass.words_a;
-    if (k.reach < Reach::sass) continue;
-    ++reaching;
-    sum.changed += k.sass.changed;
-    sum.moved += k.sass.moved;
-    sum.added += k.sass.added;
-    sum.removed += k.sass.removed;
-    if (!regs && k.only_in.empty() && k.a.registers != k.b.registers) regs = &k;
-    if (!occ && k.only_in.empty() && !same_blocks(k)) occ = &k;
-    for (const auto& c : k.changed)
-      if (c != "registers" && std::find(other.begin(), other.end(), c) == other.end())
-        other.push_back(c);
+  size_t words = 0, reaching[2] = {0, 0}; // kernels, device functions
+  const KernelImpact* regs = nullptr;     // the first whose registers differ
+  const KernelImpact* occ = nullptr;      // the first kernel whose blocks per SM differ
+  std::vector<std::string> other;         // other resources that differ
+  for (int fn = 0; fn < 2; ++fn) {
+    for (const auto& k : fn ? r.functions : r.kernels) {
+      words += k.only_in == "B" ? 0 : k.sass.words_a;
+      if (k.reach < Reach::sass) continue;
+      ++reaching[fn];
+      sum.changed += k.sass.changed;
+      sum.moved += k.sass.moved;
+      sum.added += k.sass.added;
+      sum.removed += k.sass.removed;
+      if (!regs && k.only_in.empty() && k.a.registers != k.b.registers) regs = &k;
+      if (!occ && !fn && k.only_in.empty() && !same_blocks(k)) occ = &k;
+      for (const auto& c : k.changed)
+        if (c != "registers" && std::find(other.begin(), other.end(), c) == other.end())
+          other.push_back(c);
+    }
   }
   std::string s = fmt::format("SASS: {} of {} instructions changed", sum.changed, words);
   if (sum.moved) s += fmt::format(", {} moved", sum.moved);
   if (sum.added) s += fmt::format(", {} added", sum.added);
   if (sum.removed) s += fmt::format(", {} removed", sum.removed);
-  bool several = r.kernels.size() > 1;
-  if (several) s += fmt::format(" in {} of {} kernels", reaching, r.kernels.size());
+  // With device functions, or several kernels, the counts are where: "in 1 of 2 kernels and 1
+  // of 3 device functions", and a register or occupancy change names its kernel.
+  bool several = r.kernels.size() > 1 || !r.functions.empty();
+  if (several) s += fmt::format(" in {} of {}", reaching[0], plural(r.kernels.size(), "kernel"));
+  if (!r.functions.empty())
+    s += fmt::format(" and {} of {}", reaching[1], plural(r.functions.size(), "device function"));
   auto named = [&](const KernelImpact& k) { return several ? " (" + k.name + ")" : std::string(); };
   if (regs)
     s += fmt::format(", registers {} -> {}{}", show(regs->a.registers), show(regs->b.registers),
@@ -214,7 +226,8 @@ json to_json(const VariantReach& v) {
               {"reach", nullptr},
               {"stops_before_gpu", nullptr},
               {"summary", utf8_safe(v.summary)},
-              {"kernels", json::array()}};
+              {"kernels", json::array()},
+              {"functions", json::array()}};
   if (!v.unknown.empty()) out["unknown"] = utf8_safe(v.unknown);
   if (!v.report) return out;
   const ImpactReport& r = *v.report;
@@ -222,23 +235,23 @@ json to_json(const VariantReach& v) {
   if (r.failed) return out;
   out["reach"] = to_string(r.reach);
   out["stops_before_gpu"] = !reaches_gpu(r.reach);
-  for (const auto& k : r.kernels) {
-    auto occ = [](const std::optional<Occupancy>& o) {
-      return o ? json(o->blocks_per_sm) : json(nullptr);
-    };
-    out["kernels"].push_back(
-        {{"name", utf8_safe(k.name)},
-         {"reach", to_string(k.reach)},
-         {"instructions", k.sass.words_a},
-         {"changed", k.sass.changed},
-         {"moved", k.sass.moved},
-         {"added", k.sass.added},
-         {"removed", k.sass.removed},
-         {"registers_a", k.only_in == "B" ? json(nullptr) : opt(k.a.registers)},
-         {"registers_b", k.only_in == "A" ? json(nullptr) : opt(k.b.registers)},
-         {"blocks_per_sm_a", occ(k.occupancy_a)},
-         {"blocks_per_sm_b", occ(k.occupancy_b)}});
-  }
+  auto occ = [](const std::optional<Occupancy>& o) {
+    return o ? json(o->blocks_per_sm) : json(nullptr);
+  };
+  for (int fn = 0; fn < 2; ++fn)
+    for (const auto& k : fn ? r.functions : r.kernels)
+      out[fn ? "functions" : "kernels"].push_back(
+          {{"name", utf8_safe(k.name)},
+           {"reach", to_string(k.reach)},
+           {"instructions", k.sass.words_a},
+           {"changed", k.sass.changed},
+           {"moved", k.sass.moved},
+           {"added", k.sass.added},
+           {"removed", k.sass.removed},
+           {"registers_a", k.only_in == "B" ? json(nullptr) : opt(k.a.registers)},
+           {"registers_b", k.only_in == "A" ? json(nullptr) : opt(k.b.registers)},
+           {"blocks_per_sm_a", occ(k.occupancy_a)},
+           {"blocks_per_sm_b", occ(k.occupancy_b)}});
   return out;
 }
 
@@ -265,8 +278,9 @@ void ReachCensus::add(const ImpactReport& r) {
   if (r.reach >= Reach::resources) ++resources;
   if (r.reach == Reach::occupancy) ++occupancy;
   bool regs = false;
-  for (const auto& k : r.kernels)
-    regs |= k.only_in.empty() && k.a.registers != k.b.registers;
+  for (const auto* list : {&r.kernels, &r.functions})
+    for (const auto& k : *list)
+      regs |= k.only_in.empty() && k.a.registers != k.b.registers;
   if (regs) ++registers;
 }
 

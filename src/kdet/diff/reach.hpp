@@ -63,8 +63,9 @@ VariantReach variant_reach(std::string_view ref, std::string_view other,
 std::string reach_summary(const ImpactReport& report);
 
 // {"arch", "reach", "stops_before_gpu", "summary", "unknown", "kernels": [{name, reach,
-// instructions, changed, moved, added, removed, registers_a/b, blocks_per_sm_a/b}]}: the
-// compact form run, scan and builds reports carry (`kdet impact` gives the whole report).
+// instructions, changed, moved, added, removed, registers_a/b, blocks_per_sm_a/b}],
+// "functions": [the same of device functions, blocks_per_sm null]}: the compact form run,
+// scan and builds reports carry (`kdet impact` gives the whole report).
 nlohmann::json to_json(const VariantReach& reach);
 
 // The highest of several reaches (a scan job's variants): the one that reaches farthest, an

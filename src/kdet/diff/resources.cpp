@@ -21,6 +21,10 @@
 //    4096): that window is left out of `shared` and kept in shared_reserved.
 //  - constant memory: the size of each .nv.constant<bank>.<kernel>; bank 0
 //    holds the parameters and what the driver puts there (ptxas's cmem[0]).
+//  - kernel or device function: the function symbol's STO_CUDA_ENTRY
+//    (cubin_reader.hpp's cuda_functions()). nvcc -G and -rdc give device
+//    functions a .text (and .nv.info) of their own; they are read the same
+//    way, kept apart, and given no occupancy: no one launches them.
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/diff/resources.hpp"
@@ -94,13 +98,15 @@ bool read_resources(std::string_view cubin, CubinResources& out, std::string& er
   out = CubinResources{};
   // e_flags: the SM number in bits 8-15 (0x6005004 is sm_80, 0x6007802 sm_120).
   out.sm = (elf.flags >> 8) & 0xffU;
-  std::map<std::string, size_t> index; // kernel name -> out.kernels
+  // Kernels and device functions alike into out.kernels; the functions move to
+  // out.functions at the end.
+  std::map<std::string, size_t> index; // function name -> out.kernels
   std::map<size_t, size_t> by_text;    // .text section -> out.kernels
-  for (size_t i = 0; i < elf.sections.size(); ++i) {
-    const auto& s = elf.sections[i];
-    if (!starts(s.name, ".text.") || s.name.size() <= 6) continue;
-    std::string name = s.name.substr(6);
-    if (index.count(name)) continue;
+  std::vector<bool> entry;
+  for (const auto& f : detail::cuda_functions(elf)) {
+    const auto& s = elf.sections[f.text];
+    const std::string& name = f.name;
+    entry.push_back(f.entry);
     KernelResources k;
     k.name = name;
     k.text = s.data;
@@ -108,7 +114,7 @@ bool read_resources(std::string_view cubin, CubinResources& out, std::string& er
     // Before CUDA 13 the barrier count sat in sh_flags bits 20-26; an attribute overrides it.
     k.barriers = static_cast<uint32_t>((s.flags >> 20) & 0x7fU);
     index[name] = out.kernels.size();
-    by_text[i] = out.kernels.size();
+    by_text[f.text] = out.kernels.size();
     out.kernels.push_back(std::move(k));
   }
   bool reserved_window = false;
@@ -175,6 +181,10 @@ bool read_resources(std::string_view cubin, CubinResources& out, std::string& er
       if (a.code == k_max_stack) r.max_stack = value;
     }
   }
+  std::vector<KernelResources> all = std::move(out.kernels);
+  out.kernels.clear();
+  for (size_t i = 0; i < all.size(); ++i)
+    (entry[i] ? out.kernels : out.functions).push_back(std::move(all[i]));
   return true;
 }
 

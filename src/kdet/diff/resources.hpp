@@ -19,7 +19,7 @@
 
 namespace kdet::diff {
 
-// One kernel's resources; nullopt where the cubin does not say.
+// One kernel's (or device function's) resources; nullopt where the cubin does not say.
 struct KernelResources {
   std::string name;
   std::optional<uint32_t> registers;   // EIATTR_REGCOUNT, else .text sh_info's high byte
@@ -42,8 +42,9 @@ struct KernelResources {
 
 // What kdet reads of one cubin for impact.
 struct CubinResources {
-  unsigned sm = 0;                      // from e_flags: 80 for sm_80, 90 for sm_90/sm_90a
-  std::vector<KernelResources> kernels; // in section order
+  unsigned sm = 0;                        // from e_flags: 80 for sm_80, 90 for sm_90/sm_90a
+  std::vector<KernelResources> kernels;   // entry points, in section order
+  std::vector<KernelResources> functions; // device functions with a .text of their own
 };
 
 // Reads `cubin`; false with `error` when it is not a readable CUDA ELF. Never throws.
