@@ -17,7 +17,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   # libraries (all from Debian; nothing is vendored)
   libcli11-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev libxxhash-dev libelf-dev
-  libboost-dev libtomlplusplus-dev libzstd-dev
+  libboost-dev libtomlplusplus-dev libzstd-dev libssl-dev
   # man pages written from kdet's --help at build time
   help2man
   # run: libfaketime for the time factor (--time fixed|vary); python3 for the Python module

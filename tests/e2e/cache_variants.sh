@@ -21,12 +21,15 @@ cc -o "$T/hit.out" --verify-rate 0 --json "$T/2.json"
 [[ $(result "$T/2.json") == hit ]]
 cmp "$T/first.out" "$T/hit.out"
 
-# A verified hit: mismatch, warned with the classification, both kept, the first served (exit 0).
+# A verified hit: mismatch, warned with the classification, both kept, and the recompile's
+# output served, never the stored bytes it disagrees with (exit 0); the next hit serves the first.
 cc -o "$T/ver.out" --verify-rate 1 --json "$T/3.json" 2>"$T/3.err"
 [[ $(result "$T/3.json") == mismatch ]]
 grep -q 'verification MISMATCH' "$T/3.err"
 grep -q 'output: ' "$T/3.err"      # kdet diff's one-line summary of the artifact
-cmp "$T/first.out" "$T/ver.out"
+if cmp -s "$T/first.out" "$T/ver.out"; then echo "the stored bytes were served on a mismatch" >&2; exit 1; fi
+cc -o "$T/hit2.out" --verify-rate 0 --json "$T/3b.json"
+cmp "$T/first.out" "$T/hit2.out"
 cat "$T/3.err"
 
 # The report lists the key with both variants and exits 1 (CI gates on it).

@@ -5,6 +5,7 @@
 #include "kdet/cache/key.hpp"
 #include "kdet/cache/maintain.hpp"
 #include "kdet/cache/store.hpp"
+#include "kdet/cache/trust.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -144,7 +145,7 @@ TEST(CacheLinks, LinkAtV1IsRefused) {
   EXPECT_TRUE(v.intact());
 }
 
-TEST(CacheShared, GroupWritableCacheMakesGroupWritableFilesAndSetgidFolders) {
+TEST(CacheShared, GroupWritableCacheMakesAppendedFilesGroupWritableAndRecordsNot) {
   ScratchDir t;
   std::string dir = t.path + "/shared";
   make_dirs(dir);
@@ -165,8 +166,10 @@ TEST(CacheShared, GroupWritableCacheMakesGroupWritableFilesAndSetgidFolders) {
   EXPECT_EQ(mode(s.entry_dir(key)), 02775u);
   EXPECT_EQ(mode(s.entry_dir(key) + "/log"), 0664u);
   EXPECT_EQ(mode(dir + "/v1/counters"), 0664u);
-  EXPECT_EQ(mode(s.entry_dir(key) + "/key.json"), 0664u);
-  EXPECT_EQ(mode(s.entry_dir(key) + "/variants/" + p.variant + "/a0"), 0664u);
+  // Files written once are records of trust: no other member may rewrite them.
+  EXPECT_EQ(mode(s.entry_dir(key) + "/key.json"), 0644u);
+  EXPECT_EQ(mode(s.entry_dir(key) + "/variants/" + p.variant + "/a0"), 0644u);
+  EXPECT_EQ(mode(s.entry_dir(key) + "/variants/" + p.variant + "/meta.json"), 0644u);
 
   ScratchDir u;
   Store priv(u.path + "/private");
@@ -228,4 +231,50 @@ TEST(CacheShared, AnotherMembersVariantIsNotServedUntilThisUsersCompileGivesIt) 
   // The cache folder's owner is trusted as this user is.
   ASSERT_EQ(::chown(dir.c_str(), member, member), 0);
   EXPECT_TRUE(Store(dir).trusted(key, planted));
+}
+
+// A record of trust counts only where it belongs and while nobody else can rewrite it: a
+// meta.json others can write, one moved under another key, and bytes that differ from the
+// record's SHA-256 are never served.
+TEST(CacheShared, ARecordCountsOnlyInItsPlaceAndWhileNobodyElseCanWriteIt) {
+  ScratchDir t;
+  std::string dir = t.path + "/shared";
+  make_dirs(dir);
+  ::chmod(dir.c_str(), 02775);
+  Store s(dir);
+  const std::string k1 = key_for(20), k2 = key_for(21);
+  PutResult p1 = s.put(k1, {{"n", 20}}, "input", {{"ptx", "one"}}, Origin{});
+  PutResult p2 = s.put(k2, {{"n", 21}}, "input", {{"ptx", "two"}}, Origin{});
+  const std::string v1 = s.entry_dir(k1) + "/variants/" + p1.variant;
+  const std::string v2 = s.entry_dir(k2) + "/variants/" + p2.variant;
+  ASSERT_TRUE(s.trusted(k1, p1.variant));
+  std::optional<TrustRecord> r = s.trust(k1, p1.variant);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->sha256.size(), 1u);
+  EXPECT_EQ(r->sha256[0].second, sha256_hex("one"));
+
+  // Writable by the group (as an earlier kdet left it): no record.
+  ::chmod((v1 + "/meta.json").c_str(), 0664);
+  std::string why;
+  EXPECT_FALSE(s.trust(k1, p1.variant, &why));
+  EXPECT_NE(why.find("writable by other users"), std::string::npos) << why;
+  EXPECT_FALSE(s.lookup(k1).hit);
+  ::chmod((v1 + "/meta.json").c_str(), 0644);
+
+  // k2's variant moved under k1 (k1's own moved away): it names k2, so it is no record for k1.
+  fs::rename(v1, v1 + ".gone");
+  fs::rename(v2, s.entry_dir(k1) + "/variants/" + p2.variant);
+  EXPECT_FALSE(s.trust(k1, p2.variant, &why));
+  EXPECT_FALSE(s.lookup(k1).hit);
+  fs::rename(s.entry_dir(k1) + "/variants/" + p2.variant, v2);
+  fs::rename(v1 + ".gone", v1);
+
+  // Bytes that are not the record's: the record's SHA-256 refuses them, whatever meta.json says.
+  LoadedVariant lv;
+  TrustRecord wrong = *r;
+  wrong.sha256[0].second = sha256_hex("other");
+  EXPECT_FALSE(s.load_variant(k1, p1.variant, lv, why, &wrong));
+  EXPECT_NE(why.find("SHA-256"), std::string::npos) << why;
+  EXPECT_TRUE(s.load_variant(k1, p1.variant, lv, why, &*r)) << why;
+  EXPECT_TRUE(s.lookup(k1).hit);
 }

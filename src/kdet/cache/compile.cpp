@@ -179,10 +179,15 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
           o.warnings.push_back(fmt::format(
               "verification MISMATCH for cache key {}: the recompile gave variant {} ({}), the "
               "cache holds {}; "
-              "both are kept ({} variants); difference: {}",
+              "both are kept ({} variants), this compile's output is served; difference: {}",
               o.key, vid.substr(0, 12), p.added ? "new" : "already known", o.variant.substr(0, 12),
               p.variants, engine::describe(o.artifacts, r.artifacts)));
           o.variants = p.variants;
+          // Never the stored bytes: the compile just made is the one output known to be this
+          // compiler's answer now (the stored one may be another run's, or not a compile's).
+          o.variant = vid;
+          o.artifacts = r.artifacts;
+          o.log = r.log;
           if (job.policy == Policy::fail) {
             o.result = "refused";
             o.error = fmt::format(

@@ -276,7 +276,8 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
     };
     nlohmann::json kj;
     uid_t owner = 0;
-    if (!store.read_key_json(k, kj, &owner)) {
+    bool sole_writer = false;
+    if (!store.read_key_json(k, kj, &owner, &sole_writer)) {
       skip("key.json missing or unreadable");
       continue;
     }
@@ -287,6 +288,11 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
       skip(fmt::format("key.json belongs to uid {}, not to this user (uid {}): only its owner "
                        "recompiles it",
                        owner, ::geteuid()));
+      continue;
+    }
+    if (!sole_writer) {
+      skip("key.json is writable by other users: another member could have "
+           "written the command it names");
       continue;
     }
     KeyMaterial km;

@@ -13,6 +13,7 @@
 #include "kdet/cache/store.hpp"
 
 #include "kdet/cache/store_fs.hpp"
+#include "kdet/cache/trust.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -65,15 +66,22 @@ VariantMeta meta_from_json(const nlohmann::json& j) {
   m.extra = j.value("extra", nlohmann::json::object());
   for (const auto& a : j.at("artifacts"))
     m.artifacts.push_back({a.at("name").get<std::string>(), a.at("file").get<std::string>(),
-                           a.at("hash").get<std::string>(), a.at("size").get<uint64_t>()});
+                           a.at("hash").get<std::string>(), a.at("size").get<uint64_t>(),
+                           a.value("sha256", "")});
   return m;
 }
 
-nlohmann::json meta_to_json(const VariantMeta& m) {
+nlohmann::json meta_to_json(const std::string& key, const VariantMeta& m) {
   nlohmann::json arts = nlohmann::json::array();
   for (const auto& a : m.artifacts)
-    arts.push_back({{"name", a.name}, {"file", a.file}, {"hash", a.hash}, {"size", a.size}});
-  return {{"schema", "kdet.cache.variant/1"},
+    arts.push_back({{"name", a.name},
+                    {"file", a.file},
+                    {"hash", a.hash},
+                    {"size", a.size},
+                    {"sha256", a.sha256}});
+  // v2 adds the key and each artifact's SHA-256: what makes it a record of trust (trust.cpp).
+  return {{"schema", "kdet.cache.variant/2"},
+          {"key", key},
           {"id", m.id},
           {"created_at", m.created_at},
           {"created_ns", m.created_ns},
@@ -104,7 +112,7 @@ Store::Store(const std::string& dir)
   if (st.st_mode & S_IWGRP) {
     m_shared = true;
     m_dir_mode = 02775;
-    m_file_mode = 0664;
+    m_append_mode = 0664; // the log and counters; every file written once stays 0644
   }
 }
 
@@ -130,7 +138,7 @@ std::string Store::entry_dir(const std::string& key) const {
 }
 
 bool Store::load_variant(const std::string& key, const std::string& id, LoadedVariant& out,
-                         std::string& why) const {
+                         std::string& why, const TrustRecord* record) const {
   std::string vrel = entry_rel(key) + "/variants/" + id;
   std::string text;
   if (!read(vrel + "/meta.json", text)) {
@@ -167,6 +175,8 @@ bool Store::load_variant(const std::string& key, const std::string& id, LoadedVa
     why = "artifacts do not give the variant id";
     return false;
   }
+  // meta.json may have been swapped since the record was read: the bytes answer to the record.
+  if (record && !matches_record(*record, out.artifacts, why)) return false;
   return true;
 }
 
@@ -225,51 +235,28 @@ std::vector<std::string> Lookup::trusted_variants() const {
   return ids;
 }
 
-bool Store::trusted(const std::string& key, const std::string& id) const {
-  Fd root = open_root(false);
-  if (!root.ok()) return false;
-  Fd v(open_beneath(root.get(), entry_rel(key) + "/variants/" + id, O_RDONLY | O_DIRECTORY));
-  struct stat st {};
-  if (!v.ok() || ::fstatat(v.get(), "meta.json", &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
-  const uid_t me = ::geteuid();
-  // Root can rewrite any file here anyway: its variants (a sudo kdet cc) are trusted too.
-  if (st.st_uid == me || st.st_uid == m_owner || st.st_uid == 0) return true;
-  std::string marker = fmt::format("trusted.{}", me);
-  return ::fstatat(v.get(), marker.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-         st.st_uid == me;
-}
-
-void Store::mark_trusted(const std::string& key, const std::string& id) const {
-  if (trusted(key, id)) return;
-  try {
-    Fd v = open_dir(entry_rel(key) + "/variants/" + id, false);
-    if (!v.ok()) return;
-    std::string marker = fmt::format("trusted.{}", ::geteuid());
-    // A marker of this name that another member planted is theirs, not this user's: replaced.
-    ::unlinkat(v.get(), marker.c_str(), 0);
-    write_new(v.get(), marker, "", entry_rel(key) + "/variants/" + id + "/" + marker);
-  } catch (const Error& e) {
-    warn(e.what());
-  }
-}
-
 Lookup Store::lookup(const std::string& key, bool touch, bool any_owner) {
   Lookup r;
   r.variants = variant_order(key);
   // The earliest variant this user trusts; the others are passed over, never served.
   size_t pick = r.variants.size();
+  std::optional<TrustRecord> record;
   for (size_t i = 0; i < r.variants.size(); ++i) {
-    if (any_owner || trusted(key, r.variants[i]))
+    std::optional<TrustRecord> t = any_owner ? std::nullopt : trust(key, r.variants[i]);
+    if (any_owner || t) {
+      if (i < pick) record = std::move(t);
       pick = std::min(pick, i);
-    else
+    } else {
       r.untrusted.push_back(r.variants[i]);
+    }
   }
   if (pick == r.variants.size()) {
     r.warnings = take_warnings();
     return r;
   }
-  std::string why;
-  if (!load_variant(key, r.variants[pick], r.first, why)) {
+  std::string why = record ? record->damaged : "";
+  if (!why.empty() ||
+      !load_variant(key, r.variants[pick], r.first, why, record ? &*record : nullptr)) {
     if (why == "missing") { // removed under us (gc): a plain miss
       r.variants.clear();
       r.warnings = take_warnings();
@@ -336,11 +323,11 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
   for (size_t i = 0; i < artifacts.size(); ++i) {
     ArtifactMeta am{artifacts[i].name, fmt::format("a{}", i),
                     artifact_hash(backend::artifact_form(artifacts[i].name), artifacts[i].data),
-                    artifacts[i].data.size()};
+                    artifacts[i].data.size(), sha256_hex(artifacts[i].data)};
     write_new(vstage.get(), am.file, artifacts[i].data, stage.rel() + "/v/" + am.file);
     m.artifacts.push_back(am);
   }
-  write_new(vstage.get(), "meta.json", json_text(meta_to_json(m)) + "\n",
+  write_new(vstage.get(), "meta.json", json_text(meta_to_json(key, m)) + "\n",
             stage.rel() + "/v/meta.json");
   ::fsync(vstage.get());
 
@@ -366,7 +353,7 @@ PutResult Store::put(const std::string& key, const nlohmann::json& key_json, std
       break;
     }
     if (e == EEXIST) { // the same variant is already there: this compile verified it
-      mark_trusted(key, r.variant);
+      mark_trusted(key, r.variant, artifacts);
       break;
     }
     if (e == ENOENT && attempt < 3) continue; // gc removed the entry under us: recreate it
@@ -448,7 +435,8 @@ std::vector<std::string> Store::keys() const {
   return out;
 }
 
-bool Store::read_key_json(const std::string& key, nlohmann::json& out, uid_t* owner) const {
+bool Store::read_key_json(const std::string& key, nlohmann::json& out, uid_t* owner,
+                          bool* sole_writer) const {
   std::string text;
   Fd root = open_root(false);
   if (!root.ok()) return false;
@@ -456,6 +444,7 @@ bool Store::read_key_json(const std::string& key, nlohmann::json& out, uid_t* ow
   struct stat st {};
   if (!fd.ok() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   if (owner) *owner = st.st_uid;
+  if (sole_writer) *sole_writer = !(st.st_mode & (S_IWGRP | S_IWOTH));
   if (!slurp_fd(std::move(fd), text)) return false;
   out = nlohmann::json::parse(text, nullptr, false);
   return out.is_object();

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -44,6 +45,19 @@ struct ArtifactMeta {
   std::string file; // a0, a1, ... inside the variant folder
   std::string hash;
   uint64_t size = 0;
+  std::string sha256; // of the bytes as stored; what a trusted record vouches for ("" before v2)
+};
+
+// Why this user may be served a variant without recompiling it (docs/CACHE.md, "Trust"): a
+// record that nobody else can have written names the key, the variant and the SHA-256 of each
+// artifact, and the bytes served must match it.
+// NOLINTNEXTLINE(bugprone-exception-escape): its implicit destructor and moves do not throw
+struct TrustRecord {
+  std::string by; // "this user", "root", "the cache folder's owner", "this user's compile"
+  std::vector<std::pair<std::string, std::string>> sha256; // artifact name, digest (hex)
+  // Why a file that only a trusted user can have written is unreadable as a record: damage
+  // (a disk or a tool), never served; "" for a record.
+  std::string damaged;
 };
 
 // One variant as recorded.
@@ -130,11 +144,16 @@ public:
   Lookup lookup(const std::string& key, bool touch = true, bool any_owner = false);
 
   // The trust model (docs/CACHE.md, "Trust"): this user is served variant `id` of `key` without
-  // recompiling only when this user, root or the cache folder's owner stored it, or when this
-  // user's own compile gave it before (a `trusted.UID` marker in the variant's folder, owned by
-  // UID). Ownership is the one fact a group member cannot forge; a log line or a marker they write
-  // is owned by them.
-  bool trusted(const std::string& key, const std::string& id) const;
+  // recompiling only when a trusted record vouches for it: its meta.json, stored by this user,
+  // root or the cache folder's owner, or a `trusted.UID` marker this user wrote when its own
+  // compile gave the same bytes. A record counts only when nobody else can have written it
+  // (owned by one of those and writable by nobody else) and it names this key and
+  // variant and the SHA-256 of every artifact. nullopt (and `why`) otherwise.
+  std::optional<TrustRecord> trust(const std::string& key, const std::string& id,
+                                   std::string* why = nullptr) const;
+  bool trusted(const std::string& key, const std::string& id) const {
+    return trust(key, id).has_value();
+  }
 
   // Stores a variant under `key` (atomically; never overwrites). `key_json` and
   // `input` are written once per key (input may be empty: not recompilable).
@@ -151,9 +170,10 @@ public:
   // Variant ids under `key`, earliest first (log order, then creation time).
   std::vector<std::string> variant_order(const std::string& key) const;
 
-  // Reads one variant with hash checks; false (and `why`) when missing or damaged.
+  // Reads one variant with hash checks; false (and `why`) when missing or damaged. With
+  // `record`, the artifacts must be exactly those it names, each matching its SHA-256.
   bool load_variant(const std::string& key, const std::string& id, LoadedVariant& out,
-                    std::string& why) const;
+                    std::string& why, const TrustRecord* record = nullptr) const;
 
   // Moves a variant aside to damaged/; returns the new path ("" when it was already gone).
   std::string quarantine(const std::string& key, const std::string& id, const std::string& why);
@@ -166,7 +186,9 @@ public:
 
   // key.json and input of an entry; false when absent or (input) not matching its hash.
   // `owner`, when given, gets key.json's owner: whoever wrote the command it describes.
-  bool read_key_json(const std::string& key, nlohmann::json& out, uid_t* owner = nullptr) const;
+  // `sole_writer`, when given, is false when users other than its owner can write it.
+  bool read_key_json(const std::string& key, nlohmann::json& out, uid_t* owner = nullptr,
+                     bool* sole_writer = nullptr) const;
   bool read_input(const std::string& key, const std::string& expected_hash, std::string& out) const;
 
   // A fresh staging folder under tmp/, locked until the Staging is destroyed.
@@ -191,6 +213,9 @@ public:
   bool move(const std::string& from, const std::string& to) const;
   // Reads a regular file; false when absent, a link or unreadable.
   bool read(const std::string& rel, std::string& out) const;
+  // Reads a regular file that nobody but this user, root or the cache folder's owner can have
+  // written (owned by one of them and writable by no one else); false otherwise.
+  bool read_trusted(const std::string& rel, std::string& out) const;
   // Writes a file atomically (its folders made as needed); false (and a warning) on failure.
   bool write_atomic(const std::string& rel, std::string_view data) const;
   // Links found in the way and other problems met since the last call (each names the path).
@@ -208,8 +233,12 @@ private:
   // `rel` under the open root, for appending: a regular file, created or owned by this user with
   // the store's mode (the group's in a shared cache), or an invalid Fd with errno set.
   Fd open_append(int root_fd, const std::string& rel) const;
-  // Records that this user's compile gave variant `id` (trusted()'s marker); best effort.
-  void mark_trusted(const std::string& key, const std::string& id) const;
+  // Records that this user's compile gave `artifacts` as variant `id` (trust()'s marker, with
+  // their SHA-256); best effort.
+  void mark_trusted(const std::string& key, const std::string& id,
+                    const std::vector<backend::Artifact>& artifacts) const;
+  // Whether a file's owner and mode make it a record only a trusted user can have written.
+  bool trusted_file(int fd, std::string* why) const;
   void warn(std::string w) const;
 
   std::string m_dir;
@@ -217,7 +246,8 @@ private:
   bool m_shared = false;
   uid_t m_owner; // the cache folder's owner: trusted() as this user is
   unsigned m_dir_mode = 0755;
-  unsigned m_file_mode = 0644;
+  unsigned m_file_mode = 0644;   // files written once: never writable by another member
+  unsigned m_append_mode = 0644; // the logs and counters every member appends to
   mutable std::mutex m_mu;
   mutable std::vector<std::string> m_warnings;
 };

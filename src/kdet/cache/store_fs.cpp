@@ -156,7 +156,7 @@ void Store::write_new(int dir_fd, const std::string& name, std::string_view data
 }
 
 Fd Store::open_append(int root_fd, const std::string& rel) const {
-  Fd fd(open_beneath(root_fd, rel, O_WRONLY | O_CREAT | O_APPEND, m_file_mode));
+  Fd fd(open_beneath(root_fd, rel, O_WRONLY | O_CREAT | O_APPEND, m_append_mode));
   if (!fd.ok()) return fd;
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -164,7 +164,7 @@ Fd Store::open_append(int root_fd, const std::string& rel) const {
     return Fd();
   }
   // O_CREAT's mode passes through the umask; another member's file keeps the mode they gave it.
-  if (m_shared && st.st_uid == ::geteuid()) ::fchmod(fd.get(), m_file_mode);
+  if (m_shared && st.st_uid == ::geteuid()) ::fchmod(fd.get(), m_append_mode);
   return fd;
 }
 
@@ -274,7 +274,8 @@ bool Store::move(const std::string& from, const std::string& to) const {
 bool Store::read(const std::string& rel, std::string& out) const {
   Fd root = open_root(false);
   if (!root.ok()) return false;
-  Fd fd(open_beneath(root.get(), rel, O_RDONLY));
+  // O_NONBLOCK: a FIFO a member planted in place of a file must not hang the reader.
+  Fd fd(open_beneath(root.get(), rel, O_RDONLY | O_NONBLOCK));
   if (!fd.ok() && (errno == ELOOP || errno == EXDEV))
     warn(fmt::format("{}/{}: {}; ignored", m_root, rel, beneath_error(errno)));
   return slurp_fd(std::move(fd), out);
