@@ -3,8 +3,10 @@
 # Two non-root members of one shared cache (docs/CACHE.md, "Trust"): whatever the attacker does
 # with the write access the group has, the victim is never served bytes the victim (or root, or
 # the cache folder's owner) did not compile, and a planted variant never fails the victim's
-# `--on-variants fail` build. Each attack below served planted bytes, or failed the build, before
-# the records of trust; the legacy cases model a cache that an earlier kdet filled with 0664 files.
+# `--on-variants fail` build. Attacks 1, 2, 4 and 5 served planted or misplaced bytes, failed the
+# build, or changed the key before the records of trust; 3 was caught by the XXH3 check already
+# (kept: the SHA-256 of the record is what stops crafted bytes). Attack 1 models a cache that an
+# earlier kdet filled with 0664 files.
 source "$(dirname "$0")/lib/common.bash"
 CC=$KDET_FAKES_DIR/fake_cc
 [[ -x $CC ]] || skip "fake compilers not built (ninja kdet_test_fakes)"
@@ -87,7 +89,7 @@ as victim "$T/k1.txt" "" --verify-rate 0 -q
 as victim "$T/k2.txt" "" --verify-rate 0 -q
 v1=$(variant_of "$T/k1.txt")
 v2=$(variant_of "$T/k2.txt")
-"${attacker[@]}" sh -c "mv '$v1' '$v1.gone' && mv '$v2' '$(dirname "$v1")/$(basename "$v2")'" ||
+"${attacker[@]}" sh -c "mv '$v1' '$(dirname "$v1")/.gone' && mv '$v2' '$(dirname "$v1")/$(basename "$v2")'" ||
   fail "the move could not be set up"
 as victim "$T/k1.txt" "" --verify-rate 0 2>"$T/err2" || fail "victim's compile failed: $(cat "$T/err2")"
 grep -q 'kernel one' "$T/v/out" || fail "k2's variant was served for k1: $(cat "$T/v/out")"
