@@ -119,7 +119,7 @@ int finish_capture(const CaptureArgs& a) {
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
-  std::fputs(capture::capture_summary(r).c_str(), stderr);
+  std::fputs(terminal_text(capture::capture_summary(r)).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
   return capture::capture_exit_code(r);
 }
@@ -185,7 +185,7 @@ int do_capture(const CaptureArgs& a) {
   }
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
-  std::fputs(capture::capture_summary(r).c_str(), stderr);
+  std::fputs(terminal_text(capture::capture_summary(r)).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
   if (engine::interrupted()) throw Interrupted();
   if (unwritten)
