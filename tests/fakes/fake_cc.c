@@ -16,6 +16,10 @@
  *   cwd        adds "// cwd: <getcwd()>"
  *   host       adds "// host: <nproc> cpus, <nodename>.<domainname>, TZ <tm_hour of
  *              a fixed instant in local time>, HOME <$HOME>" (what reprotest varies)
+ *   planted-flaky  as planted, but crashes (SIGSEGV) at random, 1 run in $FAKE_CC_FLAKY_IN
+ *              (default 3), before reading anything: run N's fate is a hash of
+ *              $FAKE_CC_FLAKY_SEED and N, N counted in the file $FAKE_CC_FLAKY_COUNTER (locked),
+ *              so a fixed seed gives the same sequence of crashes on every machine
  *   oldptxas   a ptxas too old for its input: an input whose `.version X.Y` is above 8.5
  *              fails as ptxas 12.x does (exit 255; on stderr "ptxas INPUT, line N; fatal   :
  *              Unsupported .version X.Y; current version is '8.5'" and "ptxas fatal   : Ptx
@@ -28,6 +32,7 @@
 #include "fake_core.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,7 +48,7 @@
 static const char k_usage[] =
     "usage: fake_cc MODE INPUT OUTPUT\n"
     "MODE: echo heaporder fail crash abort hang garbage time path env pid cwd pair host\n"
-    "      planted planted-rare planted-kind oldptxas\n";
+    "      planted planted-rare planted-kind planted-flaky oldptxas\n";
 
 static void die(const char* what, const char* detail) {
   fprintf(stderr, "fake_cc: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
@@ -212,6 +218,49 @@ static unsigned kind_crashes_in_256(void) {
   return (unsigned)n;
 }
 
+/* A whole number from the variable `name`, else `fallback`; exits 2 on junk. */
+static unsigned long long env_number(const char* name, unsigned long long fallback) {
+  const char* v = getenv(name);
+  if (!v || !*v) {
+    return fallback;
+  }
+  char* end = NULL;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (*end) {
+    die(name, "not a whole number");
+  }
+  return n;
+}
+
+/* planted-flaky: whether this run crashes. The run's number N comes from the counter file
+ * (read and bumped under a lock, so concurrent runs take distinct numbers); its fate is a
+ * splitmix64 hash of the seed and N. */
+static int flaky_run_crashes(void) {
+  const char* path = getenv("FAKE_CC_FLAKY_COUNTER");
+  if (!path || !*path) {
+    die("planted-flaky", "FAKE_CC_FLAKY_COUNTER names no file");
+  }
+  unsigned long long in = env_number("FAKE_CC_FLAKY_IN", 3);
+  unsigned long long seed = env_number("FAKE_CC_FLAKY_SEED", 1);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+    die(path, strerror(errno));
+  }
+  char buf[32] = {0};
+  ssize_t got = pread(fd, buf, sizeof buf - 1, 0);
+  unsigned long long n = got > 0 ? strtoull(buf, NULL, 10) : 0;
+  int len = snprintf(buf, sizeof buf, "%llu\n", n + 1);
+  if (pwrite(fd, buf, (size_t)len, 0) != len) {
+    die(path, "cannot write");
+  }
+  close(fd); /* the lock goes with it */
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + n + 1;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return in > 0 && z % in == 0;
+}
+
 /* oldptxas: when the first `.version X.Y` line of the PTX names a version above 8.5, prints
  * ptxas's two lines for it on stderr and returns 1 (the caller exits 255). */
 static int old_ptxas_refuses(const char* input, const char* text, size_t size) {
@@ -246,9 +295,9 @@ static int old_ptxas_refuses(const char* input, const char* text, size_t size) {
 
 static int is_mode(const char* mode) {
   static const char* const k_modes[] = {
-      "echo",    "heaporder", "fail",         "crash",        "abort", "hang",
-      "garbage", "time",      "path",         "env",          "pid",   "cwd",
-      "pair",    "planted",   "planted-rare", "planted-kind", "host",  "oldptxas"};
+      "echo",         "heaporder",    "fail",          "crash", "abort",   "hang", "garbage",
+      "time",         "path",         "env",           "pid",   "cwd",     "pair", "planted",
+      "planted-rare", "planted-kind", "planted-flaky", "host",  "oldptxas"};
   for (size_t i = 0; i < sizeof k_modes / sizeof k_modes[0]; ++i) {
     if (strcmp(mode, k_modes[i]) == 0) {
       return 1;
@@ -283,6 +332,9 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "garbage") == 0) {
     return run_garbage(output);
   }
+  if (strcmp(mode, "planted-flaky") == 0 && flaky_run_crashes()) {
+    raise(SIGSEGV);
+  }
   size_t size;
   char* text = read_file(input, &size);
   if (strcmp(mode, "oldptxas") == 0 && old_ptxas_refuses(input, text, size)) {
@@ -305,7 +357,8 @@ int main(int argc, char** argv) {
     const char* extra = leak_line(mode, input, scratch, sizeof scratch);
     int rare = strcmp(mode, "planted-rare") == 0;
     int kind = strcmp(mode, "planted-kind") == 0;
-    if (strcmp(mode, "planted") == 0 || rare || kind) {
+    int flaky = strcmp(mode, "planted-flaky") == 0;
+    if (strcmp(mode, "planted") == 0 || rare || kind || flaky) {
       /* planted-kind: without a "kdet_keep" marker the variance changes kind: half the runs
        * crash (FAKE_CC_KIND_CRASH of 256 when set). */
       if (kind && contains(text, size, "kdet_planted") && !contains(text, size, "kdet_keep") &&

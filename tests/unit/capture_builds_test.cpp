@@ -5,6 +5,7 @@
 // under temporary names, a kernel name shared by two kernels, and each status.
 #include "kdet/capture/builds.hpp"
 #include "kdet/capture/kernel_names.hpp"
+#include "kdet/capture/records.hpp"
 #include "kdet/scan/labels.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -13,8 +14,10 @@
 
 #include <cstdlib>
 #include <fmt/format.h>
+#include <functional>
 #include <gtest/gtest.h>
 #include <map>
+#include <unistd.h>
 
 namespace kdet::capture {
 namespace {
@@ -234,7 +237,159 @@ TEST_F(Builds, AFolderWithoutACaptureIsRefusedByName) {
   EXPECT_THROW(capture_folders(m_tmp.path() + "/empty"), Error);
   nvvm("c1", 1, 1, "x", ptx("k", ""));
   std::string one = write("c1");
-  EXPECT_EQ(capture_folders(one), std::vector<std::string>{one});
+  auto found = capture_folders(one);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].dir, one);
+  EXPECT_EQ(found[0].not_compared, "");
+}
+
+// A module's NVVM IR with its kernels defined and annotated in the order given, and its PTX.
+std::pair<std::string, std::string> module_of(const std::vector<std::string>& names) {
+  std::string ir, notes, out = ".version 8.0\n.target sm_90a\n.address_size 64\n";
+  for (size_t i = 0; i < names.size(); ++i) {
+    ir += "define void @" + names[i] + "(float* %x) {\n ret void\n}\n";
+    notes += fmt::format("!{} = !{{void (float*)* @{}, !\"kernel\", i32 1}}\n", i, names[i]);
+    out += ".visible .entry " + names[i] + "()\n{\nret;\n}\n";
+  }
+  return {ir + notes, out};
+}
+
+TEST_F(Builds, AModuleWhoseKernelsComeInAnotherOrderIsOneKernel) {
+  // llvmlite in-process, its kernels in the order of a Python set: another order each build.
+  std::vector<std::vector<std::string>> orders = {{"k_c", "k_a", "k_e", "k_b", "k_d"},
+                                                  {"k_a", "k_d", "k_b", "k_e", "k_c"},
+                                                  {"k_e", "k_b", "k_a", "k_c", "k_d"}};
+  std::vector<std::string> dirs;
+  for (size_t b = 0; b < orders.size(); ++b) {
+    std::string d = fmt::format("o{}", b + 1);
+    auto [ir, out] = module_of(orders[b]);
+    nvvm(d, 1, 10, ir, out);
+    dirs.push_back(write(d));
+  }
+  BuildsResult r = compare_builds(dirs);
+  ASSERT_EQ(r.kernels.size(), 1u); // never three kernels "compiled in build K only"
+  const Kernel& k = r.kernels[0];
+  EXPECT_EQ(k.name, "k_a, k_b, k_c, k_d, k_e");
+  EXPECT_EQ(k.present.size(), 3u);
+  EXPECT_EQ(k.status, KernelStatus::input_differs); // the pipeline's own module differs
+  ASSERT_FALSE(k.notes.empty());
+  EXPECT_NE(k.notes[0].find("its entries come in another order in build 2 (k_a, k_d"),
+            std::string::npos)
+      << k.notes[0];
+  EXPECT_EQ(r.count(KernelStatus::not_in_every_build), 0u);
+}
+
+// A capture folder's capture.json, as kdet capture writes it (the pipeline's end last).
+void write_capture_json(const std::string& dir, const std::string& status, int code) {
+  write_file_atomic(dir + "/capture.json",
+                    fmt::format("{{\"compiles\": [{{\"pipeline\": 1}}], \"pipeline\": "
+                                "{{\"status\": \"{}\", \"exit_code\": {}}}, \"seconds\": 2}}\n",
+                                status, code));
+}
+
+TEST_F(Builds, ACaptureJsonThatCannotBeReadFailsItsBuild) {
+  for (const char* d : {"j1", "j2"})
+    nvvm(d, 1, 10, "define void @k() {}", ptx("k", ""));
+  std::string a = write("j1"), b = write("j2");
+  write_capture_json(a, "exited 0", 0);
+  // Read as a stream: the status after a compiles list, the exit code, the time.
+  write_capture_json(b, "exited 7", 7);
+  BuildsResult r = compare_builds({a, b});
+  EXPECT_EQ(r.builds[1].pipeline_status, "exited 7");
+  EXPECT_EQ(r.builds[1].pipeline_exit, 7);
+  EXPECT_EQ(r.builds[1].seconds, 2.0);
+  EXPECT_TRUE(r.failed_builds.empty()); // the caller names a pipeline that failed
+  // Garbage, no status, a link to a capture.json that says 0, a folder, one too large: each a
+  // named failed build, never "pipeline not seen" (which passes).
+  std::vector<std::function<void()>> plants = {
+      [&] { write_file_atomic(b + "/capture.json", std::string("\x1b]0;ok\x07{garbage", 10)); },
+      [&] { write_file_atomic(b + "/capture.json", "{\"pipeline\": {\"exit_code\": 7}}"); },
+      [&] {
+        ASSERT_EQ(::symlink((a + "/capture.json").c_str(), (b + "/capture.json").c_str()), 0);
+      },
+      [&] { make_dirs(b + "/capture.json"); },
+      [&] {
+        write_file_atomic(b + "/capture.json", "");
+        ASSERT_EQ(::truncate((b + "/capture.json").c_str(), off_t{3} << 30), 0); // sparse
+      },
+  };
+  auto clear = [&] {
+    ::unlink((b + "/capture.json").c_str()); // a link, not what it names
+    remove_tree(b + "/capture.json");
+  };
+  for (size_t i = 0; i < plants.size(); ++i) {
+    clear();
+    plants[i]();
+    r = compare_builds({a, b});
+    EXPECT_NE(r.builds[1].pipeline_status, "unknown") << "plant " << i;
+    EXPECT_EQ(r.builds[1].pipeline_exit, -1) << "plant " << i;
+    ASSERT_EQ(r.failed_builds.size(), 1u) << "plant " << i;
+    EXPECT_NE(r.failed_builds[0].find("capture.json"), std::string::npos) << r.failed_builds[0];
+    EXPECT_EQ(r.kernels.size(), 1u); // its kernels are still compared
+  }
+  // Absent: not seen (a capture --finish writes none), as before.
+  clear();
+  r = compare_builds({a, b});
+  EXPECT_EQ(r.builds[1].pipeline_status, "unknown");
+  EXPECT_TRUE(r.failed_builds.empty());
+}
+
+TEST_F(Builds, RecordsBehindALinkAreAProblemNeverZeroCompiles) {
+  for (const char* d : {"l1", "l2"})
+    nvvm(d, 1, 10, "define void @k() {}", ptx("k", ""));
+  std::string a = write("l1"), b = write("l2");
+  remove_tree(b + "/raw/records");
+  ASSERT_EQ(::symlink("/", (b + "/raw/records").c_str()), 0);
+  auto found = capture_folders(b);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].not_compared.find("raw/records is behind a link"), std::string::npos);
+  BuildsResult r = compare_builds({a, b});
+  ASSERT_EQ(r.failed_builds.size(), 1u);
+  EXPECT_NE(r.failed_builds[0].find("behind a link"), std::string::npos) << r.failed_builds[0];
+  EXPECT_TRUE(r.kernels.empty()); // one build left: nothing compared
+  EXPECT_EQ(r.compared(), 1u);
+  // Readers name a link there too (a plain capture, --finish), and read nothing through it.
+  std::vector<std::string> problems;
+  EXPECT_TRUE(read_records(b + "/raw", problems).empty());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("raw/records: is a link"), std::string::npos) << problems[0];
+}
+
+TEST_F(Builds, BuildFoldersThatAreLinksNestedUnfinishedOrMissingAreNamed) {
+  std::string top = m_tmp.path() + "/many";
+  for (const char* d : {"many/build-1", "many/build-2", "many/build-5", "many/build-7"})
+    nvvm(d, 1, 10, "define void @k() {}", ptx("k", ""));
+  for (const char* d : {"many/build-1", "many/build-2", "many/build-7"})
+    write_capture_json(write(d), "exited 0", 0);
+  write("many/build-5"); // killed during it: no capture.json
+  ASSERT_EQ(::symlink((top + "/build-1").c_str(), (top + "/build-3").c_str()), 0); // a link
+  make_dirs(top + "/build-4/build-1/raw/records"); // a --builds folder inside
+  make_dirs(top + "/build-02/raw/records");        // no name kdet gives
+  make_dirs(top + "/build-logs");                  // no build's name: not a build
+  auto found = capture_folders(top);
+  std::vector<std::pair<std::string, bool>> got;
+  for (const auto& f : found)
+    got.emplace_back(f.dir.substr(top.size() + 1), f.not_compared.empty());
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, bool>>{{"build-1", true},
+                                                            {"build-2", true},
+                                                            {"build-3", false},
+                                                            {"build-4", false},
+                                                            {"build-5", false},
+                                                            {"build-6", false},
+                                                            {"build-7", true},
+                                                            {"build-02", false}}));
+  EXPECT_NE(found[2].not_compared.find("is a link"), std::string::npos);
+  EXPECT_NE(found[3].not_compared.find("holds no capture"), std::string::npos);
+  EXPECT_NE(found[4].not_compared.find("unfinished"), std::string::npos);
+  EXPECT_NE(found[5].not_compared.find("is missing"), std::string::npos);
+  std::vector<std::string> dirs;
+  for (const auto& f : found)
+    dirs.push_back(f.dir);
+  BuildsResult r = compare_builds(dirs, found);
+  EXPECT_EQ(r.compared(), 3u);
+  EXPECT_EQ(r.failed_builds.size(), 5u);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].status, KernelStatus::same); // in every build compared
 }
 
 } // namespace

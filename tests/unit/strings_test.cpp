@@ -78,6 +78,26 @@ TEST(Xml, EscapesMarkupAndNeverEmitsWhatXmlForbids) {
   EXPECT_EQ(kdet::xml_text("\xef\xbf\xbe"), "\ufffd"); // U+FFFE
 }
 
+TEST(Terminal, ControlBytesAreShownNeverSent) {
+  // An OSC that retitles the terminal, a clear screen, hidden text, a carriage return that
+  // overwrites a line, DEL, and C1 both as a raw byte and as UTF-8 (U+009B, a one-byte CSI).
+  EXPECT_EQ(kdet::terminal_text("\x1b]0;pwned\x07"
+                                "a\x1b[2J\x1b[8mb\rc\x7f"),
+            "\\x1b]0;pwned\\x07a\\x1b[2J\\x1b[8mb\\x0dc\\x7f");
+  EXPECT_EQ(kdet::terminal_text("x\x9b"
+                                "1m y\xc2\x9b"
+                                "2J"),
+            "x\\u009b1m y\\u009b2J");
+  EXPECT_EQ(kdet::terminal_text("tab\tand\nnewline, caf\xc3\xa9 \xe2\x9c\x93"),
+            "tab\tand\nnewline, caf\u00e9 \u2713");
+  // kdet's own colours stay with keep_color; anything else with an ESC is shown.
+  EXPECT_EQ(kdet::terminal_text("\x1b[1mVARIES\x1b[0m \x1b[31;1mx\x1b[0m", true),
+            "\x1b[1mVARIES\x1b[0m \x1b[31;1mx\x1b[0m");
+  EXPECT_EQ(kdet::terminal_text("\x1b[8mhidden\x1b[2J\x1b[1", true),
+            "\\x1b[8mhidden\\x1b[2J\\x1b[1");
+  EXPECT_EQ(kdet::terminal_text("\x1b[1m", false), "\\x1b[1m");
+}
+
 TEST(Strings, HumanSecondsPastAnHourCountsHours) {
   EXPECT_EQ(human_seconds(59), "59.00 s");
   EXPECT_EQ(human_seconds(125), "2 min 5 s");

@@ -32,17 +32,40 @@ bool read_at(int fd, uint64_t offset, std::string& out, size_t n) {
 
 } // namespace
 
-BlobStore::BlobStore(const std::string& raw, std::vector<std::string>& problems) {
-  std::string dir = raw + "/blobs";
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return;
-  std::vector<std::string> packs;
+std::vector<std::string> list_raw_folder(const std::string& raw, const char* sub,
+                                         std::vector<std::string>& problems) {
+  std::vector<std::string> names;
+  Fd top(::open(raw.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!top.ok() && errno == ENOENT) return names;
+  Fd fd(top.ok() ? open_beneath(top.get(), sub, O_RDONLY | O_DIRECTORY) : -1);
+  if (!fd.ok()) {
+    int err = errno;
+    if (err == ENOENT) return names;
+    std::string where = top.ok() ? std::string("raw/") + sub : "raw";
+    problems.push_back(err == ELOOP || err == EXDEV || !top.ok()
+                           ? fmt::format("{}: is a link or not a folder (kdet never follows a "
+                                         "link inside a capture folder): not read",
+                                         where)
+                           : fmt::format("{}: cannot be read: {}", where, std::strerror(err)));
+    return names;
+  }
+  DIR* d = ::fdopendir(fd.get());
+  if (!d) return names;
+  fd.release();
   while (dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
-    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".pack") == 0) packs.push_back(dir + "/" + n);
+    if (n != "." && n != "..") names.push_back(std::move(n));
   }
   ::closedir(d);
-  std::sort(packs.begin(), packs.end());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+BlobStore::BlobStore(const std::string& raw, std::vector<std::string>& problems) {
+  std::string dir = raw + "/blobs";
+  std::vector<std::string> packs;
+  for (const auto& n : list_raw_folder(raw, "blobs", problems))
+    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".pack") == 0) packs.push_back(dir + "/" + n);
   for (const auto& pack : packs) {
     Fd fd(::open(pack.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
     struct stat st {};

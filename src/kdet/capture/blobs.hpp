@@ -23,6 +23,13 @@
 
 namespace kdet::capture {
 
+// Lists RAW/SUB (records, blobs, notes), opened without following a link at RAW or SUB (kdet
+// never follows a link inside a capture folder): the names of its entries, sorted. A link or
+// anything but a folder there is named in `problems` and lists nothing; an absent one lists
+// nothing.
+std::vector<std::string> list_raw_folder(const std::string& raw, const char* sub,
+                                         std::vector<std::string>& problems);
+
 class BlobStore {
 public:
   // Indexes RAW/blobs/*.pack; a pack that ends in a damaged entry is read up to it

@@ -91,8 +91,11 @@ struct Groups {
 
 // The entry names of a kernel: from the first stage's text input, else from any PTX
 // output or text input of a later stage, else NVRTC name expressions, else the first
-// input's file name.
-std::string kernel_name(const std::vector<const Bundle*>& order, const BlobStore& blobs) {
+// input's file name. The entry names are sorted: a kernel is the set of its entries, so a
+// module whose kernels come in another order in each build (a code generator that walks a
+// hash set) is one kernel in every build. `order_seen` gets them as they appeared.
+std::string kernel_name(const std::vector<const Bundle*>& order, const BlobStore& blobs,
+                        std::string& order_seen) {
   std::vector<std::string> names;
   std::set<std::string> seen;
   auto add_from = [&](const std::string& hash) {
@@ -108,7 +111,11 @@ std::string kernel_name(const std::vector<const Bundle*>& order, const BlobStore
     for (const auto& [kind, hash] : b->outputs)
       if (kind == "nvvm" || kind == "ptx") add_from(hash);
   }
-  if (!names.empty()) return fmt::format("{}", fmt::join(names, ", "));
+  if (!names.empty()) {
+    order_seen = fmt::format("{}", fmt::join(names, ", "));
+    std::sort(names.begin(), names.end());
+    return fmt::format("{}", fmt::join(names, ", "));
+  }
   std::set<std::string> exprs, files;
   for (const Bundle* b : order)
     for (const auto& in : b->inputs) {
@@ -265,7 +272,7 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
     for (size_t i : order)
       ordered.push_back(&bundles[i]);
     BuildKernel k;
-    k.name = kernel_name(ordered, blobs);
+    k.name = kernel_name(ordered, blobs, k.entry_order);
     for (const Bundle* b : ordered) {
       StageSummary s;
       s.kind = b->kind;
@@ -296,24 +303,6 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
   return out;
 }
 
-// Reads DIR/capture.json (written by kdet capture --json or --builds) for how the
-// pipeline ended; leaves `info` as it is when absent or unreadable.
-void read_capture_json(const std::string& dir, BuildInfo& info) {
-  std::string text;
-  try {
-    text = read_file(dir + "/capture.json");
-  } catch (const Error&) {
-    return;
-  }
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_object() || !j.contains("pipeline") || !j["pipeline"].is_object()) return;
-  const auto& p = j["pipeline"];
-  if (p.contains("status") && p["status"].is_string()) info.pipeline_status = p["status"];
-  if (p.contains("exit_code") && p["exit_code"].is_number_integer())
-    info.pipeline_exit = p["exit_code"].get<int>();
-  if (j.contains("seconds") && j["seconds"].is_number()) info.seconds = j["seconds"];
-}
-
 } // namespace
 
 const char* to_string(KernelStatus s) {
@@ -328,6 +317,11 @@ const char* to_string(KernelStatus s) {
     return "not-in-every-build";
   }
   return "same";
+}
+
+size_t BuildsResult::compared() const {
+  return static_cast<size_t>(std::count_if(
+      builds.begin(), builds.end(), [](const BuildInfo& b) { return b.not_compared.empty(); }));
 }
 
 size_t BuildsResult::count(KernelStatus s) const {
@@ -353,54 +347,35 @@ const std::vector<KnownCache>& known_caches() {
   return caches;
 }
 
-std::vector<std::string> capture_folders(const std::string& dir) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw Error::format("{}: not a folder (give a kdet capture --out folder)", dir);
-  if (::stat((dir + "/raw/records").c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return {dir};
-  std::vector<std::pair<long, std::string>> found;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      std::string n = e->d_name;
-      if (n.rfind("build-", 0) != 0 || n.size() == 6 ||
-          n.find_first_not_of("0123456789", 6) != std::string::npos || n.size() > 12)
-        continue;
-      std::string sub = dir + "/" + n;
-      if (::stat((sub + "/raw/records").c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        found.emplace_back(std::stol(n.substr(6)), sub);
-    }
-    ::closedir(d);
-  }
-  if (found.empty())
-    throw Error::format("{}: holds no capture (no raw/records, and no build-K folders with one)",
-                        dir);
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> out;
-  out.reserve(found.size());
-  for (auto& [k, sub] : found)
-    out.push_back(std::move(sub));
-  return out;
-}
-
 BuildsResult compare_builds(const std::vector<std::string>& dirs, std::vector<BuildInfo> infos) {
   BuildsResult r;
   infos.resize(dirs.size());
-  std::vector<BuildSummary> sums;
+  std::vector<BuildSummary> sums(dirs.size());
   std::vector<std::unique_ptr<BlobStore>> blobs(dirs.size());
   for (size_t b = 0; b < dirs.size(); ++b) {
     BuildInfo& info = infos[b];
     info.dir = dirs[b];
-    struct stat st {};
-    if (::stat((dirs[b] + "/raw/records").c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw Error::format("{}: holds no capture (no raw/records folder)", dirs[b]);
+    if (info.not_compared.empty()) info.not_compared = capture_problem(dirs[b]);
     if (info.pipeline_status.empty()) {
       info.pipeline_status = "unknown";
-      read_capture_json(dirs[b], info);
+      if (info.not_compared.empty()) read_capture_json(dirs[b], info);
     }
-    sums.push_back(summarize_build(dirs[b], info, blobs[b]));
+    if (!info.not_compared.empty()) {
+      sums[b].compared = false;
+      r.failed_builds.push_back(
+          fmt::format("build {} ({}): {}; not compared", b + 1, info.dir, info.not_compared));
+    } else if (!info.status_problem.empty()) {
+      r.failed_builds.push_back(
+          fmt::format("build {} ({}): {}", b + 1, info.dir, info.status_problem));
+    }
   }
-  for (const auto& m : match_kernels(sums))
-    r.kernels.push_back(judge(m, sums, blobs, infos));
+  // Builds are read one at a time: only their summaries are kept.
+  for (size_t b = 0; b < dirs.size(); ++b)
+    if (sums[b].compared) sums[b] = summarize_build(dirs[b], infos[b], blobs[b]);
+  // One build alone is no comparison: every kernel would be "the same in every build".
+  if (compared_builds(sums) >= 2)
+    for (const auto& m : match_kernels(sums))
+      r.kernels.push_back(judge(m, sums, blobs, infos));
   std::stable_sort(r.kernels.begin(), r.kernels.end(), [](const Kernel& a, const Kernel& b) {
     return status_rank(a.status) != status_rank(b.status)
                ? status_rank(a.status) < status_rank(b.status)

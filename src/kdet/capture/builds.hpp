@@ -43,6 +43,14 @@ struct BuildInfo {
   size_t compiles = 0, bundles = 0, kernels = 0;
   size_t probes = 0; // compiles with no input and no output (`ptxas --version`): no kernel
   std::vector<std::string> problems; // records or blobs that could not be read
+  // Why this build is left out of the comparison ("" when it is compared): a build that did
+  // not finish, a folder that is a link or holds no capture, records behind a link. It is
+  // named as a failed build.
+  std::string not_compared;
+  // Why how its pipeline ended is not known where it should be: a capture.json that is a link,
+  // no regular file, too large, not JSON or without a pipeline status. A failed build too: a
+  // build that said it failed must never pass for want of its word.
+  std::string status_problem;
 };
 
 // The words of a kernel's status, as in JSON.
@@ -81,7 +89,7 @@ struct StageDifference {
 };
 
 struct Kernel {
-  std::string name;     // entry names joined by ", " (or the input's file name)
+  std::string name;     // entry names, sorted, joined by ", " (or the input's file name)
   std::string display;  // shorter: demangled where shorter, long names cut with a hash
   std::string target;   // sm_90a, compute_80, ... ("" when no option names one)
   std::string compiler; // the first stage's kind and program ("exec ptxas", "nvvm libnvvm.so.4")
@@ -107,6 +115,7 @@ struct BuildsResult {
   std::vector<std::string> failed_builds; // "build 2 (exited 7): its log DIR/build-2/pipeline.log"
   bool interrupted = false;
   size_t count(KernelStatus s) const;
+  size_t compared() const; // the builds whose kernels were compared (not_compared empty)
 };
 
 // A kernel cache `capture --builds` gives a fresh empty folder in every build (unless --warm).
@@ -118,10 +127,16 @@ struct KnownCache {
 const std::vector<KnownCache>& known_caches();
 
 // Compares the capture folders `dirs` (each with raw/records and raw/blobs). `infos`, when
-// given, says how each build's pipeline ended (capture --builds); otherwise each folder's
-// capture.json is read when present. Throws kdet::Error naming a folder that holds no capture.
+// given, says how each build's pipeline ended (capture --builds), or why a build is not
+// compared; a build with no pipeline status has its folder's capture.json read when present.
+// A build not compared, or whose folder holds no capture (refused as capture_problem says),
+// is named in failed_builds; kernels are compared only when two builds or more are left.
 BuildsResult compare_builds(const std::vector<std::string>& dirs,
                             std::vector<BuildInfo> infos = {});
+
+// Why `dir` cannot be read as a capture ("" when it can): its raw/records is absent, a link
+// or no folder (kdet never follows a link inside a capture folder).
+std::string capture_problem(const std::string& dir);
 
 // Fills the reach of each varying kernel whose first varying stage gave PTX or cubins: the
 // difference's two outputs, PTX assembled with `ptxas` for the kernel's target (as its options
@@ -132,8 +147,10 @@ void add_reaches(BuildsResult& r, const diff::PtxasOptions& ptxas);
 diff::ReachCensus reach_census(const BuildsResult& r);
 
 // The capture folders to compare for `dir`: itself when it holds raw/, else its build-K
-// folders (a `capture --builds` output) in order of K. Throws kdet::Error naming `dir` when
-// neither is there.
-std::vector<std::string> capture_folders(const std::string& dir);
+// folders (a `capture --builds` output) in order of K, each as a BuildInfo with its `dir`.
+// A build-K that cannot be compared is kept with `not_compared` saying why: a link, no
+// folder, no capture in it, or unfinished (no capture.json, which a build writes last).
+// Throws kdet::Error naming `dir` when neither is there, or both are.
+std::vector<BuildInfo> capture_folders(const std::string& dir);
 
 } // namespace kdet::capture

@@ -28,13 +28,24 @@ struct StageSummary {
 // A kernel in one build.
 struct BuildKernel {
   std::string name, key, first_inputs, target;
+  std::string entry_order; // the entry names as they appeared in this build ("" when unnamed)
   std::vector<StageSummary> stages;      // dataflow order
   std::vector<std::string> names_differ; // inputs whose names differ only in temporary parts
 };
 
 struct BuildSummary {
   std::vector<BuildKernel> kernels;
+  bool compared = true; // false: a build left out (BuildInfo::not_compared), with no kernels
 };
+
+// Reads DIR/capture.json (kdet capture --out and --builds write it) for how the pipeline
+// ended; leaves `info` as it is when absent. One that is there but cannot be read (a link, no
+// regular file, too large, not JSON, no pipeline status) is named in info.status_problem
+// (builds_folders.cpp).
+void read_capture_json(const std::string& dir, BuildInfo& info);
+
+// How many of the builds are compared: "every build" for a kernel's status.
+size_t compared_builds(const std::vector<BuildSummary>& sums);
 
 // One kernel matched across builds: (build, index into that build's kernels).
 using Match = std::vector<std::pair<size_t, size_t>>;

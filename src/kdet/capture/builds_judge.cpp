@@ -18,6 +18,11 @@ namespace kdet::capture::detail {
 // Matches the kernels of every build by key; kernels that share a key within one build
 // (a kernel compiled twice with other constants) are told apart by their first inputs,
 // then paired in order.
+size_t compared_builds(const std::vector<BuildSummary>& sums) {
+  return static_cast<size_t>(
+      std::count_if(sums.begin(), sums.end(), [](const BuildSummary& s) { return s.compared; }));
+}
+
 std::vector<Match> match_kernels(const std::vector<BuildSummary>& sums) {
   std::map<std::string, std::vector<std::vector<size_t>>> by_key;
   for (size_t b = 0; b < sums.size(); ++b)
@@ -46,7 +51,7 @@ std::vector<Match> match_kernels(const std::vector<BuildSummary>& sums) {
       }
       std::vector<Match> partial;
       for (auto& [in, m] : by_input)
-        if (m.size() == sums.size())
+        if (m.size() == compared_builds(sums))
           out.push_back(m);
         else
           for (auto [b, i] : m)
@@ -309,6 +314,16 @@ Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
   k.stages = align_stages(m, sums);
   for (const auto& n : ref.names_differ)
     k.notes.push_back(n + " (temporary parts of names are not compared)");
+  // One kernel, its entries in another order in some build: matched by the set of names.
+  for (auto [b, i] : m)
+    if (sums[b].kernels[i].entry_order != ref.entry_order) {
+      k.notes.push_back(fmt::format("its entries come in another order in build {} ({}) than in "
+                                    "build {} ({}); kernels are matched by the set of their "
+                                    "entry names",
+                                    b + 1, sums[b].kernels[i].entry_order, m.front().first + 1,
+                                    ref.entry_order));
+      break;
+    }
   // A stage whose program's content differs between builds (an upgrade between captures, a
   // rebuilt tool) makes other outputs for that reason: said, for every stage.
   for (size_t s = 0; s < k.stages.size(); ++s) {
@@ -320,7 +335,7 @@ Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
           fmt::format("the program of stage {} ({}) differs in content between builds", s + 1,
                       k.stages[s].program));
   }
-  if (k.present.size() < sums.size()) {
+  if (k.present.size() < compared_builds(sums)) {
     k.status = KernelStatus::not_in_every_build;
     return k;
   }

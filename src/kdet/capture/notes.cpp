@@ -119,18 +119,12 @@ std::string line_for(const Group& g, size_t count) {
   return fmt::format("  note       process {}: {} {} (x{})\n", g.pid, g.kind, g.text, count);
 }
 
-// The file names under `dir` that end in `ext`, sorted.
-std::vector<std::string> names_with(const std::string& dir, const std::string& ext) {
+// The names among `all` that end in `ext`, in order.
+std::vector<std::string> names_with(const std::vector<std::string>& all, const std::string& ext) {
   std::vector<std::string> names;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return names;
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
+  for (const auto& n : all)
     if (n.size() > ext.size() && n.compare(n.size() - ext.size(), ext.size(), ext) == 0)
       names.push_back(n);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
   return names;
 }
 
@@ -186,7 +180,8 @@ void read_unnoted(const std::vector<std::string>& names, std::vector<Note>& note
 std::vector<Note> read_notes(const std::string& raw, std::vector<std::string>& problems) {
   std::vector<Note> notes;
   std::string dir = raw + "/notes";
-  std::vector<std::string> names = names_with(dir, ".note");
+  std::vector<std::string> all = list_raw_folder(raw, "notes", problems);
+  std::vector<std::string> names = names_with(all, ".note");
   size_t dropped = 0;
   for (const auto& n : names) {
     std::string text, why;
@@ -207,8 +202,8 @@ std::vector<Note> read_notes(const std::string& raw, std::vector<std::string>& p
       notes.push_back({w[2], static_cast<long>(*pid), static_cast<long>(*ppid), *body});
     }
   }
-  read_lost_pages(dir, names_with(dir, ".lost"), notes, problems);
-  read_unnoted(names_with(dir, ".unnoted"), notes);
+  read_lost_pages(dir, names_with(all, ".lost"), notes, problems);
+  read_unnoted(names_with(all, ".unnoted"), notes);
   if (dropped)
     problems.push_back(
         fmt::format("notes: {} more notes were not read (over {})", dropped, k_max_notes));

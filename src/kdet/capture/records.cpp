@@ -160,14 +160,9 @@ std::vector<Compile> parse_log(const std::string& text, const std::string& name,
 std::vector<Compile> read_records(const std::string& raw, std::vector<std::string>& problems) {
   std::vector<Compile> out;
   std::string dir = raw + "/records";
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return out;
   std::vector<std::string> names;
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".log") == 0) names.push_back(n);
-  }
-  ::closedir(d);
+  for (auto& n : list_raw_folder(raw, "records", problems))
+    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".log") == 0) names.push_back(std::move(n));
   for (const auto& n : names) {
     // Non-blocking, and only a regular file: a FIFO planted there is named, never waited on.
     int fd = ::open((dir + "/" + n).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);

@@ -1,6 +1,8 @@
 //===- cli/annotations.cpp - --annotations: GitHub workflow commands ---------===//
 #include "kdet/cli/annotations.hpp"
 
+#include "kdet/util/strings.hpp"
+
 #include <fmt/format.h>
 
 namespace kdet::cli {
@@ -8,9 +10,9 @@ namespace kdet::cli {
 namespace {
 
 // GitHub's escaping: % CR LF in the message; also : and , in a property's value.
-std::string escape(const std::string& s, bool property) {
+std::string escape(const std::string& raw, bool property) {
   std::string out;
-  for (char c : s) {
+  for (char c : terminal_text(raw)) { // no control bytes from a capture folder in a CI log
     if (c == '%')
       out += "%25";
     else if (c == '\r')

@@ -119,7 +119,7 @@ int finish_capture(const CaptureArgs& a) {
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
-  std::fputs(capture::capture_summary(r).c_str(), stderr);
+  std::fputs(terminal_text(capture::capture_summary(r)).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
   return capture::capture_exit_code(r);
 }
@@ -185,7 +185,7 @@ int do_capture(const CaptureArgs& a) {
   }
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
-  std::fputs(capture::capture_summary(r).c_str(), stderr);
+  std::fputs(terminal_text(capture::capture_summary(r)).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
   if (engine::interrupted()) throw Interrupted();
   if (unwritten)
@@ -309,8 +309,9 @@ void add_capture(CLI::App& root, Action& action) {
       "2 for usage errors and a pipeline that cannot be started; 130 when interrupted.\n"
       "--finish did not see the pipeline end: 3 only when no compile was recorded.\n"
       "With --builds (and capture compare): 3 a build's pipeline failed (named, its log\n"
-      "kept) or no compile was captured; else 1 a kernel not the same in every build; else\n"
-      "0; 2 usage, 130 interrupted (the builds done are compared). README, \"Exit status\".\n"
+      "kept), a build is unfinished, gone or unreadable (named), or no compile was captured;\n"
+      "else 1 a kernel not the same in every build; else 0; 2 usage, 130 interrupted (the\n"
+      "builds done are compared, the reports written). README, \"Exit status\".\n"
       "Example: kdet capture --out cap --json cap.json -- python3 build_kernels.py\n"
       "Example: kdet capture --builds 3 --out builds --report-html builds.html -- python3 "
       "build.py");

@@ -64,7 +64,8 @@ void check_report_paths(const ReportArgs& r, const std::string& out_dir) {
 int write_reports(capture::BuildsResult& r, const ReportArgs& a) {
   Output out(a.out);
   if (!a.no_reach) capture::add_reaches(r, diff::find_ptxas("", "KDET_PTXAS"));
-  out.print_text(report::builds_to_text(r, out.color()));
+  // Names, paths and messages come from capture folders, which travel as CI artifacts.
+  out.print_text(terminal_text(report::builds_to_text(r, out.color()), out.color()));
   out.write_json(report::builds_to_json(r));
   if (!a.junit.empty()) write_output(a.junit, report::builds_to_junit(r), "--junit");
   if (!a.html.empty()) write_output(a.html, report::builds_to_html(r), "--report-html");
@@ -118,7 +119,7 @@ std::string log_tail(int dir_fd, const std::string& rel, size_t n) {
     lines.pop_back();
   std::string out;
   for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i)
-    out += "    | " + lines[i] + "\n";
+    out += "    | " + terminal_text(lines[i]) + "\n";
   return out;
 }
 
@@ -183,7 +184,8 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
   cr.bundles = capture::bundle_records(cr.compiles, blobs);
   // Compiles lost, programs started without the preload, children killed: said per build.
   std::string lost = capture::notes_summary(cr.notes, cr.children);
-  if (!lost.empty()) std::fprintf(stderr, "kdet capture: build %d:\n%s", k, lost.c_str());
+  if (!lost.empty())
+    std::fprintf(stderr, "kdet capture: build %d:\n%s", k, terminal_text(lost).c_str());
   Fd sub_fd(open_beneath(dir_fd, sub, O_RDONLY | O_DIRECTORY));
   if (!sub_fd.ok())
     throw Error::format("--out {}: cannot open {}: {}", a.out, sub, beneath_error(errno));
@@ -250,17 +252,27 @@ int do_capture_builds(const BuildsArgs& a) {
   }
   // DIR/caches keeps the last build's caches: the files its compiles name (a PTX .file in
   // Inductor's cache) are there for kdet explain and replays of its bundles.
-  if (dirs.size() < 2) {
+  if (dirs.size() < 2)
     std::fprintf(stderr,
                  "kdet capture: interrupted after %zu build%s: nothing to compare (the "
                  "builds done are kept in %s)\n",
                  dirs.size(), dirs.size() == 1 ? "" : "s", a.out.c_str());
-    throw Interrupted();
+  // A later build's --clean (or anything else) may have removed an earlier build's folder:
+  // that build is named as failed, the others are compared.
+  for (size_t b = 0; b < infos.size(); ++b) {
+    struct stat st {};
+    if (::fstatat(dir.get(), fmt::format("build-{}", b + 1).c_str(), &st, AT_SYMLINK_NOFOLLOW) !=
+            0 ||
+        !S_ISDIR(st.st_mode))
+      infos[b].not_compared = "its folder is gone or replaced since the build ran (by a later "
+                              "build's --clean?)";
   }
+  // The report is written whatever happened, an interrupt before two builds ran included:
+  // its JSON says `interrupted`.
   capture::BuildsResult r = capture::compare_builds(dirs, std::move(infos));
   r.warm = a.warm;
   r.caches = caches;
-  r.failed_builds = failures;
+  r.failed_builds.insert(r.failed_builds.begin(), failures.begin(), failures.end());
   r.interrupted = engine::interrupted() || static_cast<int>(dirs.size()) < a.builds;
   return write_reports(r, rep);
 }
@@ -272,11 +284,12 @@ void add_capture_compare(CLI::App* capture, Action& action) {
       "compare", "Compare captures made apart (kdet capture --out folders, or a --builds folder) "
                  "kernel by kernel, as kdet capture --builds does");
   cmd->footer("Each DIR is a kdet capture --out folder (with raw/), or a kdet capture --builds\n"
-              "folder, whose build-K folders are taken in order. Kernels are matched by entry\n"
-              "name, first compiler and options (temporary paths normalized), never by bundle\n"
-              "ids. Exit status: 0 every kernel the same in every capture, 1 one is not, 3 a\n"
-              "capture's pipeline failed (its capture.json says so) or none holds a compile, 2\n"
-              "usage.\n"
+              "folder, whose build-K folders are taken in order. Kernels are matched by their\n"
+              "entry names (as a set), first compiler and options (temporary paths normalized),\n"
+              "never by bundle ids. No link inside a capture folder is followed. Exit status: 0\n"
+              "every kernel the same in every capture, 1 one is not, 3 a capture's pipeline\n"
+              "failed (its capture.json says so, or cannot be read), a build is unfinished or\n"
+              "cannot be read (named), or none holds a compile, 2 usage.\n"
               "Example: kdet capture compare before/ after/ --report-html triage.html");
   cmd->add_option("dirs", *dirs, "Capture folders (two or more in all)")->required();
   add_json_option(cmd, args->out, "the comparison", report::k_builds_schema);
@@ -294,24 +307,26 @@ void add_capture_compare(CLI::App* capture, Action& action) {
   cmd->callback([args, dirs, &action] {
     action = [args, dirs] {
       check_report_paths(*args, "");
-      std::vector<std::string> folders;
+      std::vector<capture::BuildInfo> infos;
       for (const auto& d : *dirs)
         for (auto& f : capture::capture_folders(d))
-          folders.push_back(std::move(f));
+          infos.push_back(std::move(f));
       std::set<std::pair<dev_t, ino_t>> ids;
-      for (const auto& f : folders) {
+      std::vector<std::string> folders;
+      for (const auto& f : infos) {
         struct stat st {};
-        if (::stat((f + "/raw/records").c_str(), &st) == 0 &&
+        if (f.not_compared.empty() && ::stat((f.dir + "/raw/records").c_str(), &st) == 0 &&
             !ids.insert({st.st_dev, st.st_ino}).second)
           throw Error::format("kdet capture compare: {} is the same capture twice (a folder "
                               "given twice, or through a link); give each capture once",
-                              f);
+                              f.dir);
+        folders.push_back(f.dir);
       }
       if (folders.size() < 2)
         throw Error::format("kdet capture compare: {} holds one capture; give two or more "
                             "(folders of kdet capture --out, or a --builds folder)",
                             dirs->front());
-      capture::BuildsResult r = capture::compare_builds(folders);
+      capture::BuildsResult r = capture::compare_builds(folders, std::move(infos));
       for (size_t b = 0; b < r.builds.size(); ++b)
         if (r.builds[b].pipeline_exit > 0)
           r.failed_builds.push_back(fmt::format("capture {} ({}): the pipeline {}", b + 1,

@@ -193,7 +193,7 @@ int dispatch(int argc, char** argv) {
     fmt::print(stderr, "kdet: interrupted\n");
     return k_exit_interrupted;
   } catch (const Error& e) {
-    fmt::print(stderr, "kdet: error: {}\n", e.what());
+    fmt::print(stderr, "kdet: error: {}\n", terminal_text(e.what())); // names from files
     return e.exit_code();
   } catch (const std::exception& e) {
     fmt::print(stderr, "kdet: internal error: {}\n", e.what());

@@ -70,7 +70,7 @@ void Oracle::set_reference(const std::string& kind, double rate) {
 }
 
 std::vector<engine::RunOutput> Oracle::execute(const std::vector<std::string>& texts, uint64_t runs,
-                                               bool early) {
+                                               bool early, bool stop_at_failures) {
   std::vector<engine::RunPlan> plans;
   plans.reserve(texts.size());
   for (const auto& text : texts) {
@@ -83,7 +83,7 @@ std::vector<engine::RunOutput> Oracle::execute(const std::vector<std::string>& t
     plan.runs = runs;
     plan.stop.outcomes = early ? 2 : 0;
     // A candidate that breaks the compiler should cost two runs, not n.
-    plan.stop.after_failures = 2;
+    plan.stop.after_failures = stop_at_failures ? 2 : 0;
     plans.push_back(std::move(plan));
   }
   std::vector<engine::RunOutput> outs;
@@ -108,6 +108,10 @@ Measure Oracle::run(const std::string& text, uint64_t runs, bool early, engine::
   Measure m = measure_of(out);
   if (keep) *keep = std::move(out);
   return m;
+}
+
+Measure Oracle::measure_all(const std::string& text, uint64_t runs) {
+  return measure_of(execute({text}, runs, false, false).front());
 }
 
 namespace {

@@ -27,6 +27,10 @@ constexpr uint64_t k_max_test_runs = 300;
 // Runs confirming a candidate that passed (without --any-variance): a kind of variance that
 // shows in a fraction f of runs is missed with probability (1 - f)^16 (1.5e-5 at f = 0.5).
 constexpr uint64_t k_confirm_runs = 16;
+// Runs, all of them, before an input whose first runs all failed is called broken (as explain
+// re-tests a cell that failed whole): a compiler that fails half its runs fails all of 2 + 8
+// with probability 0.1 %.
+constexpr uint64_t k_confirm_failure_runs = 8;
 
 struct Measure {
   uint64_t runs = 0;      // completed runs
@@ -85,6 +89,9 @@ public:
   // Runs `runs` compiles of `text` (all of them, or until the second outcome when `early`).
   Measure run(const std::string& text, uint64_t runs, bool early,
               engine::RunOutput* keep = nullptr);
+  // Runs all `runs` compiles of `text`, failures or not: the rate of a compiler that fails at
+  // random (run stops at two failures before any success, as a broken input should cost two).
+  Measure measure_all(const std::string& text, uint64_t runs);
   // Tests the candidates at once: for each, in order, whether it still varies as the original
   // did. `min_runs` raises each test's runs (a first test, whose "no" would end an external
   // reducer).
@@ -101,7 +108,7 @@ public:
 private:
   // Runs each text as its own call, all at once; their outputs in order.
   std::vector<engine::RunOutput> execute(const std::vector<std::string>& texts, uint64_t runs,
-                                         bool early);
+                                         bool early, bool stop_at_failures = true);
   bool same_kind(const Measure& m) const;
 
   engine::RunPlan m_base;

@@ -85,8 +85,11 @@ std::string summary_line(const BuildsResult& r) {
   size_t differ = r.kernels.size() - r.count(KernelStatus::same);
   std::string s =
       fmt::format("{} of {} kernel{} differ{} across {} builds", differ, r.kernels.size(),
-                  r.kernels.size() == 1 ? "" : "s", differ == 1 ? "s" : "", r.builds.size());
-  if (r.kernels.empty()) s = fmt::format("no kernel was captured in {} builds", r.builds.size());
+                  r.kernels.size() == 1 ? "" : "s", differ == 1 ? "s" : "", r.compared());
+  if (r.kernels.empty()) s = fmt::format("no kernel was captured in {} builds", r.compared());
+  if (r.compared() < 2)
+    s = fmt::format("nothing compared: {} of {} build{} left to compare", r.compared(),
+                    r.builds.size(), r.builds.size() == 1 ? "" : "s");
   if (differ) {
     std::string parts;
     for (KernelStatus st : k_statuses)
@@ -119,8 +122,9 @@ std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed)
   for (size_t b = 0; b < r.builds.size(); ++b) {
     const auto& i = r.builds[b];
     out += fmt::format("  build {:<3} {:<28} {:>6} compiles {:>6} kernels  {}\n", b + 1,
-                       i.pipeline_status == "unknown" ? "pipeline not seen"
-                                                      : "pipeline " + i.pipeline_status,
+                       !i.not_compared.empty()          ? "not compared"
+                       : i.pipeline_status == "unknown" ? "pipeline not seen"
+                                                        : "pipeline " + i.pipeline_status,
                        i.compiles, i.kernels, i.dir);
     for (size_t p = 0; p < i.problems.size() && p < 3; ++p)
       out += "            problem: " + i.problems[p] + "\n";
@@ -174,6 +178,8 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
                       {"kernels", i.kernels},
                       {"probes", i.probes},
                       {"problems", i.problems}});
+    if (!i.not_compared.empty()) builds.back()["not_compared"] = i.not_compared;
+    if (!i.status_problem.empty()) builds.back()["status_problem"] = i.status_problem;
   }
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : r.kernels) {

@@ -295,6 +295,56 @@ std::string xml_text(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// The length of kdet's own colour sequence at `s[i]` (ESC [ N;N... m, each N one kdet
+// paints with); 0 when there is none.
+size_t own_color_at(std::string_view s, size_t i) {
+  if (s.substr(i, 2) != "\x1b[") return 0;
+  size_t j = i + 2, start = j;
+  for (;; ++j) {
+    if (j == s.size()) return 0;
+    if (s[j] == ';' || s[j] == 'm') {
+      auto n = parse_u64(s.substr(start, j - start));
+      // reset, bold, dim, normal intensity, and the plain and bright foreground colours
+      bool known = n && (*n <= 2 || *n == 22 || (*n >= 30 && *n <= 39) || (*n >= 90 && *n <= 97));
+      if (!known) return 0;
+      if (s[j] == 'm') return j + 1 - i;
+      start = j + 1;
+    } else if (s[j] < '0' || s[j] > '9') {
+      return 0;
+    }
+  }
+}
+
+} // namespace
+
+std::string terminal_text(std::string_view s, bool keep_color) {
+  std::string out;
+  out.reserve(s.size());
+  uint32_t cp = 0;
+  for (size_t i = 0; i < s.size();) {
+    if (size_t own = keep_color ? own_color_at(s, i) : 0) {
+      out.append(s.substr(i, own));
+      i += own;
+      continue;
+    }
+    size_t n = utf8_sequence(s, i, cp);
+    if (n == 0) {
+      cp = static_cast<unsigned char>(s[i]);
+      n = 1;
+    }
+    i += n;
+    if ((cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f)
+      out += fmt::format("\\x{:02x}", cp);
+    else if (cp >= 0x80 && cp <= 0x9f)
+      out += fmt::format("\\u{:04x}", cp);
+    else
+      append_utf8(out, cp);
+  }
+  return out;
+}
+
 nlohmann::json utf8_safe_json(const nlohmann::json& j) {
   if (j.is_string()) {
     const auto& s = j.get_ref<const std::string&>();

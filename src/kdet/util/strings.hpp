@@ -70,4 +70,12 @@ std::string json_text(const nlohmann::json& j, int indent = 2);
 // Control Pictures sign (U+2400 + c) or U+FFFD, so the document always parses.
 std::string xml_text(std::string_view s);
 
+// Text from outside kdet (a capture folder's records, names, paths, compiler messages) made
+// safe to print on a terminal or into a CI log: bytes mapped as utf8_safe does, and every
+// control character but tab and newline shown as an escape, "\x1b" for C0 and DEL, "\u009b"
+// for C1, so that no escape sequence in the text can retitle a terminal, move its cursor or
+// hide lines. With `keep_color`, kdet's own colour sequences (ESC [ N m, N among reset, bold,
+// dim and the foreground colours) are kept; every other ESC is shown.
+std::string terminal_text(std::string_view s, bool keep_color = false);
+
 } // namespace kdet
