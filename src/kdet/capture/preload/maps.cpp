@@ -42,8 +42,11 @@ struct Out {
   const struct stat& st;
   bool ok = true;
   Out(int f, const struct stat& s) : fd(f), st(s) {}
+  unsigned long long written = 0;
   void flush() {
-    if (n && ok) ok = write_checked(fd, st, buf, n);
+    // Never past the pipeline's file size limit: a write there raises SIGXFSZ in its process.
+    if (n && ok) ok = fits_size_limit(written + n) && write_checked(fd, st, buf, n);
+    written += n;
     n = 0;
   }
   void add(const char* s, size_t len) {
