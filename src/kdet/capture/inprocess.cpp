@@ -212,6 +212,7 @@ std::vector<CompilerInside> compilers_inside(const MappedFiles& maps,
       it->second.pids.push_back(pid);
     }
   std::vector<CompilerInside> out;
+  out.reserve(found.size());
   for (auto& [path, ci] : found)
     out.push_back(std::move(ci));
   std::stable_sort(out.begin(), out.end(), [](const CompilerInside& a, const CompilerInside& b) {

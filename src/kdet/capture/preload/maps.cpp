@@ -121,7 +121,7 @@ void write_maps() {
   char path[PATH_MAX];
   size_t dl = std::strlen(dir);
   if (dl + 64 >= sizeof path) return;
-  std::memcpy(path, dir, dl);
+  std::memcpy(path, dir, dl + 1); // with its NUL
   std::memcpy(path + dl, "/maps", 6);
   ::mkdir(path, 0755); // EEXIST: another process made it
   int fd = -1;
