@@ -394,3 +394,38 @@ TEST_F(Builds, BuildFoldersThatAreLinksNestedUnfinishedOrMissingAreNamed) {
 
 } // namespace
 } // namespace kdet::capture
+
+namespace kdet::capture {
+namespace {
+
+// The next command of an input that differs names two builds whose inputs really differ
+// (builds 1 and 2 are the same here; build 3 differs), not the first two.
+TEST_F(Builds, NextNamesTwoBuildsThatDiffer) {
+  for (int b = 1; b <= 3; ++b)
+    nvvm(fmt::format("b{}", b), 1, 10, b == 3 ? "define void @k() { ; 3 }" : "define void @k() {}",
+         ptx("k", ""));
+  BuildsResult r = compare_builds({write("b1"), write("b2"), write("b3")});
+  const Kernel& k = find(r, "k");
+  ASSERT_EQ(k.status, KernelStatus::input_differs);
+  EXPECT_NE(k.next.find("/b1/bundles/"), std::string::npos) << k.next;
+  EXPECT_NE(k.next.find("/b3/bundles/"), std::string::npos) << k.next;
+  EXPECT_EQ(k.next.find("/b2/bundles/"), std::string::npos) << k.next;
+}
+
+// A compile that failed in every build is said, not passed off as "same".
+TEST_F(Builds, ACompileThatFailedInEveryBuildIsSaid) {
+  for (int b = 1; b <= 2; ++b) {
+    std::string d = fmt::format("b{}", b);
+    nvvm(d, 1, 10, "define void @bad() {}", ptx("bad", ""));
+    std::string& log = m_logs[d];
+    log.replace(log.find("\n1 result 0\n"), 12, "\n1 result 3\n");
+  }
+  BuildsResult r = compare_builds({write("b1"), write("b2")});
+  const Kernel& k = find(r, "bad");
+  EXPECT_TRUE(k.compile_failed);
+  ASSERT_FALSE(k.notes.empty());
+  EXPECT_NE(k.notes.back().find("failed in every build (return code 3)"), std::string::npos);
+}
+
+} // namespace
+} // namespace kdet::capture

@@ -1,6 +1,7 @@
 //===- capture/blobs.cpp - the bytes the preload stored ---------------------===//
 #include "kdet/capture/blobs.hpp"
 
+#include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
@@ -150,7 +151,20 @@ std::optional<std::string> BlobStore::get(const std::string& hash) const {
       std::string data;
       if (read_blob(loc, data) && artifact_hash(ArtifactForm::ptx, data) == hash) return data;
     }
+  if (auto it = m_files.find(hash); it != m_files.end()) {
+    std::string data;
+    try {
+      data = read_file(it->second);
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    if (artifact_hash(ArtifactForm::ptx, data) == hash || hash_bytes(data) == hash) return data;
+  }
   return std::nullopt;
+}
+
+void BlobStore::add_file(const std::string& hash, const std::string& path) {
+  m_files.emplace(hash, path);
 }
 
 std::string BlobStore::artifact_hash_of(const std::string& stored, ArtifactForm form) const {

@@ -45,6 +45,10 @@ public:
   // absent or damaged (there is nothing to hash).
   std::string artifact_hash_of(const std::string& stored, ArtifactForm form) const;
 
+  // Serves the file at `path` (a kept stage tap, capture/taps.hpp) under `hash`, its
+  // artifact hash: get() reads it when no pack holds that hash, and checks it again.
+  void add_file(const std::string& hash, const std::string& path);
+
 private:
   struct Location {
     std::string pack;
@@ -63,6 +67,7 @@ private:
   mutable std::map<std::string, std::vector<const std::vector<Location>*>> m_ptx;
   mutable std::map<std::string, std::string> m_named; // stored hash -> artifact hash
   mutable bool m_all_named = false;                   // every blob was given to name_ptx
+  std::map<std::string, std::string> m_files;         // tapped files by artifact hash
 };
 
 } // namespace kdet::capture

@@ -178,7 +178,7 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
   std::string raw = dir + "/raw";
   std::vector<Compile> compiles = read_records(raw, info.problems);
   blobs_out = std::make_unique<BlobStore>(raw, info.problems);
-  const BlobStore& blobs = *blobs_out;
+  BlobStore& blobs = *blobs_out;
   // PTX by its artifact hash: libNVVM's result (NUL included) and the file a pipeline wrote
   // of it for ptxas (NUL left out) are one hash, so they chain by plain equality.
   std::vector<Bundle> bundles = bundle_records(compiles, blobs);
@@ -299,7 +299,7 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
     k.first_inputs = k.stages.front().inputs;
     out.kernels.push_back(std::move(k));
   }
-  info.kernels = out.kernels.size();
+  add_tap_stages(dir, info, out, *blobs_out, compiles, bundles);
   return out;
 }
 
@@ -374,8 +374,10 @@ BuildsResult compare_builds(const std::vector<std::string>& dirs, std::vector<Bu
     if (sums[b].compared) sums[b] = summarize_build(dirs[b], infos[b], blobs[b]);
   // One build alone is no comparison: every kernel would be "the same in every build".
   if (compared_builds(sums) >= 2)
-    for (const auto& m : match_kernels(sums))
+    for (const auto& m : match_kernels(sums)) {
       r.kernels.push_back(judge(m, sums, blobs, infos));
+      refine(r.kernels.back(), blobs, infos);
+    }
   std::stable_sort(r.kernels.begin(), r.kernels.end(), [](const Kernel& a, const Kernel& b) {
     return status_rank(a.status) != status_rank(b.status)
                ? status_rank(a.status) < status_rank(b.status)

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/capture/inprocess.hpp"
 #include "kdet/diff/reach.hpp"
 
 #include <cstdint>
@@ -42,7 +43,9 @@ struct BuildInfo {
   std::string log; // the pipeline's log (capture --builds), "" when none
   size_t compiles = 0, bundles = 0, kernels = 0;
   size_t probes = 0; // compiles with no input and no output (`ptxas --version`): no kernel
-  std::vector<std::string> problems; // records or blobs that could not be read
+  std::vector<std::string> problems;  // records or blobs that could not be read
+  std::vector<CompilerInside> inside; // compilers in the files its processes mapped
+  size_t taps = 0;                    // stage files kept (DIR/build-K/taps)
   // Why this build is left out of the comparison ("" when it is compared): a build that did
   // not finish, a folder that is a link or holds no capture, records behind a link. It is
   // named as a failed build.
@@ -67,6 +70,8 @@ struct StageBuild {
   std::string lib_hash;                  // the content hash of the library or program
   std::map<std::string, std::vector<std::string>> outputs; // kind -> distinct hashes
   size_t compiles = 0;
+  std::string file;    // a tapped stage's file under the build folder ("taps/triton/...")
+  std::string made_by; // the unseen compilers that made an input no stage kdet saw made
 };
 
 // One stage of a kernel, aligned across builds.
@@ -76,6 +81,20 @@ struct Stage {
   std::string library; // the path of the library or program (first build that has it)
   std::string options; // normalized, joined by spaces
   std::vector<StageBuild> builds;
+  // How kdet saw it: "interposed" (a library call), "command" (a compiler command) or
+  // "tapped" (files the build wrote, capture/taps.hpp); a tapped stage's framework
+  // ("Triton"), its stage and the one before it ("ptx" from "llir"), and whether it is the
+  // frontend's (its input is the source, or it has none).
+  std::string seam, framework, label, from;
+  bool frontend = false;
+};
+
+// One distinct output of a varying stage, the builds that gave it, and how far it reaches
+// against the most common one.
+struct OutputSeen {
+  std::string hash;
+  std::vector<size_t> builds;
+  std::optional<diff::VariantReach> reach;
 };
 
 // How the first varying stage's outputs differ (kdet diff's classification).
@@ -105,6 +124,14 @@ struct Kernel {
   // How far the first varying stage's two outputs (difference) reach, when they are PTX or
   // cubins: filled by add_reaches, not by compare_builds.
   std::optional<diff::VariantReach> reach;
+  // A difference made inside the process, upstream of every stage kdet saw: the compilers
+  // kdet could not see into that were loaded there (then status is varies, never
+  // input-differs). Empty otherwise.
+  std::string made_inside;
+  bool compile_failed = false; // a stage failed (non-zero return code) in every build
+  // With more than two distinct outputs at the first varying stage: each, with its builds and
+  // reach (add_reaches).
+  std::vector<OutputSeen> outputs_seen;
 };
 
 struct BuildsResult {
@@ -114,6 +141,9 @@ struct BuildsResult {
   std::vector<std::string> caches;        // VAR=DIR set fresh for every build
   std::vector<std::string> failed_builds; // "build 2 (exited 7): its log DIR/build-2/pipeline.log"
   bool interrupted = false;
+  std::vector<std::string> artifacts; // --artifacts globs
+  std::vector<std::string> recorded;  // variables a framework tap records ("CUTE_DSL_ARCH=...")
+  std::vector<std::string> varied;    // --vary-builds factors, as applied
   size_t count(KernelStatus s) const;
   size_t compared() const; // the builds whose kernels were compared (not_compared empty)
 };

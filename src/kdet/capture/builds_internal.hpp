@@ -8,6 +8,7 @@
 
 #include "kdet/capture/blobs.hpp"
 #include "kdet/capture/builds.hpp"
+#include "kdet/capture/records.hpp"
 
 #include <map>
 #include <memory>
@@ -23,6 +24,14 @@ struct StageSummary {
   std::string kind, program, library, options, raw_options, lib_hash, bundle, inputs;
   std::map<std::string, std::vector<std::string>> outputs;
   size_t compiles = 0;
+  // How kdet saw it (builds_taps.cpp): "interposed", "command" or "tapped"; a tapped stage's
+  // framework, its stage and the one before ("llir" -> "ptx"), whether it is the frontend's,
+  // and its file under the build folder ("taps/triton/HASH/k.ptx").
+  std::string seam, framework, label, from, file;
+  bool frontend = false;
+  // The compilers kdet could not see into that were loaded where an input of this stage
+  // that no stage kdet saw made was made ("libtriton.so has an NVPTX back end").
+  std::string made_by;
 };
 
 // A kernel in one build.
@@ -49,6 +58,18 @@ size_t compared_builds(const std::vector<BuildSummary>& sums);
 
 // One kernel matched across builds: (build, index into that build's kernels).
 using Match = std::vector<std::pair<size_t, size_t>>;
+
+// Adds the build's stage taps (DIR/taps/index.tsv) to its kernels, as stages before the
+// captured compile that takes their output, or as kernels of their own; sets every stage's
+// seam and what made inputs no stage made (builds_taps.cpp). `blobs` learns the tapped files.
+void add_tap_stages(const std::string& dir, BuildInfo& info, BuildSummary& sum, BlobStore& blobs,
+                    const std::vector<Compile>& compiles, const std::vector<Bundle>& bundles);
+
+// After judge: a difference made inside the process is never the pipeline's input; the
+// next command names two builds that differ there; failed compiles are said
+// (builds_taps.cpp).
+void refine(Kernel& k, const std::vector<std::unique_ptr<BlobStore>>& blobs,
+            const std::vector<BuildInfo>& infos);
 
 // Matches the kernels of every build by key (builds_judge.cpp).
 std::vector<Match> match_kernels(const std::vector<BuildSummary>& sums);

@@ -274,6 +274,11 @@ std::vector<Stage> align_stages(const Match& m, const std::vector<BuildSummary>&
           st.program = s->program;
           st.library = s->library;
           st.options = s->options;
+          st.seam = s->seam;
+          st.framework = s->framework;
+          st.label = s->label;
+          st.from = s->from;
+          st.frontend = s->frontend;
         }
         StageBuild sb;
         sb.build = b;
@@ -285,6 +290,8 @@ std::vector<Stage> align_stages(const Match& m, const std::vector<BuildSummary>&
         sb.compiles = s->compiles;
         sb.raw_options = s->raw_options;
         sb.lib_hash = s->lib_hash;
+        sb.file = s->file;
+        sb.made_by = s->made_by;
         st.builds.push_back(std::move(sb));
       }
       stages.push_back(std::move(st));

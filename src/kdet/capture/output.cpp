@@ -13,6 +13,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <map>
+#include <set>
 #include <unistd.h>
 
 namespace kdet::capture {
@@ -246,9 +248,69 @@ nlohmann::json capture_json(const CaptureResult& r) {
   j["not_seen"] = not_seen;
   j["notes"] = notes_json(r.notes);
   j["children"] = children_json(r.children);
+  j["compilers_inside"] = nlohmann::json::array();
+  for (const auto& ci : r.inside)
+    j["compilers_inside"].push_back({{"path", ci.path},
+                                     {"inside", ci.inside},
+                                     {"seam", to_string(ci.seam)},
+                                     {"pids", ci.pids},
+                                     {"words", ci.words()}});
+  j["taps"] = r.taps;
   j["exit_code"] = capture_exit_code(r);
   return j;
 }
+
+void find_compilers_inside(const std::string& raw, CaptureResult& r) {
+  r.inside = compilers_inside(read_maps(raw, r.problems), r.compiles);
+}
+
+namespace {
+
+// The compilers kdet could not see into, what they may have made, and whether a build of
+// one compile per bundle can show variance at all.
+std::string inside_summary(const CaptureResult& r) {
+  std::string s;
+  size_t blind = 0;
+  for (const auto& ci : r.inside)
+    if (ci.seam == Seam::blind) {
+      ++blind;
+      s += fmt::format("  BLIND      {}: kdet cannot see the compiles inside it ({})\n", ci.words(),
+                       ci.path);
+    }
+  if (blind && r.compiles.empty())
+    s += "  warning    no compile was seen while a compiler kdet cannot see into was loaded:\n"
+         "             this capture is blind, not clean (exit 3); keep that compiler's own\n"
+         "             files with --builds N --artifacts GLOB (docs/CAPTURE.md, \"Stage taps\")\n";
+  // Inputs that look made by a compiler but were made by no compile kdet saw.
+  std::set<std::string> produced;
+  for (const auto& c : r.compiles)
+    for (const auto& o : c.outputs)
+      produced.insert(o.hash);
+  std::map<std::string, size_t> unseen;
+  for (const auto& c : r.compiles) {
+    bool ptx_in = std::any_of(c.inputs.begin(), c.inputs.end(), [&](const Input& in) {
+      return input_form(in) == ArtifactForm::ptx && !produced.count(in.hash);
+    });
+    if (!ptx_in) continue;
+    auto makers = unseen_makers(r.inside, c);
+    if (!makers.empty()) ++unseen[makers_words(makers)];
+  }
+  for (const auto& [words, n] : unseen)
+    s += fmt::format("  unseen     {} compile{} took PTX made inside the process, not by a compile "
+                     "kdet saw ({})\n",
+                     n, n == 1 ? "" : "s", words);
+  if (r.taps)
+    s += fmt::format("  taps       {} files kept in {}/taps (--artifacts)\n", r.taps, r.out_dir);
+  bool once = !r.bundles.empty() && std::all_of(r.bundles.begin(), r.bundles.end(),
+                                                [](const Bundle& b) { return b.compiles == 1; });
+  if (once)
+    s += "  unproven   every bundle compiled once in this build, so it cannot show variance:\n"
+         "             compare builds (kdet capture --builds 3 --out DIR -- CMD) or replay them\n"
+         "             (kdet scan DIR/manifest.toml)\n";
+  return s;
+}
+
+} // namespace
 
 std::string capture_summary(const CaptureResult& r) {
   std::string s =
@@ -289,6 +351,7 @@ std::string capture_summary(const CaptureResult& r) {
     s += "  warning    no compile was captured: the pipeline made none through a dynamically\n"
          "             loaded libNVVM, NVRTC or nvJitLink, nor ran a listed compiler command (a\n"
          "             statically linked library compiler cannot be seen)\n";
+  s += inside_summary(r);
   for (const auto& b : r.bundles) {
     if (!b.varies) continue;
     // By entry name first: the bundle id is where to find it.

@@ -1,6 +1,7 @@
 //===- capture/output.hpp - bundle folders, JSON and summary of a capture ---===//
 #pragma once
 
+#include "kdet/capture/inprocess.hpp"
 #include "kdet/capture/notes.hpp"
 #include "kdet/capture/records.hpp"
 
@@ -20,10 +21,15 @@ struct CaptureResult {
   bool finished = false; // --finish: bundles made later from OUT/raw; the pipeline was not seen
   std::vector<Compile> compiles;
   std::vector<Bundle> bundles;
-  std::vector<std::string> problems; // records that could not be read in full
-  std::vector<Note> notes;           // what the preload could not record (capture/notes)
-  ChildrenWait children;             // what the pipeline left running
+  std::vector<std::string> problems;  // records that could not be read in full
+  std::vector<Note> notes;            // what the preload could not record (capture/notes)
+  ChildrenWait children;              // what the pipeline left running
+  std::vector<CompilerInside> inside; // compilers in the files its processes mapped (RAW/maps)
+  size_t taps = 0;                    // --artifacts files kept in OUT/taps
 };
+
+// Reads RAW/maps and classifies the compilers the pipeline's processes had mapped.
+void find_compilers_inside(const std::string& raw, CaptureResult& r);
 
 // The kinds the issue names and whether this version captures them.
 struct KindInfo {

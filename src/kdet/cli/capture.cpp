@@ -11,6 +11,7 @@
 #include "kdet/capture/exec_records.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
+#include "kdet/capture/taps.hpp"
 #include "kdet/cli/annotations.hpp"
 #include "kdet/cli/capture_pipeline.hpp"
 #include "kdet/cli/main.hpp"
@@ -48,10 +49,12 @@ struct CaptureArgs {
   int builds = 0; // --builds N: N cold builds, compared kernel by kernel
   std::string junit, html, clean;
   bool warm = false;
-  bool annotations = false;      // --annotations
-  bool no_reach = false;         // --no-reach
-  std::vector<std::string> exec; // --exec NAME, beside the compilers always captured
-  double wait_children = 30;     // --wait-children SECONDS
+  bool annotations = false;           // --annotations
+  bool no_reach = false;              // --no-reach
+  std::vector<std::string> exec;      // --exec NAME, beside the compilers always captured
+  std::vector<std::string> artifacts; // --artifacts GLOB: the build's own stage files
+  std::vector<std::string> vary;      // --vary-builds FACTOR,...
+  double wait_children = 30;          // --wait-children SECONDS
   std::vector<std::string> command;
 };
 
@@ -115,6 +118,7 @@ int finish_capture(const CaptureArgs& a) {
   r.notes = capture::read_notes(raw, r.problems);
   capture::BlobStore blobs(raw, r.problems);
   r.bundles = capture::bundle_records(r.compiles, blobs);
+  capture::find_compilers_inside(raw, r);
   capture::note_missing_blobs(blobs, r.bundles, r.problems);
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
@@ -154,6 +158,11 @@ int do_capture(const CaptureArgs& a) {
       if (::mkdir((raw + "/" + sub).c_str(), 0755) != 0)
         throw Error::format("cannot create {}/{}: {}", raw, sub, std::strerror(errno));
   }
+  check_artifact_globs(a.artifacts);
+  if (!a.artifacts.empty() && a.out.empty())
+    throw Error("--artifacts keeps files in the capture folder: give --out DIR too");
+  std::string cwd = absolute_path(".");
+  capture::clear_artifacts(a.artifacts, cwd);
   engine::install_interrupt_handler(/*leave_terminal_sigint=*/true);
   capture::CaptureResult r;
   ExitStatus st = run_captured(tools, a.command, raw, {}, {{0, 0}, {1, 1}, {2, 2}}, r.seconds,
@@ -169,6 +178,11 @@ int do_capture(const CaptureArgs& a) {
   // Read without --out too: the report names PTX by its artifact hash, made from its bytes.
   capture::BlobStore blobs(raw, r.problems);
   r.bundles = capture::bundle_records(r.compiles, blobs);
+  capture::find_compilers_inside(raw, r);
+  if (out_fd.ok() && !a.artifacts.empty())
+    r.taps =
+        capture::keep_taps(out_fd.get(), a.out, absolute_path(a.out), a.artifacts, cwd, r.problems)
+            .size();
   // --out that cannot be written (a full file system) still gets the summary, and what the
   // pipeline lost with it, before the error.
   std::optional<Error> unwritten;
@@ -218,7 +232,7 @@ CaptureTools capture_tools(const std::vector<std::string>& exec) {
 ExitStatus run_captured(const CaptureTools& tools, const std::vector<std::string>& command,
                         const std::string& raw, const std::vector<std::string>& env_changes,
                         std::vector<std::pair<int, int>> fds, double& seconds,
-                        GuardReport* children) {
+                        GuardReport* children, const BuildVary* vary) {
   SpawnOptions opt;
   opt.argv = command;
   // The pipeline itself may be a listed compiler (kdet capture -- nvcc ...):
@@ -243,6 +257,11 @@ ExitStatus run_captured(const CaptureTools& tools, const std::vector<std::string
                                       "KDET_CAPTURE_SHIM=" + tools.shim,
                                       "LD_PRELOAD=" + perturb::preload_list({tools.lib})};
   changes.insert(changes.end(), env_changes.begin(), env_changes.end());
+  if (vary) {
+    changes.insert(changes.end(), vary->env.begin(), vary->env.end());
+    opt.disable_aslr = vary->disable_aslr;
+    opt.umask = vary->umask;
+  }
   opt.env = with_env_changes(current_environment(), changes);
   auto start = std::chrono::steady_clock::now();
   // A process the pipeline left that maps the preload (or is a command compile's
@@ -350,6 +369,19 @@ void add_capture(CLI::App& root, Action& action) {
       "--annotations", args->annotations,
       "Also write GitHub Actions annotations (::error file=...::message) to stderr, one per "
       "failure of the gate");
+  cmd->add_option("--artifacts", args->artifacts,
+                  "Keep the files the build writes that match GLOB (relative to the pipeline's "
+                  "working folder; removed before each build) as stages of their kernels "
+                  "(repeatable; docs/CAPTURE.md, \"Stage taps\")")
+      ->type_name("GLOB")
+      ->allow_extra_args(false);
+  cmd->add_option("--vary-builds", args->vary,
+                  "With --builds: vary these factors of kdet's between builds, one level in odd "
+                  "builds and another in even ones (comma-separated: aslr, umask, locale, tz, "
+                  "threads, env; docs/CAPTURE.md)")
+      ->type_name("FACTOR,...")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   cmd->add_flag("--warm", args->warm,
                 "With --builds: keep the kernel caches between builds (the report says so)");
   cmd->add_flag("--no-reach", args->no_reach,
@@ -363,6 +395,7 @@ void add_capture(CLI::App& root, Action& action) {
       for (auto [given, name] : {std::pair{!args->html.empty(), "--report-html"},
                                  {!args->clean.empty(), "--clean"},
                                  {args->warm, "--warm"},
+                                 {!args->vary.empty(), "--vary-builds"},
                                  {args->no_reach, "--no-reach"}})
         if (given) throw Error::format("{} is an option of kdet capture --builds N", name);
       action = [args] { return do_capture(*args); };
@@ -381,6 +414,8 @@ void add_capture(CLI::App& root, Action& action) {
     b.no_reach = args->no_reach;
     b.wait_children = args->wait_children;
     b.exec = args->exec;
+    b.artifacts = args->artifacts;
+    b.vary = args->vary;
     b.command = args->command;
     action = [b] { return do_capture_builds(b); };
   });

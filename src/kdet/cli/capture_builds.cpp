@@ -12,6 +12,7 @@
 #include "kdet/capture/builds.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
+#include "kdet/capture/taps.hpp"
 #include "kdet/cli/annotations.hpp"
 #include "kdet/cli/capture_pipeline.hpp"
 #include "kdet/cli/output.hpp"
@@ -146,6 +147,7 @@ bool run_clean(const std::string& cmd, int log_fd, std::string& why) {
 capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int dir_fd,
                              const std::string& abs_dir, int k, const std::vector<std::string>& env,
                              std::string& failure) {
+  BuildVary vary = vary_for(a.vary, k);
   std::string sub = fmt::format("build-{}", k);
   for (const char* part : {"/raw/records", "/raw/blobs", "/raw/notes"}) {
     Fd made(make_dirs_beneath(dir_fd, sub + part, 0755));
@@ -170,9 +172,9 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
   capture::CaptureResult cr;
   cr.children.seen = true;
   cr.children.limit_s = a.wait_children;
-  ExitStatus st =
-      run_captured(tools, a.command, abs_dir + "/" + sub + "/raw", env,
-                   {{0, -1}, {1, log.get()}, {2, log.get()}}, cr.seconds, &cr.children.report);
+  ExitStatus st = run_captured(tools, a.command, abs_dir + "/" + sub + "/raw", env,
+                               {{0, -1}, {1, log.get()}, {2, log.get()}}, cr.seconds,
+                               &cr.children.report, &vary);
   cr.command = a.command;
   cr.out_dir = info.dir;
   cr.pipeline_status = st.describe();
@@ -182,6 +184,7 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
   cr.notes = capture::read_notes(raw, cr.problems);
   capture::BlobStore blobs(raw, cr.problems);
   cr.bundles = capture::bundle_records(cr.compiles, blobs);
+  capture::find_compilers_inside(raw, cr);
   // Compiles lost, programs started without the preload, children killed: said per build.
   std::string lost = capture::notes_summary(cr.notes, cr.children);
   if (!lost.empty())
@@ -203,6 +206,18 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
 
 } // namespace
 
+void check_artifact_globs(const std::vector<std::string>& globs) {
+  for (const auto& g : globs) {
+    bool up = g == ".." || starts_with(g, "../") || g.find("/../") != std::string::npos ||
+              (g.size() >= 3 && g.compare(g.size() - 3, 3, "/..") == 0);
+    if (g.empty() || g[0] == '/' || up)
+      throw Error::format("--artifacts '{}': give a pattern relative to the pipeline's working "
+                          "folder, inside it (no leading '/', no '..'), e.g. --artifacts "
+                          "'out/*.ptx'",
+                          g);
+  }
+}
+
 int do_capture_builds(const BuildsArgs& a) {
   if (a.builds < 2 || a.builds > 100)
     throw Error::format("--builds {}: give 2 to 100 builds to compare", a.builds);
@@ -219,6 +234,8 @@ int do_capture_builds(const BuildsArgs& a) {
   rep.annotations = a.annotations;
   rep.no_reach = a.no_reach;
   check_report_paths(rep, a.out);
+  check_artifact_globs(a.artifacts);
+  std::vector<std::string> varied = check_vary(a.vary);
   Fd dir = prepare_builds_out(a.out);
   std::string abs_dir = absolute_path(a.out);
   engine::install_interrupt_handler(/*leave_terminal_sigint=*/true);
@@ -226,10 +243,18 @@ int do_capture_builds(const BuildsArgs& a) {
   std::vector<std::string> dirs;
   std::vector<capture::BuildInfo> infos;
   std::vector<std::string> failures;
-  std::vector<std::string> caches;
+  std::vector<std::string> caches, recorded;
+  std::string cwd = absolute_path(".");
+  std::set<std::string> tapped; // the frameworks whose files were kept
   for (int k = 1; k <= a.builds && !engine::interrupted(); ++k) {
     std::vector<std::string> env;
     if (!a.warm) env = caches = fresh_caches(dir.get(), abs_dir);
+    // Stage taps: each framework's dumps into a fresh folder, the --artifacts files of the
+    // previous build removed, so that nothing stale counts (capture/taps.hpp).
+    recorded.clear();
+    for (auto& e : capture::fresh_tap_folders(dir.get(), abs_dir, recorded))
+      env.push_back(std::move(e));
+    capture::clear_artifacts(a.artifacts, cwd);
     std::fprintf(stderr, "kdet capture: build %d of %d ...\n", k, a.builds);
     std::string failure;
     capture::BuildInfo info = run_build(a, tools, dir.get(), abs_dir, k, env, failure);
@@ -246,6 +271,13 @@ int do_capture_builds(const BuildsArgs& a) {
       failures.push_back(failure);
       std::fprintf(stderr, "kdet capture: FAILED %s; its last lines:\n%s", failure.c_str(),
                    log_tail(dir.get(), fmt::format("build-{}/pipeline.log", k), 15).c_str());
+    }
+    if (!engine::interrupted()) {
+      Fd sub(open_beneath(dir.get(), fmt::format("build-{}", k), O_RDONLY | O_DIRECTORY));
+      if (sub.ok())
+        for (const auto& t :
+             capture::keep_taps(sub.get(), info.dir, abs_dir, a.artifacts, cwd, info.problems))
+          tapped.insert(t.framework);
     }
     dirs.push_back(info.dir);
     infos.push_back(std::move(info));
@@ -273,6 +305,13 @@ int do_capture_builds(const BuildsArgs& a) {
   r.warm = a.warm;
   r.caches = caches;
   r.failed_builds.insert(r.failed_builds.begin(), failures.begin(), failures.end());
+  r.artifacts = a.artifacts;
+  // A framework's recorded variables, where its files were kept (CuTe DSL's CUTE_DSL_ARCH).
+  for (const auto& f : capture::framework_taps())
+    if (f.recorded && tapped.count(f.name))
+      for (const auto& v : recorded)
+        if (starts_with(v, std::string(f.recorded) + "=")) r.recorded.push_back(v);
+  r.varied = varied;
   r.interrupted = engine::interrupted() || static_cast<int>(dirs.size()) < a.builds;
   return write_reports(r, rep);
 }

@@ -11,6 +11,7 @@
 #include "kdet/util/exec.hpp"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,10 +37,23 @@ CaptureTools capture_tools(const std::vector<std::string>& exec);
 // interrupt ends the wait) and returns how it ended; throws kdet::Error when it cannot
 // be started. `seconds` gets its wall time. What the pipeline left is waited for
 // (tools.wait_children), then killed; `children` (when given) says what that was.
+// What --vary-builds sets for one build (cli/capture_vary.cpp).
+struct BuildVary {
+  std::vector<std::string> env;     // "K=V"
+  std::optional<bool> disable_aslr; // personality(ADDR_NO_RANDOMIZE)
+  std::optional<unsigned> umask;
+};
+
 ExitStatus run_captured(const CaptureTools& tools, const std::vector<std::string>& command,
                         const std::string& raw, const std::vector<std::string>& env_changes,
                         std::vector<std::pair<int, int>> fds, double& seconds,
-                        GuardReport* children = nullptr);
+                        GuardReport* children = nullptr, const BuildVary* vary = nullptr);
+
+// Checks --vary-builds FACTOR names (exit 2 naming the option); returns each factor's words
+// for the report ("aslr (on in odd builds, off in even)").
+std::vector<std::string> check_vary(const std::vector<std::string>& factors);
+// The levels of build `build` (1-based): one level in odd builds, the other in even ones.
+BuildVary vary_for(const std::vector<std::string>& factors, int build);
 
 // An ExitStatus as one exit code: the code, 128 + signal, or 125 when it never ran.
 int pipeline_exit_code(const ExitStatus& st);
@@ -53,8 +67,14 @@ struct BuildsArgs {
   bool no_reach = false;     // --no-reach
   double wait_children = 30; // --wait-children SECONDS
   std::vector<std::string> exec, command;
+  std::vector<std::string> artifacts; // --artifacts GLOB: the build's own stage files
+  std::vector<std::string> vary;      // --vary-builds FACTOR,...: kdet's factors per build
 };
 int do_capture_builds(const BuildsArgs& a);
+
+// Checks each --artifacts GLOB (relative to the pipeline's working folder, no `..`); throws
+// kdet::Error (exit 2) naming the option.
+void check_artifact_globs(const std::vector<std::string>& globs);
 
 // `kdet capture compare DIR...` (cli/capture_builds.cpp).
 // Registers it under `capture`; the chosen action goes to `action`.

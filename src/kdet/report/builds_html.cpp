@@ -6,6 +6,7 @@
 // and sorting by column; without it the page reads fully.
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/report/builds_inside.hpp"
 #include "kdet/report/builds_report.hpp"
 #include "kdet/report/scan_report.hpp"
 
@@ -69,8 +70,10 @@ std::string row(const Kernel& k) {
     stage = fmt::format("{}. {} {} <code>{}</code>", *k.first_varying + 1, xml_escape(st.kind),
                         xml_escape(st.program), xml_escape(st.options));
   }
+  if (std::string w = inside_varies_words(k, k.present.size()); !w.empty())
+    how = xml_escape(w) + "<br>";
   if (k.difference)
-    how = xml_escape(k.difference->output_kind + ": " + k.difference->summary);
+    how += xml_escape(k.difference->output_kind + ": " + k.difference->summary);
   else if (!k.input_detail.empty())
     how = xml_escape(k.input_detail);
   if (k.reach) how += "<br>reach: " + xml_escape(k.reach->summary);
@@ -124,6 +127,7 @@ std::string builds_to_html(const BuildsResult& r) {
   out += "</tbody></table>\n";
   for (const auto& f : r.failed_builds)
     out += "<p class=\"bad\">FAILED: " + xml_escape(f) + "</p>\n";
+  out += inside_html(r);
   out += "<h2>Kernels</h2>\n<table id=\"kernels\"><thead><tr><th>status</th><th>kernel</th>"
          "<th>target</th><th>first compiler</th><th>first varying stage</th><th>how</th>"
          "<th>final artifact</th><th>builds</th></tr></thead><tbody>\n";

@@ -1,6 +1,7 @@
 //===- report/builds_report.cpp - builds compared kernel by kernel -----------===//
 #include "kdet/report/builds_report.hpp"
 
+#include "kdet/report/builds_inside.hpp"
 #include "kdet/report/junit.hpp"
 #include "kdet/report/scan_report.hpp"
 #include "kdet/util/names.hpp"
@@ -56,7 +57,8 @@ std::string stage_words(const Kernel& k) {
 std::string kernel_detail(const Kernel& k) {
   switch (k.status) {
   case KernelStatus::varies: {
-    std::string s = "first varies at " + stage_words(k);
+    std::string s = inside_varies_words(k, k.present.size());
+    if (s.empty()) s = "first varies at " + stage_words(k);
     if (k.difference) {
       const auto& d = *k.difference;
       s += fmt::format("\n      {} {}: {}", d.output_kind,
@@ -65,6 +67,10 @@ std::string kernel_detail(const Kernel& k) {
                        d.summary);
     }
     if (k.reach) s += "\n      reach: " + k.reach->summary;
+    for (const auto& o : k.outputs_seen)
+      s += fmt::format("\n      output {} in build {}: {}", o.hash.substr(0, 16),
+                       builds_list(o.builds),
+                       o.reach ? "reach: " + o.reach->summary : std::string("the most common"));
     s += k.final_output_varies
              ? "\n      final artifact differs"
              : "\n      final artifact is the same in every build (the variance stops there)";
@@ -131,6 +137,7 @@ std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed)
   }
   for (const auto& f : r.failed_builds)
     out += paint("  FAILED    " + f, "31") + "\n";
+  out += inside_text(r);
   std::string line = summary_line(r);
   out += "  result    " +
          paint(line, r.kernels.size() == r.count(KernelStatus::same) ? "32" : "31") + "\n";
@@ -177,6 +184,7 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
                       {"bundles", i.bundles},
                       {"kernels", i.kernels},
                       {"probes", i.probes},
+                      {"taps", i.taps},
                       {"problems", i.problems}});
     if (!i.not_compared.empty()) builds.back()["not_compared"] = i.not_compared;
     if (!i.status_problem.empty()) builds.back()["status_problem"] = i.status_problem;
@@ -187,15 +195,24 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
     for (const auto& st : k.stages) {
       nlohmann::json per = nlohmann::json::array();
       for (const auto& sb : st.builds)
-        per.push_back({{"build", sb.build + 1},
-                       {"bundle", sb.bundle},
-                       {"compiles", sb.compiles},
-                       {"inputs", sb.input_hashes},
-                       {"outputs", sb.outputs}});
+        per.push_back(
+            {{"build", sb.build + 1},
+             {"bundle", sb.bundle},
+             {"compiles", sb.compiles},
+             {"inputs", sb.input_hashes},
+             {"outputs", sb.outputs},
+             {"file", sb.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.file)},
+             {"made_by",
+              sb.made_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.made_by)}});
       stages.push_back({{"kind", st.kind},
                         {"program", st.program},
                         {"library", st.library},
                         {"options", st.options},
+                        {"seam", st.seam},
+                        {"framework", st.framework},
+                        {"label", st.label},
+                        {"from", st.from},
+                        {"frontend", st.frontend},
                         {"builds", per}});
     }
     nlohmann::json first = nullptr;
@@ -231,8 +248,23 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
                                                                : nlohmann::json(k.input_detail)},
                        {"notes", k.notes},
                        {"next", k.next.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.next)},
-                       {"stages", stages}});
+                       {"stages", stages},
+                       {"made_inside", k.made_inside.empty() ? nlohmann::json(nullptr)
+                                                             : nlohmann::json(k.made_inside)},
+                       {"compile_failed", k.compile_failed}});
     if (k.reach) kernels.back()["reach"] = diff::to_json(*k.reach);
+    if (!k.outputs_seen.empty()) {
+      nlohmann::json seen = nlohmann::json::array();
+      for (const auto& o : k.outputs_seen) {
+        nlohmann::json ob = nlohmann::json::array();
+        for (size_t b : o.builds)
+          ob.push_back(b + 1);
+        seen.push_back({{"hash", o.hash},
+                        {"builds", ob},
+                        {"reach", o.reach ? diff::to_json(*o.reach) : nlohmann::json(nullptr)}});
+      }
+      kernels.back()["outputs_seen"] = seen;
+    }
   }
   nlohmann::json by_status = nlohmann::json::object();
   for (KernelStatus st : k_statuses)
@@ -260,7 +292,11 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
           {"interrupted", r.interrupted},
           {"summary", std::move(summary)},
           {"exit_code", builds_exit_code(r)},
-          {"kernels", kernels}};
+          {"kernels", kernels},
+          {"compilers_inside", inside_json(r)},
+          {"artifacts", r.artifacts},
+          {"recorded", r.recorded},
+          {"varied", r.varied}};
 }
 
 std::string builds_to_junit(const BuildsResult& r) {

@@ -22,7 +22,25 @@ std::string demangle_if_shorter(const std::string& name) {
   return s.size() < name.size() ? s : name;
 }
 
+// numba names a CUDA kernel _ZN6cudapy<module><function>B<abi tags>E<argument types>: the
+// function's own name ("saxpy") says what a reader needs; "" for any other name.
+std::string numba_kernel(const std::string& name) {
+  if (name.rfind("_ZN6cudapy", 0) != 0) return "";
+  size_t i = 3;
+  std::string last;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9') {
+    size_t n = 0;
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9')
+      n = n * 10 + static_cast<size_t>(name[i++] - '0');
+    if (n == 0 || i + n > name.size()) return "";
+    last = name.substr(i, n);
+    i += n;
+  }
+  return last == "cudapy" ? "" : last;
+}
+
 std::string display_name(const std::string& name, size_t width) {
+  if (std::string n = numba_kernel(name); !n.empty()) return n;
   std::string s = demangle_if_shorter(name);
   if (width == 0 || s.size() <= width || width < 16) return s;
   return s.substr(0, width - 12) + "..." + hash_bytes(name).substr(0, 8);

@@ -234,6 +234,7 @@ void note_unresolved(const char* path, const posix_spawn_file_actions_t* fa) {
 // Returns only when the shim could not be started (then the caller runs the
 // program itself: capture never stops a program from running).
 void exec_shim(const char* shim, const char* program, char* const argv[], char* const envp[]) {
+  write_maps(); // what made the command's input may be mapped here (maps.cpp)
   ShimArgv v(shim, program, argv);
   if (v.get()) g_execve(shim, v.get(), envp);
 }
@@ -242,6 +243,7 @@ void exec_shim(const char* shim, const char* program, char* const argv[], char* 
 int spawn_shim(const char* shim, pid_t* pid, const char* program,
                const posix_spawn_file_actions_t* fa, const posix_spawnattr_t* at,
                char* const argv[], char* const envp[]) {
+  write_maps();
   ShimArgv v(shim, program, argv);
   return v.get() ? g_spawn(pid, shim, fa, at, v.get(), envp) : -1;
 }

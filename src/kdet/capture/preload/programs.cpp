@@ -178,6 +178,7 @@ void begin_record(Prog* p, const char* kind, int slot, int fn, int n, const char
   }
   b.add("begin\n");
   if (!create_record(b, &p->rec)) p->rec = 0;
+  write_maps_at_first_compile();
   b.release();
 }
 

@@ -139,4 +139,10 @@ void set_capture_dir(const char* dir);
 // The calling thread's kernel id.
 long thread_id();
 
+// Writes the files this process has mapped executable to RAW/maps/PID-N.maps (maps.cpp),
+// for kdet to find the compilers built into them. Stack only; best effort.
+void write_maps();
+// The same, once per process: at its first recorded compile.
+void write_maps_at_first_compile();
+
 } // namespace kdet_capture
