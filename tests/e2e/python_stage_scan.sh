@@ -44,7 +44,7 @@ fi
   printf 'lib = "/dev/null"\n'
 } >"$T/bad.toml"
 expect_exit 2 "$KDET" scan "$T/bad.toml" --db "$T/bad.db"
-expect_output "bad.toml:7: compiler 'bad': a Python stage takes file"
+expect_output "bad.toml:8: compiler 'bad': a Python stage takes file"
 {
   printf 'inputs = ["words.txt"]\n[[compiler]]\nname = "nofn"\nbackend = "python"\nfile = "stages/heap_order.py"\n'
 } >"$T/nofn.toml"
