@@ -1,7 +1,7 @@
 # kdet's Python stage worker: the process a Python-hosted compiler stage runs in.
 #
 # kdet's worker process (`kdet __worker --backend python`, src/kdet/backend/python.cpp) starts it
-# as `PY -c <this file> FILE FUNCTION THREADS THREAD_SEED`, with requests on fd 3 and replies on
+# as `PY -B -c <this file> FILE FUNCTION THREADS THREAD_SEED`, with requests on fd 3 and replies on
 # fd 4 (stdout and stderr are the compiler's log). It imports FILE once and says hello; then, for
 # each request, applies the run's perturbation (environment, working folder, umask, CPUs, heap
 # churn, the chaos allocator's seed), calls FUNCTION(input_bytes, options_list) and replies with
@@ -10,16 +10,23 @@
 # Messages are a u64 length and a payload of u32/u64 numbers and u64-length-prefixed strings,
 # all little-endian, as the C++ side writes them. kdet embeds this file at build time; it also
 # imports as kdet_stage.worker (its functions are plain Python, for tests).
-import ctypes
-import faulthandler
-import importlib.util
-import os
-import platform
-import struct
 import sys
-import threading
-import time
-import traceback
+
+# Before any other import: `-c` put the working folder ('') first on sys.path, so every import
+# would list it (and cache its names, in heap blocks as many as the folder has files: a busy
+# folder such as /tmp gave fresh interpreters other heaps), and a module there would shadow the
+# standard library's.
+sys.path[:] = [p for p in sys.path if p not in ("", ".")]
+
+import ctypes  # noqa: E402
+import faulthandler  # noqa: E402
+import importlib.util  # noqa: E402
+import os  # noqa: E402
+import platform  # noqa: E402
+import struct  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
 
 REQUEST_FD = 3
 REPLY_FD = 4
@@ -189,7 +196,6 @@ def load_stage(path, function):
     folder = os.path.dirname(os.path.abspath(path))
     # As `python FILE` would: the stage's folder first; not the working folder, which a run's
     # cwd factor moves.
-    sys.path[:] = [p for p in sys.path if p not in ("", ".")]
     sys.path.insert(0, folder)
     stem = os.path.splitext(os.path.basename(path))[0]
     name = stem if stem.isidentifier() and stem not in sys.modules else "kdet_stage_module"

@@ -26,6 +26,14 @@ expect_exit 0 "$KDET" run "$W" --py "$D/heap_order.py:compile" --python "$PY" --
   --heap none --aslr off --hashseed fixed --unnamed natural -n 8 --seed 3
 expect_output 'DETERMINISTIC'
 
+# The working folder is not on the interpreter's path: a module there shadows none of the
+# worker's, and its listing (which a busy folder such as /tmp changes between runs) never shapes
+# a fresh interpreter's heap (it did: 1 run in 60 gave another order above).
+mkdir -p "$T/cwd"
+printf 'raise ImportError("the working folder was searched")\n' >"$T/cwd/platform.py"
+(cd "$T/cwd" && expect_exit 0 "$KDET" run "$W" --py "$D/exact.py:compile" --python "$PY" \
+  --process fresh --unnamed natural -n 2)
+
 # Python's hash seed: a set of str's order follows it, in fresh interpreters.
 expect_exit 1 "$KDET" run "$W" --py "$D/hash_order.py:compile" --python "$PY" --process fresh \
   --unnamed natural --hashseed vary -n 8 --seed 4

@@ -118,7 +118,10 @@ public:
     if (::pipe2(req, O_CLOEXEC) != 0 || ::pipe2(rep, O_CLOEXEC) != 0)
       throw Error::format("pipe: {}", std::strerror(errno));
     SpawnOptions o;
+    // -B: a stage's .pyc written by the first interpreter would make the next ones import
+    // otherwise (and allocate otherwise) than it did.
     o.argv = {exe,
+              "-B",
               "-c",
               k_worker_code,
               config.lib,
