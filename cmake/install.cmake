@@ -4,6 +4,7 @@
 #   P/lib/libkdet_cache.so, P/include/kdet_cache.h, P/lib/pkgconfig/kdet-cache.pc
 #   P/SITE/kdet_cache/  (the Python module, python/kdet_cache/; SITE: python3's site-packages or
 #                        dist-packages under P, else lib/python3/dist-packages; install_python.cmake)
+#   P/SITE/kdet_stage/  (the Python stage recipes of `kdet run --py`, python/kdet_stage/)
 #   P/share/man/man1/kdet.1, kdet-COMMAND.1           (help2man, from each command's --help)
 #   P/share/bash-completion/completions/kdet          (kdet completion bash)
 #   P/share/kdet/schemas/kdet.NAME.schema.json        (the JSON Schemas of --json, docs/schemas)
@@ -32,11 +33,12 @@ cmake_path(RELATIVE_PATH CMAKE_INSTALL_PREFIX BASE_DIRECTORY
 configure_file(${PROJECT_SOURCE_DIR}/cmake/kdet-cache.pc.in
   ${PROJECT_BINARY_DIR}/kdet-cache.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/kdet-cache.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
-# The importable module over libkdet_cache.so (it finds the library under the same prefix).
+# The importable module over libkdet_cache.so (it finds the library under the same prefix), and
+# the recipes of Python stages (`python3 -m kdet_stage NAME` prints one's file for --py).
 # Its folder is chosen at install time, when the prefix is known (cmake/install_python.cmake).
 install(CODE "set(KDET_PYDIR \"${KDET_INSTALL_PYTHONDIR}\")
 set(KDET_PYDIR_FALLBACK \"${CMAKE_INSTALL_LIBDIR}/python3/dist-packages\")
-set(KDET_PY_SRC \"${PROJECT_SOURCE_DIR}/python/kdet_cache\")")
+set(KDET_PY_SRC \"${PROJECT_SOURCE_DIR}/python/kdet_cache;${PROJECT_SOURCE_DIR}/python/kdet_stage\")")
 install(SCRIPT ${PROJECT_SOURCE_DIR}/cmake/install_python.cmake)
 
 # The licence travels with the binaries (Apache 2.0 asks that recipients get a copy), and the

@@ -1,10 +1,11 @@
-# Installs python/kdet_cache at `cmake --install` time (install(SCRIPT) from install.cmake), where
-# the prefix is known. With KDET_PYDIR empty (the default), the folder is the first of
-# python3's own sys.path entries (site-packages or dist-packages) under the prefix, asked of
-# python3 on PATH and then /usr/bin/python3, so that `import kdet_cache` works with no variable
-# (/usr/local/lib/python3.11/dist-packages for /usr/local on Debian, a venv's site-packages for
-# the venv's prefix); else PREFIX/lib/python3/dist-packages, which then goes on PYTHONPATH.
-# Set by install.cmake: KDET_PYDIR, KDET_PYDIR_FALLBACK, KDET_PY_SRC.
+# Installs python/kdet_cache and python/kdet_stage at `cmake --install` time (install(SCRIPT)
+# from install.cmake), where the prefix is known. With KDET_PYDIR empty (the default), the
+# folder is the first of python3's own sys.path entries (site-packages or dist-packages) under
+# the prefix, asked of python3 on PATH and then /usr/bin/python3, so that `import kdet_cache`
+# works with no variable (/usr/local/lib/python3.11/dist-packages for /usr/local on Debian, a
+# venv's site-packages for the venv's prefix); else PREFIX/lib/python3/dist-packages, which then
+# goes on PYTHONPATH.
+# Set by install.cmake: KDET_PYDIR, KDET_PYDIR_FALLBACK, KDET_PY_SRC (the module folders).
 set(_dir "${KDET_PYDIR}")
 if(NOT _dir)
   set(_dir "${KDET_PYDIR_FALLBACK}")
@@ -21,5 +22,5 @@ if(NOT _dir)
     endif()
   endforeach()
 endif()
-file(INSTALL "${KDET_PY_SRC}" DESTINATION "${CMAKE_INSTALL_PREFIX}/${_dir}"
+file(INSTALL ${KDET_PY_SRC} DESTINATION "${CMAKE_INSTALL_PREFIX}/${_dir}"
   FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)

@@ -18,7 +18,8 @@ cmake --install "$KDET_BINARY_DIR" --strip --prefix "$P" >"$T/install.log" 2>&1 
 }
 for f in bin/kdet lib/kdet/libkdet_chaos.so lib/kdet/libkdet_capture.so lib/kdet/kdet-exec-shim \
   lib/libkdet_cache.so include/kdet_cache.h lib/pkgconfig/kdet-cache.pc \
-  lib/python3/dist-packages/kdet_cache/__init__.py share/bash-completion/completions/kdet; do
+  lib/python3/dist-packages/kdet_cache/__init__.py lib/python3/dist-packages/kdet_stage/llvmlite_ptx.py \
+  share/bash-completion/completions/kdet; do
   [[ -e $P/$f ]] || fail "$f not installed"
 done
 # The licence goes with the binaries (Apache 2.0, section 4(a): recipients get a copy), and the

@@ -16,6 +16,7 @@ TEST(BackendKind, EverySpellingRoundTrips) {
   }
   EXPECT_STREQ(backend::to_string(Kind::exec), "exec");
   EXPECT_STREQ(backend::to_string(Kind::nvjitlink), "nvjitlink");
+  EXPECT_STREQ(backend::to_string(Kind::python), "python");
 }
 
 TEST(BackendKind, UnknownSpellingsAreRefused) {
@@ -30,7 +31,7 @@ TEST(BackendKind, ErrorNamesTheOptionAndTheValidKinds) {
   } catch (const Error& e) {
     std::string m = e.what();
     EXPECT_NE(m.find("--backend 'ptxas'"), std::string::npos) << m;
-    EXPECT_NE(m.find("nvvm, nvrtc, nvjitlink or exec"), std::string::npos) << m;
+    EXPECT_NE(m.find("nvvm, nvrtc, nvjitlink, exec or python"), std::string::npos) << m;
     EXPECT_EQ(e.exit_code(), 2);
   }
 }

@@ -193,3 +193,37 @@ TEST(Factors, HostFactorsFixAndVary) {
   EXPECT_EQ(hosts.size(), 32u);
   EXPECT_GT(envs.size(), 8u); // several TZ and HOME values
 }
+
+// Python's hash seed: a factor of Python stages alone, across processes; fixed is 0 in every
+// worker, vary a seeded value per run (a fresh interpreter's) and one per session for workers
+// that live on.
+TEST(Factors, HashSeedReachesPythonStagesAlone) {
+  const FactorInfo& h = factor("hashseed");
+  EXPECT_EQ(h.regime, Regime::across);
+  EXPECT_TRUE(reaches(h, false, true));
+  EXPECT_FALSE(reaches(h, false, false));
+  EXPECT_FALSE(reaches(h, true, false));
+  EXPECT_FALSE(reaches(factor("path"), false, true));
+  EXPECT_TRUE(reaches(factor("heap"), false, true));
+  Setting s;
+  EXPECT_EQ(s.hashseed, Level::inherit);
+  auto has = [](const std::vector<std::string>& env, const std::string& prefix) {
+    for (const auto& e : env)
+      if (e.rfind(prefix, 0) == 0) return e;
+    return std::string();
+  };
+  EXPECT_EQ(has(plan_launch(s, ctx()).env, "PYTHONHASHSEED="), "");
+  EXPECT_EQ(has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED="), "");
+  s.hashseed = Level::fixed;
+  EXPECT_EQ(has(plan_launch(s, ctx()).env, "PYTHONHASHSEED="), "PYTHONHASHSEED=0");
+  EXPECT_EQ(has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED="), "");
+  s.hashseed = Level::vary;
+  std::string a = has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED=");
+  EXPECT_NE(a, "");
+  EXPECT_NE(a, "PYTHONHASHSEED=0");
+  EXPECT_EQ(a, has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED="));
+  EXPECT_NE(a, has(plan_run(s, ctx(), 1, 2).env, "PYTHONHASHSEED="));
+  EXPECT_NE(has(plan_launch(s, ctx()).env, "PYTHONHASHSEED="), "");
+  s.process = ProcessMode::same;
+  EXPECT_EQ(unreachable_factors(s, false), (std::vector<std::string>{"aslr", "pid", "hashseed"}));
+}

@@ -20,6 +20,7 @@ protected:
     write_file_atomic(m_dir + "/b.ll", "; b\n");
     m_lib = m_dir + "/libfake.so";
     write_file_atomic(m_lib, "not really a library");
+    write_file_atomic(m_dir + "/stage.py", "def compile(data, options):\n    return data\n");
   }
   void TearDown() override { remove_tree(m_dir); }
 
@@ -70,6 +71,20 @@ TEST_F(ScanManifestTest, ParsesAGoodManifest) {
   EXPECT_NE(scan::find_expectation(m, "a.ll", "old", "80", "O3"), nullptr);
   EXPECT_EQ(scan::find_expectation(m, "a.ll", "new", "80", "O3"), nullptr);
   EXPECT_EQ(scan::find_expectation(m, "b.ll", "old", "80", "O3"), nullptr);
+}
+
+// A Python stage: its file relative to the manifest, its function, the interpreter found.
+TEST_F(ScanManifestTest, ParsesAPythonStage) {
+  scan::Manifest m = parse("inputs = [\"a.ll\"]\n[[compiler]]\nname = \"py\"\nbackend = "
+                           "\"python\"\nfile = \"stage.py\"\nfunction = \"compile\"\n");
+  ASSERT_EQ(m.compilers.size(), 1u);
+  const auto& c = m.compilers[0].config;
+  EXPECT_EQ(c.kind, backend::Kind::python);
+  EXPECT_EQ(c.lib, m_dir + "/stage.py");
+  EXPECT_EQ(c.function, "compile");
+  EXPECT_FALSE(c.python.empty());
+  EXPECT_EQ(m.compilers[0].target_option, "");
+  EXPECT_EQ(m.setting.process, perturb::ProcessMode::both);
 }
 
 TEST_F(ScanManifestTest, JobsAreStableAndShardsPartitionThem) {
@@ -133,7 +148,8 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
       {"compiler without name", "inputs = [\"a.ll\"]\n[[compiler]]\nbackend = \"nvvm\"\n",
        "m.toml:2: [[compiler]] needs 'name'"},
       {"bad backend", "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"gcc\"\n",
-       "m.toml:4: compiler 'c': backend 'gcc' is not valid; use nvvm, nvrtc, nvjitlink or exec"},
+       "m.toml:4: compiler 'c': backend 'gcc' is not valid; use nvvm, nvrtc, nvjitlink, exec or "
+       "python"},
       {"unknown compiler key", "inputs = [\"a.ll\"]\n" + comp + "flavour = \"x\"\n",
        "m.toml:6: unknown key 'flavour' in [[compiler]]; valid keys:"},
       {"duplicate compiler", "inputs = [\"a.ll\"]\n" + comp + comp,
@@ -141,6 +157,26 @@ TEST_F(ScanManifestTest, EachKindOfErrorNamesFileLineAndWhatIsValid) {
       {"missing lib",
        "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\nlib = \"nope.so\"\n",
        "m.toml:5: compiler 'c': lib"},
+      {"python with lib",
+       "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"python\"\nfile = "
+       "\"stage.py\"\nfunction = \"compile\"\nlib = \"libfake.so\"\n",
+       "m.toml:7: compiler 'c': a Python stage takes file"},
+      {"python without function",
+       "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"python\"\nfile = "
+       "\"stage.py\"\n",
+       "compiler 'c' needs 'function'"},
+      {"python file missing",
+       "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"python\"\nfile = "
+       "\"none.py\"\nfunction = \"compile\"\n",
+       "m.toml:5: compiler 'c': file "},
+      {"python function not a name",
+       "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"python\"\nfile = "
+       "\"stage.py\"\nfunction = \"a.b\"\n",
+       "m.toml:6: compiler 'c': function 'a.b' is not a Python function name"},
+      {"file for nvvm",
+       "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"nvvm\"\nfile = "
+       "\"stage.py\"\n",
+       "m.toml:5: compiler 'c': file is for backend python, not nvvm"},
       {"exec without command",
        "inputs = [\"a.ll\"]\n[[compiler]]\nname = \"c\"\nbackend = \"exec\"\n", "needs command ="},
       {"exec program absent",

@@ -65,6 +65,8 @@ const char* to_string(Kind k) {
     return "nvjitlink";
   case Kind::exec:
     return "exec";
+  case Kind::python:
+    return "python";
   }
   return "?";
 }
@@ -77,7 +79,7 @@ std::optional<Kind> parse_kind(std::string_view s) {
 
 Kind parse_kind(std::string_view s, const std::string& what) {
   if (auto k = parse_kind(s)) return *k;
-  throw Error::format("{} '{}' is not valid; use nvvm, nvrtc, nvjitlink or exec", what, s);
+  throw Error::format("{} '{}' is not valid; use nvvm, nvrtc, nvjitlink, exec or python", what, s);
 }
 
 Kind backend_for_extension(const std::string& path) {
@@ -130,6 +132,7 @@ std::unique_ptr<Backend> make_nvvm_backend(const BackendConfig& config);
 std::unique_ptr<Backend> make_nvrtc_backend(const BackendConfig& config);
 std::unique_ptr<Backend> make_nvjitlink_backend(const BackendConfig& config);
 std::unique_ptr<Backend> make_exec_backend(const BackendConfig& config);
+std::unique_ptr<Backend> make_python_backend(const BackendConfig& config);
 
 std::unique_ptr<Backend> load_backend(const BackendConfig& config) {
   switch (config.kind) {
@@ -141,6 +144,8 @@ std::unique_ptr<Backend> load_backend(const BackendConfig& config) {
     return make_nvjitlink_backend(config);
   case Kind::exec:
     return make_exec_backend(config);
+  case Kind::python:
+    return make_python_backend(config);
   }
   throw Error::format("unknown backend kind {}", static_cast<int>(config.kind));
 }

@@ -21,10 +21,12 @@
 
 namespace kdet::backend {
 
-// Which compiler interface a backend drives: three libraries loaded in a worker, or
-// any command run as a child process.
-enum class Kind { nvvm, nvrtc, nvjitlink, exec };
-inline constexpr Kind k_kinds[] = {Kind::nvvm, Kind::nvrtc, Kind::nvjitlink, Kind::exec};
+// Which compiler interface a backend drives: three libraries loaded in a worker, any
+// command run as a child process, or a Python function called in an interpreter the worker
+// keeps (backend/python.cpp).
+enum class Kind { nvvm, nvrtc, nvjitlink, exec, python };
+inline constexpr Kind k_kinds[] = {Kind::nvvm, Kind::nvrtc, Kind::nvjitlink, Kind::exec,
+                                   Kind::python};
 
 // The one spelling of a kind, used in options, manifests, worker argv, JSON and messages.
 const char* to_string(Kind k);
@@ -32,13 +34,14 @@ const char* to_string(Kind k);
 // The kind spelt `s` (as to_string writes it); nullopt for anything else.
 std::optional<Kind> parse_kind(std::string_view s);
 
-// The kind spelt `s`, or an Error "`what` 'S' is not valid; use nvvm, nvrtc, nvjitlink or exec".
+// The kind spelt `s`, or an Error "`what` 'S' is not valid; use nvvm, nvrtc, nvjitlink, exec or
+// python".
 Kind parse_kind(std::string_view s, const std::string& what);
 
 // What makes two compilers "the same": file, content hash, reported version.
 struct Identity {
-  std::string backend;      // nvvm, nvrtc, nvjitlink, exec
-  std::string path;         // library or program path, resolved
+  std::string backend;      // nvvm, nvrtc, nvjitlink, exec, python
+  std::string path;         // library, program or Python stage file path, resolved
   std::string content_hash; // XXH3-128 of that file
   std::string version;      // what the compiler reports ("libNVVM 2.0"); empty from exec workers
 };
@@ -90,6 +93,10 @@ struct CompileResult {
   std::string log;    // compiler log / stderr (capped)
   std::string detail; // kdet's one-line description ("nvvmCompileProgram: NVVM_ERROR_COMPILATION")
   std::vector<Artifact> artifacts;
+  // A compiler in a process the backend keeps (python): its CPU time for this compile and the
+  // time its heap churn took there (the worker reports them instead of its own). Never sent.
+  uint64_t kept_cpu_ns = 0;
+  uint64_t kept_churn_ns = 0;
 };
 
 // One input of a compile besides the main one (a replayed bundle's other inputs),
@@ -128,6 +135,15 @@ struct CompileRequest {
   std::string hostname, domainname; // in the worker's own UTS namespace (empty: unchanged)
   uint64_t max_output = UINT64_MAX; // larger artifacts make the outcome output_too_large
   std::vector<InputPart> parts;     // further inputs after `input` (empty for a single input)
+  // The heap factors for a backend whose compiler lives in a process it keeps (python): applied
+  // there before the compile, not in the worker. The worker fills them from its request; never
+  // sent.
+  struct KeptHeap {
+    bool churn = false;
+    uint64_t churn_seed = 0;
+    bool chaos_reseed = false;
+    uint64_t chaos_seed = 0;
+  } kept_heap;
 };
 
 class Backend {
@@ -143,6 +159,14 @@ struct BackendConfig {
   std::string lib;        // library path (empty: default search)
   std::string command;    // exec template
   std::string output_ext; // exec: extension of {output}
+  // python: `lib` is the stage's file, `function` the function in it that is called per compile,
+  // `python` the interpreter (empty: python3 on PATH).
+  std::string function;
+  std::string python;
+  // python: kdet's allocating threads (the threads factor), started inside the interpreter; the
+  // worker sets them from its own arguments.
+  int threads = 0;
+  uint64_t thread_seed = 0;
 };
 
 // A success that produced no bytes at all (no artifact, or only empty ones) becomes

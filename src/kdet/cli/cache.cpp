@@ -177,6 +177,9 @@ int do_compile(CompileCmd& a) {
                           a.compile.options, a.compile.command);
   engine::RunPlan plan;
   resolve_compile_args(a.compile, plan);
+  if (plan.backend.kind == backend::Kind::python)
+    throw Error("kdet cache compile does not take a Python stage (--py): its output is not "
+                "cached; use kdet run --py");
   cache::Store store(cache::resolve_cache_dir(a.cache.dir));
   engine::install_interrupt_handler();
   cache::CompileOutcome o = cache::cached_compile(store, make_job(a.cache, plan));

@@ -62,6 +62,8 @@ std::string run_command(const ReduceArgs& a, const std::string& input, uint64_t 
   if (!a.compile.command.empty()) argv.insert(argv.end(), {"--cmd", a.compile.command});
   if (!a.compile.output_ext.empty())
     argv.insert(argv.end(), {"--output-ext", a.compile.output_ext});
+  if (!a.compile.py.empty()) argv.insert(argv.end(), {"--py", a.compile.py});
+  if (!a.compile.python.empty()) argv.insert(argv.end(), {"--python", a.compile.python});
   for (const auto& [name, value] : a.factors.values)
     if (!value.empty()) argv.insert(argv.end(), {"--" + name, value});
   for (const auto& e : a.factors.env)
@@ -243,6 +245,7 @@ void add_reduce(CLI::App& root, Action& action) {
       "  kdet reduce kernel.ll -o small.ll -- -arch=compute_90a -opt=3\n"
       "  kdet reduce k.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}' -o s.ptx\n"
       "  kdet reduce k.cu -o small.cu -j 2 -- -arch=compute_90a   (C++ and CUDA C++: cvise)\n"
+      "  kdet reduce k.ll --py stage.py:compile -o small.ll   (a Python stage is the oracle's)\n"
       "  kdet reduce capture/bundles/ID -o small.ll     (a capture bundle brings its setting)\n"
       "Writes SMALL after every accepted step (an interrupt keeps it; exit 130) and, at the end,\n"
       "SMALL.repro/ (README.md with the kdet run command and the rate, run/, diff.txt).\n"

@@ -145,6 +145,8 @@ void add_run(CLI::App& root, Action& action) {
       "  kdet run kernel.ll --process fresh --aslr off --heap none -- -arch=compute_90a\n"
       "  kdet run kernel.cu --max-rate 0.01 --jobs 2 -- -arch=sm_90\n"
       "  kdet run kernel.ptx --backend exec --cmd 'ptxas -arch=sm_90a {input} -o {output}'\n"
+      "  kdet run kernel.mlir --py stage.py:compile --process same -n 360   (a Python-hosted\n"
+      "                            stage, called in one interpreter per worker; docs/PYTHON.md)\n"
       "  kdet run cap/bundles/ID   (a kdet capture bundle: its library, input and options; says\n"
       "                            whether the captured output came back)\n"
       "Defaults: every factor not named on the command line is varied, in the regime where it\n"

@@ -1,6 +1,7 @@
 #include "kdet/cli/run_options.hpp"
 
 #include "kdet/backend/exec_template.hpp"
+#include "kdet/backend/python_stage.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
@@ -9,6 +10,9 @@
 #include "kdet/util/stream.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <fmt/format.h>
 #include <random>
 #include <sys/stat.h>
@@ -24,7 +28,8 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
   cmd->add_option("compiler_options", a.options,
                   "Options after -- go to the compiler (e.g. -arch=compute_90a -opt=3)");
   cmd->add_option("--backend,-b", a.backend,
-                  "nvvm, nvrtc, nvjitlink or exec (default: from the input's extension)")
+                  "nvvm, nvrtc, nvjitlink, exec or python (default: from the input's extension; "
+                  "python with --py)")
       ->check(CLI::IsMember([] {
         std::vector<std::string> names;
         for (auto k : backend::k_kinds)
@@ -45,6 +50,11 @@ void add_compile_options(CLI::App* cmd, CompileArgs& a) {
           "", "command"));
   cmd->add_option("--output-ext", a.output_ext,
                   "exec: extension given to {output} (e.g. cubin, o, ptx)");
+  cmd->add_option("--py", a.py,
+                  "A Python-hosted stage, FILE.py:FUNCTION: FUNCTION(input_bytes, options) returns "
+                  "the output's bytes; a worker's interpreter imports FILE once and calls it per "
+                  "run (docs/PYTHON.md)");
+  cmd->add_option("--python", a.python, "The interpreter for --py (default: python3 on PATH)");
   cmd->add_option("--timeout", a.timeout_seconds,
                   "Seconds before a compile counts as hung and is killed "
                   "(default 300; 0 = never)")
@@ -69,6 +79,21 @@ void add_factor_options(CLI::App* cmd, FactorArgs& a) {
                   "(default: random, printed)");
 }
 
+void resolve_python_stage(const CompileArgs& a, backend::BackendConfig& b) {
+  if (a.py.empty()) throw Error("--backend python needs --py FILE.py:FUNCTION, the stage to call");
+  if (!a.lib.empty() || !a.command.empty())
+    throw Error::format("{} is not for a Python stage; --py FILE.py:FUNCTION names it",
+                        a.lib.empty() ? "--cmd" : "--lib");
+  std::string file, fn;
+  if (!backend::split_python_spec(a.py, file, fn))
+    throw Error::format("--py {}: expected FILE.py:FUNCTION, e.g. --py stage.py:compile", a.py);
+  if (std::string why = backend::python_stage_config(file, fn, a.python, b); !why.empty()) {
+    const bool interpreter = why.rfind("interpreter", 0) == 0 && !a.python.empty();
+    throw Error::format("{} {}: {}", interpreter ? "--python" : "--py",
+                        interpreter ? a.python : a.py, why);
+  }
+}
+
 void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
   if (::access(a.input.c_str(), R_OK) != 0)
     throw Error::format("input {}: {}", a.input, std::strerror(errno));
@@ -76,12 +101,18 @@ void resolve_compile_args(const CompileArgs& a, engine::RunPlan& plan) {
   auto& b = plan.backend;
   // Parsed here, once: past this point the backend is a Kind, never a string.
   b.kind = !a.backend.empty()   ? backend::parse_kind(a.backend, "--backend")
+           : !a.py.empty()      ? backend::Kind::python
            : !a.command.empty() ? backend::Kind::exec
                                 : backend::backend_for_extension(a.input);
   b.lib = a.lib.empty() ? "" : absolute_path(a.lib);
   b.command = a.command;
   b.output_ext = backend::check_output_ext(a.output_ext, "--output-ext");
-  if (b.kind == backend::Kind::exec) {
+  if (b.kind != backend::Kind::python && (!a.py.empty() || !a.python.empty()))
+    throw Error::format("{} is for a Python stage (--backend python), not {}",
+                        a.py.empty() ? "--python" : "--py", backend::to_string(b.kind));
+  if (b.kind == backend::Kind::python) {
+    resolve_python_stage(a, b);
+  } else if (b.kind == backend::Kind::exec) {
     if (a.command.empty())
       throw Error(
           "--backend exec needs --cmd, e.g. --cmd 'ptxas -arch=sm_90a {input} -o {output}'");

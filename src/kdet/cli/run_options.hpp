@@ -21,6 +21,8 @@ struct CompileArgs {
   std::string lib;
   std::string command;
   std::string output_ext;
+  std::string py;     // --py FILE.py:FUNCTION (a Python stage)
+  std::string python; // --python PY (its interpreter)
   double timeout_seconds = 300;
   std::string max_output;           // empty: engine::k_default_max_output
   std::vector<std::string> options; // after --
@@ -39,6 +41,9 @@ void add_compile_options(CLI::App* cmd, CompileArgs& args);
 // Registers --NAME for every factor of the registry, plus --env and --seed.
 void add_factor_options(CLI::App* cmd, FactorArgs& args);
 
+// A Python stage's backend from --py FILE.py:FUNCTION and --python (the file absolute, the
+// interpreter found in PATH); throws Error naming the option at fault.
+void resolve_python_stage(const CompileArgs& args, backend::BackendConfig& config);
 // Fill the plan's input, backend, options and timeout; throws Error naming the option at fault.
 void resolve_compile_args(const CompileArgs& args, engine::RunPlan& plan);
 // Fill the plan's setting (after resolve_compile_args: defaults depend on the backend).

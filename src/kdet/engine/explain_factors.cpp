@@ -99,12 +99,13 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
                                     std::vector<std::string>* left_out,
                                     std::vector<std::string>* untestable) {
   bool exec = base.backend.kind == backend::Kind::exec;
+  bool python = base.backend.kind == backend::Kind::python;
   perturb::Context ctx;
   perturb::find_preload_libraries(ctx);
   std::vector<Factor> all;
   for (const auto& info : perturb::factor_registry()) {
     if (info.name == "env-vary") continue; // one factor per declared variable, below
-    if (exec && !info.exec) continue;
+    if (!perturb::reaches(info, exec, python)) continue;
     std::string varied = info.varied;
     if (info.name == "heap") {
       // chaos moves every block (and reaches exec compilers); churn only the worker's heap.

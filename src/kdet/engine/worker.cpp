@@ -107,6 +107,10 @@ bool WorkerProcess::launch(const WorkerLaunch& launch, std::string& error) {
     opt.argv.insert(opt.argv.end(), {"--cmd", launch.backend.command});
   if (!launch.backend.output_ext.empty())
     opt.argv.insert(opt.argv.end(), {"--ext", launch.backend.output_ext});
+  if (!launch.backend.function.empty())
+    opt.argv.insert(opt.argv.end(), {"--function", launch.backend.function});
+  if (!launch.backend.python.empty())
+    opt.argv.insert(opt.argv.end(), {"--python", launch.backend.python});
   if (launch.threads > 0) {
     opt.argv.insert(opt.argv.end(), {"--threads", std::to_string(launch.threads), "--thread-seed",
                                      std::to_string(launch.thread_seed)});

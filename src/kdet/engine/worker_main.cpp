@@ -1,9 +1,9 @@
 //===- engine/worker_main.cpp - the worker process ---------------------------===//
 //
 // Started by the driver as `kdet __worker --backend K [--lib PATH] [--cmd T]
-// [--ext E] [--threads N --thread-seed S]` with requests on fd 3 and answers
-// on fd 4. The arguments and environment are the same for every worker of a
-// session, so fresh workers reach the compile call in the same state.
+// [--ext E] [--function F --python PY] [--threads N --thread-seed S]` with requests on fd 3 and
+// answers on fd 4. The arguments and environment are the same for every worker of a session, so
+// fresh workers reach the compile call in the same state.
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/engine/worker_main.hpp"
@@ -56,7 +56,7 @@ bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
     if (k == "--backend") {
       auto kind = backend::parse_kind(v);
       if (!kind) {
-        error = "--backend " + v + ": not nvvm, nvrtc, nvjitlink or exec";
+        error = "--backend " + v + ": not nvvm, nvrtc, nvjitlink, exec or python";
         return false;
       }
       a.backend.kind = *kind;
@@ -66,6 +66,10 @@ bool parse_args(int argc, char** argv, WorkerArgs& a, std::string& error) {
       a.backend.command = v;
     else if (k == "--ext")
       a.backend.output_ext = v;
+    else if (k == "--function")
+      a.backend.function = v;
+    else if (k == "--python")
+      a.backend.python = v;
     else if (k == "--threads")
       a.threads = static_cast<int>(parse_u64(v).value_or(0));
     else if (k == "--thread-seed")
@@ -177,7 +181,14 @@ int worker_main(int argc, char** argv) {
   std::string mounts_error;
   if (args.private_mounts) mounts_error = backend::enter_private_mounts();
   if (args.private_uts) mounts_error += backend::enter_private_uts();
-  if (args.threads > 0) perturb::start_allocating_threads(args.threads, args.thread_seed);
+  // A Python stage's heap is its interpreter's: the threads start there (backend/python.cpp).
+  const bool python = args.backend.kind == backend::Kind::python;
+  if (python) {
+    args.backend.threads = args.threads;
+    args.backend.thread_seed = args.thread_seed;
+  } else if (args.threads > 0) {
+    perturb::start_allocating_threads(args.threads, args.thread_seed);
+  }
 
   std::unique_ptr<backend::Backend> be;
   try {
@@ -201,7 +212,9 @@ int worker_main(int argc, char** argv) {
 
     ResultMessage reply;
     using clock = std::chrono::steady_clock;
-    if (args.backend.kind != backend::Kind::exec) {
+    // Exec and Python compilers are processes of their own: the backend hands them the run's
+    // environment, folder, umask (and a Python stage its heap factors).
+    if (args.backend.kind != backend::Kind::exec && !python) {
       std::string why = apply_run_perturbation(msg);
       if (!why.empty()) {
         reply.result.status = backend::Status::infra_error;
@@ -216,7 +229,9 @@ int worker_main(int argc, char** argv) {
       if (!write_frame(k_reply_fd, MessageType::result, encode(reply))) return 2;
       continue;
     }
-    if (msg.churn) {
+    if (python) {
+      msg.request.kept_heap = {msg.churn != 0, msg.seed, msg.chaos_reseed != 0, msg.chaos_seed};
+    } else if (msg.churn) {
       auto t0 = clock::now();
       perturb::heap_churn(msg.seed);
       reply.churn_ns = static_cast<uint64_t>((clock::now() - t0).count());
@@ -241,10 +256,11 @@ int worker_main(int argc, char** argv) {
     reply.compile_ns = static_cast<uint64_t>((clock::now() - t0).count());
     backend::unbind_files(msg.request.binds);
     const uint64_t cpu1 = compile_cpu();
-    reply.compile_cpu_ns = cpu1 > cpu0 ? cpu1 - cpu0 : 0;
+    reply.compile_cpu_ns = python ? reply.result.kept_cpu_ns : cpu1 > cpu0 ? cpu1 - cpu0 : 0;
+    if (python) reply.churn_ns = reply.result.kept_churn_ns;
     settle_artifacts(reply.result, msg.request.workdir, msg.request.max_output);
     const uint64_t self = process_cpu_ns();
-    const uint64_t in_process = exec ? 0 : reply.compile_cpu_ns;
+    const uint64_t in_process = exec || python ? 0 : reply.compile_cpu_ns;
     reply.own_cpu_ns = self > cpu_reported + in_process ? self - cpu_reported - in_process : 0;
     cpu_reported = self;
     if (!write_frame(k_reply_fd, MessageType::result, encode(reply))) return 2;

@@ -50,6 +50,11 @@ const char* const k_timezones[] = {"KDA+00:00KDB,M10.1.0,M11.5.0", "KDA+05:00KDB
                                    "KDA-09:00KDB,M10.5.0,M12.1.0", "KDA-05:30KDB,M10.1.0,M11.5.0",
                                    "KDA-12:00KDB,M11.1.0,M12.5.0", "KDA+03:30KDB,M10.5.0,M12.1.0"};
 
+// A PYTHONHASHSEED value (1 to 4294967295; 0 would turn hashing's randomisation off).
+uint64_t python_hash_seed(uint64_t seed) {
+  return 1 + mix_seed(seed, 16) % 4294967295ULL;
+}
+
 } // namespace
 
 std::string preload_list(const std::vector<std::string>& libs) {
@@ -163,6 +168,10 @@ Launch plan_launch(const Setting& s, const Context& ctx) {
     }
     if (!preload.empty()) l.env.push_back("LD_PRELOAD=" + preload_list(preload));
   }
+  // A worker that lives on keeps the seed it started with; fresh ones get their run's (plan_run).
+  if (s.hashseed != Level::inherit)
+    l.env.push_back(fmt::format("PYTHONHASHSEED={}",
+                                s.hashseed == Level::fixed ? 0 : python_hash_seed(s.seed)));
   return l;
 }
 
@@ -335,6 +344,8 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
     }
     if (!preload.empty()) p.env.push_back("LD_PRELOAD=" + preload_list({preload}));
   }
+  if (s.hashseed == Level::vary)
+    p.env.push_back(fmt::format("PYTHONHASHSEED={}", python_hash_seed(run_seed)));
   p.pid_namespace = ctx.exec_backend && s.pid == Level::fixed;
   return p;
 }

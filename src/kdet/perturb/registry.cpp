@@ -113,6 +113,7 @@ std::vector<FactorInfo> build() {
   rows.push_back(level_row("path",
                            "fixed, or vary: the input under a random folder and file name each run",
                            "the input path", Regime::both, "fixed"));
+  rows.back().python = false; // a Python stage gets the input's bytes, never its name
   rows.push_back(level_row("cwd", "fixed, or vary: a fresh random working directory each run",
                            "the working directory", Regime::both, "fixed"));
   rows.push_back(level_row("tmpdir", "fixed, or vary: a fresh random TMPDIR each run", "TMPDIR",
@@ -158,6 +159,15 @@ std::vector<FactorInfo> build() {
                            "inherit, fixed (kdet-host, domain kdet-domain), or vary (random names "
                            "each run), in a UTS namespace of the worker's own (root only)",
                            "the host and domain name", Regime::both, "inherit"));
+  // Read once, as an interpreter starts: it acts across processes only.
+  rows.push_back(level_row(
+      "hashseed",
+      "Python stages (--py): random (Python's own: a new seed per interpreter, or PYTHONHASHSEED "
+      "as inherited), fixed (PYTHONHASHSEED=0), or vary (a seeded PYTHONHASHSEED per fresh "
+      "worker): the order of str-keyed dicts and sets in a Python frontend follows it",
+      "Python's hash seed (PYTHONHASHSEED)", Regime::across, "random"));
+  rows.back().library = false;
+  rows.back().exec = false;
 
   FactorInfo ev;
   ev.name = "env-vary";
@@ -237,12 +247,17 @@ std::string describe_regime(const Setting& s, bool exec_backend) {
          "shared worker)";
 }
 
+bool reaches(const FactorInfo& f, bool exec_backend, bool python_backend) {
+  return exec_backend ? f.exec : python_backend ? f.python : f.library;
+}
+
 std::vector<std::string> unreachable_factors(const Setting& s, bool exec_backend) {
   std::vector<std::string> out;
   Regime covered = covered_regime(s, exec_backend);
   if (covered == Regime::inside) {
     if (s.aslr) out.push_back("aslr");
     if (s.pid == Level::vary) out.push_back("pid");
+    if (s.hashseed == Level::vary) out.push_back("hashseed");
   }
   return out;
 }

@@ -35,6 +35,7 @@ struct FactorInfo {
   Regime regime = Regime::both;
   bool library = true;          // reaches library backends (nvvm, nvrtc, nvjitlink)
   bool exec = true;             // reaches exec compilers
+  bool python = true;           // reaches Python stages (--py; backend/python.cpp)
   bool moves_addresses = false; // changes where the compiler's memory lies
   // Parses `value` and stores it; throws Error naming `where` and the valid values.
   std::function<void(Setting&, const std::string& value, const std::string& where)> set;
@@ -58,6 +59,9 @@ Regime covered_regime(const Setting& s, bool exec_backend);
 // A sentence for reports: "across processes (a fresh process per run) and
 // inside one process (runs sharing one worker)".
 std::string describe_regime(const Setting& s, bool exec_backend);
+
+// Whether the factor reaches a compiler of this kind: exec, a Python stage, or a library.
+bool reaches(const FactorInfo& f, bool exec_backend, bool python_backend);
 
 // The factors that vary in `s` but cannot show their effect in the regimes it
 // covers (e.g. aslr=on with process=same), for a warning.

@@ -25,7 +25,7 @@ const std::map<std::string, LevelSpelling>& spellings() {
       {"pid", {nullptr, "fixed", "vary"}},        {"threadvars", {"inherit", "fixed", "vary"}},
       {"mtime", {"real", "fixed", "vary"}},       {"tz", {"inherit", "fixed", "vary"}},
       {"home", {"inherit", "fixed", "vary"}},     {"cpus", {"inherit", "fixed", "vary"}},
-      {"hostname", {"inherit", "fixed", "vary"}},
+      {"hostname", {"inherit", "fixed", "vary"}}, {"hashseed", {"random", "fixed", "vary"}},
   };
   return m;
 }
@@ -33,9 +33,9 @@ const std::map<std::string, LevelSpelling>& spellings() {
 } // namespace
 
 const std::vector<std::string>& level_factor_names() {
-  static const std::vector<std::string> names = {"path",  "cwd",  "tmpdir",     "time",  "locale",
-                                                 "umask", "pid",  "threadvars", "mtime", "tz",
-                                                 "home",  "cpus", "hostname"};
+  static const std::vector<std::string> names = {"path",  "cwd",  "tmpdir",     "time",    "locale",
+                                                 "umask", "pid",  "threadvars", "mtime",   "tz",
+                                                 "home",  "cpus", "hostname",   "hashseed"};
   return names;
 }
 
@@ -112,6 +112,7 @@ Level& level_of(Setting& s, const std::string& f) {
   if (f == "home") return s.home;
   if (f == "cpus") return s.cpus;
   if (f == "hostname") return s.hostname;
+  if (f == "hashseed") return s.hashseed;
   throw Error::format("unknown factor '{}'", f);
 }
 
@@ -145,7 +146,7 @@ nlohmann::json to_json(const Setting& s) {
   for (const auto& f : level_factor_names())
     j[f] = level_name(f, level_of(s, f));
   // Only when set, as history below: settings stored before these existed compare equal.
-  for (const char* f : {"mtime", "tz", "home", "cpus", "hostname"})
+  for (const char* f : {"mtime", "tz", "home", "cpus", "hostname", "hashseed"})
     if (level_of(s, f) == Level::inherit) j.erase(f);
   nlohmann::json ev = nlohmann::json::object();
   for (const auto& [k, vals] : s.env_vary)

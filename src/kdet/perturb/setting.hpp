@@ -55,6 +55,9 @@ struct Setting {
   Level home = Level::inherit;
   Level cpus = Level::inherit;
   Level hostname = Level::inherit;
+  // Python's hash seed (PYTHONHASHSEED), read once as an interpreter starts: inherit = Python's
+  // own (a random seed per process unless the caller set one); fixed = 0; vary = a seeded one.
+  Level hashseed = Level::inherit;
   // User-declared variables to vary: each run takes one of the values.
   std::vector<std::pair<std::string, std::vector<std::string>>> env_vary;
 };
@@ -84,7 +87,7 @@ bool all_fixed(const Setting& s);
 // The names of the environment-like factors, in the order they are reported.
 const std::vector<std::string>& level_factor_names();
 // Access a level factor by name (path, cwd, tmpdir, time, locale, umask, pid, threadvars,
-// mtime, tz, home, cpus, hostname).
+// mtime, tz, home, cpus, hostname, hashseed).
 Level& level_of(Setting& s, const std::string& factor);
 Level level_of(const Setting& s, const std::string& factor);
 

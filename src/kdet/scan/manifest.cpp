@@ -2,6 +2,7 @@
 #include "kdet/scan/manifest.hpp"
 
 #include "kdet/backend/exec_template.hpp"
+#include "kdet/backend/python_stage.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/scan/manifest_bundles.hpp"
 #include "kdet/scan/manifest_checker.hpp"
@@ -40,9 +41,10 @@ std::string default_target_option(backend::Kind kind) {
   case backend::Kind::nvjitlink:
     return "-arch=sm_{target}";
   case backend::Kind::exec:
+  case backend::Kind::python:
     break;
   }
-  return ""; // exec: {target} in the command template
+  return ""; // exec: {target} in the command template; python: none
 }
 
 bool valid_name(const std::string& s) {
@@ -145,6 +147,31 @@ void parse_inputs(const Checker& c, const toml::table& root, Manifest& m) {
             [](const Input& a, const Input& b) { return a.name < b.name; });
 }
 
+// A Python stage: file (relative to the manifest), function and python, checked as --py is.
+void parse_python_compiler(const Checker& c, const toml::table& t, const Manifest& m,
+                           const std::string& where, const std::string& lib, CompilerSpec& s) {
+  auto at = [&](const char* key) {
+    const toml::node* k = t.get(key);
+    return k ? Checker::line_of(*k) : Checker::line_of(t);
+  };
+  if (!lib.empty() || !s.config.command.empty() || !s.config.output_ext.empty())
+    c.fail(at(!lib.empty()                ? "lib"
+              : !s.config.command.empty() ? "command"
+                                          : "output_ext"),
+           fmt::format("{}: a Python stage takes file = \"stage.py\" and function = \"NAME\", "
+                       "not lib, command or output_ext",
+                       where));
+  std::string file = c.str(t, "file", where, true);
+  std::string fn = c.str(t, "function", where, true);
+  std::string py = c.str(t, "python", where, false);
+  if (!file.empty() && !file.starts_with("/")) file = absolute_path(m.dir + "/" + file);
+  if (std::string why = backend::python_stage_config(file, fn, py, s.config); !why.empty())
+    c.fail(at(why.starts_with("function")      ? "function"
+              : why.starts_with("interpreter") ? "python"
+                                               : "file"),
+           fmt::format("{}: {}", where, why));
+}
+
 void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
   const toml::node* n = root.get("compiler");
   if (!n) {
@@ -162,10 +189,10 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
   for (auto&& e : *arr) {
     const toml::table& t = *e.as_table();
     int line = Checker::line_of(t);
-    c.keys(
-        t,
-        {"name", "backend", "lib", "command", "output_ext", "target_option", "options", "targets"},
-        "[[compiler]]");
+    c.keys(t,
+           {"name", "backend", "lib", "command", "output_ext", "target_option", "options",
+            "targets", "file", "function", "python"},
+           "[[compiler]]");
     // An error about one key points at that key's line, not the [[compiler]] line.
     auto at = [&t, line](const char* key) {
       const toml::node* k = t.get(key);
@@ -183,9 +210,10 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
     std::string kind = c.str(t, "backend", where, true);
     auto parsed = backend::parse_kind(kind);
     if (!parsed)
-      c.fail(at("backend"),
-             fmt::format("{}: backend '{}' is not valid; use nvvm, nvrtc, nvjitlink or exec", where,
-                         kind));
+      c.fail(
+          at("backend"),
+          fmt::format("{}: backend '{}' is not valid; use nvvm, nvrtc, nvjitlink, exec or python",
+                      where, kind));
     s.config.kind = *parsed;
     const auto k = s.config.kind;
     std::string lib = c.str(t, "lib", where, false);
@@ -196,7 +224,13 @@ void parse_compilers(const Checker& c, const toml::table& root, Manifest& m) {
     } catch (const Error& e) {
       c.fail(at("output_ext"), e.what());
     }
-    if (k == backend::Kind::exec) {
+    for (const char* key : {"file", "function", "python"})
+      if (k != backend::Kind::python && t.get(key))
+        c.fail(at(key), fmt::format("{}: {} is for backend python, not {}", where, key,
+                                    backend::to_string(k)));
+    if (k == backend::Kind::python) {
+      parse_python_compiler(c, t, m, where, lib, s);
+    } else if (k == backend::Kind::exec) {
       if (s.config.command.empty())
         c.fail(line,
                fmt::format("{}: backend exec needs command = \"prog {{input}} -o {{output}} ...\"",

@@ -72,6 +72,9 @@ void finish_job(const Manifest& m, const std::vector<ResolvedCompiler>& compiler
       .add(command) // as before word-wise expansion
       .add(j.backend.output_ext)
       .add(j.target);
+  // A Python stage's function and interpreter (none for other backends: their ids stay).
+  if (spec.config.kind == backend::Kind::python)
+    h.add(spec.config.function).add(spec.config.python);
   h.add(option_set_name(m, j));
   for (const auto& o : j.options)
     h.add(o);

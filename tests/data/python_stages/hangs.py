@@ -1,0 +1,7 @@
+"""A stage that never returns."""
+import time
+
+
+def compile(data, options):
+    while True:
+        time.sleep(1)
