@@ -4,6 +4,7 @@
 #include "kdet/capture/blobs.hpp"
 #include "kdet/capture/kernel_names.hpp"
 #include "kdet/capture/replay.hpp"
+#include "kdet/stats/evidence.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
@@ -338,6 +339,17 @@ std::string capture_summary(const CaptureResult& r) {
     varied += b.varies;
   s += fmt::format("  compiles   {}\n", per_kind);
   s += fmt::format("  bundles    {} ({} varied)\n", r.bundles.size(), varied);
+  // What the bundles compiled more than once would have shown, in the words every command uses.
+  size_t repeated = 0, repeat_compiles = 0;
+  for (const auto& b : r.bundles)
+    if (b.compiles - std::min(b.compiles, b.unfinished) > 1) {
+      ++repeated;
+      repeat_compiles += b.compiles - b.unfinished;
+    }
+  if (varied == 0 && repeated > 0)
+    s += fmt::format("             {} ({} compiled more than once)\n",
+                     stats::no_variance_seen(repeat_compiles, "compile"),
+                     plural(repeated, "bundle"));
   s += fmt::format("  never seen {}\n", never);
   s += notes_summary(r.notes, r.children);
   bool lost = std::any_of(r.notes.begin(), r.notes.end(), [](const Note& n) {
