@@ -41,7 +41,7 @@ PATH=$T/bin:$PATH expect_exit 0 "$KDET" scan "$T/c1/manifest.toml" --db "$T/c1.d
 # A bundle brings its own stage; cache compile takes no Python stage.
 expect_exit 2 "$KDET" run "$B" --py "$B/recipe/llvmlite_ptx.py:compile" -n 2
 expect_output 'a bundle brings its own'
-expect_exit 2 "$KDET" cache compile "$B" --cache-dir "$T/cache" --out "$T/x.ptx"
+expect_exit 2 "$KDET" cache compile "$B" --dir "$T/cache" -o "$T/x.ptx"
 expect_output 'does not take a Python stage'
 # A recipe changed since the capture would replay another stage: refused.
 cp -r "$B" "$T/changed" && echo '# edited' >>"$T/changed/recipe/llvmlite_ptx.py"
@@ -50,18 +50,17 @@ expect_output 'has changed since'
 
 # A module with calls: one process numbers its call sites on, the replay finds it.
 cp "$EX/nvvm/llvm7/tiled_matmul.ll" "$T/calls.ll"
-printf '#!/bin/sh\nmkdir -p cout\nexec %s -c "import sys; sys.path.insert(0, sys.argv[1]); from kdet_stage import llvmlite_ptx as m\nopen(\\"cout/mm.ptx\\", \\"wb\\").write(m.compile(open(\\"cout/mm.ll\\", \\"rb\\").read(), [\\"-mcpu=sm_80\\"]))" %s\n' \
+printf '#!/bin/sh\nmkdir -p cout\ncp calls.ll cout/mm.ll\nexec %s -c "import sys; sys.path.insert(0, sys.argv[1]); from kdet_stage import llvmlite_ptx as m\nopen(\\"cout/mm.ptx\\", \\"wb\\").write(m.compile(open(\\"cout/mm.ll\\", \\"rb\\").read(), [\\"-mcpu=sm_80\\"]))" %s\n' \
   "$PY" "$KDET_SOURCE_DIR/python" >"$T/calls.sh"
 chmod +x "$T/calls.sh"
-mkdir -p cout && cp "$T/calls.ll" cout/mm.ll
-# The pipeline writes mm.ptx; mm.ll is its input, kept too (it matches the glob).
+# The pipeline writes its module (mm.ll) and PTX (mm.ptx); --artifacts keeps both.
 expect_exit 3 "$KDET" capture --artifacts 'cout/mm.*' --out "$T/c2" --json "$T/c2.json" -- "$T/calls.sh"
 id2=$(json_eval "$T/c2.json" '" ".join(b["id"] for b in d["bundles"] if b["kind"] == "python")')
 [[ $id2 =~ ^[0-9a-f]{16}$ ]] || fail "one python bundle expected for the module with calls, got '$id2'"
 expect_exit 1 "$KDET" run "$T/c2/bundles/$id2" --python "$PY" --process same --unnamed natural -n 4 --seed 2
 expect_output 'NONDETERMINISTIC'
 expect_output 'differs: output: differ only in comments or whitespace'
-expect_output "captured  output [0-9a-f]+: 1 of 4 runs gave it back"
+expect_output "captured  output [0-9a-f]+: [0-9]+ of 4 runs gave it back"
 
 # Builds whose back end varies inside the process: the next command is the replay's explain.
 printf '#!/bin/sh\nunset PYTHONHASHSEED\nmkdir -p lout\nLLVMLITE_VARY=backend exec %s %s lout\n' \
