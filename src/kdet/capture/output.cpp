@@ -90,6 +90,12 @@ nlohmann::json bundle_json(const Bundle& b) {
                       {"unfinished", b.unfinished},
                       {"varies", b.varies},
                       {"kernels", b.kernels}};
+  // A tapped stage's replay: its recipe (`library`, in the bundle folder), the function called,
+  // and the interpreter (null: python3 on PATH; kdet run's --python chooses another).
+  if (b.kind == "python") {
+    j["recipe"] = {{"file", b.lib}, {"function", b.function}};
+    j["python"] = nullptr;
+  }
   j["inputs"] = nlohmann::json::array();
   for (size_t n = 0; n < b.inputs.size(); ++n)
     j["inputs"].push_back(input_json(b.inputs[n], input_file(b.inputs[n], n, "")));
@@ -109,6 +115,7 @@ nlohmann::json bundle_json(const Bundle& b) {
 void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
                    std::vector<Bundle>& bundles) {
   for (auto& b : bundles) {
+    if (b.kind == "python") continue; // a tapped stage's, written by write_tap_bundles
     std::string dir = "bundles/" + b.id;
     nlohmann::json j = bundle_json(b);
     // The kernels it compiles, by entry name: the PTX it gave names them as the GPU will,

@@ -47,7 +47,8 @@ int do_explain(ExplainArgs args) {
   std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
   if (replay)
     capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
-                          args.compile.options, args.compile.command);
+                          args.compile.options, args.compile.command, &args.compile.py,
+                          &args.compile.python);
   engine::ExplainOptions opt;
   resolve_compile_args(args.compile, opt.base);
   if (replay) opt.base.parts = replay->parts; // every cell's plan is a copy of base

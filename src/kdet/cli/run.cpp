@@ -82,7 +82,8 @@ int do_run(RunArgs args) {
   std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
   if (replay)
     capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
-                          args.compile.options, args.compile.command);
+                          args.compile.options, args.compile.command, &args.compile.py,
+                          &args.compile.python);
   std::set<std::string> given;
   engine::RunPlan plan = resolve_run_plan(args, replay, given);
   if (!args.out_dir.empty()) {
