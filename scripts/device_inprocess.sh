@@ -39,3 +39,10 @@ R=$(python3 -m kdet_stage triton_stage)
 timeout 240 "$K" run "$llir" --py "$R:llir_to_ptx" --process same --heap churn -n 200 --json "$OUT/llir_same.json" -- --arch="$arch" 2>&1 | tee "$OUT/llir_same.txt" | head -12
 timeout 120 "$K" run "$llir" --py "$D/triton_llir_varies.py:llir_to_ptx" --process same --heap churn -n 40 -- --arch="$arch" 2>&1 | tee "$OUT/llir_planted.txt" | head -8
 timeout 120 "$K" run "$llir" --py "$R:llir_to_ptx" --process fresh -n 12 -- --arch="$arch" 2>&1 | tee "$OUT/llir_fresh.txt" | head -6
+# The replay bundles capture wrote for Triton's tapped stages (llir -> ptx, ttgir -> llir).
+echo "=== replay bundles"
+for b in $(grep -l '"python"' "$W"/triton/build-1/bundles/*/bundle.json 2>/dev/null | head -4); do
+  d=$(dirname "$b")
+  echo "--- $d: $(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j.get('function'), j.get('options'))" "$b" 2>/dev/null)"
+  timeout 120 "$K" run "$d" --process same -n 10 2>&1 | head -4
+done | tee "$OUT/replay.txt"
