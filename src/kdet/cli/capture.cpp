@@ -119,8 +119,10 @@ int finish_capture(const CaptureArgs& a) {
   capture::BlobStore blobs(raw, r.problems);
   r.bundles = capture::bundle_records(r.compiles, blobs);
   capture::find_compilers_inside(raw, r);
+  capture::find_loads(raw, blobs, r);
   capture::note_missing_blobs(blobs, r.bundles, r.problems);
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
+  capture::write_loads(fd.get(), a.out, blobs, r.loads);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
   std::fputs(terminal_text(capture::capture_summary(r)).c_str(), stderr);
@@ -179,6 +181,7 @@ int do_capture(const CaptureArgs& a) {
   capture::BlobStore blobs(raw, r.problems);
   r.bundles = capture::bundle_records(r.compiles, blobs);
   capture::find_compilers_inside(raw, r);
+  capture::find_loads(raw, blobs, r);
   if (out_fd.ok() && !a.artifacts.empty())
     r.taps =
         capture::keep_taps(out_fd.get(), a.out, absolute_path(a.out), a.artifacts, cwd, r.problems)
@@ -190,6 +193,7 @@ int do_capture(const CaptureArgs& a) {
     capture::note_missing_blobs(blobs, r.bundles, r.problems);
     try {
       capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
+      capture::write_loads(out_fd.get(), a.out, blobs, r.loads);
       // How the pipeline ended stays with the capture, for kdet capture compare.
       write_file_beneath(out_fd.get(), "capture.json", json_text(capture::capture_json(r)) + "\n",
                          a.out + "/capture.json");
