@@ -72,7 +72,17 @@ constexpr int k_not_found = 500;
 // what cuGetProcAddress handed out.
 std::atomic<void*> g_real[2][k_ndriver];
 
-thread_local int t_load_depth = 0; // the driver calling itself through a wrapped name
+thread_local int t_load_depth = 0;           // the driver calling itself through a wrapped name
+thread_local const void* t_caller = nullptr; // where the call into an export came from
+
+// Marks the caller of an export for real_driver while the call lasts.
+struct Caller {
+  const void* old;
+  explicit Caller(const void* at) : old(t_caller) { t_caller = at; }
+  ~Caller() { t_caller = old; }
+  Caller(const Caller&) = delete;
+  Caller& operator=(const Caller&) = delete;
+};
 
 struct Depth {
   Depth() { ++t_load_depth; }
@@ -102,10 +112,21 @@ void* in_known_driver(const char* name, int f) {
   return nullptr;
 }
 
+// `name` as the scope of the export's caller resolves it: a module dlopen'ed RTLD_LOCAL with
+// libcuda among its dependencies, or the driver calling itself.
+void* in_caller_scope(const char* name, int f) {
+  Dl_info info{};
+  if (!t_caller || !dladdr(t_caller, &info) || !info.dli_fname || !*info.dli_fname) return nullptr;
+  void* h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD); // the caller runs: it stays loaded
+  void* p = h ? dlsym_real(h, name) : nullptr;
+  return p != exported_driver(f) ? p : nullptr;
+}
+
 void* real_driver(int route, int f) {
   void* p = g_real[route][f].load(std::memory_order_acquire);
   if (p || route != 0) return p;
   p = dlsym(RTLD_NEXT, k_driver_names[f]); // ours is exported: this reaches real_dlsym
+  if (!p) p = in_caller_scope(k_driver_names[f], f);
   if (!p) p = in_known_driver(k_driver_names[f], f);
   if (p) g_real[0][f].store(p, std::memory_order_release);
   return p;
@@ -398,30 +419,38 @@ using kdet_capture::Loads;
 #define KDET_EXPORT extern "C" __attribute__((visibility("default")))
 
 KDET_EXPORT int cuModuleLoadData(void** m, const void* image) {
+  kdet_capture::Caller c(__builtin_return_address(0));
   return Loads<0>::module_load_data(m, image);
 }
 KDET_EXPORT int cuModuleLoadDataEx(void** m, const void* image, unsigned n, int* o, void** v) {
+  kdet_capture::Caller c(__builtin_return_address(0));
   return Loads<0>::module_load_data_ex(m, image, n, o, v);
 }
 KDET_EXPORT int cuModuleLoadFatBinary(void** m, const void* image) {
+  kdet_capture::Caller c(__builtin_return_address(0));
   return Loads<0>::module_load_fat_binary(m, image);
 }
 KDET_EXPORT int cuModuleLoad(void** m, const char* path) {
+  kdet_capture::Caller c(__builtin_return_address(0));
   return Loads<0>::module_load(m, path);
 }
 KDET_EXPORT int cuLibraryLoadData(void** l, const void* image, int* jo, void** jv, unsigned jn,
                                   int* lo, void** lv, unsigned ln) {
+  kdet_capture::Caller c(__builtin_return_address(0));
   return Loads<0>::library_load_data(l, image, jo, jv, jn, lo, lv, ln);
 }
 KDET_EXPORT int cuLibraryLoadFromFile(void** l, const char* path, int* jo, void** jv, unsigned jn,
                                       int* lo, void** lv, unsigned ln) {
+  kdet_capture::Caller c(__builtin_return_address(0));
   return Loads<0>::library_load_from_file(l, path, jo, jv, jn, lo, lv, ln);
 }
 KDET_EXPORT int cuGetProcAddress(const char* symbol, void** pfn, int version, uint64_t flags) {
+  kdet_capture::Caller c(__builtin_return_address(0));
   return Loads<0>::get_proc_address(symbol, pfn, version, flags);
 }
 KDET_EXPORT int cuGetProcAddress_v2(const char* symbol, void** pfn, int version, uint64_t flags,
                                     void* status) {
+  kdet_capture::Caller c(__builtin_return_address(0));
   return Loads<0>::get_proc_address_v2(symbol, pfn, version, flags, status);
 }
 
@@ -429,6 +458,7 @@ KDET_EXPORT int cuGetProcAddress_v2(const char* symbol, void** pfn, int version,
 // struct {magic, version, data, filename_or_fatbins}.
 KDET_EXPORT void** __cudaRegisterFatBinary(void* fat) {
   using namespace kdet_capture;
+  Caller c(__builtin_return_address(0));
   Depth d;
   void* r = real_driver(0, d_register_fat_binary);
   if (!r) return nullptr;
