@@ -455,7 +455,8 @@ KDET_EXPORT int cuGetProcAddress_v2(const char* symbol, void** pfn, int version,
 }
 
 // The runtime's registration of a program's fatbin (a shared libcudart): the wrapper
-// struct {magic, version, data, filename_or_fatbins}.
+// struct {magic, version, data, filename_or_fatbins}. The runtime's name, reserved or not.
+// NOLINTNEXTLINE(bugprone-reserved-identifier)
 KDET_EXPORT void** __cudaRegisterFatBinary(void* fat) {
   using namespace kdet_capture;
   Caller c(__builtin_return_address(0));
