@@ -50,7 +50,7 @@ expect_output "conclusion +EXPLAINED: varies with ASLR; nothing else matters"
 expect_exit 1 timeout 120 "$KDET" "${ex[@]}" -- -adv=time
 expect_output "conclusion +EXPLAINED: varies with the time; nothing else matters"
 expect_exit 0 timeout 120 "$KDET" "${ex[@]}" -- -adv=det
-expect_output "conclusion +DETERMINISTIC: .*across processes and inside one process"
+expect_output "conclusion +NO VARIANCE SEEN: .*across processes and inside one process"
 xe=(explain "$T/k.txt" --backend exec -n 10 --min-cell-runs 2 --max-cell-runs 8 --budget 40 --color never --seed 7)
 expect_exit 1 timeout 120 "$KDET" "${xe[@]}" --cmd "$T/xf cwdpid {input} {output}"
 expect_output "conclusion +EXPLAINED: deterministic when cwd=fixed and pid=fixed; each of the two alone makes it vary"

@@ -19,6 +19,9 @@ IN=$EX/nvvm/llvm7/saxpy.ll
 expect_exit 0 "$KDET" capture --builds 2 --out "$T/echo" --json "$T/echo.json" -- \
   "$CL/capture_nvvm_client" "$FAKES/libfakenvvm.so" 1 2 "$IN" -- -fake-mode=echo
 expect_output '0 of 1 kernel differ'
+# No kernel differs: the bound, in the words every command uses, and that order matters.
+expect_output 'bound     no variance seen in 2 builds: a kernel that varies in more than 78% of builds would have shown \(95% confidence\)'
+expect_output 'note      a build-level rate depends on what each process compiled before a kernel'
 expect_eq "echo kernel" "$(json_eval "$T/echo.json" '[(k["name"], k["status"]) for k in d["kernels"]]')" \
   "[('saxpy', 'same')]"
 [[ -f $T/echo/build-1/pipeline.log && -f $T/echo/build-2/capture.json && -d $T/echo/build-2/bundles ]] ||

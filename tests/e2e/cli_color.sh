@@ -44,13 +44,13 @@ sgr=$'\033\\[[0-9;]*m' # a colour (SGR) escape
 # Without NO_COLOR the verdict is coloured: otherwise the checks below could not fail.
 rc=$(on_pty "$T/plain" -- "${run_args[@]}")
 [[ $rc == 0 ]] || { cat -v "$T/plain" >&2; fail "kdet run exited $rc on a terminal"; }
-grep -q 'DETERMINISTIC' "$T/plain" || { cat -v "$T/plain" >&2; fail "no verdict on the terminal"; }
+grep -q 'NO VARIANCE SEEN' "$T/plain" || { cat -v "$T/plain" >&2; fail "no verdict on the terminal"; }
 grep -Eq "$sgr" "$T/plain" || { cat -v "$T/plain" >&2; fail "no colour on a terminal without NO_COLOR"; }
 
 # NO_COLOR=1: the same report, not one colour escape.
 rc=$(on_pty "$T/nocolor" NO_COLOR=1 -- "${run_args[@]}")
 [[ $rc == 0 ]] || fail "kdet run exited $rc with NO_COLOR=1"
-grep -q 'DETERMINISTIC' "$T/nocolor" || { cat -v "$T/nocolor" >&2; fail "no verdict with NO_COLOR=1"; }
+grep -q 'NO VARIANCE SEEN' "$T/nocolor" || { cat -v "$T/nocolor" >&2; fail "no verdict with NO_COLOR=1"; }
 if grep -Eq "$sgr" "$T/nocolor"; then cat -v "$T/nocolor" >&2; fail "NO_COLOR=1 left colour escapes"; fi
 
 # An empty NO_COLOR does not count (no-color.org): colour stays.
@@ -63,7 +63,7 @@ grep -Eq "$sgr" "$T/always" || { cat -v "$T/always" >&2; fail "--color always lo
 
 # TERM=dumb: no escape of any kind, neither colour nor the progress line's erase.
 on_pty "$T/dumb" TERM=dumb -- "${run_args[@]}" >/dev/null
-grep -q 'DETERMINISTIC' "$T/dumb" || { cat -v "$T/dumb" >&2; fail "no verdict with TERM=dumb"; }
+grep -q 'NO VARIANCE SEEN' "$T/dumb" || { cat -v "$T/dumb" >&2; fail "no verdict with TERM=dumb"; }
 if grep -q $'\033' "$T/dumb"; then cat -v "$T/dumb" >&2; fail "TERM=dumb got escape codes"; fi
 
 # --json - moves the text to stderr; NO_COLOR still holds there, and stdout's JSON is plain.

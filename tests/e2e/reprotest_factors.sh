@@ -27,14 +27,14 @@ uts=no
 if unshare --uts true 2>/dev/null; then uts=yes; factors+=(hostname); fi
 # shellcheck disable=SC2046
 expect_exit 0 "$KDET" run "$T/in.txt" --cmd "$CMD" -n 4 --seed 1 $(levels none none)
-expect_output 'DETERMINISTIC: all 4 runs'
+expect_output 'NO VARIANCE SEEN in 4 runs'
 for f in "${factors[@]}"; do
   # shellcheck disable=SC2046
   expect_exit 1 "$KDET" run "$T/in.txt" --cmd "$CMD" -n 8 --seed 5 $(levels "$f" vary)
   expect_output 'NONDETERMINISTIC'
   # shellcheck disable=SC2046
   expect_exit 0 "$KDET" run "$T/in.txt" --cmd "$CMD" -n 8 --seed 5 $(levels "$f" fixed)
-  expect_output 'DETERMINISTIC: all 8 runs'
+  expect_output 'NO VARIANCE SEEN in 8 runs'
 done
 
 expect_exit 1 "$KDET" explain "$T/in.txt" --cmd "$CMD" --seed 3 --json "$T/ex.json"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tier: quick threads
 # scan_statuses.sh: a scan's statuses and exit code end to end.
-# - an [[expect]]ed job quiet in 12 runs is "not-seen" (bound ~22%): exit 0, no JUnit failure;
+# - an [[expect]]ed job quiet in 12 runs is "not-seen" (bound ~22%): exit 0, no JUnit failure,
+#   and the summary's 'one output' line gives that bound in the shared phrasing;
 # - the same job quiet in 60 runs (bound < 5%, the expected rate) "no longer varies": exit 1;
 # - a job whose compiler fails on every run: exit 3, and it is listed;
 # - unexpected variance together with an all-failed job: exit 1, both listed.
@@ -27,6 +28,9 @@ expect_eq "expected job quiet in 12 runs: exit" "$rc" 0
 grep -q 'not seen          k.ll fake quiet  not seen in 12 runs (bound 22' "$T/out" || { cat "$T/out"; fail "no 'not seen in 12 runs (bound 22..%)' line"; }
 grep -q 'failures="0"' "$T/m.xml" || fail "JUnit counts a not-seen job as a failure"
 grep -q '"status": "not-seen"' "$T/m.json"
+# The one output, in the words every command uses for "no variance seen", with its bound.
+grep -qF 'one output:    1 job; no variance seen in 12 runs: a rate above 22% would have shown (95% confidence)' "$T/out" ||
+  { cat "$T/out"; fail "no 'one output' line with the bound"; }
 
 manifest 'quiet = []' 60 1
 scan

@@ -21,6 +21,8 @@
  *   slow        echo after 20 ms (a compile that outlasts a worker start)
  *   crash-rate  with -fake-rate=N (or -fake-mode=crash-rate=N): the Nth, 2Nth,
  *               ... crash-rate compile in this process crashes, others echo
+ *   cwd-rate    with -fake-rate=N: echo, plus "// rare" where the hash of the
+ *               working folder's name is 0 mod N (about 1 run in N under cwd=vary)
  * Apart from the injected behaviour everything here is deterministic: no time,
  * pid, rand or uninitialised memory reaches an output or a log.
  */
@@ -53,7 +55,8 @@ typedef enum {
   MODE_LOADADDR,
   MODE_HEAPADDR,
   MODE_DATE,
-  MODE_SLOW
+  MODE_SLOW,
+  MODE_CWD_RATE
 } FakeMode;
 
 struct _nvvmProgram {
@@ -194,20 +197,12 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
   static const struct {
     const char* name;
     FakeMode mode;
-  } k_modes[] = {{"echo", MODE_ECHO},
-                 {"heaporder", MODE_HEAPORDER},
-                 {"fail", MODE_FAIL},
-                 {"crash", MODE_CRASH},
-                 {"abort", MODE_ABORT},
-                 {"hang", MODE_HANG},
-                 {"garbage", MODE_GARBAGE},
-                 {"print", MODE_PRINT},
-                 {"crash-rate", MODE_CRASH_RATE},
-                 {"pairorder", MODE_PAIRORDER},
-                 {"loadaddr", MODE_LOADADDR},
-                 {"heapaddr", MODE_HEAPADDR},
-                 {"date", MODE_DATE},
-                 {"slow", MODE_SLOW}};
+  } k_modes[] = {
+      {"echo", MODE_ECHO},           {"heaporder", MODE_HEAPORDER}, {"fail", MODE_FAIL},
+      {"crash", MODE_CRASH},         {"abort", MODE_ABORT},         {"hang", MODE_HANG},
+      {"garbage", MODE_GARBAGE},     {"print", MODE_PRINT},         {"crash-rate", MODE_CRASH_RATE},
+      {"pairorder", MODE_PAIRORDER}, {"loadaddr", MODE_LOADADDR},   {"heapaddr", MODE_HEAPADDR},
+      {"date", MODE_DATE},           {"slow", MODE_SLOW},           {"cwd-rate", MODE_CWD_RATE}};
   *mode = MODE_ECHO;
   *rate = 0;
   if (n < 0 || (n > 0 && options == NULL)) {
@@ -238,7 +233,7 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
       if (!found) {
         set_log(prog, "fake: unknown -fake-mode (valid: echo, heaporder, fail, crash, abort, "
                       "hang, garbage, print, crash-rate, pairorder, loadaddr, heapaddr, date, "
-                      "slow)\n");
+                      "slow, cwd-rate)\n");
         return NVVM_ERROR_INVALID_OPTION;
       }
     } else if (strncmp(opt, "-fake-rate=", 11) == 0) {
@@ -254,8 +249,10 @@ static nvvmResult parse_options(nvvmProgram prog, int n, const char** options, F
       *rate = v;
     }
   }
-  if (*mode == MODE_CRASH_RATE && *rate == 0) {
-    set_log(prog, "fake: -fake-mode=crash-rate needs -fake-rate=N (N >= 1)\n");
+  if ((*mode == MODE_CRASH_RATE || *mode == MODE_CWD_RATE) && *rate == 0) {
+    set_log(prog, *mode == MODE_CRASH_RATE
+                      ? "fake: -fake-mode=crash-rate needs -fake-rate=N (N >= 1)\n"
+                      : "fake: -fake-mode=cwd-rate needs -fake-rate=N (N >= 1)\n");
     return NVVM_ERROR_INVALID_OPTION;
   }
   return NVVM_SUCCESS;
@@ -417,6 +414,18 @@ nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char** opt
     char line[64];
     snprintf(line, sizeof line, "// day: %lld\n", (long long)(time(NULL) / 86400));
     return compile_text_with(prog, 0, line);
+  }
+  case MODE_CWD_RATE: {
+    /* A seeded rate: the other output when the FNV-1a hash of the working folder's last
+     * name is 0 mod N. kdet's cwd=vary names each run's folder from the run's seed, so about
+     * 1 run in N differs, and which ones is a function of kdet's --seed. */
+    char cwd[4096];
+    const char* base = getcwd(cwd, sizeof cwd) ? strrchr(cwd, '/') : NULL;
+    uint64_t h = 1469598103934665603ULL;
+    for (const char* c = base ? base + 1 : ""; *c; ++c) {
+      h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    }
+    return compile_text_with(prog, 0, h % rate == 0 ? "// rare\n" : NULL);
   }
   case MODE_SLOW: {
     struct timespec t = {0, 20 * 1000 * 1000};

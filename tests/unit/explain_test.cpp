@@ -200,12 +200,14 @@ TEST(Explain, R7SingleFactorsNotEnough) {
   m.varies = [](const Names& v, const Names&) {
     return v.count("aslr") || (v.count("cwd") && v.count("tmpdir") && v.count("time"));
   };
+  // No pair varies it (three factors must vary together), so no measured set suffices: a quiet
+  // pair cell held the other factors fixed without testing them, and names none of them.
   auto r = run(m).result;
-  EXPECT_EQ(r.verdict, Verdict::explained);
-  EXPECT_TRUE(has(r.conclusion, "; fixing aslr=off alone is not enough")) << r.conclusion;
-  EXPECT_TRUE(has(r.conclusion, "cwd=fixed") || has(r.conclusion, "tmpdir=fixed") ||
-              has(r.conclusion, "time=fixed"))
+  EXPECT_EQ(r.verdict, Verdict::inconclusive) << r.conclusion;
+  EXPECT_TRUE(has(r.conclusion, "fixing aslr=off is not enough and no pair of the other factors"))
       << r.conclusion;
+  for (const char* untested : {"process=fresh", "heap=none", "threads=0", "pid=fixed"})
+    EXPECT_FALSE(has(r.conclusion, untested)) << untested << ": " << r.conclusion;
 }
 
 // R7 (no cell supports a claim): inconclusive, never a cause.
@@ -358,6 +360,51 @@ TEST(Explain, BudgetCutsCellRuns) {
   EXPECT_TRUE(has(r.findings.back(), "to fit the 300 s budget")) << r.findings.back();
   o.budget_seconds = 0;
   EXPECT_GT(run(m, o).result.cell_runs, 100u);
+}
+
+// The case: three factors each make it vary, fixing them is not enough (two others vary
+// it together), and the run budget ends while pairs are tried. A pair cell that came out quiet
+// held every other factor fixed without testing it: those are no causes, the conclusion names
+// none of them, and it says what the budget left untried.
+TEST(Explain, AConclusionNamesOnlyFactorsItTested) {
+  Model m;
+  m.varies = [](const Names& v, const Names&) {
+    return any(v, {"heap", "aslr", "process"}) || (v.count("time") && v.count("pid"));
+  };
+  ExplainOptions o;
+  o.budget_runs = 110;
+  auto r = run(m, o);
+  const auto& res = r.result;
+  EXPECT_TRUE(std::any_of(r.plans.begin(), r.plans.end(), [](const CellPlan& p) {
+    return p.name == "vary threads and cwd only";
+  })) << "a pair cell ran before the budget ended";
+  EXPECT_EQ(res.verdict, Verdict::inconclusive) << res.conclusion;
+  EXPECT_EQ(res.necessary, (std::vector<std::string>{"process", "heap", "aslr"}));
+  for (const char* untested : {"threads=0", "cwd=fixed", "tmpdir=fixed", "time=fixed", "pid=fixed"})
+    EXPECT_FALSE(has(res.conclusion, untested)) << untested << ": " << res.conclusion;
+  EXPECT_TRUE(has(res.conclusion, "the budget of 110 runs ran out")) << res.conclusion;
+  EXPECT_TRUE(has(res.conclusion, "pairs left untried")) << res.conclusion;
+  EXPECT_TRUE(std::find(res.untried.begin(), res.untried.end(), "pair time+pid") !=
+              res.untried.end());
+}
+
+// --budget-runs counts runs: the same compiler, ten times slower a run (a loaded machine), gives
+// the same cells and the same conclusion. A budget in seconds would cut it shorter.
+TEST(Explain, ARunBudgetGivesTheSameConclusionAtAnySpeed) {
+  Model m;
+  m.varies = [](const Names& v, const Names&) { return v.count("aslr") > 0; };
+  m.rate = 0.05;
+  ExplainOptions o;
+  o.budget_runs = 600;
+  auto fast = run(m, o);
+  m.median_seconds *= 10;
+  auto slow = run(m, o);
+  EXPECT_EQ(fast.result.conclusion, slow.result.conclusion);
+  EXPECT_EQ(fast.result.cell_runs, slow.result.cell_runs);
+  EXPECT_EQ(fast.plans.size(), slow.plans.size());
+  ASSERT_FALSE(fast.result.findings.empty());
+  EXPECT_TRUE(has(fast.result.findings.back(), "to fit the budget of 600 runs"))
+      << fast.result.findings.back();
 }
 
 // A factor whose variance does not come back on re-test is a fluke, not a cause: time alone

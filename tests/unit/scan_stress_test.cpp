@@ -105,6 +105,28 @@ TEST(ScanStress, FixedUnderStressRunsEveryRegimeAndGivesABound) {
   EXPECT_DOUBLE_EQ(pairs[0].stress_bound, stats::upper_bound(0, spent));
 }
 
+TEST(ScanStress, ARegimeThatCannotActIsLeftOutAndNamed) {
+  // A sanitized kdet cannot preload the chaos allocator into a library compiler's worker: that
+  // regime is never run for the job, the outcome stands on the other three, and it is named.
+  std::vector<store::JobRow> a = {row("a", {{"x", 5}, {"y", 5}})}, b = {row("b", {{"z", 20}})};
+  auto pairs = pair_jobs(a, "a", b, "b");
+  uint64_t calls = 0, chaos_runs = 0;
+  RerunFn run = [&](const store::JobRow& r, const perturb::Setting& s, uint64_t first, uint64_t n,
+                    size_t stop, const std::string& other) {
+    if (s.heap == perturb::HeapMode::chaos) ++chaos_runs;
+    return scripted("z", -1, &calls)(r, s, first, n, stop, other);
+  };
+  UnusableFn unusable = [](const store::JobRow&, const perturb::Setting& s) {
+    return s.heap == perturb::HeapMode::chaos ? std::string("not in this build") : std::string();
+  };
+  uint64_t spent = stress(pairs, stress_regimes({}), run, {}, unusable);
+  EXPECT_EQ(chaos_runs, 0u);
+  EXPECT_EQ(calls, 3u);
+  EXPECT_EQ(spent, 3 * stress_runs_per_regime(0.5, 200));
+  EXPECT_EQ(pairs[0].stress, Pairing::Stress::fixed);
+  EXPECT_EQ(pairs[0].stress_skipped, std::vector<std::string>{"chaos: not in this build"});
+}
+
 TEST(ScanStress, ACutBudgetOrAFailureIsInconclusive) {
   std::vector<store::JobRow> a = {row("a", {{"x", 5}, {"y", 5}})}, b = {row("b", {{"z", 20}})};
   auto pairs = pair_jobs(a, "a", b, "b");

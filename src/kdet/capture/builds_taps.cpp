@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/capture/builds_internal.hpp"
 #include "kdet/capture/kernel_names.hpp"
+#include "kdet/capture/tap_recipes.hpp"
 #include "kdet/capture/taps.hpp"
 #include "kdet/diff/diff.hpp"
 #include "kdet/util/error.hpp"
@@ -332,13 +333,21 @@ void refine(Kernel& k, const std::vector<std::unique_ptr<BlobStore>>& blobs,
   if (k.status != KernelStatus::varies || (st.seam != "tapped" && st.seam != "loaded") ||
       !k.difference)
     return;
-  // A tapped or loaded stage has no bundle to explain: the two files that differ.
+  // A tapped or loaded stage: the two files that differ.
   const StageDifference& d = *k.difference;
   const StageBuild *fa = nullptr, *fb = nullptr;
   for (const auto& sb : st.builds) {
     if (sb.build == d.build_a && !fa) fa = &sb;
     if (sb.build == d.build_b && !fb) fb = &sb;
   }
+  // Where kdet replays the stage in-process (a recipe's bundle, capture/tap_recipes.hpp): that
+  // replay, which repeats the stage in one process; else the two files that differ.
+  for (const StageBuild* sb : {fa, fb})
+    if (sb)
+      if (std::string id = tap_replay_bundle(infos[sb->build].dir, sb->file); !id.empty()) {
+        k.next = fmt::format("kdet explain {}/bundles/{}", infos[sb->build].dir, id);
+        return;
+      }
   if (fa && fb && fa != fb)
     k.next = fmt::format("kdet diff {}/{} {}/{}", infos[fa->build].dir, fa->file,
                          infos[fb->build].dir, fb->file);

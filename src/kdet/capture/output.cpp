@@ -4,6 +4,7 @@
 #include "kdet/capture/blobs.hpp"
 #include "kdet/capture/kernel_names.hpp"
 #include "kdet/capture/replay.hpp"
+#include "kdet/stats/evidence.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
@@ -89,6 +90,12 @@ nlohmann::json bundle_json(const Bundle& b) {
                       {"unfinished", b.unfinished},
                       {"varies", b.varies},
                       {"kernels", b.kernels}};
+  // A tapped stage's replay: its recipe (`library`, in the bundle folder), the function called,
+  // and the interpreter (null: python3 on PATH; kdet run's --python chooses another).
+  if (b.kind == "python") {
+    j["recipe"] = {{"file", b.lib}, {"function", b.function}};
+    j["python"] = nullptr;
+  }
   j["inputs"] = nlohmann::json::array();
   for (size_t n = 0; n < b.inputs.size(); ++n)
     j["inputs"].push_back(input_json(b.inputs[n], input_file(b.inputs[n], n, "")));
@@ -108,6 +115,7 @@ nlohmann::json bundle_json(const Bundle& b) {
 void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
                    std::vector<Bundle>& bundles) {
   for (auto& b : bundles) {
+    if (b.kind == "python") continue; // a tapped stage's, written by write_tap_bundles
     std::string dir = "bundles/" + b.id;
     nlohmann::json j = bundle_json(b);
     // The kernels it compiles, by entry name: the PTX it gave names them as the GPU will,
@@ -345,6 +353,17 @@ std::string capture_summary(const CaptureResult& r) {
     varied += b.varies;
   s += fmt::format("  compiles   {}\n", per_kind);
   s += fmt::format("  bundles    {} ({} varied)\n", r.bundles.size(), varied);
+  // What the bundles compiled more than once would have shown, in the words every command uses.
+  size_t repeated = 0, repeat_compiles = 0;
+  for (const auto& b : r.bundles)
+    if (b.compiles - std::min(b.compiles, b.unfinished) > 1) {
+      ++repeated;
+      repeat_compiles += b.compiles - b.unfinished;
+    }
+  if (varied == 0 && repeated > 0)
+    s += fmt::format("             {} ({} compiled more than once)\n",
+                     stats::no_variance_seen(repeat_compiles, "compile"),
+                     plural(repeated, "bundle"));
   s += fmt::format("  never seen {}\n", never);
   s += notes_summary(r.notes, r.children);
   bool lost = std::any_of(r.notes.begin(), r.notes.end(), [](const Note& n) {

@@ -123,6 +123,9 @@ struct Bundle {
   // exec: each compile's working folder and input paths as given. Paths are not in the
   // identity, so an output that embeds them (nvcc -lineinfo's .file) differs for that alone.
   std::set<std::string> places;
+  // python (a tapped stage replayed in-process, capture/tap_recipes.hpp): `lib` is the recipe's
+  // file in the bundle folder ("recipe/llvmlite_ptx.py") and this its FUNCTION.
+  std::string function{};
 };
 
 // The id of the bundle a compile belongs to.

@@ -107,6 +107,33 @@ ReplayPlan exec_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::st
   return p;
 }
 
+// A tapped stage replays as a Python stage: the recipe in the bundle folder (checked by content
+// hash, as a library is), its function, the kept input and the options read at capture.
+ReplayPlan python_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::string& path) {
+  const auto& inputs = j.at("inputs");
+  if (inputs.size() != 1 || inputs[0].at("file").is_null())
+    throw Error::format("{}: bundle {} (python) has {} input files; a Python stage takes one", path,
+                        p.id, inputs.size());
+  std::string file = j.at("recipe").at("file").get<std::string>();
+  if (file.empty() || file[0] == '/' || file.find("..") != std::string::npos)
+    throw Error::format("{}: bundle {}'s recipe {} is not a file inside the bundle folder", path,
+                        p.id, file);
+  p.input = path + "/" + inputs[0].at("file").get<std::string>();
+  p.lib = path + "/" + file;
+  p.function = j.at("recipe").at("function").get<std::string>();
+  if (auto py = j.find("python"); py != j.end() && py->is_string()) p.python = *py;
+  check_compiler(p, j, path);
+  p.options = j.at("options").get<std::vector<std::string>>();
+  for (const auto& o : j.at("outputs"))
+    if (!o.at("file").is_null()) {
+      std::string data = read_file(path + "/" + o.at("file").get<std::string>());
+      p.bundle_hashes.push_back(recorded_hash(o, data, false, path, p.id));
+      // A Python stage's artifact is what its function returned, of no kind kdet knows: bytes.
+      p.expected.emplace_back("output", artifact_hash(ArtifactForm::bytes, data));
+    }
+  return p;
+}
+
 // The bundle's kernels: its bundle.json's "kernels", or, for a bundle written before kdet
 // recorded them, the entry names of its PTX outputs, else of its inputs.
 std::vector<std::string> bundle_kernels(const nlohmann::json& j, const std::string& path) {
@@ -157,6 +184,7 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
     const auto& inputs = j.at("inputs");
     p.kernels = bundle_kernels(j, path);
     if (p.kind == "exec") return exec_replay_plan(std::move(p), j, path);
+    if (p.kind == "python") return python_replay_plan(std::move(p), j, path);
     if (p.kind != "nvvm" && p.kind != "nvrtc" && p.kind != "nvjitlink")
       throw Error::format("{}: bundle {} is of kind {}, which kdet run cannot replay", path, p.id,
                           p.kind);
@@ -285,13 +313,25 @@ std::string replay_text(const nlohmann::json& j) {
 namespace kdet::capture {
 
 void apply_replay(const ReplayPlan& plan, std::string& input, std::string& backend,
-                  std::string& lib, std::vector<std::string>& options, std::string& command) {
-  if (!lib.empty() || !backend.empty() || !command.empty() || !options.empty())
+                  std::string& lib, std::vector<std::string>& options, std::string& command,
+                  std::string* py, std::string* python) {
+  if (!lib.empty() || !backend.empty() || !command.empty() || !options.empty() ||
+      (py && !py->empty()))
     throw Error::format("{}: a bundle brings its own library, backend and options; give none of "
-                        "--lib, --backend, --cmd or options after --",
+                        "--lib, --backend, --cmd, --py or options after --",
                         plan.bundle_dir);
   input = plan.input;
   backend = plan.kind;
+  if (plan.kind == "python") {
+    if (!py)
+      throw Error::format("{}: bundle {} replays a tapped stage in Python (kdet run, explain and "
+                          "scan take it), not here",
+                          plan.bundle_dir, plan.id);
+    *py = plan.lib + ":" + plan.function;
+    if (python && python->empty()) *python = plan.python;
+    options = plan.options;
+    return;
+  }
   if (plan.kind == "exec") {
     command = plan.command;
     return;

@@ -27,6 +27,10 @@ struct ReplayPlan {
   std::vector<backend::InputPart> parts;
   // kind exec: the command template (the captured program, its argv with {input} and {output}).
   std::string command;
+  // kind python (a tapped stage, capture/tap_recipes.hpp): `lib` is the recipe's file (in the
+  // bundle folder, checked by content hash), `function` the function called, `python` the
+  // interpreter bundle.json names ("" : python3 on PATH).
+  std::string function, python;
   // (artifact name as kdet's backends call it, artifact hash of the captured file as the
   // backend names that artifact: util/hash.hpp)
   std::vector<std::pair<std::string, std::string>> expected;
@@ -52,11 +56,15 @@ std::string replay_text(const nlohmann::json& j);
 namespace kdet::capture {
 
 // Fills kdet run's compile arguments from the bundle; throws Error when the
-// user also named a library, backend, command or options (the bundle brings its own).
+// user also named a library, backend, command, Python stage or options (the bundle brings its
+// own).
 // The further inputs are the plan's `parts`: the caller puts them in RunPlan::parts.
 // An exec bundle sets `command` (its template) and leaves `lib` and `options` empty.
+// A python bundle sets `py` ("FILE:FUNCTION") and, unless the user named an interpreter
+// (--python), `python`; a caller that passes no `py` cannot take one (Error, exit 2).
 void apply_replay(const ReplayPlan& plan, std::string& input, std::string& backend,
-                  std::string& lib, std::vector<std::string>& options, std::string& command);
+                  std::string& lib, std::vector<std::string>& options, std::string& command,
+                  std::string* py = nullptr, std::string* python = nullptr);
 
 // Throws Error (exit 2) when the bundle has inputs after the first: `command` (cache compile,
 // whose key covers one input) would compile the first alone, another compile than the captured.

@@ -174,7 +174,7 @@ int do_compile(CompileCmd& a) {
   if (replay) capture::require_single_input(*replay, "kdet cache compile");
   if (replay)
     capture::apply_replay(*replay, a.compile.input, a.compile.backend, a.compile.lib,
-                          a.compile.options, a.compile.command);
+                          a.compile.options, a.compile.command, &a.compile.py, &a.compile.python);
   engine::RunPlan plan;
   resolve_compile_args(a.compile, plan);
   if (plan.backend.kind == backend::Kind::python)

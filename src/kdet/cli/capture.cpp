@@ -11,6 +11,7 @@
 #include "kdet/capture/exec_records.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
+#include "kdet/capture/tap_recipes.hpp"
 #include "kdet/capture/taps.hpp"
 #include "kdet/cli/annotations.hpp"
 #include "kdet/cli/capture_pipeline.hpp"
@@ -182,16 +183,20 @@ int do_capture(const CaptureArgs& a) {
   r.bundles = capture::bundle_records(r.compiles, blobs);
   capture::find_compilers_inside(raw, r);
   capture::find_loads(raw, blobs, r);
+  std::vector<capture::TapFile> kept;
   if (out_fd.ok() && !a.artifacts.empty())
-    r.taps =
-        capture::keep_taps(out_fd.get(), a.out, absolute_path(a.out), a.artifacts, cwd, r.problems)
-            .size();
+    kept =
+        capture::keep_taps(out_fd.get(), a.out, absolute_path(a.out), a.artifacts, cwd, r.problems);
+  r.taps = kept.size();
   // --out that cannot be written (a full file system) still gets the summary, and what the
   // pipeline lost with it, before the error.
   std::optional<Error> unwritten;
   if (out_fd.ok()) {
     capture::note_missing_blobs(blobs, r.bundles, r.problems);
     try {
+      // A kept stage that a shipped recipe replays in-process becomes a bundle too.
+      for (auto& b : capture::write_tap_bundles(out_fd.get(), a.out, kept, {}, r.problems))
+        r.bundles.push_back(std::move(b));
       capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
       capture::write_loads(out_fd.get(), a.out, blobs, r.loads);
       // How the pipeline ended stays with the capture, for kdet capture compare.

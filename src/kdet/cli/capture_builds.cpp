@@ -12,6 +12,7 @@
 #include "kdet/capture/builds.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
+#include "kdet/capture/tap_recipes.hpp"
 #include "kdet/capture/taps.hpp"
 #include "kdet/cli/annotations.hpp"
 #include "kdet/cli/capture_pipeline.hpp"
@@ -143,10 +144,19 @@ bool run_clean(const std::string& cmd, int log_fd, std::string& why) {
   return st.kind == ExitStatus::Kind::exited && st.code == 0;
 }
 
-// One build: runs the pipeline into DIR/build-K, writes its bundles and capture.json.
+// Where a build keeps its stage taps: the pipeline's working folder (for --artifacts), the
+// recorded variables, and the frameworks whose files were kept (added to).
+struct TapPlace {
+  std::string cwd;
+  std::vector<std::string> recorded;
+  std::set<std::string> tapped;
+};
+
+// One build: runs the pipeline into DIR/build-K, keeps its stage taps, writes its bundles (those
+// of tapped stages a recipe replays too) and capture.json.
 capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int dir_fd,
                              const std::string& abs_dir, int k, const std::vector<std::string>& env,
-                             std::string& failure) {
+                             TapPlace& taps, std::string& failure) {
   BuildVary vary = vary_for(a.vary, k);
   std::string sub = fmt::format("build-{}", k);
   for (const char* part : {"/raw/records", "/raw/blobs", "/raw/notes"}) {
@@ -194,6 +204,15 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
   if (!sub_fd.ok())
     throw Error::format("--out {}: cannot open {}: {}", a.out, sub, beneath_error(errno));
   capture::note_missing_blobs(blobs, cr.bundles, cr.problems);
+  if (!engine::interrupted()) {
+    std::vector<capture::TapFile> kept =
+        capture::keep_taps(sub_fd.get(), info.dir, abs_dir, a.artifacts, taps.cwd, info.problems);
+    for (const auto& t : kept)
+      taps.tapped.insert(t.framework);
+    for (auto& b :
+         capture::write_tap_bundles(sub_fd.get(), info.dir, kept, taps.recorded, info.problems))
+      cr.bundles.push_back(std::move(b));
+  }
   capture::write_bundles(sub_fd.get(), info.dir, blobs, cr.bundles);
   capture::write_loads(sub_fd.get(), info.dir, blobs, cr.loads);
   write_file_beneath(sub_fd.get(), "capture.json", json_text(capture::capture_json(cr)) + "\n",
@@ -259,7 +278,9 @@ int do_capture_builds(const BuildsArgs& a) {
     capture::clear_artifacts(a.artifacts, cwd);
     std::fprintf(stderr, "kdet capture: build %d of %d ...\n", k, a.builds);
     std::string failure;
-    capture::BuildInfo info = run_build(a, tools, dir.get(), abs_dir, k, env, failure);
+    TapPlace place{cwd, recorded, {}};
+    capture::BuildInfo info = run_build(a, tools, dir.get(), abs_dir, k, env, place, failure);
+    tapped.insert(place.tapped.begin(), place.tapped.end());
     if (engine::interrupted()) {
       // An interrupted build is not compared, and its folder goes: a later capture compare
       // of DIR would take it for a build that failed.
@@ -273,13 +294,6 @@ int do_capture_builds(const BuildsArgs& a) {
       failures.push_back(failure);
       std::fprintf(stderr, "kdet capture: FAILED %s; its last lines:\n%s", failure.c_str(),
                    log_tail(dir.get(), fmt::format("build-{}/pipeline.log", k), 15).c_str());
-    }
-    if (!engine::interrupted()) {
-      Fd sub(open_beneath(dir.get(), fmt::format("build-{}", k), O_RDONLY | O_DIRECTORY));
-      if (sub.ok())
-        for (const auto& t :
-             capture::keep_taps(sub.get(), info.dir, abs_dir, a.artifacts, cwd, info.problems))
-          tapped.insert(t.framework);
     }
     dirs.push_back(info.dir);
     infos.push_back(std::move(info));

@@ -9,6 +9,7 @@
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/report/explain_report.hpp"
+#include "kdet/stats/evidence.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
@@ -22,15 +23,20 @@ namespace kdet::cli {
 
 namespace {
 
+// Runs every cell together may make by default: about what the old 270 s budget allowed at a
+// tenth of a second a run, counted now in runs so that load changes only when it ends.
+constexpr uint64_t k_default_budget_runs = 3000;
+
 struct ExplainArgs {
   CompileArgs compile;
   FactorArgs factors;
   std::string only;
   std::string skip;
-  uint64_t runs = 60;
+  uint64_t runs = stats::runs_to_catch();
   uint64_t min_cell_runs = 5;
   uint64_t max_cell_runs = 150;
-  double budget = 270;
+  double budget = 0;
+  uint64_t budget_runs = k_default_budget_runs;
   int jobs = 1;
   OutputArgs output;
 };
@@ -41,7 +47,8 @@ int do_explain(ExplainArgs args) {
   std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
   if (replay)
     capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
-                          args.compile.options, args.compile.command);
+                          args.compile.options, args.compile.command, &args.compile.py,
+                          &args.compile.python);
   engine::ExplainOptions opt;
   resolve_compile_args(args.compile, opt.base);
   if (replay) opt.base.parts = replay->parts; // every cell's plan is a copy of base
@@ -57,6 +64,7 @@ int do_explain(ExplainArgs args) {
   if (args.budget < 0)
     throw Error::format("--budget {}: must be >= 0 (0 = no budget)", args.budget);
   opt.budget_seconds = args.budget;
+  opt.budget_runs = args.budget_runs;
   opt.base.jobs = args.jobs;
   engine::install_interrupt_handler();
   Output output(args.output);
@@ -123,17 +131,23 @@ void add_explain(CLI::App& root, Action& action) {
       }());
   cmd->add_option("--skip", args->skip, "Leave these factors out (comma-separated)");
   cmd->add_option("--runs,-n", args->runs,
-                  "Runs with every factor varied, to confirm and measure the variance (default 60; "
-                  "the first 15 suffice when half of them or more differ)")
+                  "Runs with every factor varied, to confirm and measure the variance (default "
+                  "72: enough to catch a 1-in-16 rate with 99% probability; the first 15 suffice "
+                  "when half of them or more differ)")
       ->check(whole_option({2, 1000000}));
   cmd->add_option("--min-cell-runs", args->min_cell_runs, "Fewest runs per cell (default 5)")
       ->check(whole_option({2, 1000000}));
   cmd->add_option("--max-cell-runs", args->max_cell_runs, "Most runs per cell (default 150)")
       ->check(whole_option({2, 1000000}));
+  cmd->add_option("--budget-runs", args->budget_runs,
+                  "Runs the whole experiment may make (default 3000; 0 = no limit): cells after "
+                  "the baseline get fewer runs, and weaker bounds, to fit, and the conclusion "
+                  "names what was left untried; a loaded machine gives the same conclusion")
+      ->check(whole_option({0, 100000000}));
   cmd->add_option(
          "--budget", args->budget,
-         "Seconds the whole experiment should take, estimated from run times (default 270; 0 = no "
-         "limit): cells after the baseline get fewer runs, and weaker bounds, to fit")
+         "Also a time budget: seconds the experiment should take, estimated from run times "
+         "(default 0 = none; unlike --budget-runs it depends on the machine's load)")
       ->check(real_option({0, 1e7}));
   cmd->add_option("--jobs,-j", args->jobs, "Parallel workers per cell (default 1)")
       ->check(whole_option(k_jobs_range));

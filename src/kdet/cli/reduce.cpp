@@ -163,7 +163,8 @@ int do_reduce(ReduceArgs args) {
   if (replay) {
     capture::require_single_input(*replay, "kdet reduce");
     capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
-                          args.compile.options, args.compile.command);
+                          args.compile.options, args.compile.command, &args.compile.py,
+                          &args.compile.python);
   }
   engine::RunPlan plan;
   resolve_compile_args(args.compile, plan);

@@ -7,6 +7,7 @@
 #include "kdet/engine/differences.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/run_measure.hpp"
+#include "kdet/engine/run_sizing.hpp"
 #include "kdet/report/run_report.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/store/run_dir.hpp"
@@ -37,9 +38,8 @@ struct RunArgs {
   bool no_prestart = false;
   bool no_reach = false;
   std::string unnamed = "vary";
+  double time_budget = -1; // -1: not given (engine::k_default_run_seconds)
 };
-
-constexpr uint64_t k_default_runs = 32;
 
 // The plan of `args` (a replayed bundle's inputs in `replay`), each option checked (exit 2
 // naming it); `given` gets the factors the user named a level for.
@@ -57,8 +57,16 @@ engine::RunPlan resolve_run_plan(RunArgs& args, const std::optional<capture::Rep
   if (args.max_rate < 0 || args.max_rate >= 1)
     throw Error::format("--max-rate {}: must be a fraction between 0 and 1, e.g. 0.01 for 1%",
                         args.max_rate);
-  plan.runs = args.max_rate > 0 ? stats::runs_to_bound(args.max_rate)
-                                : (args.runs ? args.runs : k_default_runs);
+  if (args.time_budget >= 0 && (args.runs > 0 || args.max_rate > 0))
+    throw Error("--time-budget sizes the runs when neither --runs nor --max-rate fixes them; "
+                "give one of them");
+  if (args.max_rate > 0)
+    plan.runs = stats::runs_to_bound(args.max_rate);
+  else if (args.runs > 0)
+    plan.runs = args.runs;
+  else
+    engine::size_default_runs(plan, args.time_budget >= 0 ? args.time_budget
+                                                          : engine::k_default_run_seconds);
   if (args.jobs < 1 || args.jobs > 1024)
     throw Error::format("--jobs {}: must be between 1 and 1024", args.jobs);
   plan.jobs = args.jobs;
@@ -74,7 +82,8 @@ int do_run(RunArgs args) {
   std::optional<capture::ReplayPlan> replay = capture::bundle_replay_plan(args.compile.input);
   if (replay)
     capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
-                          args.compile.options, args.compile.command);
+                          args.compile.options, args.compile.command, &args.compile.py,
+                          &args.compile.python);
   std::set<std::string> given;
   engine::RunPlan plan = resolve_run_plan(args, replay, given);
   if (!args.out_dir.empty()) {
@@ -92,6 +101,9 @@ int do_run(RunArgs args) {
 
   engine::install_interrupt_handler();
   Output output(args.output);
+  // Said before the probes and runs, as scan says its plan: a default run is sized by time too.
+  if (args.runs == 0 && args.max_rate == 0 && !output.quiet())
+    fmt::print(stderr, "kdet run: {} (--runs N: exactly N)\n", engine::default_runs_plan(plan));
   engine::MeasureOptions mo;
   mo.vary_unnamed = args.unnamed == "vary";
   mo.given = std::move(given);
@@ -160,8 +172,14 @@ void add_run(CLI::App& root, Action& action) {
       "a factor: --process same is the reporter's repro loop.");
   add_compile_options(cmd, args->compile);
   add_factor_options(cmd, args->factors);
-  cmd->add_option("--runs,-n", args->runs, "Number of compiles (default 32)")
+  cmd->add_option("--runs,-n", args->runs,
+                  "Exactly this many compiles (default: sized by evidence, up to 72: enough to "
+                  "catch a 1-in-16 rate with 99% probability; at least 32 when they are slow)")
       ->check(whole_option(k_runs_range));
+  cmd->add_option("--time-budget", args->time_budget,
+                  "Without --runs: seconds after which no new run starts, once 32 are done "
+                  "(default 120; 0 = none)")
+      ->check(real_option({0, 1e7}));
   cmd->add_option(
          "--max-rate", args->max_rate,
          "Pick the number of runs that bounds the per-run variance rate below this fraction at 95% "

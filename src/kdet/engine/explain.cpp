@@ -208,6 +208,10 @@ bool Experiment::probe_varied_levels() {
 void Experiment::single_factors() {
   for (const auto& n : m_names) {
     if (m_broken.count(n)) continue;
+    if (over_budget()) {
+      m_untried_alone.push_back(n);
+      continue;
+    }
     Cell c = cell(fmt::format("vary {} only", n), {n}, m_res.cell_runs, true);
     if (c.result == Verdict::nondeterministic) {
       if (comes_back(n, c)) m_single.push_back(n);
@@ -258,9 +262,8 @@ void Experiment::sufficient_set() {
     for (size_t i = 0; i < rest.size(); ++i) {
       for (size_t j = i + 1; j < rest.size(); ++j) {
         if (over_budget()) {
-          m_res.findings.push_back("the --budget ran out before every pair of factors was tried");
-          i = rest.size();
-          break;
+          m_untried_pairs.push_back(rest[i] + "+" + rest[j]);
+          continue;
         }
         Cell c = cell(fmt::format("vary {} and {} only", rest[i], rest[j]), {rest[i], rest[j]},
                       m_res.cell_runs, true);
@@ -319,8 +322,23 @@ void Experiment::run() {
   double target = std::max(1e-4, m_all.assessment.rate / 2);
   m_res.cell_runs =
       std::clamp<uint64_t>(stats::runs_to_detect(target), m_opt.min_cell_runs, m_opt.max_cell_runs);
-  // A time budget: the single-factor cells, the all-fixed rerun and the sufficient-set cells at
-  // full length must fit in what is left of --budget; cells get fewer runs (weaker bounds) if not.
+  // A run budget: the single-factor cells, the all-fixed rerun and the sufficient-set cells at
+  // full length must fit in what is left of --budget-runs; cells get fewer runs (weaker bounds)
+  // if not. Runs, not seconds: the same cells on a loaded machine.
+  if (m_opt.budget_runs > 0) {
+    const uint64_t spent = runs_spent();
+    const uint64_t left = m_opt.budget_runs - std::min(m_opt.budget_runs, spent);
+    const uint64_t fit = left / (m_names.size() + 3);
+    if (std::max<uint64_t>(m_opt.min_cell_runs, fit) < m_res.cell_runs) {
+      const uint64_t want = m_res.cell_runs;
+      m_res.cell_runs = std::max<uint64_t>(m_opt.min_cell_runs, fit);
+      m_res.findings.push_back(
+          fmt::format("cells were cut to {} runs to fit the budget of {} runs (--budget-runs; "
+                      "{} spent); a rate this low needs {} runs per cell",
+                      m_res.cell_runs, m_opt.budget_runs, spent, want));
+    }
+  }
+  // A time budget (--budget, seconds estimated from run times).
   if (m_opt.budget_seconds > 0 && m_all.median_seconds > 0) {
     double spent = 0;
     for (const auto& c : m_res.cells)

@@ -87,6 +87,9 @@ struct ExplainOptions {
   double probe_factor = 10; // a probe's timeout: this many times the median compile time ...
   std::chrono::milliseconds probe_floor{2000}; // ... but never less than this
   double budget_seconds = 0; // > 0: cut cell runs so the cells fit (estimated from run times)
+  // > 0: the runs every cell together may make; cell runs are cut to fit, and stages stop when
+  // it is spent. Counted in runs, so a loaded machine draws the same conclusion, only later.
+  uint64_t budget_runs = 0;
 };
 
 struct ExplainResult {
@@ -103,7 +106,11 @@ struct ExplainResult {
   // What the experiment concluded: deterministic, explained, inconclusive or failed (Verdict).
   Verdict verdict = Verdict::inconclusive;
   double baseline_rate = 0;
-  uint64_t cell_runs = 0; // runs per cell planned from the baseline rate
+  // The "all varied" baseline's 95% upper bound: its word is DETERMINISTIC only where it
+  // excludes stats::k_rate_of_interest.
+  double baseline_bound = 1;
+  std::vector<std::string> untried; // what the budget left untried: "factor", "pair a+b"
+  uint64_t cell_runs = 0;           // runs per cell planned from the baseline rate
   std::chrono::milliseconds probe_timeout{0};
   int exit_code = 0;
   backend::Identity identity;

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/engine/explain_experiment.hpp"
+#include "kdet/stats/evidence.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -24,8 +25,40 @@ std::string Experiment::untested_clause() const {
   return join(parts, "; ", "; ");
 }
 
+std::string Experiment::untried_clause() const {
+  std::vector<std::string> parts;
+  if (!m_untried_alone.empty())
+    parts.push_back(fmt::format("never varied alone: {}", join(m_untried_alone)));
+  if (!m_untried_pairs.empty()) {
+    std::vector<std::string> among;
+    for (const auto& p : m_untried_pairs)
+      for (const auto& n : split(p, '+'))
+        if (!contains(among, n)) among.push_back(n);
+    parts.push_back(
+        m_untried_pairs.size() <= 3
+            ? fmt::format("pairs left untried: {}", join(m_untried_pairs))
+            : fmt::format("{} pairs left untried, among {}", m_untried_pairs.size(), join(among)));
+  }
+  if (parts.empty()) return "";
+  return fmt::format("the budget of {} ran out: {}",
+                     m_opt.budget_runs > 0 ? plural(m_opt.budget_runs, "run")
+                                           : fmt::format("{:g} s", m_opt.budget_seconds),
+                     join(parts, "; ", "; "));
+}
+
 // Every rule of docs/EXPLAIN.md, in its order.
 void Experiment::conclude() {
+  conclude_rules();
+  m_res.baseline_bound = m_all.assessment.upper_bound;
+  for (const auto& n : m_untried_alone)
+    m_res.untried.push_back(n);
+  for (const auto& p : m_untried_pairs)
+    m_res.untried.push_back("pair " + p);
+  // What the budget left untried is part of every conclusion drawn after it ran out.
+  if (std::string untried = untried_clause(); !untried.empty()) m_res.conclusion += "; " + untried;
+}
+
+void Experiment::conclude_rules() {
   std::string untested = untested_clause();
   std::string regimes = m_res.regimes;
   // R3/R4: no variance with every factor varied.
@@ -39,10 +72,8 @@ void Experiment::conclude() {
       return;
     }
     m_res.verdict = Verdict::deterministic;
-    m_res.conclusion =
-        fmt::format("deterministic with every factor varied, {}: {}, one output; fewer than {} of "
-                    "runs would differ, at 95% confidence",
-                    regimes, plural(m_all.runs, "run"), percent(m_all.assessment.upper_bound));
+    m_res.conclusion = fmt::format("one output with every factor varied, {}; {}", regimes,
+                                   stats::no_variance_seen(m_all.runs, "run"));
     if (!untested.empty()) m_res.conclusion += "; not varied: " + untested;
     m_res.exit_code = 0;
     return;
@@ -74,10 +105,11 @@ void Experiment::conclude() {
   // The smallest set of fixed factors under which a cell showed (supported) determinism. A cell
   // that fixed nothing is no set: the short "all varied" baseline can come out quiet at a low
   // rate that the full baseline then showed ("deterministic when" nothing).
+  // Only a measured sufficient set: a cell that varied a pair with the rest fixed says nothing
+  // of the rest, and naming them would make causes of factors never tested.
   const Cell* best = nullptr;
   for (const auto& c : m_res.cells) {
-    if (c.probe || !supported(c) || c.fixed.empty() || (c.varied.empty() && c.name != m_check.name))
-      continue;
+    if (!measured_sufficient(c) || (c.varied.empty() && c.name != m_check.name)) continue;
     if (!best || c.fixed.size() < best->fixed.size()) best = &c;
   }
   // Mechanism: several address-moving factors each make it vary.
@@ -92,9 +124,10 @@ void Experiment::conclude() {
     m_res.cause =
         m_check.result == Verdict::nondeterministic ? std::vector<std::string>{} : m_single;
     if (m_check.result == Verdict::nondeterministic) {
-      m_res.conclusion =
-          fmt::format("fixing {} is not enough and no pair of the other factors explains the rest",
-                      m_single.empty() ? "any single factor" : join(labels(m_single, true)));
+      m_res.conclusion = fmt::format(
+          "fixing {} is not enough and no pair of the other factors {}explains the rest",
+          m_single.empty() ? "any single factor" : join(labels(m_single, true)),
+          m_untried_pairs.empty() ? "" : "tried ");
       if (!untested.empty()) m_res.conclusion += "; not tested: " + untested;
     } else {
       m_res.conclusion = fmt::format(

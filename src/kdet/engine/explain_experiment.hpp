@@ -59,13 +59,33 @@ private:
                        const std::vector<std::string>& left = {});
   void sufficient_set();
   void conclude();
-  // True when the cells so far (runs x median run time) used up --budget.
+  void conclude_rules(); // the rules of docs/EXPLAIN.md; conclude() adds what was left untried
+  // Runs every cell so far made (probes included).
+  uint64_t runs_spent() const {
+    uint64_t n = 0;
+    for (const auto& c : m_res.cells)
+      n += c.runs;
+    return n;
+  }
+  // True when the cells so far used up the budget: --budget-runs counts runs, so a loaded
+  // machine stops at the same cell, only later; --budget (seconds) estimates runs x median
+  // run time, which load changes.
   bool over_budget() const {
+    if (m_opt.budget_runs > 0 && runs_spent() >= m_opt.budget_runs) return true;
     if (m_opt.budget_seconds <= 0) return false;
     double spent = 0;
     for (const auto& c : m_res.cells)
       spent += static_cast<double>(c.runs) * c.median_seconds;
     return spent > m_opt.budget_seconds;
+  }
+  // A cell whose every factor not held fixed was varied, whose fixed factors each showed, alone
+  // or in a pair, that they make it vary: a measured sufficient set. Other deterministic cells
+  // (a pair varied with the rest fixed) hold fixed factors that were never tested.
+  bool measured_sufficient(const Cell& c) const {
+    if (c.probe || c.fixed.empty() || !supported(c)) return false;
+    for (const auto& n : c.fixed)
+      if (!contains(m_single, n) && !contains(m_pairs, n)) return false;
+    return c.varied == rest_of(c.fixed);
   }
   bool supported(const Cell& c) const {
     return c.result == Verdict::deterministic && c.assessment.upper_bound < m_all.assessment.rate;
@@ -91,6 +111,8 @@ private:
   std::vector<std::string> broken_list() const { return {m_broken.begin(), m_broken.end()}; }
   // What was not tested: left out by --factors/--skip, not available here, broken levels.
   std::string untested_clause() const;
+  // What the budget left untried ("" when nothing): factors never varied alone, pairs.
+  std::string untried_clause() const;
   std::string time_through_files() const;
   std::string output_word() const; // "cubin" from the first cell that knew; empty: unknown
 
@@ -102,9 +124,11 @@ private:
   std::vector<std::string> m_names;
   std::set<std::string> m_broken; // levels that break the compiler: left natural in every cell
   Cell m_fixed, m_all, m_check;
-  std::vector<std::string> m_single; // factors that alone make it vary
-  std::vector<std::string> m_pairs;  // factors found through pairs
-  bool m_fails_by_itself = false;    // some natural-level runs failed, and some did not
+  std::vector<std::string> m_single;        // factors that alone make it vary
+  std::vector<std::string> m_pairs;         // factors found through pairs
+  bool m_fails_by_itself = false;           // some natural-level runs failed, and some did not
+  std::vector<std::string> m_untried_alone; // factors the budget left without a cell of their own
+  std::vector<std::string> m_untried_pairs; // "a+b": pairs the budget left untried
 };
 
 } // namespace kdet::engine::explain_detail

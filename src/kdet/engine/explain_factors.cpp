@@ -25,12 +25,6 @@ using perturb::Setting;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool k_asan_build = true;
-#else
-constexpr bool k_asan_build = false;
-#endif
-
 // A factor from its registry row: fix/vary/leave set the row's levels by name.
 Factor from_registry(const perturb::FactorInfo& info, const std::string& varied) {
   Factor x;
@@ -109,8 +103,8 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
     std::string varied = info.varied;
     if (info.name == "heap") {
       // chaos moves every block (and reaches exec compilers); churn only the worker's heap.
-      // An AddressSanitizer build of kdet cannot take a second allocator into its workers.
-      if (!ctx.chaos_lib.empty() && (exec || !k_asan_build))
+      // A sanitized build of kdet cannot take a second allocator into its workers.
+      if (!ctx.chaos_lib.empty() && perturb::chaos_unusable(exec).empty())
         varied = "chaos";
       else if (exec)
         continue;

@@ -185,6 +185,7 @@ private:
 
   uint64_t m_next;
   bool m_stop = false;
+  bool m_out_of_time = false; // m_stop set by stop.seconds
   bool m_interrupted = false;
   uint64_t m_queue_stop = UINT64_MAX; // where this session stopped RunPlan::shared.queue
   int m_workers_started = 0;

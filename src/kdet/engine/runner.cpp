@@ -306,6 +306,10 @@ void RunSession::record(RunRecord rec, backend::CompileResult result) {
   if (m_plan.stop.after_failures > 0 && m_succeeded == 0 &&
       m_completed >= m_plan.stop.after_failures)
     m_stop = true;
+  // The time budget: the runs that are done are the evidence, once there are enough of them.
+  if (m_plan.stop.seconds > 0 && m_completed >= m_plan.stop.min_runs && !m_stop &&
+      since_start(m_ex.now()) >= m_plan.stop.seconds)
+    m_stop = m_out_of_time = true;
   if (m_progress) m_progress(m_completed, m_plan.runs, m_variants.size());
 }
 
@@ -329,6 +333,7 @@ void RunSession::finish() {
   m_out.workers_prestarted = m_prestarted;
   m_out.interrupted = m_interrupted || interrupted();
   m_out.stopped_early = !m_out.interrupted && m_completed + m_plan.first_index < m_plan.runs;
+  m_out.out_of_time = m_out.stopped_early && m_out_of_time;
   m_out.variants = m_variants.take();
   m_out.wall_seconds = since_start(m_ex.now());
 }

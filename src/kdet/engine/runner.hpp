@@ -62,6 +62,11 @@ struct RunPlan {
     // Once this many runs failed while none succeeded (0 = never): a compiler that hangs under
     // a factor should cost two timeouts, not N.
     uint64_t after_failures = 0;
+    // With `seconds` > 0: no run is handed out once that many seconds have passed since the
+    // session began and at least `min_runs` runs are done (kdet run without -n: up to
+    // stats::runs_to_catch() runs, fewer when they are slow; engine::size_default_runs).
+    double seconds = 0;
+    uint64_t min_runs = 0;
   } stop;
   // How the workers start.
   struct Workers {
@@ -157,6 +162,7 @@ struct RunOutput {
   int workers_prestarted = 0; // of those, workers launched while the previous compile ran
   bool interrupted = false;
   bool stopped_early = false; // stop.outcomes reached before all runs
+  bool out_of_time = false;   // stopped early by stop.seconds: the runs took longer than planned
   double wall_seconds = 0;
   double worker_start_seconds = 0; // one worker's start + compiler load (the probe)
   // Each probe worker's start (steady clock seconds), length and driver thread: one, or none

@@ -102,10 +102,27 @@ void find_preload_libraries(Context& ctx) {
   }
 }
 
+std::string chaos_unusable(bool exec) {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr const char* k_sanitizer = "AddressSanitizer";
+#elif defined(__SANITIZE_THREAD__)
+  constexpr const char* k_sanitizer = "ThreadSanitizer";
+#else
+  constexpr const char* k_sanitizer = nullptr;
+#endif
+  if (exec || k_sanitizer == nullptr) return "";
+  return fmt::format("this kdet is built with {}, whose allocator and libkdet_chaos.so cannot "
+                     "share a library compiler's worker",
+                     k_sanitizer);
+}
+
 void check_available(const Setting& s, const Context& ctx) {
   if (s.heap == HeapMode::chaos && ctx.chaos_lib.empty())
     throw Error("--heap chaos: libkdet_chaos.so was not found beside the kdet binary or in "
                 "its installed lib/kdet folder (build the kdet_chaos target)");
+  if (s.heap == HeapMode::chaos)
+    if (std::string why = chaos_unusable(ctx.exec_backend); !why.empty())
+      throw Error::format("--heap chaos: {}; use --heap churn or none", why);
   if (s.time != Level::inherit && ctx.faketime_lib.empty())
     throw Error(
         "--time fixed|vary needs libfaketime (Debian package faketime), which is not installed");

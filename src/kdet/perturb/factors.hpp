@@ -70,8 +70,17 @@ bool needs_private_mounts(const Setting& s, const Context& ctx);
 // Locates libkdet_chaos.so (beside the kdet binary) and libfaketime; fills `ctx`.
 void find_preload_libraries(Context& ctx);
 
+// Why the chaos allocator cannot act in this build's workers, or "" when it can. A kdet built
+// with AddressSanitizer or ThreadSanitizer runs its library compilers in a worker whose malloc
+// is the sanitizer's: libkdet_chaos.so preloaded there would make two allocators free each
+// other's blocks, which crashes a worker on some machines and not on others. So the chaos level
+// is refused for library backends in such a build, always (`exec`: the compiler is a process of
+// its own, unsanitized, and takes the library as any program does).
+std::string chaos_unusable(bool exec);
+
 // Checks the setting can be honoured here; throws Error naming the option when not
-// (e.g. --heap chaos without libkdet_chaos.so, --time without libfaketime).
+// (e.g. --heap chaos without libkdet_chaos.so or in a sanitized kdet's library workers,
+// --time without libfaketime).
 void check_available(const Setting& s, const Context& ctx);
 
 Launch plan_launch(const Setting& s, const Context& ctx);

@@ -4,6 +4,7 @@
 #include "kdet/report/builds_inside.hpp"
 #include "kdet/report/junit.hpp"
 #include "kdet/report/scan_report.hpp"
+#include "kdet/stats/evidence.hpp"
 #include "kdet/util/names.hpp"
 #include "kdet/util/strings.hpp"
 
@@ -141,6 +142,15 @@ std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed)
   std::string line = summary_line(r);
   out += "  result    " +
          paint(line, r.kernels.size() == r.count(KernelStatus::same) ? "32" : "31") + "\n";
+  if (!r.kernels.empty() && r.kernels.size() == r.count(KernelStatus::same))
+    out += "  bound     " + stats::no_variance_seen(r.builds.size(), "build", "a kernel") + "\n";
+  // A kernel's output can follow the heap its process left before it: what each build's
+  // processes compiled first is part of the rate (one kernel: the same in 10 cold builds when
+  // compiled first, different in 5 of 12 when compiled after others).
+  if (!r.kernels.empty())
+    out += "  note      a build-level rate depends on what each process compiled before a "
+           "kernel: builds that compile other kernels first, or in another order, can show "
+           "another rate\n";
   auto tallies = [&](const char* label, std::string Kernel::*field) {
     auto by = count_by(r, field);
     if (by.size() < 2 && !(by.size() == 1 && by.begin()->second.differ)) return;

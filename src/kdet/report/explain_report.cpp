@@ -1,5 +1,6 @@
 #include "kdet/report/explain_report.hpp"
 
+#include "kdet/stats/evidence.hpp"
 #include "kdet/util/strings.hpp"
 #include "kdet/util/sysinfo.hpp"
 #include "kdet/version.hpp"
@@ -66,6 +67,9 @@ nlohmann::json explain_to_json(const engine::ExplainOptions& opt, const engine::
       {"untestable", r.untestable},
       {"probe_timeout_seconds", static_cast<double>(r.probe_timeout.count()) / 1000},
       {"verdict", engine::to_string(r.verdict)},
+      {"baseline_upper_bound", r.baseline_bound},
+      {"excludes_rate_of_interest", stats::excludes_rate_of_interest(r.baseline_bound)},
+      {"untried", r.untried},
       {"conclusion", r.conclusion},
       {"exit_code", r.exit_code}};
   if (replay)
@@ -110,10 +114,11 @@ std::string explain_to_text(const engine::ExplainOptions& opt, const engine::Exp
   const char* code = r.verdict == engine::Verdict::deterministic ? "1;32"
                      : r.verdict == engine::Verdict::explained   ? "1;31"
                                                                  : "1;33";
-  std::string head = r.verdict == engine::Verdict::deterministic ? "DETERMINISTIC"
-                     : r.verdict == engine::Verdict::explained   ? "EXPLAINED"
-                     : r.verdict == engine::Verdict::failed      ? "FAILED"
-                                                                 : "INCONCLUSIVE";
+  std::string head = r.verdict == engine::Verdict::deterministic
+                         ? stats::no_variance_word(r.baseline_bound)
+                     : r.verdict == engine::Verdict::explained ? "EXPLAINED"
+                     : r.verdict == engine::Verdict::failed    ? "FAILED"
+                                                               : "INCONCLUSIVE";
   s += fmt::format("conclusion  {}: {}\n",
                    color ? fmt::format("\033[{}m{}\033[0m", code, head) : head, r.conclusion);
   return s;

@@ -2,6 +2,7 @@
 
 #include "kdet/engine/compiler_log.hpp"
 #include "kdet/perturb/registry.hpp"
+#include "kdet/stats/evidence.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/hash.hpp"
 #include "kdet/util/strings.hpp"
@@ -183,6 +184,7 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
       {"exit_code", a.exit_code},
       {"interrupted", out.interrupted},
       {"stopped_early", out.stopped_early},
+      {"out_of_time", out.out_of_time},
       {"runs",
        {{"planned", out.plan.runs},
         {"completed", out.completed},
@@ -199,6 +201,9 @@ nlohmann::json run_to_json(const RunOutput& out, const Assessment& a, const std:
         {"confidence", a.confidence},
         {"interval", {a.interval.low, a.interval.high}},
         {"upper_bound", a.upper_bound},
+        // Deterministic with this false is the verdict line's NO VARIANCE SEEN.
+        {"rate_of_interest", stats::k_rate_of_interest},
+        {"excludes_rate_of_interest", stats::excludes_rate_of_interest(a.upper_bound)},
         {"runs_for_1pct_bound", need_1pct}}},
       {"variants", variants},
       {"timing",
@@ -279,18 +284,23 @@ std::string run_to_text(const RunOutput& out, const Assessment& a, bool color,
       : out.stopped_early && out.plan.stop.after_failures > 0 && a.ok_runs == 0
           ? fmt::format(" (ended after {} failures with no success; {} planned)", a.runs,
                         out.plan.runs)
+      : out.out_of_time ? fmt::format(" (the time budget of {} ran out; {} planned)",
+                                      human_seconds(out.plan.stop.seconds), out.plan.runs)
       : out.stopped_early
           ? fmt::format(" (stopped at the first differing run; {} planned)", out.plan.runs)
           : "";
   switch (a.verdict) {
   case Verdict::deterministic:
-    s += fmt::format("verdict   {}: {}{}\n", paint("DETERMINISTIC", "1;32"),
-                     a.runs == 1 ? std::string("1 run, one output (nothing to compare it with)")
-                                 : fmt::format("all {} runs gave the same output", a.runs),
-                     runs_note);
-    s += fmt::format("bound     {}", bound_sentence(a.upper_bound, a.confidence));
+    // The word is the evidence's: DETERMINISTIC only where the bound excludes a 1-in-16 rate.
+    if (stats::excludes_rate_of_interest(a.upper_bound))
+      s += fmt::format("verdict   {}: all {} runs gave the same output{}\n",
+                       paint("DETERMINISTIC", "1;32"), a.runs, runs_note);
+    else
+      s += fmt::format("verdict   {} in {} ({}){}\n", paint("NO VARIANCE SEEN", "1;33"),
+                       plural(a.runs, "run"), stats::unseen_rate_clause(a.upper_bound), runs_note);
+    s += fmt::format("bound     {}", stats::no_variance_seen(a.runs, "run"));
     if (a.upper_bound > 0.01)
-      s += fmt::format(" ({} runs would bound it below 1%: --max-rate 0.01)",
+      s += fmt::format("; {} runs would bound it below 1% (--max-rate 0.01)",
                        stats::runs_to_bound(0.01, a.confidence));
     s += "\n";
     break;

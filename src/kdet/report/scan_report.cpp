@@ -100,6 +100,7 @@ std::string scan_to_text(const store::ScanResult& r, const TextOptions& o,
                   c.jobs == 1 ? "varies" : "vary", inputs_varying, plural(inputs, "input"));
   s += (c.varying ? p("1;31", head) : p("1;32", head)) + "\n";
   s += fmt::format("  unexpected:    {} vary with no [[expect]]\n", c.unexpected);
+  s += quiet_jobs_line(r);
   if (c.expected)
     s += fmt::format("  expected:      {} known to vary (manifest [[expect]])\n", c.expected);
   if (c.no_longer_varies)
@@ -399,48 +400,6 @@ std::string scan_to_junit(const store::ScanResult& r) {
   return out;
 }
 
-std::string pair_evidence(const scan::Pairing& pr, double margin) {
-  if (!pr.a || !pr.b || !pr.a->varies() || pr.b->runs == 0) return "";
-  std::string s = fmt::format("A: {} of {} runs differ ({})", pr.a->differing(), pr.a->runs,
-                              percent(scan::observed_rate(*pr.a)));
-  if (pr.b->verdict() == engine::Verdict::deterministic)
-    s += fmt::format("; B: one output in {}, rate < {} at 95%", plural(pr.b->runs, "run"),
-                     percent(pr.b->upper_bound()));
-  if (pr.b_is_a_variant > 0)
-    s += fmt::format("; B emits A's variant {} ({})", pr.b_is_a_variant,
-                     pr.b->modal().substr(0, 12));
-  else if (pr.b_is_a_variant == 0)
-    s += "; B emits code A never gave";
-  if (pr.settle_runs) s += fmt::format(" ({} of them added by --settle)", pr.settle_runs);
-  if (pr.unfixable == "input")
-    s += ": the input changed between A's scan and B's, so B's one output is no fix";
-  else if (pr.unfixable == "setting")
-    s += ": A and B ran under different settings, so B's one output is no fix";
-  else if (pr.label == scan::Label::not_seen)
-    s +=
-        fmt::format(": not {:g}x below A's rate; give B more runs before calling it fixed", margin);
-  return s;
-}
-
-std::string stress_evidence(const scan::Pairing& pr) {
-  switch (pr.stress) {
-  case scan::Pairing::Stress::not_run:
-    return "";
-  case scan::Pairing::Stress::fixed:
-    return fmt::format("fixed under stress: one output in {} over every regime, rate < {} "
-                       "at 95%",
-                       plural(pr.stress_runs, "run"), percent(pr.stress_bound));
-  case scan::Pairing::Stress::hidden:
-    // The regime stops at its first other output: a count, not a rate.
-    return fmt::format("hidden: varies under stress ({}: another output after {})",
-                       pr.stress_regime, plural(pr.stress_regime_runs, "run"));
-  case scan::Pairing::Stress::inconclusive:
-    return fmt::format("inconclusive under stress after {} ({})", plural(pr.stress_runs, "run"),
-                       pr.stress_regime);
-  }
-  return "";
-}
-
 namespace {
 
 std::string variant_tally(const scan::CompareAnswers& ans) {
@@ -564,6 +523,7 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
         st["differing"] = p.stress_differing;
       }
       if (p.stress == scan::Pairing::Stress::inconclusive) st["reason"] = p.stress_regime;
+      if (!p.stress_skipped.empty()) st["skipped"] = p.stress_skipped;
       j["stress"] = std::move(st);
     }
     pairs.push_back(std::move(j));

@@ -102,6 +102,10 @@ std::string scan_to_html(const store::ScanResult& r, const BlobLoader& blobs,
 std::string job_reach_lines(const scan::ScanReaches* reaches, const store::JobRow& j,
                             const std::string& indent);
 
+// "  one output:    N jobs; no variance seen in M runs: ..." (M: the fewest runs of a job with
+// one output, so the weakest bound), or "" when no job gave one output.
+std::string quiet_jobs_line(const store::ScanResult& r);
+
 // The comparison of two databases' results as text and JSON.
 // Both numbers behind a pair's label where A varied (A's observed rate, B's runs and
 // bound, and which of A's variants B emits); "" for other pairs.

@@ -1,6 +1,7 @@
 //===- scan/manifest_bundles.cpp - bundle folders as scan jobs -----------------===//
 #include "kdet/scan/manifest_bundles.hpp"
 
+#include "kdet/backend/python_stage.hpp"
 #include "kdet/capture/replay.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -33,6 +34,7 @@ std::string captured_name(const Manifest& m, const std::string& lib) {
 // reaches a scan job exactly as it reaches run, explain and cache compile.
 struct Replay {
   std::string input, kind, lib, command;
+  std::string py, python; // a tapped stage's recipe ("FILE:FUNCTION") and interpreter
   std::vector<std::string> options;
 };
 
@@ -41,13 +43,20 @@ struct Replay {
 size_t captured_compiler(Manifest& m, const Replay& r, const std::string& program,
                          const std::string& lib_hash, std::map<std::string, size_t>& known,
                          int line) {
-  std::string key = r.kind + '\n' + program + '\n' + lib_hash + '\n' + r.command;
+  std::string key =
+      r.kind + '\n' + program + '\n' + lib_hash + '\n' + r.command + '\n' + r.py + '\n' + r.python;
   if (auto it = known.find(key); it != known.end()) return it->second;
   CompilerSpec c;
   c.name = captured_name(m, program);
   c.config.kind = *backend::parse_kind(r.kind);
   c.config.lib = r.lib;
   c.config.command = r.command;
+  if (c.config.kind == backend::Kind::python) {
+    std::string file, fn;
+    backend::split_python_spec(r.py, file, fn);
+    if (std::string why = backend::python_stage_config(file, fn, r.python, c.config); !why.empty())
+      throw Error(fmt::format("{}:{}: bundle's Python stage {}: {}", m.path, line, r.py, why));
+  }
   c.line = line;
   c.captured = true;
   m.compilers.push_back(std::move(c));
@@ -89,7 +98,7 @@ void add_bundles(Manifest& m, const std::vector<std::pair<std::string, int>>& pa
                                "holding bundle.json)",
                                pat, abs));
       Replay r;
-      capture::apply_replay(*p, r.input, r.kind, r.lib, r.options, r.command);
+      capture::apply_replay(*p, r.input, r.kind, r.lib, r.options, r.command, &r.py, &r.python);
       if (!backend::parse_kind(r.kind))
         fail(line, fmt::format("bundle {}: a {} bundle cannot be a scan job yet", pat, r.kind));
       BundleJob b;

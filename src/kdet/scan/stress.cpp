@@ -3,6 +3,7 @@
 
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/engine/runner.hpp"
+#include "kdet/perturb/factors.hpp"
 #include "kdet/scan/defaults.hpp"
 #include "kdet/stats/stats.hpp"
 #include "kdet/util/error.hpp"
@@ -102,6 +103,14 @@ engine::RunOutput Rerunner::run(const store::JobRow& row, const perturb::Setting
   return engine::execute(plan);
 }
 
+std::string Rerunner::unusable(const store::JobRow& row, const perturb::Setting& setting) const {
+  if (setting.heap != perturb::HeapMode::chaos) return "";
+  auto it =
+      std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job& j) { return j.id == row.id; });
+  if (it == m_jobs.end()) return ""; // run() says why it cannot run at all
+  return perturb::chaos_unusable(m_compilers[it->compiler].config.kind == backend::Kind::exec);
+}
+
 uint64_t settle_runs_needed(double a_rate, double margin) {
   constexpr uint64_t k_max = 1000000;
   if (a_rate <= 0) return k_max;
@@ -183,7 +192,7 @@ uint64_t stress_runs_per_regime(double a_rate, uint64_t cap) {
 }
 
 uint64_t stress(std::vector<Pairing>& pairs, const std::vector<StressRegime>& regimes,
-                const RerunFn& run, const StressOptions& options) {
+                const RerunFn& run, const StressOptions& options, const UnusableFn& unusable) {
   auto usable = [](const Pairing& p) {
     return p.a && p.b && p.a->runs && p.b->runs && !p.b->varies() &&
            p.b->verdict() == engine::Verdict::deterministic;
@@ -205,6 +214,11 @@ uint64_t stress(std::vector<Pairing>& pairs, const std::vector<StressRegime>& re
     p->stress = Pairing::Stress::fixed;
     uint64_t first = p->b->runs + p->settle_runs; // past the runs B has, so seeds are new
     for (const auto& reg : regimes) {
+      if (unusable)
+        if (std::string why = unusable(*p->b, reg.setting); !why.empty()) {
+          p->stress_skipped.push_back(fmt::format("{}: {}", reg.name, why));
+          continue;
+        }
       engine::RunOutput out;
       try {
         // Up to 3 outcomes (B's, a failure, another); B's output and then another is the answer.
@@ -278,6 +292,9 @@ ProveStats prove(const std::vector<ProveTarget>& targets, std::deque<store::JobR
                                        const std::string& other_than) {
     return run(row, rerunner->setting_of(row), first, n, stop, other_than);
   };
+  UnusableFn unusable = [rerunner](const store::JobRow& row, const perturb::Setting& s) {
+    return rerunner->unusable(row, s);
+  };
   engine::install_interrupt_handler();
   const auto t0 = std::chrono::steady_clock::now();
   ProveStats st;
@@ -285,7 +302,8 @@ ProveStats prove(const std::vector<ProveTarget>& targets, std::deque<store::JobR
     if (options.settle)
       st.settled += settle(*t.pairs, storage, in_setting, {t.margin, options.settle_budget});
     if (options.stress)
-      st.stressed += stress(*t.pairs, stress_regimes(setting), run, options.stress_options);
+      st.stressed +=
+          stress(*t.pairs, stress_regimes(setting), run, options.stress_options, unusable);
   }
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   st.interrupted = engine::interrupted();

@@ -42,6 +42,9 @@ public:
                         uint64_t runs, size_t stop_at_outcomes,
                         const std::string& stop_at_other_than = "") const;
   const Manifest& manifest() const { return *m_manifest; }
+  // Why `setting` cannot act on the stored job `row` in this build (the chaos allocator in a
+  // sanitized kdet's library worker: perturb::chaos_unusable), or "" when it can.
+  std::string unusable(const store::JobRow& row, const perturb::Setting& setting) const;
   // The setting the scan ran `row` under: its compiler's, with the factors [setting] does not
   // name varied as the scan varied them (scan::vary_unnamed, probed once per compiler, when
   // first asked); the manifest's when the job is not planned any more.
@@ -96,12 +99,16 @@ struct StressOptions {
   size_t sample = 10;       // jobs A never varied on, also stressed
   uint64_t sample_seed = 0; // which ones
 };
+// Why a regime cannot act on a job here ("" or null: it can): such a regime is left out for
+// that job, named in Pairing::stress_skipped, and the outcome stands on the others.
+using UnusableFn = std::function<std::string(const store::JobRow&, const perturb::Setting&)>;
 // --stress: re-runs on B every pair where A varied and B did not, and a seeded sample of those
 // where neither varied, under each regime until one shows variance (hidden) or all ran their
-// budget with B's one output (fixed under stress); errors or a cut budget: inconclusive.
+// budget with B's one output (fixed under stress); errors or a cut budget: inconclusive. A
+// regime `unusable` names is left out for the job, and said so.
 // Returns the runs spent.
 uint64_t stress(std::vector<Pairing>& pairs, const std::vector<StressRegime>& regimes,
-                const RerunFn& run, const StressOptions& options);
+                const RerunFn& run, const StressOptions& options, const UnusableFn& unusable = {});
 
 // One comparison's pairs that --settle and --stress re-run B on, with its margin.
 struct ProveTarget {
