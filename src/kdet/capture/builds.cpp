@@ -300,6 +300,7 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
     out.kernels.push_back(std::move(k));
   }
   add_tap_stages(dir, info, out, *blobs_out, compiles, bundles);
+  add_load_stages(dir, info, out, *blobs_out, compiles);
   return out;
 }
 

@@ -65,6 +65,12 @@ using Match = std::vector<std::pair<size_t, size_t>>;
 void add_tap_stages(const std::string& dir, BuildInfo& info, BuildSummary& sum, BlobStore& blobs,
                     const std::vector<Compile>& compiles, const std::vector<Bundle>& bundles);
 
+// Adds the modules the build handed to the CUDA driver (DIR/raw's loads) as the last stage of
+// the kernels they hold, or as kernels of their own when no compile kdet saw made them
+// (builds_loads.cpp). After add_tap_stages: info.inside is set.
+void add_load_stages(const std::string& dir, BuildInfo& info, BuildSummary& sum,
+                     const BlobStore& blobs, const std::vector<Compile>& compiles);
+
 // After judge: a difference made inside the process is never the pipeline's input; the
 // next command names two builds that differ there; failed compiles are said
 // (builds_taps.cpp).

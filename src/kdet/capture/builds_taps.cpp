@@ -330,7 +330,10 @@ void refine(Kernel& k, const std::vector<std::unique_ptr<BlobStore>>& blobs,
                            infos[a->build].dir, a->bundle, infos[b->build].dir, b->bundle);
     return;
   }
-  if (k.status != KernelStatus::varies || st.seam != "tapped" || !k.difference) return;
+  if (k.status != KernelStatus::varies || (st.seam != "tapped" && st.seam != "loaded") ||
+      !k.difference)
+    return;
+  // A tapped or loaded stage: the two files that differ.
   const StageDifference& d = *k.difference;
   const StageBuild *fa = nullptr, *fb = nullptr;
   for (const auto& sb : st.builds) {

@@ -264,12 +264,18 @@ nlohmann::json capture_json(const CaptureResult& r) {
                                      {"pids", ci.pids},
                                      {"words", ci.words()}});
   j["taps"] = r.taps;
+  j["loads"] = loads_json(r.loads);
   j["exit_code"] = capture_exit_code(r);
   return j;
 }
 
 void find_compilers_inside(const std::string& raw, CaptureResult& r) {
   r.inside = compilers_inside(read_maps(raw, r.problems), r.compiles);
+}
+
+void find_loads(const std::string& raw, const BlobStore& blobs, CaptureResult& r) {
+  std::vector<Compile> loads = read_load_records(raw);
+  r.loads = loaded_modules(loads, r.compiles, blobs, r.inside);
 }
 
 namespace {
@@ -307,6 +313,7 @@ std::string inside_summary(const CaptureResult& r) {
     s += fmt::format("  unseen     {} compile{} took PTX made inside the process, not by a compile "
                      "kdet saw ({})\n",
                      n, n == 1 ? "" : "s", words);
+  s += loads_summary(r.loads);
   if (r.taps)
     s += fmt::format("  taps       {} files kept in {}/taps (--artifacts)\n", r.taps, r.out_dir);
   bool once = !r.bundles.empty() && std::all_of(r.bundles.begin(), r.bundles.end(),

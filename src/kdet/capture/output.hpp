@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kdet/capture/inprocess.hpp"
+#include "kdet/capture/loads.hpp"
 #include "kdet/capture/notes.hpp"
 #include "kdet/capture/records.hpp"
 
@@ -26,10 +27,16 @@ struct CaptureResult {
   ChildrenWait children;              // what the pipeline left running
   std::vector<CompilerInside> inside; // compilers in the files its processes mapped (RAW/maps)
   size_t taps = 0;                    // --artifacts files kept in OUT/taps
+  std::vector<LoadedModule> loads;    // modules handed to the CUDA driver (the load seam)
 };
 
 // Reads RAW/maps and classifies the compilers the pipeline's processes had mapped.
 void find_compilers_inside(const std::string& raw, CaptureResult& r);
+
+class BlobStore;
+// Reads the loads under RAW/records and joins them to r.compiles (after bundle_records and
+// find_compilers_inside).
+void find_loads(const std::string& raw, const BlobStore& blobs, CaptureResult& r);
 
 // The kinds the issue names and whether this version captures them.
 struct KindInfo {

@@ -61,7 +61,8 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
   uint64_t n = 0;
   std::optional<std::string> text;
   if (key == "kind" && w.size() == 2 &&
-      (w[1] == "nvvm" || w[1] == "nvrtc" || w[1] == "nvjitlink" || w[1] == "exec"))
+      (w[1] == "nvvm" || w[1] == "nvrtc" || w[1] == "nvjitlink" || w[1] == "exec" ||
+       w[1] == "load"))
     c.kind = w[1];
   else if (key == "ancestors") {
     c.ancestors.clear();
@@ -83,8 +84,8 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
   else if (key == "jit_input" && w.size() == 5 && is_hash(w[1]) && to_u64(w[2], n) &&
            parse_u64(w[3]) && *parse_u64(w[3]) <= 255 && decode_text(w[4], text))
     c.inputs.push_back({key, w[1], n, false, text, static_cast<int>(*parse_u64(w[3]))});
-  else if ((key == "source" || key == "header") && w.size() == 4 && is_hash(w[1]) &&
-           to_u64(w[2], n) && decode_text(w[3], text))
+  else if ((key == "source" || key == "header" || key == "image") && w.size() == 4 &&
+           is_hash(w[1]) && to_u64(w[2], n) && decode_text(w[3], text))
     c.inputs.push_back({key, w[1], n, false, text});
   else if (key == "name_expr" && w.size() == 2 && decode_text(w[1], text))
     c.inputs.push_back({key, "", 0, false, text});
@@ -157,7 +158,10 @@ std::vector<Compile> parse_log(const std::string& text, const std::string& name,
   return out;
 }
 
-std::vector<Compile> read_records(const std::string& raw, std::vector<std::string>& problems) {
+namespace {
+
+// Every record under `raw`/records, compiles and loads, in time order.
+std::vector<Compile> read_all_records(const std::string& raw, std::vector<std::string>& problems) {
   std::vector<Compile> out;
   std::string dir = raw + "/records";
   std::vector<std::string> names;
@@ -193,6 +197,21 @@ std::vector<Compile> read_records(const std::string& raw, std::vector<std::strin
   std::sort(out.begin(), out.end(), [](const Compile& a, const Compile& b) {
     return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.record < b.record;
   });
+  return out;
+}
+
+} // namespace
+
+std::vector<Compile> read_records(const std::string& raw, std::vector<std::string>& problems) {
+  std::vector<Compile> out = read_all_records(raw, problems);
+  std::erase_if(out, [](const Compile& c) { return c.kind == "load"; });
+  return out;
+}
+
+std::vector<Compile> read_load_records(const std::string& raw) {
+  std::vector<std::string> problems; // read_records said them
+  std::vector<Compile> out = read_all_records(raw, problems);
+  std::erase_if(out, [](const Compile& c) { return c.kind != "load"; });
   return out;
 }
 

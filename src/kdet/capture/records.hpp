@@ -23,7 +23,8 @@ namespace kdet::capture {
 
 // One input of a compile, in the order the pipeline gave it.
 struct Input {
-  std::string tag;  // module (nvvm), source / header / name_expr (nvrtc), jit_input (nvjitlink)
+  std::string tag;  // module (nvvm), source / header / name_expr (nvrtc), jit_input (nvjitlink),
+                    // image (a load)
   std::string hash; // the artifact hash (util/hash.hpp) once name_by_artifact_hash ran
   uint64_t size = 0;
   bool lazy = false;               // nvvmLazyAddModuleToProgram
@@ -47,7 +48,7 @@ struct Output {
 // One compile call, as recorded.
 struct Compile {
   std::string record; // "LOG#ID": the record log under RAW/records and the compile's id in it
-  std::string kind;   // nvvm, nvrtc, nvjitlink or exec
+  std::string kind;   // nvvm, nvrtc, nvjitlink or exec (or load: read_load_records)
   long pid = 0, ppid = 0, thread = 0;
   std::vector<long> ancestors; // exec: the caller's parent, its parent, ... (the shim's record)
   uint64_t time_ns = 0;
@@ -72,8 +73,14 @@ std::vector<Compile> parse_log(const std::string& text, const std::string& name,
                                std::vector<std::string>& problems);
 
 // Every compile under `raw`/records/*.log, ordered by time then record name;
-// what could not be read is listed in `problems` ("FILE: why").
+// what could not be read is listed in `problems` ("FILE: why"). Loads are not compiles:
+// they are left out.
 std::vector<Compile> read_records(const std::string& raw, std::vector<std::string>& problems);
+
+// The modules the pipeline handed to the CUDA driver (kind "load", preload/driver.cpp): each
+// with one input of tag "image" (named by the file it came from, if any), its entry point as
+// its option and the driver's result. What cannot be read is read_records' to say.
+std::vector<Compile> read_load_records(const std::string& raw);
 
 // How an input is hashed (util/hash.hpp): an nvJitLink PTX input and a command's *.ptx
 // input file as PTX, every other input (NVVM IR, CUDA source, LTO-IR, cubin) as bytes.

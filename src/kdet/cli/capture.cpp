@@ -120,8 +120,10 @@ int finish_capture(const CaptureArgs& a) {
   capture::BlobStore blobs(raw, r.problems);
   r.bundles = capture::bundle_records(r.compiles, blobs);
   capture::find_compilers_inside(raw, r);
+  capture::find_loads(raw, blobs, r);
   capture::note_missing_blobs(blobs, r.bundles, r.problems);
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
+  capture::write_loads(fd.get(), a.out, blobs, r.loads);
   if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
   std::fputs(terminal_text(capture::capture_summary(r)).c_str(), stderr);
@@ -180,6 +182,7 @@ int do_capture(const CaptureArgs& a) {
   capture::BlobStore blobs(raw, r.problems);
   r.bundles = capture::bundle_records(r.compiles, blobs);
   capture::find_compilers_inside(raw, r);
+  capture::find_loads(raw, blobs, r);
   std::vector<capture::TapFile> kept;
   if (out_fd.ok() && !a.artifacts.empty())
     kept =
@@ -195,6 +198,7 @@ int do_capture(const CaptureArgs& a) {
       for (auto& b : capture::write_tap_bundles(out_fd.get(), a.out, kept, {}, r.problems))
         r.bundles.push_back(std::move(b));
       capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
+      capture::write_loads(out_fd.get(), a.out, blobs, r.loads);
       // How the pipeline ended stays with the capture, for kdet capture compare.
       write_file_beneath(out_fd.get(), "capture.json", json_text(capture::capture_json(r)) + "\n",
                          a.out + "/capture.json");

@@ -195,6 +195,7 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
   capture::BlobStore blobs(raw, cr.problems);
   cr.bundles = capture::bundle_records(cr.compiles, blobs);
   capture::find_compilers_inside(raw, cr);
+  capture::find_loads(raw, blobs, cr);
   // Compiles lost, programs started without the preload, children killed: said per build.
   std::string lost = capture::notes_summary(cr.notes, cr.children);
   if (!lost.empty())
@@ -213,6 +214,7 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
       cr.bundles.push_back(std::move(b));
   }
   capture::write_bundles(sub_fd.get(), info.dir, blobs, cr.bundles);
+  capture::write_loads(sub_fd.get(), info.dir, blobs, cr.loads);
   write_file_beneath(sub_fd.get(), "capture.json", json_text(capture::capture_json(cr)) + "\n",
                      info.dir + "/capture.json");
   info.pipeline_status = cr.pipeline_status;

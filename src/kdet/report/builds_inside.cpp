@@ -58,6 +58,19 @@ std::string inside_varies_words(const Kernel& k, size_t builds) {
                        "was made by a compiler kdet did not see ({}); keep that compiler's files "
                        "with --artifacts GLOB or a framework tap to name its stage",
                        *k.first_varying + 1, st.kind, st.program, k.made_inside);
+  if (st.seam == "loaded") {
+    // The driver's load seam: the image differs, and no stage before it in this kernel does.
+    std::string made;
+    for (const auto& sb : st.builds)
+      if (!sb.made_by.empty()) made = " (" + sb.made_by + ")";
+    std::string via = st.builds.empty() ? "" : st.builds.front().raw_options;
+    return fmt::format("first varies loaded by the driver (stage {}, {}): the module handed to the "
+                       "driver differs between builds{}",
+                       *k.first_varying + 1, via.empty() ? "a load" : via,
+                       *k.first_varying == 0
+                           ? fmt::format(", made by a compiler kdet did not see{}", made)
+                           : std::string("; every stage before it is the same"));
+  }
   if (st.seam != "tapped") return "";
   std::string whose = st.framework == "--artifacts" ? "the kept files'" : st.framework + "'s";
   std::string s = fmt::format("first varies at {} {} stage ({}{}, inside the process{})", whose,

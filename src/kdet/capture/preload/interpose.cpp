@@ -112,6 +112,11 @@ int slot_for(void* base, void* handle) {
 
 } // namespace
 
+void* dlsym_real(void* handle, const char* name) {
+  DlsymFn d = real_dlsym();
+  return d ? d(handle, name) : nullptr;
+}
+
 void* real_fn(int slot, int f) {
   Slot& s = g_slots[slot];
   void* p = s.fn[f].load(std::memory_order_acquire);
@@ -208,9 +213,17 @@ int export_slot(int f, const void* caller) {
 
 using namespace kdet_capture;
 
+namespace kdet_capture {
+// driver.cpp: the driver's load entry points (-1: not one), and dlsym's answer for one.
+int driver_index(const char* name);
+void* driver_lookup(void* handle, const char* name, int f, void* (*real_dlsym)(void*, const char*));
+} // namespace kdet_capture
+
 KDET_EXPORT void* dlsym(void* handle, const char* name) {
   int f = handle == RTLD_NEXT ? -1 : func_index(name);
   if (f >= 0) return wrap_lookup(handle, name, f);
+  int g = handle == RTLD_NEXT ? -1 : driver_index(name);
+  if (g >= 0 && real_dlsym()) return driver_lookup(handle, name, g, real_dlsym());
   DlsymFn d = real_dlsym();
   if (!d) return nullptr;
   return d(handle, name); // a tail call: glibc sees the caller's return address
