@@ -40,7 +40,11 @@ std::string numba_kernel(const std::string& name) {
 }
 
 std::string display_name(const std::string& name, size_t width) {
-  if (std::string n = numba_kernel(name); !n.empty()) return n;
+  if (width == 0) return demangle_if_shorter(name); // --full-names
+  // numba's function name, with the cut form's hash: two specializations of one function (the
+  // same name, other argument types) must not read as one kernel.
+  if (std::string n = numba_kernel(name); !n.empty())
+    return n + "..." + hash_bytes(name).substr(0, 8);
   std::string s = demangle_if_shorter(name);
   if (width == 0 || s.size() <= width || width < 16) return s;
   return s.substr(0, width - 12) + "..." + hash_bytes(name).substr(0, 8);
