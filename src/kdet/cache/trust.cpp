@@ -36,12 +36,13 @@ namespace {
 // A record is small: meta.json keeps at most 64 KiB of compiler log.
 constexpr off_t k_max_record = off_t{8} << 20;
 
-std::string hex(const unsigned char* p, unsigned n) {
+std::string hex(const unsigned char* p, size_t n) {
   static const char* digits = "0123456789abcdef";
-  std::string s(size_t{n} * 2, '0');
-  for (unsigned i = 0; i < n; ++i) {
-    s[2 * i] = digits[p[i] >> 4];
-    s[2 * i + 1] = digits[p[i] & 15];
+  std::string s;
+  s.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    s += digits[p[i] >> 4];
+    s += digits[p[i] & 15];
   }
   return s;
 }
