@@ -52,17 +52,6 @@ void put_strs(std::string& b, const std::vector<std::string>& v) {
     put_str(b, s);
 }
 
-bool write_all(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
 bool read_all(int fd, char* p, size_t n) {
   while (n > 0) {
     ssize_t k = ::read(fd, p, n);
@@ -190,8 +179,7 @@ public:
     std::string head;
     put_u64(head, b.size());
     std::string reply;
-    if (!write_all(m_request_fd, head.data(), head.size()) ||
-        !write_all(m_request_fd, b.data(), b.size()) || !read_message(reply))
+    if (!write_all(m_request_fd, head) || !write_all(m_request_fd, b) || !read_message(reply))
       die_as_child();
     Payload p(reply);
     const uint32_t status = p.u32();

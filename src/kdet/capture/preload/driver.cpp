@@ -210,18 +210,7 @@ void write_load(const char* via, const void* image, size_t size, const char* pat
   char hash[33];
   store_blob(image, size, hash);
   Buf b;
-  b.add("kind load\npid ");
-  b.add_u64(static_cast<unsigned long long>(::getpid()));
-  b.add("\nppid ");
-  b.add_u64(static_cast<unsigned long long>(::getppid()));
-  b.add("\nthread ");
-  b.add_u64(static_cast<unsigned long long>(thread_id()));
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  b.add("\ntime_ns ");
-  b.add_u64(static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull +
-            static_cast<unsigned long long>(ts.tv_nsec));
-  b.add("\n");
+  add_record_header(b, "load");
   // The driver by path only: hashing libcuda in every process would cost more than a load.
   Dl_info info{};
   if (real && dladdr(real, &info) && info.dli_fname && *info.dli_fname) {

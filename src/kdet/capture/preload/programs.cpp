@@ -144,20 +144,7 @@ void begin_record(Prog* p, const char* kind, int slot, int fn, int n, const char
     p->recorded[i] = p->have_size[i] = false;
   p->log_recorded = p->info_recorded = false;
   Buf b;
-  b.add("kind ");
-  b.add(kind);
-  b.add("\npid ");
-  b.add_u64(static_cast<unsigned long long>(::getpid()));
-  b.add("\nppid ");
-  b.add_u64(static_cast<unsigned long long>(::getppid()));
-  b.add("\nthread ");
-  b.add_u64(static_cast<unsigned long long>(thread_id()));
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  b.add("\ntime_ns ");
-  b.add_u64(static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull +
-            static_cast<unsigned long long>(ts.tv_nsec));
-  b.add("\n");
+  add_record_header(b, kind);
   char path[PATH_MAX], hash[33];
   unsigned long long size = 0;
   if (void* f = real_fn(slot, fn); f && library_identity(f, path, sizeof path, hash, &size)) {

@@ -200,6 +200,23 @@ long thread_id() {
   return static_cast<long>(::syscall(SYS_gettid));
 }
 
+void add_record_header(Buf& b, const char* kind) {
+  b.add("kind ");
+  b.add(kind);
+  b.add("\npid ");
+  b.add_u64(static_cast<unsigned long long>(::getpid()));
+  b.add("\nppid ");
+  b.add_u64(static_cast<unsigned long long>(::getppid()));
+  b.add("\nthread ");
+  b.add_u64(static_cast<unsigned long long>(thread_id()));
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  b.add("\ntime_ns ");
+  b.add_u64(static_cast<unsigned long long>(ts.tv_sec) * 1000000000ull +
+            static_cast<unsigned long long>(ts.tv_nsec));
+  b.add("\n");
+}
+
 void store_blob(const void* data, size_t size, char out[33]) {
   hash_hex(data, size, out);
   const char* dir = capture_dir();

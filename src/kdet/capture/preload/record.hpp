@@ -139,6 +139,9 @@ void set_capture_dir(const char* dir);
 // The calling thread's kernel id.
 long thread_id();
 
+// A record's first lines: kind, pid, ppid, thread and time_ns (docs/CAPTURE.md, the record format).
+void add_record_header(Buf& b, const char* kind);
+
 // Writes the files this process has mapped executable to RAW/maps/PID-N.maps (maps.cpp),
 // for kdet to find the compilers built into them. Stack only; best effort.
 void write_maps();
