@@ -77,11 +77,13 @@ std::vector<Bundle> write_tap_bundles(int out_fd, const std::string& shown,
                 {"output", "taps/" + r.to->rel}};
     std::string input = j["inputs"][0]["file"].get<std::string>();
     std::string output = j["outputs"][0]["file"].get<std::string>();
+    // Named: a temporary in the loop's range would be gone before the body reads it.
+    const std::string meta = json_text(j) + "\n";
     try {
       for (const auto& [rel, data] : {std::pair<std::string, std::string_view>{b.lib, text},
                                       {input, r.input},
                                       {output, r.output},
-                                      {"bundle.json", json_text(j) + "\n"}})
+                                      {"bundle.json", meta}})
         write_file_beneath(out_fd, dir + "/" + rel, data, shown + "/" + dir + "/" + rel);
     } catch (const Error& e) {
       problems.emplace_back(e.what());
