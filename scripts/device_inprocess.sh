@@ -4,8 +4,18 @@
 # build whose in-process ptx stage varies, torch.compile, JAX), then Triton's real llir -> ptx as
 # a Python stage, 200 runs in one process with heap churn, and a planted varying stage.
 # KDET names a folder holding kdet and its preload libraries; LIBS the shared libraries it needs;
-# OUT the reports folder.   KDET=dev LIBS=dev/lib OUT=/tmp/out scripts/device_inprocess.sh
+# OUT the reports folder; BUDGET the seconds all steps may take together (default 420): the steps
+# run most important first, each cut to what is left, and one left too little is skipped and
+# says so.   KDET=dev LIBS=dev/lib OUT=/tmp/out scripts/device_inprocess.sh
 set -u
+DEADLINE=$((SECONDS + ${BUDGET:-420}))
+# cap N: N seconds, or what is left of the budget when that is less (1: no time left; timeout 0
+# would mean no limit).
+cap() {
+  local left=$((DEADLINE - SECONDS))
+  ((left < 20)) && { echo 1; return; }
+  echo $((left < $1 ? left : $1))
+}
 K=$(cd "${KDET:?}" && pwd)/kdet
 OUT=${OUT:?}
 [[ -n ${LIBS:-} ]] && export LD_LIBRARY_PATH=$(cd "$LIBS" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -17,8 +27,11 @@ cd "$W" || exit 1
 builds() { # builds NAME N SCRIPT: kdet capture --builds N with the framework taps
   local name=$1 n=$2
   shift 2
-  echo "=== $name"
-  timeout 300 "$K" capture --builds "$n" --out "$W/$name" --json "$OUT/$name.json" -- python3 "$@" \
+  local t
+  t=$(cap 150)
+  echo "=== $name (limit ${t}s)"
+  ((t == 1)) && { echo "skipped: the budget is spent"; return; }
+  timeout "$t" "$K" capture --builds "$n" --out "$W/$name" --json "$OUT/$name.json" -- python3 "$@" \
     >"$OUT/$name.txt" 2>&1
   echo "exit $?" >>"$OUT/$name.txt"
   grep -v '^kdet capture: build' "$OUT/$name.txt" | head -40
@@ -27,8 +40,6 @@ builds() { # builds NAME N SCRIPT: kdet capture --builds N with the framework ta
 }
 builds triton 3 "$D/triton_kernels.py"
 builds triton_varies 4 "$D/triton_varies.py"
-builds jax 3 "$D/jax_jit.py"
-builds inductor 2 "$D/torch_compile.py"
 # Triton's real llir -> ptx, one process, churn: an llir from the Triton build's taps.
 llir=$(find "$W/triton/build-1/taps" -name '*.llir' | head -1)
 meta=${llir%.llir}.json
@@ -36,13 +47,15 @@ echo "=== python stage on $llir"
 arch=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['target']['arch'])" "$meta" 2>/dev/null || echo 90)
 cp "$llir" "$OUT/kernel.llir" 2>/dev/null
 R=$(python3 -m kdet_stage triton_stage)
-timeout 240 "$K" run "$llir" --py "$R:llir_to_ptx" --process same --heap churn -n 200 --json "$OUT/llir_same.json" -- --arch="$arch" 2>&1 | tee "$OUT/llir_same.txt" | head -12
-timeout 120 "$K" run "$llir" --py "$D/triton_llir_varies.py:llir_to_ptx" --process same --heap churn -n 40 -- --arch="$arch" 2>&1 | tee "$OUT/llir_planted.txt" | head -8
-timeout 120 "$K" run "$llir" --py "$R:llir_to_ptx" --process fresh -n 12 -- --arch="$arch" 2>&1 | tee "$OUT/llir_fresh.txt" | head -6
+timeout "$(cap 120)" "$K" run "$llir" --py "$R:llir_to_ptx" --process same --heap churn -n 200 --json "$OUT/llir_same.json" -- --arch="$arch" 2>&1 | tee "$OUT/llir_same.txt" | head -12
+timeout "$(cap 60)" "$K" run "$llir" --py "$D/triton_llir_varies.py:llir_to_ptx" --process same --heap churn -n 40 -- --arch="$arch" 2>&1 | tee "$OUT/llir_planted.txt" | head -8
+timeout "$(cap 60)" "$K" run "$llir" --py "$R:llir_to_ptx" --process fresh -n 12 -- --arch="$arch" 2>&1 | tee "$OUT/llir_fresh.txt" | head -6
 # The replay bundles capture wrote for Triton's tapped stages (llir -> ptx, ttgir -> llir).
 echo "=== replay bundles"
 for b in $(grep -l '"python"' "$W"/triton/build-1/bundles/*/bundle.json 2>/dev/null | head -4); do
   d=$(dirname "$b")
   echo "--- $d: $(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j.get('function'), j.get('options'))" "$b" 2>/dev/null)"
-  timeout 120 "$K" run "$d" --process same -n 10 2>&1 | head -4
+  timeout "$(cap 40)" "$K" run "$d" --process same -n 10 2>&1 | head -4
 done | tee "$OUT/replay.txt"
+builds jax 3 "$D/jax_jit.py"
+builds inductor 2 "$D/torch_compile.py"

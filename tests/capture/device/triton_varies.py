@@ -1,7 +1,8 @@
 """Triton pipeline whose in-process PTX stage varies with a heap address, as the seed's libNVVM
 did: Triton's llir -> ptx stage (CUDABackend.make_ptx, LLVM inside the process) is wrapped so
-that, when a fresh object's address has a given bit set, the PTX gains one comment line (valid
-PTX: ptxas accepts it, and the cubin is the same). For kdet capture --builds: the report must
+that the PTX gains one comment line naming three bits of a fresh object's address above the page
+offset, which ASLR moves from process to process (valid PTX: ptxas accepts it, and the cubin is
+the same; 8 variants, so 4 builds all alike is a 1-in-512 chance). For kdet capture --builds: the report must
 name Triton's ptx stage, inside the process, never the pipeline's input."""
 import torch
 import triton
@@ -13,9 +14,8 @@ _make_ptx = nv.CUDABackend.make_ptx
 
 def make_ptx(self, src, metadata, opt, capability):
     ptx = _make_ptx(self, src, metadata, opt, capability)
-    if (id(object()) >> 4) & 1:
-        first, rest = ptx.split("\n", 1)
-        ptx = first + "\n// planted: a heap address chose this variant\n" + rest
+    first, rest = ptx.split("\n", 1)
+    ptx = first + "\n// planted: heap address bits {}\n".format((id(object()) >> 12) & 7) + rest
     return ptx
 
 
