@@ -22,11 +22,15 @@ cp "$FAKES/libfakenvvm.so" "$T/lib/libnvvm.so"
 # here: it is read as soon as it is seen).
 await_workers() {
   argv=
-  local i w seen=" "
+  local i w a seen=" "
   for ((i = 0; i < 600; i++)); do
     for w in $(test_pids __worker); do
       [[ $seen == *" $w "* ]] && continue
-      argv=$(tr '\0' ' ' <"/proc/$w/cmdline" 2>/dev/null) || continue
+      # A worker may end between the listing and the read: its file gone, or (a zombie) empty.
+      # Only a command line read whole counts, and a failed read leaves $argv as it was.
+      a=$(tr '\0' ' ' 2>/dev/null <"/proc/$w/cmdline") || continue
+      [[ -n $a ]] || continue
+      argv=$a
       seen+="$w "
     done
     (($(wc -w <<<"$seen") >= $1)) && return 0
