@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib/common.bash"
 
 out=$("$KDET" exec --deterministic -- sh -c 'echo $LC_ALL $OMP_NUM_THREADS $OPENBLAS_NUM_THREADS $TZ; cat /proc/self/personality; umask')
-[[ $(sed -n 1p <<<"$out") == "C 1 1 UTC" ]] || fail "environment: $out"
+[[ $(sed -n 1p <<<"$out") == "C 1 1 UTC0" ]] || fail "environment: $out"
 (( (16#$(sed -n 2p <<<"$out")) & 16#0040000 )) || fail "ASLR not disabled: $out"
 [[ $(sed -n 3p <<<"$out") == 0022 ]] || fail "umask: $out"
 

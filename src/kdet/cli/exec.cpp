@@ -11,6 +11,7 @@
 #include "kdet/cli/numbers.hpp"
 #include "kdet/engine/interrupt.hpp"
 #include "kdet/perturb/factors.hpp"
+#include "kdet/perturb/presets.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/faketime_shm.hpp"
@@ -43,7 +44,7 @@ struct ExecArgs {
   bool deterministic = false;
   std::string fix;
   std::vector<std::string> keep_env;
-  std::string time = "2020-01-01 00:00:00";
+  std::string time; // empty: perturb::k_fixed_epoch, as kdet run's time=fixed
   double timeout_seconds = 0;
   bool print = false;
   std::vector<std::string> command;
@@ -98,11 +99,12 @@ int do_exec(const ExecArgs& a) {
   std::vector<std::string> changes;
   // libfaketime's shared clock for the command's process tree; removed when kdet returns.
   std::optional<FaketimeShared> clock;
-  if (fixes.count("threadvars"))
-    for (const auto& v : perturb::thread_count_variables())
-      changes.push_back(v + "=1");
-  if (fixes.count("locale")) changes.insert(changes.end(), {"LC_ALL=C", "LANG=C"});
-  if (fixes.count("tz")) changes.push_back("TZ=UTC");
+  // The same variables as a fixed level of kdet run (perturb/presets.hpp).
+  for (const char* f : {"threadvars", "locale", "tz"})
+    if (fixes.count(f)) {
+      auto vars = perturb::fixed_environment(f);
+      changes.insert(changes.end(), vars.begin(), vars.end());
+    }
   if (fixes.count("umask")) opt.umask = 0022;
   if (fixes.count("aslr")) opt.disable_aslr = true;
   if (fixes.count("time")) {
@@ -110,11 +112,13 @@ int do_exec(const ExecArgs& a) {
     perturb::find_preload_libraries(ctx);
     if (ctx.faketime_lib.empty())
       throw Error("--fix time needs libfaketime (Debian package faketime), which is not installed");
-    changes.insert(changes.end(), {"LD_PRELOAD=" + perturb::preload_list({ctx.faketime_lib}),
-                                   "FAKETIME=@" + a.time, "DONT_FAKE_MONOTONIC=1",
-                                   // The files' times as they are: libfaketime would shift them
-                                   // by an offset that moves with each start (docs/EXPLAIN.md).
-                                   "NO_FAKE_STAT=1", "SOURCE_DATE_EPOCH=1577836800"});
+    changes.push_back("LD_PRELOAD=" + perturb::preload_list({ctx.faketime_lib}));
+    for (auto& v : perturb::fixed_environment("time"))
+      // --time: libfaketime's own "@YYYY-MM-DD hh:mm:ss" form, read in the command's time zone.
+      if (a.time.empty() || (v.rfind("FAKETIME=", 0) != 0 && v.rfind("FAKETIME_FMT=", 0) != 0))
+        changes.push_back(std::move(v));
+    if (!a.time.empty()) changes.push_back("FAKETIME=@" + a.time);
+    changes.push_back(fmt::format("SOURCE_DATE_EPOCH={}", perturb::k_fixed_epoch));
     clock.emplace();
     if (!clock->env().empty()) changes.push_back(clock->env());
   }
@@ -172,12 +176,13 @@ void add_exec(CLI::App& root, Action& action) {
       "Fixes (--fix, comma-separated; default aslr,threadvars,locale,umask,tz):\n"
       "  aslr        personality(ADDR_NO_RANDOMIZE), inherited by every child\n"
       "  threadvars  OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS, ... = 1\n"
-      "  locale   LC_ALL=C LANG=C        tz  TZ=UTC        umask  022\n"
+      "  locale   LC_ALL=C LANG=C        tz  TZ=UTC0       umask  022\n"
       "  time     libfaketime at --time (and SOURCE_DATE_EPOCH); some compilers hang under it\n"
       "  env      only PATH, HOME, USER, TERM, CUDA_HOME, LD_LIBRARY_PATH, PYTHONPATH, TMPDIR and "
       "--keep-env\n"
       "  pid      a fresh PID namespace: the command runs as pid 2\n"
       "  all      every one of them\n"
+      "threadvars, locale, tz and time set the very variables of kdet run's fixed levels.\n"
       "Exit status: the command's (128+N when killed by signal N; 124 after --timeout;\n"
       "127 when the command is not found, 126 when it cannot be run; 2 for kdet's own usage\n"
       "errors), as env(1) and timeout(1) do.\n"
@@ -191,8 +196,10 @@ void add_exec(CLI::App& root, Action& action) {
   cmd->add_option("--keep-env", args->keep_env,
                   "With --fix env: also keep this variable (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("--time", args->time,
-                  "With --fix time: the instant the command sees (default '2020-01-01 00:00:00')");
+  cmd->add_option(
+      "--time", args->time,
+      "With --fix time: the instant the command sees, as 'YYYY-MM-DD hh:mm:ss' in its time "
+      "zone (default: 2020-01-01 00:00:00 UTC, kdet run's time=fixed)");
   cmd->add_option("--timeout", args->timeout_seconds,
                   "Kill the command after this many seconds (default: never)")
       ->check(real_option(k_timeout_range));

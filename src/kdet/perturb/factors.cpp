@@ -1,5 +1,6 @@
 #include "kdet/perturb/factors.hpp"
 
+#include "kdet/perturb/presets.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
 #include "kdet/util/fs.hpp"
@@ -31,11 +32,16 @@ std::string random_name(uint64_t r, size_t len) {
   return s;
 }
 
-// 2020-01-01 00:00:00 UTC, read as seconds (FAKETIME_FMT=%s): libfaketime reads its
-// "@YYYY-MM-DD hh:mm:ss" form in local time, so under tz=vary that form was another instant.
-constexpr const char* k_fixed_time = "@1577836800";
-// mtime=fixed: the files' time and SOURCE_DATE_EPOCH, the same instant as time=fixed.
-constexpr int64_t k_fixed_epoch = 1577836800;
+// time=fixed: k_fixed_epoch (perturb/presets.hpp), read as seconds (FAKETIME_FMT=%s).
+std::string fixed_time() {
+  return fmt::format("@{}", k_fixed_epoch);
+}
+
+// A fixed level's variables (perturb/presets.hpp), added to a run's environment.
+void add_fixed(std::vector<std::string>& env, std::string_view factor) {
+  for (auto& e : fixed_environment(factor))
+    env.push_back(std::move(e));
+}
 // mtime=vary: a time from 2001-09-09 (1e9 s) on, within 30 years.
 constexpr int64_t k_vary_epoch_from = 1000000000;
 constexpr uint64_t k_vary_epoch_span = 30ULL * 365 * 86400;
@@ -173,7 +179,7 @@ Launch plan_launch(const Setting& s, const Context& ctx) {
     }
     if (s.time != Level::inherit) {
       preload.push_back(ctx.faketime_lib);
-      l.env.push_back(std::string("FAKETIME=") + k_fixed_time);
+      l.env.push_back("FAKETIME=" + fixed_time());
       l.env.push_back("FAKETIME_FMT=%s");
       l.env.push_back("FAKETIME_NO_CACHE=1");
       l.env.push_back("DONT_FAKE_MONOTONIC=1");
@@ -232,12 +238,12 @@ void plan_file_times(const Setting& s, const Context& ctx, uint64_t run_index, u
 void plan_host(const Setting& s, const Context& ctx, uint64_t run_seed, int slot,
                RunPerturbation& p) {
   if (s.tz == Level::fixed)
-    p.env.push_back("TZ=UTC0");
+    add_fixed(p.env, "tz");
   else if (s.tz == Level::vary)
     p.env.push_back(std::string("TZ=") + k_timezones[pick(run_seed, 11) % std::size(k_timezones)]);
   // Never created, so a compile never writes into it (reprotest's /nonexistent/first-build).
   if (s.home == Level::fixed)
-    p.env.push_back("HOME=/nonexistent/kdet-home");
+    add_fixed(p.env, "home");
   else if (s.home == Level::vary)
     p.env.push_back("HOME=/nonexistent/kdet-home-" + random_name(pick(run_seed, 12), 8));
   if (s.cpus == Level::fixed && !ctx.usable_cpus.empty()) {
@@ -299,7 +305,7 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
   if (s.time != Level::inherit) {
     // Fixed: one instant for every run. Vary: the real time shifted by a seeded offset of up to
     // ten years either way (libfaketime's "+N"/"-N" seconds form).
-    std::string t = k_fixed_time;
+    std::string t = fixed_time();
     if (s.time == Level::vary) {
       long long offset =
           static_cast<long long>(pick(run_seed, 6) % (20ULL * 365 * 86400)) - 10LL * 365 * 86400;
@@ -317,8 +323,7 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
   plan_file_times(s, ctx, run_index, run_seed, p);
   plan_host(s, ctx, run_seed, slot, p);
   if (s.locale == Level::fixed) {
-    p.env.push_back("LC_ALL=C");
-    p.env.push_back("LANG=C");
+    add_fixed(p.env, "locale");
   } else if (s.locale == Level::vary) {
     const char* l = k_locales[pick(run_seed, 7) % std::size(k_locales)];
     p.env.push_back(std::string("LC_ALL=") + l);
@@ -328,12 +333,13 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
     p.umask = 0022;
   else if (s.umask == Level::vary)
     p.umask = static_cast<int>(k_umasks[pick(run_seed, 8) % std::size(k_umasks)]);
-  if (s.threadvars != Level::inherit) {
+  if (s.threadvars == Level::fixed) {
+    add_fixed(p.env, "threadvars");
+  } else if (s.threadvars == Level::vary) {
     unsigned hw = std::max(2u, ctx.hardware_threads > 0 ? ctx.hardware_threads
                                                         : std::thread::hardware_concurrency());
     for (size_t i = 0; i < thread_count_variables().size(); ++i) {
-      unsigned n =
-          s.threadvars == Level::fixed ? 1 : 1 + static_cast<unsigned>(pick(run_seed, 20 + i) % hw);
+      unsigned n = 1 + static_cast<unsigned>(pick(run_seed, 20 + i) % hw);
       p.env.push_back(fmt::format("{}={}", thread_count_variables()[i], n));
     }
   }
