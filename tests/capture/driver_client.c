@@ -8,10 +8,16 @@
  *       DRIVER_VARY set it carries this process's id, so it differs from build to build;
  *   (c) PTX of kernel k_proc through cuGetProcAddress_v2's cuLibraryLoadData (how the
  *       runtime 12+ reaches the driver);
- *   (d) a fatbin holding the PTX of (a), with cuModuleLoadFatBinary.
+ *   (d) a fatbin holding the PTX of (a), with cuModuleLoadFatBinary;
+ *   (e) a fatbin of kernel k_shipped registered as the CUDA runtime registers the fatbin
+ *       a program or library ships (__cudaRegisterFatBinary on a static wrapper), found in
+ *       the global scope, where the capture preload comes first, as a library's call is.
  * Exit 0 when every call succeeded.
  *
  *===----------------------------------------------------------------------===*/
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#endif
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +62,14 @@ static char* compile(const char* path) {
   ptx[n] = 0;
   return ptx;
 }
+
+/* The runtime's fatbin wrapper, static data of the program that ships the fatbin. */
+static struct {
+  int magic;
+  int version;
+  const void* data;
+  void* filename_or_fatbins;
+} g_wrapper = {0x466243b1, 1, 0, 0};
 
 /* A fatbin (header, one entry header, the payload padded to 8) holding `ptx` plainly. */
 static unsigned char* fatbin(const char* ptx, size_t* total) {
@@ -117,6 +131,13 @@ int main(int argc, char** argv) {
   size_t size = 0;
   unsigned char* fat = fatbin(ptx, &size);
   rc |= ((LoadData)need(cuda, "cuModuleLoadFatBinary"))(&m, fat);
+
+  static const char k_shipped[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                  ".visible .entry k_shipped()\n{\n ret;\n}\n";
+  g_wrapper.data = fatbin(k_shipped, &size);
+  void** (*reg)(void*) = (void** (*)(void*))dlsym(RTLD_DEFAULT, "__cudaRegisterFatBinary");
+  if (!reg) reg = (void** (*)(void*))need(cuda, "__cudaRegisterFatBinary");
+  rc |= reg(&g_wrapper) ? 0 : 1;
   if (rc) fprintf(stderr, "driver_client: a load failed\n");
   return rc ? 1 : 0;
 }

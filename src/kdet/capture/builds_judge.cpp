@@ -292,6 +292,7 @@ std::vector<Stage> align_stages(const Match& m, const std::vector<BuildSummary>&
         sb.lib_hash = s->lib_hash;
         sb.file = s->file;
         sb.made_by = s->made_by;
+        sb.shipped_in = s->shipped_in;
         st.builds.push_back(std::move(sb));
       }
       stages.push_back(std::move(st));

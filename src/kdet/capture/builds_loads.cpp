@@ -29,7 +29,8 @@ StageSummary load_stage(const LoadedModule& m) {
   s.file = "loads/" + loaded_file(m);
   s.outputs[m.form].push_back(m.image);
   s.compiles = m.loads;
-  if (!m.seen()) s.made_by = m.unseen_makers;
+  if (m.unseen()) s.made_by = m.unseen_makers;
+  if (!m.seen()) s.shipped_in = fmt::format("{}", fmt::join(m.shipped_in, ", "));
   return s;
 }
 
@@ -67,9 +68,13 @@ void add_load_stages(const std::string& dir, BuildInfo& info, BuildSummary& sum,
     BuildKernel k;
     std::vector<std::string> names = m.kernels;
     std::sort(names.begin(), names.end());
-    k.name = names.empty()
+    std::string shipped;
+    for (const auto& f : m.shipped_in)
+      shipped += (shipped.empty() ? "" : ", ") + f.substr(f.find_last_of('/') + 1);
+    k.name = !names.empty() ? fmt::format("{}", fmt::join(names, ", "))
+             : shipped.empty()
                  ? fmt::format("a module loaded by the driver ({})", fmt::join(m.via, ", "))
-                 : fmt::format("{}", fmt::join(names, ", "));
+                 : "a fatbin shipped in " + shipped;
     k.entry_order = fmt::format("{}", fmt::join(m.kernels, ", "));
     k.target = image_target(m, blobs);
     k.stages.push_back(load_stage(m));

@@ -59,6 +59,12 @@ std::vector<std::string> image_kernels(const std::string& form, std::string_view
 } // namespace
 
 std::string LoadedModule::words() const {
+  if (made_by.empty() && !shipped_in.empty()) {
+    std::vector<std::string> names;
+    for (const auto& f : shipped_in)
+      names.push_back(f.substr(f.find_last_of('/') + 1));
+    return fmt::format("shipped in {} (compiled ahead of time)", fmt::join(names, ", "));
+  }
   if (made_by.empty())
     return "made by a compiler kdet did not see" +
            (unseen_makers.empty() ? std::string() : " (" + unseen_makers + ")");
@@ -108,8 +114,9 @@ std::vector<LoadedModule> loaded_modules(std::vector<Compile>& loads,
     ++m.loads;
     m.pids.insert(l.pid);
     if (!l.options.empty()) m.via.insert(l.options[0]);
-    if (in.name) m.paths.insert(*in.name);
-    if (!m.seen() && m.unseen_makers.empty())
+    bool registered = !l.options.empty() && l.options[0] == "__cudaRegisterFatBinary";
+    if (in.name) (registered ? m.shipped_in : m.paths).insert(*in.name);
+    if (m.unseen() && m.unseen_makers.empty())
       m.unseen_makers = makers_words(unseen_makers(inside, l));
   }
   return out;
@@ -138,6 +145,7 @@ nlohmann::json loads_json(const std::vector<LoadedModule>& modules) {
                  {"kernels", m.kernels},
                  {"via", m.via},
                  {"paths", m.paths},
+                 {"shipped_in", m.shipped_in},
                  {"pids", m.pids},
                  {"loads", m.loads},
                  {"made_by", m.made_by},
@@ -149,13 +157,22 @@ nlohmann::json loads_json(const std::vector<LoadedModule>& modules) {
 
 std::string loads_summary(const std::vector<LoadedModule>& modules) {
   if (modules.empty()) return "";
-  size_t seen = static_cast<size_t>(std::count_if(modules.begin(), modules.end(),
-                                                  [](const LoadedModule& m) { return m.seen(); }));
+  auto count = [&](auto pred) {
+    return static_cast<size_t>(std::count_if(modules.begin(), modules.end(), pred));
+  };
+  size_t seen = count([](const LoadedModule& m) { return m.seen(); });
+  size_t unseen = count([](const LoadedModule& m) { return m.unseen(); });
+  size_t shipped = modules.size() - seen - unseen;
   std::string s = fmt::format(
-      "  loaded     {} module{} through the CUDA driver: {} made by a compile kdet saw, {} not\n",
-      modules.size(), modules.size() == 1 ? "" : "s", seen, modules.size() - seen);
+      "  loaded     {} module{} through the CUDA driver: {} made by a compile kdet saw, {}{} not\n",
+      modules.size(), modules.size() == 1 ? "" : "s", seen,
+      shipped ? fmt::format("{} shipped in the program or its libraries (compiled ahead of "
+                            "time), ",
+                            shipped)
+              : "",
+      unseen);
   for (const auto& m : modules) {
-    if (m.seen()) continue;
+    if (!m.unseen()) continue;
     s += fmt::format("  UNSEEN     {} ({} {}, {}): {}\n",
                      m.kernels.empty() ? "a module with no kernel kdet can name"
                                        : "kernel " + display_names(m.kernels),

@@ -32,16 +32,23 @@ struct LoadedModule {
   std::vector<std::string> kernels; // entry names: PTX .entry, cubin entries, a fatbin's members'
   std::set<std::string> via;        // cuModuleLoadData, ..., __cudaRegisterFatBinary
   std::set<std::string> paths;      // the files it was loaded from (cuModuleLoad)
+  // The programs and libraries that ship it, compiled ahead of time: a fatbin the CUDA runtime
+  // registered (__cudaRegisterFatBinary) from one's static data.
+  std::set<std::string> shipped_in;
   std::set<long> pids;
   size_t loads = 0;
   // The captured compiles (bundle ids) whose output it is (`holds` false) or holds (a fatbin
   // member, `holds` true). Empty: made by a compiler kdet did not see.
   std::vector<std::string> made_by;
   bool holds = false;
-  std::string unseen_makers; // blind compilers of its processes, when made_by is empty
+  std::string unseen_makers; // blind compilers of its processes, when unseen()
   bool seen() const { return !made_by.empty(); }
-  // "made by a compiler kdet did not see (libtriton.so has an NVPTX back end)", or
-  // "the output of bundle ID" / "holds the output of bundle ID".
+  // Neither made by a compile kdet saw nor shipped in a file: made inside the pipeline by a
+  // compiler kdet could not see.
+  bool unseen() const { return made_by.empty() && shipped_in.empty(); }
+  // "made by a compiler kdet did not see (libtriton.so has an NVPTX back end)", "shipped in
+  // libtorch_cuda.so (compiled ahead of time)", or "the output of bundle ID" / "holds the
+  // output of bundle ID".
   std::string words() const;
 };
 

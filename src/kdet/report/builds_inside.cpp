@@ -60,10 +60,17 @@ std::string inside_varies_words(const Kernel& k, size_t builds) {
                        *k.first_varying + 1, st.kind, st.program, k.made_inside);
   if (st.seam == "loaded") {
     // The driver's load seam: the image differs, and no stage before it in this kernel does.
-    std::string made;
-    for (const auto& sb : st.builds)
+    std::string made, shipped;
+    for (const auto& sb : st.builds) {
       if (!sb.made_by.empty()) made = " (" + sb.made_by + ")";
+      if (!sb.shipped_in.empty()) shipped = sb.shipped_in;
+    }
     std::string via = st.builds.empty() ? "" : st.builds.front().raw_options;
+    if (*k.first_varying == 0 && !shipped.empty())
+      return fmt::format("first varies loaded by the driver (stage 1, {}): the fatbin shipped in "
+                         "{} differs between builds; it was compiled ahead of time, not by this "
+                         "pipeline: the file itself changed",
+                         via.empty() ? "a load" : via, shipped);
     return fmt::format("first varies loaded by the driver (stage {}, {}): the module handed to the "
                        "driver differs between builds{}",
                        *k.first_varying + 1, via.empty() ? "a load" : via,

@@ -212,8 +212,9 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
              {"inputs", sb.input_hashes},
              {"outputs", sb.outputs},
              {"file", sb.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.file)},
-             {"made_by",
-              sb.made_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.made_by)}});
+             {"made_by", sb.made_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.made_by)},
+             {"shipped_in",
+              sb.shipped_in.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.shipped_in)}});
       stages.push_back({{"kind", st.kind},
                         {"program", st.program},
                         {"library", st.library},

@@ -235,10 +235,11 @@ void write_load(const char* via, const void* image, size_t size, const char* pat
   write_maps_at_first_compile();
 }
 
-void record_image(int f, const void* image, int rc, void* real) {
+// `from`: the program or library a registered fatbin is shipped in (nullptr for a load).
+void record_image(int f, const void* image, int rc, void* real, const char* from = nullptr) {
   size_t size = 0;
   const void* p = image_extent(image, &size);
-  if (p && size) write_load(k_driver_names[f], p, size, nullptr, rc, real);
+  if (p && size) write_load(k_driver_names[f], p, size, from, rc, real);
 }
 
 // A module loaded from a file: its bytes as the driver read them a moment ago.
@@ -453,7 +454,12 @@ KDET_EXPORT void** __cudaRegisterFatBinary(void* fat) {
   void* r = real_driver(0, d_register_fat_binary);
   if (!r) return nullptr;
   void** handle = reinterpret_cast<void** (*)(void*)>(r)(fat);
-  if (d.outer()) record_image(d_register_fat_binary, fat, 0, r);
+  // The wrapper is static data of the program or library that ships the fatbin (compiled
+  // ahead of time, by nvcc): its file is recorded as where the module came from.
+  Dl_info info{};
+  const char* from =
+      dladdr(fat, &info) && info.dli_fname && *info.dli_fname ? info.dli_fname : nullptr;
+  if (d.outer()) record_image(d_register_fat_binary, fat, 0, r, from);
   return handle;
 }
 
