@@ -18,7 +18,7 @@ ptxas, as Triton does), --no-fp-fusion (enable_fp_fusion=False), --num-warps=N, 
 captured Triton compile used are in its metadata JSON (arch, ptx_version, enable_fp_fusion,
 num_warps, ...).
 
-Written from Triton's public sources (3.x); not run where kdet was built (no Triton there).
+Written from Triton's public sources (3.x); llir_to_ptx ran on a GPU host with Triton 3.6 (docs/PYTHON.md).
 """
 import os
 import re
