@@ -121,8 +121,8 @@ int finish(const cache::CompileOutcome& o, const CacheOptions& opt, const std::s
     if (!o.error.empty()) j["error"] = o.error;
     Output(opt.output).write_json(j);
   }
-  if (o.exit_code == 1) fmt::print(stderr, "kdet: error: {}\n", o.error);
-  if (o.exit_code == 3) fmt::print(stderr, "kdet: error: the compiler failed: {}\n", o.error);
+  if (o.exit_code == 1) print_error(o.error);
+  if (o.exit_code == 3) print_error("the compiler failed: " + o.error);
   return o.exit_code;
 }
 

@@ -193,15 +193,19 @@ int dispatch(int argc, char** argv) {
     fmt::print(stderr, "kdet: interrupted\n");
     return k_exit_interrupted;
   } catch (const Error& e) {
-    fmt::print(stderr, "kdet: error: {}\n", terminal_text(e.what())); // names from files
+    print_error(e.what());
     return e.exit_code();
   } catch (const std::exception& e) {
-    fmt::print(stderr, "kdet: internal error: {}\n", e.what());
-    return 70;
+    fmt::print(stderr, "kdet: internal error: {}\n", terminal_text(e.what()));
+    return k_exit_internal;
   }
 }
 
 } // namespace
+
+void print_error(std::string_view message) {
+  fmt::print(stderr, "kdet: error: {}\n", terminal_text(message));
+}
 
 int kdet_main(int argc, char** argv) {
   // Workers take a fast path: no option parsing library, no extra allocations

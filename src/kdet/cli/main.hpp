@@ -27,4 +27,8 @@ const std::vector<CommandSpec>& command_table();
 // The exact command line kdet was started with, shell-quoted (recorded in results).
 const std::string& invocation();
 
+// Prints "kdet: error: MESSAGE" on stderr: the one place that says it (the message may hold
+// names from files, so its control characters are made visible).
+void print_error(std::string_view message);
+
 } // namespace kdet::cli

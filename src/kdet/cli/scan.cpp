@@ -273,7 +273,7 @@ int do_scan(const ScanArgs& a) {
         100 * own / end.stats.compile_cpu_seconds);
   }
   for (const auto& e : end.stats.errors)
-    fmt::print(stderr, "kdet: error: {}\n", e);
+    print_error(e);
   if (end.stats.interrupted) {
     fmt::print(stderr,
                "kdet scan: interrupted; {} recorded in {}. Run the same command again to resume.\n",

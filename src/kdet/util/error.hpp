@@ -20,6 +20,7 @@ enum ExitCode : int {
   k_exit_nondeterministic = 1,
   k_exit_usage = 2,
   k_exit_compiler_failed = 3,
+  k_exit_internal = 70, // a bug in kdet (sysexits' EX_SOFTWARE): never a user's or compiler's fault
   k_exit_interrupted = 130,
 };
 
