@@ -38,6 +38,7 @@ struct Measure {
   size_t ok_variants = 0; // distinct successful outputs
   size_t failed_runs = 0; // compile errors, crashes, timeouts, ...
   std::string kind;       // the statuses among the outcomes, e.g. "ok" or "ok+crashed"
+  std::string failure;    // how the most common failure failed (its detail, the log's first line)
   bool interrupted = false;
   double rate() const {
     return runs ? static_cast<double>(differing) / static_cast<double>(runs) : 0;
@@ -47,7 +48,8 @@ struct Measure {
 // Why a candidate was not interesting.
 enum class Rejection {
   none,            // it was interesting
-  not_compiled,    // no successful compile (compile error, crash, timeout)
+  invalid,         // no successful compile, each a compile error: the compiler refused the text
+  failed,          // no successful compile, and the compiler crashed, hung or gave no output
   stopped_varying, // one successful output only
   changed_kind,    // a status the original did not show (e.g. a crash where outputs differed)
   interrupted,     // the test was cut short
@@ -68,13 +70,20 @@ Measure measure_of(const engine::RunOutput& out);
 // Runs a test needs to see rate p with 95 % probability (at least 2, at most k_max_test_runs).
 uint64_t runs_for_rate(double p);
 
-// One candidate's test: whether it still varies as the original did, why not, and the measure
-// of its confirming runs (none without them: --any-variance, or rejected before).
+// One candidate's test: whether it still varies as the original did, why not, the measure of
+// its first runs and of its confirming runs (none without them: --any-variance, or rejected
+// before).
 struct TestResult {
   bool interesting = false;
   Rejection why = Rejection::none;
+  Measure first;
   std::optional<Measure> confirmed;
 };
+
+// The verbose log's account of a test: its outcome and the evidence, e.g. "stopped varying: one
+// output in 9 runs", "invalid: a compile error in each of 2 runs (...)", "accepted: 2 outputs in
+// 3 runs, confirmed by 16".
+std::string describe(const TestResult& t);
 
 // The planner of reduce's tests: each test is one engine call (a RunSession) of the candidate,
 // and the candidates tested at once share one executor, in one loop, with no thread of kdet's.

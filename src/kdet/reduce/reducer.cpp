@@ -60,7 +60,7 @@ std::vector<char> test_candidates(Context& cx, PassStats& st, const std::vector<
       cx.o.log(fmt::format("candidate {} bytes ({:.1f} % of the original), {}{}: {}", cand.size(),
                            100.0 * static_cast<double>(cand.size()) /
                                static_cast<double>(std::max<size_t>(1, cx.r.original_bytes)),
-                           st.name, what[i], t.interesting ? "accepted" : to_string(t.why)));
+                           st.name, what[i], describe(t)));
   }
   cx.report();
   return ok;
@@ -138,8 +138,9 @@ void try_renames(Context& cx) {
 
 std::string describe_passes(const std::vector<PassStats>& passes) {
   std::string out;
-  static const Rejection k_reasons[] = {Rejection::not_compiled, Rejection::stopped_varying,
-                                        Rejection::changed_kind, Rejection::interrupted};
+  static const Rejection k_reasons[] = {Rejection::invalid, Rejection::failed,
+                                        Rejection::stopped_varying, Rejection::changed_kind,
+                                        Rejection::interrupted};
   for (const auto& p : passes) {
     std::string line = fmt::format("{}: {} tested, {} accepted", p.name, p.tested, p.accepted);
     for (Rejection why : k_reasons)
