@@ -133,6 +133,16 @@ struct OracleFixture {
 // The oracle is a planner: candidates tested at once share one executor. A scripted one (virtual
 // clock) answers by the candidate's text: "vary" gives two outputs in turn, "same" one, "break"
 // a compile error, "vary-crash" two outputs in turn and a crash at its sixth run.
+// Quiet re-measuring runs keep the earlier, rarer rate rather than their floor 1 / runs.
+TEST(Oracle, RateAfterAQuietMeasureStaysAtMostTheEarlierOne) {
+  Measure m;
+  m.runs = 16;
+  EXPECT_DOUBLE_EQ(rate_after(m, 0.01), 0.01);
+  EXPECT_DOUBLE_EQ(rate_after(m, 0.5), 1.0 / 16);
+  m.differing = 4;
+  EXPECT_DOUBLE_EQ(rate_after(m, 0.01), 0.25);
+}
+
 TEST(Oracle, TestsCandidatesAtOnceOnOneExecutor) {
   OracleFixture fx;
   using testing::FakeExecutor;

@@ -72,6 +72,11 @@ uint64_t runs_for_rate(double p) {
   return std::clamp<uint64_t>(1 + static_cast<uint64_t>(n), 2, k_max_test_runs);
 }
 
+double rate_after(const Measure& m, double previous) {
+  if (m.differing > 0) return m.rate();
+  return std::min(previous, 1.0 / static_cast<double>(std::max<uint64_t>(1, m.runs)));
+}
+
 Oracle::Oracle(engine::RunPlan base, std::string work_dir, std::string extension, bool any_variance,
                engine::Executor* executor)
     : m_base(std::move(base)), m_dir(std::move(work_dir)), m_ext(std::move(extension)),

@@ -70,6 +70,12 @@ Measure measure_of(const engine::RunOutput& out);
 // Runs a test needs to see rate p with 95 % probability (at least 2, at most k_max_test_runs).
 uint64_t runs_for_rate(double p);
 
+// The rate that sizes the tests after `m` measured a new best (m.runs > 0), `previous` the rate
+// before: m's own where it saw a second outcome; else at most `previous`, since a few quiet runs
+// cannot tell 1 in 16 from 1 in 100, and their floor 1 / runs would size the next tests for the
+// commoner rate.
+double rate_after(const Measure& m, double previous);
+
 // One candidate's test: whether it still varies as the original did, why not, the measure of
 // its first runs and of its confirming runs (none without them: --any-variance, or rejected
 // before).
@@ -113,6 +119,7 @@ public:
   uint64_t tests() const { return m_tests; }
   uint64_t compiles() const { return m_compiles; }
   uint64_t runs_per_test() const { return runs_for_rate(m_rate); }
+  double rate() const { return m_rate; }
 
 private:
   // Runs each text as its own call, all at once; their outputs in order.

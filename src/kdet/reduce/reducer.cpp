@@ -110,8 +110,7 @@ void run_passes(Context& cx) {
       Measure m = cx.oracle.run(r.text, cx.o.measure_runs, false);
       if (!m.interrupted && m.runs > 0) {
         r.last = m;
-        cx.oracle.set_reference(r.original.kind,
-                                std::max(m.rate(), 1.0 / static_cast<double>(m.runs)));
+        cx.oracle.set_reference(r.original.kind, rate_after(m, cx.oracle.rate()));
       }
       cx.report();
     }
