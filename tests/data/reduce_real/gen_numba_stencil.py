@@ -4,7 +4,11 @@
   python3 merge_numba.py numba_stencil.ll OUTDIR/stencil.1.ll OUTDIR/stencil.0.ll --nvvm-version 2.0
   gzip -9 -n numba_stencil.ll
 
-PRIVATE_HOME as for gen_numba.py. The kernel has 15 arguments (8 arrays), so numba's wrapper
+PRIVATE_HOME as for gen_numba.py. These are the modules numba hands nvvmCompileProgram: `kdet
+capture` of `cuda.compile_ptx(stencil, SIG, cc=(8, 0))` records the same two files byte for byte
+(its bundle's inputs 00-module.ll and 01-module.ll, options -opt=3 -arch=compute_80, then
+libdevice added lazily, which the merged file leaves out: its __nv_ calls stay declarations);
+libNVVM 13.0 refuses them as numba writes them (IR version 1.6), so merge_numba.py writes 2.0. The kernel has 15 arguments (8 arrays), so numba's wrapper
 kernel takes 67 parameters; a loop, a branch, libdevice calls and an atomic give the inner
 function a body. Merged, about 78 KB of NVVM IR: numba_stencil.ll.gz, reduced by
 tests/e2e/reduce_numba_large.sh.
