@@ -40,7 +40,7 @@ expect_exit 0 "$KDET" reduce "$D/numba_saxpy.ll" --cmd "$CC" --unnamed natural -
   --llvm-reduce llvm-reduce-14
 expect_output 'reduced +[0-9]+ -> [0-9]+ bytes .*, llvm-reduce'
 # The oracle's verdicts reach the summary: some accepted, and why the rest were not.
-expect_output 'llvm-reduce: [0-9]+ tested, [1-9][0-9]* accepted, ([0-9]+ (stopped varying|did not compile|changed kind), )*[0-9]+ bytes removed'
+expect_output 'llvm-reduce: [0-9]+ tested, [1-9][0-9]* accepted, ([0-9]+ (stopped varying|invalid|failed|changed kind), )*[0-9]+ bytes removed'
 (($(size_of "$T/saxpy.ll") * 2 <= $(size_of "$D/numba_saxpy.ll"))) || fail "less than 50 % smaller"
 expect_exit 1 "$KDET" run "$T/saxpy.ll" --cmd "$FAKES/fake_cc heaporder {input} {output}" -n 16
 if have_cuda; then
@@ -48,7 +48,7 @@ if have_cuda; then
   expect_exit 1 "$KDET" reduce "$D/numba_saxpy_dbg.ll" --cmd "$CC" --unnamed natural \
     -o "$T/dbg.ll" --llvm-reduce llvm-reduce-14
   expect_output "Input isn't interesting"
-  expect_output 'llvm-reduce: 1 tested, 0 accepted, 1 did not compile'
+  expect_output 'llvm-reduce: 1 tested, 0 accepted, 1 invalid'
   expect_output 'only 0\.0 % smaller'
 fi
 echo "reduce_llvm_reduce: OK"

@@ -133,6 +133,16 @@ struct OracleFixture {
 // The oracle is a planner: candidates tested at once share one executor. A scripted one (virtual
 // clock) answers by the candidate's text: "vary" gives two outputs in turn, "same" one, "break"
 // a compile error, "vary-crash" two outputs in turn and a crash at its sixth run.
+// Quiet re-measuring runs keep the earlier, rarer rate rather than their floor 1 / runs.
+TEST(Oracle, RateAfterAQuietMeasureStaysAtMostTheEarlierOne) {
+  Measure m;
+  m.runs = 16;
+  EXPECT_DOUBLE_EQ(rate_after(m, 0.01), 0.01);
+  EXPECT_DOUBLE_EQ(rate_after(m, 0.5), 1.0 / 16);
+  m.differing = 4;
+  EXPECT_DOUBLE_EQ(rate_after(m, 0.01), 0.25);
+}
+
 TEST(Oracle, TestsCandidatesAtOnceOnOneExecutor) {
   OracleFixture fx;
   using testing::FakeExecutor;
@@ -162,7 +172,13 @@ TEST(Oracle, TestsCandidatesAtOnceOnOneExecutor) {
   EXPECT_EQ(t[1].why, Rejection::stopped_varying);
   EXPECT_FALSE(t[1].confirmed.has_value());
   EXPECT_FALSE(t[2].interesting);
-  EXPECT_EQ(t[2].why, Rejection::not_compiled);
+  EXPECT_EQ(t[2].why, Rejection::invalid);
+  EXPECT_EQ(t[2].first.runs, 2u) << "a broken candidate costs two runs";
+  EXPECT_EQ(describe(t[2]).rfind("invalid: a compile error in each of 2 runs", 0), 0u)
+      << describe(t[2]);
+  EXPECT_EQ(describe(t[1]).rfind("stopped varying: one output in ", 0), 0u) << describe(t[1]);
+  EXPECT_EQ(describe(t[0]).rfind("accepted: 2 outputs in 2 runs, confirmed by 16 runs", 0), 0u)
+      << describe(t[0]);
   // Two outcomes by its second run, and only the confirming runs see the crash.
   EXPECT_FALSE(t[3].interesting);
   EXPECT_EQ(t[3].why, Rejection::changed_kind);
@@ -176,6 +192,28 @@ TEST(Oracle, TestsCandidatesAtOnceOnOneExecutor) {
   for (const auto& e : std::filesystem::directory_iterator(fx.dir))
     left += e.path().filename().string().rfind("cand-", 0) == 0;
   EXPECT_EQ(left, 0u);
+}
+
+// A candidate the compiler refuses is invalid; one it crashes on failed: both say so, with runs.
+TEST(Oracle, RefusedIsInvalidAndCrashedIsFailed) {
+  OracleFixture fx;
+  using testing::FakeExecutor;
+  FakeExecutor ex(
+      [](const engine::CompileMessage& m, const engine::WorkerLaunch&, int) {
+        FakeExecutor::Answer a;
+        a.output = "A";
+        if (m.request.input == "refused") a.status = backend::Status::compile_error;
+        if (m.request.input == "crash") a.status = backend::Status::crashed;
+        return a;
+      },
+      std::chrono::milliseconds(50), fx.lib);
+  Oracle oracle(fx.base(), fx.dir, ".ll", false, &ex);
+  oracle.set_reference("ok", 0.5);
+  auto t = oracle.interesting_all({"refused", "crash"});
+  EXPECT_EQ(t[0].why, Rejection::invalid);
+  EXPECT_EQ(t[1].why, Rejection::failed);
+  EXPECT_EQ(describe(t[1]).rfind("failed: no successful compile in 2 runs (crashed)", 0), 0u)
+      << describe(t[1]);
 }
 
 TEST(Oracle, AnyVarianceTakesAFailureBesideAnOutputAndConfirmsNothing) {
@@ -273,6 +311,36 @@ TEST(Passes, CleanupDropsWhatNothingUses) {
   EXPECT_EQ(out.find("sreg.tid"), std::string::npos);
   EXPECT_NE(out.find("@g = "), std::string::npos);
   EXPECT_NE(out.find("!0 = "), std::string::npos);
+}
+
+// numba's kernel wrapper: it calls the kernel's body and only compares the status it returns,
+// compares nothing reads. The compares go; the call is the kernel and stays, as an atomic
+// whose old value nothing reads does.
+TEST(Passes, CleanupKeepsCallsAndAtomicsWhoseValueNothingUses) {
+  const char* wrapper = R"(target triple = "nvptx64-nvidia-cuda"
+declare i32 @body(i8**, float, float*)
+define void @k(float %a, float* %p, i32* %n) {
+entry:
+  %st = call i32 @body(i8** undef, float %a, float* %p)
+  %ok = icmp eq i32 %st, 0
+  %bad = icmp eq i32 %st, -2
+  %either = or i1 %ok, %bad
+  %old = atomicrmw add i32* %n, i32 1 seq_cst
+  %v = load volatile float, float* %p
+  %w = load float, float* %p
+  ret void
+}
+!nvvm.annotations = !{!0}
+!0 = !{void (float, float*, i32*)* @k, !"kernel", i32 1}
+)";
+  std::string out = cleanup(TextFormat::nvvm_ir, wrapper);
+  EXPECT_NE(out.find("%st = call i32 @body("), std::string::npos) << out;
+  EXPECT_NE(out.find("declare i32 @body("), std::string::npos) << out;
+  EXPECT_EQ(out.find("icmp"), std::string::npos) << out;
+  EXPECT_EQ(out.find("%either"), std::string::npos) << out;
+  EXPECT_NE(out.find("%old = atomicrmw"), std::string::npos) << out;
+  EXPECT_NE(out.find("%v = load volatile"), std::string::npos) << out;
+  EXPECT_EQ(out.find("%w = load float"), std::string::npos) << out;
 }
 
 TEST(Passes, DeletedFunctionBecomesADeclarationAndItsAnnotationGoes) {

@@ -277,8 +277,9 @@ void add_reduce(CLI::App& root, Action& action) {
       ->check(CLI::IsMember({"vary", "natural"}));
   cmd->add_flag("--quiet,-q", args->quiet, "No progress line or summary");
   cmd->add_flag("--verbose,-v", args->verbose,
-                "A line per candidate on stderr: its size, pass and outcome (accepted, did not "
-                "compile, stopped varying, changed kind)");
+                "A line per candidate on stderr: its size, pass, outcome (accepted; invalid: "
+                "the compiler refused it; failed: it crashed or hung; stopped varying; changed "
+                "kind) and the runs that judged it");
   cmd->add_option("--min-reduction", args->min_reduction,
                   "Percent smaller the result must be, else exit 1 (default 5)")
       ->check(real_option({0, 100}));

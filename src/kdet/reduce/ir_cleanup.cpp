@@ -248,7 +248,21 @@ std::set<std::string> unreached_metadata(const std::vector<std::string>& lines) 
   return out;
 }
 
-// Dead values of each function: an instruction whose name occurs once (its definition).
+// Whether an instruction (the text after `%x = `) does more than compute its value: a call
+// (numba's kernel wrapper calls the kernel's body and ignores the status it returns; the call
+// is the kernel), an atomic, a volatile or atomic load. Such an instruction stays when its
+// value is unused: only the ll-instructions pass removes it, as a candidate of its own.
+bool has_side_effects(const std::string& op) {
+  static const char* const k_ops[] = {"call ",          "tail call ",   "musttail call ",
+                                      "notail call ",   "atomicrmw ",   "cmpxchg ",
+                                      "load volatile ", "load atomic ", "va_arg "};
+  for (const char* k : k_ops)
+    if (op.starts_with(k)) return true;
+  return false;
+}
+
+// Dead values of each function: an instruction whose name occurs once (its definition) and
+// that has no side effect.
 bool drop_dead_values(std::vector<std::string>& lines) {
   bool changed = false;
   for (auto [a, b] : define_blocks(lines)) {
@@ -263,6 +277,7 @@ bool drop_dead_values(std::vector<std::string>& lines) {
         continue;
       std::string op = t.substr(n.end + 3);
       if (op.starts_with("invoke ") || op.starts_with("callbr ")) continue; // terminators
+      if (has_side_effects(op)) continue;
       if (uses[n.key] == 1) lines[i].clear(), changed = true;
     }
   }

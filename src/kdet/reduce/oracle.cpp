@@ -4,6 +4,7 @@
 #include "kdet/backend/backend.hpp"
 #include "kdet/engine/executor.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,16 +18,29 @@ Measure measure_of(const engine::RunOutput& out) {
   Measure m;
   m.runs = out.completed;
   m.interrupted = out.interrupted;
-  uint64_t modal = 0;
+  uint64_t modal = 0, modal_failure = 0;
   std::set<std::string> kinds;
   for (const auto& v : out.variants) {
     modal = std::max(modal, v.count);
     kinds.insert(backend::to_string(v.status));
-    if (v.status == backend::Status::ok)
+    if (v.status == backend::Status::ok) {
       ++m.ok_variants;
-    else
-      m.failed_runs += v.count;
+      continue;
+    }
+    m.failed_runs += v.count;
+    if (v.count > modal_failure) {
+      modal_failure = v.count;
+      m.failure = v.detail;
+    }
   }
+  // The compiler's own words, where it gave any: the first line of its log.
+  for (const auto& rec : out.records)
+    if (rec.status != backend::Status::ok && !rec.log.empty()) {
+      std::string first = rec.log.substr(0, rec.log.find('\n'));
+      if (first.size() > 160) first = first.substr(0, 157) + "...";
+      if (!first.empty()) m.failure += (m.failure.empty() ? "" : ": ") + first;
+      break;
+    }
   m.differing = m.runs - modal;
   for (const auto& k : kinds)
     m.kind += (m.kind.empty() ? "" : "+") + k;
@@ -37,8 +51,10 @@ const char* to_string(Rejection r) {
   switch (r) {
   case Rejection::none:
     return "interesting";
-  case Rejection::not_compiled:
-    return "did not compile";
+  case Rejection::invalid:
+    return "invalid";
+  case Rejection::failed:
+    return "failed";
   case Rejection::stopped_varying:
     return "stopped varying";
   case Rejection::changed_kind:
@@ -54,6 +70,11 @@ uint64_t runs_for_rate(double p) {
   if (p >= 0.95) return 2;
   double n = std::ceil(std::log(0.05) / std::log(1 - p));
   return std::clamp<uint64_t>(1 + static_cast<uint64_t>(n), 2, k_max_test_runs);
+}
+
+double rate_after(const Measure& m, double previous) {
+  if (m.differing > 0) return m.rate();
+  return std::min(previous, 1.0 / static_cast<double>(std::max<uint64_t>(1, m.runs)));
 }
 
 Oracle::Oracle(engine::RunPlan base, std::string work_dir, std::string extension, bool any_variance,
@@ -133,7 +154,11 @@ std::set<std::string> statuses(const std::string& kind) {
 Rejection rejected_outright(const Measure& m) {
   if (m.interrupted) return Rejection::interrupted;
   // A compile error is never a variant: two outputs of successful compiles are the evidence.
-  if (m.ok_variants == 0) return Rejection::not_compiled;
+  // Only compile errors: the compiler refused the text (IR that does not parse or verify);
+  // else it crashed, hung or gave nothing, which says more about the compiler than the text.
+  if (m.ok_variants == 0)
+    return m.kind == backend::to_string(backend::Status::compile_error) ? Rejection::invalid
+                                                                        : Rejection::failed;
   return Rejection::none;
 }
 
@@ -157,6 +182,7 @@ std::vector<TestResult> Oracle::interesting_all(const std::vector<std::string>& 
   for (size_t i = 0; i < texts.size(); ++i) {
     Measure m = measure_of(first[i]);
     TestResult& t = out[i];
+    t.first = m;
     t.why = rejected_outright(m);
     if (t.why == Rejection::none && m_any) {
       if (m.ok_variants + (m.failed_runs ? 1 : 0) < 2) t.why = Rejection::stopped_varying;
@@ -185,6 +211,42 @@ std::vector<TestResult> Oracle::interesting_all(const std::vector<std::string>& 
     t.interesting = t.why == Rejection::none;
   }
   return out;
+}
+
+namespace {
+
+std::string outputs_in(const Measure& m) {
+  return fmt::format(
+      "{} in {}", m.ok_variants == 1 ? std::string("one output") : plural(m.ok_variants, "output"),
+      plural(m.runs, "run"));
+}
+
+} // namespace
+
+std::string describe(const TestResult& t) {
+  const Measure& m = t.confirmed && t.why != Rejection::stopped_varying ? *t.confirmed : t.first;
+  std::string said = m.failure.empty() ? "" : fmt::format(" ({})", m.failure);
+  switch (t.why) {
+  case Rejection::none:
+    if (!t.confirmed) return fmt::format("accepted: {}", outputs_in(t.first));
+    return fmt::format("accepted: {}, confirmed by {} ({})", outputs_in(t.first),
+                       plural(t.confirmed->runs, "run"), t.confirmed->kind);
+  case Rejection::invalid:
+    return fmt::format("invalid: a compile error in each of {}{}", plural(m.runs, "run"), said);
+  case Rejection::failed:
+    return fmt::format("failed: no successful compile in {} ({}){}", plural(m.runs, "run"), m.kind,
+                       said);
+  case Rejection::stopped_varying:
+    if (m.failed_runs)
+      return fmt::format("stopped varying: {}, {} failed", outputs_in(m), m.failed_runs);
+    return fmt::format("stopped varying: {}", outputs_in(m));
+  case Rejection::changed_kind:
+    return fmt::format("changed kind: {} in {}{}{}", m.kind, plural(m.runs, "run"),
+                       t.confirmed ? " (confirming runs)" : "", said);
+  case Rejection::interrupted:
+    return fmt::format("interrupted after {}", plural(m.runs, "run"));
+  }
+  return "?";
 }
 
 TestResult Oracle::interesting(const std::string& text, uint64_t min_runs) {

@@ -38,6 +38,7 @@ struct Measure {
   size_t ok_variants = 0; // distinct successful outputs
   size_t failed_runs = 0; // compile errors, crashes, timeouts, ...
   std::string kind;       // the statuses among the outcomes, e.g. "ok" or "ok+crashed"
+  std::string failure;    // how the most common failure failed (its detail, the log's first line)
   bool interrupted = false;
   double rate() const {
     return runs ? static_cast<double>(differing) / static_cast<double>(runs) : 0;
@@ -47,7 +48,8 @@ struct Measure {
 // Why a candidate was not interesting.
 enum class Rejection {
   none,            // it was interesting
-  not_compiled,    // no successful compile (compile error, crash, timeout)
+  invalid,         // no successful compile, each a compile error: the compiler refused the text
+  failed,          // no successful compile, and the compiler crashed, hung or gave no output
   stopped_varying, // one successful output only
   changed_kind,    // a status the original did not show (e.g. a crash where outputs differed)
   interrupted,     // the test was cut short
@@ -68,13 +70,26 @@ Measure measure_of(const engine::RunOutput& out);
 // Runs a test needs to see rate p with 95 % probability (at least 2, at most k_max_test_runs).
 uint64_t runs_for_rate(double p);
 
-// One candidate's test: whether it still varies as the original did, why not, and the measure
-// of its confirming runs (none without them: --any-variance, or rejected before).
+// The rate that sizes the tests after `m` measured a new best (m.runs > 0), `previous` the rate
+// before: m's own where it saw a second outcome; else at most `previous`, since a few quiet runs
+// cannot tell 1 in 16 from 1 in 100, and their floor 1 / runs would size the next tests for the
+// commoner rate.
+double rate_after(const Measure& m, double previous);
+
+// One candidate's test: whether it still varies as the original did, why not, the measure of
+// its first runs and of its confirming runs (none without them: --any-variance, or rejected
+// before).
 struct TestResult {
   bool interesting = false;
   Rejection why = Rejection::none;
+  Measure first;
   std::optional<Measure> confirmed;
 };
+
+// The verbose log's account of a test: its outcome and the evidence, e.g. "stopped varying: one
+// output in 9 runs", "invalid: a compile error in each of 2 runs (...)", "accepted: 2 outputs in
+// 3 runs, confirmed by 16".
+std::string describe(const TestResult& t);
 
 // The planner of reduce's tests: each test is one engine call (a RunSession) of the candidate,
 // and the candidates tested at once share one executor, in one loop, with no thread of kdet's.
@@ -104,6 +119,7 @@ public:
   uint64_t tests() const { return m_tests; }
   uint64_t compiles() const { return m_compiles; }
   uint64_t runs_per_test() const { return runs_for_rate(m_rate); }
+  double rate() const { return m_rate; }
 
 private:
   // Runs each text as its own call, all at once; their outputs in order.

@@ -60,7 +60,7 @@ std::vector<char> test_candidates(Context& cx, PassStats& st, const std::vector<
       cx.o.log(fmt::format("candidate {} bytes ({:.1f} % of the original), {}{}: {}", cand.size(),
                            100.0 * static_cast<double>(cand.size()) /
                                static_cast<double>(std::max<size_t>(1, cx.r.original_bytes)),
-                           st.name, what[i], t.interesting ? "accepted" : to_string(t.why)));
+                           st.name, what[i], describe(t)));
   }
   cx.report();
   return ok;
@@ -110,8 +110,7 @@ void run_passes(Context& cx) {
       Measure m = cx.oracle.run(r.text, cx.o.measure_runs, false);
       if (!m.interrupted && m.runs > 0) {
         r.last = m;
-        cx.oracle.set_reference(r.original.kind,
-                                std::max(m.rate(), 1.0 / static_cast<double>(m.runs)));
+        cx.oracle.set_reference(r.original.kind, rate_after(m, cx.oracle.rate()));
       }
       cx.report();
     }
@@ -138,8 +137,9 @@ void try_renames(Context& cx) {
 
 std::string describe_passes(const std::vector<PassStats>& passes) {
   std::string out;
-  static const Rejection k_reasons[] = {Rejection::not_compiled, Rejection::stopped_varying,
-                                        Rejection::changed_kind, Rejection::interrupted};
+  static const Rejection k_reasons[] = {Rejection::invalid, Rejection::failed,
+                                        Rejection::stopped_varying, Rejection::changed_kind,
+                                        Rejection::interrupted};
   for (const auto& p : passes) {
     std::string line = fmt::format("{}: {} tested, {} accepted", p.name, p.tested, p.accepted);
     for (Rejection why : k_reasons)

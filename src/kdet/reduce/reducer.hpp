@@ -40,7 +40,7 @@ struct PassStats {
   uint64_t tested = 0;
   uint64_t accepted = 0;
   uint64_t not_smaller = 0;   // rendered no smaller than the best: not tested
-  RejectionCounts rejected{}; // by Rejection (not_compiled, stopped_varying, changed_kind, ...)
+  RejectionCounts rejected{}; // by Rejection (invalid, failed, stopped_varying, ...)
   size_t removed = 0;         // bytes this pass took off
 };
 

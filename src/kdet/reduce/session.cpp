@@ -99,7 +99,7 @@ int judge_candidate(const engine::RunPlan& plan, const std::string& state_dir,
   if (!ok || engine::interrupted()) return engine::interrupted() ? k_exit_interrupted : 1;
   remember_accepted(state_dir, text);
   if (m.runs > 0 && offer_best(state_dir, best_path, text))
-    write_oracle_state(state_dir, {st.kind, std::max(m.rate(), 1.0 / static_cast<double>(m.runs))});
+    write_oracle_state(state_dir, {st.kind, rate_after(m, st.rate)});
   return 0;
 }
 
