@@ -2,6 +2,7 @@
 #include "kdet/capture/output.hpp"
 
 #include "kdet/capture/blobs.hpp"
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/kernel_names.hpp"
 #include "kdet/capture/replay.hpp"
 #include "kdet/stats/evidence.hpp"
@@ -113,10 +114,17 @@ nlohmann::json bundle_json(const Bundle& b) {
 }
 
 void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
-                   std::vector<Bundle>& bundles) {
+                   std::vector<Bundle>& bundles, BundlePackWriter* pack) {
   for (auto& b : bundles) {
     if (b.kind == "python") continue; // a tapped stage's, written by write_tap_bundles
     std::string dir = "bundles/" + b.id;
+    // One file of the bundle: into the pack, else into its folder.
+    auto put = [&](const std::string& file, const std::string& data) {
+      if (pack)
+        pack->add(b.id, file, data);
+      else
+        write_file_beneath(out_fd, dir + "/" + file, data, shown + "/" + dir + "/" + file);
+    };
     nlohmann::json j = bundle_json(b);
     // The kernels it compiles, by entry name: the PTX it gave names them as the GPU will,
     // else its NVVM IR input (reports name a bundle's jobs by them, not by its id).
@@ -132,7 +140,7 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
       if (data) add_names(from_inputs, *data);
       std::string file = input_file(in, n, data ? data->substr(0, 4) : "");
       j["inputs"][n]["file"] = data ? nlohmann::json(file) : nlohmann::json(nullptr);
-      if (data) write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
+      if (data) put(file, *data);
     }
     for (size_t n = 0; n < b.outputs.size(); ++n) {
       const auto& [kind, hash] = b.outputs[n];
@@ -144,12 +152,16 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
         continue;
       }
       add_names(from_outputs, *data);
-      write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
+      put(file, *data);
     }
     b.kernels = from_outputs.empty() ? from_inputs : from_outputs;
     j["kernels"] = b.kernels;
-    write_file_beneath(out_fd, dir + "/bundle.json", json_text(j) + "\n",
-                       shown + "/" + dir + "/bundle.json");
+    put("bundle.json", json_text(j) + "\n");
+  }
+  if (pack) {
+    Fd dir(make_dirs_beneath(out_fd, "bundles", 0755));
+    if (!dir.ok()) throw Error::format("cannot create {}/bundles: {}", shown, beneath_error(errno));
+    pack->write_index(dir.get(), shown + "/bundles");
   }
   write_file_beneath(out_fd, "manifest.toml", scan_manifest_text(shown, bundles),
                      shown + "/manifest.toml");
@@ -167,7 +179,7 @@ std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>
         b.varies ? ", VARIED in the pipeline" : "", failed ? ", failed in the pipeline" : "",
         b.kernels.empty() ? "" : "; kernel " + display_names(b.kernels));
     try {
-      std::optional<ReplayPlan> plan = bundle_replay_plan(folder);
+      std::optional<ReplayPlan> plan = bundle_replay_plan(folder, /*materialize=*/false);
       if (!plan) throw Error("no bundle.json");
 
       listed += fmt::format("  \"bundles/{}\", # {}\n", b.id, note);

@@ -50,9 +50,12 @@ const std::vector<KindInfo>& capture_kinds();
 // following a link, then the scan manifest `out_fd`/manifest.toml (`shown` is
 // the folder's path); throws Error naming `shown` on failure. Sets each bundle's `kernels`
 // (entry names read from its bytes), which the summary, the manifest and the JSON then show.
+// With `pack`, the bundles' files go into it instead, and `out_fd`/bundles/index lists them
+// (capture/bundle_pack.hpp): each distinct file stored once.
 class BlobStore;
+class BundlePackWriter;
 void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
-                   std::vector<Bundle>& bundles);
+                   std::vector<Bundle>& bundles, BundlePackWriter* pack = nullptr);
 
 // The text of DIR/manifest.toml for the bundle folders under `dir`/bundles: a
 // scan manifest listing every bundle that replays, as capture::bundle_replay_plan
