@@ -111,7 +111,7 @@ std::shared_ptr<const Index> index_of(const std::string& dir) {
 std::string new_temp_folder(const std::string& id) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (!g_temp) g_temp = std::make_unique<TempDir>("bundle");
-  std::string dir = fmt::format("{}/{}-{}", g_temp->path(), g_made++, id);
+  std::string dir = fmt::format("{}/{}/{}", g_temp->path(), g_made++, id);
   make_dirs(dir);
   return dir;
 }
