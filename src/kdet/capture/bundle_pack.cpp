@@ -118,7 +118,7 @@ std::string new_temp_folder(const std::string& id) {
 
 } // namespace
 
-BundlePackWriter::BundlePackWriter(int root_fd, std::string pack_rel, std::string ref,
+BundlePackWriter::BundlePackWriter(int root_fd, const std::string& pack_rel, std::string ref,
                                    std::string shown)
     : m_ref(std::move(ref)), m_shown(std::move(shown)) {
   auto [parent, leaf] = split_parent(pack_rel);

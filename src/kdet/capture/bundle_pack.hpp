@@ -37,7 +37,7 @@ public:
   // `root_fd`/`pack_rel` is the pack (appended to; made with its folders when absent);
   // `ref` is how an index names it, relative to a bundles folder ("bundles.pack", or
   // k_shared_pack). `shown` is its path for messages.
-  BundlePackWriter(int root_fd, std::string pack_rel, std::string ref, std::string shown);
+  BundlePackWriter(int root_fd, const std::string& pack_rel, std::string ref, std::string shown);
   ~BundlePackWriter();
   BundlePackWriter(const BundlePackWriter&) = delete;
   BundlePackWriter& operator=(const BundlePackWriter&) = delete;

@@ -217,7 +217,74 @@ int capture_exit_code(const CaptureResult& r) {
   return k_exit_deterministic;
 }
 
+namespace {
+
+nlohmann::json compile_json(const Compile& c) {
+  nlohmann::json outs = nlohmann::json::object();
+  for (const auto& o : c.outputs)
+    outs[o.kind] = o.hash;
+  nlohmann::json j = {
+      {"kind", c.kind},
+      {"bundle", c.bundle},
+      {"output", c.outputs.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.outputs[0].hash)},
+      {"outputs", outs},
+      {"result", c.result ? nlohmann::json(*c.result) : nlohmann::json(nullptr)},
+      {"thread", c.thread},
+      {"pid", c.pid},
+      {"time_ns", c.time_ns},
+      {"library", c.lib},
+      {"record", c.record}};
+  if (c.kind == "exec") j["exec"] = exec_json(c);
+  return j;
+}
+
+nlohmann::json bundle_entry_json(const Bundle& b) {
+  nlohmann::json bj = bundle_json(b);
+  bj.erase("schema");
+  nlohmann::json hashes = nlohmann::json::array();
+  for (const auto& o : b.outputs)
+    hashes.push_back(o.second);
+  bj["output_counts"] = bj["outputs"];
+  bj["outputs"] = hashes;
+  return bj;
+}
+
+} // namespace
+
 nlohmann::json capture_json(const CaptureResult& r) {
+  nlohmann::json j = capture_json_head(r);
+  for (const auto& c : r.compiles)
+    j["compiles"].push_back(compile_json(c));
+  for (const auto& b : r.bundles)
+    j["bundles"].push_back(bundle_entry_json(b));
+  return j;
+}
+
+std::string capture_json_text(const CaptureResult& r) {
+  std::string text = json_text(capture_json_head(r));
+  // Each element dumped alone, indented as the document's top-level arrays' elements are.
+  auto splice = [&](const char* key, size_t n, const auto& element) {
+    std::string empty = fmt::format("\n  \"{}\": []", key);
+    size_t at = text.find(empty);
+    if (at == std::string::npos || n == 0) return;
+    std::string list = fmt::format("\n  \"{}\": [", key);
+    for (size_t i = 0; i < n; ++i) {
+      std::string e = json_text(element(i));
+      list += i ? ",\n    " : "\n    ";
+      for (char ch : e) {
+        list += ch;
+        if (ch == '\n') list += "    ";
+      }
+    }
+    list += "\n  ]";
+    text.replace(at, empty.size(), list);
+  };
+  splice("compiles", r.compiles.size(), [&](size_t i) { return compile_json(r.compiles[i]); });
+  splice("bundles", r.bundles.size(), [&](size_t i) { return bundle_entry_json(r.bundles[i]); });
+  return text;
+}
+
+nlohmann::json capture_json_head(const CaptureResult& r) {
   nlohmann::json j = {
       {"schema", "kdet.capture/2"},
       {"command", r.command},
@@ -225,36 +292,10 @@ nlohmann::json capture_json(const CaptureResult& r) {
       {"seconds", r.seconds},
       {"out", r.out_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.out_dir)},
       {"problems", r.problems}};
+  // The two lists every compile and bundle is in: filled by capture_json(r), or element by
+  // element into the text by capture_json_text.
   j["compiles"] = nlohmann::json::array();
-  for (const auto& c : r.compiles) {
-    nlohmann::json outs = nlohmann::json::object();
-    for (const auto& o : c.outputs)
-      outs[o.kind] = o.hash;
-    j["compiles"].push_back(
-        {{"kind", c.kind},
-         {"bundle", c.bundle},
-         {"output",
-          c.outputs.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.outputs[0].hash)},
-         {"outputs", outs},
-         {"result", c.result ? nlohmann::json(*c.result) : nlohmann::json(nullptr)},
-         {"thread", c.thread},
-         {"pid", c.pid},
-         {"time_ns", c.time_ns},
-         {"library", c.lib},
-         {"record", c.record}});
-    if (c.kind == "exec") j["compiles"].back()["exec"] = exec_json(c);
-  }
   j["bundles"] = nlohmann::json::array();
-  for (const auto& b : r.bundles) {
-    nlohmann::json bj = bundle_json(b);
-    bj.erase("schema");
-    nlohmann::json hashes = nlohmann::json::array();
-    for (const auto& o : b.outputs)
-      hashes.push_back(o.second);
-    bj["output_counts"] = bj["outputs"];
-    bj["outputs"] = hashes;
-    j["bundles"].push_back(bj);
-  }
   nlohmann::json kinds = nlohmann::json::object();
   nlohmann::json not_seen = nlohmann::json::array();
   for (const auto& k : capture_kinds()) {

@@ -78,6 +78,11 @@ int capture_exit_code(const CaptureResult& r);
 
 // The --json document (schema kdet.capture/2).
 nlohmann::json capture_json(const CaptureResult& r);
+// The same with its compiles and bundles left empty.
+nlohmann::json capture_json_head(const CaptureResult& r);
+// The text of capture_json(r) (json_text), made a compile and a bundle at a time: a capture of
+// 10^5 compiles never holds the whole document (a JSON value takes kilobytes a compile).
+std::string capture_json_text(const CaptureResult& r);
 
 // The closing summary for the terminal (ends with a newline).
 std::string capture_summary(const CaptureResult& r);

@@ -217,7 +217,7 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
   }
   capture::write_bundles(sub_fd.get(), info.dir, blobs, cr.bundles, pack);
   capture::write_loads(sub_fd.get(), info.dir, blobs, cr.loads);
-  write_file_beneath(sub_fd.get(), "capture.json", json_text(capture::capture_json(cr)) + "\n",
+  write_file_beneath(sub_fd.get(), "capture.json", capture::capture_json_text(cr) + "\n",
                      info.dir + "/capture.json");
   info.pipeline_status = cr.pipeline_status;
   info.pipeline_exit = cr.pipeline_exit;

@@ -70,7 +70,8 @@ size_t captured_compiler(Manifest& m, const Replay& r, const std::string& progra
 // folder, and "bundles/*" matches the index and the pack. Each id the index lists that the
 // pattern matches becomes a hit; the index and pack files are none.
 void add_packed_hits(const std::string& full, std::vector<std::string>& hits) {
-  auto [dir, leaf] = split_parent(full);
+  auto parts = split_parent(full);
+  const std::string &dir = parts.first, &leaf = parts.second;
   if (dir.empty() || !capture::has_bundle_index(dir)) return;
   std::erase_if(hits, [&](const std::string& h) {
     return h == dir + "/" + capture::k_bundle_index || h == dir + "/bundles.pack";
