@@ -212,8 +212,7 @@ int do_capture(const CaptureArgs& a) {
       capture::write_loads(out_fd.get(), a.out, blobs, r.loads);
       // How the pipeline ended stays with the capture, for kdet capture compare.
       doc = capture::capture_json_text(r) + "\n";
-      write_file_beneath(out_fd.get(), "capture.json", doc,
-                         a.out + "/capture.json");
+      write_file_beneath(out_fd.get(), "capture.json", doc, a.out + "/capture.json");
     } catch (const Error& e) {
       unwritten = e;
     }
