@@ -72,6 +72,8 @@ printf 'name = "x"\nbundles = ["p/bundles/*"]\n[budget]\nmax_runs = 2\nfirst_rou
 expect_exit 0 "$KDET" scan "$T/all.toml" --db "$T/s.db" --json "$T/s.json"
 expect_eq "scan jobs" "$(json_eval "$T/s.json" 'sorted(j["bundle"] for j in d["jobs"])')" \
   "$(json_eval "$T/p.json" 'sorted(b["id"] for b in d["bundles"])')"
+# A file inside a packed bundle, as the README's kdet reduce names one, is an input too.
+expect_exit 0 "$KDET" run "$T/p/bundles/${ids[0]}/inputs/00-module.ll" --lib "$FAKE" -n 2 -- -fake-mode=echo
 expect_exit 2 "$KDET" run "$T/p/bundles/0123456789abcdef" -n 2
 expect_output "no bundle 0123456789abcdef in $T/p/bundles/index"
 # An old capture folder (a folder per bundle) reads as before.
