@@ -238,18 +238,36 @@ std::string materialize_file(const PackedBundle& b, const std::string& rel) {
   return path;
 }
 
+namespace {
+
+// Writes every file of `b` under `dir`.
+void write_bundle_files(const PackedBundle& b, const std::string& dir) {
+  for (const auto& f : b.files) {
+    std::string to = dir + "/" + f.rel;
+    make_dirs(to.substr(0, to.rfind('/')));
+    write_file_atomic(to, *b.read(f.rel));
+  }
+}
+
+} // namespace
+
 std::string resolve_bundle_path(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && has_bundle_index(path)) {
+    // A packed bundles folder itself (kdet diff A/bundles B/bundles): every bundle, unpacked.
+    std::string dir = new_temp_folder("bundles");
+    auto idx = index_of(path);
+    for (const auto& [id, b] : idx->bundles)
+      write_bundle_files(b, dir + "/" + id);
+    return dir;
+  }
   std::optional<PackedPath> pp = packed_path(path);
   if (!pp) return path;
   std::optional<PackedBundle> b = find_packed_bundle(pp->bundles_dir, pp->id);
   if (!b)
     throw Error::format("{}: no bundle {} in {}/{}", path, pp->id, pp->bundles_dir, k_bundle_index);
   std::string dir = new_temp_folder(b->id);
-  for (const auto& f : b->files) {
-    std::string to = dir + "/" + f.rel;
-    make_dirs(to.substr(0, to.rfind('/')));
-    write_file_atomic(to, *b->read(f.rel));
-  }
+  write_bundle_files(*b, dir);
   return pp->rest.empty() ? dir : dir + "/" + pp->rest;
 }
 

@@ -99,7 +99,9 @@ std::optional<PackedPath> packed_path(const std::string& path);
 
 // `path` itself, or, where it names a packed bundle or a path inside one (packed_path), that
 // bundle written out in full to a temporary folder kept until the process ends, and the same
-// path inside it. Throws Error when the bundle is not in the index or the pack is damaged.
+// path inside it; where it is a packed bundles folder itself, every bundle its index lists so
+// written out (the tapped stages' bundle folders there are left out). Throws Error when the bundle
+// is not in the index or the pack is damaged.
 std::string resolve_bundle_path(const std::string& path);
 
 // Writes file `rel` of `b` into a temporary folder kept until the process ends; its path.
