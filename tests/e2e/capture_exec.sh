@@ -55,6 +55,7 @@ for i in 1 2 3; do
   cmp "$T/ref/k$i.ptx" "$T/cap/k$i.ptx" || fail "k$i.ptx differs under capture"
 done
 # The explicit ptxas compile of k2: its input is k2.ptx (copied), its output k2.cubin (stored).
+unpack_bundles "$T/c" # the tests below read the bundles' files
 id=$(json_eval "$J" '[c["bundle"] for c in d["compiles"] if c["exec"]["args"][-1].endswith("k2.cubin") and c["library"].endswith("/ptxas")][0]')
 B=$T/c/bundles/$id
 expect_eq "ptxas options" "$(json_eval "$B/bundle.json" 'd["options"]')" "['-arch=sm_90', '{input}', '-o', '{output}']"

@@ -25,6 +25,7 @@ expect_exit 1 "$KDET" capture --exec randcc --out "$T/r" --json "$T/r.json" -- s
 expect_eq "one bundle" "$(json_eval "$T/r.json" 'len(d["bundles"]), d["bundles"][0]["compiles"], d["bundles"][0]["varies"]')" "(1, 2, True)"
 id=$(json_eval "$T/r.json" 'd["bundles"][0]["id"]')
 expect_output "VARIED +bundle $id \(exec, 2 compiles, $T/bin/randcc\)"
+unpack_bundles "$T/r"
 for f in a.bin b.bin; do
   h=$(json_eval "$T/r.json" "[c['output'] for c in d['compiles'] if c['exec']['args'][1] == '$f'][0]")
   expect_output "bin $h x1"

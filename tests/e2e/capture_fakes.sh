@@ -31,6 +31,7 @@ expect_exit 0 "$KDET" capture --out "$T/echo" --json "$T/e.json" -- "$CL/capture
 expect_output 'compiles   nvvm 12, nvrtc 0'
 expect_output 'never seen nvrtc, nvjitlink'
 # The bundle folder is self-contained: inputs as given, the output as produced.
+unpack_bundles "$T/echo"
 B=$T/echo/bundles/$(json_eval "$T/e.json" 'd["bundles"][0]["id"]')
 cmp "$B/inputs/00-module.ll" "$IN" || fail "bundle input 0 differs from the module"
 cmp "$B/inputs/01-module.ll" "$EX/nvvm/llvm7/block_reduce.ll" || fail "bundle input 1 differs"

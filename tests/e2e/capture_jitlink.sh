@@ -27,6 +27,7 @@ if grep -q "nvjitlink (not captured" "$T/out"; then fail "nvjitlink still listed
   fail "the 4 links were not seen on 4 threads"
 [[ $(json_eval "$T/c.json" 'd["kinds"]["nvjitlink"]["compiles"], d["kinds"]["nvjitlink"]["captured"]') == "(4, True)" ]] || fail "kinds"
 jl=$(json_eval "$T/c.json" '[b["id"] for b in d["bundles"] if b["kind"] == "nvjitlink"][0]')
+unpack_bundles "$T/c"
 B=$T/c/bundles/$jl
 [[ $(json_eval "$B/bundle.json" '[(i["tag"], i["type"], i["name"]) for i in d["inputs"]]') == \
   "[('jit_input', 3, 'a.ltoir'), ('jit_input', 3, 'b.ltoir'), ('jit_input', 3, 'c.ltoir'), ('jit_input', 3, '$T/work/extra.ltoir')]" ]] ||

@@ -31,6 +31,7 @@ expect_output 'compiles   nvvm 3, nvrtc 0'
 [[ $(json_eval "$T/c.json" 'len(d["bundles"])') == 3 ]] || fail "three kernels, three bundles"
 [[ $(json_eval "$T/c.json" 'd["bundles"][0]["library"]["path"]') == $(realpath "$NVVM") ]] || fail "library path"
 # libdevice, added lazily and last, is the file numba read.
+unpack_bundles "$T/c"
 for b in $(json_eval "$T/c.json" '" ".join(b["id"] for b in d["bundles"])'); do
   J=$T/c/bundles/$b/bundle.json
   [[ $(json_eval "$J" 'd["inputs"][-1]["lazy"]') == True ]] || fail "$b: libdevice not lazy"

@@ -22,6 +22,7 @@ expect_output 'compiles   nvvm 0, nvrtc 12'
 lib=$(json_eval "$T/r.json" 'd["bundles"][0]["library"]["path"]')
 [[ $lib == $(realpath /usr/local/cuda/lib64/"$SONAME") ]] || fail "library path $lib is not the resolved soname"
 hb=$(json_eval "$T/r.json" '[b["id"] for b in d["bundles"] if len(b["inputs"]) == 2][0]')
+unpack_bundles "$T/r"
 B=$T/r/bundles/$hb
 [[ $(json_eval "$B/bundle.json" '[(i["tag"], i["name"]) for i in d["inputs"]]') == "[('source', 'with_header.cu'), ('header', 'k.h')]" ]] || fail "header recorded"
 grep -q 'K_VALUE 42' "$B/inputs/01-header.h" || fail "header content"

@@ -12,7 +12,8 @@ FAKE=$KDET_FAKES_DIR/libfakenvvm.so
 CL=${KDET_BINARY_DIR:?}/tests/capture
 [[ -f $FAKE && -x $CL/capture_nvvm_client ]] || skip "fakes or capture clients not built"
 IN=$EX/nvvm/llvm7/saxpy.ll
-one_bundle() { compgen -G "$1/bundles/*" | head -1; }
+# A bundle path as capture prints them (DIR/bundles/ID, read from the pack).
+one_bundle() { sed -n '2s/ .*//p' "$1/bundles/index" | sed "s|^|$1/bundles/|"; }
 
 if have_cuda; then
   NVVM=$( (ls /usr/local/cuda/lib64/libnvvm.so.* /usr/local/cuda/nvvm/lib64/libnvvm.so.* 2>/dev/null || true) | head -1)
@@ -22,6 +23,7 @@ if have_cuda; then
   [[ $(json_eval "$T/n.json" 'd["replay"]["reproduced"], d["replay"]["outputs"][0]["runs"]') == "(True, 4)" ]] || fail "nvvm replay"
   # The replay names the captured output by the bundle's hash, which is kdet run's (one
   # definition: PTX without libNVVM's NUL), and by the variant that gave it back.
+  unpack_bundles "$T/n"
   bh=$(json_eval "$(one_bundle "$T/n")/bundle.json" 'd["outputs"][0]["hash"]')
   [[ $(json_eval "$T/n.json" 'd["replay"]["outputs"][0]["bundle_hash"], d["replay"]["outputs"][0]["hash"]') == "('$bh', '$bh')" ]] || fail "replay JSON does not name the bundle's hash $bh"
   v=$(json_eval "$T/n.json" 'd["variants"][0]["id"][:12]')
@@ -40,6 +42,7 @@ if have_cuda; then
   if command -v python3 >/dev/null; then
     expect_exit 0 env LD_LIBRARY_PATH=/usr/local/cuda/lib64 "$KDET" capture --out "$T/ne" -- \
       python3 "$KDET_SOURCE_DIR/tests/capture/nvrtc_names.py" "$SONAME" sm_90
+    unpack_bundles "$T/ne"
     B=$(one_bundle "$T/ne")
     [[ $(json_eval "$B/bundle.json" '[i["tag"] for i in d["inputs"]]') == "['source', 'header', 'name_expr', 'name_expr']" ]] || fail "name expression bundle"
     expect_exit 0 "$KDET" run "$B" -n 3 --json "$T/ne.json"
@@ -50,6 +53,7 @@ if have_cuda; then
   if [[ -f $LIBDEVICE ]]; then
     expect_exit 0 "$KDET" capture --out "$T/ld" -- "$CL/capture_nvvm_client" "$NVVM" 1 1 \
       "$KDET_SOURCE_DIR/tests/data/expf_libdevice.ll" +"$LIBDEVICE" -- -arch=compute_90a
+    unpack_bundles "$T/ld"
     B=$(one_bundle "$T/ld")
     [[ $(json_eval "$B/bundle.json" '[(i["tag"], i["lazy"]) for i in d["inputs"]], d["results"]') == "([('module', False), ('module', True)], {'0': 1})" ]] || fail "libdevice bundle: $(cat "$B/bundle.json")"
     grep -q 'ex2' "$B"/outputs/*.ptx || fail "libdevice's expf is not in the captured PTX"
@@ -58,6 +62,7 @@ if have_cuda; then
     # Without libdevice __nv_expf stays an external call: the lazy module was really given.
     expect_exit 0 "$KDET" capture --out "$T/nold" -- "$CL/capture_nvvm_client" "$NVVM" 1 1 \
       "$KDET_SOURCE_DIR/tests/data/expf_libdevice.ll" -- -arch=compute_90a
+    unpack_bundles "$T/nold"
     if grep -q 'ex2' "$(one_bundle "$T/nold")"/outputs/*.ptx; then fail "expf inlined without libdevice"; fi
   else
     echo "note: $LIBDEVICE not found; libdevice replay skipped"

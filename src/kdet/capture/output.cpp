@@ -2,6 +2,7 @@
 #include "kdet/capture/output.hpp"
 
 #include "kdet/capture/blobs.hpp"
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/kernel_names.hpp"
 #include "kdet/capture/replay.hpp"
 #include "kdet/stats/evidence.hpp"
@@ -113,10 +114,17 @@ nlohmann::json bundle_json(const Bundle& b) {
 }
 
 void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
-                   std::vector<Bundle>& bundles) {
+                   std::vector<Bundle>& bundles, BundlePackWriter* pack) {
   for (auto& b : bundles) {
     if (b.kind == "python") continue; // a tapped stage's, written by write_tap_bundles
     std::string dir = "bundles/" + b.id;
+    // One file of the bundle: into the pack, else into its folder.
+    auto put = [&](const std::string& file, const std::string& data) {
+      if (pack)
+        pack->add(b.id, file, data);
+      else
+        write_file_beneath(out_fd, dir + "/" + file, data, shown + "/" + dir + "/" + file);
+    };
     nlohmann::json j = bundle_json(b);
     // The kernels it compiles, by entry name: the PTX it gave names them as the GPU will,
     // else its NVVM IR input (reports name a bundle's jobs by them, not by its id).
@@ -132,7 +140,7 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
       if (data) add_names(from_inputs, *data);
       std::string file = input_file(in, n, data ? data->substr(0, 4) : "");
       j["inputs"][n]["file"] = data ? nlohmann::json(file) : nlohmann::json(nullptr);
-      if (data) write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
+      if (data) put(file, *data);
     }
     for (size_t n = 0; n < b.outputs.size(); ++n) {
       const auto& [kind, hash] = b.outputs[n];
@@ -144,12 +152,16 @@ void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
         continue;
       }
       add_names(from_outputs, *data);
-      write_file_beneath(out_fd, dir + "/" + file, *data, shown + "/" + dir + "/" + file);
+      put(file, *data);
     }
     b.kernels = from_outputs.empty() ? from_inputs : from_outputs;
     j["kernels"] = b.kernels;
-    write_file_beneath(out_fd, dir + "/bundle.json", json_text(j) + "\n",
-                       shown + "/" + dir + "/bundle.json");
+    put("bundle.json", json_text(j) + "\n");
+  }
+  if (pack) {
+    Fd dir(make_dirs_beneath(out_fd, "bundles", 0755));
+    if (!dir.ok()) throw Error::format("cannot create {}/bundles: {}", shown, beneath_error(errno));
+    pack->write_index(dir.get(), shown + "/bundles");
   }
   write_file_beneath(out_fd, "manifest.toml", scan_manifest_text(shown, bundles),
                      shown + "/manifest.toml");
@@ -167,7 +179,7 @@ std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>
         b.varies ? ", VARIED in the pipeline" : "", failed ? ", failed in the pipeline" : "",
         b.kernels.empty() ? "" : "; kernel " + display_names(b.kernels));
     try {
-      std::optional<ReplayPlan> plan = bundle_replay_plan(folder);
+      std::optional<ReplayPlan> plan = bundle_replay_plan(folder, /*materialize=*/false);
       if (!plan) throw Error("no bundle.json");
 
       listed += fmt::format("  \"bundles/{}\", # {}\n", b.id, note);
@@ -205,7 +217,74 @@ int capture_exit_code(const CaptureResult& r) {
   return k_exit_deterministic;
 }
 
+namespace {
+
+nlohmann::json compile_json(const Compile& c) {
+  nlohmann::json outs = nlohmann::json::object();
+  for (const auto& o : c.outputs)
+    outs[o.kind] = o.hash;
+  nlohmann::json j = {
+      {"kind", c.kind},
+      {"bundle", c.bundle},
+      {"output", c.outputs.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.outputs[0].hash)},
+      {"outputs", outs},
+      {"result", c.result ? nlohmann::json(*c.result) : nlohmann::json(nullptr)},
+      {"thread", c.thread},
+      {"pid", c.pid},
+      {"time_ns", c.time_ns},
+      {"library", c.lib},
+      {"record", c.record}};
+  if (c.kind == "exec") j["exec"] = exec_json(c);
+  return j;
+}
+
+nlohmann::json bundle_entry_json(const Bundle& b) {
+  nlohmann::json bj = bundle_json(b);
+  bj.erase("schema");
+  nlohmann::json hashes = nlohmann::json::array();
+  for (const auto& o : b.outputs)
+    hashes.push_back(o.second);
+  bj["output_counts"] = bj["outputs"];
+  bj["outputs"] = hashes;
+  return bj;
+}
+
+} // namespace
+
 nlohmann::json capture_json(const CaptureResult& r) {
+  nlohmann::json j = capture_json_head(r);
+  for (const auto& c : r.compiles)
+    j["compiles"].push_back(compile_json(c));
+  for (const auto& b : r.bundles)
+    j["bundles"].push_back(bundle_entry_json(b));
+  return j;
+}
+
+std::string capture_json_text(const CaptureResult& r) {
+  std::string text = json_text(capture_json_head(r));
+  // Each element dumped alone, indented as the document's top-level arrays' elements are.
+  auto splice = [&](const char* key, size_t n, const auto& element) {
+    std::string empty = fmt::format("\n  \"{}\": []", key);
+    size_t at = text.find(empty);
+    if (at == std::string::npos || n == 0) return;
+    std::string list = fmt::format("\n  \"{}\": [", key);
+    for (size_t i = 0; i < n; ++i) {
+      std::string e = json_text(element(i));
+      list += i ? ",\n    " : "\n    ";
+      for (char ch : e) {
+        list += ch;
+        if (ch == '\n') list += "    ";
+      }
+    }
+    list += "\n  ]";
+    text.replace(at, empty.size(), list);
+  };
+  splice("compiles", r.compiles.size(), [&](size_t i) { return compile_json(r.compiles[i]); });
+  splice("bundles", r.bundles.size(), [&](size_t i) { return bundle_entry_json(r.bundles[i]); });
+  return text;
+}
+
+nlohmann::json capture_json_head(const CaptureResult& r) {
   nlohmann::json j = {
       {"schema", "kdet.capture/2"},
       {"command", r.command},
@@ -213,36 +292,10 @@ nlohmann::json capture_json(const CaptureResult& r) {
       {"seconds", r.seconds},
       {"out", r.out_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.out_dir)},
       {"problems", r.problems}};
+  // The two lists every compile and bundle is in: filled by capture_json(r), or element by
+  // element into the text by capture_json_text.
   j["compiles"] = nlohmann::json::array();
-  for (const auto& c : r.compiles) {
-    nlohmann::json outs = nlohmann::json::object();
-    for (const auto& o : c.outputs)
-      outs[o.kind] = o.hash;
-    j["compiles"].push_back(
-        {{"kind", c.kind},
-         {"bundle", c.bundle},
-         {"output",
-          c.outputs.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.outputs[0].hash)},
-         {"outputs", outs},
-         {"result", c.result ? nlohmann::json(*c.result) : nlohmann::json(nullptr)},
-         {"thread", c.thread},
-         {"pid", c.pid},
-         {"time_ns", c.time_ns},
-         {"library", c.lib},
-         {"record", c.record}});
-    if (c.kind == "exec") j["compiles"].back()["exec"] = exec_json(c);
-  }
   j["bundles"] = nlohmann::json::array();
-  for (const auto& b : r.bundles) {
-    nlohmann::json bj = bundle_json(b);
-    bj.erase("schema");
-    nlohmann::json hashes = nlohmann::json::array();
-    for (const auto& o : b.outputs)
-      hashes.push_back(o.second);
-    bj["output_counts"] = bj["outputs"];
-    bj["outputs"] = hashes;
-    j["bundles"].push_back(bj);
-  }
   nlohmann::json kinds = nlohmann::json::object();
   nlohmann::json not_seen = nlohmann::json::array();
   for (const auto& k : capture_kinds()) {

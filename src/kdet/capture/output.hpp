@@ -50,9 +50,12 @@ const std::vector<KindInfo>& capture_kinds();
 // following a link, then the scan manifest `out_fd`/manifest.toml (`shown` is
 // the folder's path); throws Error naming `shown` on failure. Sets each bundle's `kernels`
 // (entry names read from its bytes), which the summary, the manifest and the JSON then show.
+// With `pack`, the bundles' files go into it instead, and `out_fd`/bundles/index lists them
+// (capture/bundle_pack.hpp): each distinct file stored once.
 class BlobStore;
+class BundlePackWriter;
 void write_bundles(int out_fd, const std::string& shown, const BlobStore& blobs,
-                   std::vector<Bundle>& bundles);
+                   std::vector<Bundle>& bundles, BundlePackWriter* pack = nullptr);
 
 // The text of DIR/manifest.toml for the bundle folders under `dir`/bundles: a
 // scan manifest listing every bundle that replays, as capture::bundle_replay_plan
@@ -75,6 +78,11 @@ int capture_exit_code(const CaptureResult& r);
 
 // The --json document (schema kdet.capture/2).
 nlohmann::json capture_json(const CaptureResult& r);
+// The same with its compiles and bundles left empty.
+nlohmann::json capture_json_head(const CaptureResult& r);
+// The text of capture_json(r) (json_text), made a compile and a bundle at a time: a capture of
+// 10^5 compiles never holds the whole document (a JSON value takes kilobytes a compile).
+std::string capture_json_text(const CaptureResult& r);
 
 // The closing summary for the terminal (ends with a newline).
 std::string capture_summary(const CaptureResult& r);

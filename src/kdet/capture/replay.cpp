@@ -1,6 +1,7 @@
 //===- capture/replay.cpp - `kdet run BUNDLE_DIR`: replay a captured compile ===//
 #include "kdet/capture/replay.hpp"
 
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/kernel_names.hpp"
 #include "kdet/capture/records.hpp"
 #include "kdet/util/error.hpp"
@@ -16,6 +17,25 @@
 namespace kdet::capture {
 
 namespace {
+
+// A bundle's files: in its folder, or in a pack (capture/bundle_pack.hpp), where a file that
+// must be a path (the input kdet run compiles) is written out to a temporary folder, unless
+// `materialize` is false (capture's own check of what it wrote names the path it will have).
+struct BundleFiles {
+  std::string dir;
+  std::optional<PackedBundle> packed;
+  bool materialize = true;
+  std::string read(const std::string& rel) const {
+    if (!packed) return read_file(dir + "/" + rel);
+    std::optional<std::string> data = packed->read(rel);
+    if (!data) throw Error::format("{}: bundle {} has no file {}", packed->index, packed->id, rel);
+    return *data;
+  }
+  std::string path(const std::string& rel) const {
+    if (packed && materialize) return materialize_file(*packed, rel);
+    return dir + "/" + rel;
+  }
+};
 
 constexpr const char* k_schema = "kdet.capture.bundle/2";
 // Schema 1 named a captured output by the hash of its bytes as the library handed them out
@@ -67,7 +87,8 @@ void check_compiler(const ReplayPlan& p, const nlohmann::json& j, const std::str
 // A command compile replays as an exec template: the captured program with its argv, whose
 // input file is {input} and output {output} already (capture wrote them so). One input file and
 // one output file: the exec backend gives a compile one of each.
-ReplayPlan exec_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::string& path) {
+ReplayPlan exec_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::string& path,
+                            const BundleFiles& fs) {
   const auto& inputs = j.at("inputs");
   auto refuse = [&](const std::string& why) {
     return Error::format("{}: bundle {} (exec) cannot be replayed yet: {}", path, p.id, why);
@@ -92,14 +113,14 @@ ReplayPlan exec_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::st
     if (std::find(kinds.begin(), kinds.end(), o.at("kind").get<std::string>()) == kinds.end())
       kinds.push_back(o.at("kind").get<std::string>());
   if (kinds.size() > 1) throw refuse("it wrote more than one output file");
-  p.input = path + "/" + inputs[0].at("file").get<std::string>();
+  p.input = fs.path(inputs[0].at("file").get<std::string>());
   p.lib = j.at("library").at("path").get<std::string>();
   check_compiler(p, j, path);
   argv.insert(argv.begin(), p.lib);
   p.command = shell_join(argv);
   for (const auto& o : j.at("outputs"))
     if (!o.at("file").is_null()) {
-      std::string data = read_file(path + "/" + o.at("file").get<std::string>());
+      std::string data = fs.read(o.at("file").get<std::string>());
       p.bundle_hashes.push_back(recorded_hash(o, data, j.at("schema") == k_schema_1, path, p.id));
       // The exec backend's artifact is the command's output file, of no kind it knows: bytes.
       p.expected.emplace_back("output", artifact_hash(ArtifactForm::bytes, data));
@@ -109,7 +130,8 @@ ReplayPlan exec_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::st
 
 // A tapped stage replays as a Python stage: the recipe in the bundle folder (checked by content
 // hash, as a library is), its function, the kept input and the options read at capture.
-ReplayPlan python_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::string& path) {
+ReplayPlan python_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::string& path,
+                              const BundleFiles& fs) {
   const auto& inputs = j.at("inputs");
   if (inputs.size() != 1 || inputs[0].at("file").is_null())
     throw Error::format("{}: bundle {} (python) has {} input files; a Python stage takes one", path,
@@ -118,15 +140,15 @@ ReplayPlan python_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::
   if (file.empty() || file[0] == '/' || file.find("..") != std::string::npos)
     throw Error::format("{}: bundle {}'s recipe {} is not a file inside the bundle folder", path,
                         p.id, file);
-  p.input = path + "/" + inputs[0].at("file").get<std::string>();
-  p.lib = path + "/" + file;
+  p.input = fs.path(inputs[0].at("file").get<std::string>());
+  p.lib = fs.path(file);
   p.function = j.at("recipe").at("function").get<std::string>();
   if (auto py = j.find("python"); py != j.end() && py->is_string()) p.python = *py;
   check_compiler(p, j, path);
   p.options = j.at("options").get<std::vector<std::string>>();
   for (const auto& o : j.at("outputs"))
     if (!o.at("file").is_null()) {
-      std::string data = read_file(path + "/" + o.at("file").get<std::string>());
+      std::string data = fs.read(o.at("file").get<std::string>());
       p.bundle_hashes.push_back(recorded_hash(o, data, false, path, p.id));
       // A Python stage's artifact is what its function returned, of no kind kdet knows: bytes.
       p.expected.emplace_back("output", artifact_hash(ArtifactForm::bytes, data));
@@ -136,7 +158,7 @@ ReplayPlan python_replay_plan(ReplayPlan p, const nlohmann::json& j, const std::
 
 // The bundle's kernels: its bundle.json's "kernels", or, for a bundle written before kdet
 // recorded them, the entry names of its PTX outputs, else of its inputs.
-std::vector<std::string> bundle_kernels(const nlohmann::json& j, const std::string& path) {
+std::vector<std::string> bundle_kernels(const nlohmann::json& j, const BundleFiles& fs) {
   if (auto k = j.find("kernels"); k != j.end() && k->is_array()) {
     std::vector<std::string> out;
     for (const auto& n : *k)
@@ -152,7 +174,7 @@ std::vector<std::string> bundle_kernels(const nlohmann::json& j, const std::stri
       if (file == f.end() || !file->is_string()) continue;
       std::string text;
       try {
-        text = read_file(path + "/" + file->get<std::string>());
+        text = fs.read(file->get<std::string>());
       } catch (const Error&) {
         continue; // a missing file is named by the replay's own checks
       }
@@ -166,14 +188,24 @@ std::vector<std::string> bundle_kernels(const nlohmann::json& j, const std::stri
 
 } // namespace
 
-std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
+std::optional<ReplayPlan> bundle_replay_plan(const std::string& path, bool materialize) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
+  BundleFiles fs{path, std::nullopt, materialize};
   std::string file = path + "/bundle.json";
-  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+  if (::stat(path.c_str(), &st) != 0) {
+    // DIR/bundles/ID of a capture folder whose bundles are packed.
+    std::optional<PackedPath> pp = packed_path(path);
+    if (!pp || !pp->rest.empty()) return std::nullopt;
+    fs.packed = find_packed_bundle(pp->bundles_dir, pp->id);
+    if (!fs.packed)
+      throw Error::format("{}: no bundle {} in {}/{}", path, pp->id, pp->bundles_dir,
+                          k_bundle_index);
+  } else if (!S_ISDIR(st.st_mode) || ::stat(file.c_str(), &st) != 0) {
+    return std::nullopt;
+  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_file(file));
+    j = nlohmann::json::parse(fs.read("bundle.json"));
     ReplayPlan p;
     p.bundle_dir = path;
     p.id = j.at("id").get<std::string>();
@@ -182,9 +214,9 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
       throw Error::format("{}: schema {} is not {} (nor {}, which kdet still reads)", file,
                           j.at("schema").dump(), k_schema, k_schema_1);
     const auto& inputs = j.at("inputs");
-    p.kernels = bundle_kernels(j, path);
-    if (p.kind == "exec") return exec_replay_plan(std::move(p), j, path);
-    if (p.kind == "python") return python_replay_plan(std::move(p), j, path);
+    p.kernels = bundle_kernels(j, fs);
+    if (p.kind == "exec") return exec_replay_plan(std::move(p), j, path, fs);
+    if (p.kind == "python") return python_replay_plan(std::move(p), j, path, fs);
     if (p.kind != "nvvm" && p.kind != "nvrtc" && p.kind != "nvjitlink")
       throw Error::format("{}: bundle {} is of kind {}, which kdet run cannot replay", path, p.id,
                           p.kind);
@@ -203,7 +235,7 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
                             "killed while storing them)",
                             path, p.id, n + 1);
       if (n == 0) {
-        p.input = path + "/" + in.at("file").get<std::string>();
+        p.input = fs.path(in.at("file").get<std::string>());
         continue;
       }
       backend::InputPart part;
@@ -222,7 +254,7 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
             "{}: bundle {}: input {} has tag '{}', which a {} compile does not take", path, p.id,
             n + 1, tag, p.kind);
       part.jit_type = in.value("type", 0);
-      if (tag != "name_expr") part.bytes = read_file(path + "/" + in.at("file").get<std::string>());
+      if (tag != "name_expr") part.bytes = fs.read(in.at("file").get<std::string>());
       p.parts.push_back(std::move(part));
     }
     p.lib = j.at("library").at("path").get<std::string>();
@@ -244,7 +276,7 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path) {
         linked_ptx = true;
         continue;
       }
-      std::string data = read_file(path + "/" + o.at("file").get<std::string>());
+      std::string data = fs.read(o.at("file").get<std::string>());
       std::string name = kind == "nvvm" ? "ptx" : kind; // libNVVM's result is PTX
       p.bundle_hashes.push_back(recorded_hash(o, data, j.at("schema") == k_schema_1, path, p.id));
       p.expected.emplace_back(name, artifact_hash(backend::artifact_form(name), data));

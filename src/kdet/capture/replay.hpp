@@ -43,8 +43,11 @@ struct ReplayPlan {
 // holding bundle.json. Throws Error (exit 2) for a bundle that cannot be
 // replayed (another kind, a first input that cannot be kdet run's input), a
 // damaged one (an output file whose content is not the hash bundle.json records),
-// or a library whose content changed since. Reads schema 1 and 2.
-std::optional<ReplayPlan> bundle_replay_plan(const std::string& path);
+// or a library whose content changed since. Reads schema 1 and 2. `path` may be DIR/bundles/ID
+// of a capture folder whose bundles are packed (capture/bundle_pack.hpp): the bundle is read
+// from the pack and, with `materialize`, its first input (and a Python stage's recipe) is
+// written to a temporary folder kept until the process ends, as kdet run needs a file.
+std::optional<ReplayPlan> bundle_replay_plan(const std::string& path, bool materialize = true);
 
 // For each captured output: how many runs gave it back, as JSON and as
 // summary lines; `reproduced` is false when some captured output never came back.

@@ -13,6 +13,7 @@
 #include "kdet/cache/launcher.hpp"
 #include "kdet/cache/maintain.hpp"
 #include "kdet/cache/store.hpp"
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/replay.hpp"
 #include "kdet/cli/launcher.hpp"
 #include "kdet/cli/main.hpp"
@@ -175,6 +176,9 @@ int do_compile(CompileCmd& a) {
   if (replay)
     capture::apply_replay(*replay, a.compile.input, a.compile.backend, a.compile.lib,
                           a.compile.options, a.compile.command, &a.compile.py, &a.compile.python);
+  // A file inside a packed bundle (DIR/bundles/ID/inputs/FILE): a copy made from the pack.
+  else
+    a.compile.input = capture::resolve_bundle_path(a.compile.input);
   engine::RunPlan plan;
   resolve_compile_args(a.compile, plan);
   if (plan.backend.kind == backend::Kind::python)

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/capture/blobs.hpp"
 #include "kdet/capture/builds.hpp"
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/exec_records.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
@@ -56,8 +57,16 @@ struct CaptureArgs {
   std::vector<std::string> artifacts; // --artifacts GLOB: the build's own stage files
   std::vector<std::string> vary;      // --vary-builds FACTOR,...
   double wait_children = 30;          // --wait-children SECONDS
+  bool folders = false;               // --bundle-layout folders: a folder per bundle, unpacked
   std::vector<std::string> command;
 };
+
+// The bundle pack of OUT (`out_fd`), unless --bundle-layout folders.
+std::unique_ptr<capture::BundlePackWriter> bundle_pack(const CaptureArgs& a, int out_fd) {
+  if (a.folders) return nullptr;
+  return std::make_unique<capture::BundlePackWriter>(out_fd, "bundles/bundles.pack", "bundles.pack",
+                                                     a.out + "/bundles/bundles.pack");
+}
 
 // libkdet_capture.so beside the kdet executable (build tree) or in lib/kdet (installed).
 std::string find_capture_library() {
@@ -122,9 +131,9 @@ int finish_capture(const CaptureArgs& a) {
   capture::find_compilers_inside(raw, r);
   capture::find_loads(raw, blobs, r);
   capture::note_missing_blobs(blobs, r.bundles, r.problems);
-  capture::write_bundles(fd.get(), a.out, blobs, r.bundles);
+  capture::write_bundles(fd.get(), a.out, blobs, r.bundles, bundle_pack(a, fd.get()).get());
   capture::write_loads(fd.get(), a.out, blobs, r.loads);
-  if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
+  if (!a.json.empty()) write_output(a.json, capture::capture_json_text(r) + "\n", "--json");
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
   std::fputs(terminal_text(capture::capture_summary(r)).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
@@ -191,22 +200,25 @@ int do_capture(const CaptureArgs& a) {
   // --out that cannot be written (a full file system) still gets the summary, and what the
   // pipeline lost with it, before the error.
   std::optional<Error> unwritten;
+  std::string doc; // capture.json's text, made once for --json too
   if (out_fd.ok()) {
     capture::note_missing_blobs(blobs, r.bundles, r.problems);
     try {
       // A kept stage that a shipped recipe replays in-process becomes a bundle too.
       for (auto& b : capture::write_tap_bundles(out_fd.get(), a.out, kept, {}, r.problems))
         r.bundles.push_back(std::move(b));
-      capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles);
+      capture::write_bundles(out_fd.get(), a.out, blobs, r.bundles,
+                             bundle_pack(a, out_fd.get()).get());
       capture::write_loads(out_fd.get(), a.out, blobs, r.loads);
       // How the pipeline ended stays with the capture, for kdet capture compare.
-      write_file_beneath(out_fd.get(), "capture.json", json_text(capture::capture_json(r)) + "\n",
-                         a.out + "/capture.json");
+      doc = capture::capture_json_text(r) + "\n";
+      write_file_beneath(out_fd.get(), "capture.json", doc, a.out + "/capture.json");
     } catch (const Error& e) {
       unwritten = e;
     }
   }
-  if (!a.json.empty()) write_output(a.json, json_text(capture::capture_json(r)) + "\n", "--json");
+  if (!a.json.empty())
+    write_output(a.json, doc.empty() ? capture::capture_json_text(r) + "\n" : doc, "--json");
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
   std::fputs(terminal_text(capture::capture_summary(r)).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
@@ -317,7 +329,10 @@ void add_capture(CLI::App& root, Action& action) {
       "never seen.\n"
       "--out DIR keeps raw/ (what the pipeline recorded, kept even if it or kdet is killed;\n"
       "kdet capture --finish --out DIR then writes the bundles) and\n"
-      "bundles/ID/ (bundle.json, inputs/, outputs/) for each bundle; `kdet run DIR/bundles/ID`\n"
+      "bundles/ID (bundle.json, inputs/, outputs/) for each bundle, packed: each distinct\n"
+      "file once in bundles/bundles.pack, listed in bundles/index (--bundle-layout folders:\n"
+      "a folder each; under --builds one pack, DIR/packs, for every build); `kdet run "
+      "DIR/bundles/ID`\n"
       "replays a library bundle (every input, in order) with the captured library and options\n"
       "(so do explain and cache compile), and `kdet scan DIR/manifest.toml --db scan.db`\n"
       "replays every one.\n"
@@ -396,6 +411,12 @@ void add_capture(CLI::App& root, Action& action) {
   cmd->add_flag("--no-reach", args->no_reach,
                 "With --builds: leave out how far each varying kernel's difference reaches "
                 "(default: its PTX assembled with ptxas; docs/IMPACT.md)");
+  cmd->add_option("--bundle-layout", args->folders,
+                  "pack (default: every distinct bundle file once, in a pack with an index) or "
+                  "folders (a folder per bundle, as kdet capture wrote before)")
+      ->transform(
+          CLI::CheckedTransformer(std::map<std::string, bool>{{"pack", false}, {"folders", true}}))
+      ->type_name("LAYOUT");
   add_capture_compare(cmd, action);
   cmd->add_option("command", args->command, "The pipeline and its arguments (after --)");
   cmd->callback([args, cmd, &action] {
@@ -426,6 +447,7 @@ void add_capture(CLI::App& root, Action& action) {
     b.artifacts = args->artifacts;
     b.vary = args->vary;
     b.command = args->command;
+    b.folders = args->folders;
     action = [b] { return do_capture_builds(b); };
   });
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/capture/blobs.hpp"
 #include "kdet/capture/builds.hpp"
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
 #include "kdet/capture/tap_recipes.hpp"
@@ -83,7 +84,7 @@ Fd prepare_builds_out(const std::string& dir) {
     throw Error::format("--out {}: cannot create the folder: {}", dir, std::strerror(errno));
   Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
   if (!fd.ok()) throw Error::format("--out {}: {} (a folder is needed)", dir, std::strerror(errno));
-  for (const char* name : {"raw", "bundles", "manifest.toml", "build-1", "caches"})
+  for (const char* name : {"raw", "bundles", "manifest.toml", "build-1", "caches", "packs"})
     if (::fstatat(fd.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
       throw Error::format("--out {}: it already holds a capture ({} exists); choose another folder "
                           "or remove it (kdet never overwrites a recorded capture)",
@@ -156,7 +157,8 @@ struct TapPlace {
 // of tapped stages a recipe replays too) and capture.json.
 capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int dir_fd,
                              const std::string& abs_dir, int k, const std::vector<std::string>& env,
-                             TapPlace& taps, std::string& failure) {
+                             TapPlace& taps, std::string& failure,
+                             capture::BundlePackWriter* pack) {
   BuildVary vary = vary_for(a.vary, k);
   std::string sub = fmt::format("build-{}", k);
   for (const char* part : {"/raw/records", "/raw/blobs", "/raw/notes"}) {
@@ -213,9 +215,9 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
          capture::write_tap_bundles(sub_fd.get(), info.dir, kept, taps.recorded, info.problems))
       cr.bundles.push_back(std::move(b));
   }
-  capture::write_bundles(sub_fd.get(), info.dir, blobs, cr.bundles);
+  capture::write_bundles(sub_fd.get(), info.dir, blobs, cr.bundles, pack);
   capture::write_loads(sub_fd.get(), info.dir, blobs, cr.loads);
-  write_file_beneath(sub_fd.get(), "capture.json", json_text(capture::capture_json(cr)) + "\n",
+  write_file_beneath(sub_fd.get(), "capture.json", capture::capture_json_text(cr) + "\n",
                      info.dir + "/capture.json");
   info.pipeline_status = cr.pipeline_status;
   info.pipeline_exit = cr.pipeline_exit;
@@ -260,6 +262,11 @@ int do_capture_builds(const BuildsArgs& a) {
   Fd dir = prepare_builds_out(a.out);
   std::string abs_dir = absolute_path(a.out);
   engine::install_interrupt_handler(/*leave_terminal_sigint=*/true);
+  // Every build's bundles in one pack: a bundle byte-identical in every build is stored once.
+  std::unique_ptr<capture::BundlePackWriter> pack;
+  if (!a.folders)
+    pack = std::make_unique<capture::BundlePackWriter>(
+        dir.get(), "packs/bundles.pack", capture::k_shared_pack, a.out + "/packs/bundles.pack");
 
   std::vector<std::string> dirs;
   std::vector<capture::BuildInfo> infos;
@@ -279,7 +286,8 @@ int do_capture_builds(const BuildsArgs& a) {
     std::fprintf(stderr, "kdet capture: build %d of %d ...\n", k, a.builds);
     std::string failure;
     TapPlace place{cwd, recorded, {}};
-    capture::BuildInfo info = run_build(a, tools, dir.get(), abs_dir, k, env, place, failure);
+    capture::BuildInfo info =
+        run_build(a, tools, dir.get(), abs_dir, k, env, place, failure, pack.get());
     tapped.insert(place.tapped.begin(), place.tapped.end());
     if (engine::interrupted()) {
       // An interrupted build is not compared, and its folder goes: a later capture compare

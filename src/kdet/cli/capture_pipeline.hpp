@@ -69,6 +69,7 @@ struct BuildsArgs {
   std::vector<std::string> exec, command;
   std::vector<std::string> artifacts; // --artifacts GLOB: the build's own stage files
   std::vector<std::string> vary;      // --vary-builds FACTOR,...: kdet's factors per build
+  bool folders = false; // --bundle-layout folders: a folder per bundle, no shared pack
 };
 int do_capture_builds(const BuildsArgs& a);
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/diff/diff.hpp"
 
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/cli/output.hpp"
@@ -294,13 +295,17 @@ FolderSet collect_pairs(const DiffArgs& args, std::string& label_a, std::string&
     label_b = p[1];
     if (p[0] == "-" && p[1] == "-")
       throw Error("- -: standard input can be only one side; give a file for the other");
-    if ((p[0] == "-" && is_dir(p[1])) || (p[1] == "-" && is_dir(p[0])))
+    // A path in a packed bundle (DIR/bundles/ID/inputs, as capture's reports print) is read
+    // from a copy of that bundle made from its pack.
+    std::string a = p[0] == "-" ? p[0] : capture::resolve_bundle_path(p[0]);
+    std::string b = p[1] == "-" ? p[1] : capture::resolve_bundle_path(p[1]);
+    if ((a == "-" && is_dir(b)) || (b == "-" && is_dir(a)))
       throw Error::format("{}: is a folder; standard input (-) is compared with a file",
-                          p[0] == "-" ? p[1] : p[0]);
-    if (p[0] != "-" && p[1] != "-" && is_dir(p[0]) && is_dir(p[1]))
-      set = folder_pairs(p[0], p[1], args.max_files);
+                          a == "-" ? p[1] : p[0]);
+    if (a != "-" && b != "-" && is_dir(a) && is_dir(b))
+      set = folder_pairs(a, b, args.max_files);
     else
-      set.pairs.push_back({"", {Node::Kind::file, p[0], ""}, {Node::Kind::file, p[1], ""}});
+      set.pairs.push_back({"", {Node::Kind::file, a, ""}, {Node::Kind::file, b, ""}});
   } else {
     throw Error("give two files (A B), a run folder and two variants (DIR A B), or --run-dir DIR");
   }

@@ -1,6 +1,7 @@
 //===- cli/explain.cpp - `kdet explain`: which factor causes the variance ----===//
 #include "kdet/engine/explain.hpp"
 
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/replay.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
@@ -49,6 +50,9 @@ int do_explain(ExplainArgs args) {
     capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
                           args.compile.options, args.compile.command, &args.compile.py,
                           &args.compile.python);
+  // A file inside a packed bundle (DIR/bundles/ID/inputs/FILE): a copy made from the pack.
+  else
+    args.compile.input = capture::resolve_bundle_path(args.compile.input);
   engine::ExplainOptions opt;
   resolve_compile_args(args.compile, opt.base);
   if (replay) opt.base.parts = replay->parts; // every cell's plan is a copy of base

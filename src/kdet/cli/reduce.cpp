@@ -5,6 +5,7 @@
 // folder SMALL.repro/ (reduce/repro), and prints the progress and summary.
 //
 //===----------------------------------------------------------------------===//
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/replay.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
@@ -165,6 +166,9 @@ int do_reduce(ReduceArgs args) {
     capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
                           args.compile.options, args.compile.command, &args.compile.py,
                           &args.compile.python);
+  } else {
+    // A file inside a packed bundle (DIR/bundles/ID/inputs/FILE): a copy made from the pack.
+    args.compile.input = capture::resolve_bundle_path(args.compile.input);
   }
   engine::RunPlan plan;
   resolve_compile_args(args.compile, plan);

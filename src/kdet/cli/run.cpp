@@ -1,4 +1,5 @@
 //===- cli/run.cpp - `kdet run`: recompile one input N times ------------------===//
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/replay.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
@@ -84,6 +85,9 @@ int do_run(RunArgs args) {
     capture::apply_replay(*replay, args.compile.input, args.compile.backend, args.compile.lib,
                           args.compile.options, args.compile.command, &args.compile.py,
                           &args.compile.python);
+  // A file inside a packed bundle (DIR/bundles/ID/inputs/FILE): a copy made from the pack.
+  else
+    args.compile.input = capture::resolve_bundle_path(args.compile.input);
   std::set<std::string> given;
   engine::RunPlan plan = resolve_run_plan(args, replay, given);
   if (!args.out_dir.empty()) {

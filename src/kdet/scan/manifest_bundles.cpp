@@ -2,6 +2,7 @@
 #include "kdet/scan/manifest_bundles.hpp"
 
 #include "kdet/backend/python_stage.hpp"
+#include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/replay.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fnmatch.h>
 #include <glob.h>
 #include <map>
 #include <set>
@@ -64,6 +66,25 @@ size_t captured_compiler(Manifest& m, const Replay& r, const std::string& progra
   return m.compilers.size() - 1;
 }
 
+// A pattern of bundles packed by kdet capture (capture/bundle_pack.hpp): "bundles/ID" names no
+// folder, and "bundles/*" matches the index and the pack. Each id the index lists that the
+// pattern matches becomes a hit; the index and pack files are none.
+void add_packed_hits(const std::string& full, std::vector<std::string>& hits) {
+  auto parts = split_parent(full);
+  const std::string &dir = parts.first, &leaf = parts.second;
+  if (dir.empty() || !capture::has_bundle_index(dir)) return;
+  std::erase_if(hits, [&](const std::string& h) {
+    return h == dir + "/" + capture::k_bundle_index || h == dir + "/bundles.pack";
+  });
+  for (const auto& id : capture::packed_bundle_ids(dir)) {
+    std::string path = dir + "/" + id;
+    struct stat st {};
+    if (::fnmatch(leaf.c_str(), id.c_str(), 0) == 0 && ::lstat(path.c_str(), &st) != 0)
+      hits.push_back(path);
+  }
+  std::sort(hits.begin(), hits.end());
+}
+
 } // namespace
 
 void add_bundles(Manifest& m, const std::vector<std::pair<std::string, int>>& patterns) {
@@ -80,6 +101,7 @@ void add_bundles(Manifest& m, const std::vector<std::pair<std::string, int>>& pa
       for (size_t i = 0; i < g.gl_pathc; ++i)
         hits.emplace_back(g.gl_pathv[i]);
     ::globfree(&g);
+    add_packed_hits(full, hits);
     if (hits.empty())
       fail(line, fmt::format("bundle '{}' matches no folder (looked for {}); name bundle folders "
                              "of kdet capture, e.g. \"bundles/ID\" or \"bundles/*\"",

@@ -94,6 +94,28 @@ have_cuda() { [[ -x /usr/local/cuda/bin/ptxas ]] && ls /usr/local/cuda/lib64/lib
 json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval("d"+sys.argv[2]))' "$1" "$2"; }
 # json_eval FILE EXPR: any Python expression over the document `d`.
 json_eval() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+# unpack_bundles DIR [ID]: writes the bundle folders DIR/bundles/ID/... (and DIR/build-K/bundles/ID
+# under --builds) from the packed bundles (bundles/index, its pack), as --bundle-layout folders
+# would have (only bundle ID, if given): for tests that read a bundle's files themselves.
+unpack_bundles() {
+  python3 - "$1" "${2:-}" <<'PY'
+import glob, os, sys
+for index in glob.glob(sys.argv[1] + "/bundles/index") + glob.glob(sys.argv[1] + "/build-*/bundles/index"):
+    top = os.path.dirname(index)
+    lines = open(index).read().splitlines()
+    assert lines[0] == "kdet-bundle-index 1", index
+    for line in lines[1:]:
+        bid, rel, pack, off, size, _ = line.split(" ")
+        if sys.argv[2] and bid != sys.argv[2]:
+            continue
+        with open(os.path.join(top, pack), "rb") as f:
+            f.seek(int(off)); data = f.read(int(size))
+        assert len(data) == int(size), (index, line)
+        os.makedirs(os.path.dirname(os.path.join(top, bid, rel)), exist_ok=True)
+        with open(os.path.join(top, bid, rel), "wb") as f:
+            f.write(data)
+PY
+}
 # sql DB QUERY: the rows of QUERY on the SQLite database DB, one a line, fields joined by |.
 sql() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print("|".join(map(str,r))) for r in c.execute(sys.argv[2])]' "$1" "$2"; }
 
