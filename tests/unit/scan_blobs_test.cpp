@@ -114,8 +114,8 @@ TEST_F(ScanBlobsTest, OutputsOfOneInputAreDifferencesFromItsFirstAndReadBackExac
     db.write({rounds[1], rounds[2]});
   }
   auto codec = [&](const std::string& bytes) {
-    return query(path, "SELECT codec || ' ' || base FROM blobs WHERE hash = '" +
-                           hash_bytes(bytes) + "'");
+    return query(path,
+                 "SELECT codec || ' ' || base FROM blobs WHERE hash = '" + hash_bytes(bytes) + "'");
   };
   const std::string base = hash_bytes(ptx("80", 1));
   EXPECT_EQ(codec(ptx("80", 1)), "zstd ");
@@ -249,8 +249,7 @@ TEST_F(ScanBlobsTest, AMergeKeepsEveryBaseWhole) {
 TEST_F(ScanBlobsTest, ADatabaseOfSchemaVersion2OpensReadsAndIsUpgraded) {
   // Written by kdet before version 3 (tests/data/scan_db/README.md).
   const std::string path = m_dir + "/v2.db";
-  write_file_atomic(path,
-                    read_file(std::string(KDET_SOURCE_DIR) + "/tests/data/scan_db/v2.db"));
+  write_file_atomic(path, read_file(std::string(KDET_SOURCE_DIR) + "/tests/data/scan_db/v2.db"));
   ASSERT_EQ(query(path, "PRAGMA user_version"), "2");
   auto check_all = [](store::ScanDb& db, const store::ScanResult& r) {
     size_t n = 0;

@@ -39,6 +39,9 @@ inline constexpr int k_scan_db_version = 3;
 // The zstd level of stored artifacts: PTX of libNVVM compresses 5.5 times at 8 against 4.4 at
 // 3, at about 30 MB/s of the writer thread (docs/PERFORMANCE.md, "kdet scan: database size").
 inline constexpr int k_blob_level = 8;
+// The level of a difference from a base: a close relative's difference is as small at 3 (a few
+// dozen bytes for another target's PTX), at a third of level 8's time.
+inline constexpr int k_delta_level = 3;
 
 // One compile as stored.
 struct RunRow {
@@ -163,6 +166,8 @@ private:
   // whole for them (a difference's base is never itself a difference).
   std::map<std::string, std::string> m_bases;
   bool m_bases_loaded = false;
+  // The last base read, decoded: a census stores an input's outputs one after another.
+  std::string m_last_base, m_last_base_bytes;
 };
 
 // The single writer: rounds pushed from any thread are committed in batches.

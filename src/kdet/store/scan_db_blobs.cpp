@@ -60,8 +60,11 @@ void ScanDb::store_blobs(const RoundWrite& r) {
     std::string codec = "raw", base_hash, frame;
     const std::string* best = &data;
     if (base != m_bases.end()) {
-      std::string prefix = blob_bytes(base->second, true);
-      frame = zstd_compress(data, k_blob_level, prefix);
+      if (m_last_base != base->second) {
+        m_last_base_bytes = blob_bytes(base->second, true);
+        m_last_base = base->second;
+      }
+      frame = zstd_compress(data, k_delta_level, m_last_base_bytes);
       if (frame.size() < data.size()) {
         codec = "zstd-delta";
         base_hash = base->second;
@@ -85,16 +88,18 @@ void ScanDb::store_blobs(const RoundWrite& r) {
   }
 }
 
-std::string ScanDb::blob(const std::string& hash) { return blob_bytes(hash, false); }
+std::string ScanDb::blob(const std::string& hash) {
+  return blob_bytes(hash, false);
+}
 
 std::string ScanDb::blob_bytes(const std::string& hash, bool as_base) {
   // Version 1 has no codec, version 2 no base nor size: read as they are.
   const bool coded = has_column("main", "blobs", "codec");
   const bool based = has_column("main", "blobs", "base");
-  Stmt s(m_db, fmt::format("SELECT data, {}, {}, {} FROM blobs WHERE hash=?",
-                           coded ? "codec" : "'raw'", based ? "base" : "''",
-                           based ? "size" : "NULL")
-                   .c_str());
+  Stmt s(m_db,
+         fmt::format("SELECT data, {}, {}, {} FROM blobs WHERE hash=?", coded ? "codec" : "'raw'",
+                     based ? "base" : "''", based ? "size" : "NULL")
+             .c_str());
   s.bind(1, hash);
   if (!s.step()) {
     if (!as_base) return std::string();

@@ -17,8 +17,11 @@ struct FreeDCtx {
 } // namespace
 
 std::string zstd_compress(std::string_view data, int level, std::string_view prefix) {
-  std::unique_ptr<ZSTD_CCtx, FreeCCtx> cctx(ZSTD_createCCtx());
+  // One context a thread, reused: making one allocates and clears its match tables, which cost
+  // more than compressing a small artifact. Reset, it keeps no prefix nor parameter.
+  thread_local std::unique_ptr<ZSTD_CCtx, FreeCCtx> cctx(ZSTD_createCCtx());
   if (!cctx) throw std::bad_alloc();
+  ZSTD_CCtx_reset(cctx.get(), ZSTD_reset_session_and_parameters);
   std::string out(ZSTD_compressBound(data.size()), '\0');
   size_t rc = ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
   // The frame states its size: reads bound their allocation by it.
@@ -41,8 +44,9 @@ std::optional<std::string> zstd_decompress(std::string_view frame, size_t max_si
   unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
   if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR || size > max_size)
     return std::nullopt;
-  std::unique_ptr<ZSTD_DCtx, FreeDCtx> dctx(ZSTD_createDCtx());
+  thread_local std::unique_ptr<ZSTD_DCtx, FreeDCtx> dctx(ZSTD_createDCtx());
   if (!dctx) throw std::bad_alloc();
+  ZSTD_DCtx_reset(dctx.get(), ZSTD_reset_session_and_parameters);
   std::string out(static_cast<size_t>(size), '\0');
   size_t n = 0;
   if (!prefix.empty()) n = ZSTD_DCtx_refPrefix(dctx.get(), prefix.data(), prefix.size());
