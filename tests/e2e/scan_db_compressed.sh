@@ -2,10 +2,11 @@
 # tier: quick
 # scan_db_compressed.sh: the scan database stores artifact bytes once per content (two inputs
 # with the same bytes share one blob) and as zstd frames where that is smaller (PTX-like text
-# is; random bytes stay raw); every read checks the bytes against their hash after
-# decompressing, so a damaged frame or a changed byte is exit 2 naming the database, never a
-# wrong diff. A version 1 database (raw blobs, no codec column) is read as it is and upgraded
-# when a scan resumes it; the reports read its bytes either way.
+# is; random bytes stay raw), a varying job's other outputs as differences from the first one
+# stored for its input (zstd-delta); every read checks the bytes against their hash after
+# decompressing, so a damaged frame, a changed byte or a missing base is exit 2 naming the
+# database, never a wrong diff. A version 1 database (raw blobs, no codec column) is read as it
+# is and upgraded when a scan resumes it; the reports read its bytes either way.
 # Env: KDET, KDET_FAKES_DIR. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
 source "$(dirname "$0")/lib/scan.bash"
@@ -43,7 +44,8 @@ arts=$(q "$T/z.db" "select count(*) from variant_artifacts")
 blobs=$(q "$T/z.db" "select count(*) from blobs")
 distinct=$(q "$T/z.db" "select count(distinct hash) from variant_artifacts")
 expect_eq "blobs, one per distinct artifact" "$blobs" "$distinct"
-expect_eq "codecs" "$(q "$T/z.db" "select group_concat(distinct codec) from blobs")" "zstd"
+expect_eq "codecs" "$(q "$T/z.db" "select group_concat(distinct codec) from (select codec from blobs order by codec)")" "zstd,zstd-delta"
+expect_eq "one whole frame per input" "$(q "$T/z.db" "select count(*) from blobs where codec = 'zstd'")" 2
 stored=$(q "$T/z.db" "select sum(length(data)) from blobs")
 raw=$(q "$T/z.db" "select sum(size) from (select distinct hash, size from variant_artifacts)")
 echo "scan_db_compressed: $blobs blobs, $raw bytes stored as $stored"
@@ -62,6 +64,11 @@ h=$(q "$T/bad.db" "select hash from blobs where hash in (select hash from varian
 q "$T/bad.db" "update blobs set data = substr(data, 1, length(data) - 8) || x'0102030405060708' where hash = '$h'"
 expect_exit 2 "$KDET" scan --report "$T/bad.db" --report-html "$T/bad.html" --quiet
 expect_output "database $T/bad.db: .*artifact ${h:0:12}.*not a sound scan database"
+# A base gone: every difference from it is refused when the database is read.
+cp "$T/z.db" "$T/nobase.db"
+q "$T/nobase.db" "delete from blobs where hash in (select base from blobs where base != '' limit 1)"
+expect_exit 2 "$KDET" scan --report "$T/nobase.db" --quiet
+expect_output "database $T/nobase.db: artifact .* is stored as a difference from .*, whose bytes are not in its blobs"
 # A codec kdet never writes.
 cp "$T/z.db" "$T/codec.db"
 q "$T/codec.db" "update blobs set codec = 'lz4' where hash = '$h'"
@@ -77,7 +84,7 @@ manifest garbage
 # Version 1 stored raw bytes; bytes kdet stores raw (incompressible ones) are that already, so
 # a database of the garbage fake, stripped of the version 2 columns, is a version 1 database.
 cp "$T/g.db" "$T/old.db"
-q "$T/old.db" "alter table blobs drop column codec; alter table variants drop column log; alter table jobs drop column kernels; pragma user_version = 1;"
+q "$T/old.db" "alter table blobs drop column codec; alter table blobs drop column base; alter table blobs drop column size; alter table variants drop column log; alter table jobs drop column kernels; pragma user_version = 1;"
 [[ $(q "$T/old.db" "pragma user_version") == 1 ]] || fail "could not make a version 1 database"
 expect_exit 1 "$KDET" scan --report "$T/old.db" --report-html "$T/old.html" --quiet
 [[ -s $T/old.html ]] || fail "no report of a version 1 database"
@@ -89,6 +96,6 @@ set +e
 rc=$?
 set -e
 ((rc == 0 || rc == 1)) || fail "resume of a version 1 database: exit $rc"
-expect_eq "upgraded version" "$(q "$T/old.db" "pragma user_version")" 2
+expect_eq "upgraded version" "$(q "$T/old.db" "pragma user_version")" 3
 expect_eq "old blobs kept raw" "$(q "$T/old.db" "select count(*) from blobs where codec is null")" 0
 echo "scan_db_compressed: PASS"

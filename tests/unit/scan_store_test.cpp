@@ -179,14 +179,16 @@ TEST_F(ScanStoreTest, RefusesAnotherSchemaVersion) {
   }
 }
 
-// A database as kdet wrote it before schema version 2: no variants.log, no blobs.codec.
+// A database as kdet wrote it before schema version 2: no variants.log, no blobs.codec (nor
+// version 3's blobs.base and blobs.size).
 void make_version_1(const std::string& path) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   char* err = nullptr;
   ASSERT_EQ(sqlite3_exec(raw,
                          "ALTER TABLE variants DROP COLUMN log; ALTER TABLE blobs DROP COLUMN "
-                         "codec; PRAGMA user_version=1;",
+                         "codec; ALTER TABLE blobs DROP COLUMN base; ALTER TABLE blobs DROP "
+                         "COLUMN size; PRAGMA user_version=1;",
                          nullptr, nullptr, &err),
             SQLITE_OK)
       << (err ? err : "");

@@ -2,7 +2,6 @@
 #include "kdet/store/scan_db.hpp"
 
 #include "kdet/store/sqlite_stmt.hpp"
-#include "kdet/util/compress.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/file_lock.hpp"
 #include "kdet/util/fs.hpp"
@@ -27,7 +26,9 @@ namespace {
 
 // blobs is a rowid table: in a WITHOUT ROWID table a row past about 1 KB (a page's index-cell
 // share) spills into overflow pages of its own, and a compressed PTX of 1-2 KB then took a
-// whole 4 KB page (the synthetic 13,000-job census: 62 MB of pages for 15 MB of frames).
+// whole 4 KB page (the synthetic 13,000-job census: 62 MB of pages for 15 MB of frames). Its
+// small columns come before the data, so the checks that read them (codec, base) read no
+// overflow page (a database upgraded from version 2 has base and size last).
 const char* const k_schema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS scans(id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT, finished_at TEXT,
@@ -46,7 +47,8 @@ CREATE TABLE IF NOT EXISTS variants(job_id TEXT, id TEXT, count INTEGER, first_r
   detail TEXT, log TEXT NOT NULL DEFAULT '', PRIMARY KEY(job_id, id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS variant_artifacts(job_id TEXT, variant TEXT, name TEXT, hash TEXT, size INTEGER,
   PRIMARY KEY(job_id, variant, name)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS blobs(hash TEXT PRIMARY KEY, data BLOB, codec TEXT NOT NULL DEFAULT 'raw');
+CREATE TABLE IF NOT EXISTS blobs(hash TEXT PRIMARY KEY, codec TEXT NOT NULL DEFAULT 'raw',
+  base TEXT NOT NULL DEFAULT '', size INTEGER, data BLOB);
 )sql";
 
 std::string now_iso() {
@@ -151,7 +153,7 @@ void ScanDb::open_checked() {
   try {
     exec(k_schema);
     add_scans_split_rounds();
-    upgrade_v1();
+    upgrade();
     exec(fmt::format("PRAGMA user_version={}", k_scan_db_version).c_str());
     exec("COMMIT");
   } catch (...) {
@@ -193,9 +195,10 @@ void ScanDb::check() {
       objects = s.i64(0);
     }
     if (objects == 0 && m_access == Access::write) return; // a new database
-    // Version 1 (before failure logs and compressed blobs) is read as it is, and brought to
-    // the current version when opened for writing (upgrade_v1).
-    if (objects > 0 && version != k_scan_db_version && version != 1)
+    // Versions 1 (before failure logs and compressed blobs) and 2 (before blobs stored as a
+    // difference from another) are read as they are, and brought to the current version when
+    // opened for writing (upgrade).
+    if (objects > 0 && (version < 1 || version > k_scan_db_version))
       throw Error::format("database {}: schema version {} is not one kdet scan reads (1 to {}): "
                           "{}; use a new --db file",
                           m_path, version, k_scan_db_version,
@@ -434,14 +437,18 @@ void ScanDb::add_scans_split_rounds() {
   exec("ALTER TABLE scans ADD COLUMN split_rounds INTEGER");
 }
 
-void ScanDb::upgrade_v1() {
-  // Version 1 kept no failure logs nor kernel names, and stored every blob as it is ('raw').
+void ScanDb::upgrade() {
+  // Version 1 kept no failure logs nor kernel names, and stored every blob as it is ('raw');
+  // version 2 stored each blob whole (no base; its size only in the artifact rows).
   if (!has_column("main", "jobs", "kernels"))
     exec("ALTER TABLE jobs ADD COLUMN kernels TEXT NOT NULL DEFAULT '[]'");
   if (!has_column("main", "variants", "log"))
     exec("ALTER TABLE variants ADD COLUMN log TEXT NOT NULL DEFAULT ''");
   if (!has_column("main", "blobs", "codec"))
     exec("ALTER TABLE blobs ADD COLUMN codec TEXT NOT NULL DEFAULT 'raw'");
+  if (!has_column("main", "blobs", "base"))
+    exec("ALTER TABLE blobs ADD COLUMN base TEXT NOT NULL DEFAULT ''");
+  if (!has_column("main", "blobs", "size")) exec("ALTER TABLE blobs ADD COLUMN size INTEGER");
 }
 
 void ScanDb::write(const std::vector<RoundWrite>& rounds) {
@@ -477,7 +484,6 @@ void ScanDb::write(const std::vector<RoundWrite>& rounds) {
       "ON CONFLICT(job_id, id) DO UPDATE SET count=excluded.count, first_run=excluded.first_run");
   Stmt art(m_db, "INSERT OR IGNORE INTO variant_artifacts(job_id, variant, name, hash, size) "
                  "VALUES(?,?,?,?,?)");
-  Stmt blob(m_db, "INSERT OR IGNORE INTO blobs(hash, data, codec) VALUES(?, ?, ?)");
   Stmt ver(m_db, "UPDATE compilers SET version=? WHERE name=? AND version=''");
   std::string now = now_iso();
   exec("BEGIN IMMEDIATE");
@@ -512,14 +518,7 @@ void ScanDb::write(const std::vector<RoundWrite>& rounds) {
               .bind(5, static_cast<int64_t>(a.size))
               .run();
       }
-      // Compressed where that is smaller (PTX is, several times; random bytes are not). The
-      // hash is of the bytes themselves, checked again after every read.
-      for (const auto& [h, data] : r.blobs) {
-        std::string frame = zstd_compress(data);
-        const bool packed = frame.size() < data.size();
-        blob.bind(1, h).bind_blob(2, packed ? frame : data);
-        blob.bind(3, std::string(packed ? "zstd" : "raw")).run();
-      }
+      store_blobs(r);
       if (!r.compiler_version.empty()) ver.bind(1, r.compiler_version).bind(2, j.compiler).run();
     }
     exec("COMMIT");

@@ -6,7 +6,9 @@
 // of kdet (WAL, synchronous=NORMAL: durable against process death; a power
 // loss may lose the last commits). Schema version is PRAGMA user_version.
 // Tables: meta, scans, compilers, inputs, jobs, runs, variants,
-// variant_artifacts, blobs (artifact bytes stored once by content hash).
+// variant_artifacts, blobs (artifact bytes stored once by content hash, each a zstd frame of
+// its own or of its difference from the first bytes stored for the same input and artifact
+// name: another target's, option set's or compiler's output, or the job's other variant).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -29,8 +31,17 @@ struct sqlite3;
 
 namespace kdet::store {
 
-// 2: variants.log (a failure's compiler log) and blobs.codec; version 1 is read and upgraded.
-inline constexpr int k_scan_db_version = 2;
+// 2: variants.log (a failure's compiler log) and blobs.codec. 3: blobs.base and blobs.size
+// (codec zstd-delta: a frame made with the base blob's bytes as its prefix). Versions 1 and 2
+// are read as they are and upgraded when opened for writing.
+inline constexpr int k_scan_db_version = 3;
+
+// The zstd level of stored artifacts: PTX of libNVVM compresses 5.5 times at 8 against 4.4 at
+// 3, at about 30 MB/s of the writer thread (docs/PERFORMANCE.md, "kdet scan: database size").
+inline constexpr int k_blob_level = 8;
+// The level of a difference from a base: a close relative's difference is as small at 3 (a few
+// dozen bytes for another target's PTX), at a third of level 8's time.
+inline constexpr int k_delta_level = 3;
 
 // One compile as stored.
 struct RunRow {
@@ -94,7 +105,8 @@ public:
 
   // Everything, jobs ordered by (input, compiler, target, option_set).
   ScanResult load();
-  // Artifact bytes by hash ("" when absent).
+  // Artifact bytes by hash ("" when absent), decoded (from their base's bytes where stored as
+  // a difference) and checked against the hash; throws Error (exit 2) when they are unsound.
   std::string blob(const std::string& hash);
   uint64_t run_count();
 
@@ -112,8 +124,17 @@ private:
   bool has_column(const char* schema, const char* table, const char* column);
   // Databases made before scans.split_rounds existed get the column (NULL in their old rows).
   void add_scans_split_rounds();
-  // A version 1 database opened for writing gets version 2's columns (no logs; raw blobs).
-  void upgrade_v1();
+  // A version 1 or 2 database opened for writing gets the current columns (no logs; blobs
+  // whole, raw or zstd, as they were).
+  void upgrade();
+  // Stores the round's new artifact bytes, each as a zstd frame, a difference from its base
+  // (m_bases) or raw, whichever is smallest; the first stored whole for its key becomes the
+  // key's base. Inside write()'s transaction.
+  void store_blobs(const RoundWrite& r);
+  // Fills m_bases from the database (a resumed scan's bases), once per ScanDb.
+  void load_bases();
+  // blob()'s body; `as_base`: the bytes are another blob's base (absent is then unsound).
+  std::string blob_bytes(const std::string& hash, bool as_base);
   void lock();
   // Throws (exit 2), leaving no file, when the database file this open created has another
   // database's -wal, -shm or -journal beside it; `st` is the locked file's status.
@@ -128,6 +149,9 @@ private:
   void forget_created(bool sidecars) noexcept;
   void rollback() noexcept;
   ScanResult load_checked();
+  // Every blob stored as a difference names a base the database holds whole; throws Error
+  // (exit 2) naming the first that does not.
+  void check_bases();
   // The rows' agreement with each other (statuses, runs, compilers, inputs, stored numbers):
   // throws Error (exit 2) naming the first disagreement. `index`: job id -> its place in out.
   void check_rows(const ScanResult& out, const std::map<std::string, size_t>& index);
@@ -138,6 +162,12 @@ private:
   bool m_immutable = false; // opened read-only without a -shm (a read-only folder)
   sqlite3* m_db = nullptr;
   std::unique_ptr<ReadSidecars> m_read_sidecars; // read: removes the -wal and -shm it made
+  // The writer's bases: input hash, '\n', artifact name -> the hash of the first blob stored
+  // whole for them (a difference's base is never itself a difference).
+  std::map<std::string, std::string> m_bases;
+  bool m_bases_loaded = false;
+  // The last base read, decoded: a census stores an input's outputs one after another.
+  std::string m_last_base, m_last_base_bytes;
 };
 
 // The single writer: rounds pushed from any thread are committed in batches.

@@ -3,9 +3,7 @@
 #include "kdet/engine/variants.hpp"
 #include "kdet/store/scan_db.hpp"
 #include "kdet/store/sqlite_stmt.hpp"
-#include "kdet/util/compress.hpp"
 #include "kdet/util/error.hpp"
-#include "kdet/util/hash.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -65,12 +63,13 @@ void ScanDb::check_rows(const ScanResult& out, const std::map<std::string, size_
       throw unsound(s.text(0), "has a variant or artifact holding a value kdet never writes");
   }
   if (has_column("main", "blobs", "codec")) {
-    Stmt s(m_db, "SELECT hash FROM blobs WHERE codec NOT IN ('raw', 'zstd') LIMIT 1");
+    Stmt s(m_db, "SELECT hash FROM blobs WHERE codec NOT IN ('raw', 'zstd', 'zstd-delta') LIMIT 1");
     if (s.step())
       throw Error::format("database {}: artifact {} is stored with a codec kdet does not write; "
                           "not a sound scan database",
                           m_path, s.text(0).substr(0, 12));
   }
+  if (has_column("main", "blobs", "codec") && has_column("main", "blobs", "base")) check_bases();
   if (has_column("main", "variants", "log")) {
     Stmt s(m_db, "SELECT job_id FROM variants WHERE typeof(log) != 'text' LIMIT 1");
     if (s.step()) throw unsound(s.text(0), "has a variant whose log is not text");
@@ -165,6 +164,29 @@ void ScanDb::check_rows(const ScanResult& out, const std::map<std::string, size_
                           "not a sound scan database",
                           m_path);
   }
+}
+
+void ScanDb::check_bases() {
+  // Version 3: a difference names its base and the base is whole (the writer and merge keep it
+  // so), so every artifact's bytes can be decoded; a stored size is one kdet writes.
+  Stmt s(m_db, "SELECT b.hash, b.base, b.codec = 'zstd-delta', c.hash IS NULL, "
+               "b.size IS NOT NULL AND (typeof(b.size) != 'integer' OR b.size < 0 OR "
+               "b.size > 1099511627776) AS bad_size FROM blobs b "
+               "LEFT JOIN blobs c ON c.hash = b.base WHERE bad_size OR (b.codec = 'zstd-delta') != "
+               "(b.base != '') OR (b.base != '' AND (c.hash IS NULL OR c.codec = 'zstd-delta')) "
+               "LIMIT 1");
+  if (!s.step()) return;
+  const std::string hash = s.text(0).substr(0, 12), base = s.text(1).substr(0, 12);
+  const bool delta = s.i64(2) != 0, missing = s.i64(3) != 0;
+  std::string what =
+      s.i64(4)       ? "holds a size kdet never writes"
+      : !delta       ? fmt::format("names base {} but is not stored as a difference", base)
+      : base.empty() ? "is stored as a difference from no base"
+      : missing      ? fmt::format("is stored as a difference from {}, whose bytes are not in "
+                                        "its blobs",
+                                   base)
+                     : fmt::format("is stored as a difference from {}, itself a difference", base);
+  throw Error::format("database {}: artifact {} {}; not a sound scan database", m_path, hash, what);
 }
 
 ScanResult ScanDb::load_checked() {
@@ -307,42 +329,6 @@ ScanResult ScanDb::load_checked() {
   return out;
 }
 
-std::string ScanDb::blob(const std::string& hash) {
-  const bool coded = has_column("main", "blobs", "codec");
-  Stmt s(m_db, coded ? "SELECT data, codec FROM blobs WHERE hash=?"
-                     : "SELECT data, 'raw' FROM blobs WHERE hash=?");
-  s.bind(1, hash);
-  if (!s.step()) return std::string();
-  std::string data = s.blob(0);
-  const std::string codec = s.text(1);
-  if (codec == "zstd") {
-    // Bounded by the size the artifact rows record for these bytes: a damaged header claiming
-    // more is damage, not an allocation.
-    uint64_t expected = 0;
-    {
-      Stmt a(m_db, "SELECT max(size) FROM variant_artifacts WHERE hash=?");
-      a.bind(1, hash);
-      if (a.step()) expected = static_cast<uint64_t>(std::max<int64_t>(0, a.i64(0)));
-    }
-    std::optional<std::string> bytes = zstd_decompress(data, expected);
-    if (!bytes)
-      throw Error::format("database {}: the bytes stored for artifact {} are not a whole zstd "
-                          "frame; not a sound scan database",
-                          m_path, hash.substr(0, 12));
-    data = std::move(*bytes);
-  } else if (codec != "raw") {
-    throw Error::format("database {}: artifact {} is stored with codec '{}', which kdet does not "
-                        "write; not a sound scan database",
-                        m_path, hash.substr(0, 12), codec);
-  }
-  // Bytes changed behind kdet would be shown (diffs, reports) as the artifact they are not.
-  if (hash_bytes(data) != hash)
-    throw Error::format("database {}: the bytes stored for artifact {} are not the bytes of that "
-                        "hash; not a sound scan database",
-                        m_path, hash.substr(0, 12));
-  return data;
-}
-
 uint64_t ScanDb::run_count() {
   Stmt s(m_db, "SELECT count(*) FROM runs");
   s.step();
@@ -376,6 +362,8 @@ void ScanDb::merge_from(const std::string& other_path) {
     // A version 1 input has no logs and only raw blobs.
     const std::string log = has_column("o", "variants", "log") ? "log" : "''";
     const std::string codec = has_column("o", "blobs", "codec") ? "codec" : "'raw'";
+    const bool based = has_column("o", "blobs", "base");
+    const std::string base = based ? "base" : "''", size = based ? "size" : "NULL";
     const std::string kernels = has_column("o", "jobs", "kernels") ? "kernels" : "'[]'";
     exec("BEGIN IMMEDIATE");
     exec(fmt::format(R"sql(
@@ -393,7 +381,13 @@ INSERT INTO main.runs SELECT * FROM o.runs WHERE job_id IN (SELECT id FROM take)
 INSERT INTO main.variants(job_id, id, count, first_run, status, detail, log)
   SELECT job_id, id, count, first_run, status, detail, {log} FROM o.variants WHERE job_id IN (SELECT id FROM take);
 INSERT INTO main.variant_artifacts SELECT * FROM o.variant_artifacts WHERE job_id IN (SELECT id FROM take);
-INSERT OR IGNORE INTO main.blobs(hash, data, codec) SELECT hash, data, {codec} FROM o.blobs;
+INSERT OR IGNORE INTO main.blobs(hash, codec, base, size, data) SELECT hash, {codec}, {base}, {size}, data
+  FROM o.blobs;
+-- A difference's base stays whole: where this side holds as a difference what the input holds
+-- whole (a base there), the whole copy replaces it, so no difference refers to another.
+INSERT OR REPLACE INTO main.blobs(hash, codec, base, size, data) SELECT hash, {codec}, {base}, {size}, data
+  FROM o.blobs WHERE {codec} != 'zstd-delta' AND hash IN
+  (SELECT hash FROM main.blobs WHERE codec = 'zstd-delta');
 INSERT OR IGNORE INTO main.compilers SELECT * FROM o.compilers;
 UPDATE main.compilers SET version = (SELECT c.version FROM o.compilers c WHERE c.name = main.compilers.name)
   WHERE version = '' AND EXISTS (SELECT 1 FROM o.compilers c WHERE c.name = main.compilers.name AND c.version != '');
@@ -403,7 +397,8 @@ INSERT INTO main.scans(started_at, finished_at, shard, invocation, host, status)
 DROP TABLE take;
 COMMIT;
 )sql",
-                     fmt::arg("log", log), fmt::arg("codec", codec), fmt::arg("kernels", kernels))
+                     fmt::arg("log", log), fmt::arg("codec", codec), fmt::arg("kernels", kernels),
+                     fmt::arg("base", base), fmt::arg("size", size))
              .c_str());
   } catch (...) {
     rollback();

@@ -83,6 +83,13 @@ public:
     return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(m_stmt, c))) : std::string();
   }
   int64_t i64(int c) { return sqlite3_column_int64(m_stmt, c); }
+  // SQLITE_INTEGER, SQLITE_TEXT, SQLITE_NULL, ...: the stored type of column c.
+  int type(int c) { return sqlite3_column_type(m_stmt, c); }
+  // Ready to bind and step again (after step(), which leaves the statement where it stopped).
+  void reset() {
+    sqlite3_reset(m_stmt);
+    sqlite3_clear_bindings(m_stmt);
+  }
   double dbl(int c) { return sqlite3_column_double(m_stmt, c); }
 
 private:
