@@ -60,7 +60,9 @@ expect_output 'no compile was captured'
 # --annotations: one GitHub workflow command per failure of the gate, on stderr.
 expect_exit 3 "$KDET" capture --annotations --out "$T/ann" -- sh -c "$(compile garbage 'exit 7')" sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
 expect_output '^::error title=kdet capture::the pipeline exited 7$'
-expect_output "^::error file=$T/ann/bundles/[0-9a-f]+/bundle.json,title=kdet capture::bundle [0-9a-f]+ \(nvvm, 2 compiles\) gave 2 different outputs in one run$"
+# Bundles are packed (DIR/bundles/ID is no file): the annotation points at the manifest listing it.
+expect_output "^::error file=$T/ann/manifest.toml,title=kdet capture::bundle [0-9a-f]+ \(nvvm, 2 compiles\) gave 2 different outputs in one run$"
+[[ -f $T/ann/manifest.toml ]] || fail "the annotated file does not exist"
 expect_exit 0 "$KDET" capture --annotations -- sh -c "$(compile echo)" sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
 if grep -q '^::error' "$T/out"; then fail "a clean capture annotated"; fi
 
@@ -69,7 +71,15 @@ for c in g1 g2; do
   "$KDET" capture --out "$T/$c" -- "$CL/capture_nvvm_client" "$FAKE" 1 1 "$IN" -- -fake-mode=garbage 2>/dev/null
 done
 expect_exit 1 "$KDET" capture compare "$T/g1" "$T/g2" --annotations --color never
-expect_output "^::error file=$T/g1/bundles/[0-9a-f]+/bundle.json,title=kdet capture builds::kernel .* varies"
+expect_output "^::error file=$T/g1/manifest.toml,title=kdet capture builds::kernel .* varies"
+# With a folder per bundle, its own bundle.json.
+for c in f1 f2; do
+  "$KDET" capture --bundle-layout folders --out "$T/$c" -- "$CL/capture_nvvm_client" "$FAKE" 1 1 "$IN" -- -fake-mode=garbage 2>/dev/null
+done
+expect_exit 1 "$KDET" capture compare "$T/f1" "$T/f2" --annotations --color never
+expect_output "^::error file=$T/f1/bundles/[0-9a-f]+/bundle.json,title=kdet capture builds::kernel .* varies"
+f=$(sed -nE 's/^::error file=([^,]+),.*/\1/p' "$T/out" | head -1)
+[[ -f $f ]] || fail "the annotated file $f does not exist"
 
 # Usage errors stay 2, before any pipeline runs.
 expect_exit 2 "$KDET" capture --json - -- true

@@ -87,6 +87,7 @@ key_json=$(find "$T/cache" -name key.json | head -n 1)
 # kdet capture: one module compiled twice in one process by the garbage fake (it varies).
 expect_exit 1 "$KDET" capture --out "$T/cap" --json "$T/capture.json" -- \
   "$CL/capture_nvvm_client" "$LIB" 1 2 "$IN" -- -fake-mode=garbage
+unpack_bundles "$T/cap" # bundles are packed: their files as --bundle-layout folders writes them
 bundle_json=$(find "$T/cap/bundles" -name bundle.json | head -n 1)
 [[ -n $bundle_json ]] || fail "no bundle.json in the capture folder"
 # kdet capture compare: that capture against a second one (the garbage varies in both).

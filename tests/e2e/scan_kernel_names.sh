@@ -24,7 +24,8 @@ chmod +x "$T/p.sh"
 expect_exit 1 "$KDET" capture --out "$T/cap" --json "$T/cap.json" -- "$T/p.sh"
 cp "$T/out" "$T/capture.out"
 
-# bundle.json holds the full names; which bundle is which.
+# bundle.json holds the full names; which bundle is which (bundles are packed: unpacked here).
+unpack_bundles "$T/cap"
 read -r LB SB < <(python3 - "$T/cap" "$LONG" <<'PY'
 import json, glob, sys
 long_id = short_id = None

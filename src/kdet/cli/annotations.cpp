@@ -4,6 +4,7 @@
 #include "kdet/util/strings.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 namespace kdet::cli {
 
@@ -29,6 +30,15 @@ std::string escape(const std::string& raw, bool property) {
   return out;
 }
 
+// The file an annotation about bundle `id` of capture folder `dir` points at: the bundle's own
+// bundle.json where bundles are folders; packed (the default), the manifest that lists it, since
+// DIR/bundles/ID is then no file a runner could open.
+std::string bundle_file(const std::string& dir, const std::string& id) {
+  std::string file = dir + "/bundles/" + id + "/bundle.json";
+  struct stat st {};
+  return ::stat(file.c_str(), &st) == 0 ? file : dir + "/manifest.toml";
+}
+
 } // namespace
 
 std::string annotation(const std::string& title, const std::string& file, size_t line,
@@ -48,7 +58,7 @@ std::string capture_annotations(const capture::CaptureResult& r) {
   if (r.compiles.empty()) out += annotation(title, "", 0, "no compile was captured");
   for (const auto& b : r.bundles) {
     if (!b.varies) continue;
-    std::string file = r.out_dir.empty() ? "" : r.out_dir + "/bundles/" + b.id + "/bundle.json";
+    std::string file = r.out_dir.empty() ? "" : bundle_file(r.out_dir, b.id);
     out += annotation(title, file, 0,
                       fmt::format("bundle {} ({}, {} compiles) gave {} different outputs in one "
                                   "run",
@@ -69,7 +79,7 @@ std::string builds_annotations(const capture::BuildsResult& r) {
     if (at < k.stages.size() && !k.stages[at].builds.empty()) {
       const auto& sb = k.stages[at].builds.front();
       if (sb.build < r.builds.size())
-        file = r.builds[sb.build].dir + "/bundles/" + sb.bundle + "/bundle.json";
+        file = bundle_file(r.builds[sb.build].dir, sb.bundle);
     }
     std::string why = k.difference ? ": " + k.difference->summary : "";
     if (!k.input_detail.empty()) why = ": " + k.input_detail;
