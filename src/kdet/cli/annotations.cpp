@@ -78,8 +78,7 @@ std::string builds_annotations(const capture::BuildsResult& r) {
     size_t at = k.first_varying.value_or(0);
     if (at < k.stages.size() && !k.stages[at].builds.empty()) {
       const auto& sb = k.stages[at].builds.front();
-      if (sb.build < r.builds.size())
-        file = bundle_file(r.builds[sb.build].dir, sb.bundle);
+      if (sb.build < r.builds.size()) file = bundle_file(r.builds[sb.build].dir, sb.bundle);
     }
     std::string why = k.difference ? ": " + k.difference->summary : "";
     if (!k.input_detail.empty()) why = ": " + k.input_detail;
