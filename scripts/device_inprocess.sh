@@ -6,7 +6,9 @@
 # KDET names a folder holding kdet and its preload libraries; LIBS the shared libraries it needs;
 # OUT the reports folder; BUDGET the seconds all steps may take together (default 420): the steps
 # run most important first, each cut to what is left, and one left too little is skipped and
-# says so.   KDET=dev LIBS=dev/lib OUT=/tmp/out scripts/device_inprocess.sh
+# says so.   KDET=dev LIBS=dev/lib OUT=/tmp/out scripts/device_inprocess.sh >/tmp/out/console.txt
+# Send its output to a file, not to a pipe that may close early (`| head`): the next echo would
+# then die of SIGPIPE and end the script before its later steps.
 set -u
 DEADLINE=$((SECONDS + ${BUDGET:-420}))
 # cap N: N seconds, or what is left of the budget when that is less (1: no time left; timeout 0
