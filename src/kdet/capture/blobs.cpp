@@ -17,22 +17,6 @@
 
 namespace kdet::capture {
 
-namespace {
-
-bool read_at(int fd, uint64_t offset, std::string& out, size_t n) {
-  out.resize(n);
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::pread(fd, out.data() + got, n - got, static_cast<off_t>(offset + got));
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
-  out.resize(got);
-  return got == n;
-}
-
-} // namespace
-
 std::vector<std::string> list_raw_folder(const std::string& raw, const char* sub,
                                          std::vector<std::string>& problems) {
   std::vector<std::string> names;

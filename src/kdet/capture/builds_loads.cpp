@@ -68,9 +68,7 @@ void add_load_stages(const std::string& dir, BuildInfo& info, BuildSummary& sum,
     BuildKernel k;
     std::vector<std::string> names = m.kernels;
     std::sort(names.begin(), names.end());
-    std::string shipped;
-    for (const auto& f : m.shipped_in)
-      shipped += (shipped.empty() ? "" : ", ") + f.substr(f.find_last_of('/') + 1);
+    std::string shipped = m.shipped_names();
     k.name = !names.empty() ? fmt::format("{}", fmt::join(names, ", "))
              : shipped.empty()
                  ? fmt::format("a module loaded by the driver ({})", fmt::join(m.via, ", "))

@@ -171,15 +171,8 @@ std::optional<std::string> PackedBundle::read(const std::string& rel) const {
     throw Error::format("{}: cut short: bundle {}'s {} lies at bytes {} to {}, past its end ({} "
                         "bytes)",
                         f->pack, id, rel, f->offset, f->offset + f->size, end);
-  std::string data(f->size, '\0');
-  size_t got = 0;
-  while (got < data.size()) {
-    ssize_t r = ::pread(fd.get(), data.data() + got, data.size() - got,
-                        static_cast<off_t>(f->offset + got));
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
-  if (got != data.size() || hash_bytes(data) != f->hash)
+  std::string data;
+  if (!read_at(fd.get(), f->offset, data, f->size) || hash_bytes(data) != f->hash)
     throw Error::format("{}: damaged: bundle {}'s {} at byte {} is not the content {} names "
                         "(hash {})",
                         f->pack, id, rel, f->offset, index, f->hash);

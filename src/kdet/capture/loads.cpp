@@ -58,13 +58,16 @@ std::vector<std::string> image_kernels(const std::string& form, std::string_view
 
 } // namespace
 
+std::string LoadedModule::shipped_names() const {
+  std::string names;
+  for (const auto& f : shipped_in)
+    names += (names.empty() ? "" : ", ") + f.substr(f.find_last_of('/') + 1);
+  return names;
+}
+
 std::string LoadedModule::words() const {
-  if (made_by.empty() && !shipped_in.empty()) {
-    std::vector<std::string> names;
-    for (const auto& f : shipped_in)
-      names.push_back(f.substr(f.find_last_of('/') + 1));
-    return fmt::format("shipped in {} (compiled ahead of time)", fmt::join(names, ", "));
-  }
+  if (made_by.empty() && !shipped_in.empty())
+    return fmt::format("shipped in {} (compiled ahead of time)", shipped_names());
   if (made_by.empty())
     return "made by a compiler kdet did not see" +
            (unseen_makers.empty() ? std::string() : " (" + unseen_makers + ")");

@@ -50,6 +50,8 @@ struct LoadedModule {
   // libtorch_cuda.so (compiled ahead of time)", or "the output of bundle ID" / "holds the
   // output of bundle ID".
   std::string words() const;
+  // The file names (no folder) of shipped_in, joined by ", ".
+  std::string shipped_names() const;
 };
 
 // The distinct modules of `loads` (read_load_records), in first-load order, joined to the

@@ -58,6 +58,18 @@ std::string read_file(const std::string& path) {
   return data;
 }
 
+bool read_at(int fd, uint64_t offset, std::string& out, size_t n) {
+  out.resize(n);
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, out.data() + got, n - got, static_cast<off_t>(offset + got));
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  out.resize(got);
+  return got == n;
+}
+
 bool write_all(int fd, std::string_view data) {
   size_t off = 0;
   while (off < data.size()) {

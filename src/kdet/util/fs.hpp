@@ -34,6 +34,10 @@ void write_output(const std::string& path, std::string_view data, const std::str
 // Writes all of `data` to `fd` (EINTR retried); false with errno on failure.
 bool write_all(int fd, std::string_view data);
 
+// Reads `n` bytes of `fd` from `offset` into `out` (pread, retried on short reads); false when
+// fewer were there (`out` then holds what was read).
+bool read_at(int fd, uint64_t offset, std::string& out, size_t n);
+
 // Throws (exit 2, naming `option`) when write_output(path) could not write there: a folder,
 // a link to nothing, or a missing parent folder. Checked before a long run, not after it.
 void check_output_path(const std::string& path, const std::string& option);
