@@ -230,12 +230,19 @@ def apply_run(r, heap):
     chaos, chaos_seed = r.u32(), r.u64()
     umask = r.u32()
     cwd = r.text()
+    moved_tmp = False
     for e in r.texts():
         k, eq, v = e.partition("=")
         if eq:
             os.environ[k] = v
         else:
             os.environ.pop(k, None)
+        moved_tmp = moved_tmp or k in ("TMPDIR", "TEMP", "TMP")
+    tempfile = sys.modules.get("tempfile")
+    if moved_tmp and tempfile is not None:
+        # tempfile keeps the folder it chose first; a later run's TMPDIR (the last one's is
+        # removed) must be chosen again.
+        tempfile.tempdir = None
     cpus = [r.u32() for _ in range(r.u32())]
     if cwd:
         os.chdir(cwd)

@@ -57,4 +57,10 @@ for f in "$T"/exact/variants/*/output; do
 done
 expect_eq "variants kept" "$n" 1
 [[ $(json_get "$T/exact/result.json" '["compiler"]["backend"]') == python ]] || fail "JSON backend"
+# A stage that writes under tempfile.mkdtemp(), in one interpreter with TMPDIR moved every run
+# (tmpdir=vary removes the last run's folder): Python's tempfile must follow TMPDIR, not keep
+# the first run's folder (Triton's ttgir -> llir recipe failed 19 of 20 runs so on the GPU host).
+expect_exit 0 "$KDET" run "$W" --py "$D/temp_files.py:compile" --python "$PY" --process same \
+  --tmpdir vary --heap none --unnamed natural -n 6 --seed 5
+expect_output '^verdict +NO VARIANCE SEEN in 6 runs'
 echo "ok: python stage verdicts"
