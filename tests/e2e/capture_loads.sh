@@ -56,4 +56,10 @@ expect_eq "shipped stage" "$(json_eval "$T/b.json" '[[(b["shipped_in"], b["made_
 expect_eq stages "$(json_eval "$T/b.json" '[[s["seam"] for s in k["stages"]] for k in d["kernels"] if k["name"] == "k_seen"][0]')" \
   "['interposed', 'loaded', 'loaded']"
 expect_eq "no input-differs" "$(json_eval "$T/b.json" 'd["summary"]["by_status"]["input-differs"]')" 0
+# The shipped fatbin is told apart, not counted as a kernel of the pipeline's (PyTorch's
+# libraries register hundreds: on the GPU host they were 445 of 448 "kernels").
+expect_output 'result +1 of 3 kernels differs across 3 builds'
+expect_output 'shipped +1 fatbin shipped in capture_driver_client \(compiled ahead of time\), loaded alike in every build: not counted above'
+expect_output 'build 1 .* 3 kernels'
+expect_eq "summary shipped" "$(json_eval "$T/b.json" '(d["summary"]["kernels"], d["summary"]["shipped"])')" "(4, 1)"
 expect_output 'next: kdet diff .*build-[0-9]/loads/[0-9a-f]+\.ptx .*build-[0-9]/loads/[0-9a-f]+\.ptx'

@@ -325,6 +325,14 @@ size_t BuildsResult::compared() const {
       builds.begin(), builds.end(), [](const BuildInfo& b) { return b.not_compared.empty(); }));
 }
 
+bool Kernel::shipped() const {
+  if (stages.empty()) return false;
+  for (const auto& st : stages)
+    for (const auto& sb : st.builds)
+      if (sb.shipped_in.empty()) return false;
+  return true;
+}
+
 size_t BuildsResult::count(KernelStatus s) const {
   return static_cast<size_t>(std::count_if(kernels.begin(), kernels.end(),
                                            [s](const Kernel& k) { return k.status == s; }));

@@ -134,6 +134,9 @@ struct Kernel {
   // With more than two distinct outputs at the first varying stage: each, with its builds and
   // reach (add_reaches).
   std::vector<OutputSeen> outputs_seen;
+  // A module no build compiled: every stage a load of a fatbin shipped in a program or library
+  // (compiled ahead of time, e.g. the fatbins PyTorch's libraries register).
+  bool shipped() const;
 };
 
 struct BuildsResult {

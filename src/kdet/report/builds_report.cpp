@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
+#include <set>
 
 namespace kdet::report {
 
@@ -27,9 +28,21 @@ struct Count {
   size_t kernels = 0, differ = 0;
 };
 
+// A fatbin shipped in a library and loaded alike in every build is no kernel of the
+// pipeline's: it is told apart (the shipped line) and counted nowhere else.
+bool aside(const Kernel& k) {
+  return k.status == KernelStatus::same && k.shipped();
+}
+
+size_t counted(const BuildsResult& r) {
+  return static_cast<size_t>(
+      std::count_if(r.kernels.begin(), r.kernels.end(), [](const Kernel& k) { return !aside(k); }));
+}
+
 std::map<std::string, Count> count_by(const BuildsResult& r, std::string Kernel::*field) {
   std::map<std::string, Count> out;
   for (const auto& k : r.kernels) {
+    if (aside(k)) continue;
     Count& c = out[(k.*field).empty() ? "(none)" : k.*field];
     ++c.kernels;
     if (k.status != KernelStatus::same) ++c.differ;
@@ -90,10 +103,12 @@ std::string kernel_detail(const Kernel& k) {
 
 std::string summary_line(const BuildsResult& r) {
   size_t differ = r.kernels.size() - r.count(KernelStatus::same);
-  std::string s =
-      fmt::format("{} of {} kernel{} differ{} across {} builds", differ, r.kernels.size(),
-                  r.kernels.size() == 1 ? "" : "s", differ == 1 ? "s" : "", r.compared());
-  if (r.kernels.empty()) s = fmt::format("no kernel was captured in {} builds", r.compared());
+  size_t total = counted(r);
+  std::string s = fmt::format("{} of {} kernel{} differ{} across {} builds", differ, total,
+                              total == 1 ? "" : "s", differ == 1 ? "s" : "", r.compared());
+  if (total == 0)
+    s = fmt::format("no kernel was {} in {} builds", r.kernels.empty() ? "captured" : "compiled",
+                    r.compared());
   if (r.compared() < 2)
     s = fmt::format("nothing compared: {} of {} build{} left to compare", r.compared(),
                     r.builds.size(), r.builds.size() == 1 ? "" : "s");
@@ -126,13 +141,27 @@ std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed)
                   : r.caches.empty() ? "captures made apart"
                                      : fmt::format("cold: {} kernel caches fresh in every build",
                                                    r.caches.size()));
+  std::vector<size_t> shipped_in_build(r.builds.size(), 0);
+  std::set<std::string> shipped_files;
+  size_t shipped = 0;
+  for (const auto& k : r.kernels) {
+    if (!aside(k)) continue;
+    ++shipped;
+    for (size_t b : k.present)
+      if (b < shipped_in_build.size()) ++shipped_in_build[b];
+    for (const auto& st : k.stages)
+      for (const auto& sb : st.builds)
+        for (const auto& f : split(sb.shipped_in, ','))
+          if (std::string t = trim(f); !t.empty())
+            shipped_files.insert(t.substr(t.find_last_of('/') + 1));
+  }
   for (size_t b = 0; b < r.builds.size(); ++b) {
     const auto& i = r.builds[b];
     out += fmt::format("  build {:<3} {:<28} {:>6} compiles {:>6} kernels  {}\n", b + 1,
                        !i.not_compared.empty()          ? "not compared"
                        : i.pipeline_status == "unknown" ? "pipeline not seen"
                                                         : "pipeline " + i.pipeline_status,
-                       i.compiles, i.kernels, i.dir);
+                       i.compiles, i.kernels - std::min(i.kernels, shipped_in_build[b]), i.dir);
     for (size_t p = 0; p < i.problems.size() && p < 3; ++p)
       out += "            problem: " + i.problems[p] + "\n";
   }
@@ -142,7 +171,17 @@ std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed)
   std::string line = summary_line(r);
   out += "  result    " +
          paint(line, r.kernels.size() == r.count(KernelStatus::same) ? "32" : "31") + "\n";
-  if (!r.kernels.empty() && r.kernels.size() == r.count(KernelStatus::same))
+  if (shipped) {
+    std::string files;
+    size_t n = 0;
+    for (const auto& f : shipped_files)
+      if (n++ < 3) files += (files.empty() ? "" : ", ") + f;
+    if (shipped_files.size() > 3) files += fmt::format(" and {} more", shipped_files.size() - 3);
+    out += fmt::format("  shipped   {} fatbin{} shipped in {} (compiled ahead of time), loaded "
+                       "alike in every build: not counted above\n",
+                       shipped, shipped == 1 ? "" : "s", files);
+  }
+  if (counted(r) && r.kernels.size() == r.count(KernelStatus::same))
     out += "  bound     " + stats::no_variance_seen(r.builds.size(), "build", "a kernel") + "\n";
   // A kernel's output can follow the heap its process left before it: what each build's
   // processes compiled first is part of the rate (one kernel: the same in 10 cold builds when
@@ -164,6 +203,7 @@ std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed)
   tallies("by target", &Kernel::target);
   tallies("by first", &Kernel::compiler);
   size_t listed = 0;
+  std::map<std::string, size_t> seen; // one name twice (two kernels of one name): "#2"
   for (const auto& k : r.kernels) {
     if (k.status == KernelStatus::same) continue;
     if (listed++ == max_listed) {
@@ -171,7 +211,9 @@ std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed)
                          r.kernels.size() - r.count(KernelStatus::same) - max_listed);
       break;
     }
-    out += fmt::format("  {} {}{}\n      {}\n", paint(status_word(k.status), "1"), k.display,
+    size_t nth = ++seen[k.target + "\n" + k.display];
+    out += fmt::format("  {} {}{}{}\n      {}\n", paint(status_word(k.status), "1"), k.display,
+                       nth == 1 ? "" : fmt::format(" #{}", nth),
                        k.target.empty() ? "" : " (" + k.target + ")", kernel_detail(k));
     for (const auto& n : k.notes)
       out += "      note: " + n + "\n";
@@ -288,6 +330,7 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
   };
   nlohmann::json summary = {{"text", summary_line(r)},
                             {"kernels", r.kernels.size()},
+                            {"shipped", r.kernels.size() - counted(r)},
                             {"by_status", by_status},
                             {"by_target", tally(&Kernel::target)},
                             {"by_compiler", tally(&Kernel::compiler)}};
