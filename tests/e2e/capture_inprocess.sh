@@ -60,6 +60,14 @@ touch dumps/stale.ptx
 expect_exit 1 "$KDET" capture --builds 2 --exec edsl-as --artifacts 'dumps/*' --out "$T/b2s" --json "$T/b2s.json" -- "$T/pipe.sh"
 [[ ! -e $T/b2s/build-1/taps/artifacts/dumps/stale.ptx ]] || fail "a stale file was kept"
 
+# 4b. Only the IR kept (as XLA 0.11 dumps HLO but no PTX): no content joins it to the
+#     assembler's input, so it is joined by kernel, the IR naming the PTX's entry; one kernel
+#     each, the kept IR the same in all builds, the variance made after it.
+expect_exit 1 "$KDET" capture --builds 3 --exec edsl-as --artifacts 'dumps/*.mlir' --out "$T/b2m" --json "$T/b2m.json" -- "$T/pipe.sh"
+expect_output '3 of 3 kernels differ across 3 builds: 3 varies'
+expect_eq stages "$(json_eval "$T/b2m.json" '[[s["seam"], s["label"]] for s in [k for k in d["kernels"] if k["name"]=="k_add"][0]["stages"]]')" "[['tapped', 'mlir'], ['command', '']]"
+expect_output 'upstream of stage 2 \(exec edsl-as\): its input was made by a compiler kdet did not see \(libcapture_embedded_dsl.so has an NVPTX back end\); the kept mlir is the same in all 3 builds, so the variance is made after it'
+
 # 5. The frontend varies: told apart from a compiler's variance.
 build frontend
 expect_exit 1 "$KDET" capture --builds 3 --artifacts 'dumps/*' --out "$T/b3" --json "$T/b3.json" -- "$T/pipe.sh"

@@ -19,9 +19,12 @@
 #include "kdet/diff/diff.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
+#include "kdet/util/strings.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
+#include <optional>
 #include <set>
 
 namespace kdet::capture::detail {
@@ -170,6 +173,88 @@ void note_unseen_makers(BuildSummary& sum, const std::set<std::string>& produced
     }
 }
 
+// A tapped group that joined no captured compile by content: a kernel of its own, named by
+// the entries of its PTX, else by its file stem.
+void add_tap_kernel(BuildSummary& sum, const TapGroup& g, std::vector<StageSummary> stages,
+                    const std::string& target, BlobStore& blobs) {
+  BuildKernel k;
+  for (const TapFile* f : g.files)
+    if (f->cls == StageClass::ptx)
+      if (auto bytes = blobs.get(f->hash))
+        for (auto& n : entry_names(*bytes))
+          k.name += (k.name.empty() ? "" : ", ") + n;
+  if (k.name.empty()) k.name = base_of(g.key);
+  k.target = target;
+  k.stages = std::move(stages);
+  k.key = k.name + "\n" + k.stages.front().key;
+  k.first_inputs = k.stages.front().inputs;
+  sum.kernels.push_back(std::move(k));
+}
+
+// The text of a group's last file when it is a text stage (HLO, MLIR, LLVM IR) that names
+// the kernels made from it, as XLA's optimized HLO names its fusions; nullopt otherwise.
+std::optional<std::string> last_text(const TapGroup& g, BlobStore& blobs) {
+  const TapFile* last = g.files.empty() ? nullptr : g.files.back();
+  if (!last || (last->cls != StageClass::hlo && last->cls != StageClass::mlir &&
+                last->cls != StageClass::llvm))
+    return std::nullopt;
+  auto bytes = blobs.get(last->hash);
+  if (!bytes) return std::nullopt;
+  std::string text = std::move(*bytes);
+  for (char& c : text) // XLA's "loop_multiply_fusion.1" is the PTX's "loop_multiply_fusion_1"
+    if (c == '.' || c == '-') c = '_';
+  return text;
+}
+
+// True when `name` occurs in `text` as a whole identifier.
+bool names_word(const std::string& text, const std::string& name) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
+    if ((at == 0 || !ident(text[at - 1])) &&
+        (at + name.size() == text.size() || !ident(text[at + name.size()])))
+      return true;
+  return false;
+}
+
+struct Unjoined {
+  std::vector<StageSummary> stages;
+  std::string text;
+  std::string target;
+  const TapGroup& group;
+};
+
+// By kernel: a captured kernel whose first stage's input was made inside the process (by a
+// compiler kdet could not see into) takes the tapped stages of the one unjoined group whose last
+// text names every entry of the kernel (XLA: the module whose optimized HLO holds its fusions).
+// Its key stays the captured one, so a build where the join is ambiguous still matches it.
+void join_by_names(BuildSummary& sum, std::vector<Unjoined>& unjoined, BlobStore& blobs) {
+  std::vector<bool> used(unjoined.size(), false);
+  for (auto& k : sum.kernels) {
+    if (k.stages.empty() || k.stages.front().seam == "tapped" || k.stages.front().made_by.empty() ||
+        k.entry_order.empty())
+      continue;
+    std::vector<std::string> names = split(k.name, ',');
+    std::optional<size_t> only;
+    bool several = false;
+    for (size_t u = 0; u < unjoined.size(); ++u) {
+      bool all = true;
+      for (const auto& n : names)
+        if (std::string t = trim(n); t.empty() || !names_word(unjoined[u].text, t)) all = false;
+      if (!all) continue;
+      several = several || only.has_value();
+      only = u;
+    }
+    if (!only || several) continue;
+    used[*only] = true;
+    k.stages.insert(k.stages.begin(), unjoined[*only].stages.begin(), unjoined[*only].stages.end());
+    if (k.target.empty()) k.target = unjoined[*only].target;
+  }
+  for (size_t u = 0; u < unjoined.size(); ++u)
+    if (!used[u])
+      add_tap_kernel(sum, unjoined[u].group, std::move(unjoined[u].stages), unjoined[u].target,
+                     blobs);
+}
+
 } // namespace
 
 void add_tap_stages(const std::string& dir, BuildInfo& info, BuildSummary& sum, BlobStore& blobs,
@@ -186,7 +271,9 @@ void add_tap_stages(const std::string& dir, BuildInfo& info, BuildSummary& sum, 
     if (t.cls != StageClass::none) produced.insert(t.hash);
   }
   note_unseen_makers(sum, produced, info.inside, compiles, bundles, blobs);
-  for (const auto& g : tap_groups(taps, dir)) {
+  std::vector<TapGroup> groups = tap_groups(taps, dir);
+  std::vector<Unjoined> unjoined;
+  for (const auto& g : groups) {
     std::vector<StageSummary> stages = tap_stages(g);
     if (stages.empty()) continue;
     std::string target;
@@ -218,19 +305,13 @@ void add_tap_stages(const std::string& dir, BuildInfo& info, BuildSummary& sum, 
       if (joined->target.empty()) joined->target = target;
       continue;
     }
-    BuildKernel k;
-    for (const TapFile* f : g.files)
-      if (f->cls == StageClass::ptx)
-        if (auto bytes = blobs.get(f->hash))
-          for (auto& n : entry_names(*bytes))
-            k.name += (k.name.empty() ? "" : ", ") + n;
-    if (k.name.empty()) k.name = base_of(g.key);
-    k.target = target;
-    k.stages = std::move(stages);
-    k.key = k.name + "\n" + k.stages.front().key;
-    k.first_inputs = k.stages.front().inputs;
-    sum.kernels.push_back(std::move(k));
+    if (auto text = last_text(g, blobs)) {
+      unjoined.push_back({std::move(stages), std::move(*text), target, g});
+      continue;
+    }
+    add_tap_kernel(sum, g, std::move(stages), target, blobs);
   }
+  join_by_names(sum, unjoined, blobs);
   info.kernels = sum.kernels.size();
 }
 

@@ -53,11 +53,22 @@ std::string build_list(const std::vector<size_t>& builds, size_t total) {
 std::string inside_varies_words(const Kernel& k, size_t builds) {
   if (k.status != KernelStatus::varies || !k.first_varying) return "";
   const auto& st = k.stages[*k.first_varying];
-  if (!k.made_inside.empty())
-    return fmt::format("first varies inside the process, upstream of stage {} ({} {}): its input "
-                       "was made by a compiler kdet did not see ({}); keep that compiler's files "
-                       "with --artifacts GLOB or a framework tap to name its stage",
-                       *k.first_varying + 1, st.kind, st.program, k.made_inside);
+  if (!k.made_inside.empty()) {
+    // Tapped stages before it, all the same: the variance is made after the last of them.
+    std::string kept;
+    for (size_t i = 0; i < *k.first_varying; ++i)
+      if (k.stages[i].seam == "tapped") kept = k.stages[i].label;
+    const std::string& whose = kept.empty() ? "" : k.stages.front().framework;
+    return fmt::format(
+        "first varies inside the process, upstream of stage {} ({} {}): its input was made by a "
+        "compiler kdet did not see ({}); {}",
+        *k.first_varying + 1, st.kind, st.program, k.made_inside,
+        kept.empty() ? std::string("keep that compiler's files with --artifacts GLOB or a "
+                                   "framework tap to name its stage")
+                     : fmt::format("{} kept {} is the same in all {} builds, so the variance is "
+                                   "made after it, in a stage whose files were not kept",
+                                   whose == "--artifacts" ? "the" : whose + "'s", kept, builds));
+  }
   if (st.seam == "loaded") {
     // The driver's load seam: the image differs, and no stage before it in this kernel does.
     std::string made, shipped;
