@@ -1,8 +1,10 @@
 #!/bin/bash
 # The in-process runs of docs/CAPTURE.md and docs/PYTHON.md, from the repository root on a GPU
-# host with PyTorch, Triton and JAX: framework taps under kdet capture --builds 3 (Triton, a Triton
-# build whose in-process ptx stage varies, torch.compile, JAX), then Triton's real llir -> ptx as
-# a Python stage, 200 runs in one process with heap churn, and a planted varying stage.
+# host with PyTorch, Triton and JAX, most important first: framework taps under kdet capture
+# --builds 3 (Triton, JAX, torch.compile), a planted Triton llir -> ptx stage that varies with the
+# heap (kdet run --py, one process), the replay bundles capture wrote for Triton's ttgir -> llir
+# and llir -> ptx, Triton's real llir -> ptx 200 runs in one process with heap churn, and a Triton
+# build whose in-process ptx stage varies (--builds 4).
 # KDET names a folder holding kdet and its preload libraries; LIBS the shared libraries it needs;
 # OUT the reports folder; BUDGET the seconds all steps may take together (default 420): the steps
 # run most important first, each cut to what is left, and one left too little is skipped and
@@ -41,23 +43,33 @@ builds() { # builds NAME N SCRIPT: kdet capture --builds N with the framework ta
   head -12 "$W/$name/build-1/taps/index.tsv" 2>/dev/null
 }
 builds triton 3 "$D/triton_kernels.py"
-builds triton_varies 4 "$D/triton_varies.py"
-# Triton's real llir -> ptx, one process, churn: an llir from the Triton build's taps.
+grep -c 'shipped in' "$OUT/triton.txt" | sed 's/^/lines naming a shipped fatbin: /'
+grep -m3 'shipped in' "$OUT/triton.txt"
+builds jax 3 "$D/jax_jit.py"
+builds inductor 3 "$D/torch_compile.py"
+# A Triton llir -> ptx stage made to vary with a malloc'd block's address (found, one process).
 llir=$(find "$W/triton/build-1/taps" -name '*.llir' | head -1)
 meta=${llir%.llir}.json
-echo "=== python stage on $llir"
 arch=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['target']['arch'])" "$meta" 2>/dev/null || echo 90)
 cp "$llir" "$OUT/kernel.llir" 2>/dev/null
 R=$(python3 -m kdet_stage triton_stage)
-timeout "$(cap 120)" "$K" run "$llir" --py "$R:llir_to_ptx" --process same --heap churn -n 200 --json "$OUT/llir_same.json" -- --arch="$arch" 2>&1 | tee "$OUT/llir_same.txt" | head -12
-timeout "$(cap 60)" "$K" run "$llir" --py "$D/triton_llir_varies.py:llir_to_ptx" --process same --heap churn -n 40 -- --arch="$arch" 2>&1 | tee "$OUT/llir_planted.txt" | head -8
-timeout "$(cap 60)" "$K" run "$llir" --py "$R:llir_to_ptx" --process fresh -n 12 -- --arch="$arch" 2>&1 | tee "$OUT/llir_fresh.txt" | head -6
-# The replay bundles capture wrote for Triton's tapped stages (llir -> ptx, ttgir -> llir).
+echo "=== planted python stage on $llir (arch $arch)"
+timeout "$(cap 60)" "$K" run "$llir" --py "$D/triton_llir_varies.py:llir_to_ptx" --process same --heap churn -n 40 -- --arch="$arch" 2>&1 | tee "$OUT/llir_planted.txt" | head -10
+# The replay bundles capture wrote for Triton's tapped stages (ttgir -> llir, llir -> ptx): each
+# run in one process with churn; the kept output must come back.
 echo "=== replay bundles"
-for b in $(grep -l '"python"' "$W"/triton/build-1/bundles/*/bundle.json 2>/dev/null | head -4); do
-  d=$(dirname "$b")
-  echo "--- $d: $(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j.get('function'), j.get('options'))" "$b" 2>/dev/null)"
-  timeout "$(cap 40)" "$K" run "$d" --process same -n 10 2>&1 | head -4
-done | tee "$OUT/replay.txt"
-builds jax 3 "$D/jax_jit.py"
-builds inductor 2 "$D/torch_compile.py"
+for ext in llir ptx; do
+  line=$(grep -m1 "\.$ext	" "$W/triton/build-1/taps/replays.tsv" 2>/dev/null)
+  id=${line##*	}
+  [[ -n $id ]] || { echo "no replay bundle for a .$ext"; continue; }
+  echo "--- .$ext from $line"
+  timeout "$(cap 60)" "$K" run "$W/triton/build-1/bundles/$id" --process same --heap churn -n 20 2>&1 | head -14
+done 2>&1 | tee "$OUT/replay.txt"
+echo "=== python stage on $llir, 200 runs"
+timeout "$(cap 120)" "$K" run "$llir" --py "$R:llir_to_ptx" --process same --heap churn -n 200 --json "$OUT/llir_same.json" -- --arch="$arch" 2>&1 | tee "$OUT/llir_same.txt" | head -12
+builds triton_varies 4 "$D/triton_varies.py"
+for d in "$W"/*/; do
+  n=$(basename "$d")
+  cp "$d/build-1/taps/index.tsv" "$OUT/$n.taps.tsv" 2>/dev/null
+  cp "$d/build-1/taps/replays.tsv" "$OUT/$n.replays.tsv" 2>/dev/null
+done
