@@ -28,14 +28,19 @@ namespace {
 constexpr milliseconds k_exec_grace{10000};
 } // namespace
 
-// Workers start off the critical path when a core is spare for their start: library backends
-// only (an exec worker does not load the compiler), and fewer slots than cores. Those are the
-// fresh-process runs' workers and, with history = N, the worker each chain starts in.
+// Each slot starts the worker of its next run while its current compile runs (one spare a slot):
+// library backends only (an exec worker does not load the compiler), and no more slots than
+// cores. Those are the fresh-process runs' workers and, with history = N, the worker each chain
+// starts in. With a slot on every core the spare's start shares the cores with the compiles
+// rather than leaving its slot without a compile until the compiler is loaded.
 bool RunSession::prestarts() const {
-  return starts_ahead() && (m_mode != perturb::ProcessMode::same || m_plan.setting.history > 0);
+  return m_plan.workers.prestart && !m_is_exec &&
+         static_cast<unsigned>(m_plan.jobs + m_added) <= usable_cores() &&
+         (m_mode != perturb::ProcessMode::same || m_plan.setting.history > 0);
 }
 
-// Whether a worker may start before its run is due at all (prestarts(), pool_next_round()).
+// Whether a worker for the next call may be asked of RunPlan::workers.pool (pool_next_round()):
+// fewer slots than cores, so that a core is spare for it.
 bool RunSession::starts_ahead() const {
   return m_plan.workers.prestart && !m_is_exec &&
          static_cast<unsigned>(m_plan.jobs + m_added) < usable_cores();
