@@ -77,13 +77,15 @@ cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 runs = [e for e in json.load(open(trace))["traceEvents"] if e.get("cat") == "run"]
 n = len(runs)
 compile_s = sum(e["args"]["compile_ms"] for e in runs) / 1e3
-compile_cpu = sum(e["args"]["compile_cpu_ms"] for e in runs) / 1e3
+# A kdet before compile_cpu_ms (e55e7ad) gives no CPU figure: -1 stands for none.
+has_cpu = all("compile_cpu_ms" in e["args"] for e in runs)
+compile_cpu = sum(e["args"].get("compile_cpu_ms", 0) for e in runs) / 1e3
 ready_s = sum(e["args"]["setup_ms"] for e in runs) / 1e3
 run_s = sum(e["dur"] for e in runs) / 1e6
 loop = max(threads.values(), default=0.0)
 print(json.dumps({"runs": n, "wall": wall, "efficiency": compile_s / slots / wall,
                   "outside": (run_s - compile_s) / compile_s, "ready": ready_s / compile_s,
-                  "kdet_cpu": (cpu - compile_cpu) / compile_cpu,
+                  "kdet_cpu": (cpu - compile_cpu) / compile_cpu if has_cpu and compile_cpu else -1,
                   "loop_ms": 1e3 * loop / max(n, 1), "runs_s": n / wall}))
 EOF
 cat >"$T/line.py" <<'EOF'
@@ -91,8 +93,9 @@ import json, sys
 d = json.loads(sys.argv[2])
 print(f"{sys.argv[1]}: {d['runs']} runs, wall {d['wall']:.2f} s, {d['runs_s']:.1f} runs/s, "
       f"efficiency {d['efficiency']:.3f}, outside the compile {100 * d['outside']:.1f} % of the "
-      f"compile time (worker ready {100 * d['ready']:.1f} %), kdet CPU {100 * d['kdet_cpu']:.1f} % "
-      f"of the compile CPU, loop {d['loop_ms']:.2f} ms a run")
+      f"compile time (worker ready {100 * d['ready']:.1f} %), kdet CPU "
+      + (f"{100 * d['kdet_cpu']:.1f} %" if d["kdet_cpu"] >= 0 else "(not in this kdet's trace)")
+      + f" of the compile CPU, loop {d['loop_ms']:.2f} ms a run")
 EOF
 echo "census_speed: $kernels $size kernels x 2 targets x 3 fresh runs, $jobs slots, $(nproc) cores," \
   "libNVVM $lib"
@@ -118,6 +121,9 @@ for key, what, scale, unit in [("efficiency", "efficiency", 1, ""), ("runs_s", "
                                ("kdet_cpu", "kdet CPU outside the compile / compile CPU", 100, " %"),
                                ("loop_ms", "loop thread CPU a run", 1, " ms")]:
     a, b = (statistics.median(d[key] for d in s) for s in sides)
+    if a < 0 or b < 0:  # a kdet whose trace has no compile CPU
+        print(f"{what}: not given by both kdets")
+        continue
     ratio = f"{b / a:.3f}" if a else "-"
     print(f"{what} (median): A {scale * a:.3f}{unit}, B {scale * b:.3f}{unit}; B / A = {ratio}")
 EOF
