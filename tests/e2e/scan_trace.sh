@@ -60,6 +60,7 @@ for e in ev:
 for e in runs:
     a = e["args"]
     assert a["compile_ms"] >= 20 * 0.9, f"slow mode compiles 20 ms: {e}"
+    assert a["compile_cpu_ms"] >= 0, f"no compile CPU: {e}"
     assert (a["setup_ms"] + a["compile_ms"]) * 1e3 <= e["dur"] + 2, f"parts outlast the run: {e}"
     inner = [p for p in parts[(e["tid"], "compile")] if e["ts"] <= p["ts"] <= e["ts"] + e["dur"]]
     assert len(inner) == 1, f"{len(inner)} compile slices inside {e}"

@@ -250,7 +250,6 @@ TEST_F(RunSessionTest, ACompilerThatCannotLoadIsAnError) {
 // and 50 ms starts, each fresh run waits only for the rest of its worker's start; the runs and
 // their outcomes are the ones they have without.
 TEST_F(RunSessionTest, PrestartTakesStartsOffThePathAndChangesNoRun) {
-  if (usable_cores() < 2) GTEST_SKIP() << "prestart needs fewer slots than usable cores";
   auto model = [](const CompileMessage& m, const WorkerLaunch& l, int before) {
     // The output names what the run saw: its index, its worker's history and environment size.
     return FakeExecutor::Answer{backend::Status::ok,
@@ -274,6 +273,24 @@ TEST_F(RunSessionTest, PrestartTakesStartsOffThePathAndChangesNoRun) {
   // then each run 10 ms plus the 40 ms left of its worker's start, the last run 10.
   EXPECT_EQ(without.ms_now(), 50 + 6 * 60);
   EXPECT_EQ(with.ms_now(), 50 + 50 + 5 * 50 + 10);
+}
+
+// With a slot on every usable core each slot still starts its next run's worker while its
+// compile runs (one spare a slot): a census at -j = cores otherwise leaves each slot without a
+// compile for a whole compiler load every run (issue 46).
+TEST_F(RunSessionTest, ASlotOnEveryCoreStillPrestartsItsNextWorker) {
+  const int cores = static_cast<int>(usable_cores());
+  const uint64_t runs = 4 * static_cast<uint64_t>(cores);
+  RunPlan p = plan(runs, perturb::ProcessMode::fresh, cores);
+  p.workers.prestart = true;
+  FakeExecutor ex = fake(always_a);
+  RunOutput out = execute(p, ex);
+  ASSERT_EQ(out.completed, runs);
+  // Each slot's first worker starts at its turn; every later run's was started ahead.
+  EXPECT_EQ(out.workers_prestarted, static_cast<int>(runs) - cores);
+  // Probe 50, each slot's first start 50, then per slot 4 runs of 10 ms, three of them after
+  // the 40 ms left of a worker's start.
+  EXPECT_EQ(ex.ms_now(), 50 + 50 + 3 * 50 + 10);
 }
 
 // A session never waits: its compiler's load is an event like any other, and nothing is

@@ -7,6 +7,7 @@
 #include "kdet/scan/planner.hpp"
 #include "kdet/scan/scheduler.hpp"
 #include "kdet/store/scan_db.hpp"
+#include "kdet/util/cores.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -572,4 +573,31 @@ TEST_F(ScanSchedulerTest, EstimateUsesMeasuredRunTimesFromTheFirstRound) {
   EXPECT_NEAR(r.progress.front().seconds_left, 7.2, 1e-6);
   EXPECT_EQ(r.progress.back().seconds_left, 0);
   EXPECT_TRUE(r.progress.back().last);
+}
+
+// The issue-46 census in small: as many jobs of three fresh-process runs as slots, and a slot
+// on every usable core (the default --jobs). Each slot still starts its round's next worker
+// while the current compile runs, so a run after the first waits only for the rest of its
+// worker's 50 ms start (50 ms after the previous run was sent), not for a whole start after
+// the previous compile's 10 ms (60 ms).
+TEST_F(ScanSchedulerTest, ASlotOnEveryCoreStartsItsNextFreshWorkerAhead) {
+  const int cores = static_cast<int>(usable_cores());
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (int i = 0; i < cores; ++i)
+    inputs.emplace_back(fmt::format("k{}.ll", i), fmt::format("; k{}\n", i));
+  scan::Manifest m = manifest_in(m_dir + "/census", inputs, "process = \"fresh\"\n",
+                                 "max_runs = 3\nfirst_round = 3\n");
+  auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
+  ASSERT_EQ(jobs.size(), static_cast<size_t>(cores));
+  ScanResult r = scan_with(m, jobs, m_dir + "/census/s.db", cores, Script{});
+  EXPECT_TRUE(r.stats.errors.empty());
+  ASSERT_EQ(r.compiles.size(), 3u * static_cast<size_t>(cores));
+  std::map<std::string, std::vector<long long>> sent; // by job: when each run was sent
+  for (const auto& c : r.compiles)
+    sent[c.input].push_back(c.at);
+  for (const auto& [input, at] : sent) {
+    ASSERT_EQ(at.size(), 3u) << input;
+    EXPECT_EQ(at[1] - at[0], 50) << input << ": run 2's worker was not started ahead";
+    EXPECT_EQ(at[2] - at[1], 50) << input << ": run 3's worker was not started ahead";
+  }
 }

@@ -202,9 +202,10 @@ void add_run(CLI::App& root, Action& action) {
       ->check(CLI::IsMember({"vary", "natural"}));
   cmd->add_flag("--stop-on-variant", args->stop_on_variant,
                 "Stop at the first run whose outcome differs (the first sign of nondeterminism)");
-  cmd->add_flag("--no-prestart", args->no_prestart,
-                "Start each fresh-process worker at its run's turn (default: while the previous "
-                "compile runs, when a core is spare; the same launch, so the same verdicts)");
+  cmd->add_flag(
+      "--no-prestart", args->no_prestart,
+      "Start each fresh-process worker at its run's turn (default: while the previous "
+      "compile runs, with no more slots than cores; the same launch, so the same verdicts)");
   cmd->add_flag("--no-reach", args->no_reach,
                 "Do not assemble the variants' PTX with ptxas to say how far each difference "
                 "reaches (default: when 2+ successful variants have PTX or cubin; docs/IMPACT.md)");

@@ -28,14 +28,19 @@ namespace {
 constexpr milliseconds k_exec_grace{10000};
 } // namespace
 
-// Workers start off the critical path when a core is spare for their start: library backends
-// only (an exec worker does not load the compiler), and fewer slots than cores. Those are the
-// fresh-process runs' workers and, with history = N, the worker each chain starts in.
+// Each slot starts the worker of its next run while its current compile runs (one spare a slot):
+// library backends only (an exec worker does not load the compiler), and no more slots than
+// cores. Those are the fresh-process runs' workers and, with history = N, the worker each chain
+// starts in. With a slot on every core the spare's start shares the cores with the compiles
+// rather than leaving its slot without a compile until the compiler is loaded.
 bool RunSession::prestarts() const {
-  return starts_ahead() && (m_mode != perturb::ProcessMode::same || m_plan.setting.history > 0);
+  return m_plan.workers.prestart && !m_is_exec &&
+         static_cast<unsigned>(m_plan.jobs + m_added) <= usable_cores() &&
+         (m_mode != perturb::ProcessMode::same || m_plan.setting.history > 0);
 }
 
-// Whether a worker may start before its run is due at all (prestarts(), pool_next_round()).
+// Whether a worker for the next call may be asked of RunPlan::workers.pool (pool_next_round()):
+// fewer slots than cores, so that a core is spare for it.
 bool RunSession::starts_ahead() const {
   return m_plan.workers.prestart && !m_is_exec &&
          static_cast<unsigned>(m_plan.jobs + m_added) < usable_cores();
@@ -73,7 +78,7 @@ std::vector<std::string> RunSession::fresh_env(perturb::RunPerturbation& pert) c
   return session_env(overrides);
 }
 
-// Once this slot has no run left (its last compile about to be sent), asks RunPlan::workers.pool
+// Once this slot has no run left (its last compile just sent), asks RunPlan::workers.pool
 // for a worker for the next call, launched as a chain's or a fresh run's would be, so that the next
 // round's first worker loads while this compile runs. Also where same-process runs share one
 // worker (no prestarts()): the next round starts one anew.
@@ -89,7 +94,7 @@ void RunSession::pool_next_round(Slot& slot) {
 }
 
 // Takes the slot's next run now and, when it runs in a fresh process or starts a chain, starts
-// its worker in the background, while the compile about to be sent goes on. A chain's worker is
+// its worker in the background, while the compile just sent goes on. A chain's worker is
 // launched as choose_worker would launch it; the run's own variables reach it with the compile.
 void RunSession::prestart_next(Slot& slot) {
   if (!prestarts() || slot.claimed || m_stop) return;
@@ -335,11 +340,13 @@ void RunSession::send_compile(Slot& slot, WorkerId worker) {
   c.rec.nth_in_worker = m_is_exec ? 1 : nth;
   const auto driver_timeout =
       m_plan.timeout.count() > 0 && m_is_exec ? m_plan.timeout + k_exec_grace : m_plan.timeout;
-  prestart_next(slot);
-  pool_next_round(slot);
   c.rec.setup_seconds = duration<double>(m_ex.now() - c.t0).count();
   slot.phase = Phase::compiling;
   m_ex.compile(worker, msg, driver_timeout);
+  // The next run's worker is launched once this request is on its way: a launch is a clone
+  // and an exec this thread waits for, time this compile need not wait too.
+  prestart_next(slot);
+  pool_next_round(slot);
 }
 
 void RunSession::on_reply(Slot& slot, const ExecutorEvent& ev) {

@@ -70,8 +70,8 @@ struct RunPlan {
   } stop;
   // How the workers start.
   struct Workers {
-    // Start each fresh-process worker while the slot's previous compile runs, when a core is
-    // spare for it (engine/run_slots.cpp, prestarts()); false starts each at its run's turn.
+    // Start each fresh-process worker while the slot's previous compile runs, with no more
+    // slots than cores (engine/run_slots.cpp, prestarts()); false starts each at its run's turn.
     bool prestart = true;
     // The kdet binary the workers run (`kdet __worker`); empty: this process's own. Unit tests,
     // which are not kdet, name it.

@@ -72,7 +72,7 @@ store::RoundWrite fold_round(store::JobRow& row, const engine::RunOutput& out, u
 } // namespace
 
 // The plan of a job's round of `size` runs from run `start`: stop at the second outcome, workers
-// started ahead where a core is spare, the compiler's identity once known.
+// started ahead (RunPlan::workers), the compiler's identity once known.
 engine::RunPlan JobScheduler::round_plan(const Job& job, uint64_t start, uint64_t size) {
   engine::RunPlan p = job_run_plan(m_m, job, m_m.compilers[job.compiler].setting, start, size, 2);
   p.workers.pool = m_workers_ahead;

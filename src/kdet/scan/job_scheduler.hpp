@@ -132,9 +132,10 @@ private:
   std::map<size_t, backend::Identity> m_identities;
   std::set<size_t> m_broken; // compilers that failed to load
   Clock::time_point m_last_report = Clock::now() - std::chrono::seconds(1);
-  // Workers start ahead (within a round, and for the next round: engine/worker_pool.hpp) only
-  // where a core is spare for their start: with a slot on every core they would slow the
-  // compiles beside them by as much as they save.
+  // Workers start ahead within a round (a slot's next run's worker, while its compile runs) with
+  // no more slots than cores; for the next round (m_workers_ahead, engine/worker_pool.hpp) only
+  // where a core is spare for their start: with a slot on every core a pool made the 256-job
+  // scan of docs/PERFORMANCE.md 7 % slower.
   bool m_ahead = false;
   std::shared_ptr<engine::WorkerPool> m_workers_ahead;
   // Each run's own folders, handed on from round to round (RunPlan::shared.folders).

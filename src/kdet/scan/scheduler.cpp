@@ -37,8 +37,8 @@ JobScheduler::JobScheduler(const Manifest& m, const std::vector<Job>& jobs,
                            const ScheduleOptions& options)
     : m_m(m), m_jobs(jobs), m_state(state), m_writer(writer), m_options(options),
       m_threads(std::max(1, options.threads)),
-      m_ahead(m_threads < static_cast<int>(usable_cores())),
-      m_workers_ahead(!options.executor && m_ahead
+      m_ahead(m_threads <= static_cast<int>(usable_cores())),
+      m_workers_ahead(!options.executor && m_threads < static_cast<int>(usable_cores())
                           ? std::make_shared<engine::WorkerPool>(static_cast<size_t>(m_threads))
                           : nullptr),
       m_own_executor(options.executor ? nullptr

@@ -85,6 +85,7 @@ void ScanTrace::add_round(const std::string& job, const std::string& label,
     x.seconds = r.seconds;
     x.setup = r.setup_seconds;
     x.compile = r.compile_seconds;
+    x.compile_cpu = r.compile_cpu_seconds;
     x.index = offset + r.index;
     x.nth = r.nth_in_worker;
     x.thread = r.thread;
@@ -165,9 +166,9 @@ std::string ScanTrace::json(int slots) const {
     }
     slice("run", label_json, tid, r.start, r.seconds,
           fmt::format(R"({{"job":{},"run":{},"process":"{}","nth_in_worker":{},"status":{},)"
-                      R"("variant":{},"setup_ms":{},"compile_ms":{}}})",
+                      R"("variant":{},"setup_ms":{},"compile_ms":{},"compile_cpu_ms":{}}})",
                       job_json, r.index, r.fresh ? "fresh" : "same", r.nth, quoted(r.status),
-                      quoted(r.variant), ms(r.setup), ms(r.compile)));
+                      quoted(r.variant), ms(r.setup), ms(r.compile), ms(r.compile_cpu)));
     // Inside the run: getting the worker ready (a start, or a prestarted one's hello), then the
     // compile as the worker timed it; the rest is the reply and its files.
     if (r.setup > 0)

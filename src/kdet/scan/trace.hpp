@@ -47,6 +47,7 @@ public:
 private:
   struct Run {
     double start = 0, seconds = 0, setup = 0, compile = 0; // start: seconds since the scan began
+    double compile_cpu = 0; // the compile's CPU as its worker read it
     uint64_t index = 0;
     int nth = 0, thread = 0;
     bool fresh = false;
