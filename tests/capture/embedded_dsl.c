@@ -11,6 +11,7 @@
  *   none      nothing varies
  *   backend   the PTX (the IR -> PTX stage, inside the process)
  *   frontend  the IR (and so the PTX): the frontend's own variance
+ *   ironly    the IR only (a comment-like constant the PTX does not carry)
  *
  *===----------------------------------------------------------------------===*/
 #include <stdint.h>
@@ -42,11 +43,12 @@ __attribute__((visibility("default"))) int edsl_compile(const char* name, char**
   unsigned long long addr = (unsigned long long)(uintptr_t)probe;
   int front = vary && strcmp(vary, "frontend") == 0;
   int back = vary && strcmp(vary, "backend") == 0;
+  int ironly = vary && strcmp(vary, "ironly") == 0;
   char ir[1024];
   snprintf(ir, sizeof ir,
            "module attributes {edsl.kernel = \"%s\"} {\n"
            "  func.func @%s(%%p: !llvm.ptr) { %%c = arith.constant %llu : i64 return }\n}\n",
-           name, name, front ? addr : 7ULL);
+           name, name, front || ironly ? addr : 7ULL);
   dump(name, "mlir", ir);
   size_t cap = 2048;
   char* out = malloc(cap);

@@ -61,12 +61,20 @@ expect_exit 1 "$KDET" capture --builds 2 --exec edsl-as --artifacts 'dumps/*' --
 [[ ! -e $T/b2s/build-1/taps/artifacts/dumps/stale.ptx ]] || fail "a stale file was kept"
 
 # 4b. Only the IR kept (as XLA 0.11 dumps HLO but no PTX): no content joins it to the
-#     assembler's input, so it is joined by kernel, the IR naming the PTX's entry; one kernel
-#     each, the kept IR the same in all builds, the variance made after it.
+#     assembler's input, so it is joined by kernel, the IR naming the PTX's entry; the kept IR
+#     the same in all builds, the variance made after it. Each IR is also a kernel of its own.
 expect_exit 1 "$KDET" capture --builds 3 --exec edsl-as --artifacts 'dumps/*.mlir' --out "$T/b2m" --json "$T/b2m.json" -- "$T/pipe.sh"
-expect_output '3 of 3 kernels differ across 3 builds: 3 varies'
-expect_eq stages "$(json_eval "$T/b2m.json" '[[s["seam"], s["label"]] for s in [k for k in d["kernels"] if k["name"]=="k_add"][0]["stages"]]')" "[['tapped', 'mlir'], ['command', '']]"
+expect_output '3 of 6 kernels differ across 3 builds: 3 varies'
+expect_eq stages "$(json_eval "$T/b2m.json" '[[s["seam"], s["label"], s["by_name"]] for s in [k for k in d["kernels"] if k["name"]=="k_add" and k["status"]=="varies"][0]["stages"]]')" "[['tapped', 'mlir', True], ['command', '', False]]"
 expect_output 'upstream of stage 2 \(exec edsl-as\): its input was made by a compiler kdet did not see \(libcapture_embedded_dsl.so has an NVPTX back end\); the kept mlir is the same in all 3 builds, so the variance is made after it'
+# 4c. The IR varies and the PTX made from it does not (XLA's module HLO names kernels that
+#     stay the same): the IR is said to vary, of its own kernel; no assembled kernel varies.
+build ironly as
+expect_exit 1 "$KDET" capture --builds 3 --exec edsl-as --artifacts 'dumps/*.mlir' --out "$T/b2i" --json "$T/b2i.json" -- "$T/pipe.sh"
+expect_output '3 of 6 kernels differ across 3 builds: 3 varies'
+expect_eq "varying stages" "$(json_eval "$T/b2i.json" 'sorted({(k["compiler"], k["first_varying_stage"]["kind"]) for k in d["kernels"] if k["status"] == "varies"})')" "[('tap --artifacts', 'tap')]"
+expect_eq "assembled same" "$(json_eval "$T/b2i.json" 'sorted({k["status"] for k in d["kernels"] if k["stages"][-1]["seam"] == "command"})')" "['same']"
+build backend as
 
 # 5. The frontend varies: told apart from a compiler's variance.
 build frontend

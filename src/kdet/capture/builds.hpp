@@ -89,6 +89,7 @@ struct Stage {
   // frontend's (its input is the source, or it has none).
   std::string seam, framework, label, from;
   bool frontend = false;
+  bool by_name = false; // a tapped stage joined by entry names (builds_taps.cpp)
 };
 
 // One distinct output of a varying stage, the builds that gave it, and how far it reaches

@@ -29,6 +29,9 @@ struct StageSummary {
   // and its file under the build folder ("taps/triton/HASH/k.ptx").
   std::string seam, framework, label, from, file;
   bool frontend = false;
+  // Joined to its kernel by entry names, not by content (builds_taps.cpp): context for a
+  // kernel whose captured stages differ, never a reason of its own to call it varying.
+  bool by_name = false;
   // The compilers kdet could not see into that were loaded where an input of this stage
   // that no stage kdet saw made was made ("libtriton.so has an NVPTX back end").
   std::string made_by;

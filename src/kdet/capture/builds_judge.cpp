@@ -279,6 +279,7 @@ std::vector<Stage> align_stages(const Match& m, const std::vector<BuildSummary>&
           st.label = s->label;
           st.from = s->from;
           st.frontend = s->frontend;
+          st.by_name = s->by_name;
         }
         StageBuild sb;
         sb.build = b;
@@ -348,8 +349,19 @@ Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
     return k;
   }
   bool extra_stage = false;
+  // Stages joined by entry names (a module's tapped HLO that names this kernel among others)
+  // count only where a captured stage of the kernel differs: they say where that began.
+  auto differs = [&](const Stage& st) {
+    return st.builds.size() < k.present.size() || outputs_differ(st) ||
+           std::any_of(st.builds.begin(), st.builds.end(),
+                       [&](const StageBuild& sb) { return sb.inputs != st.builds.front().inputs; });
+  };
+  const bool captured_differs = std::any_of(k.stages.begin(), k.stages.end(), [&](const Stage& st) {
+    return !st.by_name && differs(st);
+  });
   for (size_t s = 0; s < k.stages.size(); ++s) {
     const Stage& st = k.stages[s];
+    if (st.by_name && (!captured_differs || st.builds.size() < k.present.size())) continue;
     std::vector<size_t> where;
     for (const auto& sb : st.builds)
       where.push_back(sb.build);

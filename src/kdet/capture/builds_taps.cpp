@@ -224,11 +224,12 @@ struct Unjoined {
 };
 
 // By kernel: a captured kernel whose first stage's input was made inside the process (by a
-// compiler kdet could not see into) takes the tapped stages of the one unjoined group whose last
-// text names every entry of the kernel (XLA: the module whose optimized HLO holds its fusions).
-// Its key stays the captured one, so a build where the join is ambiguous still matches it.
+// compiler kdet could not see into) takes a copy of the tapped stages of the one unjoined group
+// whose last text names every entry of the kernel (XLA: the module whose optimized HLO holds
+// its fusions), marked by_name: they say where a difference of the kernel's began and never
+// make it vary by themselves (builds_judge.cpp). Its key stays the captured one, so a build
+// where the join is ambiguous still matches it.
 void join_by_names(BuildSummary& sum, std::vector<Unjoined>& unjoined, BlobStore& blobs) {
-  std::vector<bool> used(unjoined.size(), false);
   for (auto& k : sum.kernels) {
     if (k.stages.empty() || k.stages.front().seam == "tapped" || k.stages.front().made_by.empty() ||
         k.entry_order.empty())
@@ -245,14 +246,16 @@ void join_by_names(BuildSummary& sum, std::vector<Unjoined>& unjoined, BlobStore
       only = u;
     }
     if (!only || several) continue;
-    used[*only] = true;
-    k.stages.insert(k.stages.begin(), unjoined[*only].stages.begin(), unjoined[*only].stages.end());
+    std::vector<StageSummary> before = unjoined[*only].stages;
+    for (auto& st : before)
+      st.by_name = true;
+    k.stages.insert(k.stages.begin(), before.begin(), before.end());
     if (k.target.empty()) k.target = unjoined[*only].target;
   }
-  for (size_t u = 0; u < unjoined.size(); ++u)
-    if (!used[u])
-      add_tap_kernel(sum, unjoined[u].group, std::move(unjoined[u].stages), unjoined[u].target,
-                     blobs);
+  // Each group stays a kernel of its own as well: a module's HLO may differ where none of the
+  // kernels it names does, and that is said once, of the module.
+  for (auto& u : unjoined)
+    add_tap_kernel(sum, u.group, std::move(u.stages), u.target, blobs);
 }
 
 } // namespace

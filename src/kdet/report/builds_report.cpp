@@ -266,6 +266,7 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
                         {"label", st.label},
                         {"from", st.from},
                         {"frontend", st.frontend},
+                        {"by_name", st.by_name},
                         {"builds", per}});
     }
     nlohmann::json first = nullptr;
