@@ -378,6 +378,10 @@ BuildsResult compare_builds(const std::vector<std::string>& dirs, std::vector<Bu
     for (const auto& m : match_kernels(sums)) {
       r.kernels.push_back(judge(m, sums, blobs, infos));
       refine(r.kernels.back(), blobs, infos);
+      // A build's kernel is in one match only: judged, its summary is let go, so the builds'
+      // summaries and the kernels judged from them are not held twice.
+      for (auto [b, i] : m)
+        sums[b].kernels[i] = BuildKernel{};
     }
   std::stable_sort(r.kernels.begin(), r.kernels.end(), [](const Kernel& a, const Kernel& b) {
     return status_rank(a.status) != status_rank(b.status)
