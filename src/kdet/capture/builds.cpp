@@ -55,7 +55,7 @@ std::string stage_key(const Bundle& b, const Compile& first) {
   for (const auto& o : b.options)
     key += normalize_volatile(o) + '\x1f';
   if (b.kind == "exec")
-    for (const auto& e : first.exec.env)
+    for (const auto& e : first.exec->env)
       if (!cache_variable(e)) key += "\n" + normalize_volatile(e);
   return key;
 }
@@ -221,10 +221,10 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
   for (const auto& c : compiles)
     if (c.kind == "exec") {
       by_pid[c.pid].push_back(&c);
-      ancestry = ancestry || !c.ancestors.empty();
+      ancestry = ancestry || !c.ancestors->empty();
     }
   for (const auto& c : compiles)
-    for (long a : c.ancestors) {
+    for (long a : *c.ancestors) {
       auto it = by_pid.find(a);
       if (it == by_pid.end()) continue;
       const Compile* driver = nullptr;

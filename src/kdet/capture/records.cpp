@@ -69,9 +69,9 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
        w[1] == "load"))
     c.kind = w[1];
   else if (key == "ancestors") {
-    c.ancestors.clear();
+    c.ancestors.mut().clear();
     for (size_t i = 1; i < w.size() && to_u64(w[i], n); ++i)
-      c.ancestors.push_back(static_cast<long>(n));
+      c.ancestors.mut().push_back(static_cast<long>(n));
   } else if ((key == "pid" || key == "ppid" || key == "thread") && w.size() == 2 && to_u64(w[1], n))
     (key == "pid" ? c.pid : key == "ppid" ? c.ppid : c.thread) = static_cast<long>(n);
   else if (key == "time_ns" && w.size() == 2 && to_u64(w[1], n))
@@ -358,7 +358,7 @@ std::vector<Bundle> group_bundles(std::vector<Compile>& compiles) {
     Bundle& b = bundles[it->second];
     ++b.compiles;
     if (c.kind == "exec") {
-      std::string place = c.exec.cwd;
+      std::string place = c.exec->cwd;
       for (const auto& i : c.inputs)
         place += '\n' + i.name.value_or("");
       b.places.insert(place);
