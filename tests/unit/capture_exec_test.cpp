@@ -51,7 +51,8 @@ TEST(CaptureExec, ReadsAShimRecord) {
   EXPECT_EQ(c.kind, "exec");
   EXPECT_EQ(c.lib, "/opt/cuda/bin/ptxas");
   EXPECT_EQ(c.exec->argv0, "ptxas");
-  EXPECT_EQ(c.exec->args, (std::vector<std::string>{"-arch=sm_90", "/w/k.ptx", "-o", "/w/k.cubin"}));
+  EXPECT_EQ(c.exec->args,
+            (std::vector<std::string>{"-arch=sm_90", "/w/k.ptx", "-o", "/w/k.cubin"}));
   EXPECT_EQ(c.exec->cwd, "/w");
   EXPECT_EQ(c.exec->env, std::vector<std::string>{"PATH=/bin"});
   EXPECT_EQ(c.exec->status, "signaled 11");

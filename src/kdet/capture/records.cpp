@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -125,7 +124,7 @@ enum class Keep { all, compiles, loads };
 class LogReader {
 public:
   LogReader(const std::string& name, std::vector<std::string>& problems, Keep keep,
-            std::deque<Compile>& out)
+            std::vector<Compile>& out)
       : name_(name), problems_(problems), keep_(keep), out_(out) {}
 
   void line(std::string_view text) {
@@ -184,7 +183,7 @@ private:
   const std::string& name_;
   std::vector<std::string>& problems_;
   Keep keep_;
-  std::deque<Compile>& out_;
+  std::vector<Compile>& out_;
   size_t first_ = out_.size();          // this log's first record in `out_`
   std::map<std::string, size_t> by_id_; // record id -> index in `out_`
   bool in_header_ = false;              // between "kdet-capture-record 1 ID" and "begin"
@@ -195,7 +194,7 @@ private:
 
 std::vector<Compile> parse_log(const std::string& text, const std::string& name,
                                std::vector<std::string>& problems) {
-  std::deque<Compile> got;
+  std::vector<Compile> got;
   LogReader reader(name, problems, Keep::all, got);
   size_t pos = 0;
   bool cut = false;
@@ -209,72 +208,92 @@ std::vector<Compile> parse_log(const std::string& text, const std::string& name,
     pos = nl + 1;
   }
   reader.end(cut);
-  return {std::make_move_iterator(got.begin()), std::make_move_iterator(got.end())};
+  return got;
 }
 
 namespace {
 
+// Hands each whole line of `fd` (from its start, a block at a time) to `line`; true when the
+// last line had no newline (cut short). -1 in `err` with errno when a read failed.
+template <class F> bool for_each_line(int fd, F&& line, int& err) {
+  std::string pending; // the part of a line read so far
+  char buf[1 << 16];
+  off_t at = 0;
+  ssize_t r;
+  err = 0;
+  while ((r = ::pread(fd, buf, sizeof buf, at)) > 0 || (r < 0 && errno == EINTR)) {
+    if (r <= 0) continue;
+    at += r;
+    std::string_view block(buf, static_cast<size_t>(r));
+    size_t nl;
+    while ((nl = block.find('\n')) != std::string_view::npos) {
+      if (pending.empty()) {
+        line(block.substr(0, nl));
+      } else {
+        pending.append(block.substr(0, nl));
+        line(std::string_view(pending));
+        pending.clear();
+      }
+      block.remove_prefix(nl + 1);
+    }
+    pending.append(block);
+  }
+  if (r < 0) err = errno;
+  return !pending.empty();
+}
+
 // The records under `raw`/records that `keep` asks for, in time order. Each log is read a
-// block at a time, and its records held compactly (a deque: no copy as it grows; the vector
-// made at the end has their number exactly).
+// block at a time, twice: its records are counted first, so that their vector is made once, at
+// their number (not grown by doubling, nor copied from another container).
 std::vector<Compile> read_all_records(const std::string& raw, std::vector<std::string>& problems,
                                       Keep keep) {
-  std::deque<Compile> got;
   std::string dir = raw + "/records";
-  std::vector<std::string> names;
-  for (auto& n : list_raw_folder(raw, "records", problems))
-    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".log") == 0) names.push_back(std::move(n));
-  for (const auto& n : names) {
-    // Non-blocking, and only a regular file: a FIFO planted there is named, never waited on.
-    int fd = ::open((dir + "/" + n).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-      problems.push_back(fmt::format("records/{}: cannot read: {}", n, std::strerror(errno)));
-      continue;
-    }
+  // A log opened non-blocking, and only a regular file: a FIFO planted there is named, never
+  // waited on. Opened once a pass (a build may leave thousands of logs: never all open at once).
+  auto open_log = [&](const std::string& n, bool say) {
+    Fd fd(::open((dir + "/" + n).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      problems.push_back(fmt::format("records/{}: not a regular file (a FIFO, device or "
-                                     "folder): not a record log of the preload; skipped",
-                                     n));
-      ::close(fd);
-      continue;
+    if (!fd.ok()) {
+      if (say)
+        problems.push_back(fmt::format("records/{}: cannot read: {}", n, std::strerror(errno)));
+    } else if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      if (say)
+        problems.push_back(fmt::format("records/{}: not a regular file (a FIFO, device or "
+                                       "folder): not a record log of the preload; skipped",
+                                       n));
+      fd = Fd();
     }
-    LogReader reader(n, problems, keep, got);
-    std::string pending; // the part of a line read so far
-    char buf[1 << 16];
-    ssize_t r;
-    while ((r = ::read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)) {
-      if (r <= 0) continue;
-      std::string_view block(buf, static_cast<size_t>(r));
-      size_t nl;
-      while ((nl = block.find('\n')) != std::string_view::npos) {
-        if (pending.empty()) {
-          reader.line(block.substr(0, nl));
-        } else {
-          pending.append(block.substr(0, nl));
-          reader.line(pending);
-          pending.clear();
-        }
-        block.remove_prefix(nl + 1);
-      }
-      pending.append(block);
-    }
-    if (r < 0)
-      problems.push_back(
-          fmt::format("records/{}: read failed: {}; the rest is ignored", n, std::strerror(errno)));
-    ::close(fd);
-    reader.end(!pending.empty());
+    return fd;
+  };
+  std::vector<std::string> names;
+  size_t records = 0;
+  int err = 0;
+  for (auto& n : list_raw_folder(raw, "records", problems)) {
+    if (n.size() <= 4 || n.compare(n.size() - 4, 4, ".log") != 0) continue;
+    Fd fd = open_log(n, false);
+    if (fd.ok())
+      for_each_line(
+          fd.get(), [&](std::string_view l) { records += starts_with(l, "kdet-capture-record "); },
+          err);
+    names.push_back(std::move(n));
   }
-  std::erase_if(got, [](const Compile& c) { return !c.begun || c.kind.empty(); });
-  std::sort(got.begin(), got.end(), [](const Compile& a, const Compile& b) {
+  std::vector<Compile> out;
+  out.reserve(records);
+  for (const auto& n : names) {
+    Fd fd = open_log(n, true);
+    if (!fd.ok()) continue;
+    LogReader reader(n, problems, keep, out);
+    bool cut = for_each_line(
+        fd.get(), [&](std::string_view l) { reader.line(l); }, err);
+    if (err)
+      problems.push_back(
+          fmt::format("records/{}: read failed: {}; the rest is ignored", n, std::strerror(err)));
+    reader.end(cut);
+  }
+  std::erase_if(out, [](const Compile& c) { return !c.begun || c.kind.empty(); });
+  std::sort(out.begin(), out.end(), [](const Compile& a, const Compile& b) {
     return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.record < b.record;
   });
-  std::vector<Compile> out;
-  out.reserve(got.size());
-  while (!got.empty()) { // the deque's blocks freed as they empty
-    out.push_back(std::move(got.front()));
-    got.pop_front();
-  }
   return out;
 }
 

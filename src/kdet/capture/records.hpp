@@ -97,8 +97,8 @@ struct Compile {
   std::vector<Output> outputs;
   OutOfLine<Output> log;
   OutOfLine<Output> info_log; // nvJitLink's info log (`log` is its error log)
-  std::string bundle;             // id of its bundle (set by group_bundles)
-  OutOfLine<ExecInfo> exec;       // kind exec: argv, cwd, environment, status (exec_records.hpp)
+  std::string bundle;         // id of its bundle (set by group_bundles)
+  OutOfLine<ExecInfo> exec;   // kind exec: argv, cwd, environment, status (exec_records.hpp)
 };
 
 // Reads one record log (`name` is its file name, for messages and each
