@@ -154,10 +154,18 @@ public:
       }
     } else if (w.size() >= 2) {
       auto it = by_id_.find(w[0]);
-      if (it != by_id_.end() && it->second == k_dropped) return; // a record not asked for
       std::vector<std::string> rest(w.begin() + 1, w.end());
-      ok = it != by_id_.end() && it->second >= first_ && it->second < out_.size() &&
-           apply_line(out_[it->second], rest);
+      if (it != by_id_.end() && it->second == k_dropped) {
+        // A record not asked for: a load's line is still checked, as when it was kept (the
+        // reading of the compiles names what cannot be read; that of the loads says nothing).
+        if (keep_ != Keep::compiles) return;
+        Compile load;
+        load.kind = "load";
+        ok = apply_line(load, rest);
+      } else {
+        ok = it != by_id_.end() && it->second >= first_ && it->second < out_.size() &&
+             apply_line(out_[it->second], rest);
+      }
     }
     if (!ok) problem(fmt::format("unreadable line '{}'", text.substr(0, 80)));
   }
