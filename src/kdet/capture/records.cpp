@@ -149,7 +149,10 @@ public:
         }
       }
       if (!ok) {
-        out_.pop_back(); // a damaged header is never believed
+        // A damaged header is never believed, nor its id: the next record takes its place in
+        // `out_`, and the damaged one's later lines must not land on it.
+        by_id_.erase(id_of(out_.back()));
+        out_.pop_back();
         in_header_ = false;
       }
     } else if (w.size() >= 2) {
