@@ -1,6 +1,6 @@
 //===- bench/capture_scale.cpp - kdet capture at 10^4 compiles: time, memory, disk ===//
 //
-// A pipeline that makes N distinct libNVVM compiles fast (the fake libNVVM of
+// A pipeline that makes N libNVVM compiles of D distinct modules fast (the fake libNVVM of
 // tests/fakes, echo mode: microseconds a compile) captured four ways, in a
 // rotating order so machine load hits each alike:
 //   capture --bundle-layout folders     a folder per bundle (the layout before packs)
@@ -8,7 +8,9 @@
 //   capture --builds 2, folders / packed
 // For each: wall time, peak RSS (kdet and what it waited for: wait4's ru_maxrss)
 // and disk (the blocks of every file of --out DIR), then packed / folders side by side.
-// The pipeline is this program re-executed as `capture_scale __pipeline LIB N`.
+// The packed ones run at N/10 compiles (N/10 modules, or D if fewer) too: how memory, wall and
+// disk grow from N/10 to N compiles, as a ratio and per compile added.
+// The pipeline is this program re-executed as `capture_scale __pipeline LIB N D`.
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/util/error.hpp"
@@ -23,11 +25,13 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <ftw.h>
+#include <optional>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 extern char** environ;
 
@@ -41,9 +45,10 @@ using Compile = int (*)(void*, int, const char**);
 using Size = int (*)(void*, size_t*);
 using Get = int (*)(void*, char*);
 
-// The pipeline: N compiles of N distinct one-line modules through the library at LIB.
+// The pipeline: N compiles of D distinct one-line modules (compile i makes module i mod D)
+// through the library at LIB.
 int pipeline_main(int argc, char** argv) {
-  if (argc < 4) return 2;
+  if (argc < 5) return 2;
   void* h = ::dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
   if (!h) return 2;
   auto create = reinterpret_cast<Create>(::dlsym(h, "nvvmCreateProgram"));
@@ -53,10 +58,10 @@ int pipeline_main(int argc, char** argv) {
   auto size_of = reinterpret_cast<Size>(::dlsym(h, "nvvmGetCompiledResultSize"));
   auto result = reinterpret_cast<Get>(::dlsym(h, "nvvmGetCompiledResult"));
   if (!create || !destroy || !add || !compile || !size_of || !result) return 2;
-  long n = std::atol(argv[3]);
+  long n = std::atol(argv[3]), distinct = std::max(1L, std::atol(argv[4]));
   const char* opts[] = {"-arch=compute_90a"};
   for (long i = 0; i < n; ++i) {
-    std::string ir = fmt::format("define void @k{}() {{ ret void }}\n", i);
+    std::string ir = fmt::format("define void @k{}() {{ ret void }}\n", i % distinct);
     void* prog = nullptr;
     size_t size = 0;
     if (create(&prog) != 0 || add(prog, ir.data(), ir.size(), "m.ll") != 0 ||
@@ -125,14 +130,20 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "__pipeline") return pipeline_main(argc, argv);
   try {
     CLI::App app{"kdet capture of N fast compiles, bundles in folders against packed: wall "
-                 "time, peak RSS and disk, alone and under --builds 2"};
+                 "time, peak RSS and disk, alone and under --builds 2, and how they grow from "
+                 "N/10 to N compiles"};
     std::string kdet_exe, lib;
-    long compiles = 5000;
+    long compiles = 5000, distinct = 0;
     int reps = 1;
+    std::string layout = "both";
     app.add_option("--kdet", kdet_exe, "kdet executable (default: beside this build)");
     app.add_option("--lib", lib, "libNVVM to compile with (default: the build's fake)");
     app.add_option("--compiles,-n", compiles, "Compiles the pipeline makes (default 5000)");
     app.add_option("--reps", reps, "Repetitions of each configuration (default 1)");
+    app.add_option("--distinct,-d", distinct,
+                   "Distinct modules among the compiles (default: every compile distinct)");
+    app.add_option("--layout", layout, "both (default), pack or folders: the layouts measured")
+        ->check(CLI::IsMember({"both", "pack", "folders"}));
     CLI11_PARSE(app, argc, argv);
     std::string self = self_exe();
     std::string build = self.substr(0, self.rfind("/bench/"));
@@ -142,49 +153,88 @@ int main(int argc, char** argv) {
       fmt::print("SKIP: {} not found (ninja kdet_test_fakes)\n", lib);
       return 77;
     }
+    if (distinct <= 0) distinct = compiles;
+    long small = std::max(1L, compiles / 10), small_distinct = std::min(small, distinct);
     TempDir tmp("bench");
-    std::vector<std::string> pipeline = {self, "__pipeline", lib, std::to_string(compiles)};
     struct Config {
       const char* name;
-      bool builds, folders;
+      bool builds, folders, small;
     };
-    const Config configs[] = {{"capture", false, true},
-                              {"capture", false, false},
-                              {"capture --builds 2", true, true},
-                              {"capture --builds 2", true, false}};
-    std::vector<Figures> got[4];
+    std::vector<Config> configs;
+    for (bool builds : {false, true}) {
+      if (layout != "pack")
+        configs.push_back({builds ? "capture --builds 2" : "capture", builds, true, false});
+      if (layout != "folders") {
+        configs.push_back({builds ? "capture --builds 2" : "capture", builds, false, false});
+        configs.push_back({builds ? "capture --builds 2" : "capture", builds, false, true});
+      }
+    }
+    size_t nc = configs.size();
+    std::vector<std::vector<Figures>> got(nc);
     for (int r = 0; r < reps; ++r)
-      for (int k = 0; k < 4; ++k) {
-        int c = (k + r) % 4;
+      for (size_t k = 0; k < nc; ++k) {
+        size_t c = (k + static_cast<size_t>(r)) % nc;
         std::string out = fmt::format("{}/out-{}-{}", tmp.path(), r, c);
         std::vector<std::string> cmd = {kdet_exe, "capture", "--out", out};
         if (configs[c].builds) cmd.insert(cmd.end(), {"--builds", "2"});
         if (configs[c].folders) cmd.insert(cmd.end(), {"--bundle-layout", "folders"});
-        cmd.emplace_back("--");
-        cmd.insert(cmd.end(), pipeline.begin(), pipeline.end());
+        cmd.insert(cmd.end(), {"--", self, "__pipeline", lib});
+        cmd.push_back(std::to_string(configs[c].small ? small : compiles));
+        cmd.push_back(std::to_string(configs[c].small ? small_distinct : distinct));
         got[c].push_back(measure(cmd, out));
         remove_tree(out);
       }
-    auto med = [&](int c, double Figures::*m) {
+    auto med = [&](size_t c, double Figures::*m) {
       std::vector<double> v;
       for (const auto& f : got[c])
         v.push_back(f.*m);
       return median(v);
     };
-    fmt::print("{} compiles, {} repetition(s), medians\n", compiles, reps);
-    fmt::print("| command | layout | wall (s) | peak RSS (MiB) | disk (MiB) |\n"
-               "|---|---|---:|---:|---:|\n");
-    for (int c = 0; c < 4; ++c)
-      fmt::print("| {} | {} | {:.2f} | {:.0f} | {:.1f} |\n", configs[c].name,
-                 configs[c].folders ? "folders" : "pack", med(c, &Figures::wall),
-                 med(c, &Figures::rss_mib), med(c, &Figures::disk_mib));
-    fmt::print("\n| command | wall pack/folders | RSS pack/folders | disk pack/folders |\n"
-               "|---|---:|---:|---:|\n");
-    for (int c = 0; c < 4; c += 2)
-      fmt::print("| {} | {:.3f} | {:.3f} | {:.3f} |\n", configs[c].name,
-                 med(c + 1, &Figures::wall) / med(c, &Figures::wall),
-                 med(c + 1, &Figures::rss_mib) / med(c, &Figures::rss_mib),
-                 med(c + 1, &Figures::disk_mib) / med(c, &Figures::disk_mib));
+    auto find = [&](bool builds, bool folders, bool sm) -> std::optional<size_t> {
+      for (size_t c = 0; c < nc; ++c)
+        if (configs[c].builds == builds && configs[c].folders == folders && configs[c].small == sm)
+          return c;
+      return std::nullopt;
+    };
+    fmt::print("{} compiles of {} distinct modules ({} of {} at N/10), {} repetition(s), "
+               "medians\n",
+               compiles, distinct, small, small_distinct, reps);
+    fmt::print("| command | layout | compiles | wall (s) | peak RSS (MiB) | disk (MiB) |\n"
+               "|---|---|---:|---:|---:|---:|\n");
+    for (size_t c = 0; c < nc; ++c)
+      fmt::print("| {} | {} | {} | {:.2f} | {:.0f} | {:.1f} |\n", configs[c].name,
+                 configs[c].folders ? "folders" : "pack", configs[c].small ? small : compiles,
+                 med(c, &Figures::wall), med(c, &Figures::rss_mib), med(c, &Figures::disk_mib));
+    if (layout == "both") {
+      fmt::print("\n| command | wall pack/folders | RSS pack/folders | disk pack/folders |\n"
+                 "|---|---:|---:|---:|\n");
+      for (bool builds : {false, true}) {
+        size_t f = *find(builds, true, false), p = *find(builds, false, false);
+        fmt::print("| {} | {:.3f} | {:.3f} | {:.3f} |\n", configs[p].name,
+                   med(p, &Figures::wall) / med(f, &Figures::wall),
+                   med(p, &Figures::rss_mib) / med(f, &Figures::rss_mib),
+                   med(p, &Figures::disk_mib) / med(f, &Figures::disk_mib));
+      }
+    }
+    if (layout != "folders") {
+      // Growth from N/10 to N compiles, packed: 1.0 is "does not grow"; 10 is "grows with every
+      // compile". Per compile: the difference over the compiles added.
+      double added = static_cast<double>(compiles - small);
+      fmt::print("\n| command (pack) | wall N/(N/10) | RSS N/(N/10) | disk N/(N/10) | "
+                 "RSS a compile added (bytes) | disk a compile added (bytes) |\n"
+                 "|---|---:|---:|---:|---:|---:|\n");
+      for (bool builds : {false, true}) {
+        size_t big = *find(builds, false, false), sm = *find(builds, false, true);
+        auto per = [&](double Figures::*m) {
+          return added > 0 ? (med(big, m) - med(sm, m)) * (1 << 20) / added : 0.0;
+        };
+        fmt::print("| {} | {:.2f} | {:.2f} | {:.2f} | {:.0f} | {:.0f} |\n", configs[big].name,
+                   med(big, &Figures::wall) / med(sm, &Figures::wall),
+                   med(big, &Figures::rss_mib) / med(sm, &Figures::rss_mib),
+                   med(big, &Figures::disk_mib) / med(sm, &Figures::disk_mib),
+                   per(&Figures::rss_mib), per(&Figures::disk_mib));
+      }
+    }
     return 0;
   } catch (const Error& e) {
     fmt::print(stderr, "capture_scale: {}\n", e.what());

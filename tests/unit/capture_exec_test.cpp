@@ -50,11 +50,12 @@ TEST(CaptureExec, ReadsAShimRecord) {
   Compile c = one(exec_log("/w/k.ptx", k_h1, "/w/k.cubin", "PATH=/bin"));
   EXPECT_EQ(c.kind, "exec");
   EXPECT_EQ(c.lib, "/opt/cuda/bin/ptxas");
-  EXPECT_EQ(c.exec.argv0, "ptxas");
-  EXPECT_EQ(c.exec.args, (std::vector<std::string>{"-arch=sm_90", "/w/k.ptx", "-o", "/w/k.cubin"}));
-  EXPECT_EQ(c.exec.cwd, "/w");
-  EXPECT_EQ(c.exec.env, std::vector<std::string>{"PATH=/bin"});
-  EXPECT_EQ(c.exec.status, "signaled 11");
+  EXPECT_EQ(c.exec->argv0, "ptxas");
+  EXPECT_EQ(c.exec->args,
+            (std::vector<std::string>{"-arch=sm_90", "/w/k.ptx", "-o", "/w/k.cubin"}));
+  EXPECT_EQ(c.exec->cwd, "/w");
+  EXPECT_EQ(c.exec->env, std::vector<std::string>{"PATH=/bin"});
+  EXPECT_EQ(c.exec->status, "signaled 11");
   ASSERT_TRUE(c.result.has_value());
   EXPECT_EQ(*c.result, 139);
   ASSERT_EQ(c.inputs.size(), 1u);
@@ -63,7 +64,7 @@ TEST(CaptureExec, ReadsAShimRecord) {
   EXPECT_EQ(c.options, (std::vector<std::string>{"-arch=sm_90", "{input}", "-o", "{output}"}));
   ASSERT_EQ(c.outputs.size(), 1u);
   EXPECT_EQ(c.outputs[0].kind, "cubin");
-  EXPECT_EQ(c.exec.outputs[0].second, "/w/k.cubin");
+  EXPECT_EQ(c.exec->outputs[0].second, "/w/k.cubin");
   EXPECT_EQ(exec_json(c)["ppid"], 30);
 }
 

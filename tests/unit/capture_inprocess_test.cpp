@@ -37,7 +37,7 @@ TEST(Inprocess, NamesCompilersInsideMappedFiles) {
   // A compile of process 43 (or a child of it) took what the DSL may have made.
   Compile c;
   c.pid = 50;
-  c.ancestors = {43};
+  c.ancestors = std::vector<long>{43};
   auto makers = unseen_makers(inside, c);
   ASSERT_EQ(makers.size(), 1u);
   EXPECT_EQ(makers_words(makers), "libdsl.so has an NVPTX back end");

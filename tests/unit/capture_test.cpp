@@ -122,6 +122,15 @@ TEST(CaptureRecords, RefusesForeignAndDamagedLines) {
   EXPECT_EQ(cs[0].record, "l#2");
   EXPECT_FALSE(problems.empty());
   problems.clear();
+  // The dropped compile's later lines are unreadable, never another compile's.
+  cs = parse_log("kdet-capture-record 1 1\nkind nvvm\nbogus\n"
+                 "kdet-capture-record 1 2\nkind nvvm\nbegin\n2 result 0\n1 result 5\n",
+                 "l", problems);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].result, 0);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[1].find("unreadable line '1 result 5'"), std::string::npos) << problems[1];
+  problems.clear();
   parse_log("kdet-capture-record 1 1\noption x4\n", "l", problems); // odd hex
   EXPECT_FALSE(problems.empty());
   problems.clear();

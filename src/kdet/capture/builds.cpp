@@ -55,7 +55,7 @@ std::string stage_key(const Bundle& b, const Compile& first) {
   for (const auto& o : b.options)
     key += normalize_volatile(o) + '\x1f';
   if (b.kind == "exec")
-    for (const auto& e : first.exec.env)
+    for (const auto& e : first.exec->env)
       if (!cache_variable(e)) key += "\n" + normalize_volatile(e);
   return key;
 }
@@ -221,10 +221,10 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
   for (const auto& c : compiles)
     if (c.kind == "exec") {
       by_pid[c.pid].push_back(&c);
-      ancestry = ancestry || !c.ancestors.empty();
+      ancestry = ancestry || !c.ancestors->empty();
     }
   for (const auto& c : compiles)
-    for (long a : c.ancestors) {
+    for (long a : *c.ancestors) {
       auto it = by_pid.find(a);
       if (it == by_pid.end()) continue;
       const Compile* driver = nullptr;
@@ -386,6 +386,10 @@ BuildsResult compare_builds(const std::vector<std::string>& dirs, std::vector<Bu
     for (const auto& m : match_kernels(sums)) {
       r.kernels.push_back(judge(m, sums, blobs, infos));
       refine(r.kernels.back(), blobs, infos);
+      // A build's kernel is in one match only: judged, its summary is let go, so the builds'
+      // summaries and the kernels judged from them are not held twice.
+      for (auto [b, i] : m)
+        sums[b].kernels[i] = BuildKernel{};
     }
   std::stable_sort(r.kernels.begin(), r.kernels.end(), [](const Kernel& a, const Kernel& b) {
     return status_rank(a.status) != status_rank(b.status)

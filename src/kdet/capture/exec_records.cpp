@@ -49,7 +49,7 @@ bool valid_exec_name(const std::string& name) {
 bool apply_exec_line(Compile& c, const std::vector<std::string>& w) {
   const std::string& key = w[0];
   std::string text;
-  ExecInfo& e = c.exec;
+  ExecInfo& e = c.exec.mut();
   if (key == "argv0" && w.size() == 2 && decode(w[1], text))
     e.argv0 = text;
   else if (key == "arg" && w.size() == 2 && decode(w[1], text))
@@ -76,10 +76,10 @@ bool apply_exec_line(Compile& c, const std::vector<std::string>& w) {
 
 void add_exec_identity(Hasher& h, const Compile& c) {
   size_t n = 0;
-  for (const auto& kv : c.exec.env)
+  for (const auto& kv : c.exec->env)
     n += kv.rfind("TMPDIR=", 0) != 0;
   h.add_u64(n);
-  for (const auto& kv : c.exec.env)
+  for (const auto& kv : c.exec->env)
     if (kv.rfind("TMPDIR=", 0) != 0) h.add(kv);
 }
 
@@ -101,7 +101,7 @@ std::string exec_input_name(const std::optional<std::string>& given) {
 }
 
 nlohmann::json exec_json(const Compile& c) {
-  const ExecInfo& e = c.exec;
+  const ExecInfo& e = *c.exec;
   nlohmann::json outs = nlohmann::json::array();
   for (const auto& [kind, path] : e.outputs)
     outs.push_back({{"kind", kind}, {"path", path}});

@@ -224,7 +224,7 @@ std::vector<CompilerInside> compilers_inside(const MappedFiles& maps,
 std::vector<const CompilerInside*> unseen_makers(const std::vector<CompilerInside>& inside,
                                                  const Compile& c) {
   std::vector<long> line = {c.pid};
-  line.insert(line.end(), c.ancestors.begin(), c.ancestors.end());
+  line.insert(line.end(), c.ancestors->begin(), c.ancestors->end());
   if (c.ppid) line.push_back(c.ppid);
   bool any_maps = false;
   for (long pid : line) {

@@ -79,6 +79,7 @@ std::vector<LoadedModule> loaded_modules(std::vector<Compile>& loads,
                                          const std::vector<Compile>& compiles,
                                          const BlobStore& blobs,
                                          const std::vector<CompilerInside>& inside) {
+  if (loads.empty()) return {}; // (and no map of every output made)
   // Each captured output by artifact hash: the bundles that gave it.
   std::map<std::string, std::vector<std::string>> made;
   for (const auto& c : compiles)

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 #include <set>
 #include <unistd.h>
@@ -260,27 +261,59 @@ nlohmann::json capture_json(const CaptureResult& r) {
   return j;
 }
 
-std::string capture_json_text(const CaptureResult& r) {
-  std::string text = json_text(capture_json_head(r));
-  // Each element dumped alone, indented as the document's top-level arrays' elements are.
-  auto splice = [&](const char* key, size_t n, const auto& element) {
-    std::string empty = fmt::format("\n  \"{}\": []", key);
-    size_t at = text.find(empty);
-    if (at == std::string::npos || n == 0) return;
-    std::string list = fmt::format("\n  \"{}\": [", key);
-    for (size_t i = 0; i < n; ++i) {
-      std::string e = json_text(element(i));
-      list += i ? ",\n    " : "\n    ";
-      for (char ch : e) {
-        list += ch;
-        if (ch == '\n') list += "    ";
-      }
-    }
-    list += "\n  ]";
-    text.replace(at, empty.size(), list);
+bool write_capture_json(const CaptureResult& r, const std::function<bool(std::string_view)>& put) {
+  std::string head = json_text(capture_json_head(r));
+  // The head's two empty lists, in the order the head has them, filled element by element:
+  // each element dumped alone, indented as the document's top-level arrays' elements are.
+  struct List {
+    size_t at;
+    std::string empty;
+    size_t n;
+    std::function<nlohmann::json(size_t)> element;
   };
-  splice("compiles", r.compiles.size(), [&](size_t i) { return compile_json(r.compiles[i]); });
-  splice("bundles", r.bundles.size(), [&](size_t i) { return bundle_entry_json(r.bundles[i]); });
+  std::vector<List> lists;
+  auto add = [&](const char* key, size_t n, std::function<nlohmann::json(size_t)> element) {
+    std::string empty = fmt::format("\n  \"{}\": []", key);
+    size_t at = head.find(empty);
+    if (at != std::string::npos && n > 0) lists.push_back({at, empty, n, std::move(element)});
+  };
+  add("compiles", r.compiles.size(), [&](size_t i) { return compile_json(r.compiles[i]); });
+  add("bundles", r.bundles.size(), [&](size_t i) { return bundle_entry_json(r.bundles[i]); });
+  std::sort(lists.begin(), lists.end(), [](const List& a, const List& b) { return a.at < b.at; });
+  std::string buf; // written out every 64 KiB
+  auto flush = [&] {
+    bool ok = put(buf);
+    buf.clear();
+    return ok;
+  };
+  size_t done = 0; // of `head`
+  for (const auto& l : lists) {
+    buf.append(head, done, l.at - done);
+    buf += l.empty.substr(0, l.empty.size() - 1); // "\n  \"KEY\": ["
+    for (size_t i = 0; i < l.n; ++i) {
+      std::string e = json_text(l.element(i));
+      buf += i ? ",\n    " : "\n    ";
+      for (char ch : e) {
+        buf += ch;
+        if (ch == '\n') buf += "    ";
+      }
+      if (buf.size() >= (1 << 16) && !flush()) return false;
+    }
+    buf += "\n  ]";
+    done = l.at + l.empty.size();
+  }
+  buf.append(head, done);
+  buf += '\n';
+  return flush();
+}
+
+std::string capture_json_text(const CaptureResult& r) {
+  std::string text;
+  write_capture_json(r, [&](std::string_view s) {
+    text += s;
+    return true;
+  });
+  text.pop_back(); // the newline
   return text;
 }
 

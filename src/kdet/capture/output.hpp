@@ -6,8 +6,10 @@
 #include "kdet/capture/notes.hpp"
 #include "kdet/capture/records.hpp"
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kdet::capture {
@@ -80,8 +82,11 @@ int capture_exit_code(const CaptureResult& r);
 nlohmann::json capture_json(const CaptureResult& r);
 // The same with its compiles and bundles left empty.
 nlohmann::json capture_json_head(const CaptureResult& r);
-// The text of capture_json(r) (json_text), made a compile and a bundle at a time: a capture of
-// 10^5 compiles never holds the whole document (a JSON value takes kilobytes a compile).
+// Hands the text of capture_json(r) (json_text) and a newline to `put`, piece by piece (up to
+// 64 KiB each), made a compile and a bundle at a time: a capture of 10^5 compiles never holds
+// the document, as a JSON value or as text. False as soon as `put` returns false.
+bool write_capture_json(const CaptureResult& r, const std::function<bool(std::string_view)>& put);
+// The text of capture_json(r) (json_text), without the newline (for tests and small captures).
 std::string capture_json_text(const CaptureResult& r);
 
 // The closing summary for the terminal (ends with a newline).

@@ -8,11 +8,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <map>
 #include <set>
+#include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
@@ -65,9 +68,9 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
        w[1] == "load"))
     c.kind = w[1];
   else if (key == "ancestors") {
-    c.ancestors.clear();
+    c.ancestors.mut().clear();
     for (size_t i = 1; i < w.size() && to_u64(w[i], n); ++i)
-      c.ancestors.push_back(static_cast<long>(n));
+      c.ancestors.mut().push_back(static_cast<long>(n));
   } else if ((key == "pid" || key == "ppid" || key == "thread") && w.size() == 2 && to_u64(w[1], n))
     (key == "pid" ? c.pid : key == "ppid" ? c.ppid : c.thread) = static_cast<long>(n);
   else if (key == "time_ns" && w.size() == 2 && to_u64(w[1], n))
@@ -110,90 +113,195 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
 
 } // namespace
 
+namespace {
+
+// Which records a reading keeps.
+enum class Keep { all, compiles, loads };
+
+// Reads one record log a line at a time into `out` (see parse_log), keeping only the records
+// `keep` asks for: a record of another kind is dropped at its "begin" line, so a reading of the
+// loads never holds the compiles (nor a log's text).
+class LogReader {
+public:
+  LogReader(const std::string& name, std::vector<std::string>& problems, Keep keep,
+            std::vector<Compile>& out)
+      : name_(name), problems_(problems), keep_(keep), out_(out) {}
+
+  void line(std::string_view text) {
+    std::vector<std::string> w = split(std::string(text), ' ');
+    if (w.size() == 3 && w[0] == "kdet-capture-record" && w[1] == "1" && parse_u64(w[2])) {
+      if (in_header_) problem("a compile's header is incomplete"); // left unbegun: dropped
+      Compile c;
+      c.record = fmt::format("{}#{}", name_, w[2]);
+      by_id_[w[2]] = out_.size();
+      out_.push_back(std::move(c));
+      in_header_ = true;
+      return;
+    }
+    bool ok = false;
+    if (in_header_) {
+      ok = !w.empty() && apply_line(out_.back(), w);
+      if (ok && out_.back().begun) {
+        in_header_ = false;
+        if (!kept(out_.back())) {
+          by_id_[id_of(out_.back())] = k_dropped;
+          out_.pop_back();
+        }
+      }
+      if (!ok) {
+        // A damaged header is never believed, nor its id: the next record takes its place in
+        // `out_`, and the damaged one's later lines must not land on it.
+        by_id_.erase(id_of(out_.back()));
+        out_.pop_back();
+        in_header_ = false;
+      }
+    } else if (w.size() >= 2) {
+      auto it = by_id_.find(w[0]);
+      std::vector<std::string> rest(w.begin() + 1, w.end());
+      if (it != by_id_.end() && it->second == k_dropped) {
+        // A record not asked for: a load's line is still checked, as when it was kept (the
+        // reading of the compiles names what cannot be read; that of the loads says nothing).
+        if (keep_ != Keep::compiles) return;
+        Compile load;
+        load.kind = "load";
+        ok = apply_line(load, rest);
+      } else {
+        ok = it != by_id_.end() && it->second >= first_ && it->second < out_.size() &&
+             apply_line(out_[it->second], rest);
+      }
+    }
+    if (!ok) problem(fmt::format("unreadable line '{}'", text.substr(0, 80)));
+  }
+
+  // The log ended; `cut` when its last line had no newline.
+  void end(bool cut) {
+    if (cut) problem("cut short (last line incomplete)");
+    if (in_header_) out_.pop_back(); // the header was cut short
+    in_header_ = false;
+    if (noted_ > 5)
+      problems_.push_back(fmt::format("{}: {} more unreadable lines", name_, noted_ - 5));
+  }
+
+private:
+  static constexpr size_t k_dropped = SIZE_MAX;
+  bool kept(const Compile& c) const {
+    return keep_ == Keep::all || (keep_ == Keep::loads) == (c.kind == "load");
+  }
+  std::string id_of(const Compile& c) const { return c.record.substr(name_.size() + 1); }
+  void problem(const std::string& why) {
+    if (noted_++ < 5) problems_.push_back(fmt::format("{}: {}", name_, why));
+  }
+  const std::string& name_;
+  std::vector<std::string>& problems_;
+  Keep keep_;
+  std::vector<Compile>& out_;
+  size_t first_ = out_.size();          // this log's first record in `out_`
+  std::map<std::string, size_t> by_id_; // record id -> index in `out_`
+  bool in_header_ = false;              // between "kdet-capture-record 1 ID" and "begin"
+  size_t noted_ = 0;                    // at most 5 notes per log, then a count
+};
+
+} // namespace
+
 std::vector<Compile> parse_log(const std::string& text, const std::string& name,
                                std::vector<std::string>& problems) {
-  std::vector<Compile> out;
-  std::map<std::string, size_t> by_id; // record id -> index in `out`
-  bool in_header = false;              // between "kdet-capture-record 1 ID" and "begin"
+  std::vector<Compile> got;
+  LogReader reader(name, problems, Keep::all, got);
   size_t pos = 0;
-  size_t noted = 0; // at most 5 notes per log, then a count
-  auto problem = [&](const std::string& why) {
-    if (noted++ < 5) problems.push_back(fmt::format("{}: {}", name, why));
-  };
+  bool cut = false;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) {
-      problem("cut short (last line incomplete)");
+      cut = true;
       break;
     }
-    std::string line = text.substr(pos, nl - pos);
+    reader.line(std::string_view(text).substr(pos, nl - pos));
     pos = nl + 1;
-    std::vector<std::string> w = split(line, ' ');
-    if (w.size() == 3 && w[0] == "kdet-capture-record" && w[1] == "1" && parse_u64(w[2])) {
-      if (in_header) problem("a compile's header is incomplete");
-      Compile c;
-      c.record = fmt::format("{}#{}", name, w[2]);
-      by_id[w[2]] = out.size();
-      out.push_back(std::move(c));
-      in_header = true;
-      continue;
-    }
-    bool ok = false;
-    if (in_header) {
-      ok = !w.empty() && apply_line(out.back(), w);
-      if (ok && out.back().begun) in_header = false;
-      if (!ok) {
-        out.pop_back(); // a damaged header is never believed
-        in_header = false;
-      }
-    } else if (w.size() >= 2) {
-      auto it = by_id.find(w[0]);
-      std::vector<std::string> rest(w.begin() + 1, w.end());
-      ok = it != by_id.end() && it->second < out.size() && apply_line(out[it->second], rest);
-    }
-    if (!ok) problem(fmt::format("unreadable line '{}'", line.substr(0, 80)));
   }
-  if (in_header) out.pop_back(); // the header was cut short
-  if (noted > 5) problems.push_back(fmt::format("{}: {} more unreadable lines", name, noted - 5));
-  return out;
+  reader.end(cut);
+  return got;
 }
 
 namespace {
 
-// Every record under `raw`/records, compiles and loads, in time order.
-std::vector<Compile> read_all_records(const std::string& raw, std::vector<std::string>& problems) {
-  std::vector<Compile> out;
-  std::string dir = raw + "/records";
-  std::vector<std::string> names;
-  for (auto& n : list_raw_folder(raw, "records", problems))
-    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".log") == 0) names.push_back(std::move(n));
-  for (const auto& n : names) {
-    // Non-blocking, and only a regular file: a FIFO planted there is named, never waited on.
-    int fd = ::open((dir + "/" + n).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-      problems.push_back(fmt::format("records/{}: cannot read: {}", n, std::strerror(errno)));
-      continue;
+// Hands each whole line of `fd` (from its start, a block at a time) to `line`; true when the
+// last line had no newline (cut short). -1 in `err` with errno when a read failed.
+template <class F> bool for_each_line(int fd, F&& line, int& err) {
+  std::string pending; // the part of a line read so far
+  char buf[1 << 16];
+  off_t at = 0;
+  ssize_t r;
+  err = 0;
+  while ((r = ::pread(fd, buf, sizeof buf, at)) > 0 || (r < 0 && errno == EINTR)) {
+    if (r <= 0) continue;
+    at += r;
+    std::string_view block(buf, static_cast<size_t>(r));
+    size_t nl;
+    while ((nl = block.find('\n')) != std::string_view::npos) {
+      if (pending.empty()) {
+        line(block.substr(0, nl));
+      } else {
+        pending.append(block.substr(0, nl));
+        line(std::string_view(pending));
+        pending.clear();
+      }
+      block.remove_prefix(nl + 1);
     }
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      problems.push_back(fmt::format("records/{}: not a regular file (a FIFO, device or "
-                                     "folder): not a record log of the preload; skipped",
-                                     n));
-      ::close(fd);
-      continue;
-    }
-    std::string text;
-    char buf[1 << 16];
-    ssize_t r;
-    while ((r = ::read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
-      if (r > 0) text.append(buf, static_cast<size_t>(r));
-    if (r < 0)
-      problems.push_back(
-          fmt::format("records/{}: read failed: {}; the rest is ignored", n, std::strerror(errno)));
-    ::close(fd);
-    for (auto& c : parse_log(text, n, problems))
-      if (c.begun && !c.kind.empty()) out.push_back(std::move(c));
+    pending.append(block);
   }
+  if (r < 0) err = errno;
+  return !pending.empty();
+}
+
+// The records under `raw`/records that `keep` asks for, in time order. Each log is read a
+// block at a time, twice: its records are counted first, so that their vector is made once, at
+// their number (not grown by doubling, nor copied from another container).
+std::vector<Compile> read_all_records(const std::string& raw, std::vector<std::string>& problems,
+                                      Keep keep) {
+  std::string dir = raw + "/records";
+  // A log opened non-blocking, and only a regular file: a FIFO planted there is named, never
+  // waited on. Opened once a pass (a build may leave thousands of logs: never all open at once).
+  auto open_log = [&](const std::string& n, bool say) {
+    Fd fd(::open((dir + "/" + n).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    struct stat st {};
+    if (!fd.ok()) {
+      if (say)
+        problems.push_back(fmt::format("records/{}: cannot read: {}", n, std::strerror(errno)));
+    } else if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      if (say)
+        problems.push_back(fmt::format("records/{}: not a regular file (a FIFO, device or "
+                                       "folder): not a record log of the preload; skipped",
+                                       n));
+      fd = Fd();
+    }
+    return fd;
+  };
+  std::vector<std::string> names;
+  size_t records = 0;
+  int err = 0;
+  for (auto& n : list_raw_folder(raw, "records", problems)) {
+    if (n.size() <= 4 || n.compare(n.size() - 4, 4, ".log") != 0) continue;
+    Fd fd = open_log(n, false);
+    if (fd.ok())
+      for_each_line(
+          fd.get(), [&](std::string_view l) { records += starts_with(l, "kdet-capture-record "); },
+          err);
+    names.push_back(std::move(n));
+  }
+  std::vector<Compile> out;
+  out.reserve(records);
+  for (const auto& n : names) {
+    Fd fd = open_log(n, true);
+    if (!fd.ok()) continue;
+    LogReader reader(n, problems, keep, out);
+    bool cut = for_each_line(
+        fd.get(), [&](std::string_view l) { reader.line(l); }, err);
+    if (err)
+      problems.push_back(
+          fmt::format("records/{}: read failed: {}; the rest is ignored", n, std::strerror(err)));
+    reader.end(cut);
+  }
+  std::erase_if(out, [](const Compile& c) { return !c.begun || c.kind.empty(); });
   std::sort(out.begin(), out.end(), [](const Compile& a, const Compile& b) {
     return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.record < b.record;
   });
@@ -203,16 +311,12 @@ std::vector<Compile> read_all_records(const std::string& raw, std::vector<std::s
 } // namespace
 
 std::vector<Compile> read_records(const std::string& raw, std::vector<std::string>& problems) {
-  std::vector<Compile> out = read_all_records(raw, problems);
-  std::erase_if(out, [](const Compile& c) { return c.kind == "load"; });
-  return out;
+  return read_all_records(raw, problems, Keep::compiles);
 }
 
 std::vector<Compile> read_load_records(const std::string& raw) {
   std::vector<std::string> problems; // read_records said them
-  std::vector<Compile> out = read_all_records(raw, problems);
-  std::erase_if(out, [](const Compile& c) { return c.kind != "load"; });
-  return out;
+  return read_all_records(raw, problems, Keep::loads);
 }
 
 ArtifactForm input_form(const Input& in) {
@@ -260,12 +364,17 @@ std::string bundle_id(const Compile& c) {
 }
 
 std::vector<Bundle> group_bundles(std::vector<Compile>& compiles) {
-  std::vector<Bundle> bundles;
+  // The ids first, so that the bundles' vector is made at its size (not grown by doubling).
   std::map<std::string, size_t> index;
   for (auto& c : compiles) {
     c.bundle = bundle_id(c);
-    auto [it, fresh] = index.emplace(c.bundle, bundles.size());
-    if (fresh) {
+    index.emplace(c.bundle, index.size());
+  }
+  std::vector<Bundle> bundles;
+  bundles.reserve(index.size());
+  for (auto& c : compiles) {
+    auto it = index.find(c.bundle);
+    if (it->second == bundles.size()) {
       Bundle b;
       b.id = c.bundle;
       b.kind = c.kind;
@@ -279,7 +388,7 @@ std::vector<Bundle> group_bundles(std::vector<Compile>& compiles) {
     Bundle& b = bundles[it->second];
     ++b.compiles;
     if (c.kind == "exec") {
-      std::string place = c.exec.cwd;
+      std::string place = c.exec->cwd;
       for (const auto& i : c.inputs)
         place += '\n' + i.name.value_or("");
       b.places.insert(place);

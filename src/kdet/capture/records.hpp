@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,12 +46,47 @@ struct Output {
   std::string stored{}; // as Input::stored
 };
 
+// A value kept out of line, for what few compiles have: a library compile holds a null pointer
+// (8 bytes) for a command's ExecInfo, its ancestry and the logs, not their 400 bytes, since a
+// capture holds every compile. Reads of one never set give the empty value; copies copy it.
+template <class T> class OutOfLine {
+public:
+  OutOfLine() = default;
+  OutOfLine(const OutOfLine& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  OutOfLine(OutOfLine&&) noexcept = default;
+  OutOfLine& operator=(const OutOfLine& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  OutOfLine& operator=(OutOfLine&&) noexcept = default;
+  OutOfLine& operator=(T v) {
+    p_ = std::make_unique<T>(std::move(v));
+    return *this;
+  }
+  ~OutOfLine() = default;
+  explicit operator bool() const { return p_ != nullptr; } // set
+  const T& operator*() const { return p_ ? *p_ : empty(); }
+  const T* operator->() const { return &**this; }
+  T& mut() { // set (to the empty value) if not yet, for writing
+    if (!p_) p_ = std::make_unique<T>();
+    return *p_;
+  }
+
+private:
+  static const T& empty() {
+    static const T e{};
+    return e;
+  }
+  std::unique_ptr<T> p_;
+};
+
 // One compile call, as recorded.
 struct Compile {
   std::string record; // "LOG#ID": the record log under RAW/records and the compile's id in it
   std::string kind;   // nvvm, nvrtc, nvjitlink or exec (or load: read_load_records)
   long pid = 0, ppid = 0, thread = 0;
-  std::vector<long> ancestors; // exec: the caller's parent, its parent, ... (the shim's record)
+  OutOfLine<std::vector<long>> ancestors; // exec: the caller's parent, its parent, ... (the
+                                          // shim's record)
   uint64_t time_ns = 0;
   std::string lib, lib_hash; // empty when the library could not be identified
   uint64_t lib_size = 0;
@@ -59,10 +95,10 @@ struct Compile {
   bool begun = false;        // the header was complete (the "begin" line)
   std::optional<int> result; // the call's return code; none when the process died inside it
   std::vector<Output> outputs;
-  std::optional<Output> log;
-  std::optional<Output> info_log; // nvJitLink's info log (`log` is its error log)
-  std::string bundle;             // id of its bundle (set by group_bundles)
-  ExecInfo exec;                  // kind exec: argv, cwd, environment, status (exec_records.hpp)
+  OutOfLine<Output> log;
+  OutOfLine<Output> info_log; // nvJitLink's info log (`log` is its error log)
+  std::string bundle;         // id of its bundle (set by group_bundles)
+  OutOfLine<ExecInfo> exec;   // kind exec: argv, cwd, environment, status (exec_records.hpp)
 };
 
 // Reads one record log (`name` is its file name, for messages and each

@@ -100,6 +100,16 @@ Fd prepare_out(const std::string& dir) {
   return fd;
 }
 
+// Writes --json FILE a compile at a time (capture::write_capture_json), never holding the text.
+void write_capture_json(const std::string& path, const capture::CaptureResult& r) {
+  write_output(
+      path,
+      [&](int fd) {
+        return capture::write_capture_json(r, [&](std::string_view s) { return write_all(fd, s); });
+      },
+      "--json");
+}
+
 // --finish: a kdet capture killed before it wrote the bundles left OUT/raw (the
 // records are appended as the pipeline runs); this writes OUT/bundles and the manifest.
 int finish_capture(const CaptureArgs& a) {
@@ -133,7 +143,7 @@ int finish_capture(const CaptureArgs& a) {
   capture::note_missing_blobs(blobs, r.bundles, r.problems);
   capture::write_bundles(fd.get(), a.out, blobs, r.bundles, bundle_pack(a, fd.get()).get());
   capture::write_loads(fd.get(), a.out, blobs, r.loads);
-  if (!a.json.empty()) write_output(a.json, capture::capture_json_text(r) + "\n", "--json");
+  if (!a.json.empty()) write_capture_json(a.json, r);
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
   std::fputs(terminal_text(capture::capture_summary(r)).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);
@@ -200,7 +210,6 @@ int do_capture(const CaptureArgs& a) {
   // --out that cannot be written (a full file system) still gets the summary, and what the
   // pipeline lost with it, before the error.
   std::optional<Error> unwritten;
-  std::string doc; // capture.json's text, made once for --json too
   if (out_fd.ok()) {
     capture::note_missing_blobs(blobs, r.bundles, r.problems);
     try {
@@ -211,14 +220,18 @@ int do_capture(const CaptureArgs& a) {
                              bundle_pack(a, out_fd.get()).get());
       capture::write_loads(out_fd.get(), a.out, blobs, r.loads);
       // How the pipeline ended stays with the capture, for kdet capture compare.
-      doc = capture::capture_json_text(r) + "\n";
-      write_file_beneath(out_fd.get(), "capture.json", doc, a.out + "/capture.json");
+      write_file_beneath(
+          out_fd.get(), "capture.json",
+          [&](int fd) {
+            return capture::write_capture_json(
+                r, [&](std::string_view s) { return write_all(fd, s); });
+          },
+          a.out + "/capture.json");
     } catch (const Error& e) {
       unwritten = e;
     }
   }
-  if (!a.json.empty())
-    write_output(a.json, doc.empty() ? capture::capture_json_text(r) + "\n" : doc, "--json");
+  if (!a.json.empty()) write_capture_json(a.json, r);
   if (!a.junit.empty()) write_output(a.junit, report::capture_to_junit(r), "--junit");
   std::fputs(terminal_text(capture::capture_summary(r)).c_str(), stderr);
   if (a.annotations) std::fputs(capture_annotations(r).c_str(), stderr);

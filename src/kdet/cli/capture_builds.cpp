@@ -69,7 +69,8 @@ int write_reports(capture::BuildsResult& r, const ReportArgs& a) {
   if (!a.no_reach) capture::add_reaches(r, diff::find_ptxas("", "KDET_PTXAS"));
   // Names, paths and messages come from capture folders, which travel as CI artifacts.
   out.print_text(terminal_text(report::builds_to_text(r, out.color()), out.color()));
-  out.write_json(report::builds_to_json(r));
+  // Only when asked: the document holds every kernel, kilobytes each.
+  if (!a.out.json_path.empty()) out.write_json(report::builds_to_json(r));
   if (!a.junit.empty()) write_output(a.junit, report::builds_to_junit(r), "--junit");
   if (!a.html.empty()) write_output(a.html, report::builds_to_html(r), "--report-html");
   if (a.annotations) std::fputs(builds_annotations(r).c_str(), stderr);
@@ -217,8 +218,13 @@ capture::BuildInfo run_build(const BuildsArgs& a, const CaptureTools& tools, int
   }
   capture::write_bundles(sub_fd.get(), info.dir, blobs, cr.bundles, pack);
   capture::write_loads(sub_fd.get(), info.dir, blobs, cr.loads);
-  write_file_beneath(sub_fd.get(), "capture.json", capture::capture_json_text(cr) + "\n",
-                     info.dir + "/capture.json");
+  write_file_beneath(
+      sub_fd.get(), "capture.json",
+      [&](int fd) {
+        return capture::write_capture_json(cr,
+                                           [&](std::string_view s) { return write_all(fd, s); });
+      },
+      info.dir + "/capture.json");
   info.pipeline_status = cr.pipeline_status;
   info.pipeline_exit = cr.pipeline_exit;
   info.seconds = cr.seconds;

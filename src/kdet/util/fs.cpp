@@ -120,8 +120,9 @@ int make_temp_beside(const std::string& path, std::string& tmp) {
   return -1;
 }
 
-// Writes `data` to a new temporary file beside `path`, fsyncs it and renames it over `path`.
-void replace_atomically(const std::string& path, std::string_view data, const std::string& what) {
+// Has `fill` write a new temporary file beside `path`, fsyncs it and renames it over `path`.
+void replace_atomically(const std::string& path, const std::function<bool(int fd)>& fill,
+                        const std::string& what) {
   std::string tmp;
   int fd = make_temp_beside(path, tmp);
   if (fd < 0)
@@ -133,7 +134,7 @@ void replace_atomically(const std::string& path, std::string_view data, const st
     ::unlink(tmp.c_str());
     throw Error::format("{}cannot {} {}: {}", what, doing, path, std::strerror(e));
   };
-  if (!write_all(fd, data)) fail("write");
+  if (!fill(fd)) fail("write");
   if (::fsync(fd) != 0) fail("sync");
   if (::close(fd) != 0) {
     fd = -1;
@@ -149,7 +150,8 @@ void replace_atomically(const std::string& path, std::string_view data, const st
 } // namespace
 
 void write_file_atomic(const std::string& path, std::string_view data) {
-  replace_atomically(path, data, "");
+  replace_atomically(
+      path, [&](int fd) { return write_all(fd, data); }, "");
 }
 
 bool names_stdout(const std::string& path) {
@@ -181,10 +183,16 @@ void check_output_path(const std::string& path, const std::string& option) {
 }
 
 void write_output(const std::string& path, std::string_view data, const std::string& option) {
+  write_output(
+      path, [&](int fd) { return write_all(fd, data); }, option);
+}
+
+void write_output(const std::string& path, const std::function<bool(int fd)>& fill,
+                  const std::string& option) {
   std::string what = option.empty() ? "" : option + " ";
   if (path == "-") {
     std::fflush(stdout);
-    if (!write_all(1, data))
+    if (!fill(1))
       throw Error::format("{}-: cannot write to stdout: {}", what, std::strerror(errno));
     return;
   }
@@ -192,11 +200,11 @@ void write_output(const std::string& path, std::string_view data, const std::str
   struct stat lst {};
   if (::lstat(path.c_str(), &lst) != 0) {
     if (errno != ENOENT) throw Error::format("{}{}: {}", what, path, std::strerror(errno));
-    replace_atomically(path, data, what);
+    replace_atomically(path, fill, what);
     return;
   }
   if (S_ISREG(lst.st_mode)) {
-    replace_atomically(path, data, what);
+    replace_atomically(path, fill, what);
     return;
   }
   // A device, FIFO, socket, tty, or a link: write through it in place; never
@@ -215,15 +223,14 @@ void write_output(const std::string& path, std::string_view data, const std::str
     struct stat fst {};
     if (::fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev && fst.st_ino == st.st_ino) {
       std::fflush(fd == 1 ? stdout : stderr);
-      if (!write_all(fd, data))
-        throw Error::format("{}cannot write {}: {}", what, path, std::strerror(errno));
+      if (!fill(fd)) throw Error::format("{}cannot write {}: {}", what, path, std::strerror(errno));
       return;
     }
   }
   int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | (S_ISREG(st.st_mode) ? O_TRUNC : 0);
   int fd = ::open(path.c_str(), flags);
   if (fd < 0) throw Error::format("{}cannot open {}: {}", what, path, std::strerror(errno));
-  if (!write_all(fd, data)) {
+  if (!fill(fd)) {
     int e = errno;
     ::close(fd);
     throw Error::format("{}cannot write {}: {}", what, path, std::strerror(e));

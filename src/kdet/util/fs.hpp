@@ -30,6 +30,10 @@ void write_file_atomic(const std::string& path, std::string_view data);
 // anything else is written atomically
 // (a temporary file in the same folder, renamed over `path`).
 void write_output(const std::string& path, std::string_view data, const std::string& option);
+// The same, with the content written by `fill` to the open descriptor (false with errno set on
+// failure), for content that is streamed rather than held.
+void write_output(const std::string& path, const std::function<bool(int fd)>& fill,
+                  const std::string& option);
 
 // Writes all of `data` to `fd` (EINTR retried); false with errno on failure.
 bool write_all(int fd, std::string_view data);

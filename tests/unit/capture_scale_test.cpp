@@ -1,0 +1,132 @@
+// Unit tests for capture at scale: record logs larger than a read block (lines cut across
+// blocks, records of two kinds interleaved, a cut-short end), and capture.json handed out in
+// pieces, the same text as made whole.
+#include "kdet/capture/output.hpp"
+#include "kdet/capture/records.hpp"
+#include "kdet/util/fs.hpp"
+#include "kdet/util/tempdir.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+namespace kdet::capture {
+namespace {
+
+// A hash made of `i`: 32 hex digits.
+std::string hash_of(size_t i) {
+  return fmt::format("{:032x}", i);
+}
+
+// `n` compiles, a load after every tenth, and their result lines after all headers (as two
+// threads would interleave them): about 200 bytes a compile, several 64 KiB blocks.
+std::string big_log(size_t n) {
+  std::string text;
+  for (size_t i = 1; i <= n; ++i) {
+    text += fmt::format("kdet-capture-record 1 {}\nkind nvvm\npid 7\ntime_ns {}\nmodule {} {} 0 "
+                        "-\noption x2d6f70743d33\nbegin\n",
+                        i, i, hash_of(i % 50), 10 + i);
+    if (i % 10 == 0)
+      text += fmt::format("kdet-capture-record 1 {}\nkind load\npid 7\ntime_ns {}\nimage {} 40 "
+                          "-\nbegin\n",
+                          n + i, i, hash_of(1000 + i));
+  }
+  for (size_t i = 1; i <= n; ++i)
+    text += fmt::format("{} result 0\n{} output nvvm {} 9\n", i, i, hash_of(5000 + i % 50));
+  for (size_t i = 10; i <= n; i += 10)
+    text += fmt::format("{} result 0\n", n + i);
+  return text;
+}
+
+TEST(CaptureScale, ReadsALogOfManyBlocksWholeAndKeepsOnlyTheKindAskedFor) {
+  TempDir t("capture-scale");
+  ASSERT_EQ(::mkdir((t.path() + "/records").c_str(), 0755), 0);
+  const size_t n = 3000;
+  std::string text = big_log(n);
+  ASSERT_GT(text.size(), size_t{4} << 16); // lines cut across several read blocks
+  // A damaged line of a load (left out of the compiles, still checked), and a cut-short end.
+  write_file_atomic(t.path() + "/records/7-a.log",
+                    text + fmt::format("{} result zz\n", n + 10) + "1 resu");
+  std::vector<std::string> problems;
+  std::vector<Compile> cs = read_records(t.path(), problems);
+  ASSERT_EQ(cs.size(), n);
+  ASSERT_EQ(problems.size(), 2u); // no other line of a load is unreadable
+  EXPECT_NE(problems[0].find(fmt::format("7-a.log: unreadable line '{} result zz'", n + 10)),
+            std::string::npos)
+      << problems[0];
+  EXPECT_NE(problems[1].find("7-a.log: cut short"), std::string::npos) << problems[1];
+  for (size_t i = 0; i < n; ++i) {
+    const Compile& c = cs[i];
+    ASSERT_EQ(c.kind, "nvvm");
+    ASSERT_EQ(c.record, fmt::format("7-a.log#{}", i + 1));
+    ASSERT_EQ(c.inputs.size(), 1u);
+    EXPECT_EQ(c.inputs[0].hash, hash_of((i + 1) % 50));
+    EXPECT_EQ(c.inputs[0].size, 11 + i);
+    EXPECT_EQ(c.options, std::vector<std::string>{"-opt=3"});
+    EXPECT_EQ(c.result, 0);
+    ASSERT_EQ(c.outputs.size(), 1u);
+    EXPECT_EQ(c.outputs[0].hash, hash_of(5000 + (i + 1) % 50));
+  }
+  std::vector<Bundle> bundles = group_bundles(cs);
+  EXPECT_EQ(bundles.size(), 50u); // one a module (its size is not its identity)
+  std::vector<Compile> loads = read_load_records(t.path());
+  ASSERT_EQ(loads.size(), n / 10);
+  for (size_t i = 0; i < loads.size(); ++i) {
+    EXPECT_EQ(loads[i].kind, "load");
+    EXPECT_EQ(loads[i].inputs.at(0).hash, hash_of(1000 + 10 * (i + 1)));
+    EXPECT_EQ(loads[i].result, 0);
+  }
+}
+
+TEST(CaptureScale, CaptureJsonInPiecesIsTheWholeText) {
+  CaptureResult r;
+  r.command = {"build"};
+  r.pipeline_status = "exited 0";
+  r.out_dir = "cap";
+  for (size_t i = 0; i < 2000; ++i) {
+    Compile c;
+    c.record = fmt::format("1-a.log#{}", i);
+    c.kind = "nvvm";
+    c.lib = "/lib/libnvvm.so";
+    Input in;
+    in.tag = "module";
+    in.hash = hash_of(i % 100);
+    in.size = 10;
+    c.inputs.push_back(in);
+    Output out;
+    out.kind = "nvvm";
+    out.hash = hash_of(9000 + i % 100);
+    out.size = 9;
+    c.outputs.push_back(out);
+    c.result = 0;
+    c.begun = true;
+    r.compiles.push_back(std::move(c));
+  }
+  r.bundles = group_bundles(r.compiles);
+  ASSERT_EQ(r.bundles.size(), 100u);
+  std::string pieces;
+  size_t count = 0, largest = 0;
+  ASSERT_TRUE(write_capture_json(r, [&](std::string_view s) {
+    pieces += s;
+    ++count;
+    largest = std::max(largest, s.size());
+    return true;
+  }));
+  EXPECT_GT(count, 2u); // never the document at once
+  EXPECT_LT(largest, size_t{80} << 10);
+  EXPECT_EQ(pieces, capture_json_text(r) + "\n");
+  nlohmann::json j = nlohmann::json::parse(pieces);
+  EXPECT_EQ(j["compiles"].size(), 2000u);
+  EXPECT_EQ(j["bundles"].size(), 100u);
+  EXPECT_EQ(j, capture_json(r));
+  // A writer that fails stops the writing.
+  size_t calls = 0;
+  EXPECT_FALSE(write_capture_json(r, [&](std::string_view) {
+    ++calls;
+    return false;
+  }));
+  EXPECT_EQ(calls, 1u);
+}
+
+} // namespace
+} // namespace kdet::capture
