@@ -106,7 +106,7 @@ TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
   Setting s;
   EXPECT_TRUE(plan_run(s, c, 0, 1).file_times.empty());
   EXPECT_FALSE(needs_private_mounts(s, c));
-  s.mtime = Level::fixed;
+  level_of(s, "mtime") = Level::fixed;
   auto a = plan_run(s, c, 0, 1), b = plan_run(s, c, 5, 99);
   ASSERT_EQ(a.file_times.size(), 2u);
   EXPECT_EQ(a.file_times[0].path, "/src/a.py");
@@ -115,7 +115,7 @@ TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
   EXPECT_EQ(file_binds(a).size(), 2u);
   EXPECT_TRUE(needs_private_mounts(s, c));
   EXPECT_NE(std::find(a.env.begin(), a.env.end(), "SOURCE_DATE_EPOCH=1577836800"), a.env.end());
-  s.mtime = Level::vary;
+  level_of(s, "mtime") = Level::vary;
   EXPECT_NE(plan_run(s, c, 0, 1).file_times[0].seconds, plan_run(s, c, 1, 2).file_times[0].seconds);
   EXPECT_EQ(plan_run(s, c, 0, 1).file_times[0].seconds, plan_run(s, c, 0, 1).file_times[0].seconds);
   // An exec compiler's input: bound at its fixed path, set in place on kdet's copy under path=vary.
@@ -123,7 +123,7 @@ TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
   auto e = plan_run(s, c, 0, 1);
   ASSERT_EQ(e.file_times.size(), 3u);
   EXPECT_EQ(e.file_times[0].path, "/data/k.ptx");
-  s.path = Level::vary;
+  level_of(s, "path") = Level::vary;
   e = plan_run(s, c, 0, 1);
   EXPECT_EQ(e.file_times[0].path, e.input_path);
   EXPECT_TRUE(e.file_times[0].copy.empty());
@@ -132,8 +132,8 @@ TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
   r.exec_backend = false;
   r.named_in_cwd = {"", "sub/b.py"};
   Setting v;
-  v.mtime = Level::fixed;
-  v.cwd = Level::vary;
+  level_of(v, "mtime") = Level::fixed;
+  level_of(v, "cwd") = Level::vary;
   auto w = plan_run(v, r, 0, 1);
   ASSERT_EQ(w.file_times.size(), 2u);
   EXPECT_EQ(w.file_times[0].path, w.cwd + "/sub/b.py");
@@ -141,16 +141,16 @@ TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
   EXPECT_TRUE(w.file_times[0].copy.empty());
   EXPECT_EQ(file_binds(w).size(), 1u);
   // With kdet holding the files' times, libfaketime must not shift them (time acts apart).
-  s.time = Level::fixed;
+  level_of(s, "time") = Level::fixed;
   c.faketime_lib = "/x/libfaketime.so.1";
   e = plan_run(s, c, 0, 1);
   EXPECT_NE(std::find(e.env.begin(), e.env.end(), "NO_FAKE_STAT=1"), e.env.end());
   // time=fixed alone holds the files' times too (its fixed level must not move them).
   Setting t;
-  t.time = Level::fixed;
+  level_of(t, "time") = Level::fixed;
   auto f = plan_run(t, c, 0, 1);
   EXPECT_NE(std::find(f.env.begin(), f.env.end(), "NO_FAKE_STAT=1"), f.env.end());
-  t.time = Level::vary;
+  level_of(t, "time") = Level::vary;
   f = plan_run(t, c, 0, 1);
   EXPECT_EQ(std::find(f.env.begin(), f.env.end(), "NO_FAKE_STAT=1"), f.env.end());
   c.exec_backend = false;

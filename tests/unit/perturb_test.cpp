@@ -37,7 +37,13 @@ TEST(Factors, DefaultsChangeNothingPerRun) {
 
 TEST(Factors, VariedLevelsDifferAndReplay) {
   Setting s;
-  s.path = s.cwd = s.tmpdir = s.time = s.locale = s.umask = s.threadvars = Level::vary;
+  level_of(s, "path") = Level::vary;
+  level_of(s, "cwd") = Level::vary;
+  level_of(s, "tmpdir") = Level::vary;
+  level_of(s, "time") = Level::vary;
+  level_of(s, "locale") = Level::vary;
+  level_of(s, "umask") = Level::vary;
+  level_of(s, "threadvars") = Level::vary;
   auto a = plan_run(s, ctx(), 0, 11), a2 = plan_run(s, ctx(), 0, 11), b = plan_run(s, ctx(), 1, 22);
   EXPECT_EQ(a.env, a2.env);
   EXPECT_EQ(a.input_path, a2.input_path);
@@ -49,7 +55,10 @@ TEST(Factors, VariedLevelsDifferAndReplay) {
 
 TEST(Factors, FixedLevelsAreTheSameEveryRun) {
   Setting s;
-  s.time = s.locale = s.umask = s.threadvars = Level::fixed;
+  level_of(s, "time") = Level::fixed;
+  level_of(s, "locale") = Level::fixed;
+  level_of(s, "umask") = Level::fixed;
+  level_of(s, "threadvars") = Level::fixed;
   auto a = plan_run(s, ctx(), 0, 11), b = plan_run(s, ctx(), 7, 99);
   EXPECT_EQ(a.env, b.env);
   EXPECT_EQ(a.umask, 0022);
@@ -64,7 +73,7 @@ TEST(Factors, FixedLevelsAreTheSameEveryRun) {
 // count gives the same values.
 TEST(Factors, VariedThreadCountsFollowTheHardwareThreads) {
   Setting s;
-  s.threadvars = Level::vary;
+  level_of(s, "threadvars") = Level::vary;
   Context c = ctx();
   c.hardware_threads = 3;
   std::set<std::string> omp;
@@ -162,7 +171,10 @@ TEST(Factors, HostFactorsFixAndVary) {
   EXPECT_TRUE(n.cpus.empty());
   EXPECT_TRUE(n.hostname.empty());
   EXPECT_FALSE(plan_launch(s, c).private_uts);
-  s.tz = s.home = s.cpus = s.hostname = Level::fixed;
+  level_of(s, "tz") = Level::fixed;
+  level_of(s, "home") = Level::fixed;
+  level_of(s, "cpus") = Level::fixed;
+  level_of(s, "hostname") = Level::fixed;
   auto a = plan_run(s, c, 0, 1), b = plan_run(s, c, 9, 77);
   EXPECT_EQ(a.env, b.env);
   EXPECT_EQ(a.cpus, std::vector<int>{0});
@@ -175,7 +187,10 @@ TEST(Factors, HostFactorsFixAndVary) {
   EXPECT_NE(std::find(a.env.begin(), a.env.end(), "TZ=UTC0"), a.env.end());
   EXPECT_NE(std::find(a.env.begin(), a.env.end(), "HOME=/nonexistent/kdet-home"), a.env.end());
   EXPECT_TRUE(plan_launch(s, c).private_uts);
-  s.tz = s.home = s.cpus = s.hostname = Level::vary;
+  level_of(s, "tz") = Level::vary;
+  level_of(s, "home") = Level::vary;
+  level_of(s, "cpus") = Level::vary;
+  level_of(s, "hostname") = Level::vary;
   std::set<std::vector<int>> masks;
   std::set<std::string> hosts, envs;
   for (uint64_t i = 0; i < 32; ++i) {
@@ -206,7 +221,7 @@ TEST(Factors, HashSeedReachesPythonStagesAlone) {
   EXPECT_FALSE(reaches(factor("path"), false, true));
   EXPECT_TRUE(reaches(factor("heap"), false, true));
   Setting s;
-  EXPECT_EQ(s.hashseed, Level::inherit);
+  EXPECT_EQ(level_of(s, "hashseed"), Level::inherit);
   auto has = [](const std::vector<std::string>& env, const std::string& prefix) {
     for (const auto& e : env)
       if (e.rfind(prefix, 0) == 0) return e;
@@ -214,10 +229,10 @@ TEST(Factors, HashSeedReachesPythonStagesAlone) {
   };
   EXPECT_EQ(has(plan_launch(s, ctx()).env, "PYTHONHASHSEED="), "");
   EXPECT_EQ(has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED="), "");
-  s.hashseed = Level::fixed;
+  level_of(s, "hashseed") = Level::fixed;
   EXPECT_EQ(has(plan_launch(s, ctx()).env, "PYTHONHASHSEED="), "PYTHONHASHSEED=0");
   EXPECT_EQ(has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED="), "");
-  s.hashseed = Level::vary;
+  level_of(s, "hashseed") = Level::vary;
   std::string a = has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED=");
   EXPECT_NE(a, "");
   EXPECT_NE(a, "PYTHONHASHSEED=0");

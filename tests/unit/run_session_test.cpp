@@ -49,7 +49,7 @@ protected:
     p.setting.process = process;
     p.setting.heap = perturb::HeapMode::none;
     p.setting.aslr = false;
-    p.setting.pid = perturb::Level::inherit;
+    perturb::level_of(p.setting, "pid") = perturb::Level::inherit;
     p.workers.prestart = false;
     return p;
   }
@@ -562,7 +562,9 @@ TEST_F(RunSessionTest, EachRunGetsEmptyFoldersOfItsOwnAtNewPaths) {
     FakeExecutor ex = fake(model);
     RunPlan p = plan(12, perturb::ProcessMode::both, 2);
     p.setting.seed = 7 + static_cast<uint64_t>(round);
-    p.setting.cwd = p.setting.tmpdir = p.setting.path = perturb::Level::vary;
+    perturb::level_of(p.setting, "cwd") = perturb::Level::vary;
+    perturb::level_of(p.setting, "tmpdir") = perturb::Level::vary;
+    perturb::level_of(p.setting, "path") = perturb::Level::vary;
     p.shared.folders = folders;
     RunOutput out = execute(p, ex);
     EXPECT_EQ(out.completed, 12u);

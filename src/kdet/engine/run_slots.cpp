@@ -307,7 +307,7 @@ void RunSession::send_compile(Slot& slot, WorkerId worker) {
   CompileMessage msg;
   msg.run_index = c.idx;
   msg.seed = c.rec.seed;
-  msg.churn = m_plan.setting.heap == perturb::HeapMode::churn ? 1 : 0;
+  msg.churn = pert.churn ? 1 : 0;
   msg.request.input = m_input;
   msg.request.binds = perturb::file_binds(pert);
   msg.request.cpus = pert.cpus;

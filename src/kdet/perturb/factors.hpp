@@ -5,6 +5,7 @@
 #include "kdet/perturb/setting.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,19 @@ struct Context {
   std::vector<int> usable_cpus;          // the driver's affinity mask (affinity_cpus), for cpus
   // std::thread::hardware_concurrency(), asked once (it reads sysfs); 0: asked by each plan_run.
   unsigned hardware_threads = 0;
+  // The input's bytes and the compiler's options, for factors that read what the input names.
+  std::string input;
+  std::vector<std::string> options;
+  // What this machine allows, each asked when a factor needs it: "" or why not. The driver
+  // fills them (engine::host_probes); unset, a factor takes the machine as allowing it.
+  struct Probes {
+    std::function<std::string()> private_uts;    // a UTS namespace of the worker's own
+    std::function<std::string()> private_mounts; // a private mount namespace (binds)
+  } probes;
 };
+
+// Asks a probe of Context::probes: "" when it is unset.
+std::string ask(const std::function<std::string()>& probe);
 
 // How every worker of the session is started.
 struct Launch {
@@ -34,6 +47,8 @@ struct Launch {
   bool private_mounts = false; // the worker makes its mount namespace private (mtime binds)
   bool private_uts = false;    // the worker takes a UTS namespace of its own (hostname)
   int threads = 0;
+  std::vector<std::string> preload; // libraries for the worker's LD_PRELOAD, in order
+  bool operator==(const Launch&) const = default;
 };
 
 // One run's own perturbation, applied by the worker just before the compile
@@ -54,6 +69,9 @@ struct RunPerturbation {
   std::vector<FileTime> file_times;
   std::vector<int> cpus;            // the compile's CPUs (empty: unchanged)
   std::string hostname, domainname; // in the worker's UTS namespace (empty: unchanged)
+  bool churn = false;               // churn the heap before the compile (churn_seed)
+  uint64_t churn_seed = 0;
+  std::vector<std::string> preload; // exec: libraries for the compiler's LD_PRELOAD, in order
 };
 
 // The CPUs this process may run on (its affinity mask), in order.
@@ -78,10 +96,10 @@ void find_preload_libraries(Context& ctx);
 // its own, unsanitized, and takes the library as any program does).
 std::string chaos_unusable(bool exec);
 
-// Checks the setting can be honoured here; throws Error naming the option when not
-// (e.g. --heap chaos without libkdet_chaos.so or in a sanitized kdet's library workers,
-// --time without libfaketime).
-void check_available(const Setting& s, const Context& ctx);
+// Checks the setting can be honoured here, each factor by its own check (which may fill what it
+// needs in `ctx`); throws Error naming the option when not (e.g. --heap chaos without
+// libkdet_chaos.so or in a sanitized kdet's library workers, --time without libfaketime).
+void check_available(const Setting& s, Context& ctx);
 
 Launch plan_launch(const Setting& s, const Context& ctx);
 // `slot`: the parallel slot the run goes to; cpus=fixed gives each slot a CPU of its own.
