@@ -545,13 +545,13 @@ TEST_F(RunSessionTest, EachRunGetsEmptyFoldersOfItsOwnAtNewPaths) {
     ++runs_seen;
     // A fresh worker has its run's variables in its environment, a shared one gets them sent.
     std::string tmpdir;
-    for (const auto* env : {&launch.env, &m.request.env})
+    for (const auto* env : {&launch.env, &m.request.host.env})
       for (const auto& e : *env)
         if (e.rfind("TMPDIR=", 0) == 0) tmpdir = e.substr(7);
     const std::string input_dir = m.request.input_path.substr(0, m.request.input_path.rfind('/'));
-    for (const auto& d : {m.request.cwd, tmpdir, input_dir})
+    for (const auto& d : {m.request.host.cwd, tmpdir, input_dir})
       not_empty += !empty(d);
-    cwds.insert(m.request.cwd);
+    cwds.insert(m.request.host.cwd);
     tmpdirs.insert(tmpdir);
     inputs.insert(m.request.input_path);
     // A compiler that leaves a file in its TMPDIR every third run.

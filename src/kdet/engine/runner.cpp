@@ -178,16 +178,10 @@ void RunSession::prepare_launch() {
   m_ctx.options = m_plan.options;
   m_ctx.probes = host_probes();
   perturb::check_available(m_plan.setting, m_ctx);
-  perturb::Launch factors = perturb::plan_launch(m_plan.setting, m_ctx);
   m_launch.exe = m_plan.workers.exe; // empty: this kdet
   m_launch.backend = m_plan.backend;
-  m_launch.aslr = !factors.disable_aslr;
-  m_launch.pid_namespace = factors.pid_namespace;
-  m_launch.private_mounts = factors.private_mounts;
-  m_launch.private_uts = factors.private_uts;
-  m_launch.threads = factors.threads;
-  m_launch.thread_seed = mix_seed(m_plan.setting.seed, ~0ULL);
-  m_env_overrides = factors.env;
+  m_launch.factors = perturb::plan_launch(m_plan.setting, m_ctx);
+  m_env_overrides = m_launch.factors.env;
   m_env_overrides.insert(m_env_overrides.end(), m_plan.setting.env.begin(),
                          m_plan.setting.env.end());
   m_launch.env = session_env(m_env_overrides);

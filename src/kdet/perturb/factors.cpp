@@ -91,13 +91,6 @@ std::vector<int> affinity_cpus() {
   return cpus;
 }
 
-std::vector<std::pair<std::string, std::string>> file_binds(const RunPerturbation& p) {
-  std::vector<std::pair<std::string, std::string>> b;
-  for (const auto& f : p.file_times)
-    if (!f.copy.empty()) b.emplace_back(f.copy, f.path);
-  return b;
-}
-
 Launch plan_launch(const Setting& s, const Context& ctx) {
   Launch l;
   for (const auto& f : factor_registry())
@@ -114,7 +107,7 @@ RunPerturbation plan_run(const Setting& s, const Context& ctx, uint64_t run_inde
   const RunSpot at{run_index, run_seed, slot};
   for (const auto& f : factor_registry())
     if (f.run) f.run(s, ctx, at, p);
-  if (!p.preload.empty()) p.env.push_back("LD_PRELOAD=" + preload_list(p.preload));
+  if (!p.preload.empty()) p.host.env.push_back("LD_PRELOAD=" + preload_list(p.preload));
   return p;
 }
 

@@ -27,7 +27,7 @@ const FactorInfo& factor_cpus() {
       if (level == Level::fixed) {
         // One CPU in every run; slot k takes the k-th usable one, so that -j N slots do not all
         // queue on the first CPU (their probes then ran past the probe limit and seemed broken).
-        p.cpus = {ctx.usable_cpus[static_cast<size_t>(at.slot) % ctx.usable_cpus.size()]};
+        p.host.cpus = {ctx.usable_cpus[static_cast<size_t>(at.slot) % ctx.usable_cpus.size()]};
         return;
       }
       // A seeded subset of 1..all the usable CPUs (a partial Fisher-Yates shuffle).
@@ -38,8 +38,8 @@ const FactorInfo& factor_cpus() {
         x = mix_seed(x, i);
         std::swap(all[i], all[i + x % (all.size() - i)]);
       }
-      p.cpus.assign(all.begin(), all.begin() + static_cast<long>(n));
-      std::sort(p.cpus.begin(), p.cpus.end());
+      p.host.cpus.assign(all.begin(), all.begin() + static_cast<long>(n));
+      std::sort(p.host.cpus.begin(), p.host.cpus.end());
     };
     return r;
   }();

@@ -12,11 +12,11 @@ const FactorInfo& factor_cwd() {
         Regime::both, {nullptr, "fixed", "vary"}, Level::fixed, Level::fixed);
     r.run = [](const Setting& s, const Context& ctx, const RunSpot& at, RunPerturbation& p) {
       if (level_of(s, "cwd") == Level::vary) {
-        p.cwd = fmt::format("{}/c{}-{}", ctx.session_dir, at.index,
-                            kit::random_name(kit::pick(at.seed, 4), 8));
-        p.make_dirs.push_back(p.cwd);
+        p.host.cwd = fmt::format("{}/c{}-{}", ctx.session_dir, at.index,
+                                 kit::random_name(kit::pick(at.seed, 4), 8));
+        p.make_dirs.push_back(p.host.cwd);
       } else if (level_of(s, "cwd") == Level::fixed) {
-        p.cwd = ctx.base_cwd;
+        p.host.cwd = ctx.base_cwd;
       }
     };
     return r;

@@ -33,7 +33,7 @@ const FactorInfo& factor_env_vary() {
     r.run = [](const Setting& s, const Context&, const RunSpot& at, RunPerturbation& p) {
       for (size_t i = 0; i < s.env_vary.size(); ++i) {
         const auto& [key, values] = s.env_vary[i];
-        p.env.push_back(key + "=" + values[kit::pick(at.seed, 40 + i) % values.size()]);
+        p.host.env.push_back(key + "=" + values[kit::pick(at.seed, 40 + i) % values.size()]);
       }
     };
     return r;

@@ -38,7 +38,7 @@ const FactorInfo& factor_hashseed() {
     };
     r.run = [](const Setting& s, const Context&, const RunSpot& at, RunPerturbation& p) {
       if (level_of(s, "hashseed") == Level::vary)
-        p.env.push_back(fmt::format("PYTHONHASHSEED={}", python_hash_seed(at.seed)));
+        p.host.env.push_back(fmt::format("PYTHONHASHSEED={}", python_hash_seed(at.seed)));
     };
     return r;
   }();

@@ -51,14 +51,14 @@ const FactorInfo& factor_heap() {
     };
     r.run = [](const Setting& s, const Context& ctx, const RunSpot& at, RunPerturbation& p) {
       if (s.heap == HeapMode::churn) {
-        p.churn = true;
-        p.churn_seed = at.seed;
+        p.heap.churn = true;
+        p.heap.churn_seed = at.seed;
       } else if (s.heap == HeapMode::chaos && ctx.exec_backend) {
         p.preload.push_back(ctx.chaos_lib);
-        p.env.push_back(fmt::format("KDET_CHAOS_SEED={:#x}", at.seed));
+        p.host.env.push_back(fmt::format("KDET_CHAOS_SEED={:#x}", at.seed));
       } else if (s.heap == HeapMode::chaos) {
-        p.chaos_reseed = true;
-        p.chaos_seed = at.seed;
+        p.heap.chaos_reseed = true;
+        p.heap.chaos_seed = at.seed;
       }
     };
     return r;

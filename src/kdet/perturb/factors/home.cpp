@@ -15,10 +15,10 @@ const FactorInfo& factor_home() {
     // Never created, so a compile never writes into it (reprotest's /nonexistent/first-build).
     r.run = [](const Setting& s, const Context&, const RunSpot& at, RunPerturbation& p) {
       if (level_of(s, "home") == Level::fixed)
-        kit::add_env(p.env, fixed_environment("home"));
+        kit::add_env(p.host.env, fixed_environment("home"));
       else if (level_of(s, "home") == Level::vary)
-        p.env.push_back("HOME=/nonexistent/kdet-home-" +
-                        kit::random_name(kit::pick(at.seed, 12), 8));
+        p.host.env.push_back("HOME=/nonexistent/kdet-home-" +
+                             kit::random_name(kit::pick(at.seed, 12), 8));
     };
     return r;
   }();

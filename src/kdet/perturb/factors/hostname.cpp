@@ -31,11 +31,11 @@ const FactorInfo& factor_hostname() {
     };
     r.run = [](const Setting& s, const Context&, const RunSpot& at, RunPerturbation& p) {
       if (level_of(s, "hostname") == Level::fixed) {
-        p.hostname = "kdet-host";
-        p.domainname = "kdet-domain";
+        p.host.hostname = "kdet-host";
+        p.host.domainname = "kdet-domain";
       } else if (level_of(s, "hostname") == Level::vary) {
-        p.hostname = "h" + kit::random_name(kit::pick(at.seed, 14), 7);
-        p.domainname = "d" + kit::random_name(kit::pick(at.seed, 15), 7);
+        p.host.hostname = "h" + kit::random_name(kit::pick(at.seed, 14), 7);
+        p.host.domainname = "d" + kit::random_name(kit::pick(at.seed, 15), 7);
       }
     };
     return r;

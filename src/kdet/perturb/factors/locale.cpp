@@ -14,11 +14,11 @@ const FactorInfo& factor_locale() {
     r.run = [](const Setting& s, const Context&, const RunSpot& at, RunPerturbation& p) {
       static const char* const k_locales[] = {"C", "C.UTF-8", "POSIX"};
       if (level_of(s, "locale") == Level::fixed) {
-        kit::add_env(p.env, fixed_environment("locale"));
+        kit::add_env(p.host.env, fixed_environment("locale"));
       } else if (level_of(s, "locale") == Level::vary) {
         const char* l = k_locales[kit::pick(at.seed, 7) % std::size(k_locales)];
-        p.env.push_back(std::string("LC_ALL=") + l);
-        p.env.push_back(std::string("LANG=") + l);
+        p.host.env.push_back(std::string("LC_ALL=") + l);
+        p.host.env.push_back(std::string("LANG=") + l);
       }
     };
     return r;

@@ -41,14 +41,14 @@ void plan_file_times(const Setting& s, const Context& ctx, const RunSpot& at, Ru
       level == Level::fixed
           ? k_fixed_epoch
           : k_vary_epoch_from + static_cast<int64_t>(kit::pick(at.seed, 9) % k_vary_epoch_span);
-  p.env.push_back(fmt::format("SOURCE_DATE_EPOCH={}", t));
+  p.host.env.push_back(fmt::format("SOURCE_DATE_EPOCH={}", t));
   std::vector<std::string> files;
   for (size_t i = 0; i < ctx.named_files.size(); ++i) {
     // A name relative to the working folder, under cwd=vary: kdet's own folder, where the copy
     // goes at that name (no bind), as it would be found in the user's folder.
     const std::string rel = i < ctx.named_in_cwd.size() ? ctx.named_in_cwd[i] : "";
-    if (!rel.empty() && level_of(s, "cwd") == Level::vary && !p.cwd.empty())
-      p.file_times.push_back({p.cwd + "/" + rel, "", t, ctx.named_files[i]});
+    if (!rel.empty() && level_of(s, "cwd") == Level::vary && !p.host.cwd.empty())
+      p.file_times.push_back({p.host.cwd + "/" + rel, "", t, ctx.named_files[i]});
     else
       files.push_back(ctx.named_files[i]);
   }
@@ -62,8 +62,10 @@ void plan_file_times(const Setting& s, const Context& ctx, const RunSpot& at, Ru
   std::string dir = fmt::format("{}/m{}-{}", ctx.session_dir, at.index,
                                 kit::random_name(kit::pick(at.seed, 10), 6));
   p.make_dirs.push_back(dir);
-  for (size_t i = 0; i < files.size(); ++i)
+  for (size_t i = 0; i < files.size(); ++i) {
     p.file_times.push_back({files[i], fmt::format("{}/{}", dir, i), t, ""});
+    p.host.binds.emplace_back(p.file_times.back().copy, files[i]);
+  }
 }
 
 } // namespace

@@ -29,7 +29,7 @@ const FactorInfo& factor_pid() {
       l.pid_namespace = !ctx.exec_backend && level_of(s, "pid") == Level::fixed;
     };
     r.run = [](const Setting& s, const Context& ctx, const RunSpot&, RunPerturbation& p) {
-      p.pid_namespace = ctx.exec_backend && level_of(s, "pid") == Level::fixed;
+      p.host.pid_namespace = ctx.exec_backend && level_of(s, "pid") == Level::fixed;
     };
     return r;
   }();

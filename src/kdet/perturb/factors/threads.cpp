@@ -1,6 +1,7 @@
 //===- perturb/factors/threads.cpp - extra allocating threads in each worker ===//
 #include "kdet/perturb/factors/kit.hpp"
 #include "kdet/util/error.hpp"
+#include "kdet/util/hash.hpp"
 
 #include <exception>
 
@@ -34,7 +35,10 @@ const FactorInfo& factor_threads() {
     };
     r.get = [](const Setting& s) { return std::to_string(s.threads); };
     r.varies = [](const Setting& s) { return s.threads > 0; };
-    r.launch = [](const Setting& s, const Context&, Launch& l) { l.threads = s.threads; };
+    r.launch = [](const Setting& s, const Context&, Launch& l) {
+      l.threads = s.threads;
+      if (s.threads > 0) l.thread_seed = mix_seed(s.seed, ~0ULL);
+    };
     return r;
   }();
   return f;

@@ -18,14 +18,14 @@ const FactorInfo& factor_threadvars() {
         Level::inherit);
     r.run = [](const Setting& s, const Context& ctx, const RunSpot& at, RunPerturbation& p) {
       if (level_of(s, "threadvars") == Level::fixed) {
-        kit::add_env(p.env, fixed_environment("threadvars"));
+        kit::add_env(p.host.env, fixed_environment("threadvars"));
       } else if (level_of(s, "threadvars") == Level::vary) {
         unsigned hw = std::max(2u, ctx.hardware_threads > 0 ? ctx.hardware_threads
                                                             : std::thread::hardware_concurrency());
         const auto& vars = thread_count_variables();
         for (size_t i = 0; i < vars.size(); ++i) {
           unsigned n = 1 + static_cast<unsigned>(kit::pick(at.seed, 20 + i) % hw);
-          p.env.push_back(fmt::format("{}={}", vars[i], n));
+          p.host.env.push_back(fmt::format("{}={}", vars[i], n));
         }
       }
     };

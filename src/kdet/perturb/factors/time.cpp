@@ -64,9 +64,9 @@ const FactorInfo& factor_time() {
                            10LL * 365 * 86400;
         t = fmt::format("{:+d}", offset);
       }
-      p.env.push_back("FAKETIME=" + t);
+      p.host.env.push_back("FAKETIME=" + t);
       if (!ctx.exec_backend) return;
-      add_settings(s, p.env);
+      add_settings(s, p.host.env);
       p.preload.push_back(ctx.faketime_lib);
     };
     return r;

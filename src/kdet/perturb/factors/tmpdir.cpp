@@ -15,7 +15,7 @@ const FactorInfo& factor_tmpdir() {
       std::string t = fmt::format("{}/t{}-{}", ctx.session_dir, at.index,
                                   kit::random_name(kit::pick(at.seed, 5), 8));
       p.make_dirs.push_back(t);
-      p.env.push_back("TMPDIR=" + t);
+      p.host.env.push_back("TMPDIR=" + t);
     };
     return r;
   }();

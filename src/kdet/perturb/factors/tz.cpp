@@ -28,10 +28,10 @@ const FactorInfo& factor_tz() {
     r.json_when_set = true;
     r.run = [](const Setting& s, const Context&, const RunSpot& at, RunPerturbation& p) {
       if (level_of(s, "tz") == Level::fixed)
-        kit::add_env(p.env, fixed_environment("tz"));
+        kit::add_env(p.host.env, fixed_environment("tz"));
       else if (level_of(s, "tz") == Level::vary)
-        p.env.push_back(std::string("TZ=") +
-                        k_timezones[kit::pick(at.seed, 11) % std::size(k_timezones)]);
+        p.host.env.push_back(std::string("TZ=") +
+                             k_timezones[kit::pick(at.seed, 11) % std::size(k_timezones)]);
     };
     return r;
   }();

@@ -13,9 +13,9 @@ const FactorInfo& factor_umask() {
     r.run = [](const Setting& s, const Context&, const RunSpot& at, RunPerturbation& p) {
       static const unsigned k_umasks[] = {0022, 0002, 0027, 0077};
       if (level_of(s, "umask") == Level::fixed)
-        p.umask = 0022;
+        p.host.umask = 0022;
       else if (level_of(s, "umask") == Level::vary)
-        p.umask = static_cast<int>(k_umasks[kit::pick(at.seed, 8) % std::size(k_umasks)]);
+        p.host.umask = static_cast<int>(k_umasks[kit::pick(at.seed, 8) % std::size(k_umasks)]);
     };
     return r;
   }();
