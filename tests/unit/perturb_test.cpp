@@ -243,3 +243,28 @@ TEST(Factors, HashSeedReachesPythonStagesAlone) {
   s.process = ProcessMode::same;
   EXPECT_EQ(unreachable_factors(s, false), (std::vector<std::string>{"aslr", "pid", "hashseed"}));
 }
+
+// A factor's level lives by name (Setting::levels): the listing factor, added as one file and one
+// line of factors.def, parses, prints, goes into JSON only when set, and plans its variable.
+TEST(Factors, ListingIsAFactorByItsRowAlone) {
+  Setting s;
+  EXPECT_EQ(level_of(s, "listing"), Level::inherit);
+  EXPECT_FALSE(to_json(s).contains("listing")); // settings stored before it compare equal
+  auto listing = [](const RunPerturbation& p) {
+    for (const auto& e : p.host.env)
+      if (e.rfind("KDET_LISTING=", 0) == 0) return e;
+    return std::string();
+  };
+  EXPECT_EQ(listing(plan_run(s, ctx(), 0, 1)), "");
+  factor("listing").set(s, "fixed", "--listing");
+  EXPECT_EQ(to_json(s).at("listing"), "fixed");
+  EXPECT_EQ(listing(plan_run(s, ctx(), 0, 1)), "KDET_LISTING=sorted");
+  EXPECT_EQ(listing(plan_run(s, ctx(), 5, 9)), "KDET_LISTING=sorted");
+  factor("listing").set(s, "vary", "--listing");
+  const std::string a = listing(plan_run(s, ctx(), 0, 1));
+  EXPECT_TRUE(a.starts_with("KDET_LISTING=shuffle:0x")) << a;
+  EXPECT_EQ(a, listing(plan_run(s, ctx(), 0, 1)));
+  EXPECT_NE(a, listing(plan_run(s, ctx(), 1, 2)));
+  EXPECT_FALSE(all_fixed(s));
+  EXPECT_THROW(factor("listing").set(s, "shuffled", "--listing"), Error);
+}
