@@ -1,6 +1,6 @@
 # Install rules: `cmake --install build --prefix P` gives
 #   P/bin/kdet
-#   P/lib/kdet/libkdet_chaos.so, libkdet_capture.so, kdet-exec-shim (kdet finds them relative to bin/kdet)
+#   P/lib/kdet/libkdet_chaos.so, libkdet_listing.so, libkdet_capture.so, kdet-exec-shim (kdet finds them relative to bin/kdet)
 #   P/lib/libkdet_cache.so, P/include/kdet_cache.h, P/lib/pkgconfig/kdet-cache.pc
 #   P/SITE/kdet_cache/  (the Python module, python/kdet_cache/; SITE: python3's site-packages or
 #                        dist-packages under P, else lib/python3/dist-packages; install_python.cmake)
@@ -21,7 +21,7 @@ endif()
 set(KDET_INSTALL_PYTHONDIR "" CACHE STRING "${_kdet_pydir_doc}")
 
 install(TARGETS kdet RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS kdet_chaos kdet_capture LIBRARY DESTINATION ${KDET_INSTALL_PKGLIBDIR})
+install(TARGETS kdet_chaos kdet_listing kdet_capture LIBRARY DESTINATION ${KDET_INSTALL_PKGLIBDIR})
 # capture finds the shim beside libkdet_capture.so.
 install(TARGETS kdet_exec_shim RUNTIME DESTINATION ${KDET_INSTALL_PKGLIBDIR})
 install(TARGETS kdet_cache LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -106,16 +106,17 @@ TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
   Setting s;
   EXPECT_TRUE(plan_run(s, c, 0, 1).file_times.empty());
   EXPECT_FALSE(needs_private_mounts(s, c));
-  s.mtime = Level::fixed;
+  level_of(s, "mtime") = Level::fixed;
   auto a = plan_run(s, c, 0, 1), b = plan_run(s, c, 5, 99);
   ASSERT_EQ(a.file_times.size(), 2u);
   EXPECT_EQ(a.file_times[0].path, "/src/a.py");
   EXPECT_EQ(a.file_times[0].seconds, b.file_times[1].seconds);
   EXPECT_TRUE(a.file_times[0].copy.starts_with("/tmp/s/m0-")) << a.file_times[0].copy;
-  EXPECT_EQ(file_binds(a).size(), 2u);
+  EXPECT_EQ(a.host.binds.size(), 2u);
   EXPECT_TRUE(needs_private_mounts(s, c));
-  EXPECT_NE(std::find(a.env.begin(), a.env.end(), "SOURCE_DATE_EPOCH=1577836800"), a.env.end());
-  s.mtime = Level::vary;
+  EXPECT_NE(std::find(a.host.env.begin(), a.host.env.end(), "SOURCE_DATE_EPOCH=1577836800"),
+            a.host.env.end());
+  level_of(s, "mtime") = Level::vary;
   EXPECT_NE(plan_run(s, c, 0, 1).file_times[0].seconds, plan_run(s, c, 1, 2).file_times[0].seconds);
   EXPECT_EQ(plan_run(s, c, 0, 1).file_times[0].seconds, plan_run(s, c, 0, 1).file_times[0].seconds);
   // An exec compiler's input: bound at its fixed path, set in place on kdet's copy under path=vary.
@@ -123,7 +124,7 @@ TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
   auto e = plan_run(s, c, 0, 1);
   ASSERT_EQ(e.file_times.size(), 3u);
   EXPECT_EQ(e.file_times[0].path, "/data/k.ptx");
-  s.path = Level::vary;
+  level_of(s, "path") = Level::vary;
   e = plan_run(s, c, 0, 1);
   EXPECT_EQ(e.file_times[0].path, e.input_path);
   EXPECT_TRUE(e.file_times[0].copy.empty());
@@ -132,27 +133,27 @@ TEST(FileTimes, FixedIsOneTimeVaryDiffersAndRealTouchesNothing) {
   r.exec_backend = false;
   r.named_in_cwd = {"", "sub/b.py"};
   Setting v;
-  v.mtime = Level::fixed;
-  v.cwd = Level::vary;
+  level_of(v, "mtime") = Level::fixed;
+  level_of(v, "cwd") = Level::vary;
   auto w = plan_run(v, r, 0, 1);
   ASSERT_EQ(w.file_times.size(), 2u);
-  EXPECT_EQ(w.file_times[0].path, w.cwd + "/sub/b.py");
+  EXPECT_EQ(w.file_times[0].path, w.host.cwd + "/sub/b.py");
   EXPECT_EQ(w.file_times[0].source, "/src/b.py");
   EXPECT_TRUE(w.file_times[0].copy.empty());
-  EXPECT_EQ(file_binds(w).size(), 1u);
+  EXPECT_EQ(w.host.binds.size(), 1u);
   // With kdet holding the files' times, libfaketime must not shift them (time acts apart).
-  s.time = Level::fixed;
+  level_of(s, "time") = Level::fixed;
   c.faketime_lib = "/x/libfaketime.so.1";
   e = plan_run(s, c, 0, 1);
-  EXPECT_NE(std::find(e.env.begin(), e.env.end(), "NO_FAKE_STAT=1"), e.env.end());
+  EXPECT_NE(std::find(e.host.env.begin(), e.host.env.end(), "NO_FAKE_STAT=1"), e.host.env.end());
   // time=fixed alone holds the files' times too (its fixed level must not move them).
   Setting t;
-  t.time = Level::fixed;
+  level_of(t, "time") = Level::fixed;
   auto f = plan_run(t, c, 0, 1);
-  EXPECT_NE(std::find(f.env.begin(), f.env.end(), "NO_FAKE_STAT=1"), f.env.end());
-  t.time = Level::vary;
+  EXPECT_NE(std::find(f.host.env.begin(), f.host.env.end(), "NO_FAKE_STAT=1"), f.host.env.end());
+  level_of(t, "time") = Level::vary;
   f = plan_run(t, c, 0, 1);
-  EXPECT_EQ(std::find(f.env.begin(), f.env.end(), "NO_FAKE_STAT=1"), f.env.end());
+  EXPECT_EQ(std::find(f.host.env.begin(), f.host.env.end(), "NO_FAKE_STAT=1"), f.host.env.end());
   c.exec_backend = false;
   auto l = plan_launch(s, c);
   EXPECT_TRUE(l.private_mounts);

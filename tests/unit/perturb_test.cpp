@@ -28,33 +28,42 @@ Context ctx() {
 TEST(Factors, DefaultsChangeNothingPerRun) {
   Setting s;
   auto a = plan_run(s, ctx(), 0, 11), b = plan_run(s, ctx(), 1, 22);
-  EXPECT_TRUE(a.env.empty());
+  EXPECT_TRUE(a.host.env.empty());
   EXPECT_EQ(a.input_path, "/data/kernel.ll");
   EXPECT_EQ(a.input_name, "kernel.ll");
-  EXPECT_EQ(a.cwd, b.cwd);
-  EXPECT_EQ(a.umask, -1);
+  EXPECT_EQ(a.host.cwd, b.host.cwd);
+  EXPECT_EQ(a.host.umask, -1);
 }
 
 TEST(Factors, VariedLevelsDifferAndReplay) {
   Setting s;
-  s.path = s.cwd = s.tmpdir = s.time = s.locale = s.umask = s.threadvars = Level::vary;
+  level_of(s, "path") = Level::vary;
+  level_of(s, "cwd") = Level::vary;
+  level_of(s, "tmpdir") = Level::vary;
+  level_of(s, "time") = Level::vary;
+  level_of(s, "locale") = Level::vary;
+  level_of(s, "umask") = Level::vary;
+  level_of(s, "threadvars") = Level::vary;
   auto a = plan_run(s, ctx(), 0, 11), a2 = plan_run(s, ctx(), 0, 11), b = plan_run(s, ctx(), 1, 22);
-  EXPECT_EQ(a.env, a2.env);
+  EXPECT_EQ(a.host.env, a2.host.env);
   EXPECT_EQ(a.input_path, a2.input_path);
   EXPECT_NE(a.input_path, b.input_path);
-  EXPECT_NE(a.cwd, b.cwd);
+  EXPECT_NE(a.host.cwd, b.host.cwd);
   EXPECT_NE(a.input_name, "kernel.ll");
   EXPECT_EQ(a.input_name.substr(a.input_name.size() - 3), ".ll");
 }
 
 TEST(Factors, FixedLevelsAreTheSameEveryRun) {
   Setting s;
-  s.time = s.locale = s.umask = s.threadvars = Level::fixed;
+  level_of(s, "time") = Level::fixed;
+  level_of(s, "locale") = Level::fixed;
+  level_of(s, "umask") = Level::fixed;
+  level_of(s, "threadvars") = Level::fixed;
   auto a = plan_run(s, ctx(), 0, 11), b = plan_run(s, ctx(), 7, 99);
-  EXPECT_EQ(a.env, b.env);
-  EXPECT_EQ(a.umask, 0022);
+  EXPECT_EQ(a.host.env, b.host.env);
+  EXPECT_EQ(a.host.umask, 0022);
   bool omp = false;
-  for (const auto& e : a.env)
+  for (const auto& e : a.host.env)
     omp |= e == "OMP_NUM_THREADS=1";
   EXPECT_TRUE(omp);
 }
@@ -64,26 +73,26 @@ TEST(Factors, FixedLevelsAreTheSameEveryRun) {
 // count gives the same values.
 TEST(Factors, VariedThreadCountsFollowTheHardwareThreads) {
   Setting s;
-  s.threadvars = Level::vary;
+  level_of(s, "threadvars") = Level::vary;
   Context c = ctx();
   c.hardware_threads = 3;
   std::set<std::string> omp;
   for (uint64_t run = 0; run < 64; ++run)
-    for (const auto& e : plan_run(s, c, run, mix_seed(5, run)).env)
+    for (const auto& e : plan_run(s, c, run, mix_seed(5, run)).host.env)
       if (e.rfind("OMP_NUM_THREADS=", 0) == 0) omp.insert(e);
   EXPECT_EQ(omp,
             (std::set<std::string>{"OMP_NUM_THREADS=1", "OMP_NUM_THREADS=2", "OMP_NUM_THREADS=3"}));
   Context asked = ctx();
   asked.hardware_threads = std::max(2u, std::thread::hardware_concurrency());
-  EXPECT_EQ(plan_run(s, ctx(), 3, 99).env, plan_run(s, asked, 3, 99).env);
+  EXPECT_EQ(plan_run(s, ctx(), 3, 99).host.env, plan_run(s, asked, 3, 99).host.env);
 }
 
 TEST(Factors, ChaosGoesInProcessForLibrariesAndToTheChildForExec) {
   Setting s;
   s.heap = HeapMode::chaos;
   auto lib = plan_run(s, ctx(), 0, 5);
-  EXPECT_TRUE(lib.chaos_reseed);
-  EXPECT_EQ(lib.chaos_seed, 5u);
+  EXPECT_TRUE(lib.heap.chaos_reseed);
+  EXPECT_EQ(lib.heap.chaos_seed, 5u);
   auto launch = plan_launch(s, ctx());
   bool preload = false;
   for (const auto& e : launch.env)
@@ -92,9 +101,9 @@ TEST(Factors, ChaosGoesInProcessForLibrariesAndToTheChildForExec) {
   Context ec = ctx();
   ec.exec_backend = true;
   auto ex = plan_run(s, ec, 0, 5);
-  EXPECT_FALSE(ex.chaos_reseed);
+  EXPECT_FALSE(ex.heap.chaos_reseed);
   bool seed = false;
-  for (const auto& e : ex.env)
+  for (const auto& e : ex.host.env)
     seed |= e == "KDET_CHAOS_SEED=0x5";
   EXPECT_TRUE(seed);
   EXPECT_TRUE(plan_launch(s, ec).env.empty()); // the worker itself is not preloaded for exec
@@ -159,34 +168,41 @@ TEST(Factors, HostFactorsFixAndVary) {
   c.usable_cpus = {0, 2, 3, 5};
   Setting s;
   auto n = plan_run(s, c, 0, 1);
-  EXPECT_TRUE(n.cpus.empty());
-  EXPECT_TRUE(n.hostname.empty());
+  EXPECT_TRUE(n.host.cpus.empty());
+  EXPECT_TRUE(n.host.hostname.empty());
   EXPECT_FALSE(plan_launch(s, c).private_uts);
-  s.tz = s.home = s.cpus = s.hostname = Level::fixed;
+  level_of(s, "tz") = Level::fixed;
+  level_of(s, "home") = Level::fixed;
+  level_of(s, "cpus") = Level::fixed;
+  level_of(s, "hostname") = Level::fixed;
   auto a = plan_run(s, c, 0, 1), b = plan_run(s, c, 9, 77);
-  EXPECT_EQ(a.env, b.env);
-  EXPECT_EQ(a.cpus, std::vector<int>{0});
+  EXPECT_EQ(a.host.env, b.host.env);
+  EXPECT_EQ(a.host.cpus, std::vector<int>{0});
   // Each parallel slot its own one CPU, the same in every run of that slot.
   ASSERT_GE(c.usable_cpus.size(), 2u);
-  EXPECT_EQ(plan_run(s, c, 5, 3, 1).cpus, std::vector<int>{c.usable_cpus[1]});
-  EXPECT_EQ(plan_run(s, c, 6, 4, 1).cpus, plan_run(s, c, 5, 3, 1).cpus);
-  EXPECT_EQ(plan_run(s, c, 0, 1, static_cast<int>(c.usable_cpus.size())).cpus, a.cpus);
-  EXPECT_EQ(a.hostname, b.hostname);
-  EXPECT_NE(std::find(a.env.begin(), a.env.end(), "TZ=UTC0"), a.env.end());
-  EXPECT_NE(std::find(a.env.begin(), a.env.end(), "HOME=/nonexistent/kdet-home"), a.env.end());
+  EXPECT_EQ(plan_run(s, c, 5, 3, 1).host.cpus, std::vector<int>{c.usable_cpus[1]});
+  EXPECT_EQ(plan_run(s, c, 6, 4, 1).host.cpus, plan_run(s, c, 5, 3, 1).host.cpus);
+  EXPECT_EQ(plan_run(s, c, 0, 1, static_cast<int>(c.usable_cpus.size())).host.cpus, a.host.cpus);
+  EXPECT_EQ(a.host.hostname, b.host.hostname);
+  EXPECT_NE(std::find(a.host.env.begin(), a.host.env.end(), "TZ=UTC0"), a.host.env.end());
+  EXPECT_NE(std::find(a.host.env.begin(), a.host.env.end(), "HOME=/nonexistent/kdet-home"),
+            a.host.env.end());
   EXPECT_TRUE(plan_launch(s, c).private_uts);
-  s.tz = s.home = s.cpus = s.hostname = Level::vary;
+  level_of(s, "tz") = Level::vary;
+  level_of(s, "home") = Level::vary;
+  level_of(s, "cpus") = Level::vary;
+  level_of(s, "hostname") = Level::vary;
   std::set<std::vector<int>> masks;
   std::set<std::string> hosts, envs;
   for (uint64_t i = 0; i < 32; ++i) {
     auto p = plan_run(s, c, i, mix_seed(7, i));
-    EXPECT_EQ(p.env, plan_run(s, c, i, mix_seed(7, i)).env);
-    ASSERT_FALSE(p.cpus.empty());
-    for (int cpu : p.cpus)
+    EXPECT_EQ(p.host.env, plan_run(s, c, i, mix_seed(7, i)).host.env);
+    ASSERT_FALSE(p.host.cpus.empty());
+    for (int cpu : p.host.cpus)
       EXPECT_NE(std::find(c.usable_cpus.begin(), c.usable_cpus.end(), cpu), c.usable_cpus.end());
-    masks.insert(p.cpus);
-    hosts.insert(p.hostname + "." + p.domainname);
-    for (const auto& e : p.env)
+    masks.insert(p.host.cpus);
+    hosts.insert(p.host.hostname + "." + p.host.domainname);
+    for (const auto& e : p.host.env)
       envs.insert(e);
   }
   EXPECT_GT(masks.size(), 4u);
@@ -206,24 +222,49 @@ TEST(Factors, HashSeedReachesPythonStagesAlone) {
   EXPECT_FALSE(reaches(factor("path"), false, true));
   EXPECT_TRUE(reaches(factor("heap"), false, true));
   Setting s;
-  EXPECT_EQ(s.hashseed, Level::inherit);
+  EXPECT_EQ(level_of(s, "hashseed"), Level::inherit);
   auto has = [](const std::vector<std::string>& env, const std::string& prefix) {
     for (const auto& e : env)
       if (e.rfind(prefix, 0) == 0) return e;
     return std::string();
   };
   EXPECT_EQ(has(plan_launch(s, ctx()).env, "PYTHONHASHSEED="), "");
-  EXPECT_EQ(has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED="), "");
-  s.hashseed = Level::fixed;
+  EXPECT_EQ(has(plan_run(s, ctx(), 0, 1).host.env, "PYTHONHASHSEED="), "");
+  level_of(s, "hashseed") = Level::fixed;
   EXPECT_EQ(has(plan_launch(s, ctx()).env, "PYTHONHASHSEED="), "PYTHONHASHSEED=0");
-  EXPECT_EQ(has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED="), "");
-  s.hashseed = Level::vary;
-  std::string a = has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED=");
+  EXPECT_EQ(has(plan_run(s, ctx(), 0, 1).host.env, "PYTHONHASHSEED="), "");
+  level_of(s, "hashseed") = Level::vary;
+  std::string a = has(plan_run(s, ctx(), 0, 1).host.env, "PYTHONHASHSEED=");
   EXPECT_NE(a, "");
   EXPECT_NE(a, "PYTHONHASHSEED=0");
-  EXPECT_EQ(a, has(plan_run(s, ctx(), 0, 1).env, "PYTHONHASHSEED="));
-  EXPECT_NE(a, has(plan_run(s, ctx(), 1, 2).env, "PYTHONHASHSEED="));
+  EXPECT_EQ(a, has(plan_run(s, ctx(), 0, 1).host.env, "PYTHONHASHSEED="));
+  EXPECT_NE(a, has(plan_run(s, ctx(), 1, 2).host.env, "PYTHONHASHSEED="));
   EXPECT_NE(has(plan_launch(s, ctx()).env, "PYTHONHASHSEED="), "");
   s.process = ProcessMode::same;
   EXPECT_EQ(unreachable_factors(s, false), (std::vector<std::string>{"aslr", "pid", "hashseed"}));
+}
+
+// A factor's level lives by name (Setting::levels): the listing factor, added as one file and one
+// line of factors.def, parses, prints, goes into JSON only when set, and plans its variable.
+TEST(Factors, ListingIsAFactorByItsRowAlone) {
+  Setting s;
+  EXPECT_EQ(level_of(s, "listing"), Level::inherit);
+  EXPECT_FALSE(to_json(s).contains("listing")); // settings stored before it compare equal
+  auto listing = [](const RunPerturbation& p) {
+    for (const auto& e : p.host.env)
+      if (e.rfind("KDET_LISTING=", 0) == 0) return e;
+    return std::string();
+  };
+  EXPECT_EQ(listing(plan_run(s, ctx(), 0, 1)), "");
+  factor("listing").set(s, "fixed", "--listing");
+  EXPECT_EQ(to_json(s).at("listing"), "fixed");
+  EXPECT_EQ(listing(plan_run(s, ctx(), 0, 1)), "KDET_LISTING=sorted");
+  EXPECT_EQ(listing(plan_run(s, ctx(), 5, 9)), "KDET_LISTING=sorted");
+  factor("listing").set(s, "vary", "--listing");
+  const std::string a = listing(plan_run(s, ctx(), 0, 1));
+  EXPECT_TRUE(a.starts_with("KDET_LISTING=shuffle:0x")) << a;
+  EXPECT_EQ(a, listing(plan_run(s, ctx(), 0, 1)));
+  EXPECT_NE(a, listing(plan_run(s, ctx(), 1, 2)));
+  EXPECT_FALSE(all_fixed(s));
+  EXPECT_THROW(factor("listing").set(s, "shuffled", "--listing"), Error);
 }

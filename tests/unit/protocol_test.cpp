@@ -15,7 +15,8 @@ TEST(Protocol, CompileMessageRoundTrips) {
   CompileMessage m;
   m.run_index = 41;
   m.seed = 0xdeadbeefcafef00dULL;
-  m.churn = 1;
+  m.heap = {true, 7, true, 9};
+  m.request.host = {{"A=1", "B"}, "/w", 027, {1, 3}, "h", "d", {{"/c", "/p"}}, true};
   m.request.input = std::string("bin\0ary", 7);
   m.request.input_path = "/x/k.ll";
   m.request.input_name = "k.ll";
@@ -29,6 +30,8 @@ TEST(Protocol, CompileMessageRoundTrips) {
   EXPECT_EQ(d.request.input, m.request.input);
   EXPECT_EQ(d.request.options, m.request.options);
   EXPECT_EQ(d.request.timeout.count(), 1500);
+  EXPECT_EQ(d.heap, m.heap);                 // the heap steps, whole
+  EXPECT_EQ(d.request.host, m.request.host); // the view of the host, whole
 }
 
 // The heap a decode leaves in use, in bytes (glibc's arena count of the blocks in use).
@@ -48,22 +51,22 @@ TEST(Protocol, DecodeTakesTheSameHeapWhateverTheValues) {
   CompileMessage a;
   a.request.input = "target triple\n";
   a.request.options = {"-opt=3"};
-  a.request.env = {"TMPDIR=/tmp/k/t1-abcdefgh"};
-  a.request.cwd = "/tmp/k/c1-abcdefgh";
-  a.request.cpus = {3};
-  a.request.hostname = "hab";
+  a.request.host.env = {"TMPDIR=/tmp/k/t1-abcdefgh"};
+  a.request.host.cwd = "/tmp/k/c1-abcdefgh";
+  a.request.host.cpus = {3};
+  a.request.host.hostname = "hab";
   const size_t base = decoded_footprint(a);
   if (base == 0) GTEST_SKIP() << "mallinfo2 counts nothing under this allocator (a sanitizer's)";
   CompileMessage b = a;
-  b.request.cpus.clear();
+  b.request.host.cpus.clear();
   for (int c = 0; c < 16; ++c)
-    b.request.cpus.push_back(c);
-  b.request.env = {"TMPDIR=/tmp/k/t100-abcdefgh-longer-by-twenty-bytes"};
-  b.request.cwd = "/tmp/k/c100-abcdefgh";
-  b.request.hostname = "a-host-name-of-forty-characters-or-so-xx";
+    b.request.host.cpus.push_back(c);
+  b.request.host.env = {"TMPDIR=/tmp/k/t100-abcdefgh-longer-by-twenty-bytes"};
+  b.request.host.cwd = "/tmp/k/c100-abcdefgh";
+  b.request.host.hostname = "a-host-name-of-forty-characters-or-so-xx";
   EXPECT_EQ(decoded_footprint(b), base);
   CompileMessage c = a;
-  c.request.cpus = {0, 1};
+  c.request.host.cpus = {0, 1};
   EXPECT_EQ(decoded_footprint(c), base);
 }
 
@@ -86,10 +89,10 @@ TEST(Protocol, InputPartsRoundTrip) {
     EXPECT_EQ(d.request.parts[i].jit_type, m.request.parts[i].jit_type);
   }
   // The mtime factor's binds travel beside the parts.
-  m.request.binds = {{"/s/m0-a/0", "/src/a.py"}, {"/s/m0-a/1", "/src/b.h"}};
+  m.request.host.binds = {{"/s/m0-a/0", "/src/a.py"}, {"/s/m0-a/1", "/src/b.h"}};
   ASSERT_TRUE(decode(encode(m), d));
-  EXPECT_EQ(d.request.binds, m.request.binds);
-  m.request.binds.clear();
+  EXPECT_EQ(d.request.host.binds, m.request.host.binds);
+  m.request.host.binds.clear();
   // No parts: a single-input request decodes to none.
   m.request.parts.clear();
   ASSERT_TRUE(decode(encode(m), d));
@@ -172,10 +175,10 @@ TEST(Protocol, DamagedPayloadsFailOrRoundTrip) {
   c.request.input = "define void @k() { ret void }";
   c.request.input_name = "k.ll";
   c.request.options = {"-opt=3", "-arch=compute_90a"};
-  c.request.env = {"A=1"};
-  c.request.cwd = "/w/run";
-  c.request.umask = 022;
-  c.request.pid_namespace = true;
+  c.request.host.env = {"A=1"};
+  c.request.host.cwd = "/w/run";
+  c.request.host.umask = 022;
+  c.request.host.pid_namespace = true;
   const std::string good_r = encode(r), good_c = encode(c);
   std::mt19937_64 rng(7);
   int decoded = 0, rejected = 0;

@@ -124,7 +124,7 @@ struct OracleFixture {
     p.setting.process = perturb::ProcessMode::same;
     p.setting.heap = perturb::HeapMode::none;
     p.setting.aslr = false;
-    p.setting.pid = perturb::Level::inherit;
+    perturb::level_of(p.setting, "pid") = perturb::Level::inherit;
     p.workers.prestart = false;
     return p;
   }

@@ -20,7 +20,7 @@ std::vector<Factor> two_factors() {
     f.varied_label = name + "=vary";
     f.natural_label = name + (name == "time" ? "=real" : "=inherit");
     auto level = [name](perturb::Setting& s) -> perturb::Level& {
-      return name == "time" ? s.time : s.tz;
+      return name == "time" ? perturb::level_of(s, "time") : perturb::level_of(s, "tz");
     };
     f.fix = [level](perturb::Setting& s) { level(s) = perturb::Level::fixed; };
     f.vary = [level](perturb::Setting& s) { level(s) = perturb::Level::vary; };
@@ -54,7 +54,8 @@ Probed probe(backend::Status under_time, const std::string& detail) {
   Probed p;
   ProbeRunner run = [&](const RunPlan& rp) {
     ++p.probes;
-    if (rp.setting.time == perturb::Level::vary) return one_run(under_time, detail);
+    if (perturb::level_of(rp.setting, "time") == perturb::Level::vary)
+      return one_run(under_time, detail);
     return one_run(backend::Status::ok);
   };
   p.levels = vary_unset_factors_with(plan, {}, two_factors(), run);
@@ -122,12 +123,13 @@ TEST(RunDefaults, APlainCompileKdetLostOnceIsNotTheCompilersFailureRate) {
 TEST(RunDefaults, ANamedLevelThatHangsTheCompilerLimitsTheRuns) {
   RunPlan plan;
   plan.timeout = std::chrono::seconds(300);
-  plan.setting.time = perturb::Level::vary; // --time vary
+  perturb::level_of(plan.setting, "time") = perturb::Level::vary; // --time vary
   std::vector<std::chrono::milliseconds> limits;
   ProbeRunner run = [&](const RunPlan& rp) {
     limits.push_back(rp.timeout);
-    return rp.setting.time == perturb::Level::vary ? one_run(backend::Status::timed_out)
-                                                   : one_run(backend::Status::ok);
+    return perturb::level_of(rp.setting, "time") == perturb::Level::vary
+               ? one_run(backend::Status::timed_out)
+               : one_run(backend::Status::ok);
   };
   auto d = vary_unset_factors_with(plan, {"time"}, two_factors(), run);
   ASSERT_EQ(limits.size(), 2u); // every factor natural, then the named level: nothing more
@@ -138,15 +140,16 @@ TEST(RunDefaults, ANamedLevelThatHangsTheCompilerLimitsTheRuns) {
   EXPECT_EQ(d.run_limit, std::chrono::seconds(2));
   EXPECT_EQ(plan.timeout, std::chrono::seconds(2));
   EXPECT_EQ(plan.stop.after_failures, 2u);
-  EXPECT_EQ(plan.setting.time, perturb::Level::vary);  // kept as named
-  EXPECT_EQ(plan.setting.tz, perturb::Level::inherit); // not named: left natural
+  EXPECT_EQ(perturb::level_of(plan.setting, "time"), perturb::Level::vary); // kept as named
+  EXPECT_EQ(perturb::level_of(plan.setting, "tz"),
+            perturb::Level::inherit); // not named: left natural
   EXPECT_TRUE(d.varied.empty());
 }
 
 // A named level that compiles like the natural one changes nothing: the usual probes follow.
 TEST(RunDefaults, ANamedLevelThatCompilesIsProbedOnceAndKept) {
   RunPlan plan;
-  plan.setting.time = perturb::Level::fixed;
+  perturb::level_of(plan.setting, "time") = perturb::Level::fixed;
   int probes = 0;
   ProbeRunner run = [&](const RunPlan&) {
     ++probes;
@@ -156,6 +159,6 @@ TEST(RunDefaults, ANamedLevelThatCompilesIsProbedOnceAndKept) {
   EXPECT_EQ(d.run_limit.count(), 0);
   EXPECT_EQ(plan.stop.after_failures, 0u);
   EXPECT_EQ(d.varied, std::vector<std::string>{"tz=vary"});
-  EXPECT_EQ(plan.setting.time, perturb::Level::fixed);
+  EXPECT_EQ(perturb::level_of(plan.setting, "time"), perturb::Level::fixed);
   EXPECT_EQ(probes, 4); // natural, named, then plain and all varied
 }

@@ -49,7 +49,7 @@ protected:
     p.setting.process = process;
     p.setting.heap = perturb::HeapMode::none;
     p.setting.aslr = false;
-    p.setting.pid = perturb::Level::inherit;
+    perturb::level_of(p.setting, "pid") = perturb::Level::inherit;
     p.workers.prestart = false;
     return p;
   }
@@ -562,13 +562,13 @@ TEST_F(RunSessionTest, EachRunGetsEmptyFoldersOfItsOwnAtNewPaths) {
     ++runs_seen;
     // A fresh worker has its run's variables in its environment, a shared one gets them sent.
     std::string tmpdir;
-    for (const auto* env : {&launch.env, &m.request.env})
+    for (const auto* env : {&launch.env, &m.request.host.env})
       for (const auto& e : *env)
         if (e.rfind("TMPDIR=", 0) == 0) tmpdir = e.substr(7);
     const std::string input_dir = m.request.input_path.substr(0, m.request.input_path.rfind('/'));
-    for (const auto& d : {m.request.cwd, tmpdir, input_dir})
+    for (const auto& d : {m.request.host.cwd, tmpdir, input_dir})
       not_empty += !empty(d);
-    cwds.insert(m.request.cwd);
+    cwds.insert(m.request.host.cwd);
     tmpdirs.insert(tmpdir);
     inputs.insert(m.request.input_path);
     // A compiler that leaves a file in its TMPDIR every third run.
@@ -579,7 +579,9 @@ TEST_F(RunSessionTest, EachRunGetsEmptyFoldersOfItsOwnAtNewPaths) {
     FakeExecutor ex = fake(model);
     RunPlan p = plan(12, perturb::ProcessMode::both, 2);
     p.setting.seed = 7 + static_cast<uint64_t>(round);
-    p.setting.cwd = p.setting.tmpdir = p.setting.path = perturb::Level::vary;
+    perturb::level_of(p.setting, "cwd") = perturb::Level::vary;
+    perturb::level_of(p.setting, "tmpdir") = perturb::Level::vary;
+    perturb::level_of(p.setting, "path") = perturb::Level::vary;
     p.shared.folders = folders;
     RunOutput out = execute(p, ex);
     EXPECT_EQ(out.completed, 12u);

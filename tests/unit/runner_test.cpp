@@ -263,7 +263,7 @@ TEST_F(Runner, PrestartGivesEachRunTheOutcomeItHasWithout) {
   RunPlan plan = nvvm_plan("date", 6);
   plan.setting.process = perturb::ProcessMode::fresh;
   plan.setting.heap = perturb::HeapMode::none;
-  plan.setting.time = perturb::Level::vary;
+  perturb::level_of(plan.setting, "time") = perturb::Level::vary;
   RunOutput with = execute(plan);
   plan.workers.prestart = false;
   RunOutput without = execute(plan);

@@ -63,7 +63,7 @@ TEST_F(ScanManifestTest, ParsesAGoodManifest) {
   EXPECT_EQ(m.compilers[0].target_option, "-arch=compute_{target}");
   EXPECT_EQ(m.option_sets.size(), 2u);
   EXPECT_EQ(m.setting.seed, 7u);
-  EXPECT_EQ(m.setting.path, perturb::Level::vary);
+  EXPECT_EQ(perturb::level_of(m.setting, "path"), perturb::Level::vary);
   ASSERT_EQ(m.setting.env_vary.size(), 1u);
   EXPECT_EQ(m.setting.env_vary[0].second, (std::vector<std::string>{"1", "2"}));
   EXPECT_EQ(scan::job_budget(m), 29u); // ln(0.05)/ln(0.9) = 28.4

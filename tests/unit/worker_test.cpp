@@ -49,14 +49,14 @@ TEST(Worker, FailedChdirIsAnOutcomeNamingTheFolder) {
   CompileMessage msg;
   msg.request.input = "line\n";
   msg.request.input_name = "k.ll";
-  msg.request.cwd = dir + "/gone";
+  msg.request.host.cwd = dir + "/gone";
   WorkerReply reply = worker.compile(msg, std::chrono::seconds(20), -1);
   EXPECT_EQ(reply.message.result.status, backend::Status::infra_error);
   EXPECT_NE(reply.message.result.detail.find(dir + "/gone"), std::string::npos)
       << reply.message.result.detail;
   EXPECT_TRUE(worker.alive()); // the worker itself is fine: the next run goes on
 
-  msg.request.cwd = dir;
+  msg.request.host.cwd = dir;
   reply = worker.compile(msg, std::chrono::seconds(20), -1);
   EXPECT_EQ(reply.message.result.status, backend::Status::ok) << reply.message.result.detail;
   worker.stop();

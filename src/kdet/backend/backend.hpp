@@ -8,6 +8,7 @@
 #pragma once
 
 #include "kdet/util/hash.hpp"
+#include "kdet/util/host_view.hpp"
 #include "kdet/util/stream.hpp"
 
 #include <chrono>
@@ -122,28 +123,15 @@ struct CompileRequest {
   std::vector<std::string> options;
   std::string workdir; // a private folder for this run (exec)
   std::chrono::milliseconds timeout{0};
-  // This run's perturbation (perturb/factors.hpp). Library backends get them
-  // applied to the worker process before compile(); exec passes them to the child.
-  std::vector<std::string> env; // "K=V" sets, "K" unsets
-  std::string cwd;              // empty: unchanged
-  int umask = -1;               // -1: unchanged
-  bool pid_namespace = false;   // exec: run the compiler as pid 2 of a fresh PID namespace
-  // (copy, path): kdet's copy of a file the input names, bound over `path` in the worker's
-  // private mount namespace for this compile only (the mtime factor; backend/slot_namespace).
-  std::vector<std::pair<std::string, std::string>> binds;
-  std::vector<int> cpus;            // the CPUs the compile may run on (empty: unchanged)
-  std::string hostname, domainname; // in the worker's own UTS namespace (empty: unchanged)
+  // This run's view of the host (perturb/factors.hpp): a library or Python stage's worker takes
+  // it before compile(); exec hands it to the compiler as it starts (backend/host_view.hpp).
+  HostView host;
   uint64_t max_output = UINT64_MAX; // larger artifacts make the outcome output_too_large
   std::vector<InputPart> parts;     // further inputs after `input` (empty for a single input)
   // The heap factors for a backend whose compiler lives in a process it keeps (python): applied
   // there before the compile, not in the worker. The worker fills them from its request; never
   // sent.
-  struct KeptHeap {
-    bool churn = false;
-    uint64_t churn_seed = 0;
-    bool chaos_reseed = false;
-    uint64_t chaos_seed = 0;
-  } kept_heap;
+  HeapSteps kept_heap;
 };
 
 class Backend {
@@ -167,6 +155,7 @@ struct BackendConfig {
   // worker sets them from its own arguments.
   int threads = 0;
   uint64_t thread_seed = 0;
+  bool operator==(const BackendConfig&) const = default;
 };
 
 // A success that produced no bytes at all (no artifact, or only empty ones) becomes

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/backend/backend.hpp"
 #include "kdet/backend/exec_template.hpp"
+#include "kdet/backend/host_view.hpp"
 #include "kdet/backend/slot_namespace.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
@@ -86,15 +87,10 @@ public:
       opt.argv.push_back(o);
     // libfaketime's shared clock for this compile's process tree, removed when it has ended.
     std::optional<FaketimeShared> clock;
-    if (env_sets_faketime(req.env)) clock.emplace();
-    if (!req.env.empty()) {
-      std::vector<std::string> changes = req.env;
-      if (clock && !clock->env().empty()) changes.push_back(clock->env());
-      opt.env = with_env_changes(current_environment(), changes);
-    }
-    opt.cwd = req.cwd;
-    if (req.umask >= 0) opt.umask = static_cast<unsigned>(req.umask);
-    opt.new_pid_namespace = req.pid_namespace;
+    HostView host = req.host; // the worker applied what the compiler shares with it
+    if (env_sets_faketime(host.env)) clock.emplace();
+    if (clock && !clock->env().empty()) host.env.push_back(clock->env());
+    apply_host_view(host, HostScope::child, &opt);
     // One byte over the cap tells "too large" from "exactly at the cap" (the rest is drained).
     const uint64_t stdout_cap = std::min(req.max_output, k_max_stdout_artifact);
     auto run = run_captured(opt, req.timeout,

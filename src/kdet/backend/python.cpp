@@ -168,11 +168,11 @@ public:
     put_u64(b, h.churn_seed);
     put_u32(b, h.chaos_reseed ? 1 : 0);
     put_u64(b, h.chaos_seed);
-    put_u32(b, req.umask >= 0 ? static_cast<uint32_t>(req.umask) : 0xFFFFFFFFu);
-    put_str(b, req.cwd);
-    put_strs(b, req.env);
-    put_u32(b, static_cast<uint32_t>(req.cpus.size()));
-    for (int c : req.cpus)
+    put_u32(b, req.host.umask >= 0 ? static_cast<uint32_t>(req.host.umask) : 0xFFFFFFFFu);
+    put_str(b, req.host.cwd);
+    put_strs(b, req.host.env);
+    put_u32(b, static_cast<uint32_t>(req.host.cpus.size()));
+    for (int c : req.host.cpus)
       put_u32(b, static_cast<uint32_t>(c));
     put_strs(b, req.options);
     put_str(b, req.input);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/util/exec.hpp"
 
+#include "kdet/backend/host_view.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
 #include "kdet/engine/interrupt.hpp"
@@ -96,7 +97,9 @@ int do_exec(const ExecArgs& a) {
     }
     env = kept;
   }
-  std::vector<std::string> changes;
+  // What the command is started with: the fixed factors' view of the host (backend/host_view).
+  HostView view;
+  std::vector<std::string>& changes = view.env;
   // libfaketime's shared clock for the command's process tree; removed when kdet returns.
   std::optional<FaketimeShared> clock;
   // The same variables as a fixed level of kdet run (perturb/presets.hpp).
@@ -105,7 +108,7 @@ int do_exec(const ExecArgs& a) {
       auto vars = perturb::fixed_environment(f);
       changes.insert(changes.end(), vars.begin(), vars.end());
     }
-  if (fixes.count("umask")) opt.umask = 0022;
+  if (fixes.count("umask")) view.umask = 0022;
   if (fixes.count("aslr")) opt.disable_aslr = true;
   if (fixes.count("time")) {
     perturb::Context ctx;
@@ -127,9 +130,10 @@ int do_exec(const ExecArgs& a) {
     if (!perturb::pid_namespace_available(&why))
       throw Error::format("--fix pid: this machine does not let kdet create a PID namespace ({})",
                           why);
-    opt.new_pid_namespace = true;
+    view.pid_namespace = true;
   }
-  opt.env = with_env_changes(std::move(env), changes);
+  opt.env = std::move(env);
+  backend::apply_host_view(view, backend::HostScope::child, &opt);
   if (a.print) {
     std::string f;
     for (const auto& x : fixes)

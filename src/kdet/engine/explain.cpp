@@ -393,7 +393,7 @@ ExplainResult explain(const ExplainOptions& opt, const std::function<void(const 
   // Factors left out of the design stay at their natural level, as a plain compile sees them.
   ExplainOptions o = opt;
   for (const auto& info : perturb::factor_registry())
-    if (info.name != "env-vary") info.set(o.base.setting, info.natural, "explain");
+    if (!info.natural.empty()) info.set(o.base.setting, info.natural, "explain");
   backend::Identity identity;
   CellRunner runner = execute_runner(o, factors, identity);
   ExplainResult r = explain_with(o, factors, runner, on_cell, left_out, untestable);

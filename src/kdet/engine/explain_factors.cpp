@@ -4,13 +4,13 @@
 // regime); the runner turns a CellPlan into a RunPlan for engine::execute.
 //
 //===----------------------------------------------------------------------===//
-#include "kdet/backend/host_view.hpp"
-#include "kdet/backend/slot_namespace.hpp"
 #include "kdet/diff/diff.hpp"
 #include "kdet/engine/explain.hpp"
 #include "kdet/engine/explain_internal.hpp"
 #include "kdet/engine/interrupt.hpp"
+#include "kdet/engine/runner.hpp"
 #include "kdet/perturb/factors.hpp"
+#include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
@@ -47,27 +47,6 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-// "a, b and c", or the first four "and 3 more".
-std::string file_list(const std::vector<std::string>& files) {
-  constexpr size_t k_shown = 4;
-  std::string out;
-  const size_t shown = files.size() > k_shown + 1 ? k_shown : files.size();
-  for (size_t i = 0; i < shown; ++i)
-    out += (i == 0 ? "" : i + 1 == shown && shown == files.size() ? " and " : ", ") + files[i];
-  if (shown < files.size()) out += fmt::format(" and {} more", files.size() - shown);
-  return out;
-}
-
-// The files the plan's input names (empty when it names none, or cannot be read).
-std::vector<std::string> plan_named_files(const RunPlan& base) {
-  try {
-    return perturb::named_files(read_file(base.input_path), base.input_path, base.options,
-                                current_folder());
-  } catch (const std::exception&) {
-    return {};
-  }
-}
-
 // "cubin", "PTX" or "" from the first successful outcome of a cell.
 std::string output_word(const RunOutput& out) {
   for (const auto& v : out.variants) {
@@ -96,48 +75,29 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
   bool python = base.backend.kind == backend::Kind::python;
   perturb::Context ctx;
   perturb::find_preload_libraries(ctx);
+  ctx.exec_backend = exec;
+  ctx.input_path = base.input_path;
+  ctx.base_cwd = current_folder();
+  ctx.options = base.options;
+  ctx.usable_cpus = perturb::affinity_cpus();
+  ctx.probes = host_probes();
+  try {
+    ctx.input = read_file(base.input_path);
+  } catch (const std::exception&) {
+    ctx.input.clear(); // names no file
+  }
   std::vector<Factor> all;
   for (const auto& info : perturb::factor_registry()) {
-    if (info.name == "env-vary") continue; // one factor per declared variable, below
     if (!perturb::reaches(info, exec, python)) continue;
-    std::string varied = info.varied;
-    if (info.name == "heap") {
-      // chaos moves every block (and reaches exec compilers); churn only the worker's heap.
-      // A sanitized build of kdet cannot take a second allocator into its workers.
-      if (!ctx.chaos_lib.empty() && perturb::chaos_unusable(exec).empty())
-        varied = "chaos";
-      else if (exec)
-        continue;
-    }
-    if (info.name == "time" && ctx.faketime_lib.empty()) {
-      if (untestable) untestable->push_back("time (libfaketime is not installed)");
+    const perturb::Trial t = info.trial ? info.trial(ctx) : perturb::Trial{};
+    if (!t.applies) continue;
+    if (!t.untestable.empty()) {
+      if (untestable) untestable->push_back(info.name + " (" + t.untestable + ")");
       continue;
     }
-    if (info.name == "pid" && !perturb::pid_namespace_available()) {
-      if (untestable) untestable->push_back("pid (no PID namespaces here)");
-      continue;
-    }
-    if (info.name == "hostname") {
-      if (std::string why = backend::private_uts_unavailable(); !why.empty()) {
-        if (untestable) untestable->push_back("hostname (" + why + ")");
-        continue;
-      }
-    }
-    if (info.name == "cpus" && perturb::affinity_cpus().size() < 2) {
-      if (untestable) untestable->push_back("cpus (one usable CPU here: nothing to vary)");
-      continue;
-    }
-    Factor x = from_registry(info, varied);
-    if (info.name == "mtime") {
-      // It cannot matter for an input that names no file: left out of the cells, as exec-only
-      // factors are for library backends (the exec input's own time moves with path=vary).
-      std::vector<std::string> files = plan_named_files(base);
-      if (files.empty()) continue;
-      if (std::string why = backend::private_mounts_unavailable(); !why.empty()) {
-        if (untestable) untestable->push_back("mtime (" + why + ")");
-        continue;
-      }
-      x.noun = "the modification time of " + file_list(files);
+    Factor x = from_registry(info, t.varied.empty() ? info.varied : t.varied);
+    if (!t.noun.empty()) {
+      x.noun = t.noun;
       x.follows = "follows " + x.noun;
     }
     all.push_back(x);

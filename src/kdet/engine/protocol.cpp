@@ -185,27 +185,74 @@ FrameReader::Got FrameReader::read_some(int fd) {
   }
 }
 
+namespace {
+
+// A run's view of the host: one value, written and read here only.
+void put(Writer& w, const HostView& h) {
+  w.u32(static_cast<uint32_t>(h.env.size()));
+  for (const auto& e : h.env)
+    w.str(e);
+  w.str(h.cwd).u32(static_cast<uint32_t>(h.umask)).u32(h.pid_namespace ? 1 : 0);
+  w.u32(static_cast<uint32_t>(h.binds.size()));
+  for (const auto& [copy, path] : h.binds)
+    w.str(copy).str(path);
+  w.u32(static_cast<uint32_t>(h.cpus.size()));
+  for (int c : h.cpus)
+    w.u32(static_cast<uint32_t>(c));
+  w.str(h.hostname).str(h.domainname);
+}
+
+bool get(Reader& rd, HostView& h) {
+  uint32_t ne = rd.u32();
+  if (rd.failed() || ne > 100000) return false;
+  reserve_stepped(h.env, ne);
+  for (uint32_t i = 0; i < ne && !rd.failed(); ++i)
+    h.env.push_back(rd.str());
+  h.cwd = rd.str();
+  h.umask = static_cast<int>(rd.u32());
+  h.pid_namespace = rd.u32() == 1;
+  uint32_t nb = rd.u32();
+  if (rd.failed() || nb > 100000) return false;
+  reserve_stepped(h.binds, nb);
+  for (uint32_t i = 0; i < nb && !rd.failed(); ++i) {
+    std::string copy = rd.str();
+    h.binds.emplace_back(std::move(copy), rd.str());
+  }
+  uint32_t nc = rd.u32();
+  if (rd.failed() || nc > 100000) return false;
+  reserve_stepped(h.cpus, nc);
+  for (uint32_t i = 0; i < nc && !rd.failed(); ++i)
+    h.cpus.push_back(static_cast<int>(rd.u32()));
+  h.hostname = rd.str();
+  h.domainname = rd.str();
+  return !rd.failed();
+}
+
+void put(Writer& w, const HeapSteps& h) {
+  w.u32(h.churn ? 1 : 0).u64(h.churn_seed).u32(h.chaos_reseed ? 1 : 0).u64(h.chaos_seed);
+}
+
+void get(Reader& rd, HeapSteps& h) {
+  h.churn = rd.u32() == 1;
+  h.churn_seed = rd.u64();
+  h.chaos_reseed = rd.u32() == 1;
+  h.chaos_seed = rd.u64();
+}
+
+} // namespace
+
 std::string encode(const CompileMessage& m) {
   Writer w;
-  w.u64(m.run_index).u64(m.seed).u32(m.churn).u32(m.chaos_reseed).u64(m.chaos_seed);
+  w.u64(m.run_index).u64(m.seed);
+  put(w, m.heap);
   const auto& r = m.request;
   w.str(r.input).str(r.input_path).str(r.input_name).str(r.workdir);
   w.u64(static_cast<uint64_t>(r.timeout.count()));
   w.u32(static_cast<uint32_t>(r.options.size()));
   for (const auto& o : r.options)
     w.str(o);
-  w.u32(static_cast<uint32_t>(r.env.size()));
-  for (const auto& e : r.env)
-    w.str(e);
-  w.str(r.cwd).u32(static_cast<uint32_t>(r.umask)).u32(r.pid_namespace ? 1 : 0);
+  put(w, r.host);
   w.u64(r.max_output);
-  w.u32(static_cast<uint32_t>(r.binds.size()));
-  for (const auto& [copy, path] : r.binds)
-    w.str(copy).str(path);
-  w.u32(static_cast<uint32_t>(r.cpus.size()));
-  for (int c : r.cpus)
-    w.u32(static_cast<uint32_t>(c));
-  w.str(r.hostname).str(r.domainname);
   w.u32(static_cast<uint32_t>(r.parts.size()));
   for (const auto& part : r.parts)
     w.u32(static_cast<uint32_t>(part.role))
@@ -224,9 +271,7 @@ bool decode(std::string_view payload, CompileMessage& m) {
   Reader rd(payload, k_decode_bucket);
   m.run_index = rd.u64();
   m.seed = rd.u64();
-  m.churn = rd.u32();
-  m.chaos_reseed = rd.u32();
-  m.chaos_seed = rd.u64();
+  get(rd, m.heap);
   auto& r = m.request;
   r.input = rd.str();
   r.input_path = rd.str();
@@ -238,29 +283,8 @@ bool decode(std::string_view payload, CompileMessage& m) {
   reserve_stepped(r.options, n);
   for (uint32_t i = 0; i < n && !rd.failed(); ++i)
     r.options.push_back(rd.str());
-  uint32_t ne = rd.u32();
-  if (rd.failed() || ne > 100000) return false;
-  reserve_stepped(r.env, ne);
-  for (uint32_t i = 0; i < ne && !rd.failed(); ++i)
-    r.env.push_back(rd.str());
-  r.cwd = rd.str();
-  r.umask = static_cast<int>(rd.u32());
-  r.pid_namespace = rd.u32() == 1;
+  if (!get(rd, r.host)) return false;
   r.max_output = rd.u64();
-  uint32_t nb = rd.u32();
-  if (rd.failed() || nb > 100000) return false;
-  reserve_stepped(r.binds, nb);
-  for (uint32_t i = 0; i < nb && !rd.failed(); ++i) {
-    std::string copy = rd.str();
-    r.binds.emplace_back(std::move(copy), rd.str());
-  }
-  uint32_t nc = rd.u32();
-  if (rd.failed() || nc > 100000) return false;
-  reserve_stepped(r.cpus, nc);
-  for (uint32_t i = 0; i < nc && !rd.failed(); ++i)
-    r.cpus.push_back(static_cast<int>(rd.u32()));
-  r.hostname = rd.str();
-  r.domainname = rd.str();
   uint32_t np = rd.u32();
   if (rd.failed() || np > 100000) return false;
   reserve_stepped(r.parts, np);

@@ -85,11 +85,9 @@ private:
 // The compile request the driver sends for one run.
 struct CompileMessage {
   uint64_t run_index = 0;
-  uint64_t seed = 0;         // this run's seed (heap churn)
-  uint32_t churn = 0;        // 1: churn the heap before compiling
-  uint32_t chaos_reseed = 0; // 1: reseed libkdet_chaos with `chaos_seed` before compiling
-  uint64_t chaos_seed = 0;
-  backend::CompileRequest request;
+  uint64_t seed = 0; // this run's seed
+  HeapSteps heap;    // what the worker does to its heap before compiling (the heap factor)
+  backend::CompileRequest request; // its `host` is the run's view of the host, encoded whole
 };
 
 std::string encode(const CompileMessage& m);

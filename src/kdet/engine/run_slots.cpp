@@ -71,10 +71,10 @@ bool RunSession::starts_chain(const Slot& slot, uint64_t idx) const {
 // The environment a fresh worker for this run starts with: the session's, plus the run's
 // variables (moved out of `pert`, so the worker does not also setenv() them).
 std::vector<std::string> RunSession::fresh_env(perturb::RunPerturbation& pert) const {
-  if (pert.env.empty()) return m_launch.env;
+  if (pert.host.env.empty()) return m_launch.env;
   std::vector<std::string> overrides = m_env_overrides;
-  overrides.insert(overrides.end(), pert.env.begin(), pert.env.end());
-  pert.env.clear();
+  overrides.insert(overrides.end(), pert.host.env.begin(), pert.host.env.end());
+  pert.host.env.clear();
   return session_env(overrides);
 }
 
@@ -312,20 +312,11 @@ void RunSession::send_compile(Slot& slot, WorkerId worker) {
   CompileMessage msg;
   msg.run_index = c.idx;
   msg.seed = c.rec.seed;
-  msg.churn = m_plan.setting.heap == perturb::HeapMode::churn ? 1 : 0;
+  msg.heap = pert.heap;
   msg.request.input = m_input;
-  msg.request.binds = perturb::file_binds(pert);
-  msg.request.cpus = pert.cpus;
-  msg.request.hostname = pert.hostname;
-  msg.request.domainname = pert.domainname;
-  msg.chaos_reseed = pert.chaos_reseed ? 1 : 0;
-  msg.chaos_seed = pert.chaos_seed;
+  msg.request.host = pert.host;
   msg.request.input_path = pert.input_path;
   msg.request.input_name = pert.input_name;
-  msg.request.env = pert.env;
-  msg.request.cwd = pert.cwd;
-  msg.request.umask = pert.umask;
-  msg.request.pid_namespace = pert.pid_namespace;
   msg.request.options = m_plan.options;
   msg.request.parts = m_plan.parts;
   msg.request.workdir = slot.workdir;

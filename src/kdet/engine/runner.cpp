@@ -172,34 +172,16 @@ void RunSession::prepare_launch() {
   m_ctx.base_cwd = current_folder();
   m_ctx.exec_backend = m_is_exec;
   perturb::find_preload_libraries(m_ctx);
-  perturb::check_available(m_plan.setting, m_ctx);
   m_ctx.usable_cpus = perturb::affinity_cpus();
   m_ctx.hardware_threads = std::thread::hardware_concurrency();
-  if (m_plan.setting.hostname != perturb::Level::inherit)
-    if (std::string why = backend::private_uts_unavailable(); !why.empty())
-      throw Error::format("--hostname {}: {}",
-                          perturb::level_name("hostname", m_plan.setting.hostname), why);
-  if (m_plan.setting.mtime != perturb::Level::inherit) {
-    m_ctx.named_files = perturb::named_files(m_input, m_plan.input_path, m_plan.options,
-                                             m_ctx.base_cwd, 256, &m_ctx.named_in_cwd);
-    std::string why;
-    if (perturb::needs_private_mounts(m_plan.setting, m_ctx) &&
-        !(why = backend::private_mounts_unavailable()).empty())
-      throw Error::format("--mtime {}: the files' times are set on kdet's copies bound over "
-                          "them in a private mount namespace, which this machine does not "
-                          "allow ({})",
-                          perturb::level_name("mtime", m_plan.setting.mtime), why);
-  }
-  perturb::Launch factors = perturb::plan_launch(m_plan.setting, m_ctx);
+  m_ctx.input = m_input;
+  m_ctx.options = m_plan.options;
+  m_ctx.probes = host_probes();
+  perturb::check_available(m_plan.setting, m_ctx);
   m_launch.exe = m_plan.workers.exe; // empty: this kdet
   m_launch.backend = m_plan.backend;
-  m_launch.aslr = !factors.disable_aslr;
-  m_launch.pid_namespace = factors.pid_namespace;
-  m_launch.private_mounts = factors.private_mounts;
-  m_launch.private_uts = factors.private_uts;
-  m_launch.threads = factors.threads;
-  m_launch.thread_seed = mix_seed(m_plan.setting.seed, ~0ULL);
-  m_env_overrides = factors.env;
+  m_launch.factors = perturb::plan_launch(m_plan.setting, m_ctx);
+  m_env_overrides = m_launch.factors.env;
   m_env_overrides.insert(m_env_overrides.end(), m_plan.setting.env.begin(),
                          m_plan.setting.env.end());
   m_launch.env = session_env(m_env_overrides);
@@ -364,6 +346,13 @@ std::vector<RunOutput> execute_all(const std::vector<RunPlan>& plans, Executor& 
   for (auto& s : sessions)
     out.push_back(s->output());
   return out;
+}
+
+perturb::Context::Probes host_probes() {
+  perturb::Context::Probes p;
+  p.private_uts = [] { return backend::private_uts_unavailable(); };
+  p.private_mounts = [] { return backend::private_mounts_unavailable(); };
+  return p;
 }
 
 RunOutput execute(const RunPlan& plan, const ProgressFn& progress) {

@@ -3,6 +3,7 @@
 
 #include "kdet/backend/backend.hpp"
 #include "kdet/engine/run_queue.hpp"
+#include "kdet/perturb/factors.hpp"
 #include "kdet/perturb/setting.hpp"
 #include "kdet/util/fs.hpp"
 
@@ -201,6 +202,9 @@ using ProgressFn = std::function<void(uint64_t, uint64_t, size_t)>;
 // Runs the plan. Throws Error (exit 2) when the compiler cannot be loaded at
 // all (bad --lib, bad --cmd); anything that goes wrong in a run is recorded.
 RunOutput execute(const RunPlan& plan, const ProgressFn& progress = {});
+
+// What this machine allows the factors (namespaces a worker may take), for perturb::Context.
+perturb::Context::Probes host_probes();
 // The same plan, its processes run by `executor` (engine/executor.hpp; tests give a scripted one).
 RunOutput execute(const RunPlan& plan, Executor& executor, const ProgressFn& progress = {});
 // The plans at once, each its own call with its own slots (RunPlan::jobs), all on `executor` in

@@ -111,19 +111,20 @@ bool WorkerProcess::launch(const WorkerLaunch& launch, std::string& error) {
     opt.argv.insert(opt.argv.end(), {"--function", launch.backend.function});
   if (!launch.backend.python.empty())
     opt.argv.insert(opt.argv.end(), {"--python", launch.backend.python});
-  if (launch.threads > 0) {
-    opt.argv.insert(opt.argv.end(), {"--threads", std::to_string(launch.threads), "--thread-seed",
-                                     std::to_string(launch.thread_seed)});
+  const perturb::Launch& f = launch.factors;
+  if (f.threads > 0) {
+    opt.argv.insert(opt.argv.end(), {"--threads", std::to_string(f.threads), "--thread-seed",
+                                     std::to_string(f.thread_seed)});
   }
-  if (launch.private_mounts) opt.argv.insert(opt.argv.end(), {"--private-mounts", "1"});
-  if (launch.private_uts) opt.argv.insert(opt.argv.end(), {"--private-uts", "1"});
+  if (f.private_mounts) opt.argv.insert(opt.argv.end(), {"--private-mounts", "1"});
+  if (f.private_uts) opt.argv.insert(opt.argv.end(), {"--private-uts", "1"});
   opt.env = launch.env;
   if (env_sets_faketime(launch.env)) {
     m_clock = std::make_unique<FaketimeShared>();
     if (!m_clock->env().empty()) opt.env = with_env_changes(launch.env, {m_clock->env()});
   }
-  opt.disable_aslr = !launch.aslr;
-  opt.new_pid_namespace = launch.pid_namespace;
+  opt.disable_aslr = f.disable_aslr;
+  opt.new_pid_namespace = f.pid_namespace;
   opt.fds = {{0, -1}, {1, log_fd}, {2, log_fd}, {3, req[0]}, {4, rep[1]}};
   ExitStatus status;
   m_pid = spawn(opt, status);

@@ -3,6 +3,7 @@
 
 #include "kdet/backend/backend.hpp"
 #include "kdet/engine/protocol.hpp"
+#include "kdet/perturb/factors.hpp"
 #include "kdet/util/faketime_shm.hpp"
 
 #include <chrono>
@@ -13,21 +14,24 @@
 
 namespace kdet::engine {
 
-// How to start a worker. Everything here is the same for every worker of a
-// session, so that with all factors fixed each one starts in the same state.
-struct WorkerLaunch {
+// What makes a worker the worker it is. Everything here is the same for every worker of a
+// session, so that with all factors fixed each one starts in the same state; two workers that
+// start from equal WorkerStarts are interchangeable (the pool's test, compared whole).
+struct WorkerStart {
   // The worker binary; empty: this kdet, run as /proc/self/exe, so that every worker of a
   // run or scan is the binary its driver is, even when the file at its path is replaced.
   std::string exe;
   backend::BackendConfig backend;
-  bool aslr = true;            // false: ADDR_NO_RANDOMIZE
-  bool pid_namespace = false;  // run as pid 2 of a fresh PID namespace
-  bool private_mounts = false; // a private mount namespace for the mtime factor's binds
-  bool private_uts = false;    // a UTS namespace of its own for the hostname factor
-  int threads = 0;
-  uint64_t thread_seed = 0;
+  // The factors' launch (perturb::plan_launch) as it came: personality, namespaces, allocating
+  // threads and their seed, preloads. Its variables are in `env` too.
+  perturb::Launch factors;
   std::vector<std::string> env; // the worker's whole environment
-  std::string log_path;         // worker stdout+stderr (the compiler's own output)
+  bool operator==(const WorkerStart&) const = default;
+};
+
+// How to start a worker: its start, and where its output goes.
+struct WorkerLaunch : WorkerStart {
+  std::string log_path; // worker stdout+stderr (the compiler's own output)
   std::chrono::milliseconds start_timeout{60000};
 };
 

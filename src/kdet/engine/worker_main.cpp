@@ -106,62 +106,12 @@ void die_with_driver() {
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
 }
 
-// A copy of "NAME=value" for putenv, outside the heap, or nullptr when the arena is full.
-// setenv's own copy is a heap block as long as the value: a varied PATH or TMPDIR would then
-// move a library compiler's heap blocks, and seem to act on a compiler whose output follows
-// heap addresses. The arena is one mapping, made at the first run (the same in every process).
-char* env_copy(const std::string& e) {
-  static char* base = nullptr;
-  static size_t used = 0;
-  constexpr size_t cap = size_t{64} << 20;
-  if (!base) {
-    void* p = ::mmap(nullptr, cap, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return nullptr;
-    base = static_cast<char*>(p);
-  }
-  if (cap - used < e.size() + 1) return nullptr;
-  char* s = base + used;
-  std::memcpy(s, e.data(), e.size());
-  s[e.size()] = 0;
-  used += e.size() + 1;
-  return s;
-}
-
-// Library compilers live in this process: give them this run's environment,
-// working folder, umask and allocator seed. (Exec compilers get them as a child.)
-// Returns why it could not, or an empty string.
-std::string apply_run_perturbation(const CompileMessage& msg) {
-  for (const auto& e : msg.request.env) {
-    auto eq = e.find('=');
-    if (eq == std::string::npos)
-      ::unsetenv(e.c_str());
-    else if (char* copy = env_copy(e))
-      ::putenv(copy);
-    else
-      ::setenv(e.substr(0, eq).c_str(), e.c_str() + eq + 1, 1);
-  }
-  // A run must never go on in the previous run's folder.
-  if (!msg.request.cwd.empty() && ::chdir(msg.request.cwd.c_str()) != 0)
-    return "cannot enter the run's working folder " + msg.request.cwd + ": " + std::strerror(errno);
-  if (msg.request.umask >= 0) ::umask(static_cast<mode_t>(msg.request.umask));
-  if (msg.chaos_reseed) {
-    using Reseed = void (*)(unsigned long long);
-    static auto reseed = reinterpret_cast<Reseed>(::dlsym(RTLD_DEFAULT, "kdet_chaos_reseed"));
-    if (reseed) reseed(msg.chaos_seed);
-  }
-  return {};
-}
-
-// This run's view of the host, for both kinds of backend (an exec compiler inherits it): its
-// CPUs, host name and the mtime factor's binds (undone after the compile). "" or why not.
-std::string apply_host_view(const backend::CompileRequest& r) {
-  if (!r.cpus.empty())
-    if (std::string why = backend::set_cpus(r.cpus); !why.empty()) return why;
-  if (!r.hostname.empty())
-    if (std::string why = backend::set_host_names(r.hostname, r.domainname); !why.empty())
-      return why;
-  return r.binds.empty() ? std::string() : backend::bind_files(r.binds);
+// The chaos allocator's reseed, for a library compiler in this process.
+void reseed_chaos(const HeapSteps& heap) {
+  if (!heap.chaos_reseed) return;
+  using Reseed = void (*)(unsigned long long);
+  static auto reseed = reinterpret_cast<Reseed>(::dlsym(RTLD_DEFAULT, "kdet_chaos_reseed"));
+  if (reseed) reseed(heap.chaos_seed);
 }
 
 } // namespace
@@ -212,28 +162,26 @@ int worker_main(int argc, char** argv) {
 
     ResultMessage reply;
     using clock = std::chrono::steady_clock;
-    // Exec and Python compilers are processes of their own: the backend hands them the run's
-    // environment, folder, umask (and a Python stage its heap factors).
-    if (args.backend.kind != backend::Kind::exec && !python) {
-      std::string why = apply_run_perturbation(msg);
-      if (!why.empty()) {
-        reply.result.status = backend::Status::infra_error;
-        reply.result.detail = std::move(why);
-        if (!write_frame(k_reply_fd, MessageType::result, encode(reply))) return 2;
-        continue;
-      }
-    }
-    if (std::string why = apply_host_view(msg.request); !why.empty()) {
+    // A library compiler runs in this process and takes the whole view here. Exec and Python
+    // compilers are processes of their own: this process takes what they share with it (CPUs,
+    // names, binds), the backend hands them the rest (and a Python stage its heap steps).
+    const bool here = args.backend.kind != backend::Kind::exec && !python;
+    if (std::string why = backend::apply_host_view(
+            msg.request.host, here ? backend::HostScope::whole : backend::HostScope::shared);
+        !why.empty()) {
       reply.result.status = backend::Status::infra_error;
       reply.result.detail = mounts_error.empty() ? why : why + " (" + mounts_error + ")";
       if (!write_frame(k_reply_fd, MessageType::result, encode(reply))) return 2;
       continue;
     }
     if (python) {
-      msg.request.kept_heap = {msg.churn != 0, msg.seed, msg.chaos_reseed != 0, msg.chaos_seed};
-    } else if (msg.churn) {
+      msg.request.kept_heap = msg.heap;
+    } else if (here) {
+      reseed_chaos(msg.heap);
+    }
+    if (!python && msg.heap.churn) {
       auto t0 = clock::now();
-      perturb::heap_churn(msg.seed);
+      perturb::heap_churn(msg.heap.churn_seed);
       reply.churn_ns = static_cast<uint64_t>((clock::now() - t0).count());
     }
     // The compile's CPU: an exec'd compiler's is its children's; a library's is this
@@ -254,7 +202,7 @@ int worker_main(int argc, char** argv) {
       reply.result.detail = e.what();
     }
     reply.compile_ns = static_cast<uint64_t>((clock::now() - t0).count());
-    backend::unbind_files(msg.request.binds);
+    backend::end_host_view(msg.request.host);
     const uint64_t cpu1 = compile_cpu();
     reply.compile_cpu_ns = python ? reply.result.kept_cpu_ns : cpu1 > cpu0 ? cpu1 - cpu0 : 0;
     if (python) reply.churn_ns = reply.result.kept_churn_ns;

@@ -8,13 +8,7 @@
 namespace kdet::engine {
 
 bool same_start(const WorkerLaunch& a, const WorkerLaunch& b) {
-  return a.exe == b.exe && a.backend.kind == b.backend.kind && a.backend.lib == b.backend.lib &&
-         a.backend.command == b.backend.command && a.backend.output_ext == b.backend.output_ext &&
-         a.backend.function == b.backend.function && a.backend.python == b.backend.python &&
-         a.aslr == b.aslr && a.pid_namespace == b.pid_namespace &&
-         a.private_mounts == b.private_mounts && a.private_uts == b.private_uts &&
-         a.threads == b.threads && (a.threads == 0 || a.thread_seed == b.thread_seed) &&
-         a.env == b.env;
+  return static_cast<const WorkerStart&>(a) == static_cast<const WorkerStart&>(b);
 }
 
 WorkerPool::WorkerPool(size_t capacity)

@@ -3,8 +3,10 @@
 
 #include "kdet/perturb/files.hpp"
 #include "kdet/perturb/setting.hpp"
+#include "kdet/util/host_view.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,7 +26,19 @@ struct Context {
   std::vector<int> usable_cpus;          // the driver's affinity mask (affinity_cpus), for cpus
   // std::thread::hardware_concurrency(), asked once (it reads sysfs); 0: asked by each plan_run.
   unsigned hardware_threads = 0;
+  // The input's bytes and the compiler's options, for factors that read what the input names.
+  std::string input;
+  std::vector<std::string> options;
+  // What this machine allows, each asked when a factor needs it: "" or why not. The driver
+  // fills them (engine::host_probes); unset, a factor takes the machine as allowing it.
+  struct Probes {
+    std::function<std::string()> private_uts;    // a UTS namespace of the worker's own
+    std::function<std::string()> private_mounts; // a private mount namespace (binds)
+  } probes;
 };
+
+// Asks a probe of Context::probes: "" when it is unset.
+std::string ask(const std::function<std::string()>& probe);
 
 // How every worker of the session is started.
 struct Launch {
@@ -34,33 +48,30 @@ struct Launch {
   bool private_mounts = false; // the worker makes its mount namespace private (mtime binds)
   bool private_uts = false;    // the worker takes a UTS namespace of its own (hostname)
   int threads = 0;
+  uint64_t thread_seed = 0;         // the allocating threads' seed (0 without threads)
+  std::vector<std::string> preload; // libraries for the worker's LD_PRELOAD, in order
+  bool operator==(const Launch&) const = default;
 };
 
-// One run's own perturbation, applied by the worker just before the compile
-// (library backends: setenv/chdir/umask in the worker; exec: the child's).
+// One run's own perturbation. Its view of the host and its heap steps go to the worker whole
+// (engine/protocol.cpp), which applies them just before the compile (backend/host_view.hpp);
+// the rest is the driver's (folders to make, the input's copy, the mtime copies).
 struct RunPerturbation {
-  std::vector<std::string> env;       // "K=V" sets, "K" unsets
-  std::string cwd;                    // empty: unchanged
-  int umask = -1;                     // -1: unchanged
+  HostView host;                      // environment, folder, umask, CPUs, names, binds, pid
+  HeapSteps heap;                     // churn, or the chaos allocator's reseed (library backends)
   std::string input_path;             // where the compiler reads the input
   std::string input_name;             // module / program name given to library compilers
   bool copy_input = false;            // the driver must place the input at input_path
   std::vector<std::string> make_dirs; // folders the driver creates before the run
-  bool chaos_reseed = false;          // library backends: reseed libkdet_chaos in the worker
-  uint64_t chaos_seed = 0;
-  bool pid_namespace = false; // exec: start the compiler in a fresh PID namespace
   // mtime: files whose modification time this run sets. The driver makes the copies
-  // (place_file_times) in a folder of make_dirs; the worker binds each copy over its path.
+  // (place_file_times) in a folder of make_dirs; the worker binds each copy over its path
+  // (host.binds).
   std::vector<FileTime> file_times;
-  std::vector<int> cpus;            // the compile's CPUs (empty: unchanged)
-  std::string hostname, domainname; // in the worker's UTS namespace (empty: unchanged)
+  std::vector<std::string> preload; // exec: libraries for the compiler's LD_PRELOAD, in order
 };
 
 // The CPUs this process may run on (its affinity mask), in order.
 std::vector<int> affinity_cpus();
-
-// The (copy, path) binds a worker makes for `p` (its file_times that have a copy).
-std::vector<std::pair<std::string, std::string>> file_binds(const RunPerturbation& p);
 
 // Whether the mtime factor under `s` needs the worker's private mount namespace: some file
 // the compiler reads is not kdet's own (a named file, or an exec compiler's input at its
@@ -78,10 +89,10 @@ void find_preload_libraries(Context& ctx);
 // its own, unsanitized, and takes the library as any program does).
 std::string chaos_unusable(bool exec);
 
-// Checks the setting can be honoured here; throws Error naming the option when not
-// (e.g. --heap chaos without libkdet_chaos.so or in a sanitized kdet's library workers,
-// --time without libfaketime).
-void check_available(const Setting& s, const Context& ctx);
+// Checks the setting can be honoured here, each factor by its own check (which may fill what it
+// needs in `ctx`); throws Error naming the option when not (e.g. --heap chaos without
+// libkdet_chaos.so or in a sanitized kdet's library workers, --time without libfaketime).
+void check_available(const Setting& s, Context& ctx);
 
 Launch plan_launch(const Setting& s, const Context& ctx);
 // `slot`: the parallel slot the run goes to; cpus=fixed gives each slot a CPU of its own.

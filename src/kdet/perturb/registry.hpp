@@ -8,11 +8,18 @@
 // like ASLR or the pid), inside one process (it differs only between compiles
 // sharing a process, like heap history), or both.
 //
+// A factor is one file, perturb/factors/NAME.cpp, that builds its row: its words, whether it can
+// be honoured here, and its effects on how workers start (launch) and on each run (run).
+// perturb/factors/factors.def lists them in the order they are reported and applied. The code
+// that applies factors (factors.cpp, engine/) walks the rows and names none of them.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/perturb/factors.hpp"
 #include "kdet/perturb/setting.hpp"
 
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,6 +30,21 @@ enum class Regime { across, inside, both };
 
 // "across processes", "inside one process", "both".
 const char* to_string(Regime r);
+
+// Where one run stands, for a factor's per-run effect.
+struct RunSpot {
+  uint64_t index = 0; // the run's number
+  uint64_t seed = 0;  // the run's seed: a factor's choices are mix_seed(seed, its salt)
+  int slot = 0;       // the parallel slot the run goes to
+};
+
+// How explain tests a factor on this machine and input (FactorInfo::trial).
+struct Trial {
+  bool applies = true;    // false: it cannot matter here (left out without a word)
+  std::string untestable; // why it cannot be tested here ("" when it can)
+  std::string varied;     // its varied level in the experiment ("": the row's)
+  std::string noun;       // "": the row's; else this noun, and "follows NOUN" in conclusions
+};
 
 struct FactorInfo {
   std::string name;         // "aslr": the word used in --factors, JSON, conclusions
@@ -37,13 +59,38 @@ struct FactorInfo {
   bool exec = true;             // reaches exec compilers
   bool python = true;           // reaches Python stages (--py; backend/python.cpp)
   bool moves_addresses = false; // changes where the compiler's memory lies
+  // Whether kdet adds variation when the factor is at its varied level (perturb::all_fixed).
+  // pid: false, its varied level is the machine's own (pids differ between processes anyway).
+  bool kdet_varies = true;
+
+  // A level factor (Setting::levels): its spellings of inherit, fixed and vary (nullptr: not
+  // offered), and the level a Setting starts at. Empty spellings: a factor with a field of its
+  // own in Setting (process, heap, aslr, threads, env-vary).
+  std::array<const char*, 3> levels = {nullptr, nullptr, nullptr};
+  Level start = Level::inherit;
+  // Left out of a Setting's JSON at its inherit level, so that settings stored before the factor
+  // existed compare equal.
+  bool json_when_set = false;
+
   // Parses `value` and stores it; throws Error naming `where` and the valid values.
   std::function<void(Setting&, const std::string& value, const std::string& where)> set;
   // The current value, spelled as `set` takes it.
   std::function<std::string(const Setting&)> get;
+  // Whether the factor changes between runs under `s` (nullptr: get(s) == varied).
+  std::function<bool(const Setting&)> varies;
+
+  // Prepares what the factor needs in `ctx` (the files the input names, ...) and says why `s`
+  // cannot be honoured on this machine ("" when it can), naming the option: a run's usage error.
+  std::function<std::string(const Setting&, Context&)> check;
+  // How explain tests it here (nullptr: as the row says).
+  std::function<Trial(const Context&)> trial;
+  // Its effect on how every worker of a session starts.
+  std::function<void(const Setting&, const Context&, Launch&)> launch;
+  // Its effect on one run, applied just before the compile.
+  std::function<void(const Setting&, const Context&, const RunSpot&, RunPerturbation&)> run;
 };
 
-// Every factor, in the order they are reported.
+// Every factor, in the order they are reported (perturb/factors/factors.def).
 const std::vector<FactorInfo>& factor_registry();
 
 // The row named `name`, or nullptr.
@@ -51,6 +98,9 @@ const FactorInfo* find_factor(const std::string& name);
 
 // The row named `name`; throws Error listing the factors when there is none.
 const FactorInfo& factor(const std::string& name);
+
+// Whether `f` changes between runs under `s`.
+bool varies(const FactorInfo& f, const Setting& s);
 
 // Which regimes a setting covers: across processes (fresh workers, or an exec
 // compiler), inside one process (several compiles in one worker), or both.

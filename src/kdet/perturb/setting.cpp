@@ -1,41 +1,21 @@
 #include "kdet/perturb/setting.hpp"
 
+#include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/strings.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
-#include <map>
 
 namespace kdet::perturb {
 
-namespace {
-
-struct LevelSpelling {
-  const char* inherit;
-  const char* fixed;
-  const char* vary;
-};
-
-// How each level factor spells its levels on the command line. nullptr: not offered.
-const std::map<std::string, LevelSpelling>& spellings() {
-  static const std::map<std::string, LevelSpelling> m = {
-      {"path", {nullptr, "fixed", "vary"}},       {"cwd", {nullptr, "fixed", "vary"}},
-      {"tmpdir", {nullptr, "fixed", "vary"}},     {"time", {"real", "fixed", "vary"}},
-      {"locale", {"inherit", "fixed", "vary"}},   {"umask", {"inherit", "fixed", "vary"}},
-      {"pid", {nullptr, "fixed", "vary"}},        {"threadvars", {"inherit", "fixed", "vary"}},
-      {"mtime", {"real", "fixed", "vary"}},       {"tz", {"inherit", "fixed", "vary"}},
-      {"home", {"inherit", "fixed", "vary"}},     {"cpus", {"inherit", "fixed", "vary"}},
-      {"hostname", {"inherit", "fixed", "vary"}}, {"hashseed", {"random", "fixed", "vary"}},
-  };
-  return m;
-}
-
-} // namespace
-
 const std::vector<std::string>& level_factor_names() {
-  static const std::vector<std::string> names = {"path",  "cwd",  "tmpdir",     "time",    "locale",
-                                                 "umask", "pid",  "threadvars", "mtime",   "tz",
-                                                 "home",  "cpus", "hostname",   "hashseed"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& f : factor_registry())
+      if (f.levels[1] != nullptr) v.push_back(f.name);
+    return v;
+  }();
   return names;
 }
 
@@ -47,11 +27,9 @@ const char* to_string(HeapMode m) {
 }
 
 std::string level_name(const std::string& factor, Level level) {
-  auto it = spellings().find(factor);
-  if (it == spellings().end()) return "?";
-  const char* s = level == Level::inherit ? it->second.inherit
-                  : level == Level::fixed ? it->second.fixed
-                                          : it->second.vary;
+  const FactorInfo* f = find_factor(factor);
+  if (f == nullptr) return "?";
+  const char* s = f->levels[static_cast<size_t>(level)];
   return s ? s : "?";
 }
 
@@ -76,12 +54,12 @@ bool parse_aslr(const std::string& v, const std::string& option) {
 }
 
 Level parse_level(const std::string& factor, const std::string& v, const std::string& option) {
-  const auto& sp = spellings().at(factor);
+  const auto& levels = perturb::factor(factor).levels;
   std::string valid;
-  for (const char* s : {sp.inherit, sp.fixed, sp.vary}) {
+  for (size_t i = 0; i < levels.size(); ++i) {
+    const char* s = levels[i];
     if (!s) continue;
-    if (v == s)
-      return s == sp.inherit ? Level::inherit : s == sp.fixed ? Level::fixed : Level::vary;
+    if (v == s) return static_cast<Level>(i);
     valid += std::string(valid.empty() ? "" : ", ") + s;
   }
   throw Error::format("{}: '{}' is not valid; use {}", option, v, valid);
@@ -98,26 +76,26 @@ std::pair<std::string, std::vector<std::string>> parse_env_vary(const std::strin
   return {value.substr(0, eq), values};
 }
 
+namespace {
+
+// The row of level factor `f`; throws Error when `f` is not one.
+const FactorInfo& level_row(const std::string& f) {
+  const FactorInfo* row = find_factor(f);
+  if (row == nullptr || row->levels[1] == nullptr) throw Error::format("unknown factor '{}'", f);
+  return *row;
+}
+
+} // namespace
+
 Level& level_of(Setting& s, const std::string& f) {
-  if (f == "path") return s.path;
-  if (f == "cwd") return s.cwd;
-  if (f == "tmpdir") return s.tmpdir;
-  if (f == "time") return s.time;
-  if (f == "locale") return s.locale;
-  if (f == "umask") return s.umask;
-  if (f == "pid") return s.pid;
-  if (f == "threadvars") return s.threadvars;
-  if (f == "mtime") return s.mtime;
-  if (f == "tz") return s.tz;
-  if (f == "home") return s.home;
-  if (f == "cpus") return s.cpus;
-  if (f == "hostname") return s.hostname;
-  if (f == "hashseed") return s.hashseed;
-  throw Error::format("unknown factor '{}'", f);
+  auto it = s.levels.find(f);
+  if (it != s.levels.end()) return it->second;
+  return s.levels.emplace(f, level_row(f).start).first->second;
 }
 
 Level level_of(const Setting& s, const std::string& f) {
-  return level_of(const_cast<Setting&>(s), f);
+  auto it = s.levels.find(f);
+  return it != s.levels.end() ? it->second : level_row(f).start;
 }
 
 std::string describe(const Setting& s) {
@@ -146,8 +124,8 @@ nlohmann::json to_json(const Setting& s) {
   for (const auto& f : level_factor_names())
     j[f] = level_name(f, level_of(s, f));
   // Only when set, as history below: settings stored before these existed compare equal.
-  for (const char* f : {"mtime", "tz", "home", "cpus", "hostname", "hashseed"})
-    if (level_of(s, f) == Level::inherit) j.erase(f);
+  for (const auto& f : factor_registry())
+    if (f.json_when_set && level_of(s, f.name) == Level::inherit) j.erase(f.name);
   nlohmann::json ev = nlohmann::json::object();
   for (const auto& [k, vals] : s.env_vary)
     ev[k] = vals;
@@ -158,12 +136,8 @@ nlohmann::json to_json(const Setting& s) {
 }
 
 bool all_fixed(const Setting& s) {
-  if (!(s.process == ProcessMode::fresh && s.heap == HeapMode::none && !s.aslr && s.threads == 0))
-    return false;
-  // pid is left out: it differs between processes by nature unless --pid fixed.
-  for (const auto& f : level_factor_names())
-    if (f != "pid" && level_of(s, f) == Level::vary) return false;
-  return s.env_vary.empty();
+  return std::none_of(factor_registry().begin(), factor_registry().end(),
+                      [&](const FactorInfo& f) { return f.kdet_varies && varies(f, s); });
 }
 
 } // namespace kdet::perturb

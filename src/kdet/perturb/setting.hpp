@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -38,26 +39,11 @@ struct Setting {
   std::vector<std::string> env; // K=V set for the worker (and so the compiler)
   uint64_t seed = 0;            // master seed; run i uses mix_seed(seed, i)
 
-  Level path = Level::fixed;     // input path and file name (vary: random folder and name per run)
-  Level cwd = Level::fixed;      // working directory of the compiler
-  Level tmpdir = Level::fixed;   // TMPDIR
-  Level time = Level::inherit;   // inherit = the real clock; fixed/vary through libfaketime
-  Level locale = Level::inherit; // LC_ALL
-  Level umask = Level::inherit;
-  Level pid = Level::vary;           // vary = natural pids; fixed = a fresh PID namespace (pid 2)
-  Level threadvars = Level::inherit; // OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, ...
-  // The modification times of the files the input names (PTX .file, #include, #line, !DIFile)
-  // and SOURCE_DATE_EPOCH: inherit = as they are; fixed/vary on kdet's copies (perturb/files.hpp).
-  Level mtime = Level::inherit;
-  // reprotest's variations that a compile can see: the timezone (TZ), HOME, the CPUs it may run
-  // on (affinity), the host and domain name (a UTS namespace of the worker's own).
-  Level tz = Level::inherit;
-  Level home = Level::inherit;
-  Level cpus = Level::inherit;
-  Level hostname = Level::inherit;
-  // Python's hash seed (PYTHONHASHSEED), read once as an interpreter starts: inherit = Python's
-  // own (a random seed per process unless the caller set one); fixed = 0; vary = a seeded one.
-  Level hashseed = Level::inherit;
+  // The level of each environment-like factor (path, cwd, tmpdir, time, locale, umask, pid,
+  // threadvars, mtime, tz, home, cpus, hostname, hashseed, ...: perturb/factors/factors.def), by
+  // name; one not here is at its row's starting level (FactorInfo::start). Read and set them
+  // through level_of.
+  std::map<std::string, Level> levels;
   // User-declared variables to vary: each run takes one of the values.
   std::vector<std::pair<std::string, std::vector<std::string>>> env_vary;
 };
@@ -84,10 +70,10 @@ nlohmann::json to_json(const Setting& s);
 // differ unless pid=fixed. Under it kdet itself adds no variation.
 bool all_fixed(const Setting& s);
 
-// The names of the environment-like factors, in the order they are reported.
+// The names of the environment-like factors (rows with levels), in the order they are reported.
 const std::vector<std::string>& level_factor_names();
 // Access a level factor by name (path, cwd, tmpdir, time, locale, umask, pid, threadvars,
-// mtime, tz, home, cpus, hostname, hashseed).
+// mtime, tz, home, cpus, hostname, hashseed, ...); throws Error for a name that is not one.
 Level& level_of(Setting& s, const std::string& factor);
 Level level_of(const Setting& s, const std::string& factor);
 
