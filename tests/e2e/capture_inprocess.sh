@@ -74,6 +74,12 @@ expect_exit 1 "$KDET" capture --builds 3 --exec edsl-as --artifacts 'dumps/*.mli
 expect_output '3 of 6 kernels differ across 3 builds: 3 varies'
 expect_eq "varying stages" "$(json_eval "$T/b2i.json" 'sorted({(k["compiler"], k["first_varying_stage"]["kind"]) for k in d["kernels"] if k["status"] == "varies"})')" "[('tap --artifacts', 'tap')]"
 expect_eq "assembled same" "$(json_eval "$T/b2i.json" 'sorted({k["status"] for k in d["kernels"] if k["stages"][-1]["seam"] == "command"})')" "['same']"
+# 4d. Two kept files name every entry (XLA: a fusion's name in several modules' HLO): no join,
+#     and the report says why no kept stage says where the variance began.
+build backend as
+sed -i 's|^mkdir -p kout dumps$|mkdir -p kout dumps; printf "k_add k_mul k_red\\n" >dumps/all.mlir|' "$T/pipe.sh"
+expect_exit 1 "$KDET" capture --builds 2 --exec edsl-as --artifacts 'dumps/*.mlir' --out "$T/b2a" -- "$T/pipe.sh"
+expect_output '2 kept files name all of its entries, so kdet cannot tell which of them it was made from'
 build backend as
 
 # 5. The frontend varies: told apart from a compiler's variance.

@@ -131,6 +131,9 @@ struct Kernel {
   // kdet could not see into that were loaded there (then status is varies, never
   // input-differs). Empty otherwise.
   std::string made_inside;
+  // The most kept text files (tap groups) that named all of its entries in one build, when it
+  // was not joined to one of them: why no tapped stage says where it began.
+  size_t named_in = 0;
   bool compile_failed = false; // a stage failed (non-zero return code) in every build
   // With more than two distinct outputs at the first varying stage: each, with its builds and
   // reach (add_reaches).

@@ -44,6 +44,9 @@ struct BuildKernel {
   std::string entry_order; // the entry names as they appeared in this build ("" when unnamed)
   std::vector<StageSummary> stages;      // dataflow order
   std::vector<std::string> names_differ; // inputs whose names differ only in temporary parts
+  // Kept text files (unjoined tap groups) naming every entry of it: 1 when joined by names,
+  // more when the join was left out as ambiguous (builds_taps.cpp).
+  size_t named_in = 0;
 };
 
 struct BuildSummary {

@@ -318,8 +318,10 @@ Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
   k.display = display_name(ref.name);
   k.target = ref.target;
   k.compiler = ref.stages.front().kind + " " + ref.stages.front().program;
-  for (auto [b, i] : m)
+  for (auto [b, i] : m) {
     k.present.push_back(b);
+    k.named_in = std::max(k.named_in, sums[b].kernels[i].named_in);
+  }
   k.stages = align_stages(m, sums);
   for (const auto& n : ref.names_differ)
     k.notes.push_back(n + " (temporary parts of names are not compared)");

@@ -244,6 +244,7 @@ void join_by_names(BuildSummary& sum, std::vector<Unjoined>& unjoined, BlobStore
       if (!all) continue;
       several = several || only.has_value();
       only = u;
+      ++k.named_in;
     }
     if (!only || several) continue;
     std::vector<StageSummary> before = unjoined[*only].stages;

@@ -70,7 +70,7 @@ int do_exec(const ExecArgs& a) {
       std::string why = f == "threads"
                             ? " (threads are the extra allocating threads of `kdet run`; the "
                               "thread-count variables are threadvars)"
-                        : info ? fmt::format(" ({} acts inside kdet's workers only)", f)
+                        : info ? fmt::format(" (kdet run and kdet explain vary and fix {})", f)
                                : "";
       throw Error::format(
           "--fix: '{}' is not a factor kdet exec can fix{}; use any of aslr, threadvars, locale, "

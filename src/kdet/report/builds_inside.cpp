@@ -58,16 +58,21 @@ std::string inside_varies_words(const Kernel& k, size_t builds) {
     std::string kept;
     for (size_t i = 0; i < *k.first_varying; ++i)
       if (k.stages[i].seam == "tapped") kept = k.stages[i].label;
-    const std::string& whose = kept.empty() ? "" : k.stages.front().framework;
+    const std::string whose = kept.empty() ? "" : k.stages.front().framework;
     return fmt::format(
         "first varies inside the process, upstream of stage {} ({} {}): its input was made by a "
         "compiler kdet did not see ({}); {}",
         *k.first_varying + 1, st.kind, st.program, k.made_inside,
-        kept.empty() ? std::string("keep that compiler's files with --artifacts GLOB or a "
-                                   "framework tap to name its stage")
-                     : fmt::format("{} kept {} is the same in all {} builds, so the variance is "
-                                   "made after it, in a stage whose files were not kept",
-                                   whose == "--artifacts" ? "the" : whose + "'s", kept, builds));
+        kept.empty() && k.named_in > 1
+            ? fmt::format("{} kept files name all of its entries, so kdet cannot tell which of "
+                          "them it was made from (a kept file that varies is listed as a kernel "
+                          "of its own)",
+                          k.named_in)
+        : kept.empty() ? std::string("keep that compiler's files with --artifacts GLOB or a "
+                                     "framework tap to name its stage")
+                       : fmt::format("{} kept {} is the same in all {} builds, so the variance is "
+                                     "made after it, in a stage whose files were not kept",
+                                     whose == "--artifacts" ? "the" : whose + "'s", kept, builds));
   }
   if (st.seam == "loaded") {
     // The driver's load seam: the image differs, and no stage before it in this kernel does.
