@@ -3,7 +3,8 @@
 # The listing factor: the order readdir gives a folder's entries. A compiler that prints a
 # folder's listing in readdir's order (`ls -U`) gives one output per run under listing=fixed
 # (sorted by name, the same output as `sort`), several under listing=vary (a seeded shuffle per
-# run), and the same run replays under the same seed.
+# run), and the same run replays under the same seed. kdet exec --fix listing gives kdet run's
+# fixed listing to any command.
 source "$(dirname "$0")/lib/common.bash"
 lib=$(dirname "$KDET")/libkdet_listing.so
 [[ -f $lib ]] || skip "libkdet_listing.so not built (the kdet_listing target)"
@@ -31,4 +32,12 @@ run vary vary 1
 run vary again 1
 expect_eq "the same seed, the same outputs" "$(cat "$T"/vary/variants/*/stdout | md5sum)" \
   "$(cat "$T"/again/variants/*/stdout | md5sum)"
+# kdet exec --fix listing: the listing kdet run called fixed, for any command.
+expect_eq "kdet exec --fix listing: sorted as kdet run's fixed" \
+  "$("$KDET" exec --deterministic --fix listing -- "$T/lister.sh")" "$(cat "$T"/fixed/variants/*/stdout)"
+# With time fixed too, both libraries are preloaded (one LD_PRELOAD).
+if command -v faketime >/dev/null; then
+  expect_eq "kdet exec --fix listing,time: still sorted" \
+    "$("$KDET" exec --deterministic --fix listing,time -- "$T/lister.sh")" "$(cat "$T"/fixed/variants/*/stdout)"
+fi
 echo "$NAME: ok"

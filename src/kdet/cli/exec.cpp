@@ -16,6 +16,7 @@
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/faketime_shm.hpp"
+#include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 
 #include <algorithm>
@@ -32,8 +33,8 @@ namespace {
 
 // Factors of perturb/registry.hpp that a plain command can have fixed (tz at the registry's fixed
 // level, UTC), plus one of exec's own (env).
-const std::vector<std::string> k_all_fixes = {"aslr", "threadvars", "locale", "umask",
-                                              "tz",   "time",       "env",    "pid"};
+const std::vector<std::string> k_all_fixes = {"aslr", "threadvars", "locale", "umask", "tz",
+                                              "time", "listing",    "env",    "pid"};
 const std::vector<std::string> k_default_fixes = {"aslr", "threadvars", "locale", "umask", "tz"};
 // Kept by --fix env: what a compile needs to find its tools and nothing more.
 const std::vector<std::string> k_env_keep = {"PATH",       "HOME",      "USER",
@@ -74,7 +75,7 @@ int do_exec(const ExecArgs& a) {
                                : "";
       throw Error::format(
           "--fix: '{}' is not a factor kdet exec can fix{}; use any of aslr, threadvars, locale, "
-          "umask, tz, time, env, pid, or all",
+          "umask, tz, time, listing, env, pid, or all",
           f, why);
     }
     fixes.insert(f);
@@ -110,12 +111,22 @@ int do_exec(const ExecArgs& a) {
     }
   if (fixes.count("umask")) view.umask = 0022;
   if (fixes.count("aslr")) opt.disable_aslr = true;
+  std::vector<std::string> preload; // one LD_PRELOAD for every fixed factor that needs one
+  if (fixes.count("listing")) {
+    std::string lib = find_kdet_library("libkdet_listing.so");
+    if (lib.empty())
+      throw Error("--fix listing needs libkdet_listing.so, which was not found beside the kdet "
+                  "binary or in its installed lib/kdet folder (build the kdet_listing target)");
+    preload.push_back(lib);
+    for (auto& v : perturb::fixed_environment("listing"))
+      changes.push_back(std::move(v));
+  }
   if (fixes.count("time")) {
     perturb::Context ctx;
     perturb::find_preload_libraries(ctx);
     if (ctx.faketime_lib.empty())
       throw Error("--fix time needs libfaketime (Debian package faketime), which is not installed");
-    changes.push_back("LD_PRELOAD=" + perturb::preload_list({ctx.faketime_lib}));
+    preload.push_back(ctx.faketime_lib);
     for (auto& v : perturb::fixed_environment("time"))
       // --time: libfaketime's own "@YYYY-MM-DD hh:mm:ss" form, read in the command's time zone.
       if (a.time.empty() || (v.rfind("FAKETIME=", 0) != 0 && v.rfind("FAKETIME_FMT=", 0) != 0))
@@ -125,6 +136,7 @@ int do_exec(const ExecArgs& a) {
     clock.emplace();
     if (!clock->env().empty()) changes.push_back(clock->env());
   }
+  if (!preload.empty()) changes.push_back("LD_PRELOAD=" + perturb::preload_list(preload));
   if (fixes.count("pid")) {
     std::string why;
     if (!perturb::pid_namespace_available(&why))

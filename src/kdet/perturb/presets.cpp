@@ -11,6 +11,8 @@ std::vector<std::string> fixed_environment(std::string_view factor) {
   // POSIX form: no tzdata needed, read the same way on every machine (and by libfaketime).
   if (factor == "tz") return {"TZ=UTC0"};
   if (factor == "home") return {"HOME=/nonexistent/kdet-home"}; // never created, never written
+  // Read by libkdet_listing.so (perturb/chaos/listing.c), preloaded beside it.
+  if (factor == "listing") return {"KDET_LISTING=sorted"};
   if (factor == "threadvars") {
     std::vector<std::string> v;
     for (const auto& name : thread_count_variables())

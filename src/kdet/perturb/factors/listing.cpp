@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kdet/perturb/factors/kit.hpp"
+#include "kdet/perturb/presets.hpp"
 #include "kdet/util/fs.hpp"
 
 #include <fmt/format.h>
@@ -51,9 +52,11 @@ const FactorInfo& factor_listing() {
     };
     r.run = [](const Setting& s, const Context& ctx, const RunSpot& at, RunPerturbation& p) {
       if (!set(s)) return;
-      p.host.env.push_back(level_of(s, "listing") == Level::fixed
-                               ? std::string("KDET_LISTING=sorted")
-                               : fmt::format("KDET_LISTING=shuffle:{:#x}", kit::pick(at.seed, 17)));
+      if (level_of(s, "listing") == Level::fixed)
+        for (auto& v : fixed_environment("listing"))
+          p.host.env.push_back(std::move(v));
+      else
+        p.host.env.push_back(fmt::format("KDET_LISTING=shuffle:{:#x}", kit::pick(at.seed, 17)));
       if (ctx.exec_backend) p.preload.push_back(listing_lib());
     };
     return r;
