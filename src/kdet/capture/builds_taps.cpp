@@ -235,23 +235,21 @@ void join_by_names(BuildSummary& sum, std::vector<Unjoined>& unjoined, BlobStore
         k.entry_order.empty())
       continue;
     std::vector<std::string> names = split(k.name, ',');
-    std::optional<size_t> only;
-    bool several = false;
+    size_t only = 0;
     for (size_t u = 0; u < unjoined.size(); ++u) {
       bool all = true;
       for (const auto& n : names)
         if (std::string t = trim(n); t.empty() || !names_word(unjoined[u].text, t)) all = false;
       if (!all) continue;
-      several = several || only.has_value();
       only = u;
       ++k.named_in;
     }
-    if (!only || several) continue;
-    std::vector<StageSummary> before = unjoined[*only].stages;
+    if (k.named_in != 1) continue; // none, or several: which one made it is not known
+    std::vector<StageSummary> before = unjoined[only].stages;
     for (auto& st : before)
       st.by_name = true;
     k.stages.insert(k.stages.begin(), before.begin(), before.end());
-    if (k.target.empty()) k.target = unjoined[*only].target;
+    if (k.target.empty()) k.target = unjoined[only].target;
   }
   // Each group stays a kernel of its own as well: a module's HLO may differ where none of the
   // kernels it names does, and that is said once, of the module.

@@ -122,6 +122,13 @@ std::string summary_line(const BuildsResult& r) {
   return s;
 }
 
+// The kernel's display name, "NAME #2" for the second kernel of that name and target that
+// `seen` has counted (text and JUnit number them alike).
+std::string numbered_display(std::map<std::string, size_t>& seen, const Kernel& k) {
+  size_t n = ++seen[k.target + "\n" + k.display];
+  return n == 1 ? k.display : fmt::format("{} #{}", k.display, n);
+}
+
 std::string status_word(KernelStatus s) {
   std::string w = to_string(s);
   for (auto& c : w)
@@ -211,10 +218,9 @@ std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed)
                          r.kernels.size() - r.count(KernelStatus::same) - max_listed);
       break;
     }
-    size_t nth = ++seen[k.target + "\n" + k.display];
-    out += fmt::format("  {} {}{}{}\n      {}\n", paint(status_word(k.status), "1"), k.display,
-                       nth == 1 ? "" : fmt::format(" #{}", nth),
-                       k.target.empty() ? "" : " (" + k.target + ")", kernel_detail(k));
+    out += fmt::format("  {} {}{}\n      {}\n", paint(status_word(k.status), "1"),
+                       numbered_display(seen, k), k.target.empty() ? "" : " (" + k.target + ")",
+                       kernel_detail(k));
     for (const auto& n : k.notes)
       out += "      note: " + n + "\n";
     if (!k.next.empty()) out += "      next: " + k.next + "\n";
@@ -363,8 +369,7 @@ std::string builds_to_junit(const BuildsResult& r) {
                          xml_escape(f.substr(0, f.find(':'))), xml_escape(f));
   std::map<std::string, size_t> seen; // one name twice (two kernels of one name): "#2"
   for (const auto& k : r.kernels) {
-    size_t n = ++seen[k.target + "\n" + k.display];
-    std::string name = n == 1 ? k.display : fmt::format("{} #{}", k.display, n);
+    std::string name = numbered_display(seen, k);
     cases += fmt::format("    <testcase classname=\"kdet.builds.{}\" name=\"{}\">",
                          xml_escape(k.target.empty() ? "kernel" : k.target), xml_escape(name));
     if (k.status != KernelStatus::same) {
