@@ -3,7 +3,7 @@
 // Small artifacts travel in the reply frame; large ones stay in files in the
 // run's private work folder and the reply names them. The worker hashes every
 // artifact while reading it and enforces --max-output, so neither process
-// holds a large output in memory (docs/ARCHITECTURE.md, "Bounded memory").
+// holds a large output in memory (docs/WORKERS.md, "Bounded memory").
 //
 //===----------------------------------------------------------------------===//
 #pragma once

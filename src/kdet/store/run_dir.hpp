@@ -1,6 +1,6 @@
 //===- store/run_dir.hpp - the --out folder of `kdet run` --------------------===//
 //
-// Layout (documented in docs/ARCHITECTURE.md):
+// Layout (documented in docs/RUN.md, step 7):
 //   DIR/result.json                  the same document as --json (kdet.run/1)
 //   DIR/runs.jsonl                   one line per run: its full record
 //   DIR/variants/<id12>/<artifact>   one file per artifact of each variant
