@@ -72,8 +72,8 @@ struct StageBuild {
   size_t compiles = 0;
   std::string file;    // a tapped stage's file under the build folder ("taps/triton/...")
   std::string made_by; // the unseen compilers that made an input no stage kdet saw made
-  // A load stage's fatbin shipped in a program or library (compiled ahead of time): its files.
-  std::string shipped_in;
+  // A load stage's fatbin shipped in a program or library (compiled ahead of time): their paths.
+  std::vector<std::string> shipped_in;
 };
 
 // One stage of a kernel, aligned across builds.

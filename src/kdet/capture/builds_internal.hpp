@@ -35,7 +35,7 @@ struct StageSummary {
   // The compilers kdet could not see into that were loaded where an input of this stage
   // that no stage kdet saw made was made ("libtriton.so has an NVPTX back end").
   std::string made_by;
-  std::string shipped_in; // a load stage's program or library that ships its fatbin
+  std::vector<std::string> shipped_in; // a load stage's programs or libraries that ship its fatbin
 };
 
 // A kernel in one build.

@@ -30,7 +30,7 @@ StageSummary load_stage(const LoadedModule& m) {
   s.outputs[m.form].push_back(m.image);
   s.compiles = m.loads;
   if (m.unseen()) s.made_by = m.unseen_makers;
-  if (!m.seen()) s.shipped_in = fmt::format("{}", fmt::join(m.shipped_in, ", "));
+  if (!m.seen()) s.shipped_in.assign(m.shipped_in.begin(), m.shipped_in.end());
   return s;
 }
 

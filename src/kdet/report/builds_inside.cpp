@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 
 namespace kdet::report {
@@ -79,7 +80,7 @@ std::string inside_varies_words(const Kernel& k, size_t builds) {
     std::string made, shipped;
     for (const auto& sb : st.builds) {
       if (!sb.made_by.empty()) made = " (" + sb.made_by + ")";
-      if (!sb.shipped_in.empty()) shipped = sb.shipped_in;
+      if (!sb.shipped_in.empty()) shipped = fmt::format("{}", fmt::join(sb.shipped_in, ", "));
     }
     std::string via = st.builds.empty() ? "" : st.builds.front().raw_options;
     if (*k.first_varying == 0 && !shipped.empty())

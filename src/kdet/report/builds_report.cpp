@@ -158,9 +158,8 @@ std::string builds_to_text(const BuildsResult& r, bool color, size_t max_listed)
       if (b < shipped_in_build.size()) ++shipped_in_build[b];
     for (const auto& st : k.stages)
       for (const auto& sb : st.builds)
-        for (const auto& f : split(sb.shipped_in, ','))
-          if (std::string t = trim(f); !t.empty())
-            shipped_files.insert(t.substr(t.find_last_of('/') + 1));
+        for (const auto& f : sb.shipped_in)
+          shipped_files.insert(f.substr(f.find_last_of('/') + 1));
   }
   for (size_t b = 0; b < r.builds.size(); ++b) {
     const auto& i = r.builds[b];
@@ -262,7 +261,9 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
              {"file", sb.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.file)},
              {"made_by", sb.made_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.made_by)},
              {"shipped_in",
-              sb.shipped_in.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.shipped_in)}});
+              sb.shipped_in.empty()
+                  ? nlohmann::json(nullptr)
+                  : nlohmann::json(fmt::format("{}", fmt::join(sb.shipped_in, ", ")))}});
       stages.push_back({{"kind", st.kind},
                         {"program", st.program},
                         {"library", st.library},
