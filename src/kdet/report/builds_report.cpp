@@ -260,10 +260,9 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
              {"outputs", sb.outputs},
              {"file", sb.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.file)},
              {"made_by", sb.made_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(sb.made_by)},
-             {"shipped_in",
-              sb.shipped_in.empty()
-                  ? nlohmann::json(nullptr)
-                  : nlohmann::json(fmt::format("{}", fmt::join(sb.shipped_in, ", ")))}});
+             {"shipped_in", sb.shipped_in.empty() ? nlohmann::json(nullptr)
+                                                  : nlohmann::json(fmt::format(
+                                                        "{}", fmt::join(sb.shipped_in, ", ")))}});
       stages.push_back({{"kind", st.kind},
                         {"program", st.program},
                         {"library", st.library},
