@@ -13,10 +13,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
-  kdet::diff::detail::CudaElf elf;
-  std::string error;
-  if (kdet::diff::detail::read_elf(in, elf, error))
-    for (const auto& s : elf.sections)
+  if (auto elf = kdet::diff::detail::read_elf(in))
+    for (const auto& s : elf->sections)
       (void)kdet::diff::detail::parse_nv_info(s.data);
   std::string b(in);
   if (!b.empty()) b[b.size() / 2] = static_cast<char>(b[b.size() / 2] ^ 0x10);

@@ -68,10 +68,10 @@ const ValueChange* value(const Entry& e, const std::string& name) {
 
 // Section bytes' offset in the file, found through the reader.
 size_t section_offset(const std::string& image, const std::string& name) {
-  detail::CudaElf elf;
-  std::string error;
-  EXPECT_TRUE(detail::read_elf(image, elf, error)) << error;
-  for (const auto& s : elf.sections)
+  Result<detail::CudaElf> elf = detail::read_elf(image);
+  EXPECT_TRUE(elf) << elf.why();
+  if (!elf) return 0;
+  for (const auto& s : elf->sections)
     if (s.name == name && !s.data.empty()) {
       size_t at = image.find(s.data);
       EXPECT_NE(at, std::string::npos);
@@ -194,10 +194,9 @@ TEST_F(DiffCubin, LineInfoRenumberingChangesNoKernel) {
     {
       SCOPED_TRACE(std::string(ptx) + " " + mode);
       std::string a = cubin(ptx, {mode}), b = cubin(ptx, {mode, "-lineinfo"});
-      detail::CudaElf ea, eb;
-      std::string error;
-      ASSERT_TRUE(detail::read_elf(a, ea, error) && detail::read_elf(b, eb, error)) << error;
-      ASSERT_NE(ea.symbols.size(), eb.symbols.size()) << "-lineinfo no longer renumbers";
+      Result<detail::CudaElf> ea = detail::read_elf(a), eb = detail::read_elf(b);
+      ASSERT_TRUE(ea && eb) << ea.why() << eb.why();
+      ASSERT_NE(ea->symbols.size(), eb->symbols.size()) << "-lineinfo no longer renumbers";
       Report r = compare(a, b);
       size_t functions = 0;
       for (const auto& e : r.entries) {
@@ -214,9 +213,9 @@ TEST_F(DiffCubin, LineInfoRenumberingChangesNoKernel) {
 // (nor the section that happens to have the symbol's index).
 TEST_F(DiffCubin, SymbolIndicesInAttributesAreShownByName) {
   std::string a = cubin("calls.ptx", {"-c"});
-  detail::CudaElf elf;
-  std::string error;
-  ASSERT_TRUE(detail::read_elf(a, elf, error)) << error;
+  Result<detail::CudaElf> read = detail::read_elf(a);
+  ASSERT_TRUE(read) << read.why();
+  const detail::CudaElf& elf = *read;
   uint32_t twice = 0;
   for (uint32_t i = 0; i < elf.symbols.size(); ++i)
     if (elf.symbols[i].name == "_Z5twicef") twice = i;
@@ -332,10 +331,9 @@ TEST_F(DiffCubin, DeviceFunctionsHaveNoOccupancy) {
   EXPECT_EQ(compact["kernels"].size(), 2u);
   ASSERT_EQ(compact["functions"].size(), 1u);
   EXPECT_TRUE(compact["functions"][0]["blocks_per_sm_a"].is_null());
-  CubinResources res;
-  std::string error;
-  ASSERT_TRUE(read_resources(a, res, error)) << error;
-  EXPECT_EQ(res.kernels.size(), 2u);
+  Result<CubinResources> res = read_resources(a);
+  ASSERT_TRUE(res) << res.why();
+  EXPECT_EQ(res->kernels.size(), 2u);
   EXPECT_EQ(kernel_params(a, "_Z5twicef"), std::nullopt); // not a kernel to launch
 }
 

@@ -167,9 +167,9 @@ TEST_F(DiffImpactReal, ResourcesMatchPtxasVerbose) {
       if (sm < 80) ptx.replace(ptx.find(".target sm_80"), 13, ".target " + sm_name(sm));
       Assembly a = assemble(m_ptxas, ptx, sm_name(sm));
       ASSERT_TRUE(a.ok) << a.error;
-      CubinResources r;
-      std::string error;
-      ASSERT_TRUE(read_resources(a.cubin, r, error)) << error;
+      Result<CubinResources> read = read_resources(a.cubin);
+      ASSERT_TRUE(read) << read.why();
+      const CubinResources& r = *read;
       EXPECT_EQ(r.sm, sm);
       ASSERT_EQ(r.kernels.size(), a.functions.size());
       for (const auto& k : r.kernels) {

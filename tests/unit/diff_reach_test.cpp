@@ -10,7 +10,9 @@ namespace kdet::diff {
 namespace {
 
 std::string arch(const std::vector<std::string>& options, std::string* why = nullptr) {
-  return arch_from_options(options, why);
+  Result<std::string> r = arch_from_options(options);
+  if (why) *why = r.why();
+  return r ? *r : "";
 }
 
 TEST(DiffReach, ArchFromOptions) {

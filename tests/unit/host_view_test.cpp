@@ -124,12 +124,8 @@ std::vector<Row> rows(const std::string& dir) {
                  v.binds = {{dir + "/copy", dir + "/named"}};
                },
                [dir] { return read_file(dir + "/named"); }, "cat " + dir + "/named", "copy"});
-  r.push_back({"pid_namespace",
-               [] {
-                 std::string why;
-                 return perturb::pid_namespace_available(&why) ? std::string() : why;
-               },
-               no_reason, [](HostView& v) { v.pid_namespace = true; }, nullptr, "echo $$", "2"});
+  r.push_back({"pid_namespace", [] { return perturb::pid_namespace_available().why(); }, no_reason,
+               [](HostView& v) { v.pid_namespace = true; }, nullptr, "echo $$", "2"});
   return r;
 }
 

@@ -138,10 +138,9 @@ int do_exec(const ExecArgs& a) {
   }
   if (!preload.empty()) changes.push_back("LD_PRELOAD=" + perturb::preload_list(preload));
   if (fixes.count("pid")) {
-    std::string why;
-    if (!perturb::pid_namespace_available(&why))
+    if (Status here = perturb::pid_namespace_available(); !here)
       throw Error::format("--fix pid: this machine does not let kdet create a PID namespace ({})",
-                          why);
+                          here.why());
     view.pid_namespace = true;
   }
   opt.env = std::move(env);

@@ -448,8 +448,10 @@ std::string list_sass(std::string_view a, std::string_view b, const Model& ma, c
   }
   if (differ.empty()) return "";
   if (sass.nvdisasm.empty()) return fmt::format("{} ({})", words, sass.why_not);
-  std::string why;
-  if (!disassemble(sass, a, b, la, lb, why)) return fmt::format("{}: {}", words, why);
+  auto listed = disassemble(sass, a, b);
+  if (!listed) return fmt::format("{}: {}", words, listed.why());
+  la = std::move(listed->first);
+  lb = std::move(listed->second);
   auto find = [](const SassListing& l, const std::string& name) -> const SassFunction* {
     for (const auto& f : l.functions)
       if (f.name == name) return &f;
@@ -475,11 +477,9 @@ std::string list_sass(std::string_view a, std::string_view b, const Model& ma, c
 }
 
 CudaElf read_or_throw(std::string_view data, const char* side) {
-  CudaElf elf;
-  std::string error;
-  if (!read_elf(data, elf, error))
-    throw Error::format("{} is not a readable CUDA ELF: {}", side, error);
-  return elf;
+  Result<CudaElf> elf = read_elf(data);
+  if (!elf) throw Error::format("{} is not a readable CUDA ELF: {}", side, elf.why());
+  return std::move(elf).value();
 }
 
 } // namespace

@@ -10,11 +10,10 @@
 namespace kdet::diff {
 
 std::vector<std::string> cubin_entry_names(std::string_view image) {
-  detail::CudaElf elf;
-  std::string error;
   std::vector<std::string> out;
-  if (!detail::read_elf(image, elf, error)) return out;
-  for (const auto& f : detail::cuda_functions(elf))
+  Result<detail::CudaElf> elf = detail::read_elf(image);
+  if (!elf) return out;
+  for (const auto& f : detail::cuda_functions(*elf))
     if (f.entry) out.push_back(f.name);
   return out;
 }

@@ -40,40 +40,35 @@ uint32_t read_u32(std::string_view s, size_t offset) {
   return b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24);
 }
 
-bool read_elf(std::string_view image, CudaElf& out, std::string& error) {
+Result<CudaElf> read_elf(std::string_view image) {
+  CudaElf out;
   if (elf_version(EV_CURRENT) == EV_NONE) {
-    error = "libelf is unusable";
-    return false;
+    return failure("libelf is unusable");
   }
   // elf_memory wants a writable buffer that outlives the handle.
   std::string buffer(image);
   std::unique_ptr<Elf, ElfCloser> elf(elf_memory(buffer.data(), buffer.size()));
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF) {
-    error = "not an ELF file";
-    return false;
+    return failure("not an ELF file");
   }
   GElf_Ehdr eh;
   if (!gelf_getehdr(elf.get(), &eh)) {
-    error = fmt::format("bad ELF header: {}", elf_errmsg(-1));
-    return false;
+    return failure(fmt::format("bad ELF header: {}", elf_errmsg(-1)));
   }
   uint64_t table = static_cast<uint64_t>(eh.e_shnum) * eh.e_shentsize;
   if (eh.e_shoff == 0 || eh.e_shoff > image.size() || table > image.size() - eh.e_shoff) {
-    error = eh.e_shoff == 0 ? "no section table"
-                            : "the section table lies outside the file (truncated?)";
-    return false;
+    return failure(eh.e_shoff == 0 ? "no section table"
+                                   : "the section table lies outside the file (truncated?)");
   }
   out.machine = eh.e_machine;
   out.flags = static_cast<uint32_t>(eh.e_flags);
   out.elf_class = static_cast<uint8_t>(gelf_getclass(elf.get()));
   size_t shnum = 0, shstrndx = 0;
   if (elf_getshdrnum(elf.get(), &shnum) != 0 || elf_getshdrstrndx(elf.get(), &shstrndx) != 0) {
-    error = fmt::format("bad section table: {}", elf_errmsg(-1));
-    return false;
+    return failure(fmt::format("bad section table: {}", elf_errmsg(-1)));
   }
   if (shnum > k_max_sections) {
-    error = fmt::format("{} sections is more than kdet reads", shnum);
-    return false;
+    return failure(fmt::format("{} sections is more than kdet reads", shnum));
   }
   out.sections.assign(shnum, ElfSection{});
   size_t symtab = 0;
@@ -92,8 +87,7 @@ bool read_elf(std::string_view image, CudaElf& out, std::string& error) {
     if (sh.sh_type == SHT_SYMTAB && symtab == 0) symtab = idx;
     if (sh.sh_type == SHT_NOBITS) continue;
     if (sh.sh_offset > image.size() || sh.sh_size > image.size() - sh.sh_offset) {
-      error = fmt::format("section {} ({}) lies outside the file", idx, s.name);
-      return false;
+      return failure(fmt::format("section {} ({}) lies outside the file", idx, s.name));
     }
     // Raw bytes straight from the image: the cubin is little-endian and kdet compares bytes.
     s.data.assign(image.substr(sh.sh_offset, sh.sh_size));
@@ -118,7 +112,7 @@ bool read_elf(std::string_view image, CudaElf& out, std::string& error) {
       }
     }
   }
-  return true;
+  return out;
 }
 
 std::vector<CudaFunction> cuda_functions(const CudaElf& elf) {

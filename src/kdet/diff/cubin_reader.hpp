@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/util/result.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -65,8 +67,8 @@ struct CudaFunction {
   bool entry = true;
 };
 
-// Reads an ELF image. Returns false and sets `error` when it cannot be read.
-bool read_elf(std::string_view image, CudaElf& out, std::string& error);
+// Reads an ELF image, or says why it cannot be read.
+Result<CudaElf> read_elf(std::string_view image);
 
 // The functions of `elf`, in section order (a name's first .text only).
 std::vector<CudaFunction> cuda_functions(const CudaElf& elf);

@@ -36,11 +36,9 @@ void add_spills(CubinResources& r, const std::map<std::string, PtxasFunction>* s
 }
 
 CubinResources read_or_throw(std::string_view data, const char* side) {
-  CubinResources r;
-  std::string error;
-  if (!read_resources(data, r, error))
-    throw Error::format("{} is not a readable CUDA ELF: {}", side, error);
-  return r;
+  Result<CubinResources> r = read_resources(data);
+  if (!r) throw Error::format("{} is not a readable CUDA ELF: {}", side, r.why());
+  return std::move(r).value();
 }
 
 // The resources that differ between a and b, by name.

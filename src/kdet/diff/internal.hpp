@@ -3,8 +3,10 @@
 
 #include "kdet/diff/diff.hpp"
 #include "kdet/diff/sass_reader.hpp"
+#include "kdet/util/result.hpp"
 
 #include <string_view>
+#include <utility>
 
 namespace kdet::diff::detail {
 
@@ -18,10 +20,10 @@ Report compare_ptx(std::string_view a, std::string_view b, bool canonical);
 Report compare_cubin(std::string_view a, std::string_view b, const SassOptions& sass,
                      bool canonical);
 
-// Runs nvdisasm on both cubins (sass_compare.cpp). False, with `why` saying what went wrong
-// (could not start, exited N, killed by a signal, timed out), when either run failed.
-bool disassemble(const SassOptions& sass, std::string_view a, std::string_view b,
-                 SassListing& listing_a, SassListing& listing_b, std::string& why);
+// Runs nvdisasm on both cubins (sass_compare.cpp): their listings, A's first, or what went
+// wrong (could not start, exited N, killed by a signal, timed out) when either run failed.
+Result<std::pair<SassListing, SassListing>> disassemble(const SassOptions& sass, std::string_view a,
+                                                        std::string_view b);
 
 // Compares one function's canonical SASS (sass_compare.cpp): fills e's counts, aspects, notes
 // and hunks (from `*budget` lines, setting `cut` when some were left out) and returns the

@@ -94,7 +94,7 @@ std::string sm_arch(std::string_view v) {
   return "sm_" + std::string(v);
 }
 
-std::string arch_from_options(const std::vector<std::string>& options, std::string* why_not) {
+Result<std::string> arch_from_options(const std::vector<std::string>& options) {
   std::string found;
   for (size_t i = 0; i < options.size(); ++i) {
     bool used_next = false;
@@ -102,13 +102,11 @@ std::string arch_from_options(const std::vector<std::string>& options, std::stri
         option_arch(options[i], i + 1 < options.size() ? options[i + 1] : "", used_next);
     if (used_next) ++i;
     if (arch.empty()) continue;
-    if (!found.empty() && found != arch) {
-      if (why_not) *why_not = fmt::format("the options name {} and {}", found, arch);
-      return "";
-    }
+    if (!found.empty() && found != arch)
+      return failure(fmt::format("the options name {} and {}", found, arch));
     found = arch;
   }
-  if (found.empty() && why_not) *why_not = "no -arch in the options";
+  if (found.empty()) return failure(std::string(k_no_arch));
   return found;
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "kdet/diff/impact.hpp"
+#include "kdet/util/result.hpp"
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -23,10 +24,10 @@ namespace kdet::diff {
 
 // The architecture a compile's options name, as ptxas spells it: -arch=compute_80,
 // -arch sm_90a, --gpu-architecture=..., --gpu-name ..., -gencode arch=...,code=sm_80 (code
-// wins) give "sm_80", "sm_90a". "" when none names one, or two name different ones; then
-// `why_not`, when given, says which.
-std::string arch_from_options(const std::vector<std::string>& options,
-                              std::string* why_not = nullptr);
+// wins) give "sm_80", "sm_90a"; a failure when none names one (k_no_arch), or two name
+// different ones.
+inline constexpr std::string_view k_no_arch = "no -arch in the options";
+Result<std::string> arch_from_options(const std::vector<std::string>& options);
 
 // "sm_80" for "compute_80", "sm_80", "lto_80", "80"; "sm_90a" for "compute_90a"; "" otherwise.
 std::string sm_arch(std::string_view value);

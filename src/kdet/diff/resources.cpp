@@ -88,14 +88,12 @@ std::optional<unsigned> parse_sm(std::string_view t) {
   return v;
 }
 
-bool read_resources(std::string_view cubin, CubinResources& out, std::string& error) {
-  detail::CudaElf elf;
-  if (!detail::read_elf(cubin, elf, error)) return false;
-  if (elf.machine != EM_CUDA) {
-    error = "not a CUDA ELF (e_machine is not EM_CUDA)";
-    return false;
-  }
-  out = CubinResources{};
+Result<CubinResources> read_resources(std::string_view cubin) {
+  Result<detail::CudaElf> read = detail::read_elf(cubin);
+  if (!read) return failure(read.why());
+  const detail::CudaElf& elf = *read;
+  if (elf.machine != EM_CUDA) return failure("not a CUDA ELF (e_machine is not EM_CUDA)");
+  CubinResources out;
   // e_flags: the SM number in bits 8-15 (0x6005004 is sm_80, 0x6007802 sm_120).
   out.sm = (elf.flags >> 8) & 0xffU;
   // Kernels and device functions alike into out.kernels; the functions move to
@@ -185,14 +183,13 @@ bool read_resources(std::string_view cubin, CubinResources& out, std::string& er
   out.kernels.clear();
   for (size_t i = 0; i < all.size(); ++i)
     (entry[i] ? out.kernels : out.functions).push_back(std::move(all[i]));
-  return true;
+  return out;
 }
 
 std::optional<uint32_t> kernel_params(std::string_view cubin, const std::string& kernel) {
-  CubinResources res;
-  std::string error;
-  if (!read_resources(cubin, res, error)) return std::nullopt;
-  for (const auto& k : res.kernels)
+  Result<CubinResources> res = read_resources(cubin);
+  if (!res) return std::nullopt;
+  for (const auto& k : res->kernels)
     if (k.name == kernel) return k.params;
   return std::nullopt;
 }

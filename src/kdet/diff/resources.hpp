@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "kdet/util/result.hpp"
+
 #include <array>
 #include <cstdint>
 #include <map>
@@ -47,8 +49,8 @@ struct CubinResources {
   std::vector<KernelResources> functions; // device functions with a .text of their own
 };
 
-// Reads `cubin`; false with `error` when it is not a readable CUDA ELF. Never throws.
-bool read_resources(std::string_view cubin, CubinResources& out, std::string& error);
+// Reads `cubin`, or says why it is not a readable CUDA ELF. Never throws.
+Result<CubinResources> read_resources(std::string_view cubin);
 
 // The parameter count `cubin` records for `kernel` (KernelResources::params), when it does.
 std::optional<uint32_t> kernel_params(std::string_view cubin, const std::string& kernel);

@@ -108,8 +108,7 @@ std::mutex g_hung_mutex;
 std::set<std::string> g_hung;
 
 // Lists one cubin written to `path`; false with `why` when nvdisasm failed.
-bool list(const SassOptions& sass, const std::string& path, const char* side, SassListing& out,
-          std::string& why) {
+Result<SassListing> list(const SassOptions& sass, const std::string& path, const char* side) {
   SpawnOptions so;
   so.argv = {sass.nvdisasm, path};
   CapturedRun run = run_captured(so, sass.timeout, k_max_listing);
@@ -119,12 +118,10 @@ bool list(const SassOptions& sass, const std::string& path, const char* side, Sa
   }
   if (!run.status.ok()) {
     std::string err = run.err.substr(0, run.err.find('\n'));
-    why = fmt::format("nvdisasm {} on {}{}{}", run.status.describe(), side, err.empty() ? "" : ": ",
-                      err.substr(0, 200));
-    return false;
+    return failure(fmt::format("nvdisasm {} on {}{}{}", run.status.describe(), side,
+                               err.empty() ? "" : ": ", err.substr(0, 200)));
   }
-  out = read_sass(run.out);
-  return true;
+  return read_sass(run.out);
 }
 
 std::vector<std::string> sorted(std::vector<std::string> v) {
@@ -134,14 +131,12 @@ std::vector<std::string> sorted(std::vector<std::string> v) {
 
 } // namespace
 
-bool disassemble(const SassOptions& sass, std::string_view a, std::string_view b,
-                 SassListing& listing_a, SassListing& listing_b, std::string& why) {
+Result<std::pair<SassListing, SassListing>> disassemble(const SassOptions& sass, std::string_view a,
+                                                        std::string_view b) {
   {
     std::lock_guard<std::mutex> lock(g_hung_mutex);
-    if (g_hung.count(sass.nvdisasm)) {
-      why = "nvdisasm timed out earlier in this process; not run again";
-      return false;
-    }
+    if (g_hung.count(sass.nvdisasm))
+      return failure("nvdisasm timed out earlier in this process; not run again");
   }
   std::string dir;
   try {
@@ -150,13 +145,14 @@ bool disassemble(const SassOptions& sass, std::string_view a, std::string_view b
     write_file_synced(dir + "/b.cubin", b, true);
   } catch (const Error& e) {
     if (!dir.empty()) remove_tree(dir);
-    why = fmt::format("cannot write the cubins for nvdisasm: {}", e.what());
-    return false;
+    return failure(fmt::format("cannot write the cubins for nvdisasm: {}", e.what()));
   }
-  bool ok = list(sass, dir + "/a.cubin", "A", listing_a, why) &&
-            list(sass, dir + "/b.cubin", "B", listing_b, why);
+  Result<SassListing> la = list(sass, dir + "/a.cubin", "A");
+  Result<SassListing> lb = la ? list(sass, dir + "/b.cubin", "B") : failure("");
   remove_tree(dir);
-  return ok;
+  if (!la) return failure(la.why());
+  if (!lb) return failure(lb.why());
+  return std::pair{std::move(la).value(), std::move(lb).value()};
 }
 
 Change compare_sass(const SassFunction& fa, const SassFunction& fb, bool canonical, Entry& e,

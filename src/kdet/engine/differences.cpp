@@ -121,7 +121,9 @@ diff::ReachOptions reach_options(const std::vector<std::string>& options,
       word += c;
     }
   }
-  o.arch = diff::arch_from_options(words, &o.arch_why);
+  Result<std::string> arch = diff::arch_from_options(words);
+  o.arch = arch ? *arch : "";
+  o.arch_why = arch.why();
   o.ptxas = diff::find_ptxas("", "KDET_PTXAS");
   return o;
 }

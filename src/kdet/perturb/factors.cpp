@@ -28,20 +28,17 @@ const std::vector<std::string>& thread_count_variables() {
   return v;
 }
 
-bool pid_namespace_available(std::string* why) {
+Status pid_namespace_available() {
   static std::once_flag once;
-  static bool ok = false;
-  static std::string reason;
+  static Status status;
   std::call_once(once, [] {
     SpawnOptions o;
     o.argv = {"/bin/true"};
     o.new_pid_namespace = true;
     auto r = run_captured(o, std::chrono::seconds(10));
-    ok = r.status.ok();
-    reason = ok ? "" : r.status.describe();
+    if (!r.status.ok()) status = failure(r.status.describe());
   });
-  if (why) *why = reason;
-  return ok;
+  return status;
 }
 
 void find_preload_libraries(Context& ctx) {

@@ -4,6 +4,7 @@
 #include "kdet/perturb/files.hpp"
 #include "kdet/perturb/setting.hpp"
 #include "kdet/util/host_view.hpp"
+#include "kdet/util/result.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -105,7 +106,7 @@ std::string preload_list(const std::vector<std::string>& libs);
 // Thread-count variables that thread pools read (OpenBLAS, OpenMP, MKL, ...).
 const std::vector<std::string>& thread_count_variables();
 
-// True when this machine lets kdet create PID namespaces (probed once).
-bool pid_namespace_available(std::string* why = nullptr);
+// Whether this machine lets kdet create PID namespaces, and if not why (probed once).
+Status pid_namespace_available();
 
 } // namespace kdet::perturb

@@ -37,12 +37,13 @@ const diff::VariantReach* ScanReaches::farthest(const std::string& job_id) const
 }
 
 std::string job_arch(const store::JobRow& job, std::string& why_not) {
-  std::string arch = diff::arch_from_options(job.options, &why_not);
-  if (!arch.empty()) return arch;
+  Result<std::string> named = diff::arch_from_options(job.options);
+  if (named) return *named;
+  why_not = named.why();
   // Two -arch options that disagree: the job's target does not settle which one ran.
-  if (why_not != "no -arch in the options") return "";
+  if (why_not != diff::k_no_arch) return "";
   if (!job.target.empty()) {
-    arch = diff::sm_arch(job.target);
+    std::string arch = diff::sm_arch(job.target);
     if (arch.empty()) why_not = fmt::format("target {} is no sm_XX", job.target);
     return arch;
   }

@@ -1,9 +1,11 @@
 //===- util/error.hpp - errors that reach the user ------------------------===//
 //
-// Low-level code reports expected failures through return values; code above
-// it throws kdet::Error, and the single catch in cli/main.cpp prints
-// "kdet: error: ..." and exits with the error's code. A failure of the
-// compiler under test is never an Error: it is a recorded run outcome.
+// Where failing is ordinary, code returns Result<T> or Status (util/result.hpp).
+// kdet::Error is thrown where the command cannot go on: in util/ only for a
+// file, folder or text the user named that cannot be read or written (the
+// message names it); the single catch in cli/main.cpp prints "kdet: error: ..."
+// and exits with the error's code. A failure of the compiler under test is
+// never an Error: it is a recorded run outcome.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -12,11 +12,12 @@ const FactorInfo& factor_pid() {
         "the pid", Regime::across, {nullptr, "fixed", "vary"}, Level::vary, Level::vary);
     r.kdet_varies = false; // pids differ between processes by nature unless held fixed
     r.check = [](const Setting& s, Context&) -> std::string {
-      std::string why;
-      if (level_of(s, "pid") == Level::fixed && !pid_namespace_available(&why))
+      if (level_of(s, "pid") != Level::fixed) return {};
+      Status here = pid_namespace_available();
+      if (!here)
         return fmt::format("--pid fixed: this machine does not let kdet create a PID namespace "
                            "({}); the pid cannot be held fixed here",
-                           why);
+                           here.why());
       return {};
     };
     r.trial = [](const Context&) {
