@@ -6,8 +6,11 @@
 #  2. kdet killed (SIGKILL) during build 2: build-2 holds some of its compiles and no
 #     capture.json; capture compare of the folder names build 2 unfinished (exit 3) and never
 #     compares it as a finished build.
-#  3. A --clean that removes an earlier build's folder: that build is named failed, the others
-#     are compared, exit 3 (not exit 2 with no comparison).
+#  3. A --clean that removes an earlier build's folder, or the folder of the build about to run:
+#     that build is named failed, the others are compared, exit 3 (not exit 2 with no comparison).
+#  4. A plain capture: `--finish` is refused while the capture still runs (exit 2, and the capture
+#     is left alone); killed (SIGKILL), its folder compares as unfinished (exit 3), never as a
+#     finished capture, until `--finish` finishes it.
 source "$(dirname "$0")/lib/common.bash"
 CL=${KDET_BINARY_DIR:?}/tests/capture
 need_fakes libfakenvvm.so
@@ -67,4 +70,37 @@ expect_exit 3 "$KDET" capture --builds 3 --out "$T/c" --json "$T/c.json" \
 expect_output 'FAILED +build 1 \(.*/c/build-1\): its folder is gone or replaced since the build ran'
 expect_output '0 of 1 kernel differ across 2 builds'
 expect_eq "clean: JSON" "$(json_eval "$T/c.json" '[k["builds"] for k in d["kernels"]], d["exit_code"]')" "([[2, 3]], 3)"
+# The --clean of build 2 removes build 2's own folder, made just before it.
+expect_exit 3 "$KDET" capture --builds 3 --out "$T/d" --json "$T/d.json" \
+  --clean "rm -rf '$T/d/build-2'; true" -- \
+  "$CL/capture_nvvm_client" "$FAKES/libfakenvvm.so" 1 1 "$IN" -- -fake-mode=echo
+expect_output 'FAILED +build 2 .*its folder could not be made or written'
+expect_eq "clean own: JSON" "$(json_eval "$T/d.json" '[k["builds"] for k in d["kernels"]], d["exit_code"]')" "([[1, 3]], 3)"
+
+# 4. A plain capture that hangs after its first compile.
+set +e
+"$KDET" capture --out "$T/live" -- sh "$T/slow.sh" live 1 >"$T/live.out" 2>&1 &
+pid=$!
+set -e
+for i in $(seq 600); do [[ -e $T/live.started ]] && break; sleep 0.05; done
+[[ -e $T/live.started ]] || fail "the plain capture never started its pipeline"
+expect_exit 2 "$KDET" capture --finish --out "$T/live"
+expect_output "a kdet capture \\(pid $pid\\) is still writing it"
+[[ ! -e $T/live/bundles && ! -e $T/live/manifest.toml ]] || fail "--finish wrote into a live capture"
+kill -KILL "$pid"
+wait "$pid" || true
+wait_no_pids 10 sleep || fail "the plain capture's pipeline outlived kdet"
+expect_exit 3 "$KDET" capture compare "$T/live" "$T/c/build-2"
+expect_output 'FAILED +build 1 \(.*/live\): unfinished: it has no capture.json, which kdet capture writes'
+# Finished with --finish once the killed capture's processes are gone (its guard exits after it).
+for i in $(seq 100); do
+  set +e
+  "$KDET" capture --finish --out "$T/live" >"$T/out" 2>&1
+  rc=$?
+  set -e
+  grep -q 'is still writing it' "$T/out" || break
+  sleep 0.1
+done
+expect_eq "--finish after the kill" "$rc" 0
+expect_exit 0 "$KDET" capture compare "$T/live" "$T/c/build-2"
 echo "capture_builds_stopped: ok"

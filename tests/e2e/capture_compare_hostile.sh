@@ -60,6 +60,18 @@ mkdir "$T/p/build-3"
 cp -a "$T/ok/build-1" "$T/p/build-3/build-1"
 expect_exit 3 "$KDET" capture compare "$T/p"
 expect_output 'FAILED +build 3 \(.*/p/build-3\): holds no capture \(no raw/records folder\); not compared'
+# A capture under a name kdet never gives (build-1x, build--1, build-): named, never skipped;
+# a build-logs folder that holds no capture is no build.
+rm -rf "$T/p/build-3"
+for odd in build-1x build--1 build-; do
+  cp -a "$T/ok/build-1" "$T/p/$odd"
+  expect_exit 3 "$KDET" capture compare "$T/p"
+  expect_output "FAILED +build 3 \\(.*/p/$odd\\): not a name kdet gives a build"
+  rm -rf "${T:?}/p/$odd"
+done
+mkdir "$T/p/build-logs"
+expect_exit 0 "$KDET" capture compare "$T/p"
+rm -rf "$T/p/build-logs"
 
 # 3. raw/records of build 1 linked to /: a problem, never 0 compiles that compare.
 fresh

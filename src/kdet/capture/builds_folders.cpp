@@ -197,9 +197,10 @@ std::vector<BuildInfo> capture_folders(const std::string& dir) {
       std::string n = e->d_name;
       if (n.rfind("build-", 0) != 0) continue;
       std::string digits = n.substr(6);
-      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
-        continue; // build-logs and the like: no build's name
-      bool canonical = digits.size() <= 6 && digits[0] != '0';
+      bool number = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos;
+      // build-logs and the like are no build's name; one that holds a capture is named.
+      if (!number && ::lstat((dir + "/" + n + "/raw").c_str(), &st) != 0) continue;
+      bool canonical = number && digits.size() <= 6 && digits[0] != '0';
       BuildInfo info;
       info.dir = dir + "/" + n;
       info.not_compared = build_folder_problem(info.dir, canonical);
@@ -215,6 +216,15 @@ std::vector<BuildInfo> capture_folders(const std::string& dir) {
     BuildInfo info;
     info.dir = dir;
     info.not_compared = capture_problem(dir);
+    // A capture writes capture.json as it ends, `--finish` bundles/ and manifest.toml: with
+    // none of them, kdet capture was stopped before it ended (or still runs).
+    auto absent = [&](const char* name) {
+      return ::lstat((dir + "/" + name).c_str(), &st) != 0 && errno == ENOENT;
+    };
+    if (info.not_compared.empty() && absent("capture.json") && absent("manifest.toml"))
+      info.not_compared = "unfinished: it has no capture.json, which kdet capture writes as it "
+                          "ends, and no manifest.toml (kdet capture was stopped, or still runs; "
+                          "`kdet capture --finish --out DIR` finishes a stopped one)";
     return {info};
   }
   if (found.empty())

@@ -23,6 +23,7 @@
 #include "kdet/report/builds_report.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/exec.hpp"
+#include "kdet/util/file_lock.hpp"
 #include "kdet/util/fs.hpp"
 #include "kdet/util/strings.hpp"
 #include "kdet/util/tempdir.hpp"
@@ -37,6 +38,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,9 +78,25 @@ std::string find_capture_library() {
               "installed lib/kdet folder (build the kdet_capture target)");
 }
 
+// A capture folder's raw/ locked (flock) for as long as one kdet writes or finishes it, so that a
+// `--finish` cannot finish a capture that is still running. Throws when another holds it.
+Fd lock_raw(int dir_fd, const std::string& dir, const char* doing) {
+  Fd raw(::openat(dir_fd, "raw", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!raw.ok()) throw Error::format("--out {}: cannot open raw/: {}", dir, std::strerror(errno));
+  if (::flock(raw.get(), LOCK_EX | LOCK_NB) == 0) return raw;
+  int e = errno;
+  struct stat st {};
+  long pid = ::fstat(raw.get(), &st) == 0 ? flock_holder(st.st_dev, st.st_ino).pid : 0;
+  if (e == EWOULDBLOCK)
+    throw Error::format("--out {}: a kdet capture{} is still writing it; {} waits until it ends "
+                        "(--finish is for a capture that was killed)",
+                        dir, pid > 0 ? fmt::format(" (pid {})", pid) : "", doing);
+  throw Error::format("--out {}: cannot lock raw/: {}", dir, std::strerror(e));
+}
+
 // Makes DIR (its parent must exist) and DIR/raw/{records,blobs,notes}; refuses a
-// folder that already holds a capture. Returns DIR opened.
-Fd prepare_out(const std::string& dir) {
+// folder that already holds a capture. Returns DIR opened, and `lock` holds raw/ locked.
+Fd prepare_out(const std::string& dir, Fd& lock) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) {
     if (errno != ENOENT || ::mkdir(dir.c_str(), 0755) != 0)
@@ -97,6 +115,7 @@ Fd prepare_out(const std::string& dir) {
     if (!made.ok())
       throw Error::format("--out {}: cannot create {}: {}", dir, sub, beneath_error(errno));
   }
+  lock = lock_raw(fd.get(), dir, "kdet capture");
   return fd;
 }
 
@@ -123,6 +142,7 @@ int finish_capture(const CaptureArgs& a) {
   if (::fstatat(fd.get(), "raw/records", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
     throw Error::format("--out {}: no raw/records folder: not a folder of kdet capture --out",
                         a.out);
+  Fd lock = lock_raw(fd.get(), a.out, "--finish");
   for (const char* name : {"bundles", "manifest.toml"})
     if (::fstatat(fd.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
       throw Error::format("--out {}: {} exists: this capture was finished already", a.out, name);
@@ -168,10 +188,10 @@ int do_capture(const CaptureArgs& a) {
   check_output_path(a.junit, "--junit");
 
   std::optional<TempDir> temp;
-  Fd out_fd;
+  Fd out_fd, raw_lock;
   std::string raw;
   if (!a.out.empty()) {
-    out_fd = prepare_out(a.out);
+    out_fd = prepare_out(a.out, raw_lock);
     raw = absolute_path(a.out) + "/raw";
   } else {
     temp.emplace("capture");

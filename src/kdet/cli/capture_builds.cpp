@@ -292,8 +292,19 @@ int do_capture_builds(const BuildsArgs& a) {
     std::fprintf(stderr, "kdet capture: build %d of %d ...\n", k, a.builds);
     std::string failure;
     TapPlace place{cwd, recorded, {}};
-    capture::BuildInfo info =
-        run_build(a, tools, dir.get(), abs_dir, k, env, place, failure, pack.get());
+    capture::BuildInfo info;
+    try {
+      info = run_build(a, tools, dir.get(), abs_dir, k, env, place, failure, pack.get());
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const Error& e) {
+      // Its folder could not be made or written (a --clean that removed --out or it): that
+      // build failed; the others are still compared.
+      info = capture::BuildInfo{};
+      info.dir = fmt::format("{}/build-{}", a.out, k);
+      info.not_compared = fmt::format("its folder could not be made or written: {}", e.what());
+      failure = fmt::format("build {}: {}", k, e.what());
+    }
     tapped.insert(place.tapped.begin(), place.tapped.end());
     if (engine::interrupted()) {
       // An interrupted build is not compared, and its folder goes: a later capture compare
@@ -323,9 +334,10 @@ int do_capture_builds(const BuildsArgs& a) {
   // that build is named as failed, the others are compared.
   for (size_t b = 0; b < infos.size(); ++b) {
     struct stat st {};
-    if (::fstatat(dir.get(), fmt::format("build-{}", b + 1).c_str(), &st, AT_SYMLINK_NOFOLLOW) !=
-            0 ||
-        !S_ISDIR(st.st_mode))
+    if (infos[b].not_compared.empty() &&
+        (::fstatat(dir.get(), fmt::format("build-{}", b + 1).c_str(), &st, AT_SYMLINK_NOFOLLOW) !=
+             0 ||
+         !S_ISDIR(st.st_mode)))
       infos[b].not_compared = "its folder is gone or replaced since the build ran (by a later "
                               "build's --clean?)";
   }

@@ -141,7 +141,9 @@ void Output::write_json(const nlohmann::json& j) const {
 }
 
 void Output::print_text(std::string_view text) const {
-  if (!m_args.quiet) fmt::print(text_stream(), "{}", text);
+  // Reports quote compilers' messages and names: no escape sequence of theirs reaches the
+  // terminal or a CI log (kdet's own colours are kept).
+  if (!m_args.quiet) fmt::print(text_stream(), "{}", terminal_text(text, color()));
 }
 
 } // namespace kdet::cli

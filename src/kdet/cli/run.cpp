@@ -95,7 +95,7 @@ int do_run(RunArgs args) {
     // Each run is appended as it ends, so the runs done survive a SIGKILL.
     plan.on_record =
         store::run_log_appender(args.out_dir, report::record_to_json, [](const std::string& w) {
-          fmt::print(stderr, "kdet: warning: {}\n", w);
+          fmt::print(stderr, "kdet: warning: {}\n", terminal_text(w));
         });
   }
   std::string input_hash = hash_bytes(read_file(plan.input_path));

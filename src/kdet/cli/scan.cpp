@@ -74,7 +74,8 @@ void add_prove_options(CLI::App* cmd, ProveArgs& a) {
   cmd->add_option("--stress-sample", a.stress_sample,
                   "Jobs A never varied on, also stressed, chosen at random (default 10)")
       ->check(whole_option({0, 1000000}));
-  cmd->add_option("--stress-seed", a.stress_seed, "Seed of that sample (default 0)");
+  cmd->add_option("--stress-seed", a.stress_seed, "Seed of that sample (default 0)")
+      ->check(whole_option({0, UINT64_MAX}));
 }
 
 // Settles and stresses each comparison's B side (scan::prove) and says what it spent. Returns
@@ -534,7 +535,7 @@ void add_compare(CLI::App& root, Action& action) {
           report::comparison_to_text(cmp, output.color(), 50, a->full_names ? 0 : k_name_width);
       // --junit -: stdout is the XML's, so the summary goes to stderr.
       if (a->junit_path == "-")
-        fmt::print(stderr, "{}", text);
+        fmt::print(stderr, "{}", terminal_text(text, output.color()));
       else
         output.print_text(text);
       if (a->annotations) fmt::print(stderr, "{}", compare_annotations(cmp.pairs));

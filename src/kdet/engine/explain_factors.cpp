@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 
 namespace kdet::engine {
@@ -125,6 +126,17 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
   for (const auto& o : only) {
     if (std::none_of(all.begin(), all.end(), [&](const Factor& f) { return f.name == o; }))
       throw Error::format("--factors: '{}' is not a factor that applies here", o);
+  }
+  // A factor that does not apply here may be skipped; a name that is no factor is a typo.
+  for (const auto& s : skip) {
+    bool here = std::any_of(all.begin(), all.end(), [&](const Factor& f) { return f.name == s; });
+    if (!here && !perturb::find_factor(s)) {
+      std::vector<std::string> names;
+      for (const auto& f : all)
+        names.push_back(f.name);
+      throw Error::format("--skip: '{}' is not a factor; give some of: {}", s,
+                          fmt::join(names, ", "));
+    }
   }
   std::vector<Factor> chosen;
   for (auto& f : all) {
