@@ -9,7 +9,7 @@
 // For each: wall time, peak RSS (kdet and what it waited for: wait4's ru_maxrss)
 // and disk (the blocks of every file of --out DIR), then packed / folders side by side.
 // The packed ones run at N/10 compiles (N/10 modules, or D if fewer) too: how memory, wall and
-// disk grow from N/10 to N compiles, as a ratio and per compile added.
+// disk grow from N/10 to N compiles, side by side, as a ratio and per compile added.
 // The pipeline is this program re-executed as `capture_scale __pipeline LIB N D`.
 //
 //===----------------------------------------------------------------------===//
@@ -221,18 +221,21 @@ int main(int argc, char** argv) {
       // compile". Per compile: the difference over the compiles added.
       double added = static_cast<double>(compiles - small);
       fmt::print("\n| command (pack) | wall N/(N/10) | RSS N/(N/10) | disk N/(N/10) | "
-                 "RSS a compile added (bytes) | disk a compile added (bytes) |\n"
-                 "|---|---:|---:|---:|---:|---:|\n");
+                 "wall a compile added (us) | RSS a compile added (bytes) | disk a compile added "
+                 "(bytes) |\n"
+                 "|---|---:|---:|---:|---:|---:|---:|\n");
       for (bool builds : {false, true}) {
         size_t big = *find(builds, false, false), sm = *find(builds, false, true);
-        auto per = [&](double Figures::*m) {
-          return added > 0 ? (med(big, m) - med(sm, m)) * (1 << 20) / added : 0.0;
+        // The difference over the compiles added, in `unit`s (2^20 bytes a MiB, 10^6 us a s).
+        auto per = [&](double Figures::*m, double unit) {
+          return added > 0 ? (med(big, m) - med(sm, m)) * unit / added : 0.0;
         };
-        fmt::print("| {} | {:.2f} | {:.2f} | {:.2f} | {:.0f} | {:.0f} |\n", configs[big].name,
-                   med(big, &Figures::wall) / med(sm, &Figures::wall),
+        fmt::print("| {} | {:.2f} | {:.2f} | {:.2f} | {:.0f} | {:.0f} | {:.0f} |\n",
+                   configs[big].name, med(big, &Figures::wall) / med(sm, &Figures::wall),
                    med(big, &Figures::rss_mib) / med(sm, &Figures::rss_mib),
                    med(big, &Figures::disk_mib) / med(sm, &Figures::disk_mib),
-                   per(&Figures::rss_mib), per(&Figures::disk_mib));
+                   per(&Figures::wall, 1e6), per(&Figures::rss_mib, 1 << 20),
+                   per(&Figures::disk_mib, 1 << 20));
       }
     }
     return 0;

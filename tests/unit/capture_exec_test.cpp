@@ -48,8 +48,8 @@ Compile one(const std::string& text) {
 
 TEST(CaptureExec, ReadsAShimRecord) {
   Compile c = one(exec_log("/w/k.ptx", k_h1, "/w/k.cubin", "PATH=/bin"));
-  EXPECT_EQ(c.kind, "exec");
-  EXPECT_EQ(c.lib, "/opt/cuda/bin/ptxas");
+  EXPECT_EQ(c.kind(), "exec");
+  EXPECT_EQ(c.lib(), "/opt/cuda/bin/ptxas");
   EXPECT_EQ(c.exec->argv0, "ptxas");
   EXPECT_EQ(c.exec->args,
             (std::vector<std::string>{"-arch=sm_90", "/w/k.ptx", "-o", "/w/k.cubin"}));
@@ -58,12 +58,12 @@ TEST(CaptureExec, ReadsAShimRecord) {
   EXPECT_EQ(c.exec->status, "signaled 11");
   ASSERT_TRUE(c.result.has_value());
   EXPECT_EQ(*c.result, 139);
-  ASSERT_EQ(c.inputs.size(), 1u);
-  EXPECT_EQ(c.inputs[0].tag, "file");
-  EXPECT_EQ(c.inputs[0].hash, k_h1);
-  EXPECT_EQ(c.options, (std::vector<std::string>{"-arch=sm_90", "{input}", "-o", "{output}"}));
-  ASSERT_EQ(c.outputs.size(), 1u);
-  EXPECT_EQ(c.outputs[0].kind, "cubin");
+  ASSERT_EQ(c.inputs().size(), 1u);
+  EXPECT_EQ(c.inputs()[0].tag, "file");
+  EXPECT_EQ(c.inputs()[0].hash, k_h1);
+  EXPECT_EQ(c.options(), (std::vector<std::string>{"-arch=sm_90", "{input}", "-o", "{output}"}));
+  ASSERT_EQ(c.outputs().size(), 1u);
+  EXPECT_EQ(c.outputs()[0].kind, "cubin");
   EXPECT_EQ(c.exec->outputs[0].second, "/w/k.cubin");
   EXPECT_EQ(exec_json(c)["ppid"], 30);
 }
@@ -88,7 +88,7 @@ TEST(CaptureExec, BundleIgnoresPathsAndTmpdirButNotBytesOrEnvironment) {
 TEST(CaptureExec, TwoOutputsOfOneBundleVary) {
   std::vector<Compile> cs = {one(exec_log("/w/a.ptx", k_h1, "/w/a.cubin", "PATH=/bin")),
                              one(exec_log("/w/b.ptx", k_h1, "/w/b.cubin", "PATH=/bin"))};
-  cs[1].outputs[0].hash = k_h1;
+  cs[1].outputs_mut()[0].hash = k_h1;
   std::vector<Bundle> bs = group_bundles(cs);
   ASSERT_EQ(bs.size(), 1u);
   EXPECT_TRUE(bs[0].varies);
@@ -102,7 +102,7 @@ TEST(CaptureExec, TwoOutputsOfOneBundleVary) {
   EXPECT_NE(capture_summary(r).find("2 different working folders or input paths"),
             std::string::npos);
   cs[1] = one(exec_log("/w/a.ptx", k_h1, "/w/b.cubin", "PATH=/bin"));
-  cs[1].outputs[0].hash = k_h1;
+  cs[1].outputs_mut()[0].hash = k_h1;
   r.bundles = group_bundles(cs);
   EXPECT_EQ(capture_summary(r).find("different working folders"), std::string::npos);
 }

@@ -43,8 +43,8 @@ TEST(Inprocess, NamesCompilersInsideMappedFiles) {
   EXPECT_EQ(makers_words(makers), "libdsl.so has an NVPTX back end");
   // A file a captured command ran is that command's, not blind.
   Compile run;
-  run.kind = "exec";
-  run.lib = raw + "/libdsl.so";
+  run.call_mut().kind = "exec";
+  run.call_mut().lib = raw + "/libdsl.so";
   EXPECT_EQ(compilers_inside(maps, {run})[0].seam, Seam::command);
 }
 

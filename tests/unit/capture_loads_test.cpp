@@ -28,15 +28,15 @@ TEST(Loads, LoadRecordsAreReadApartFromCompiles) {
   std::vector<Compile> compiles = read_records(raw, problems);
   EXPECT_TRUE(problems.empty()) << problems.front();
   ASSERT_EQ(compiles.size(), 1u);
-  EXPECT_EQ(compiles[0].kind, "nvvm");
+  EXPECT_EQ(compiles[0].kind(), "nvvm");
   std::vector<Compile> loads = read_load_records(raw);
   ASSERT_EQ(loads.size(), 1u);
-  EXPECT_EQ(loads[0].options, std::vector<std::string>{"cuModuleLoadData"});
-  ASSERT_EQ(loads[0].inputs.size(), 1u);
-  EXPECT_EQ(loads[0].inputs[0].tag, "image");
-  EXPECT_EQ(loads[0].inputs[0].hash, g);
-  EXPECT_EQ(loads[0].inputs[0].size, 40u);
-  EXPECT_FALSE(loads[0].inputs[0].name);
+  EXPECT_EQ(loads[0].options(), std::vector<std::string>{"cuModuleLoadData"});
+  ASSERT_EQ(loads[0].inputs().size(), 1u);
+  EXPECT_EQ(loads[0].inputs()[0].tag, "image");
+  EXPECT_EQ(loads[0].inputs()[0].hash, g);
+  EXPECT_EQ(loads[0].inputs()[0].size, 40u);
+  EXPECT_FALSE(loads[0].inputs()[0].name);
   EXPECT_EQ(loads[0].result, 0);
 }
 

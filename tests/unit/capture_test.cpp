@@ -42,23 +42,23 @@ TEST(CaptureRecords, ReadsALogOfInterleavedCompiles) {
   ASSERT_EQ(cs.size(), 2u);
   const Compile& c = cs[0];
   EXPECT_EQ(c.record, "12-ab.log#1");
-  EXPECT_EQ(c.kind, "nvvm");
+  EXPECT_EQ(c.kind(), "nvvm");
   EXPECT_EQ(c.pid, 12);
   EXPECT_EQ(c.thread, 13);
-  EXPECT_EQ(c.lib, "/lib");
-  ASSERT_EQ(c.inputs.size(), 2u);
-  EXPECT_EQ(*c.inputs[0].name, "a.ll");
-  EXPECT_FALSE(c.inputs[0].lazy);
-  EXPECT_TRUE(c.inputs[1].lazy);
-  EXPECT_FALSE(c.inputs[1].name.has_value());
-  EXPECT_EQ(c.options, std::vector<std::string>{"-opt=3"});
+  EXPECT_EQ(c.lib(), "/lib");
+  ASSERT_EQ(c.inputs().size(), 2u);
+  EXPECT_EQ(*c.inputs()[0].name, "a.ll");
+  EXPECT_FALSE(c.inputs()[0].lazy);
+  EXPECT_TRUE(c.inputs()[1].lazy);
+  EXPECT_FALSE(c.inputs()[1].name.has_value());
+  EXPECT_EQ(c.options(), std::vector<std::string>{"-opt=3"});
   EXPECT_TRUE(c.begun);
   EXPECT_EQ(c.result, 0);
-  ASSERT_EQ(c.outputs.size(), 1u);
-  EXPECT_EQ(c.outputs[0].size, 5u);
-  EXPECT_EQ(cs[1].kind, "nvrtc");
+  ASSERT_EQ(c.outputs().size(), 1u);
+  EXPECT_EQ(c.outputs()[0].size, 5u);
+  EXPECT_EQ(cs[1].kind(), "nvrtc");
   EXPECT_EQ(cs[1].result, 6);
-  EXPECT_TRUE(cs[1].outputs.empty());
+  EXPECT_TRUE(cs[1].outputs().empty());
 }
 
 TEST(CaptureRecords, ReadsALinkWithTypedInputsAndBothLogs) {
@@ -70,14 +70,14 @@ TEST(CaptureRecords, ReadsALinkWithTypedInputsAndBothLogs) {
   std::vector<Compile> cs = parse_log(text, "l", problems);
   EXPECT_TRUE(problems.empty());
   ASSERT_EQ(cs.size(), 1u);
-  EXPECT_EQ(cs[0].kind, "nvjitlink");
-  ASSERT_EQ(cs[0].inputs.size(), 2u);
-  EXPECT_EQ(cs[0].inputs[0].tag, "jit_input");
-  EXPECT_EQ(cs[0].inputs[0].type, 3);
-  EXPECT_EQ(cs[0].inputs[0].name, "a.ltoir");
-  EXPECT_EQ(cs[0].inputs[1].type, 2);
-  EXPECT_FALSE(cs[0].inputs[1].name);
-  EXPECT_EQ(cs[0].options, std::vector<std::string>{"-lto"});
+  EXPECT_EQ(cs[0].kind(), "nvjitlink");
+  ASSERT_EQ(cs[0].inputs().size(), 2u);
+  EXPECT_EQ(cs[0].inputs()[0].tag, "jit_input");
+  EXPECT_EQ(cs[0].inputs()[0].type, 3);
+  EXPECT_EQ(cs[0].inputs()[0].name, "a.ltoir");
+  EXPECT_EQ(cs[0].inputs()[1].type, 2);
+  EXPECT_FALSE(cs[0].inputs()[1].name);
+  EXPECT_EQ(cs[0].options(), std::vector<std::string>{"-lto"});
   ASSERT_TRUE(cs[0].log && cs[0].info_log);
   EXPECT_EQ(cs[0].info_log->hash, k_h2);
   // The input type is part of the bundle: the same bytes as PTX are another compile.
@@ -101,7 +101,7 @@ TEST(CaptureRecords, KeepsWhatCameBeforeACut) {
   ASSERT_EQ(cs.size(), 2u);
   EXPECT_TRUE(cs[0].begun);
   EXPECT_FALSE(cs[0].result.has_value()); // died inside the compile, as far as the log knows
-  EXPECT_EQ(cs[0].inputs.size(), 2u);
+  EXPECT_EQ(cs[0].inputs().size(), 2u);
   // A header cut before "begin" is no compile at all.
   problems.clear();
   cs = parse_log(text.substr(0, text.find("begin")), "l", problems);
@@ -141,13 +141,13 @@ TEST(CaptureRecords, RefusesForeignAndDamagedLines) {
 Compile compile_of(std::vector<std::string> options, bool lazy, const std::string& out,
                    int rc = 0) {
   Compile c;
-  c.kind = "nvvm";
-  c.lib_hash = k_h3;
-  c.inputs = {{"module", k_h1, 10, false, "a.ll"}, {"module", k_h2, 20, lazy, "b.ll"}};
-  c.options = std::move(options);
+  c.call_mut().kind = "nvvm";
+  c.call_mut().lib_hash = k_h3;
+  c.call_mut().inputs = {{"module", k_h1, 10, false, "a.ll"}, {"module", k_h2, 20, lazy, "b.ll"}};
+  c.call_mut().options = std::move(options);
   c.begun = true;
   c.result = rc;
-  if (!out.empty()) c.outputs.push_back({"nvvm", out, 5});
+  if (!out.empty()) c.outputs_mut().push_back({"nvvm", out, 5});
   return c;
 }
 
@@ -158,10 +158,10 @@ TEST(CaptureBundles, SameCompileSameBundleAnythingElseAnother) {
   EXPECT_NE(bundle_id(a), bundle_id(compile_of({"-opt=3"}, true, k_h1)));
   EXPECT_NE(bundle_id(a), bundle_id(compile_of({"-opt=3", ""}, false, k_h1)));
   Compile swapped = a;
-  std::swap(swapped.inputs[0], swapped.inputs[1]);
+  std::swap(swapped.call_mut().inputs[0], swapped.call_mut().inputs[1]);
   EXPECT_NE(bundle_id(a), bundle_id(swapped)); // module order matters
   Compile other_lib = a;
-  other_lib.lib_hash = k_h1;
+  other_lib.call_mut().lib_hash = k_h1;
   EXPECT_NE(bundle_id(a), bundle_id(other_lib)); // another compiler is another bundle
   EXPECT_EQ(bundle_id(a).size(), 16u);
 }
@@ -175,13 +175,13 @@ TEST(CaptureBundles, TwoOutputsOfOneKindVary) {
   EXPECT_EQ(bundles[0].compiles, 3u);
   EXPECT_EQ((bundles[0].counts[{"nvvm", k_h1}]), 2u);
   EXPECT_FALSE(bundles[1].varies);
-  EXPECT_EQ(cs[3].bundle, bundles[1].id);
+  EXPECT_EQ(cs[3].bundle(), bundles[1].id);
 }
 
 TEST(CaptureBundles, KindsApartReturnCodesAndUnfinished) {
   // A PTX and a cubin of one compile are two kinds, not a variation.
   Compile a = compile_of({}, false, k_h1);
-  a.outputs.push_back({"cubin", k_h2, 9});
+  a.outputs_mut().push_back({"cubin", k_h2, 9});
   std::vector<Compile> cs = {a, a};
   EXPECT_FALSE(group_bundles(cs)[0].varies);
   // Success once, failure once: a variation.
@@ -293,27 +293,27 @@ TEST(CaptureRecords, PtxInputsAndOutputsAreNamedByTheirArtifactHash) {
   // libNVVM's result (NUL included) -> a file the pipeline wrote without it -> ptxas; the
   // same PTX handed to nvJitLink with its NUL.
   Compile nvvm;
-  nvvm.kind = "nvvm";
-  nvvm.inputs = {{"module", hash_bytes(ir), ir.size(), false, "k.bc"}};
-  nvvm.outputs = {{"nvvm", hash_bytes(ptx), ptx.size()}};
+  nvvm.call_mut().kind = "nvvm";
+  nvvm.call_mut().inputs = {{"module", hash_bytes(ir), ir.size(), false, "k.bc"}};
+  nvvm.outputs_mut() = {{"nvvm", hash_bytes(ptx), ptx.size()}};
   Compile ptxas;
-  ptxas.kind = "exec";
-  ptxas.inputs = {{"file", hash_bytes(text), text.size(), false, "/tmp/k.ptx"}};
-  ptxas.outputs = {{"cubin", hash_bytes(cubin), cubin.size()}};
+  ptxas.call_mut().kind = "exec";
+  ptxas.call_mut().inputs = {{"file", hash_bytes(text), text.size(), false, "/tmp/k.ptx"}};
+  ptxas.outputs_mut() = {{"cubin", hash_bytes(cubin), cubin.size()}};
   Compile link;
-  link.kind = "nvjitlink";
-  link.inputs = {{"jit_input", hash_bytes(ptx), ptx.size(), false, "k", 2},
-                 {"jit_input", hash_bytes(cubin), cubin.size(), false, "c", 1}};
+  link.call_mut().kind = "nvjitlink";
+  link.call_mut().inputs = {{"jit_input", hash_bytes(ptx), ptx.size(), false, "k", 2},
+                            {"jit_input", hash_bytes(cubin), cubin.size(), false, "c", 1}};
   std::vector<Compile> cs = {nvvm, ptxas, link};
   name_by_artifact_hash(cs, blobs);
-  EXPECT_EQ(cs[0].outputs[0].hash, hash_bytes(text));
-  EXPECT_EQ(cs[0].outputs[0].size, ptx.size()); // the size of the bytes kept
-  EXPECT_EQ(cs[1].inputs[0].hash, hash_bytes(text));
-  EXPECT_EQ(cs[2].inputs[0].hash, hash_bytes(text));
+  EXPECT_EQ(cs[0].outputs()[0].hash, hash_bytes(text));
+  EXPECT_EQ(cs[0].outputs()[0].size, ptx.size()); // the size of the bytes kept
+  EXPECT_EQ(cs[1].inputs()[0].hash, hash_bytes(text));
+  EXPECT_EQ(cs[2].inputs()[0].hash, hash_bytes(text));
   // Bytes stay bytes: NVVM IR, a cubin input and a cubin output keep their zeros.
-  EXPECT_EQ(cs[0].inputs[0].hash, hash_bytes(ir));
-  EXPECT_EQ(cs[1].outputs[0].hash, hash_bytes(cubin));
-  EXPECT_EQ(cs[2].inputs[1].hash, hash_bytes(cubin));
+  EXPECT_EQ(cs[0].inputs()[0].hash, hash_bytes(ir));
+  EXPECT_EQ(cs[1].outputs()[0].hash, hash_bytes(cubin));
+  EXPECT_EQ(cs[2].inputs()[1].hash, hash_bytes(cubin));
   auto bundles = group_bundles(cs);
   ASSERT_EQ(bundles.size(), 3u);
   EXPECT_EQ(bundles[0].outputs[0].second, bundles[1].inputs[0].hash);
@@ -330,7 +330,7 @@ TEST(CaptureRecords, PtxInputsAndOutputsAreNamedByTheirArtifactHash) {
   EXPECT_EQ(read_file(dir + bundles[1].id + "/outputs/" + hash_bytes(cubin) + ".cubin"), cubin);
   // The same PTX handed over with two NULs is the same artifact: no variation.
   Compile again = nvvm;
-  again.outputs = {{"nvvm", hash_bytes(ptx + '\0'), ptx.size() + 1}};
+  again.outputs_mut() = {{"nvvm", hash_bytes(ptx + '\0'), ptx.size() + 1}};
   std::vector<Compile> twice = {nvvm, again};
   auto one = bundle_records(twice, blobs);
   ASSERT_EQ(one.size(), 1u);

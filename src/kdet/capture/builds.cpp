@@ -191,7 +191,7 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
   std::vector<uint64_t> first_ns(bundles.size(), UINT64_MAX);
   std::vector<const Compile*> first_compile(bundles.size(), nullptr);
   for (const auto& c : compiles) {
-    size_t i = index[c.bundle];
+    size_t i = index[c.bundle()];
     first_ns[i] = std::min(first_ns[i], c.time_ns);
     if (!first_compile[i]) first_compile[i] = &c;
   }
@@ -219,7 +219,7 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
   std::map<long, std::vector<const Compile*>> by_pid;
   bool ancestry = false;
   for (const auto& c : compiles)
-    if (c.kind == "exec") {
+    if (c.kind() == "exec") {
       by_pid[c.pid].push_back(&c);
       ancestry = ancestry || !c.ancestors->empty();
     }
@@ -229,9 +229,9 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
       if (it == by_pid.end()) continue;
       const Compile* driver = nullptr;
       for (const Compile* d : it->second)
-        if (d->time_ns <= c.time_ns && d->bundle != c.bundle) driver = d;
+        if (d->time_ns <= c.time_ns && d->bundle() != c.bundle()) driver = d;
       if (!driver) continue;
-      size_t tool = index[c.bundle], drv = index[driver->bundle];
+      size_t tool = index[c.bundle()], drv = index[driver->bundle()];
       groups.join(tool, drv);
       after[tool].insert(drv);
       break;

@@ -153,7 +153,7 @@ void note_unseen_makers(BuildSummary& sum, const std::set<std::string>& produced
                         const BlobStore& blobs) {
   std::map<std::string, const Compile*> first;
   for (const auto& c : compiles)
-    first.emplace(c.bundle, &c);
+    first.emplace(c.bundle(), &c);
   std::map<std::string, const Bundle*> by_id;
   for (const auto& b : bundles)
     by_id[b.id] = &b;

@@ -64,7 +64,7 @@ bool apply_exec_line(Compile& c, const std::vector<std::string>& w) {
         !std::all_of(w[2].begin(), w[2].end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
       return false;
     n = std::stoull(w[2]);
-    c.inputs.push_back({"file", w[1], n, false, text});
+    c.call_mut().inputs.push_back({"file", w[1], n, false, text});
   } else if (key == "status" && w.size() == 3 && (w[1] == "exited" || w[1] == "signaled"))
     e.status = w[1] + " " + w[2];
   else if (key == "output_file" && w.size() == 3 && decode(w[2], text))

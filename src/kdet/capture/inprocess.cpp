@@ -188,7 +188,7 @@ std::vector<CompilerInside> compilers_inside(const MappedFiles& maps,
                                              const std::vector<Compile>& compiles) {
   std::set<std::string> programs;
   for (const auto& c : compiles)
-    if (c.kind == "exec" && !c.lib.empty()) programs.insert(c.lib);
+    if (c.kind() == "exec" && !c.lib().empty()) programs.insert(c.lib());
   std::map<std::string, CompilerInside> found;
   for (const auto& [pid, files] : maps)
     for (const auto& path : files) {

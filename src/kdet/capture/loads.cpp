@@ -83,15 +83,15 @@ std::vector<LoadedModule> loaded_modules(std::vector<Compile>& loads,
   // Each captured output by artifact hash: the bundles that gave it.
   std::map<std::string, std::vector<std::string>> made;
   for (const auto& c : compiles)
-    for (const auto& o : c.outputs) {
+    for (const auto& o : c.outputs()) {
       auto& v = made[o.hash];
-      if (std::find(v.begin(), v.end(), c.bundle) == v.end()) v.push_back(c.bundle);
+      if (std::find(v.begin(), v.end(), c.bundle()) == v.end()) v.push_back(c.bundle());
     }
   std::vector<LoadedModule> out;
   std::map<std::string, size_t> index;
   for (auto& l : loads) {
-    if (l.inputs.empty()) continue;
-    Input& in = l.inputs[0];
+    if (l.inputs().empty()) continue;
+    Input in = l.inputs()[0]; // (loads alike share their inputs: named here, in a copy)
     std::optional<std::string> bytes = blobs.get(in.hash);
     std::string form = bytes ? form_of(*bytes) : "bytes";
     std::string hash =
@@ -117,8 +117,8 @@ std::vector<LoadedModule> loaded_modules(std::vector<Compile>& loads,
     LoadedModule& m = out[it->second];
     ++m.loads;
     m.pids.insert(l.pid);
-    if (!l.options.empty()) m.via.insert(l.options[0]);
-    bool registered = !l.options.empty() && l.options[0] == "__cudaRegisterFatBinary";
+    if (!l.options().empty()) m.via.insert(l.options()[0]);
+    bool registered = !l.options().empty() && l.options()[0] == "__cudaRegisterFatBinary";
     if (in.name) (registered ? m.shipped_in : m.paths).insert(*in.name);
     if (m.unseen() && m.unseen_makers.empty())
       m.unseen_makers = makers_words(unseen_makers(inside, l));

@@ -222,20 +222,20 @@ namespace {
 
 nlohmann::json compile_json(const Compile& c) {
   nlohmann::json outs = nlohmann::json::object();
-  for (const auto& o : c.outputs)
+  for (const auto& o : c.outputs())
     outs[o.kind] = o.hash;
-  nlohmann::json j = {
-      {"kind", c.kind},
-      {"bundle", c.bundle},
-      {"output", c.outputs.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.outputs[0].hash)},
-      {"outputs", outs},
-      {"result", c.result ? nlohmann::json(*c.result) : nlohmann::json(nullptr)},
-      {"thread", c.thread},
-      {"pid", c.pid},
-      {"time_ns", c.time_ns},
-      {"library", c.lib},
-      {"record", c.record}};
-  if (c.kind == "exec") j["exec"] = exec_json(c);
+  nlohmann::json j = {{"kind", c.kind()},
+                      {"bundle", c.bundle()},
+                      {"output", c.outputs().empty() ? nlohmann::json(nullptr)
+                                                     : nlohmann::json(c.outputs()[0].hash)},
+                      {"outputs", outs},
+                      {"result", c.result ? nlohmann::json(*c.result) : nlohmann::json(nullptr)},
+                      {"thread", c.thread},
+                      {"pid", c.pid},
+                      {"time_ns", c.time_ns},
+                      {"library", c.lib()},
+                      {"record", c.record}};
+  if (c.kind() == "exec") j["exec"] = exec_json(c);
   return j;
 }
 
@@ -334,7 +334,7 @@ nlohmann::json capture_json_head(const CaptureResult& r) {
   for (const auto& k : capture_kinds()) {
     size_t n = 0;
     for (const auto& c : r.compiles)
-      n += c.kind == k.name;
+      n += c.kind() == k.name;
     kinds[k.name] = {{"compiles", n}, {"captured", k.captured}};
     if (n == 0) not_seen.push_back(k.name);
   }
@@ -384,11 +384,11 @@ std::string inside_summary(const CaptureResult& r) {
   // Inputs that look made by a compiler but were made by no compile kdet saw.
   std::set<std::string> produced;
   for (const auto& c : r.compiles)
-    for (const auto& o : c.outputs)
+    for (const auto& o : c.outputs())
       produced.insert(o.hash);
   std::map<std::string, size_t> unseen;
   for (const auto& c : r.compiles) {
-    bool ptx_in = std::any_of(c.inputs.begin(), c.inputs.end(), [&](const Input& in) {
+    bool ptx_in = std::any_of(c.inputs().begin(), c.inputs().end(), [&](const Input& in) {
       return input_form(in) == ArtifactForm::ptx && !produced.count(in.hash);
     });
     if (!ptx_in) continue;
@@ -425,7 +425,7 @@ std::string capture_summary(const CaptureResult& r) {
   for (const auto& k : capture_kinds()) {
     size_t n = 0;
     for (const auto& c : r.compiles)
-      n += c.kind == k.name;
+      n += c.kind() == k.name;
     if (!k.captured) {
       never +=
           fmt::format("{}{} (not captured by this version)", never.empty() ? "" : ", ", k.name);

@@ -66,7 +66,7 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
   if (key == "kind" && w.size() == 2 &&
       (w[1] == "nvvm" || w[1] == "nvrtc" || w[1] == "nvjitlink" || w[1] == "exec" ||
        w[1] == "load"))
-    c.kind = w[1];
+    c.call_mut().kind = w[1];
   else if (key == "ancestors") {
     c.ancestors.mut().clear();
     for (size_t i = 1; i < w.size() && to_u64(w[i], n); ++i)
@@ -76,35 +76,35 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
   else if (key == "time_ns" && w.size() == 2 && to_u64(w[1], n))
     c.time_ns = n;
   else if (key == "lib" && w.size() == 2 && decode_text(w[1], text) && text)
-    c.lib = *text;
+    c.call_mut().lib = *text;
   else if (key == "lib_hash" && w.size() == 2 && is_hash(w[1]))
-    c.lib_hash = w[1];
+    c.call_mut().lib_hash = w[1];
   else if (key == "lib_size" && w.size() == 2 && to_u64(w[1], n))
-    c.lib_size = n;
+    c.call_mut().lib_size = n;
   else if (key == "module" && w.size() == 5 && is_hash(w[1]) && to_u64(w[2], n) &&
            (w[3] == "0" || w[3] == "1") && decode_text(w[4], text))
-    c.inputs.push_back({key, w[1], n, w[3] == "1", text});
+    c.call_mut().inputs.push_back({key, w[1], n, w[3] == "1", text});
   else if (key == "jit_input" && w.size() == 5 && is_hash(w[1]) && to_u64(w[2], n) &&
            parse_u64(w[3]) && *parse_u64(w[3]) <= 255 && decode_text(w[4], text))
-    c.inputs.push_back({key, w[1], n, false, text, static_cast<int>(*parse_u64(w[3]))});
+    c.call_mut().inputs.push_back({key, w[1], n, false, text, static_cast<int>(*parse_u64(w[3]))});
   else if ((key == "source" || key == "header" || key == "image") && w.size() == 4 &&
            is_hash(w[1]) && to_u64(w[2], n) && decode_text(w[3], text))
-    c.inputs.push_back({key, w[1], n, false, text});
+    c.call_mut().inputs.push_back({key, w[1], n, false, text});
   else if (key == "name_expr" && w.size() == 2 && decode_text(w[1], text))
-    c.inputs.push_back({key, "", 0, false, text});
+    c.call_mut().inputs.push_back({key, "", 0, false, text});
   else if (key == "option" && w.size() == 2 && decode_text(w[1], text) && text)
-    c.options.push_back(*text);
+    c.call_mut().options.push_back(*text);
   else if (key == "begin" && w.size() == 1)
     c.begun = true;
   else if (key == "result" && w.size() == 2 && to_u64(w[1], n) && n <= 0xffffffffu)
     c.result = static_cast<int>(static_cast<uint32_t>(n));
   else if (key == "output" && w.size() == 4 && is_hash(w[2]) && to_u64(w[3], n))
-    c.outputs.push_back({w[1], w[2], n});
+    c.outputs_mut().push_back({w[1], w[2], n});
   else if (key == "log" && w.size() == 3 && is_hash(w[1]) && to_u64(w[2], n))
     c.log = Output{"log", w[1], n};
   else if (key == "info_log" && w.size() == 3 && is_hash(w[1]) && to_u64(w[2], n))
     c.info_log = Output{"info_log", w[1], n};
-  else if (c.kind == "exec")
+  else if (c.kind() == "exec")
     return apply_exec_line(c, w);
   else
     return false;
@@ -115,6 +115,31 @@ bool apply_line(Compile& c, const std::vector<std::string>& w) {
 
 namespace {
 
+// One copy of each distinct call and list of outputs among the compiles read: a compile's own is
+// swapped for an equal one read before, so compiles alike share it. Its copies are never changed
+// while it holds them (Compile::call_mut copies a shared one first).
+class Shared {
+public:
+  // A command's call stays its own: its bundle is made of its environment too
+  // (add_exec_identity), which is not in the call.
+  void call(Compile& c) {
+    if (c.call_ && c.kind() != "exec") c.call_ = *calls_.insert(c.call_).first;
+  }
+  void outputs(Compile& c) {
+    if (c.outputs_) c.outputs_ = *outputs_.insert(c.outputs_).first;
+  }
+
+private:
+  struct Less {
+    template <class T>
+    bool operator()(const std::shared_ptr<T>& a, const std::shared_ptr<T>& b) const {
+      return *a < *b;
+    }
+  };
+  std::set<std::shared_ptr<Call>, Less> calls_;
+  std::set<std::shared_ptr<std::vector<Output>>, Less> outputs_;
+};
+
 // Which records a reading keeps.
 enum class Keep { all, compiles, loads };
 
@@ -124,8 +149,8 @@ enum class Keep { all, compiles, loads };
 class LogReader {
 public:
   LogReader(const std::string& name, std::vector<std::string>& problems, Keep keep,
-            std::vector<Compile>& out)
-      : name_(name), problems_(problems), keep_(keep), out_(out) {}
+            std::vector<Compile>& out, Shared& shared)
+      : name_(name), problems_(problems), keep_(keep), out_(out), shared_(shared) {}
 
   void line(std::string_view text) {
     std::vector<std::string> w = split(std::string(text), ' ');
@@ -146,6 +171,8 @@ public:
         if (!kept(out_.back())) {
           by_id_[id_of(out_.back())] = k_dropped;
           out_.pop_back();
+        } else {
+          shared_.call(out_.back());
         }
       }
       if (!ok) {
@@ -163,11 +190,12 @@ public:
         // reading of the compiles names what cannot be read; that of the loads says nothing).
         if (keep_ != Keep::compiles) return;
         Compile load;
-        load.kind = "load";
+        load.call_mut().kind = "load";
         ok = apply_line(load, rest);
       } else {
         ok = it != by_id_.end() && it->second >= first_ && it->second < out_.size() &&
              apply_line(out_[it->second], rest);
+        if (ok && rest[0] == "output") shared_.outputs(out_[it->second]);
       }
     }
     if (!ok) problem(fmt::format("unreadable line '{}'", text.substr(0, 80)));
@@ -185,7 +213,7 @@ public:
 private:
   static constexpr size_t k_dropped = SIZE_MAX;
   bool kept(const Compile& c) const {
-    return keep_ == Keep::all || (keep_ == Keep::loads) == (c.kind == "load");
+    return keep_ == Keep::all || (keep_ == Keep::loads) == (c.kind() == "load");
   }
   std::string id_of(const Compile& c) const { return c.record.substr(name_.size() + 1); }
   void problem(const std::string& why) {
@@ -195,6 +223,7 @@ private:
   std::vector<std::string>& problems_;
   Keep keep_;
   std::vector<Compile>& out_;
+  Shared& shared_;
   size_t first_ = out_.size();          // this log's first record in `out_`
   std::map<std::string, size_t> by_id_; // record id -> index in `out_`
   bool in_header_ = false;              // between "kdet-capture-record 1 ID" and "begin"
@@ -206,7 +235,8 @@ private:
 std::vector<Compile> parse_log(const std::string& text, const std::string& name,
                                std::vector<std::string>& problems) {
   std::vector<Compile> got;
-  LogReader reader(name, problems, Keep::all, got);
+  Shared shared;
+  LogReader reader(name, problems, Keep::all, got, shared);
   size_t pos = 0;
   bool cut = false;
   while (pos < text.size()) {
@@ -290,10 +320,11 @@ std::vector<Compile> read_all_records(const std::string& raw, std::vector<std::s
   }
   std::vector<Compile> out;
   out.reserve(records);
+  Shared shared;
   for (const auto& n : names) {
     Fd fd = open_log(n, true);
     if (!fd.ok()) continue;
-    LogReader reader(n, problems, keep, out);
+    LogReader reader(n, problems, keep, out, shared);
     bool cut = for_each_line(
         fd.get(), [&](std::string_view l) { reader.line(l); }, err);
     if (err)
@@ -301,7 +332,7 @@ std::vector<Compile> read_all_records(const std::string& raw, std::vector<std::s
           fmt::format("records/{}: read failed: {}; the rest is ignored", n, std::strerror(err)));
     reader.end(cut);
   }
-  std::erase_if(out, [](const Compile& c) { return !c.begun || c.kind.empty(); });
+  std::erase_if(out, [](const Compile& c) { return !c.begun || c.kind().empty(); });
   std::sort(out.begin(), out.end(), [](const Compile& a, const Compile& b) {
     return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.record < b.record;
   });
@@ -332,64 +363,74 @@ ArtifactForm output_form(const std::string& kind) {
 }
 
 void name_by_artifact_hash(std::vector<Compile>& compiles, const BlobStore& blobs) {
+  // Each shared call and list of outputs once: its compiles see it named alike.
+  std::set<const void*> done;
   for (auto& c : compiles) {
-    for (auto& in : c.inputs) {
-      if (in.tag == "name_expr") continue;
-      std::string name = blobs.artifact_hash_of(in.hash, input_form(in));
-      if (name != in.hash) in.stored = std::exchange(in.hash, name);
-    }
-    for (auto& o : c.outputs) {
-      std::string name = blobs.artifact_hash_of(o.hash, output_form(o.kind));
-      if (name != o.hash) o.stored = std::exchange(o.hash, name);
-    }
+    if (c.call_ && done.insert(c.call_.get()).second)
+      for (auto& in : c.call_->inputs) {
+        if (in.tag == "name_expr") continue;
+        std::string name = blobs.artifact_hash_of(in.hash, input_form(in));
+        if (name != in.hash) in.stored = std::exchange(in.hash, name);
+      }
+    if (c.outputs_ && done.insert(c.outputs_.get()).second)
+      for (auto& o : *c.outputs_) {
+        std::string name = blobs.artifact_hash_of(o.hash, output_form(o.kind));
+        if (name != o.hash) o.stored = std::exchange(o.hash, name);
+      }
   }
 }
 
 std::string bundle_id(const Compile& c) {
   Hasher h;
   // The id's salt: kept at schema 1, so that a bundle without PTX inputs keeps its id.
-  h.add("kdet.capture.bundle/1").add(c.kind).add(c.lib_hash).add_u64(c.inputs.size());
-  for (const auto& i : c.inputs) {
+  h.add("kdet.capture.bundle/1").add(c.kind()).add(c.lib_hash()).add_u64(c.inputs().size());
+  for (const auto& i : c.inputs()) {
     h.add(i.tag).add(i.hash).add_u64(i.lazy ? 1 : 0).add_u64(i.name ? 1 : 0);
     // A command's input is named by its path as given: where the file is does not
     // make another compile (its place in argv is in the options, as {input}).
-    h.add(c.kind == "exec" ? "" : i.name.value_or(""));
+    h.add(c.kind() == "exec" ? "" : i.name.value_or(""));
     if (i.tag == "jit_input") h.add_u64(static_cast<uint64_t>(i.type));
   }
-  h.add_u64(c.options.size());
-  for (const auto& o : c.options)
+  h.add_u64(c.options().size());
+  for (const auto& o : c.options())
     h.add(o);
-  if (c.kind == "exec") add_exec_identity(h, c);
+  if (c.kind() == "exec") add_exec_identity(h, c);
   return h.hex().substr(0, 16);
 }
 
 std::vector<Bundle> group_bundles(std::vector<Compile>& compiles) {
-  // The ids first, so that the bundles' vector is made at its size (not grown by doubling).
+  // The ids first, so that the bundles' vector is made at its size (not grown by doubling). A
+  // call shared by several compiles is given its id once (a command's call is its own: its id
+  // is made of its environment too, which is not in the call).
   std::map<std::string, size_t> index;
+  std::set<const Call*> done;
   for (auto& c : compiles) {
-    c.bundle = bundle_id(c);
-    index.emplace(c.bundle, index.size());
+    if (!c.call_ || c.kind() == "exec")
+      c.call_mut().bundle = bundle_id(c);
+    else if (done.insert(c.call_.get()).second)
+      c.call_->bundle = bundle_id(c);
+    index.emplace(c.bundle(), index.size());
   }
   std::vector<Bundle> bundles;
   bundles.reserve(index.size());
   for (auto& c : compiles) {
-    auto it = index.find(c.bundle);
+    auto it = index.find(c.bundle());
     if (it->second == bundles.size()) {
       Bundle b;
-      b.id = c.bundle;
-      b.kind = c.kind;
-      b.lib = c.lib;
-      b.lib_hash = c.lib_hash;
-      b.lib_size = c.lib_size;
-      b.inputs = c.inputs;
-      b.options = c.options;
+      b.id = c.bundle();
+      b.kind = c.kind();
+      b.lib = c.lib();
+      b.lib_hash = c.lib_hash();
+      b.lib_size = c.lib_size();
+      b.inputs = c.inputs();
+      b.options = c.options();
       bundles.push_back(std::move(b));
     }
     Bundle& b = bundles[it->second];
     ++b.compiles;
-    if (c.kind == "exec") {
+    if (c.kind() == "exec") {
       std::string place = c.exec->cwd;
-      for (const auto& i : c.inputs)
+      for (const auto& i : c.inputs())
         place += '\n' + i.name.value_or("");
       b.places.insert(place);
     }
@@ -397,7 +438,7 @@ std::vector<Bundle> group_bundles(std::vector<Compile>& compiles) {
       ++b.unfinished;
     else
       ++b.results[*c.result];
-    for (const auto& o : c.outputs) {
+    for (const auto& o : c.outputs()) {
       auto key = std::make_pair(o.kind, o.hash);
       if (b.counts[key]++ == 0) b.outputs.push_back(key);
       if (b.sizes.emplace(o.hash, o.size).second && !o.stored.empty()) b.stored[o.hash] = o.stored;

@@ -12,6 +12,7 @@
 #include "kdet/capture/exec_records.hpp"
 #include "kdet/util/hash.hpp"
 
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,6 +37,7 @@ struct Input {
   std::string stored{};
   // The blob to read these bytes from.
   const std::string& blob() const { return stored.empty() ? hash : stored; }
+  auto operator<=>(const Input&) const = default;
 };
 
 // One output the pipeline fetched after the compile.
@@ -44,6 +46,7 @@ struct Output {
   std::string hash; // the artifact hash once name_by_artifact_hash ran
   uint64_t size = 0;
   std::string stored{}; // as Input::stored
+  auto operator<=>(const Output&) const = default;
 };
 
 // A value kept out of line, for what few compiles have: a library compile holds a null pointer
@@ -80,25 +83,66 @@ private:
   std::unique_ptr<T> p_;
 };
 
-// One compile call, as recorded.
-struct Compile {
-  std::string record; // "LOG#ID": the record log under RAW/records and the compile's id in it
-  std::string kind;   // nvvm, nvrtc, nvjitlink or exec (or load: read_load_records)
-  long pid = 0, ppid = 0, thread = 0;
-  OutOfLine<std::vector<long>> ancestors; // exec: the caller's parent, its parent, ... (the
-                                          // shim's record)
-  uint64_t time_ns = 0;
+// What a compile was asked to do: its record's header but the process, thread and time. Compiles
+// that asked alike share one (a capture holds every compile: 10^5 of them hold one copy of each
+// distinct call, not 10^5), so a Call is changed only through Compile::call_mut, which copies
+// a shared one first; name_by_artifact_hash and group_bundles change each shared one once,
+// alike for all that share it.
+struct Call {
+  std::string kind;          // nvvm, nvrtc, nvjitlink or exec (or load: read_load_records)
   std::string lib, lib_hash; // empty when the library could not be identified
   uint64_t lib_size = 0;
   std::vector<Input> inputs;
   std::vector<std::string> options;
+  std::string bundle; // id of its bundle (set by group_bundles)
+  auto operator<=>(const Call&) const = default;
+};
+
+// One compile call, as recorded: a few scalars of its own, the call it made and the outputs it
+// fetched shared with every compile alike (about 150 bytes a compile; docs/CAPTURE.md).
+struct Compile {
+  std::string record; // "LOG#ID": the record log under RAW/records and the compile's id in it
+  long pid = 0, ppid = 0, thread = 0;
+  OutOfLine<std::vector<long>> ancestors; // exec: the caller's parent, its parent, ... (the
+                                          // shim's record)
+  uint64_t time_ns = 0;
   bool begun = false;        // the header was complete (the "begin" line)
   std::optional<int> result; // the call's return code; none when the process died inside it
-  std::vector<Output> outputs;
   OutOfLine<Output> log;
   OutOfLine<Output> info_log; // nvJitLink's info log (`log` is its error log)
-  std::string bundle;         // id of its bundle (set by group_bundles)
   OutOfLine<ExecInfo> exec;   // kind exec: argv, cwd, environment, status (exec_records.hpp)
+  // What it asked (shared: see Call) and what it fetched (outputs, shared alike), by pointer.
+  std::shared_ptr<Call> call_;
+  std::shared_ptr<std::vector<Output>> outputs_;
+
+  const Call& call() const { return call_ ? *call_ : empty_call(); }
+  const std::string& kind() const { return call().kind; }
+  const std::string& lib() const { return call().lib; }
+  const std::string& lib_hash() const { return call().lib_hash; }
+  uint64_t lib_size() const { return call().lib_size; }
+  const std::vector<Input>& inputs() const { return call().inputs; }
+  const std::vector<std::string>& options() const { return call().options; }
+  const std::string& bundle() const { return call().bundle; }
+  const std::vector<Output>& outputs() const {
+    static const std::vector<Output> none;
+    return outputs_ ? *outputs_ : none;
+  }
+  // For writing: this compile's own copy (made from the shared one first).
+  Call& call_mut() { return own(call_); }
+  std::vector<Output>& outputs_mut() { return own(outputs_); }
+
+private:
+  static const Call& empty_call() {
+    static const Call none;
+    return none;
+  }
+  template <class T> static T& own(std::shared_ptr<T>& p) {
+    if (!p)
+      p = std::make_shared<T>();
+    else if (p.use_count() > 1)
+      p = std::make_shared<T>(*p);
+    return *p;
+  }
 };
 
 // Reads one record log (`name` is its file name, for messages and each
