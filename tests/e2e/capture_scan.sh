@@ -53,7 +53,7 @@ expect_output "kdet scan: $listed jobs \\($listed bundles\\)"
 [[ $(json_eval "$T/scan.json" 'all(j["input"] == "bundles/" + j["bundle"] and j["option_set"] == "captured" for j in d["jobs"])') == True ]] || fail "jobs must name their bundle"
 for id in $(ids 'True'); do
   want=deterministic
-  [[ $id == "$varied" ]] && want=varies
+  [[ $id == "$varied" ]] && want=nondeterministic
   got=$(json_eval "$T/scan.json" "[j['status'] for j in d['jobs'] if j['bundle'] == '$id'][0]")
   expect_eq "bundle $id" "$got" "$want"
 done
@@ -64,7 +64,7 @@ if have_cuda; then
   [[ $want == *libnvrtc*libnvrtc*libnvvm* ]] || fail "expected two NVRTC bundles (one with a header) and one libNVVM bundle: $want"
 fi
 # Named by the kernel the bundle compiles (saxpy), then its folder.
-expect_output "VARIES +saxpy \\(bundles/$varied\\) captured-libfakenvvm.so captured"
+expect_output "NONDETERMINISTIC +saxpy \\(bundles/$varied\\) captured-libfakenvvm.so captured"
 
 # The multi-module job compiled both modules: the fake echoes every module it was given, so its
 # output is longer than the single-module echo bundle's (same first module, same options).
