@@ -39,10 +39,10 @@ PY
 [[ $LB =~ ^[0-9a-f]{16}$ && $SB =~ ^[0-9a-f]{16}$ ]] || fail "bundle.json kernels: long '$LB', saxpy '$SB'"
 # The one cut form: display_name's (its first 60 characters, "...", 8 hex digits).
 CUT=$(grep -oE '_ZN8__main__10saxpy_kern[^ ]*\.\.\.[0-9a-f]{8}' "$T/capture.out" | head -1)
-[[ -n $CUT ]] || { cat "$T/capture.out"; fail "capture's VARIED line does not name the kernel, cut"; }
+[[ -n $CUT ]] || { cat "$T/capture.out"; fail "capture's NONDETERMINISTIC line does not name the kernel, cut"; }
 ((${#CUT} <= 72)) || fail "cut name is ${#CUT} characters"
-grep -qF "VARIED     kernel $CUT in bundle $LB" "$T/capture.out" || fail "capture's VARIED line"
-grep -qF "\"bundles/$LB\", # nvvm, 2 compiles, VARIED in the pipeline; kernel $CUT" "$T/cap/manifest.toml" ||
+grep -qF "NONDETERMINISTIC kernel $CUT in bundle $LB" "$T/capture.out" || fail "capture's NONDETERMINISTIC line"
+grep -qF "\"bundles/$LB\", # nvvm, 2 compiles, nondeterministic in the pipeline; kernel $CUT" "$T/cap/manifest.toml" ||
   fail "manifest.toml's note does not name the kernel"
 grep -qF "\"bundles/$SB\", # nvvm, 1 compile; kernel saxpy" "$T/cap/manifest.toml" || fail "saxpy's note"
 

@@ -374,7 +374,7 @@ void add_capture(CLI::App& root, Action& action) {
   cmd->add_option("--out", args->out,
                   "Folder for the raw records and one bundle folder per distinct compile");
   cmd->add_option("--json", args->json,
-                  "Write the capture as JSON (schema kdet.capture/2) to FILE (not -: stdout is "
+                  "Write the capture as JSON (schema kdet.capture/3) to FILE (not -: stdout is "
                   "the pipeline's)");
   cmd->add_option("--exec", args->exec,
                   "Also capture programs with this base name as command compiles (repeatable)")
