@@ -1,5 +1,6 @@
 //===- perturb/factors/pid.cpp - the compiler's process id ------------------===//
 #include "kdet/perturb/factors/kit.hpp"
+#include "kdet/util/error.hpp"
 
 #include <fmt/format.h>
 
@@ -30,6 +31,14 @@ const FactorInfo& factor_pid() {
     };
     r.run = [](const Setting& s, const Context& ctx, const RunSpot&, RunPerturbation& p) {
       p.host.pid_namespace = ctx.exec_backend && level_of(s, "pid") == Level::fixed;
+    };
+    r.exec_help = "a fresh PID namespace: the command runs as pid 2";
+    r.exec_fix = [](CommandFix& c) {
+      std::string why;
+      if (!pid_namespace_available(&why))
+        throw Error::format("--fix pid: this machine does not let kdet create a PID namespace ({})",
+                            why);
+      c.view.pid_namespace = true;
     };
     return r;
   }();
