@@ -396,7 +396,7 @@ TEST(ScanLabels, CompareExitCodeGatesOnB) {
     return scan::compare_exit_code(scan::pair_jobs(jobs, "a", jobs, "b"));
   };
   auto a_vary = verdict_job("a", "k.ll", {"X", "Y"});
-  EXPECT_EQ(code({a_vary, verdict_job("b", "k.ll", {"Z", "W"})}), 1); // varies-both
+  EXPECT_EQ(code({a_vary, verdict_job("b", "k.ll", {"Z", "W"})}), 1); // nondeterministic-both
   EXPECT_EQ(code({verdict_job("a", "k.ll", {"X"}), verdict_job("b", "k.ll", {"X", "Y"})}), 1);
   EXPECT_EQ(code({a_vary, verdict_job("b", "k.ll", {"Z"})}), 0); // not-seen
   EXPECT_EQ(code({verdict_job("a", "k.ll", {"X"}), verdict_job("b", "k.ll", {"E"}, false)}), 3);
