@@ -303,10 +303,10 @@ void add_scan(CLI::App& root, Action& action) {
       "  kdet scan cap/manifest.toml --db cap.db   # what kdet capture --out cap wrote: one job\n"
       "                                            # per captured compile (bundles = [...])\n"
       "Exit (the first that applies): 130 interrupted (run the same command again to resume);\n"
-      "2 bad manifest, option or compiler; 1 a job varies unexpectedly, or an [[expect]]ed job no\n"
-      "longer varies (its 95% bound is below budget.target_rate; fewer runs give 'not-seen', not "
-      "a\n"
-      "failure); 3 a job's compiler failed on every run; 0 nothing unexpected.\n"
+      "2 bad manifest, option or compiler; 1 a job varies unexpectedly ('nondeterministic'), or\n"
+      "an [[expect]]ed job no longer varies ('no-longer-nondeterministic': its 95% bound is below\n"
+      "budget.target_rate; fewer runs give 'not-seen', not a failure); 3 a job's compiler failed\n"
+      "on every run; 0 nothing unexpected.\n"
       "Manifest reference: docs/SCAN.md");
   cmd->add_option("manifest", a->manifest, "The scan manifest (TOML)");
   cmd->add_option(
