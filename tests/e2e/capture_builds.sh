@@ -114,12 +114,12 @@ NVRTC=$(ls /usr/local/cuda/lib64/libnvrtc.so.[0-9]* | head -1)
 expect_exit 1 "$KDET" capture --builds 3 --out "$T/real" --exec gen_ptx.py --json "$T/real.json" \
   --junit "$T/real.xml" --report-html "$T/real.html" -- \
   python3 "$SRC/builds_pipeline.py" "$T/work" "$T/counter" "$NVVM" "$NVRTC" /usr/local/cuda/bin/ptxas "$SRC/gen_ptx.py"
-expect_output '4 of 6 kernels differ across 3 builds: 2 varies, 1 input-differs, 1 not-in-every-build'
+expect_output '4 of 6 kernels differ across 3 builds: 2 nondeterministic, 1 input-differs, 1 not-in-every-build'
 # Every kernel's status, first varying stage and final-artifact flag.
-got=$(json_eval "$T/real.json" 'sorted((k["name"], k["status"], (k["first_varying_stage"] or {}).get("program"), k["final_output_varies"], len(k["stages"])) for k in d["kernels"])')
-expect_eq "kernels" "$got" "[('const_k', 'input-differs', 'libnvvm.so.4', True, 1), ('extra_k', 'not-in-every-build', None, False, 1), ('gen_k', 'varies', 'gen_ptx.py', False, 2), ('nvrtc_k', 'same', None, False, 1), ('saxpy', 'same', None, False, 2), ('stamp_k', 'varies', 'ptxas', True, 1)]"
+got=$(json_eval "$T/real.json" 'sorted((k["name"], k["status"], (k["first_nondeterministic_stage"] or {}).get("program"), k["final_output_nondeterministic"], len(k["stages"])) for k in d["kernels"])')
+expect_eq "kernels" "$got" "[('const_k', 'input-differs', 'libnvvm.so.4', True, 1), ('extra_k', 'not-in-every-build', None, False, 1), ('gen_k', 'nondeterministic', 'gen_ptx.py', False, 2), ('nvrtc_k', 'same', None, False, 1), ('saxpy', 'same', None, False, 2), ('stamp_k', 'nondeterministic', 'ptxas', True, 1)]"
 # How each varying stage's outputs differ: a comment in the PTX, the named file's time in the cubin.
-expect_eq "classes" "$(json_eval "$T/real.json" 'sorted((k["name"], k["first_varying_stage"]["output"], k["first_varying_stage"]["change"]) for k in d["kernels"] if k["status"] == "varies")')" \
+expect_eq "classes" "$(json_eval "$T/real.json" 'sorted((k["name"], k["first_nondeterministic_stage"]["output"], k["first_nondeterministic_stage"]["change"]) for k in d["kernels"] if k["status"] == "nondeterministic")')" \
   "[('gen_k', 'ptx', 'trivia'), ('stamp_k', 'cubin', 'metadata')]"
 # saxpy's libNVVM compile and its ptxas compile are one kernel, in that order.
 expect_eq "saxpy stages" "$(json_eval "$T/real.json" '[(s["kind"], s["program"]) for k in d["kernels"] if k["name"] == "saxpy" for s in k["stages"]]')" \
@@ -145,7 +145,7 @@ expect_eq "compare = builds" "$(json_eval "$T/cmp.json" 'sorted((k["name"], k["s
   "$(json_eval "$T/real.json" 'sorted((k["name"], k["status"]) for k in d["kernels"])')"
 expect_exit 1 "$KDET" capture compare "$T/real/build-1" "$T/real/build-3" --json "$T/cmp13.json"
 expect_eq "builds 1 and 3" "$(json_eval "$T/cmp13.json" 'sorted((k["name"], k["status"]) for k in d["kernels"] if k["status"] != "same")')" \
-  "[('const_k', 'input-differs'), ('gen_k', 'varies'), ('stamp_k', 'varies')]"
+  "[('const_k', 'input-differs'), ('gen_k', 'nondeterministic'), ('stamp_k', 'nondeterministic')]"
 # nvcc runs cicc, ptxas and fatbinary itself: they are nvcc's kernel (known from the shim's
 # record of its caller's ancestors), one kernel per nvcc run, nvcc last.
 echo "cd '$T' && /usr/local/cuda/bin/nvcc -cubin -arch=sm_90 -o '$T/ws.cubin' '$EX/cuda/warp_scan.cu'" >"$T/nvcc.sh"

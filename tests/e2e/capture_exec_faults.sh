@@ -22,9 +22,9 @@ cp "$FAKES/fake_cc" "$T/bin/fake_cc"
 # Same input, same options, two output paths: one bundle, two outputs, exit 1.
 cd "$T/w"
 expect_exit 1 "$KDET" capture --exec randcc --out "$T/r" --json "$T/r.json" -- sh -c 'randcc -o a.bin in.txt && randcc -o b.bin in.txt'
-expect_eq "one bundle" "$(json_eval "$T/r.json" 'len(d["bundles"]), d["bundles"][0]["compiles"], d["bundles"][0]["varies"]')" "(1, 2, True)"
+expect_eq "one bundle" "$(json_eval "$T/r.json" 'len(d["bundles"]), d["bundles"][0]["compiles"], d["bundles"][0]["nondeterministic"]')" "(1, 2, True)"
 id=$(json_eval "$T/r.json" 'd["bundles"][0]["id"]')
-expect_output "VARIED +bundle $id \(exec, 2 compiles, $T/bin/randcc\)"
+expect_output "NONDETERMINISTIC +bundle $id \(exec, 2 compiles, $T/bin/randcc\)"
 unpack_bundles "$T/r"
 for f in a.bin b.bin; do
   h=$(json_eval "$T/r.json" "[c['output'] for c in d['compiles'] if c['exec']['args'][1] == '$f'][0]")
@@ -79,7 +79,7 @@ C
 if cc -static -o "$T/bin/rand_static" "$T/st.c" 2>/dev/null; then
   expect_exit 1 "$KDET" capture --exec rand_static --json "$T/st.json" -- sh -c 'rand_static -o s1 in.txt; rand_static -o s2 in.txt; echo "rc=$?"'
   expect_output '^rc=3$'
-  expect_eq "static program" "$(json_eval "$T/st.json" '[c["exec"]["status"] for c in d["compiles"]], d["bundles"][0]["varies"], len(d["bundles"][0]["outputs"])')" \
+  expect_eq "static program" "$(json_eval "$T/st.json" '[c["exec"]["status"] for c in d["compiles"]], d["bundles"][0]["nondeterministic"], len(d["bundles"][0]["outputs"])')" \
     "(['exited 3', 'exited 3'], True, 2)"
 else
   echo "$NAME: note: no static libc here (cc -static failed); the static program part is left out"

@@ -16,11 +16,11 @@ IN=$EX/nvvm/llvm7/saxpy.ll
 expect_exit 1 "$KDET" capture --json "$T/g.json" -- "$CL/capture_nvvm_client" "$FAKE" 1 2 "$IN" -- -fake-mode=garbage
 id=$(json_eval "$T/g.json" 'd["bundles"][0]["id"]')
 [[ $(json_eval "$T/g.json" 'len(d["bundles"])') == 1 ]] || fail "one bundle expected"
-[[ $(json_eval "$T/g.json" 'd["bundles"][0]["varies"]') == True ]] || fail "bundle must vary"
+[[ $(json_eval "$T/g.json" 'd["bundles"][0]["nondeterministic"]') == True ]] || fail "bundle must vary"
 [[ $(json_eval "$T/g.json" 'len(set(d["bundles"][0]["outputs"]))') == 2 ]] || fail "two output hashes"
-expect_output "VARIED +bundle $id \(nvvm, 2 compiles"
+expect_output "NONDETERMINISTIC +bundle $id \(nvvm, 2 compiles"
 for h in $(json_eval "$T/g.json" '" ".join(d["bundles"][0]["outputs"])'); do expect_output "nvvm $h x1"; done
-[[ $(json_eval "$T/g.json" 'd["schema"]') == kdet.capture/2 ]] || fail schema
+[[ $(json_eval "$T/g.json" 'd["schema"]') == kdet.capture/3 ]] || fail schema
 [[ $(json_eval "$T/g.json" '{c["bundle"] for c in d["compiles"]} == {d["bundles"][0]["id"]}') == True ]] || fail "compiles name their bundle"
 
 # Deterministic (echo): 4 threads x 3 compiles, one bundle, one output, exit 0.
@@ -50,7 +50,7 @@ expect_exit 0 "$KDET" capture --json "$T/o.json" -- sh -c '"$1" "$2" 1 1 "$3" --
 # Child processes are followed: the load-address fake gives one output per process.
 expect_exit 1 "$KDET" capture --out "$T/p" --json "$T/p.json" -- sh -c 'for i in 1 2 3; do "$1" "$2" 1 1 "$3" -- -fake-mode=loadaddr || exit 1; done' sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
 [[ $(json_eval "$T/p.json" 'len({c["pid"] for c in d["compiles"]})') == 3 ]] || fail "three processes"
-[[ $(json_eval "$T/p.json" 'd["bundles"][0]["varies"]') == True ]] || fail "loadaddr varies across processes"
+[[ $(json_eval "$T/p.json" 'd["bundles"][0]["nondeterministic"]') == True ]] || fail "loadaddr varies across processes"
 [[ $(json_eval "$T/p.json" 'len(d["bundles"])') == 1 ]] || fail "one bundle across processes"
 # The library was hashed once; the later processes read the hash kept in raw/libs.
 [[ $(ls "$T/p/raw/libs" | wc -l) == 1 ]] || fail "one cached library hash expected"

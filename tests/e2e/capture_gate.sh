@@ -30,9 +30,9 @@ grep -q 'the pipeline exited 7' "$T/f.xml" || fail "capture --junit does not say
 
 # A bundle varied AND the pipeline failed: 3 first, the varied bundle still named.
 expect_exit 3 "$KDET" capture --json "$T/vf.json" -- sh -c "$(compile garbage 'exit 7')" sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
-expect_output 'VARIED +bundle'
+expect_output 'NONDETERMINISTIC +bundle'
 expect_output 'FAILED +the pipeline exited 7'
-expect_eq "varied and failed: bundle varies" "$(json_eval "$T/vf.json" 'd["bundles"][0]["varies"]')" True
+expect_eq "varied and failed: bundle varies" "$(json_eval "$T/vf.json" 'd["bundles"][0]["nondeterministic"]')" True
 
 # Killed by a signal after its compiles: 3.
 expect_exit 3 "$KDET" capture -- sh -c "$(compile echo 'kill -KILL $$')" sh "$CL/capture_nvvm_client" "$FAKE" "$IN"
@@ -71,13 +71,13 @@ for c in g1 g2; do
   "$KDET" capture --out "$T/$c" -- "$CL/capture_nvvm_client" "$FAKE" 1 1 "$IN" -- -fake-mode=garbage 2>/dev/null
 done
 expect_exit 1 "$KDET" capture compare "$T/g1" "$T/g2" --annotations --color never
-expect_output "^::error file=$T/g1/manifest.toml,title=kdet capture builds::kernel .* varies"
+expect_output "^::error file=$T/g1/manifest.toml,title=kdet capture builds::kernel .* nondeterministic"
 # With a folder per bundle, its own bundle.json.
 for c in f1 f2; do
   "$KDET" capture --bundle-layout folders --out "$T/$c" -- "$CL/capture_nvvm_client" "$FAKE" 1 1 "$IN" -- -fake-mode=garbage 2>/dev/null
 done
 expect_exit 1 "$KDET" capture compare "$T/f1" "$T/f2" --annotations --color never
-expect_output "^::error file=$T/f1/bundles/[0-9a-f]+/bundle.json,title=kdet capture builds::kernel .* varies"
+expect_output "^::error file=$T/f1/bundles/[0-9a-f]+/bundle.json,title=kdet capture builds::kernel .* nondeterministic"
 f=$(sed -nE 's/^::error file=([^,]+),.*/\1/p' "$T/out" | head -1)
 [[ -f $f ]] || fail "the annotated file $f does not exist"
 

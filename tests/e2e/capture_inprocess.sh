@@ -37,7 +37,7 @@ expect_output 'blind, not clean'
 #    the DSL: varies (never input-differs), upstream of the command, the DSL named.
 build backend as
 expect_exit 1 "$KDET" capture --builds 3 --exec edsl-as --out b1 --json "$T/b1.json" -- "$T/pipe.sh" # a relative --out
-expect_output '3 of 3 kernels differ across 3 builds: 3 varies'
+expect_output '3 of 3 kernels differ across 3 builds: 3 nondeterministic'
 expect_output 'first varies inside the process, upstream of stage 1 \(exec edsl-as\): its input was made by a compiler kdet did not see \(libcapture_embedded_dsl.so has an NVPTX back end\)'
 expect_eq "no input-differs" "$(json_eval "$T/b1.json" 'd["summary"]["by_status"]["input-differs"]')" 0
 expect_eq made_inside "$(json_eval "$T/b1.json" '{k["made_inside"] for k in d["kernels"]}')" "{'libcapture_embedded_dsl.so has an NVPTX back end'}"
@@ -49,10 +49,10 @@ a=$(echo "$n" | awk '{print $3}'); b=$(echo "$n" | awk '{print $4}')
 # 4. With the dumps kept as stage taps: the first varying stage is the DSL's ptx stage,
 #    inside the process; the IR the same in all builds; the assembler's input joined.
 expect_exit 1 "$KDET" capture --builds 3 --exec edsl-as --artifacts 'dumps/*' --out "$T/b2" --json "$T/b2.json" -- "$T/pipe.sh"
-expect_output 'VARIES k_add'
+expect_output 'NONDETERMINISTIC k_add'
 expect_output 'first varies at the kept files'"'"' ptx stage \(mlir -> ptx, inside the process\); mlir the same in all 3 builds'
 expect_eq stages "$(json_eval "$T/b2.json" '[[s["seam"], s["label"]] for s in [k for k in d["kernels"] if k["name"]=="k_add"][0]["stages"]]')" "[['tapped', 'mlir'], ['tapped', 'ptx'], ['command', '']]"
-expect_eq first "$(json_eval "$T/b2.json" '{(k["first_varying_stage"]["index"], k["first_varying_stage"]["kind"]) for k in d["kernels"]}')" "{(2, 'tap')}"
+expect_eq first "$(json_eval "$T/b2.json" '{(k["first_nondeterministic_stage"]["index"], k["first_nondeterministic_stage"]["kind"]) for k in d["kernels"]}')" "{(2, 'tap')}"
 [[ -f $T/b2/build-1/taps/artifacts/dumps/k_add.ptx ]] || fail "tapped file not kept"
 expect_output 'next: kdet diff .*build-[0-9]/taps/artifacts/dumps/k_\w+.ptx .*build-[0-9]/taps/artifacts/dumps/k_\w+.ptx'
 # Stale files do not count: dumps/ is emptied of matching files before each build.
@@ -64,15 +64,15 @@ expect_exit 1 "$KDET" capture --builds 2 --exec edsl-as --artifacts 'dumps/*' --
 #     assembler's input, so it is joined by kernel, the IR naming the PTX's entry; the kept IR
 #     the same in all builds, the variance made after it. Each IR is also a kernel of its own.
 expect_exit 1 "$KDET" capture --builds 3 --exec edsl-as --artifacts 'dumps/*.mlir' --out "$T/b2m" --json "$T/b2m.json" -- "$T/pipe.sh"
-expect_output '3 of 6 kernels differ across 3 builds: 3 varies'
-expect_eq stages "$(json_eval "$T/b2m.json" '[[s["seam"], s["label"], s["by_name"]] for s in [k for k in d["kernels"] if k["name"]=="k_add" and k["status"]=="varies"][0]["stages"]]')" "[['tapped', 'mlir', True], ['command', '', False]]"
+expect_output '3 of 6 kernels differ across 3 builds: 3 nondeterministic'
+expect_eq stages "$(json_eval "$T/b2m.json" '[[s["seam"], s["label"], s["by_name"]] for s in [k for k in d["kernels"] if k["name"]=="k_add" and k["status"]=="nondeterministic"][0]["stages"]]')" "[['tapped', 'mlir', True], ['command', '', False]]"
 expect_output 'upstream of stage 2 \(exec edsl-as\): its input was made by a compiler kdet did not see \(libcapture_embedded_dsl.so has an NVPTX back end\); the kept mlir is the same in all 3 builds, so the variance is made after it'
 # 4c. The IR varies and the PTX made from it does not (XLA's module HLO names kernels that
 #     stay the same): the IR is said to vary, of its own kernel; no assembled kernel varies.
 build ironly as
 expect_exit 1 "$KDET" capture --builds 3 --exec edsl-as --artifacts 'dumps/*.mlir' --out "$T/b2i" --json "$T/b2i.json" -- "$T/pipe.sh"
-expect_output '3 of 6 kernels differ across 3 builds: 3 varies'
-expect_eq "varying stages" "$(json_eval "$T/b2i.json" 'sorted({(k["compiler"], k["first_varying_stage"]["kind"]) for k in d["kernels"] if k["status"] == "varies"})')" "[('tap --artifacts', 'tap')]"
+expect_output '3 of 6 kernels differ across 3 builds: 3 nondeterministic'
+expect_eq "varying stages" "$(json_eval "$T/b2i.json" 'sorted({(k["compiler"], k["first_nondeterministic_stage"]["kind"]) for k in d["kernels"] if k["status"] == "nondeterministic"})')" "[('tap --artifacts', 'tap')]"
 expect_eq "assembled same" "$(json_eval "$T/b2i.json" 'sorted({k["status"] for k in d["kernels"] if k["stages"][-1]["seam"] == "command"})')" "['same']"
 # 4d. Two kept files name every entry (XLA: a fusion's name in several modules' HLO): no join,
 #     and the report says why no kept stage says where the variance began.
@@ -86,7 +86,7 @@ build backend as
 build frontend
 expect_exit 1 "$KDET" capture --builds 3 --artifacts 'dumps/*' --out "$T/b3" --json "$T/b3.json" -- "$T/pipe.sh"
 expect_output "first varies at the kept files' mlir stage \(mlir, inside the process; the frontend's own variance, not a compiler's\)"
-expect_eq frontend "$(json_eval "$T/b3.json" '{k["stages"][k["first_varying_stage"]["index"]-1]["frontend"] for k in d["kernels"]}')" "{True}"
+expect_eq frontend "$(json_eval "$T/b3.json" '{k["stages"][k["first_nondeterministic_stage"]["index"]-1]["frontend"] for k in d["kernels"]}')" "{True}"
 
 # 6. Nothing varies, with taps: same, exit 0; the DSL is still named.
 build none as

@@ -19,7 +19,7 @@ mkdir "$T/work"
 expect_exit 0 env LD_LIBRARY_PATH=/usr/local/cuda/lib64 "$KDET" capture --out "$T/c" --json "$T/c.json" -- \
   "$CL/capture_jitlink_client" "$RTC" "$JL" 4 sm_90 "$T/work"
 expect_output 'compiles   nvvm 0, nvrtc 13, nvjitlink 4'
-expect_output 'bundles    5 \(0 varied\)'
+expect_output 'bundles    5 \(0 nondeterministic\)'
 # What the bundles compiled more than once would have shown, in the words every command uses.
 expect_output 'no variance seen in 16 compiles: a rate above 17% would have shown \(95% confidence\) \(4 bundles compiled more than once\)'
 if grep -q "nvjitlink (not captured" "$T/out"; then fail "nvjitlink still listed as not captured"; fi
@@ -32,7 +32,7 @@ B=$T/c/bundles/$jl
 [[ $(json_eval "$B/bundle.json" '[(i["tag"], i["type"], i["name"]) for i in d["inputs"]]') == \
   "[('jit_input', 3, 'a.ltoir'), ('jit_input', 3, 'b.ltoir'), ('jit_input', 3, 'c.ltoir'), ('jit_input', 3, '$T/work/extra.ltoir')]" ]] ||
   fail "nvjitlink inputs: $(json_eval "$B/bundle.json" 'd["inputs"]')"
-[[ $(json_eval "$B/bundle.json" 'd["options"], d["compiles"], d["varies"], [o["kind"] for o in d["outputs"]]') == \
+[[ $(json_eval "$B/bundle.json" 'd["options"], d["compiles"], d["nondeterministic"], [o["kind"] for o in d["outputs"]]') == \
   "(['-arch=sm_90', '-lto'], 4, False, ['cubin'])" ]] || fail "nvjitlink bundle: $(cat "$B/bundle.json")"
 cmp "$B/inputs/03-jit_input.ltoir" "$T/work/extra.ltoir" || fail "AddFile's bytes differ from the file"
 [[ $(json_eval "$B/bundle.json" 'd["library"]["path"]') == $(realpath "/usr/local/cuda/lib64/$JL") ]] ||

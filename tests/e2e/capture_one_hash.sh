@@ -22,7 +22,7 @@ H=$(json_eval "$T/c.json" 'd["compiles"][0]["output"]')
 expect_eq "second compile's hash in capture's report" "$(json_eval "$T/c.json" 'd["compiles"][1]["outputs"]["nvvm"]')" "$H"
 expect_eq "capture's bundle summary" "$(json_eval "$T/c.json" '[o["hash"] for o in d["bundles"][0]["output_counts"]]')" "['$H']"
 expect_eq "bundle.json outputs" "$(json_eval "$B/bundle.json" '[(o["hash"], o["file"]) for o in d["outputs"]]')" "[('$H', 'outputs/$H.ptx')]"
-expect_eq "bundle schema" "$(json_eval "$B/bundle.json" 'd["schema"]')" "kdet.capture.bundle/2"
+expect_eq "bundle schema" "$(json_eval "$B/bundle.json" 'd["schema"]')" "kdet.capture.bundle/3"
 [[ -f $B/outputs/$H.ptx ]] || fail "no outputs/$H.ptx"
 # The file holds the bytes as libNVVM handed them out: NUL kept, size as recorded.
 [[ $(tail -c 1 "$B/outputs/$H.ptx" | od -An -tx1 | tr -d ' ') == 00 ]] || fail "the captured PTX lost its NUL"

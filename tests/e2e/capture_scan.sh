@@ -39,9 +39,9 @@ ids() { json_eval "$T/cap.json" "' '.join(b['id'] for b in d['bundles'] if $1)";
 for id in $(ids 'True'); do
   grep -q "^  \"bundles/$id\", # " "$M" || fail "replayable bundle $id not listed"
 done
-varied=$(ids 'b["varies"]')
+varied=$(ids 'b["nondeterministic"]')
 [[ $varied =~ ^[0-9a-f]{16}$ ]] || fail "one bundle should have varied, got '$varied'"
-grep -q "^  \"bundles/$varied\", # nvvm, 2 compiles, VARIED in the pipeline" "$M" || fail "varied bundle not marked"
+grep -q "^  \"bundles/$varied\", # nvvm, 2 compiles, nondeterministic in the pipeline" "$M" || fail "varied bundle not marked"
 
 # The manifest runs as written: every job finishes; real compiles are deterministic, the
 # garbage fake's bundle varies (exit 1).
@@ -53,7 +53,7 @@ expect_output "kdet scan: $listed jobs \\($listed bundles\\)"
 [[ $(json_eval "$T/scan.json" 'all(j["input"] == "bundles/" + j["bundle"] and j["option_set"] == "captured" for j in d["jobs"])') == True ]] || fail "jobs must name their bundle"
 for id in $(ids 'True'); do
   want=deterministic
-  [[ $id == "$varied" ]] && want=varies
+  [[ $id == "$varied" ]] && want=nondeterministic
   got=$(json_eval "$T/scan.json" "[j['status'] for j in d['jobs'] if j['bundle'] == '$id'][0]")
   expect_eq "bundle $id" "$got" "$want"
 done
@@ -64,12 +64,12 @@ if have_cuda; then
   [[ $want == *libnvrtc*libnvrtc*libnvvm* ]] || fail "expected two NVRTC bundles (one with a header) and one libNVVM bundle: $want"
 fi
 # Named by the kernel the bundle compiles (saxpy), then its folder.
-expect_output "VARIES +saxpy \\(bundles/$varied\\) captured-libfakenvvm.so captured"
+expect_output "NONDETERMINISTIC +saxpy \\(bundles/$varied\\) captured-libfakenvvm.so captured"
 
 # The multi-module job compiled both modules: the fake echoes every module it was given, so its
 # output is longer than the single-module echo bundle's (same first module, same options).
 multi=$(ids 'len(b["inputs"]) > 1' | cut -d' ' -f1)
-one=$(ids 'len(b["inputs"]) == 1 and "fake" in b["library"]["path"] and not b["varies"]' | cut -d' ' -f1)
+one=$(ids 'len(b["inputs"]) == 1 and "fake" in b["library"]["path"] and not b["nondeterministic"]' | cut -d' ' -f1)
 size() { sql "$T/scan.db" "SELECT MAX(v.size) FROM variant_artifacts v JOIN jobs j ON v.job_id = j.id WHERE j.input = 'bundles/$1'"; }
 s_multi=$(size "$multi") s_one=$(size "$one")
 [[ $s_multi =~ ^[0-9]+$ && $s_one =~ ^[0-9]+$ ]] || fail "no artifact sizes in the scan database: '$s_multi' '$s_one'"
@@ -90,7 +90,7 @@ expect_output "bad.toml:4: bundle cap/bundles/lazyfirst: .*cannot replay it"
 [[ ! -e $T/bad.db ]] || fail "a bad manifest must leave no database"
 
 # kdet explain BUNDLE_DIR: the same rules as run's replay.
-echo_b=$(ids 'len(b["inputs"]) == 1 and not b["varies"] and "fake" in b["library"]["path"]')
+echo_b=$(ids 'len(b["inputs"]) == 1 and not b["nondeterministic"] and "fake" in b["library"]["path"]')
 expect_exit 0 "$KDET" explain "$T/cap/bundles/$echo_b" --runs 4 --min-cell-runs 2 --max-cell-runs 4 \
   --budget 30 --json "$T/ex.json"
 expect_output "bundle      $echo_b replayed with $FAKE"

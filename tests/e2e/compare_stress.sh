@@ -46,7 +46,7 @@ grep -q "runs on B (0 --settle, [1-9][0-9]* --stress)" "$T/s1.err" || fail "no c
   && rc=0 || rc=$?
 expect_eq "A -> B2 --stress: exit" "$rc" 1
 expect_eq "A -> B2 --stress: outcomes" "$(field "$T/s2.json" "$outcomes")" "hidden"
-expect_eq "A -> B2 --stress: never fixed" "$(field "$T/s2.json" "$labels")" "varies-both=4"
+expect_eq "A -> B2 --stress: never fixed" "$(field "$T/s2.json" "$labels")" "nondeterministic-both=4"
 expect_eq "A -> B2: the regime that brought it out" \
   "$(field "$T/s2.json" 'd["answers"]["stress"]["hidden_by_regime"]')" "{'fresh+aslr': 4}"
 grep -Eq "hidden: varies under stress \(fresh\+aslr: another output after [0-9]+ runs?\)" "$T/s2.txt" \

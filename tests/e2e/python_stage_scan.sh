@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tier: quick
 # python_stage_scan.sh: a scan manifest's `backend = "python"` compilers (file relative to the
-# manifest, function, python): the heap-following stage VARIES, the hash-seed stage under
+# manifest, function, python): the heap-following stage is NONDETERMINISTIC, the hash-seed stage under
 # hashseed fixed and the llvmlite recipe (when /usr/bin/python3 has llvmlite) do not; a python
 # compiler with lib, or a missing function, is a manifest error naming its line.
 source "$(dirname "$0")/lib/common.bash"
@@ -20,8 +20,8 @@ compiler() { printf '[[compiler]]\nname = "%s"\nbackend = "python"\nfile = "%s"\
 } >"$T/m.toml"
 "$KDET" scan "$T/m.toml" --db "$T/m.db" --color never --json "$T/m.json" >"$T/out" 2>"$T/err" && rc=0 || rc=$?
 expect_eq "scan exit (heap stage varies)" "$rc" 1
-grep -q 'VARIES  *words.txt heap' "$T/out" || { cat "$T/out" "$T/err"; fail "the heap stage's job is not VARIES"; }
-grep -q 'VARIES  *words.txt hash' "$T/out" && { cat "$T/out"; fail "the hash stage varied under hashseed fixed"; }
+grep -q 'NONDETERMINISTIC  *words.txt heap' "$T/out" || { cat "$T/out" "$T/err"; fail "the heap stage's job is not NONDETERMINISTIC"; }
+grep -q 'NONDETERMINISTIC  *words.txt hash' "$T/out" && { cat "$T/out"; fail "the hash stage varied under hashseed fixed"; }
 
 if "$PY" -c 'import llvmlite.binding' 2>/dev/null; then
   cp "$EX/nvvm/llvm7/saxpy.ll" "$T/saxpy.ll"

@@ -48,7 +48,7 @@ for n in $(seq 16 2 64); do
   [[ $rc == 1 ]] && { cat s.out; fail "limit $n: the scan says a job varies (exit 1)"; }
   [[ -s s.json ]] || continue
   lost=$(json_get s.json '["summary"]["kdet_errors"]["runs"]')
-  varying=$(json_get s.json '["summary"]["varying"]')
+  varying=$(json_get s.json '["summary"]["nondeterministic"]')
   [[ $varying == 0 ]] || { cat s.out; fail "limit $n: $varying varying jobs"; }
   if ((lost > 0)) && [[ $(json_get s.json '["jobs"][0]["ok_runs"]') -gt 0 ]]; then
     scanned=$((scanned + 1))

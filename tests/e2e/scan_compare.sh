@@ -5,7 +5,7 @@
 # inside one scan (base -> same: identical, base -> heap: regressed), with
 # exec fakes (echo -> path: changed), and across two databases with
 # `kdet compare` (old -> new: fixed, exit 0; a short B run: not-seen; new -> old: regressed, exit 1;
-# old -> old: varies-both, exit 1; B failing on every run: exit 3).
+# old -> old: nondeterministic-both, exit 1; B failing on every run: exit 3).
 # Env: KDET, KDET_FAKES_DIR, KDET_SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped.
 source "$(dirname "$0")/lib/common.bash"
 source "$(dirname "$0")/lib/scan.bash"
@@ -35,8 +35,8 @@ c = d["comparisons"][int(sys.argv[2])]["counts"] if "comparisons" in d else d["c
 print(" ".join(f"{k}={v}" for k, v in sorted(c.items()) if v))
 PY
 }
-json_answers() { # a_varied b_varies b_emits_new_code
-  python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["answers"]; print(a["a_varied"], a["b_varies"], a["b_emits_new_code"])' "$1"
+json_answers() { # a_nondeterministic b_nondeterministic b_emits_new_code
+  python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["answers"]; print(a["a_nondeterministic"], a["b_nondeterministic"], a["b_emits_new_code"])' "$1"
 }
 
 "$KDET" scan "$T/lib.toml" --db "$T/lib.db" --json "$T/lib.json" --junit "$T/lib.xml" -q && rc=0 || rc=$?
@@ -75,10 +75,10 @@ expect_eq "compare new old" "$(counts "$T/c2.json")" "regressed=4"
 # B still varies where A varied: the gate fails (exit 1), as for a regression.
 "$KDET" compare "$T/old.db" "$T/old.db" --json "$T/c3.json" >/dev/null && rc=0 || rc=$?
 expect_eq "compare old old: exit" "$rc" 1
-expect_eq "compare old old" "$(counts "$T/c3.json")" "varies-both=4"
+expect_eq "compare old old" "$(counts "$T/c3.json")" "nondeterministic-both=4"
 "$KDET" compare "$T/old.db" "$T/old.db" --annotations >/dev/null 2>"$T/ann" || true
 expect_eq "--annotations: one per job B varies in" \
-  "$(grep -Ec '^::error file=[^,]+\.ll,title=kdet compare::.* varies-both: B varies$' "$T/ann")" 4
+  "$(grep -Ec '^::error file=[^,]+\.ll,title=kdet compare::.* nondeterministic-both: B varies$' "$T/ann")" 4
 # B fails on every run: 3 (a compiler that now fails is not fixed); where A failed and B
 # gives one output, B is fine: 0.
 { echo "$inputs"; nvvm_compiler nvvm fail; } >"$T/fail.toml"
@@ -146,4 +146,4 @@ mkdir "$T/other" && cp "$EX/nvvm/llvm7/saxpy.ll" "$T/other/renamed.ll"
 "$KDET" scan "$T/other.toml" --db "$T/other.db" -q
 "$KDET" compare "$T/old.db" "$T/other.db" >"$T/c7.txt" || true
 grep -q "nothing is compared" "$T/c7.txt" || { cat "$T/c7.txt"; fail "no word that no job was paired"; }
-echo "scan_compare: identical, changed, regressed, fixed, varies-both all labelled as expected (exec heaporder: $heap_exec)"
+echo "scan_compare: identical, changed, regressed, fixed, nondeterministic-both all labelled as expected (exec heaporder: $heap_exec)"

@@ -27,7 +27,7 @@ n_inputs=$(ls "$T"/*.ll | wc -l)
 expect_exit 1 "$KDET" run "$IN" --cmd "$FAKES/fake_cc path {input} {output}" -n 4
 manifest "$T/vary.toml" path
 expect_exit 1 "$KDET" scan "$T/vary.toml" --db "$T/vary.db" --json "$T/vary.json"
-[[ $(json_eval "$T/vary.json" 'sum(j["status"] == "varies" for j in d["jobs"])') == "$n_inputs" ]] ||
+[[ $(json_eval "$T/vary.json" 'sum(j["status"] == "nondeterministic" for j in d["jobs"])') == "$n_inputs" ]] ||
   fail "every job of fake_cc path varies when path is not named"
 manifest "$T/named.toml" path 'path = "fixed"'
 expect_exit 0 "$KDET" scan "$T/named.toml" --db "$T/named.db" -q

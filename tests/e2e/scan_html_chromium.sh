@@ -92,7 +92,7 @@ def parse(doc):
     p = P(); p.feed(doc); p.text = " ".join(p.text); return p
 errors = []
 jobs = res["jobs"]
-varying = [j for j in jobs if j["status"] == "varies"]
+varying = [j for j in jobs if j["status"] == "nondeterministic"]
 if len(varying) != 16: errors.append(f"expected 16 varying jobs in the scan, got {len(varying)}")
 # Runs count from 1: every job's most common variant showed first, at run 1.
 firsts = [v["first_run"] for j in jobs for v in j["variants"]]
@@ -116,7 +116,7 @@ if p.hidden: errors.append(f"hidden before any script runs: {p.hidden[:5]}")
 if p.srcs: errors.append(f"external resources: {p.srcs[:5]}")
 if "controls" in p.ids or "filter-status" in p.ids: errors.append("controls in the page before the script")
 order = re.findall(r'<section id="(sec-[a-z-]+)"', raw)
-want = ["sec-varies", "sec-regressed", "sec-fixed"]
+want = ["sec-nondeterministic", "sec-regressed", "sec-fixed"]
 if order[:3] != want: errors.append(f"sections in order {order}, want {want} first")
 if not order or order[-1] != "sec-all": errors.append(f"the table of every job is not last: {order}")
 counts = re.search(r'<section id="summary">(.*?)</section>', raw, re.S)

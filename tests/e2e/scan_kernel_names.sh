@@ -39,10 +39,10 @@ PY
 [[ $LB =~ ^[0-9a-f]{16}$ && $SB =~ ^[0-9a-f]{16}$ ]] || fail "bundle.json kernels: long '$LB', saxpy '$SB'"
 # The one cut form: display_name's (its first 60 characters, "...", 8 hex digits).
 CUT=$(grep -oE '_ZN8__main__10saxpy_kern[^ ]*\.\.\.[0-9a-f]{8}' "$T/capture.out" | head -1)
-[[ -n $CUT ]] || { cat "$T/capture.out"; fail "capture's VARIED line does not name the kernel, cut"; }
+[[ -n $CUT ]] || { cat "$T/capture.out"; fail "capture's NONDETERMINISTIC line does not name the kernel, cut"; }
 ((${#CUT} <= 72)) || fail "cut name is ${#CUT} characters"
-grep -qF "VARIED     kernel $CUT in bundle $LB" "$T/capture.out" || fail "capture's VARIED line"
-grep -qF "\"bundles/$LB\", # nvvm, 2 compiles, VARIED in the pipeline; kernel $CUT" "$T/cap/manifest.toml" ||
+grep -qF "NONDETERMINISTIC kernel $CUT in bundle $LB" "$T/capture.out" || fail "capture's NONDETERMINISTIC line"
+grep -qF "\"bundles/$LB\", # nvvm, 2 compiles, nondeterministic in the pipeline; kernel $CUT" "$T/cap/manifest.toml" ||
   fail "manifest.toml's note does not name the kernel"
 grep -qF "\"bundles/$SB\", # nvvm, 1 compile; kernel saxpy" "$T/cap/manifest.toml" || fail "saxpy's note"
 
@@ -60,13 +60,13 @@ set +e
 rc=$?
 set -e
 expect_eq "scan exit" "$rc" 1
-grep -qF "VARIES            $CUT (bundles/$LB) captured-libfakenvvm.so captured" "$T/scan.out" ||
-  { cat "$T/scan.out"; fail "scan's VARIES line does not name the kernel"; }
+grep -qF "NONDETERMINISTIC  $CUT (bundles/$LB) captured-libfakenvvm.so captured" "$T/scan.out" ||
+  { cat "$T/scan.out"; fail "scan's NONDETERMINISTIC line does not name the kernel"; }
 if grep -q "$LONG" "$T/scan.out"; then fail "the full 360-character name fills the summary"; fi
 set +e
 "$KDET" scan --report "$T/a.db" --full-names --color never >"$T/full.out" 2>&1
 set -e
-grep -qF "VARIES            $LONG (bundles/$LB)" "$T/full.out" || fail "--full-names does not print the full name"
+grep -qF "NONDETERMINISTIC  $LONG (bundles/$LB)" "$T/full.out" || fail "--full-names does not print the full name"
 grep -qF "name=\"$CUT (bundles/$LB)\"" "$T/a.xml" || fail "JUnit testcase not named by the cut kernel name"
 grep -qF "name=\"saxpy (bundles/$SB)\"" "$T/a.xml" || fail "JUnit testcase for saxpy"
 grep -qF "<property name=\"kernels\" value=\"$LONG\"/>" "$T/a.xml" || fail "JUnit property kernels lacks the full name"

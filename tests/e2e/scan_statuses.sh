@@ -35,7 +35,7 @@ grep -qF 'one output:    1 job; no variance seen in 12 runs: a rate above 22% wo
 manifest 'quiet = []' 60 1
 scan
 expect_eq "expected job quiet in 60 runs: exit" "$rc" 1
-grep -qF 'NO LONGER VARIES  k.ll fake quiet  (one output in 60 runs: rate below 4.9% at 95% confidence, expected 5.0%' "$T/out" ||
+grep -qF 'NO LONGER NONDETERMINISTIC  k.ll fake quiet  (one output in 60 runs: rate below 4.9% at 95% confidence, expected 5.0%' "$T/out" ||
   { cat "$T/out"; fail "no stale-expectation line with both numbers"; }
 
 manifest $'quiet = []\nbroken = ["-fake-mode=fail"]' 8 0
@@ -46,6 +46,6 @@ grep -q 'FAILED            k.ll fake broken' "$T/out" || { cat "$T/out"; fail "t
 manifest $'varies = ["-fake-mode=heaporder"]\nbroken = ["-fake-mode=fail"]' 64 0
 scan
 expect_eq "unexpected variance and a failed job: exit" "$rc" 1
-grep -q 'VARIES            k.ll fake varies' "$T/out" && grep -q 'FAILED            k.ll fake broken' "$T/out" ||
+grep -q 'NONDETERMINISTIC  k.ll fake varies' "$T/out" && grep -q 'FAILED            k.ll fake broken' "$T/out" ||
   { cat "$T/out"; fail "both jobs must be listed"; }
-echo "scan_statuses: not-seen (12 runs) exit 0; no-longer-varies (60 runs) exit 1; all-failed exit 3; variance + failed exit 1"
+echo "scan_statuses: not-seen (12 runs) exit 0; no-longer-nondeterministic (60 runs) exit 1; all-failed exit 3; variance + failed exit 1"

@@ -45,7 +45,7 @@ tmp = sys.argv[1]
 def view(path):
     out = {}
     for j in json.load(open(path))["jobs"]:
-        stable = j["status"] != "varies"
+        stable = j["status"] != "nondeterministic"
         out[j["id"]] = (j["status"], j["done"], j["runs"] if stable else None, j["variants"][0]["id"] if stable else None)
     return out
 whole, merged = view(f"{tmp}/whole.json"), view(f"{tmp}/merged.json")
@@ -53,6 +53,6 @@ diff = [k for k in set(whole) | set(merged) if whole.get(k) != merged.get(k)]
 if diff:
     print(f"slurm_scan: FAIL: {len(diff)} of {len(whole)} jobs differ, e.g. {whole.get(diff[0])} vs {merged.get(diff[0])}")
     sys.exit(1)
-varying = sum(v[0] == "varies" for v in whole.values())
+varying = sum(v[0] == "nondeterministic" for v in whole.values())
 print(f"slurm_scan: {len(whole)} jobs over a 3-task Slurm array, merged == single-machine scan ({varying} vary)")
 PY

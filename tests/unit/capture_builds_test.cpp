@@ -196,13 +196,13 @@ TEST_F(Builds, ChainsLibNvvmToPtxasAndJudgesEachStatus) {
   EXPECT_EQ(same.stages[0].kind, "nvvm");
   EXPECT_EQ(same.stages[1].program, "ptxas");
   const Kernel& p = find(r, "ptx_k");
-  EXPECT_EQ(p.status, KernelStatus::varies);
+  EXPECT_EQ(p.status, KernelStatus::nondeterministic);
   ASSERT_TRUE(p.first_varying && p.difference);
   EXPECT_EQ(*p.first_varying, 0u);
   EXPECT_EQ(p.difference->change, "trivia");
   EXPECT_FALSE(p.final_output_varies);
   const Kernel& c = find(r, "cubin_k");
-  EXPECT_EQ(c.status, KernelStatus::varies);
+  EXPECT_EQ(c.status, KernelStatus::nondeterministic);
   EXPECT_EQ(c.stages[*c.first_varying].program, "ptxas");
   EXPECT_TRUE(c.final_output_varies);
   EXPECT_EQ(find(r, "in_k").status, KernelStatus::input_differs);
@@ -216,8 +216,8 @@ TEST_F(Builds, ChainsLibNvvmToPtxasAndJudgesEachStatus) {
     }
   EXPECT_EQ(twins, 2u);
   EXPECT_EQ(r.kernels.size(), 7u);
-  EXPECT_EQ(r.count(KernelStatus::varies), 2u);
-  EXPECT_EQ(r.kernels.front().status, KernelStatus::varies); // differing kernels first
+  EXPECT_EQ(r.count(KernelStatus::nondeterministic), 2u);
+  EXPECT_EQ(r.kernels.front().status, KernelStatus::nondeterministic); // differing kernels first
 }
 
 TEST_F(Builds, WithinOneBuildAVaryingCompileVaries) {
@@ -227,7 +227,7 @@ TEST_F(Builds, WithinOneBuildAVaryingCompileVaries) {
   }
   BuildsResult r = compare_builds({write("w1"), write("w2")});
   ASSERT_EQ(r.kernels.size(), 1u);
-  EXPECT_EQ(r.kernels[0].status, KernelStatus::varies);
+  EXPECT_EQ(r.kernels[0].status, KernelStatus::nondeterministic);
   ASSERT_TRUE(r.kernels[0].difference);
   EXPECT_FALSE(r.kernels[0].difference->within_build); // both values exist in both builds
 }
@@ -285,6 +285,28 @@ void write_capture_json(const std::string& dir, const std::string& status, int c
                     fmt::format("{{\"compiles\": [{{\"pipeline\": 1}}], \"pipeline\": "
                                 "{{\"status\": \"{}\", \"exit_code\": {}}}, \"seconds\": 2}}\n",
                                 status, code));
+}
+
+// kdet.capture/2 said "varies" of a bundle where kdet.capture/3 says "nondeterministic":
+// capture compare reads a folder of either, and words what it finds today's way.
+TEST_F(Builds, ACaptureFolderWithTheOldWordIsStillCompared) {
+  nvvm("o1", 1, 10, "define void @k() {}", ptx("k", "// one"));
+  nvvm("o2", 1, 10, "define void @k() {}", ptx("k", "// two"));
+  std::string a = write("o1"), b = write("o2");
+  write_file_atomic(
+      a + "/capture.json",
+      "{\"schema\": \"kdet.capture/2\", \"bundles\": [{\"varies\": true}], "
+      "\"pipeline\": {\"status\": \"exited 0\", \"exit_code\": 0}, \"seconds\": 1}\n");
+  write_file_atomic(b + "/capture.json",
+                    "{\"schema\": \"kdet.capture/3\", \"bundles\": [{\"nondeterministic\": "
+                    "true}], \"pipeline\": {\"status\": \"exited 0\", \"exit_code\": 0}, "
+                    "\"seconds\": 1}\n");
+  BuildsResult r = compare_builds({a, b});
+  ASSERT_TRUE(r.failed_builds.empty()) << r.failed_builds[0];
+  for (const auto& i : r.builds)
+    EXPECT_EQ(i.pipeline_status, "exited 0");
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_STREQ(to_string(r.kernels[0].status), "nondeterministic");
 }
 
 TEST_F(Builds, ACaptureJsonThatCannotBeReadFailsItsBuild) {

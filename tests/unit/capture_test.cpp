@@ -202,13 +202,17 @@ TEST(CaptureOutput, JsonAndSummaryNameKindsNeverSeen) {
   r.compiles = {compile_of({}, false, k_h1), compile_of({}, false, k_h2)};
   r.bundles = group_bundles(r.compiles);
   nlohmann::json j = capture_json(r);
-  EXPECT_EQ(j["schema"], "kdet.capture/2");
+  EXPECT_EQ(j["schema"], "kdet.capture/3");
   EXPECT_EQ(j["compiles"][0]["bundle"], r.bundles[0].id);
-  EXPECT_EQ(j["bundles"][0]["varies"], true);
+  EXPECT_EQ(j["bundles"][0]["nondeterministic"], true);
+  EXPECT_FALSE(j["bundles"][0].contains("varies"));
+  EXPECT_EQ(bundle_json(r.bundles[0])["schema"], "kdet.capture.bundle/3");
+  EXPECT_EQ(bundle_json(r.bundles[0])["nondeterministic"], true);
   EXPECT_EQ(j["bundles"][0]["outputs"].size(), 2u);
   EXPECT_EQ(j["not_seen"], nlohmann::json({"nvrtc", "nvjitlink", "exec"}));
   std::string s = capture_summary(r);
-  EXPECT_NE(s.find("VARIED     bundle " + r.bundles[0].id), std::string::npos);
+  EXPECT_NE(s.find("NONDETERMINISTIC bundle " + r.bundles[0].id), std::string::npos) << s;
+  EXPECT_NE(s.find("(1 nondeterministic)"), std::string::npos) << s;
   EXPECT_NE(s.find("never seen nvrtc"), std::string::npos);
   r.compiles.clear();
   r.bundles.clear();
@@ -411,6 +415,26 @@ TEST(CaptureReplay, ABundleOfSchemaOneStillReplaysUnderTheOneHash) {
                                             "0123456789ab; bundle.json {})",
                                             hash_bytes(text), hash_bytes(ptx))),
             std::string::npos);
+}
+
+// Version 3 renamed the bundle's "varies" to "nondeterministic", which replay never reads: a
+// bundle of version 2 (with the old word) and one of version 3 replay alike; another is refused.
+TEST(CaptureReplay, ABundleOfSchemaTwoWithTheOldWordStillReplays) {
+  std::string text = ".version 8.0\n.entry k()\n";
+  for (const char* schema : {"kdet.capture.bundle/2", "kdet.capture.bundle/3"}) {
+    TempDir t("capture-test");
+    std::string b = ptx_bundle(t.path(), schema, text, hash_bytes(text));
+    nlohmann::json j = nlohmann::json::parse(read_file(b + "/bundle.json"));
+    j[std::string(schema) == "kdet.capture.bundle/2" ? "varies" : "nondeterministic"] = true;
+    write_file_atomic(b + "/bundle.json", j.dump());
+    std::optional<ReplayPlan> p = bundle_replay_plan(b);
+    ASSERT_TRUE(p) << schema;
+    EXPECT_EQ(p->expected[0].second, hash_bytes(text)) << schema;
+  }
+  TempDir u("capture-test");
+  EXPECT_THROW(
+      bundle_replay_plan(ptx_bundle(u.path(), "kdet.capture.bundle/4", text, hash_bytes(text))),
+      Error);
 }
 
 TEST(CaptureReplay, ABundleOfSchemaTwoNamesOneHashAndItsFileIsChecked) {

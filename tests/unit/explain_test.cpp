@@ -276,6 +276,26 @@ TEST(Explain, R8InTheFactorsOwnWords) {
       << r.conclusion;
 }
 
+// The regimes an experiment covers: inside one process where the factor that decides it
+// (process, perturb::regime_factors) is tested, else across processes only.
+TEST(Explain, RegimesFollowTheFactorThatDecidesThem) {
+  Model m;
+  EXPECT_EQ(run(m).result.regimes, "across processes and inside one process (process=both)");
+  auto fs = factors();
+  fs.erase(fs.begin()); // process
+  CellRunner quiet = [](const CellPlan& p) {
+    Cell c;
+    c.name = p.name;
+    c.result = c.assessment.verdict = Verdict::deterministic;
+    c.runs = p.runs;
+    c.outcomes = 1;
+    c.assessment.upper_bound = 1 - std::pow(0.05, 1.0 / static_cast<double>(p.runs));
+    c.median_seconds = 0.4;
+    return c;
+  };
+  EXPECT_EQ(explain_with({}, fs, quiet).regimes, "across processes only (process is not varied)");
+}
+
 // R9: an interaction: two factors together, either fixed alone is enough.
 TEST(Explain, R9TwoFactorsTogether) {
   Model m;

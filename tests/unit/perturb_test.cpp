@@ -2,6 +2,7 @@
 // the same values every run; varied levels differ; nothing is set by default.
 #include "kdet/engine/runner.hpp"
 #include "kdet/perturb/factors.hpp"
+#include "kdet/perturb/presets.hpp"
 #include "kdet/perturb/registry.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/hash.hpp"
@@ -246,6 +247,38 @@ TEST(Factors, HashSeedReachesPythonStagesAlone) {
 
 // A factor's level lives by name (Setting::levels): the listing factor, added as one file and one
 // line of factors.def, parses, prints, goes into JSON only when set, and plans its variable.
+// What kdet exec can fix, and what explain says of regimes and of a factor acting through
+// another, come from the rows (no list outside them names a factor).
+TEST(Registry, ExecFixesRegimesAndThroughAreInTheRows) {
+  std::vector<std::string> fixes, defaults;
+  for (const auto& f : factor_registry()) {
+    if (!f.exec_fix) continue;
+    EXPECT_FALSE(f.exec_help.empty()) << f.name;
+    fixes.push_back(f.name);
+    if (f.exec_default) defaults.push_back(f.name);
+  }
+  EXPECT_EQ(fixes, (std::vector<std::string>{"aslr", "time", "locale", "umask", "pid", "threadvars",
+                                             "tz", "listing"}));
+  EXPECT_EQ(defaults, (std::vector<std::string>{"aslr", "locale", "umask", "threadvars", "tz"}));
+  EXPECT_FALSE(factor("threads").exec_refusal.empty());
+  // The variables kdet exec sets for a factor are those of kdet run's fixed level.
+  for (const char* n : {"locale", "tz", "threadvars"}) {
+    CommandFix c;
+    factor(n).exec_fix(c);
+    EXPECT_EQ(c.view.env, fixed_environment(n)) << n;
+  }
+  CommandFix u;
+  factor("umask").exec_fix(u);
+  Setting s;
+  factor("umask").set(s, "fixed", "--umask");
+  EXPECT_EQ(u.view.umask, plan_run(s, ctx(), 0, 1).host.umask);
+  std::vector<std::string> regime;
+  for (const FactorInfo* f : regime_factors())
+    regime.push_back(f->name);
+  EXPECT_EQ(regime, std::vector<std::string>{"process"});
+  EXPECT_EQ(factor("time").through_factor, "mtime");
+}
+
 TEST(Factors, ListingIsAFactorByItsRowAlone) {
   Setting s;
   EXPECT_EQ(level_of(s, "listing"), Level::inherit);

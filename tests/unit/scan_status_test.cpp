@@ -39,7 +39,7 @@ TEST(ScanStatus, ExpectedButQuietNeedsABoundBelowTheExpectedRate) {
   // 59 quiet runs bound it below 5%: the expectation is stale.
   auto many = make_job("many.ll", {59}, true, true);
   EXPECT_LT(many.upper_bound(), 0.05);
-  EXPECT_EQ(scan::job_status(many, 0.05), scan::JobStatus::no_longer_varies);
+  EXPECT_EQ(scan::job_status(many, 0.05), scan::JobStatus::no_longer_nondeterministic);
   // The same 59 runs say nothing against an expected rate of 1%.
   EXPECT_EQ(scan::job_status(many, 0.01), scan::JobStatus::not_seen);
 }
@@ -89,7 +89,7 @@ TEST(ScanStatus, SummaryListsEveryUnexpectedJobBeforeTheRest) {
   std::string t = report::scan_to_text(r, {false, 10, false, k_name_width});
   for (int i = 0; i < 20; ++i)
     EXPECT_NE(t.find("z" + std::to_string(100 + i) + ".ll"), std::string::npos) << t;
-  size_t first_unexpected = t.find("VARIES");
+  size_t first_unexpected = t.find("NONDETERMINISTIC  ");
   size_t first_expected = t.find("expected          a");
   ASSERT_NE(first_unexpected, std::string::npos);
   ASSERT_NE(first_expected, std::string::npos);
@@ -97,6 +97,49 @@ TEST(ScanStatus, SummaryListsEveryUnexpectedJobBeforeTheRest) {
   EXPECT_LT(t.find("FAILED            m-broken.ll"), first_expected);
   EXPECT_NE(t.find("... and 30 more expected jobs"), std::string::npos) << t;
   EXPECT_LT(t.find("unexpected:    20"), first_unexpected);
+}
+
+// One word for "more than one outcome" in every status, key and label kdet.scan/2 and
+// kdet.compare/2 write (kdet.scan/1 said varies, varies-expected, no-longer-varies, varying,
+// varies-both, b_varies and a_varied).
+TEST(ScanStatus, EveryDocumentSaysNondeterministic) {
+  store::ScanResult r;
+  r.jobs.push_back(make_job("var.ll", {5, 3}));
+  r.jobs.push_back(make_job("exp.ll", {5, 3}, true, true));
+  r.jobs.push_back(make_job("gone.ll", {100}, true, true));
+  auto j = report::scan_to_json(r);
+  EXPECT_EQ(j["schema"], "kdet.scan/2");
+  std::vector<std::string> st;
+  for (const auto& job : j["jobs"])
+    st.push_back(job["status"]);
+  EXPECT_EQ(st, (std::vector<std::string>{"nondeterministic", "nondeterministic-expected",
+                                          "no-longer-nondeterministic"}));
+  EXPECT_EQ(j["summary"]["nondeterministic"], 2);
+  EXPECT_EQ(j["summary"]["no_longer_nondeterministic"], 1);
+  EXPECT_EQ(j["summary"]["by_compiler"]["cc"]["nondeterministic"], 2);
+  std::string junit = report::scan_to_junit(r);
+  EXPECT_NE(junit.find("type=\"no-longer-nondeterministic\""), std::string::npos) << junit;
+  // A second compiler that still varies where the first did: nondeterministic-both.
+  store::ScanResult two = r;
+  two.compilers = {{"cc", "nvvm", "", "", ""}, {"cc2", "nvvm", "", "", ""}};
+  for (auto job : r.jobs) {
+    job.compiler = "cc2";
+    job.id += "-2";
+    two.jobs.push_back(job);
+  }
+  two.jobs.pop_back();
+  two.jobs.pop_back();
+  auto cmps = report::compare_compilers(two);
+  ASSERT_FALSE(cmps.empty());
+  auto c = report::comparison_to_json(cmps.front());
+  EXPECT_EQ(c["schema"], "kdet.compare/2");
+  EXPECT_EQ(c["counts"]["nondeterministic-both"], 1);
+  EXPECT_EQ(c["answers"]["b_nondeterministic"], 1);
+  EXPECT_EQ(c["answers"]["a_nondeterministic"], 1);
+  for (const std::string& doc : {j.dump(), c.dump(), junit, report::scan_to_text(r, {})})
+    for (const char* old : {"\"varies", "varies\"", "-varies", "varies-", "\"varying\"", "VARIES",
+                            "_varies", "a_varied"})
+      EXPECT_EQ(doc.find(old), std::string::npos) << old << " in " << doc;
 }
 
 } // namespace

@@ -364,7 +364,7 @@ TEST(ScanLabels, EachLabel) {
   // Five runs bound B's rate only below 45%: not ten times below A's 50%.
   EXPECT_EQ(got["nsee.ll"], "not-seen");
   EXPECT_EQ(got["reg.ll"], "regressed");
-  EXPECT_EQ(got["both.ll"], "varies-both");
+  EXPECT_EQ(got["both.ll"], "nondeterministic-both");
   EXPECT_EQ(got["fail.ll"], "failed");
   EXPECT_EQ(got["only.ll"], "missing");
   auto n = scan::count_labels(pairs);
@@ -396,7 +396,7 @@ TEST(ScanLabels, CompareExitCodeGatesOnB) {
     return scan::compare_exit_code(scan::pair_jobs(jobs, "a", jobs, "b"));
   };
   auto a_vary = verdict_job("a", "k.ll", {"X", "Y"});
-  EXPECT_EQ(code({a_vary, verdict_job("b", "k.ll", {"Z", "W"})}), 1); // varies-both
+  EXPECT_EQ(code({a_vary, verdict_job("b", "k.ll", {"Z", "W"})}), 1); // nondeterministic-both
   EXPECT_EQ(code({verdict_job("a", "k.ll", {"X"}), verdict_job("b", "k.ll", {"X", "Y"})}), 1);
   EXPECT_EQ(code({a_vary, verdict_job("b", "k.ll", {"Z"})}), 0); // not-seen
   EXPECT_EQ(code({verdict_job("a", "k.ll", {"X"}), verdict_job("b", "k.ll", {"E"}, false)}), 3);
@@ -475,18 +475,18 @@ TEST(ScanReport, StatusesAndExitCode) {
   expected.expect_reason = "known";
   r.jobs.push_back(expected);
   EXPECT_EQ(scan::job_status(r.jobs.back(), scan::expected_rate(r)),
-            scan::JobStatus::varies_expected);
+            scan::JobStatus::nondeterministic_expected);
   EXPECT_EQ(scan::scan_exit_code(scan::count(r)), 0);
   auto gone = verdict_job("a", "gone.ll", {"X"});
   gone.expected_vary = true;
   gone.runs = gone.ok_runs = gone.variants[0].count = 100; // bound 3.0% < the expected 5%
   r.jobs.push_back(gone);
   EXPECT_EQ(scan::job_status(r.jobs.back(), scan::expected_rate(r)),
-            scan::JobStatus::no_longer_varies);
+            scan::JobStatus::no_longer_nondeterministic);
   EXPECT_EQ(scan::scan_exit_code(scan::count(r)), 1);
   std::string junit = report::scan_to_junit(r);
   EXPECT_NE(junit.find("<skipped message=\"known to vary: known\"/>"), std::string::npos);
-  EXPECT_NE(junit.find("type=\"no-longer-varies\""), std::string::npos);
+  EXPECT_NE(junit.find("type=\"no-longer-nondeterministic\""), std::string::npos);
   std::string text = report::scan_to_text(r, {});
   EXPECT_NE(text.find("1 of 3 jobs vary"), std::string::npos) << text;
   std::string html = report::scan_to_html(r, [](const std::string&) { return std::string(); });
@@ -494,12 +494,12 @@ TEST(ScanReport, StatusesAndExitCode) {
   EXPECT_NE(html.find("exp.ll"), std::string::npos);
   // Triage: the stale expectation's section comes before the expected variance's, each
   // count links to its section, and every job has its anchor (a card, or a table row).
-  size_t stale = html.find("<section id=\"sec-no-longer-varies\"");
-  size_t expect = html.find("<section id=\"sec-varies-expected\"");
+  size_t stale = html.find("<section id=\"sec-no-longer-nondeterministic\"");
+  size_t expect = html.find("<section id=\"sec-nondeterministic-expected\"");
   ASSERT_NE(stale, std::string::npos);
   ASSERT_NE(expect, std::string::npos);
   EXPECT_LT(stale, expect);
-  EXPECT_NE(html.find("href=\"#sec-no-longer-varies\""), std::string::npos);
+  EXPECT_NE(html.find("href=\"#sec-no-longer-nondeterministic\""), std::string::npos);
   for (const auto& j : r.jobs)
     EXPECT_NE(html.find("id=\"job-" + j.id + "\""), std::string::npos) << j.id;
   // Runs count from 1 in the HTML and the JSON; the row keeps the 0-based index.

@@ -90,7 +90,7 @@ TEST(ScanStress, HiddenNamesTheRegimeAndIsNeverFixed) {
   stress(pairs, regimes, scripted("z", 4), {});
   EXPECT_EQ(pairs[0].stress, Pairing::Stress::hidden);
   EXPECT_EQ(pairs[0].stress_regime, "threads");
-  EXPECT_EQ(pairs[0].label, Label::varies_both);
+  EXPECT_EQ(pairs[0].label, Label::nondeterministic_both);
   EXPECT_EQ(answer(pairs).b_varies, 1u);
 }
 

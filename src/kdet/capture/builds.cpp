@@ -310,8 +310,8 @@ const char* to_string(KernelStatus s) {
   switch (s) {
   case KernelStatus::same:
     return "same";
-  case KernelStatus::varies:
-    return "varies";
+  case KernelStatus::nondeterministic:
+    return "nondeterministic";
   case KernelStatus::input_differs:
     return "input-differs";
   case KernelStatus::not_in_every_build:

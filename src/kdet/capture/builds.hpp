@@ -57,7 +57,7 @@ struct BuildInfo {
 };
 
 // The words of a kernel's status, as in JSON.
-enum class KernelStatus { same, varies, input_differs, not_in_every_build };
+enum class KernelStatus { same, nondeterministic, input_differs, not_in_every_build };
 const char* to_string(KernelStatus s);
 
 // One stage of a kernel in one build: a bundle and what it gave there.

@@ -368,7 +368,7 @@ Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
     for (const auto& sb : st.builds)
       where.push_back(sb.build);
     if (st.builds.size() < k.present.size()) {
-      k.status = KernelStatus::varies;
+      k.status = KernelStatus::nondeterministic;
       k.first_varying = s;
       extra_stage = true;
       k.notes.push_back(fmt::format("stage {} ({} {}) ran in build {} only", s + 1, st.kind,
@@ -403,7 +403,7 @@ Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
       k.notes.push_back(
           fmt::format("the options of stage {} differ in temporary parts only", s + 1));
     if (differ) {
-      k.status = KernelStatus::varies;
+      k.status = KernelStatus::nondeterministic;
       k.first_varying = s;
       k.difference = classify(st, blobs);
       break;
@@ -426,7 +426,7 @@ Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
     const StageBuild& sb = st.builds.front();
     std::string dir = infos[sb.build].dir;
     // The last build's: its caches stay, with the files its compiles name.
-    if (k.status == KernelStatus::varies)
+    if (k.status == KernelStatus::nondeterministic)
       k.next = fmt::format("kdet explain {}/bundles/{}", infos[st.builds.back().build].dir,
                            st.builds.back().bundle);
     else if (st.builds.size() > 1)
@@ -438,7 +438,7 @@ Kernel judge(const Match& m, const std::vector<BuildSummary>& sums,
 
 int status_rank(KernelStatus s) {
   switch (s) {
-  case KernelStatus::varies:
+  case KernelStatus::nondeterministic:
     return 0;
   case KernelStatus::input_differs:
     return 1;

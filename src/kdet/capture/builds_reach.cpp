@@ -27,7 +27,7 @@ void add_reaches(BuildsResult& r, const diff::PtxasOptions& ptxas) {
     return stores[build]->get(hash).value_or("");
   };
   for (auto& k : r.kernels) {
-    if (k.status != KernelStatus::varies || !k.difference) continue;
+    if (k.status != KernelStatus::nondeterministic || !k.difference) continue;
     const StageDifference& d = *k.difference;
     // libNVVM's output (kind nvvm) is PTX; a command's output is named by its extension
     // ("cubin (.o)").

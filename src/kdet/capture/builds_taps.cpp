@@ -403,7 +403,7 @@ void refine(Kernel& k, const std::vector<std::unique_ptr<BlobStore>>& blobs,
     if (d) {
       // Made inside the process, by a compiler kdet could not see into: a compiler's variance,
       // never the pipeline's own input.
-      k.status = KernelStatus::varies;
+      k.status = KernelStatus::nondeterministic;
       k.made_inside = made;
       k.difference = std::move(d);
       k.input_detail.clear();
@@ -413,7 +413,7 @@ void refine(Kernel& k, const std::vector<std::unique_ptr<BlobStore>>& blobs,
                            infos[a->build].dir, a->bundle, infos[b->build].dir, b->bundle);
     return;
   }
-  if (k.status != KernelStatus::varies || (st.seam != "tapped" && st.seam != "loaded") ||
+  if (k.status != KernelStatus::nondeterministic || (st.seam != "tapped" && st.seam != "loaded") ||
       !k.difference)
     return;
   // A tapped or loaded stage: the two files that differ.

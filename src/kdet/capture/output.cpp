@@ -83,14 +83,14 @@ const std::vector<KindInfo>& capture_kinds() {
 }
 
 nlohmann::json bundle_json(const Bundle& b) {
-  nlohmann::json j = {{"schema", "kdet.capture.bundle/2"},
+  nlohmann::json j = {{"schema", k_bundle_schema},
                       {"id", b.id},
                       {"kind", b.kind},
                       {"library", {{"path", b.lib}, {"hash", b.lib_hash}, {"size", b.lib_size}}},
                       {"options", b.options},
                       {"compiles", b.compiles},
                       {"unfinished", b.unfinished},
-                      {"varies", b.varies},
+                      {"nondeterministic", b.varies},
                       {"kernels", b.kernels}};
   // A tapped stage's replay: its recipe (`library`, in the bundle folder), the function called,
   // and the interpreter (null: python3 on PATH; kdet run's --python chooses another).
@@ -175,10 +175,11 @@ std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>
     std::string folder = dir + "/bundles/" + b.id;
     // What the pipeline saw, so a scan's verdict can be read against it.
     bool failed = !b.results.empty() && b.results.count(0) == 0;
-    std::string note = fmt::format(
-        "{}, {} compile{}{}{}{}", b.kind, b.compiles, b.compiles == 1 ? "" : "s",
-        b.varies ? ", VARIED in the pipeline" : "", failed ? ", failed in the pipeline" : "",
-        b.kernels.empty() ? "" : "; kernel " + display_names(b.kernels));
+    std::string note =
+        fmt::format("{}, {} compile{}{}{}{}", b.kind, b.compiles, b.compiles == 1 ? "" : "s",
+                    b.varies ? ", nondeterministic in the pipeline" : "",
+                    failed ? ", failed in the pipeline" : "",
+                    b.kernels.empty() ? "" : "; kernel " + display_names(b.kernels));
     try {
       std::optional<ReplayPlan> plan = bundle_replay_plan(folder, /*materialize=*/false);
       if (!plan) throw Error("no bundle.json");
@@ -319,7 +320,7 @@ std::string capture_json_text(const CaptureResult& r) {
 
 nlohmann::json capture_json_head(const CaptureResult& r) {
   nlohmann::json j = {
-      {"schema", "kdet.capture/2"},
+      {"schema", k_capture_schema},
       {"command", r.command},
       {"pipeline", {{"status", r.pipeline_status}, {"exit_code", r.pipeline_exit}}},
       {"seconds", r.seconds},
@@ -438,7 +439,7 @@ std::string capture_summary(const CaptureResult& r) {
   for (const auto& b : r.bundles)
     varied += b.varies;
   s += fmt::format("  compiles   {}\n", per_kind);
-  s += fmt::format("  bundles    {} ({} varied)\n", r.bundles.size(), varied);
+  s += fmt::format("  bundles    {} ({} nondeterministic)\n", r.bundles.size(), varied);
   // What the bundles compiled more than once would have shown, in the words every command uses.
   size_t repeated = 0, repeat_compiles = 0;
   for (const auto& b : r.bundles)
@@ -467,7 +468,7 @@ std::string capture_summary(const CaptureResult& r) {
   for (const auto& b : r.bundles) {
     if (!b.varies) continue;
     // By entry name first: the bundle id is where to find it.
-    s += fmt::format("  VARIED     {}bundle {} ({}, {} compiles, {})\n",
+    s += fmt::format("  NONDETERMINISTIC {}bundle {} ({}, {} compiles, {})\n",
                      b.kernels.empty() ? "" : "kernel " + display_names(b.kernels) + " in ", b.id,
                      b.kind, b.compiles, b.lib.empty() ? "library unknown" : b.lib);
     for (const auto& key : b.outputs)

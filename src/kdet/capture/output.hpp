@@ -69,7 +69,13 @@ std::string scan_manifest_text(const std::string& dir, const std::vector<Bundle>
 // "outputs/HASH.ptx", relative to the bundle's folder.
 std::string output_file(const std::string& kind, const std::string& hash);
 
-// A bundle's bundle.json (schema kdet.capture.bundle/2).
+// The schemas of bundle.json and of the --json document. Version 3 of each calls a bundle that
+// gave more than one output "nondeterministic" (version 2: "varies"); capture/replay still reads
+// bundles of versions 1 and 2.
+inline constexpr const char* k_bundle_schema = "kdet.capture.bundle/3";
+inline constexpr const char* k_capture_schema = "kdet.capture/3";
+
+// A bundle's bundle.json (schema k_bundle_schema).
 nlohmann::json bundle_json(const Bundle& b);
 
 // The exit status of `kdet capture` (README, "Exit status"): 3 when the pipeline failed
@@ -78,7 +84,7 @@ nlohmann::json bundle_json(const Bundle& b);
 // a bundle varied; else 0. An interrupt (130) is the caller's.
 int capture_exit_code(const CaptureResult& r);
 
-// The --json document (schema kdet.capture/2).
+// The --json document (schema k_capture_schema).
 nlohmann::json capture_json(const CaptureResult& r);
 // The same with its compiles and bundles left empty.
 nlohmann::json capture_json_head(const CaptureResult& r);

@@ -3,6 +3,7 @@
 
 #include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/kernel_names.hpp"
+#include "kdet/capture/output.hpp"
 #include "kdet/capture/records.hpp"
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
@@ -37,10 +38,12 @@ struct BundleFiles {
   }
 };
 
-constexpr const char* k_schema = "kdet.capture.bundle/2";
+constexpr const char* k_schema = k_bundle_schema;
 // Schema 1 named a captured output by the hash of its bytes as the library handed them out
-// (PTX with its trailing NUL); schema 2 by its artifact hash (util/hash.hpp). Both still read.
+// (PTX with its trailing NUL); schema 2 by its artifact hash (util/hash.hpp); schema 3 says
+// "nondeterministic" where 2 said "varies", a key replay never reads. All still read.
 constexpr const char* k_schema_1 = "kdet.capture.bundle/1";
+constexpr const char* k_schema_2 = "kdet.capture.bundle/2";
 
 // bundle.json's hash of output `o`, whose file holds `data`, after checking that it is the
 // file's hash by the bundle's definition: a file changed since capture would be audited
@@ -210,9 +213,9 @@ std::optional<ReplayPlan> bundle_replay_plan(const std::string& path, bool mater
     p.bundle_dir = path;
     p.id = j.at("id").get<std::string>();
     p.kind = j.at("kind").get<std::string>();
-    if (j.at("schema") != k_schema && j.at("schema") != k_schema_1)
-      throw Error::format("{}: schema {} is not {} (nor {}, which kdet still reads)", file,
-                          j.at("schema").dump(), k_schema, k_schema_1);
+    if (j.at("schema") != k_schema && j.at("schema") != k_schema_2 && j.at("schema") != k_schema_1)
+      throw Error::format("{}: schema {} is not {} (nor {} or {}, which kdet still reads)", file,
+                          j.at("schema").dump(), k_schema, k_schema_2, k_schema_1);
     const auto& inputs = j.at("inputs");
     p.kernels = bundle_kernels(j, fs);
     if (p.kind == "exec") return exec_replay_plan(std::move(p), j, path, fs);

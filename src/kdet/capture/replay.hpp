@@ -43,7 +43,7 @@ struct ReplayPlan {
 // holding bundle.json. Throws Error (exit 2) for a bundle that cannot be
 // replayed (another kind, a first input that cannot be kdet run's input), a
 // damaged one (an output file whose content is not the hash bundle.json records),
-// or a library whose content changed since. Reads schema 1 and 2. `path` may be DIR/bundles/ID
+// or a library whose content changed since. Reads schema 1, 2 and 3. `path` may be DIR/bundles/ID
 // of a capture folder whose bundles are packed (capture/bundle_pack.hpp): the bundle is read
 // from the pack and, with `materialize`, its first input (and a Python stage's recipe) is
 // written to a temporary folder kept until the process ends, as kdet run needs a file.

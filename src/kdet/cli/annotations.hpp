@@ -29,7 +29,7 @@ std::string capture_annotations(const capture::CaptureResult& r);
 // kdet capture --builds and capture compare: each failed build, each kernel not the same.
 std::string builds_annotations(const capture::BuildsResult& r);
 
-// kdet compare: each pair where B varies (regressed, varies-both, hidden) or B failed.
+// kdet compare: each pair where B varies (regressed, nondeterministic-both, hidden) or B failed.
 std::string compare_annotations(const std::vector<scan::Pairing>& pairs);
 
 } // namespace kdet::cli

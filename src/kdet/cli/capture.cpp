@@ -372,9 +372,10 @@ void add_capture(CLI::App& root, Action& action) {
       "--builds N runs the pipeline N times, each a cold build (every kernel cache below\n"
       "gets a fresh empty folder through its variable, unless --warm; --clean CMD runs before\n"
       "each build for the others), captures build K into DIR/build-K (its output in\n"
-      "DIR/build-K/pipeline.log), then compares the builds kernel by kernel: same, varies (the\n"
-      "first stage that got the same input and gave other outputs), input-differs (the\n"
-      "pipeline's own input to the kernel's first compile), not-in-every-build. The same\n"
+      "DIR/build-K/pipeline.log), then compares the builds kernel by kernel: same,\n"
+      "nondeterministic (the first stage that got the same input and gave other outputs),\n"
+      "input-differs (the pipeline's own input to the kernel's first compile),\n"
+      "not-in-every-build. The same\n"
       "comparison of captures made apart: kdet capture compare DIR1 DIR2 [...].\n"
       "Kernel caches made fresh per build: " +
       known_cache_list() +
@@ -394,7 +395,7 @@ void add_capture(CLI::App& root, Action& action) {
   cmd->add_option("--out", args->out,
                   "Folder for the raw records and one bundle folder per distinct compile");
   cmd->add_option("--json", args->json,
-                  "Write the capture as JSON (schema kdet.capture/2) to FILE (not -: stdout is "
+                  "Write the capture as JSON (schema kdet.capture/3) to FILE (not -: stdout is "
                   "the pipeline's)");
   cmd->add_option("--exec", args->exec,
                   "Also capture programs with this base name as command compiles (repeatable)")

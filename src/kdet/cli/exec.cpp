@@ -31,11 +31,26 @@ namespace kdet::cli {
 
 namespace {
 
-// Factors of perturb/registry.hpp that a plain command can have fixed (tz at the registry's fixed
-// level, UTC), plus one of exec's own (env).
-const std::vector<std::string> k_all_fixes = {"aslr", "threadvars", "locale", "umask", "tz",
-                                              "time", "listing",    "env",    "pid"};
-const std::vector<std::string> k_default_fixes = {"aslr", "threadvars", "locale", "umask", "tz"};
+// The factors a plain command can have fixed are the rows of perturb/registry.hpp with an
+// exec_fix; env is kdet exec's own.
+constexpr const char* k_env_fix = "env";
+
+// The fixes --fix takes, in the registry's order, then env.
+std::vector<std::string> all_fixes() {
+  std::vector<std::string> out;
+  for (const auto& f : perturb::factor_registry())
+    if (f.exec_fix) out.push_back(f.name);
+  out.push_back(k_env_fix);
+  return out;
+}
+
+std::vector<std::string> default_fixes() {
+  std::vector<std::string> out;
+  for (const auto& f : perturb::factor_registry())
+    if (f.exec_fix && f.exec_default) out.push_back(f.name);
+  return out;
+}
+
 // Kept by --fix env: what a compile needs to find its tools and nothing more.
 const std::vector<std::string> k_env_keep = {"PATH",       "HOME",      "USER",
                                              "LOGNAME",    "SHELL",     "TERM",
@@ -60,23 +75,21 @@ int do_exec(const ExecArgs& a) {
     throw Error(
         "kdet exec: give the command after --, e.g. kdet exec --deterministic -- nvcc -c k.cu");
   std::set<std::string> fixes;
-  std::vector<std::string> requested = a.fix.empty() ? k_default_fixes : split(a.fix, ',');
+  const std::vector<std::string> all = all_fixes();
+  std::vector<std::string> requested = a.fix.empty() ? default_fixes() : split(a.fix, ',');
   for (const auto& f : requested) {
     if (f == "all") {
-      fixes.insert(k_all_fixes.begin(), k_all_fixes.end());
+      fixes.insert(all.begin(), all.end());
       continue;
     }
-    if (std::find(k_all_fixes.begin(), k_all_fixes.end(), f) == k_all_fixes.end()) {
+    if (std::find(all.begin(), all.end(), f) == all.end()) {
       const perturb::FactorInfo* info = perturb::find_factor(f);
-      std::string why = f == "threads"
-                            ? " (threads are the extra allocating threads of `kdet run`; the "
-                              "thread-count variables are threadvars)"
-                        : info ? fmt::format(" (kdet run and kdet explain vary and fix {})", f)
-                               : "";
-      throw Error::format(
-          "--fix: '{}' is not a factor kdet exec can fix{}; use any of aslr, threadvars, locale, "
-          "umask, tz, time, listing, env, pid, or all",
-          f, why);
+      std::string why = !info ? ""
+                        : !info->exec_refusal.empty()
+                            ? " (" + info->exec_refusal + ")"
+                            : fmt::format(" (kdet run and kdet explain vary and fix {})", f);
+      throw Error::format("--fix: '{}' is not a factor kdet exec can fix{}; use any of {}, or all",
+                          f, why, fmt::join(all, ", "));
     }
     fixes.insert(f);
   }
@@ -88,7 +101,7 @@ int do_exec(const ExecArgs& a) {
   opt.inherit_fds = true;        // the caller's descriptors, as without kdet
   opt.fds = {{0, 0}, {1, 1}, {2, 2}};
   std::vector<std::string> env = current_environment();
-  if (fixes.count("env")) {
+  if (fixes.count(k_env_fix)) {
     std::vector<std::string> kept;
     for (const auto& e : env) {
       std::string key = e.substr(0, e.find('='));
@@ -98,51 +111,23 @@ int do_exec(const ExecArgs& a) {
     }
     env = kept;
   }
-  // What the command is started with: the fixed factors' view of the host (backend/host_view).
-  HostView view;
-  std::vector<std::string>& changes = view.env;
+  // What the command is started with: each fixed factor's row says (perturb/registry.hpp,
+  // exec_fix), as kdet run's fixed level of it; one view of the host (backend/host_view).
+  perturb::CommandFix fix;
+  fix.time = a.time;
+  for (const auto& f : perturb::factor_registry())
+    if (f.exec_fix && fixes.count(f.name)) f.exec_fix(fix);
+  opt.disable_aslr = fix.disable_aslr;
   // libfaketime's shared clock for the command's process tree; removed when kdet returns.
   std::optional<FaketimeShared> clock;
-  // The same variables as a fixed level of kdet run (perturb/presets.hpp).
-  for (const char* f : {"threadvars", "locale", "tz"})
-    if (fixes.count(f)) {
-      auto vars = perturb::fixed_environment(f);
-      changes.insert(changes.end(), vars.begin(), vars.end());
-    }
-  if (fixes.count("umask")) view.umask = 0022;
-  if (fixes.count("aslr")) opt.disable_aslr = true;
-  std::vector<std::string> preload; // one LD_PRELOAD for every fixed factor that needs one
-  if (fixes.count("listing")) {
-    std::string lib = find_kdet_library("libkdet_listing.so");
-    if (lib.empty())
-      throw Error("--fix listing needs libkdet_listing.so, which was not found beside the kdet "
-                  "binary or in its installed lib/kdet folder (build the kdet_listing target)");
-    preload.push_back(lib);
-    for (auto& v : perturb::fixed_environment("listing"))
-      changes.push_back(std::move(v));
-  }
-  if (fixes.count("time")) {
-    perturb::Context ctx;
-    perturb::find_preload_libraries(ctx);
-    if (ctx.faketime_lib.empty())
-      throw Error("--fix time needs libfaketime (Debian package faketime), which is not installed");
-    preload.push_back(ctx.faketime_lib);
-    for (auto& v : perturb::fixed_environment("time"))
-      // --time: libfaketime's own "@YYYY-MM-DD hh:mm:ss" form, read in the command's time zone.
-      if (a.time.empty() || (v.rfind("FAKETIME=", 0) != 0 && v.rfind("FAKETIME_FMT=", 0) != 0))
-        changes.push_back(std::move(v));
-    if (!a.time.empty()) changes.push_back("FAKETIME=@" + a.time);
-    changes.push_back(fmt::format("SOURCE_DATE_EPOCH={}", perturb::k_fixed_epoch));
+  if (fix.shared_clock) {
     clock.emplace();
-    if (!clock->env().empty()) changes.push_back(clock->env());
+    if (!clock->env().empty()) fix.view.env.push_back(clock->env());
   }
-  if (!preload.empty()) changes.push_back("LD_PRELOAD=" + perturb::preload_list(preload));
-  if (fixes.count("pid")) {
-    if (Status here = perturb::pid_namespace_available(); !here)
-      throw Error::format("--fix pid: this machine does not let kdet create a PID namespace ({})",
-                          here.why());
-    view.pid_namespace = true;
-  }
+  // One LD_PRELOAD for every fixed factor that needs one.
+  if (!fix.preload.empty())
+    fix.view.env.push_back("LD_PRELOAD=" + perturb::preload_list(fix.preload));
+  const HostView& view = fix.view;
   opt.env = std::move(env);
   backend::apply_host_view(view, backend::HostScope::child, &opt);
   if (a.print) {
@@ -187,17 +172,18 @@ void add_exec(CLI::App& root, Action& action) {
   auto args = std::make_shared<ExecArgs>();
   auto* cmd = root.add_subcommand(
       "exec", "Run a command with the factors that make compiles repeatable held fixed");
+  std::string fixes;
+  for (const auto& f : perturb::factor_registry())
+    if (f.exec_fix) fixes += fmt::format("  {:<11} {}\n", f.name, f.exec_help);
+  fixes += fmt::format("  {:<11} only PATH, HOME, USER, TERM, CUDA_HOME, LD_LIBRARY_PATH, "
+                       "PYTHONPATH, TMPDIR and --keep-env\n",
+                       k_env_fix);
+  const std::string defaults = fmt::format("{}", fmt::join(default_fixes(), ","));
   cmd->footer(
-      "Fixes (--fix, comma-separated; default aslr,threadvars,locale,umask,tz):\n"
-      "  aslr        personality(ADDR_NO_RANDOMIZE), inherited by every child\n"
-      "  threadvars  OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS, ... = 1\n"
-      "  locale   LC_ALL=C LANG=C        tz  TZ=UTC0       umask  022\n"
-      "  time     libfaketime at --time (and SOURCE_DATE_EPOCH); some compilers hang under it\n"
-      "  env      only PATH, HOME, USER, TERM, CUDA_HOME, LD_LIBRARY_PATH, PYTHONPATH, TMPDIR and "
-      "--keep-env\n"
-      "  pid      a fresh PID namespace: the command runs as pid 2\n"
-      "  all      every one of them\n"
-      "threadvars, locale, tz and time set the very variables of kdet run's fixed levels.\n"
+      fmt::format("Fixes (--fix, comma-separated; default {}):\n", defaults) + fixes +
+      "  all         every one of them\n"
+      "Each factor is fixed as kdet run's fixed level of it fixes it (the same variables,\n"
+      "libraries and settings: perturb/presets.cpp); env is kdet exec's own.\n"
       "Exit status: the command's (128+N when killed by signal N; 124 after --timeout;\n"
       "127 when the command is not found, 126 when it cannot be run; 2 for kdet's own usage\n"
       "errors), as env(1) and timeout(1) do.\n"
@@ -205,9 +191,8 @@ void add_exec(CLI::App& root, Action& action) {
       "Ctrl-C at the terminal is left to the command. Nothing it starts outlives kdet.\n"
       "Example: kdet exec --deterministic -- python3 compile_kernels.py");
   cmd->add_flag("--deterministic", args->deterministic, "Hold the chosen factors fixed (required)");
-  cmd->add_option(
-      "--fix", args->fix,
-      "Which factors to fix (default aslr,threadvars,locale,umask,tz; 'all' for every one)");
+  cmd->add_option("--fix", args->fix,
+                  fmt::format("Which factors to fix (default {}; 'all' for every one)", defaults));
   cmd->add_option("--keep-env", args->keep_env,
                   "With --fix env: also keep this variable (repeatable)")
       ->allow_extra_args(false);

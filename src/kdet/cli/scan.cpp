@@ -111,7 +111,7 @@ struct ScanArgs {
 };
 
 void add_report_options(CLI::App* cmd, ReportArgs& r) {
-  add_json_option(cmd, r.output, "the result", "kdet.scan/1");
+  add_json_option(cmd, r.output, "the result", "kdet.scan/2");
   cmd->add_option("--junit", r.junit_path,
                   "Write JUnit XML (one test case per job) to FILE, or - for stdout");
   cmd->add_option("--report-html", r.html_path,
@@ -304,10 +304,10 @@ void add_scan(CLI::App& root, Action& action) {
       "  kdet scan cap/manifest.toml --db cap.db   # what kdet capture --out cap wrote: one job\n"
       "                                            # per captured compile (bundles = [...])\n"
       "Exit (the first that applies): 130 interrupted (run the same command again to resume);\n"
-      "2 bad manifest, option or compiler; 1 a job varies unexpectedly, or an [[expect]]ed job no\n"
-      "longer varies (its 95% bound is below budget.target_rate; fewer runs give 'not-seen', not "
-      "a\n"
-      "failure); 3 a job's compiler failed on every run; 0 nothing unexpected.\n"
+      "2 bad manifest, option or compiler; 1 a job varies unexpectedly ('nondeterministic'), or\n"
+      "an [[expect]]ed job no longer varies ('no-longer-nondeterministic': its 95% bound is below\n"
+      "budget.target_rate; fewer runs give 'not-seen', not a failure); 3 a job's compiler failed\n"
+      "on every run; 0 nothing unexpected.\n"
       "Manifest reference: docs/SCAN.md");
   cmd->add_option("manifest", a->manifest, "The scan manifest (TOML)");
   cmd->add_option(
@@ -430,30 +430,32 @@ void add_compare(CLI::App& root, Action& action) {
   auto a = std::make_shared<CompareArgs>();
   auto* cmd = root.add_subcommand("compare",
                                   "Label each job across two scan databases: identical, changed, "
-                                  "fixed, not-seen, regressed, varies-both");
-  cmd->footer("Example:\n  kdet compare nvvm-13.3.db nvvm-13.4.db\n"
-              "Jobs are matched on (input, target, option set) for the compiler chosen on each "
-              "side; with one\n"
-              "compiler per database none need be named. A job that varied in A and gave one "
-              "output in B\n"
-              "is 'fixed' only when B's 95% bound lies --margin times below A's rate; else "
-              "'not-seen'.\n"
-              "--settle runs B more until that bound is met (or --settle-budget is spent).\n"
-              "--stress re-runs B under every factor that moves addresses (fresh+aslr, "
-              "same+churn, chaos,\n"
-              "threads): 'fixed under stress' (with a bound), 'hidden' (the regime and rate; the "
-              "label\n"
-              "becomes varies-both) or 'inconclusive'. Both re-run B's jobs from the manifest its "
-              "database\n"
-              "stores and write neither database. docs/SCAN.md, \"Settling and stressing B\".\n"
-              "Exit status: 1 when B varies anywhere (regressed, varies-both, a job only B "
-              "ran,\n"
-              "hidden under --stress); else 3 when B failed on every run of a job, never ran a "
-              "job A\n"
-              "ran (its scan stopped early), or no job ran on both sides; else 0 (not-seen "
-              "passes:\n"
-              "B gave one output);\n"
-              "2 usage, 130 interrupted. README, \"Exit status\".");
+                                  "fixed, not-seen, regressed, nondeterministic-both");
+  cmd->footer(
+      "Example:\n  kdet compare nvvm-13.3.db nvvm-13.4.db\n"
+      "Jobs are matched on (input, target, option set) for the compiler chosen on each "
+      "side; with one\n"
+      "compiler per database none need be named. A job that varied in A and gave one "
+      "output in B\n"
+      "is 'fixed' only when B's 95% bound lies --margin times below A's rate; else "
+      "'not-seen'.\n"
+      "--settle runs B more until that bound is met (or --settle-budget is spent).\n"
+      "--stress re-runs B under every factor that moves addresses (fresh+aslr, "
+      "same+churn, chaos,\n"
+      "threads): 'fixed under stress' (with a bound), 'hidden' (the regime and rate; the "
+      "label\n"
+      "becomes nondeterministic-both) or 'inconclusive'. Both re-run B's jobs from the manifest "
+      "its "
+      "database\n"
+      "stores and write neither database. docs/SCAN.md, \"Settling and stressing B\".\n"
+      "Exit status: 1 when B varies anywhere (regressed, nondeterministic-both, a job only B "
+      "ran,\n"
+      "hidden under --stress); else 3 when B failed on every run of a job, never ran a "
+      "job A\n"
+      "ran (its scan stopped early), or no job ran on both sides; else 0 (not-seen "
+      "passes:\n"
+      "B gave one output);\n"
+      "2 usage, 130 interrupted. README, \"Exit status\".");
   cmd->add_option("a", a->a, "The baseline database (before)")->required();
   cmd->add_option("b", a->b, "The database to compare with it (after)")->required();
   cmd->add_option("--a-compiler", a->ca,

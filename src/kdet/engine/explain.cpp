@@ -365,6 +365,22 @@ void Experiment::run() {
   conclude();
 }
 
+// The regimes the experiment covers: runs inside one process come from varying the factors
+// that decide the regime (perturb::regime_factors), where they are tested.
+std::string regime_words(const std::vector<std::string>& tested, bool exec) {
+  if (exec) return "across processes (the compiler is a new process every run)";
+  std::vector<std::string> on, off;
+  for (const perturb::FactorInfo* f : perturb::regime_factors()) {
+    if (contains(tested, f->name))
+      on.push_back(f->name + "=" + f->varied);
+    else
+      off.push_back(f->name);
+  }
+  if (!on.empty()) return fmt::format("across processes and inside one process ({})", join(on));
+  return fmt::format("across processes only ({} {} not varied)", join(off),
+                     off.size() == 1 ? "is" : "are");
+}
+
 } // namespace explain_detail
 
 ExplainResult explain_with(const ExplainOptions& opt, const std::vector<Factor>& factors,
@@ -377,11 +393,8 @@ ExplainResult explain_with(const ExplainOptions& opt, const std::vector<Factor>&
     res.factors.push_back(f.name);
   res.left_out = left_out;
   res.untestable = untestable;
-  bool exec = opt.base.backend.kind == backend::Kind::exec;
-  res.regimes = exec ? "across processes (the compiler is a new process every run)"
-                : contains(res.factors, "process")
-                    ? "across processes and inside one process (process=both)"
-                    : "across processes only (process is not varied)";
+  res.regimes =
+      explain_detail::regime_words(res.factors, opt.base.backend.kind == backend::Kind::exec);
   Experiment(opt, factors, run, on_cell, res).run();
   return res;
 }

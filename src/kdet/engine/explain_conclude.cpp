@@ -174,21 +174,22 @@ void Experiment::conclude_rules() {
                                             : "; each of them alone makes it vary";
   }
   if (!m_res.mechanism.empty()) m_res.conclusion += "; it " + m_res.mechanism;
-  if (contains(cause, "time") || contains(m_single, "time"))
-    m_res.conclusion += time_through_files();
+  for (const auto& f : perturb::factor_registry())
+    if (contains(cause, f.name) || contains(m_single, f.name)) m_res.conclusion += through(f);
   if (!untested.empty()) m_res.conclusion += "; not tested: " + untested;
 }
 
-// libfaketime also shifts the times stat() reports: where the files' times were not held apart
-// (mtime left out or broken), time may act through them.
-std::string Experiment::time_through_files() const {
-  const bool mtime_apart = contains(m_names, "mtime") && !m_broken.count("mtime");
-  const bool mtime_applies = contains(m_res.left_out, "mtime") || m_broken.count("mtime") ||
-                             std::any_of(m_res.untestable.begin(), m_res.untestable.end(),
-                                         [](const auto& u) { return u.starts_with("mtime"); });
-  if (mtime_apart || !mtime_applies) return {};
-  return "; time may act through the files' modification times (libfaketime shifts the times "
-         "stat() reports, and mtime, which holds them apart, was not tested)";
+// A factor that may act through another (FactorInfo::through_factor): where that other was not
+// held apart (left out, untestable or broken), it may be the way this one acts.
+std::string Experiment::through(const perturb::FactorInfo& f) const {
+  const std::string& other = f.through_factor;
+  if (other.empty()) return {};
+  const bool apart = contains(m_names, other) && !m_broken.count(other);
+  const bool applies = contains(m_res.left_out, other) || m_broken.count(other) ||
+                       std::any_of(m_res.untestable.begin(), m_res.untestable.end(),
+                                   [&](const auto& u) { return u.starts_with(other + " "); });
+  if (apart || !applies) return {};
+  return "; " + f.through_words;
 }
 
 std::string Experiment::output_word() const {

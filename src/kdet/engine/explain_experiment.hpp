@@ -113,7 +113,7 @@ private:
   std::string untested_clause() const;
   // What the budget left untried ("" when nothing): factors never varied alone, pairs.
   std::string untried_clause() const;
-  std::string time_through_files() const;
+  std::string through(const perturb::FactorInfo& f) const; // "; time may act through ..."
   std::string output_word() const; // "cubin" from the first cell that knew; empty: unknown
 
   const ExplainOptions& m_opt;

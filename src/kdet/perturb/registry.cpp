@@ -73,6 +73,21 @@ std::string describe_regime(const Setting& s, bool exec_backend) {
          "shared worker)";
 }
 
+std::vector<const FactorInfo*> regime_factors() {
+  static const std::vector<const FactorInfo*> out = [] {
+    std::vector<const FactorInfo*> v;
+    for (const auto& f : factor_registry()) {
+      if (!f.set || f.fixed.empty() || f.varied.empty()) continue;
+      Setting fixed, varied;
+      f.set(fixed, f.fixed, "registry");
+      f.set(varied, f.varied, "registry");
+      if (covered_regime(fixed, false) != covered_regime(varied, false)) v.push_back(&f);
+    }
+    return v;
+  }();
+  return out;
+}
+
 bool reaches(const FactorInfo& f, bool exec_backend, bool python_backend) {
   return exec_backend ? f.exec : python_backend ? f.python : f.library;
 }

@@ -46,6 +46,16 @@ struct Trial {
   std::string noun;       // "": the row's; else this noun, and "follows NOUN" in conclusions
 };
 
+// What `kdet exec --deterministic --fix NAME` gives a plain command for the fixed factors
+// (FactorInfo::exec_fix fills it; cli/exec.cpp starts the command with it).
+struct CommandFix {
+  std::string time;                 // in: exec's --time ("": perturb::k_fixed_epoch)
+  HostView view;                    // environment changes, umask, PID namespace
+  bool disable_aslr = false;        // personality(ADDR_NO_RANDOMIZE), inherited by every child
+  std::vector<std::string> preload; // libraries for the command's LD_PRELOAD, in order
+  bool shared_clock = false;        // libfaketime's clock shared by the command's process tree
+};
+
 struct FactorInfo {
   std::string name;         // "aslr": the word used in --factors, JSON, conclusions
   std::string help;         // --NAME's help text
@@ -88,6 +98,21 @@ struct FactorInfo {
   std::function<void(const Setting&, const Context&, Launch&)> launch;
   // Its effect on one run, applied just before the compile.
   std::function<void(const Setting&, const Context&, const RunSpot&, RunPerturbation&)> run;
+
+  // Another factor this one may act through (time through the files' times, which libfaketime
+  // shifts): where this factor is in explain's cause and `through_factor` was not held apart
+  // (left out, not testable or broken), the conclusion adds "; " + `through_words`.
+  std::string through_factor;
+  std::string through_words;
+
+  // `kdet exec --deterministic --fix NAME`: its line in `kdet exec --help` (what it sets),
+  // whether --fix's default holds it, and what it does to the command (throws Error when this
+  // machine cannot give it); nullptr: kdet exec cannot fix it, and `exec_refusal` (if any) says
+  // why to a user who asks.
+  std::string exec_help;
+  bool exec_default = false;
+  std::function<void(CommandFix&)> exec_fix;
+  std::string exec_refusal;
 };
 
 // Every factor, in the order they are reported (perturb/factors/factors.def).
@@ -109,6 +134,10 @@ Regime covered_regime(const Setting& s, bool exec_backend);
 // A sentence for reports: "across processes (a fresh process per run) and
 // inside one process (runs sharing one worker)".
 std::string describe_regime(const Setting& s, bool exec_backend);
+
+// The factors whose level decides the regimes a setting covers (its fixed and varied levels
+// cover different ones): explain's "inside one process" comes from varying them.
+std::vector<const FactorInfo*> regime_factors();
 
 // Whether the factor reaches a compiler of this kind: exec, a Python stage, or a library.
 bool reaches(const FactorInfo& f, bool exec_backend, bool python_backend);

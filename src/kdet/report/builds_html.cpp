@@ -24,7 +24,7 @@ constexpr const char* k_css = R"css(
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
 h1{font-size:1.5em}.summary{font-size:1.2em;font-weight:600}.bad{color:#b00020}.good{color:#137333}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
-th{cursor:pointer;background:#f3f3f3}tr.varies td{background:#fde7e9}tr.input-differs td{background:#fff4e0}
+th{cursor:pointer;background:#f3f3f3}tr.nondeterministic td{background:#fde7e9}tr.input-differs td{background:#fff4e0}
 tr.not-in-every-build td{background:#eef}td.name{max-width:28em;overflow-wrap:anywhere}code{font-size:12px}
 #controls{position:sticky;top:0;background:#fff;padding:.4em 0;border-bottom:1px solid #ccc}
 #controls label{margin-right:1em}
@@ -36,7 +36,7 @@ var table=document.getElementById('kernels');if(!table)return;
 var body=table.tBodies[0];var rows=[].slice.call(body.rows);
 var bar=document.createElement('div');bar.id='controls';
 var st=document.createElement('select');st.id='filter-status';
-['','varies','input-differs','not-in-every-build','same'].forEach(function(v){var o=document.createElement('option');o.value=v;o.textContent=v||'every status';st.appendChild(o);});
+['','nondeterministic','input-differs','not-in-every-build','same'].forEach(function(v){var o=document.createElement('option');o.value=v;o.textContent=v||'every status';st.appendChild(o);});
 var tx=document.createElement('input');tx.type='search';tx.id='filter-text';tx.placeholder='name, target, compiler';
 var shown=document.createElement('span');shown.id='filter-count';
 function lab(t,e){var l=document.createElement('label');l.textContent=t+' ';l.appendChild(e);bar.appendChild(l);}
@@ -57,7 +57,7 @@ rows=keyed.map(function(k){return rows[k[1]];});text=rows.map(function(r){return
 )js";
 
 int rank(KernelStatus s) {
-  return s == KernelStatus::varies               ? 0
+  return s == KernelStatus::nondeterministic     ? 0
          : s == KernelStatus::input_differs      ? 1
          : s == KernelStatus::not_in_every_build ? 2
                                                  : 3;
@@ -129,7 +129,7 @@ std::string builds_to_html(const BuildsResult& r) {
     out += "<p class=\"bad\">FAILED: " + xml_escape(f) + "</p>\n";
   out += inside_html(r);
   out += "<h2>Kernels</h2>\n<table id=\"kernels\"><thead><tr><th>status</th><th>kernel</th>"
-         "<th>target</th><th>first compiler</th><th>first varying stage</th><th>how</th>"
+         "<th>target</th><th>first compiler</th><th>first nondeterministic stage</th><th>how</th>"
          "<th>final artifact</th><th>builds</th></tr></thead><tbody>\n";
   for (const auto& k : r.kernels)
     out += row(k);

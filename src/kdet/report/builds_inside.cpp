@@ -52,7 +52,7 @@ std::string build_list(const std::vector<size_t>& builds, size_t total) {
 } // namespace
 
 std::string inside_varies_words(const Kernel& k, size_t builds) {
-  if (k.status != KernelStatus::varies || !k.first_varying) return "";
+  if (k.status != KernelStatus::nondeterministic || !k.first_varying) return "";
   const auto& st = k.stages[*k.first_varying];
   if (!k.made_inside.empty()) {
     // Tapped stages before it, all the same: the variance is made after the last of them.

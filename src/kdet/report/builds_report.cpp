@@ -21,7 +21,7 @@ using capture::KernelStatus;
 
 namespace {
 
-const KernelStatus k_statuses[] = {KernelStatus::varies, KernelStatus::input_differs,
+const KernelStatus k_statuses[] = {KernelStatus::nondeterministic, KernelStatus::input_differs,
                                    KernelStatus::not_in_every_build, KernelStatus::same};
 
 struct Count {
@@ -70,7 +70,7 @@ std::string stage_words(const Kernel& k) {
 // What the kernel's line says after its name.
 std::string kernel_detail(const Kernel& k) {
   switch (k.status) {
-  case KernelStatus::varies: {
+  case KernelStatus::nondeterministic: {
     std::string s = inside_varies_words(k, k.present.size());
     if (s.empty()) s = "first varies at " + stage_words(k);
     if (k.difference) {
@@ -302,8 +302,8 @@ nlohmann::json builds_to_json(const BuildsResult& r) {
                        {"target", k.target},
                        {"compiler", k.compiler},
                        {"builds", present},
-                       {"first_varying_stage", first},
-                       {"final_output_varies", k.final_output_varies},
+                       {"first_nondeterministic_stage", first},
+                       {"final_output_nondeterministic", k.final_output_varies},
                        {"input_detail", k.input_detail.empty() ? nlohmann::json(nullptr)
                                                                : nlohmann::json(k.input_detail)},
                        {"notes", k.notes},

@@ -17,7 +17,9 @@
 
 namespace kdet::report {
 
-inline constexpr const char* k_builds_schema = "kdet.builds/2";
+// Version 3 says nondeterministic where version 2 said varies (a kernel's status, by_status,
+// first_varying_stage, final_output_varies); kdet reads no builds document back.
+inline constexpr const char* k_builds_schema = "kdet.builds/3";
 
 // The summary; at most `max_listed` kernels that are not "same" are listed one by one.
 std::string builds_to_text(const capture::BuildsResult& r, bool color, size_t max_listed = 40);

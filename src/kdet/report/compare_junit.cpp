@@ -1,8 +1,8 @@
 //===- report/compare_junit.cpp - kdet compare as JUnit XML ---------------===//
 //
 // One test case per paired job, judged by scan::judge_pair as the exit code is: a failure where B
-// varies (regressed, varies-both, a job only B ran, hidden under --stress), an error where B
-// failed on every run or never ran a job A ran; every other label passes. A comparison in
+// varies (regressed, nondeterministic-both, a job only B ran, hidden under --stress), an error
+// where B failed on every run or never ran a job A ran; every other label passes. A comparison in
 // which no job ran on both sides is one error case of its own, so a CI page never shows an
 // empty green suite for a gate that judged nothing.
 //

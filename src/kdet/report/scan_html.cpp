@@ -32,11 +32,11 @@ h1{font-size:1.6em;overflow-wrap:anywhere}h2{margin-top:2em;border-bottom:1px so
 .summary{font-size:1.2em;font-weight:600}.bad{color:#b00020}.good{color:#137333}.warn{color:#a35b00}
 .counts li{margin:.2em 0}.counts a.job-link{font-weight:normal;font-size:12px}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}
-tr.varies td{background:#fde7e9}tr.varies-expected td{background:#fff4e0}tr.no-longer-varies td{background:#fff4e0}
+tr.nondeterministic td{background:#fde7e9}tr.nondeterministic-expected td{background:#fff4e0}tr.no-longer-nondeterministic td{background:#fff4e0}
 tr.failed td{background:#eee}svg.chart{display:block;margin:1em 0;max-width:100%;height:auto}svg text{font:12px sans-serif}
 svg.rate{display:inline-block;vertical-align:middle;margin:0 .3em}
 .job{border:1px solid #ccc;border-radius:6px;padding:.5em 1em;margin:1em 0;overflow-wrap:anywhere}
-.job.varies{border-left:6px solid #c62828}.job.no-longer-varies,.job.failed{border-left:6px solid #ef6c00}
+.job.nondeterministic{border-left:6px solid #c62828}.job.no-longer-nondeterministic,.job.failed{border-left:6px solid #ef6c00}
 .job h3{margin:.2em 0;font-size:1.05em}.status{font-size:12px;padding:0 .4em;border-radius:3px;background:#eee}
 .kdet-diff pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:30em}
 .wide{overflow-x:auto}code{font-size:12px}pre.log{background:#f7f7f7;padding:.5em;overflow:auto;max-height:20em}
@@ -301,11 +301,11 @@ struct CardSection {
   scan::JobStatus status;
   const char* title;
 };
-constexpr CardSection k_first{scan::JobStatus::varies, "Varies unexpectedly"};
+constexpr CardSection k_first{scan::JobStatus::nondeterministic, "Nondeterministic, unexpectedly"};
 constexpr CardSection k_rest[] = {
-    {scan::JobStatus::no_longer_varies, "No longer varies (expected to)"},
+    {scan::JobStatus::no_longer_nondeterministic, "No longer nondeterministic (expected to vary)"},
     {scan::JobStatus::failed, "Failed on every run"},
-    {scan::JobStatus::varies_expected, "Varies, as expected"},
+    {scan::JobStatus::nondeterministic_expected, "Nondeterministic, as expected"},
     {scan::JobStatus::not_seen, "Expected to vary, not seen yet"},
     {scan::JobStatus::incomplete, "Not finished"}};
 
@@ -362,9 +362,9 @@ std::string summary(const Page& pg) {
                               "<ul class=\"counts\">\n",
                               c.varying ? "bad" : "good", c.varying, plural(c.jobs, "job"),
                               c.jobs == 1 ? "varies" : "vary");
-  s += count_line(c.unexpected ? "bad" : "good", "sec-varies",
+  s += count_line(c.unexpected ? "bad" : "good", "sec-nondeterministic",
                   fmt::format("{} vary unexpectedly", c.unexpected),
-                  pg.with(scan::JobStatus::varies));
+                  pg.with(scan::JobStatus::nondeterministic));
   if (!pg.cmps.empty()) {
     std::vector<const store::JobRow*> reg, fix;
     for (auto [cmp, p] : pg.pairs(scan::Label::regressed))

@@ -162,8 +162,8 @@ std::string scan_to_text(const store::ScanResult& r, const TextOptions& o,
   }
   // Every job that fails the scan is listed, never cut: CI logs are often all people read.
   for (const auto& j : r.jobs)
-    if (scan::job_status(j, rate) == JobStatus::varies)
-      s += fmt::format("  {}  {}  {} variants in {} runs\n", p("31", "VARIES          "),
+    if (scan::job_status(j, rate) == JobStatus::nondeterministic)
+      s += fmt::format("  {}  {}  {} variants in {} runs\n", p("31", "NONDETERMINISTIC"),
                        j.label(width), j.variants.size(), j.runs) +
            job_reach_lines(reaches, j, std::string(20, ' '));
   for (const auto& cmp : comparisons)
@@ -172,25 +172,27 @@ std::string scan_to_text(const store::ScanResult& r, const TextOptions& o,
         s += fmt::format("  {}  {} ({} -> {})\n", p("31", "REGRESSED       "), pr.name(width),
                          cmp.a, cmp.b);
   for (const auto& j : r.jobs)
-    if (scan::job_status(j, rate) == JobStatus::no_longer_varies)
-      s += p("33", fmt::format("  NO LONGER VARIES  {}  (one output in {}: rate below {} at 95% "
-                               "confidence, expected {}; {})",
-                               j.label(width), plural(j.runs, "run"), percent(j.upper_bound()),
-                               percent(rate), j.expect_reason)) +
-           "\n";
+    if (scan::job_status(j, rate) == JobStatus::no_longer_nondeterministic)
+      s +=
+          p("33",
+            fmt::format("  NO LONGER NONDETERMINISTIC  {}  (one output in {}: rate below {} at 95% "
+                        "confidence, expected {}; {})",
+                        j.label(width), plural(j.runs, "run"), percent(j.upper_bound()),
+                        percent(rate), j.expect_reason)) +
+          "\n";
   // Failures grouped by how they failed: a census through a compiler too old for its inputs
   // fails thousands of jobs one way, which is one line.
   s += failures_to_text(scan::group_failures(r), o);
   size_t listed = 0, rest = 0;
   for (const auto& j : r.jobs) {
     JobStatus st = scan::job_status(j, rate);
-    if (st != JobStatus::varies_expected && st != JobStatus::not_seen) continue;
+    if (st != JobStatus::nondeterministic_expected && st != JobStatus::not_seen) continue;
     if (listed >= max_rest) {
       ++rest;
       continue;
     }
     ++listed;
-    if (st == JobStatus::varies_expected)
+    if (st == JobStatus::nondeterministic_expected)
       s += fmt::format("  expected          {}  {} variants in {} runs ({})\n", j.label(width),
                        j.variants.size(), j.runs, j.expect_reason) +
            job_reach_lines(reaches, j, std::string(20, ' '));
@@ -224,14 +226,14 @@ nlohmann::json scan_to_json(const store::ScanResult& r,
   auto tallies = [&](std::string store::JobRow::*f) {
     json t = json::object();
     for (const auto& [k, v] : tally_by(r, f))
-      t[k] = {{"jobs", v.jobs}, {"varying", v.varying}};
+      t[k] = {{"jobs", v.jobs}, {"nondeterministic", v.varying}};
     return t;
   };
   out["summary"] = {{"jobs", c.jobs},
-                    {"varying", c.varying},
+                    {"nondeterministic", c.varying},
                     {"unexpected", c.unexpected},
                     {"expected", c.expected},
-                    {"no_longer_varies", c.no_longer_varies},
+                    {"no_longer_nondeterministic", c.no_longer_varies},
                     {"not_seen", c.not_seen},
                     {"expected_rate", scan::expected_rate(r)},
                     {"failed", c.failed},
@@ -321,9 +323,9 @@ std::string scan_to_junit(const store::ScanResult& r) {
     double time = 0;
     for (auto* j : jobs) {
       JobStatus st = scan::job_status(*j, rate);
-      fail += st == JobStatus::varies || st == JobStatus::no_longer_varies;
+      fail += st == JobStatus::nondeterministic || st == JobStatus::no_longer_nondeterministic;
       err += st == JobStatus::failed;
-      skip += st == JobStatus::varies_expected || st == JobStatus::not_seen ||
+      skip += st == JobStatus::nondeterministic_expected || st == JobStatus::not_seen ||
               st == JobStatus::incomplete;
       time += j->seconds;
     }
@@ -340,16 +342,16 @@ std::string scan_to_junit(const store::ScanResult& r) {
         out += fmt::format("<properties><property name=\"kernels\" value=\"{}\"/></properties>",
                            xml_escape(fmt::format("{}", fmt::join(j->kernels, " "))));
       switch (scan::job_status(*j, rate)) {
-      case JobStatus::varies:
+      case JobStatus::nondeterministic:
         out += fmt::format(
             "<failure message=\"{} variants in {} runs ({} differ)\" type=\"nondeterministic\">"
             "job {}: options {}</failure>",
             j->variants.size(), j->runs, j->differing(), j->id, xml_escape(shell_join(j->options)));
         break;
-      case JobStatus::no_longer_varies:
+      case JobStatus::no_longer_nondeterministic:
         out += fmt::format("<failure message=\"expected to vary ({}) but gave one output in {}: "
                            "rate below {} "
-                           "at 95% confidence, expected {}\" type=\"no-longer-varies\"/>",
+                           "at 95% confidence, expected {}\" type=\"no-longer-nondeterministic\"/>",
                            xml_escape(j->expect_reason), plural(j->runs, "run"),
                            percent(j->upper_bound()), percent(rate));
         break;
@@ -378,7 +380,7 @@ std::string scan_to_junit(const store::ScanResult& r) {
                            v && !v->log.empty() ? "\n" + xml_escape(v->log) : "");
         break;
       }
-      case JobStatus::varies_expected:
+      case JobStatus::nondeterministic_expected:
         out +=
             fmt::format("<skipped message=\"known to vary: {}\"/>", xml_escape(j->expect_reason));
         break;
@@ -533,10 +535,10 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
   for (const auto& [rank, k] : ans.by_a_variant)
     emits[std::to_string(rank)] = k;
   json answers = {{"b_jobs", ans.b_jobs},
-                  {"b_varies", ans.b_varies},
+                  {"b_nondeterministic", ans.b_varies},
                   {"b_one_output", ans.b_one_output},
                   {"b_weakest_upper_bound", ans.b_weakest_bound},
-                  {"a_varied", ans.a_varied},
+                  {"a_nondeterministic", ans.a_varied},
                   {"b_emits_a_variant", ans.b_emits_a_variant},
                   {"b_emits_a_variant_by_rank", emits},
                   {"b_emits_new_code", ans.b_emits_new},
@@ -548,7 +550,7 @@ nlohmann::json comparison_to_json(const CompilerComparison& c) {
                          {"hidden_by_regime", ans.hidden_by_regime},
                          {"inconclusive", ans.stress_inconclusive}};
   json out = {
-      {"schema", "kdet.compare/1"}, {"a", c.a},           {"b", c.b},      {"margin", c.margin},
+      {"schema", k_compare_schema}, {"a", c.a},           {"b", c.b},      {"margin", c.margin},
       {"counts", counts},           {"answers", answers}, {"pairs", pairs}};
   if (!c.a_setting.empty() || !c.b_setting.empty())
     out["settings_differ"] = {{"a", c.a_setting}, {"b", c.b_setting}};

@@ -1,7 +1,7 @@
 //===- report/scan_report.hpp - a scan's results for people, CI and programs ---===//
 //
 // Terminal summary (in the census's terms: "161 of 6491 jobs vary; by
-// target: ..."), JSON (schema kdet.scan/1), JUnit XML (one test case per
+// target: ..."), JSON (schema kdet.scan/2), JUnit XML (one test case per
 // job) and a single self-contained HTML file with inline SVG charts and the
 // classified diff of each varying job's variants.
 //
@@ -22,7 +22,11 @@
 
 namespace kdet::report {
 
-inline constexpr const char* k_scan_schema = "kdet.scan/1";
+// Version 2 names "more than one outcome" by one word, nondeterministic, in every status, label
+// and key (version 1 said varies, varies-expected, no-longer-varies, varies-both, varying,
+// b_varies, a_varied); nothing kdet reads is written in either.
+inline constexpr const char* k_scan_schema = "kdet.scan/2";
+inline constexpr const char* k_compare_schema = "kdet.compare/2";
 
 // Jobs and varying jobs per value of a field.
 struct Tally {
@@ -69,13 +73,13 @@ std::string scan_to_text(const store::ScanResult& r, const TextOptions& o,
 std::string failures_to_text(const std::vector<scan::FailureGroup>& groups, const TextOptions& o);
 // The groups as an HTML table, each group's jobs (linked to their cards) behind a disclosure.
 std::string failures_to_html(const std::vector<scan::FailureGroup>& groups);
-// The groups for kdet.scan/1's summary.failure_groups.
+// The groups for kdet.scan/2's summary.failure_groups.
 nlohmann::json failures_to_json(const std::vector<scan::FailureGroup>& groups);
 // A failing variant's first error line and (the start of) its log for a job's card; "" when
 // the variant has no log.
 std::string variant_log_html(const store::VariantRow& v);
 
-// JSON, schema kdet.scan/1; with `reaches`, summary.reach (the census) and each compared
+// JSON, schema kdet.scan/2; with `reaches`, summary.reach (the census) and each compared
 // variant's reach.
 nlohmann::json scan_to_json(const store::ScanResult& r,
                             const std::vector<CompilerComparison>* comparisons = nullptr,

@@ -20,8 +20,8 @@ const char* to_string(Label label) {
     return "not-seen";
   case Label::regressed:
     return "regressed";
-  case Label::varies_both:
-    return "varies-both";
+  case Label::nondeterministic_both:
+    return "nondeterministic-both";
   case Label::failed:
     return "failed";
   case Label::missing:
@@ -61,7 +61,7 @@ bool input_differs(const store::JobRow& a, const store::JobRow& b) {
 Label label_pair(const store::JobRow* a, const store::JobRow* b, double margin, bool may_fix) {
   if (!a || !b || a->runs == 0 || b->runs == 0) return Label::missing;
   bool va = a->varies(), vb = b->varies();
-  if (va && vb) return Label::varies_both;
+  if (va && vb) return Label::nondeterministic_both;
   if (vb) return Label::regressed;
   // A compiler that now fails has not been fixed.
   if (a->verdict() == engine::Verdict::failed || b->verdict() == engine::Verdict::failed)
@@ -159,7 +159,7 @@ bool b_never_ran(const Pairing& p) {
 PairGate judge_pair(const Pairing& p) {
   if (p.stress == Pairing::Stress::hidden)
     return {k_exit_nondeterministic, "hidden: B varies under stress (" + p.stress_regime + ")"};
-  if (p.label == Label::regressed || p.label == Label::varies_both)
+  if (p.label == Label::regressed || p.label == Label::nondeterministic_both)
     return {k_exit_nondeterministic, std::string(to_string(p.label)) + ": B varies"};
   if (b_varies_alone(p)) return {k_exit_nondeterministic, "not in A, varies in B"};
   if (p.label == Label::failed && p.b && p.b->verdict() == engine::Verdict::failed)

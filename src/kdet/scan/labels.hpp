@@ -6,7 +6,7 @@
 // in enough runs that its 95% upper bound lies `margin` times below A's
 // observed rate), not-seen (varied in A; B gave one output, but too few runs to
 // call it fixed: a compiler that still has the bug but no longer triggers here
-// looks the same), regressed (not in A, varies in B), varies-both, failed (a
+// looks the same), regressed (not in A, varies in B), nondeterministic-both, failed (a
 // side failed on every run) or missing (a side has no finished job for it).
 // Where A varied, each pairing also says what B emits: one of A's variants
 // (which) or code A never gave.
@@ -23,15 +23,26 @@
 
 namespace kdet::scan {
 
-enum class Label { identical, changed, fixed, not_seen, regressed, varies_both, failed, missing };
+enum class Label {
+  identical,
+  changed,
+  fixed,
+  not_seen,
+  regressed,
+  nondeterministic_both,
+  failed,
+  missing
+};
 inline constexpr std::array<Label, 8> k_all_labels = {
-    Label::identical, Label::changed,     Label::fixed,  Label::not_seen,
-    Label::regressed, Label::varies_both, Label::failed, Label::missing};
+    Label::identical, Label::changed,   Label::fixed,
+    Label::not_seen,  Label::regressed, Label::nondeterministic_both,
+    Label::failed,    Label::missing};
 
 // How far below A's observed rate B's bound must lie for "fixed", by default.
 inline constexpr double k_default_fix_margin = 10;
 
-// "identical", "changed", "fixed", "not-seen", "regressed", "varies-both", "failed", "missing".
+// "identical", "changed", "fixed", "not-seen", "regressed", "nondeterministic-both", "failed",
+// "missing" (kdet.compare/1 said "varies-both").
 const char* to_string(Label label);
 
 // The label of one pair (either may be null: missing); see the top of this file. With
@@ -90,7 +101,7 @@ std::array<size_t, k_all_labels.size()> count_labels(const std::vector<Pairing>&
 // varied, what does B emit?
 struct CompareAnswers {
   size_t b_jobs = 0;          // pairs where both sides ran
-  size_t b_varies = 0;        // of those, B varied (regressed or varies-both)
+  size_t b_varies = 0;        // of those, B varied (regressed or nondeterministic-both)
   size_t b_one_output = 0;    // of those, B gave one output on every run
   double b_weakest_bound = 0; // the largest 95% upper bound among those one-output jobs
   size_t a_varied = 0;        // pairs where A varied and B ran
@@ -116,15 +127,16 @@ struct PairGate {
 };
 PairGate judge_pair(const Pairing& p);
 
-// Exit code of `kdet compare`, a gate on B: 1 when B varies anywhere (regressed, varies-both,
-// a job only B ran, or hidden under --stress, which makes a pair varies-both or regressed);
-// else 3 when B failed on every run of some job (a compiler that now fails is not fixed), never
-// ran a job A ran, or no job ran on both sides (nothing compared); else 0. not-seen is 0:
-// B gave one output everywhere, only too few runs to call it fixed (--settle decides it).
+// Exit code of `kdet compare`, a gate on B: 1 when B varies anywhere (regressed,
+// nondeterministic-both, a job only B ran, or hidden under --stress, which makes a pair
+// nondeterministic-both or regressed); else 3 when B failed on every run of some job (a compiler
+// that now fails is not fixed), never ran a job A ran, or no job ran on both sides (nothing
+// compared); else 0. not-seen is 0: B gave one output everywhere, only too few runs to call it
+// fixed (--settle decides it).
 int compare_exit_code(const std::vector<Pairing>& pairs);
 
 // True when a pair regressed (varies in B, not in A): `kdet scan`'s comparisons, whose
-// varies-both jobs the scan's own statuses (and [[expect]]) already judge.
+// nondeterministic-both jobs the scan's own statuses (and [[expect]]) already judge.
 bool any_regressed(const std::vector<Pairing>& pairs);
 
 } // namespace kdet::scan

@@ -10,12 +10,12 @@ const char* to_string(JobStatus s) {
   switch (s) {
   case JobStatus::deterministic:
     return "deterministic";
-  case JobStatus::varies:
-    return "varies";
-  case JobStatus::varies_expected:
-    return "varies-expected";
-  case JobStatus::no_longer_varies:
-    return "no-longer-varies";
+  case JobStatus::nondeterministic:
+    return "nondeterministic";
+  case JobStatus::nondeterministic_expected:
+    return "nondeterministic-expected";
+  case JobStatus::no_longer_nondeterministic:
+    return "no-longer-nondeterministic";
   case JobStatus::not_seen:
     return "not-seen";
   case JobStatus::failed:
@@ -34,12 +34,13 @@ double expected_rate(const store::ScanResult& r) {
 }
 
 JobStatus job_status(const store::JobRow& j, double rate) {
-  if (j.varies()) return j.expected_vary ? JobStatus::varies_expected : JobStatus::varies;
+  if (j.varies())
+    return j.expected_vary ? JobStatus::nondeterministic_expected : JobStatus::nondeterministic;
   if (!j.done) return JobStatus::incomplete;
   if (j.verdict() == engine::Verdict::failed) return JobStatus::failed;
   if (!j.expected_vary) return JobStatus::deterministic;
   // One output so far: the expectation is stale only when the runs rule out the expected rate.
-  return j.upper_bound() < rate ? JobStatus::no_longer_varies : JobStatus::not_seen;
+  return j.upper_bound() < rate ? JobStatus::no_longer_nondeterministic : JobStatus::not_seen;
 }
 
 ScanCounts count(const store::ScanResult& r) {
@@ -52,15 +53,15 @@ ScanCounts count(const store::ScanResult& r) {
       ++c.kdet_error_jobs;
     }
     switch (job_status(j, rate)) {
-    case JobStatus::varies:
+    case JobStatus::nondeterministic:
       ++c.unexpected;
       ++c.varying;
       break;
-    case JobStatus::varies_expected:
+    case JobStatus::nondeterministic_expected:
       ++c.expected;
       ++c.varying;
       break;
-    case JobStatus::no_longer_varies:
+    case JobStatus::no_longer_nondeterministic:
       ++c.no_longer_varies;
       break;
     case JobStatus::not_seen:

@@ -17,17 +17,20 @@
 namespace kdet::scan {
 
 enum class JobStatus {
-  deterministic,    // one output in every run, not expected to vary
-  varies,           // more than one output, not expected: the scan fails (exit 1)
-  varies_expected,  // more than one output, as an [[expect]] said
-  no_longer_varies, // expected to vary; one output, bound below the expected rate (exit 1)
-  not_seen,         // expected to vary; one output so far, too few runs to say it stopped
-  failed,           // the compiler failed on every run (exit 3)
-  incomplete        // not finished (interrupted; run the scan again)
+  deterministic,              // one output in every run, not expected to vary
+  nondeterministic,           // more than one output, not expected: the scan fails (exit 1)
+  nondeterministic_expected,  // more than one output, as an [[expect]] said
+  no_longer_nondeterministic, // expected to vary; one output, bound below the expected rate (exit
+                              // 1)
+  not_seen,                   // expected to vary; one output so far, too few runs to say it stopped
+  failed,                     // the compiler failed on every run (exit 3)
+  incomplete                  // not finished (interrupted; run the scan again)
 };
 
-// "deterministic", "varies", "varies-expected", "no-longer-varies", "not-seen", "failed",
-// "incomplete".
+// "deterministic", "nondeterministic", "nondeterministic-expected", "no-longer-nondeterministic",
+// "not-seen", "failed", "incomplete". Scan databases keep no status (it is derived from the rows
+// each time), so no older word is ever read back; kdet wrote "varies", "varies-expected" and
+// "no-longer-varies" before kdet.scan/2 (docs/SCAN.md, "Words").
 const char* to_string(JobStatus s);
 
 // The rate an [[expect]]ed job is expected to vary at when no other is known.
@@ -51,7 +54,8 @@ struct ScanCounts {
 ScanCounts count(const store::ScanResult& r);
 
 // The exit code of a scan's result, first match wins:
-// 1 a job varies unexpectedly or an expectation is stale (no-longer-varies);
+// 1 a job is nondeterministic unexpectedly or an expectation is stale
+// (no-longer-nondeterministic);
 // 3 some job's compiler failed on every run; 0 otherwise. (130 interrupted
 // and 2 usage errors are decided by the command before the result is read.)
 int scan_exit_code(const ScanCounts& c);

@@ -245,7 +245,7 @@ uint64_t stress(std::vector<Pairing>& pairs, const std::vector<StressRegime>& re
         p->stress_differing = out.completed - same;
         p->stress_regime_runs = out.completed;
         // B varies after all: under stress, not under its scan's setting.
-        p->label = p->a->varies() ? Label::varies_both : Label::regressed;
+        p->label = p->a->varies() ? Label::nondeterministic_both : Label::regressed;
         break;
       }
       if (failed) {

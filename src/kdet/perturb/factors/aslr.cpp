@@ -21,6 +21,9 @@ const FactorInfo& factor_aslr() {
     r.get = [](const Setting& s) { return std::string(s.aslr ? "on" : "off"); };
     // An exec compiler is the worker's child and inherits its personality.
     r.launch = [](const Setting& s, const Context&, Launch& l) { l.disable_aslr = !s.aslr; };
+    r.exec_help = "personality(ADDR_NO_RANDOMIZE), inherited by every child";
+    r.exec_default = true;
+    r.exec_fix = [](CommandFix& c) { c.disable_aslr = true; };
     return r;
   }();
   return f;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "kdet/perturb/factors/kit.hpp"
 #include "kdet/perturb/presets.hpp"
+#include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 
 #include <fmt/format.h>
@@ -58,6 +59,14 @@ const FactorInfo& factor_listing() {
       else
         p.host.env.push_back(fmt::format("KDET_LISTING=shuffle:{:#x}", kit::pick(at.seed, 17)));
       if (ctx.exec_backend) p.preload.push_back(listing_lib());
+    };
+    r.exec_help = "libkdet_listing.so: a folder's entries listed sorted by name";
+    r.exec_fix = [](CommandFix& c) {
+      if (listing_lib().empty())
+        throw Error("--fix listing needs libkdet_listing.so, which was not found beside the kdet "
+                    "binary or in its installed lib/kdet folder (build the kdet_listing target)");
+      c.preload.push_back(listing_lib());
+      kit::add_env(c.view.env, fixed_environment("listing"));
     };
     return r;
   }();

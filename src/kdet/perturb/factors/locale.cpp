@@ -21,6 +21,9 @@ const FactorInfo& factor_locale() {
         p.host.env.push_back(std::string("LANG=") + l);
       }
     };
+    r.exec_help = "LC_ALL=C LANG=C";
+    r.exec_default = true;
+    r.exec_fix = [](CommandFix& c) { kit::add_env(c.view.env, fixed_environment("locale")); };
     return r;
   }();
   return f;

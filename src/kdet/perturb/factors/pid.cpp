@@ -1,5 +1,6 @@
 //===- perturb/factors/pid.cpp - the compiler's process id ------------------===//
 #include "kdet/perturb/factors/kit.hpp"
+#include "kdet/util/error.hpp"
 
 #include <fmt/format.h>
 
@@ -31,6 +32,13 @@ const FactorInfo& factor_pid() {
     };
     r.run = [](const Setting& s, const Context& ctx, const RunSpot&, RunPerturbation& p) {
       p.host.pid_namespace = ctx.exec_backend && level_of(s, "pid") == Level::fixed;
+    };
+    r.exec_help = "a fresh PID namespace: the command runs as pid 2";
+    r.exec_fix = [](CommandFix& c) {
+      if (Status here = pid_namespace_available(); !here)
+        throw Error::format("--fix pid: this machine does not let kdet create a PID namespace ({})",
+                            here.why());
+      c.view.pid_namespace = true;
     };
     return r;
   }();

@@ -39,6 +39,8 @@ const FactorInfo& factor_threads() {
       l.threads = s.threads;
       if (s.threads > 0) l.thread_seed = mix_seed(s.seed, ~0ULL);
     };
+    r.exec_refusal = "threads are the extra allocating threads of `kdet run`; the thread-count "
+                     "variables are threadvars";
     return r;
   }();
   return f;

@@ -29,6 +29,9 @@ const FactorInfo& factor_threadvars() {
         }
       }
     };
+    r.exec_help = "OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS, ... = 1";
+    r.exec_default = true;
+    r.exec_fix = [](CommandFix& c) { kit::add_env(c.view.env, fixed_environment("threadvars")); };
     return r;
   }();
   return f;

@@ -1,6 +1,7 @@
 //===- perturb/factors/time.cpp - the clock, through libfaketime -------------===//
 #include "kdet/perturb/factors/kit.hpp"
 #include "kdet/perturb/presets.hpp"
+#include "kdet/util/error.hpp"
 
 #include <fmt/format.h>
 
@@ -46,6 +47,11 @@ const FactorInfo& factor_time() {
       if (ctx.faketime_lib.empty()) t.untestable = "libfaketime is not installed";
       return t;
     };
+    // libfaketime also shifts the times stat() reports (add_settings above).
+    r.through_factor = "mtime";
+    r.through_words = "time may act through the files' modification times (libfaketime shifts "
+                      "the times stat() reports, and mtime, which holds them apart, was not "
+                      "tested)";
     // Library workers: preloaded once; each run then sets its own FAKETIME (read per call).
     r.launch = [](const Setting& s, const Context& ctx, Launch& l) {
       if (level_of(s, "time") == Level::inherit || ctx.exec_backend) return;
@@ -68,6 +74,23 @@ const FactorInfo& factor_time() {
       if (!ctx.exec_backend) return;
       add_settings(s, p.host.env);
       p.preload.push_back(ctx.faketime_lib);
+    };
+    r.exec_help = "libfaketime at --time (and SOURCE_DATE_EPOCH); some compilers hang under it";
+    // The fixed instant, or --time in libfaketime's own "@YYYY-MM-DD hh:mm:ss" form, read in the
+    // command's time zone; one clock for the command's whole process tree.
+    r.exec_fix = [](CommandFix& c) {
+      Context ctx;
+      find_preload_libraries(ctx);
+      if (ctx.faketime_lib.empty())
+        throw Error("--fix time needs libfaketime (Debian package faketime), which is not "
+                    "installed");
+      c.preload.push_back(ctx.faketime_lib);
+      for (auto& v : fixed_environment("time"))
+        if (c.time.empty() || (v.rfind("FAKETIME=", 0) != 0 && v.rfind("FAKETIME_FMT=", 0) != 0))
+          c.view.env.push_back(std::move(v));
+      if (!c.time.empty()) c.view.env.push_back("FAKETIME=@" + c.time);
+      c.view.env.push_back(fmt::format("SOURCE_DATE_EPOCH={}", k_fixed_epoch));
+      c.shared_clock = true;
     };
     return r;
   }();

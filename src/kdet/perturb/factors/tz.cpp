@@ -33,6 +33,9 @@ const FactorInfo& factor_tz() {
         p.host.env.push_back(std::string("TZ=") +
                              k_timezones[kit::pick(at.seed, 11) % std::size(k_timezones)]);
     };
+    r.exec_help = "TZ=UTC0";
+    r.exec_default = true;
+    r.exec_fix = [](CommandFix& c) { kit::add_env(c.view.env, fixed_environment("tz")); };
     return r;
   }();
   return f;

@@ -17,6 +17,9 @@ const FactorInfo& factor_umask() {
       else if (level_of(s, "umask") == Level::vary)
         p.host.umask = static_cast<int>(k_umasks[kit::pick(at.seed, 8) % std::size(k_umasks)]);
     };
+    r.exec_help = "022";
+    r.exec_default = true;
+    r.exec_fix = [](CommandFix& c) { c.view.umask = 0022; };
     return r;
   }();
   return f;
