@@ -32,6 +32,9 @@ void remove_atomically(const Store& store, const std::string& rel) {
   store.remove(stage.rel());
 }
 
+// The largest artifact `kdet cache report` reads to describe a difference (docs/CACHE.md).
+constexpr uint64_t k_report_artifact = uint64_t{256} << 20;
+
 } // namespace
 
 std::vector<MultiVariantKey> multi_variant_keys(const Store& store) {
@@ -48,7 +51,8 @@ std::vector<MultiVariantKey> multi_variant_keys(const Store& store) {
     for (const auto& v : order) {
       LoadedVariant lv;
       std::string why;
-      if (!store.load_variant(k, v, lv, why)) {
+      // The report reads no artifact past k_report_artifact: a member decides their sizes.
+      if (!store.load_variant(k, v, lv, why, nullptr, k_report_artifact)) {
         lv.meta.id = v;
         lv.meta.how = "unreadable: " + why;
       }
@@ -136,18 +140,22 @@ nlohmann::json cache_stats(const Store& store) {
     }
   }
   auto damaged = store.list("damaged");
-  // Served compiles since the last zeroing: one byte per event in v1/counters (Store::count).
-  std::string bytes;
-  store.read("counters", bytes);
-  nlohmann::json counters = nlohmann::json::object();
+  // Served compiles since the last zeroing: one byte per event in v1/counters (Store::count),
+  // counted a piece at a time (the file grows with every compile).
   const std::string codes = k_counter_codes;
+  std::vector<uint64_t> tally(codes.size(), 0);
+  store.scan("counters", [&](std::string_view piece) {
+    for (size_t i = 0; i < codes.size(); ++i)
+      tally[i] += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), codes[i]));
+  });
+  nlohmann::json counters = nlohmann::json::object();
   const char* names[] = {"hit",    "miss",    "verified_match", "verified_mismatch",
                          "failed", "refused", "uncacheable"};
   for (size_t i = 0; i < codes.size(); ++i)
-    counters[names[i]] = static_cast<uint64_t>(std::count(bytes.begin(), bytes.end(), codes[i]));
+    counters[names[i]] = tally[i];
   std::string limit_text;
   nlohmann::json limit = nullptr;
-  if (store.read("limit", limit_text)) {
+  if (store.read("limit", limit_text, 4096)) {
     try {
       limit = parse_size(trim(limit_text), "limit");
     } catch (const Error&) {
@@ -312,7 +320,7 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
       continue;
     }
     std::string input;
-    if (!store.read_input(k, km.input_hash, input)) {
+    if (!store.read_input(k, km.input_hash, km.input_size, input)) {
       skip("stored input missing or fails its hash check");
       continue;
     }
