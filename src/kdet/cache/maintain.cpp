@@ -310,9 +310,18 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
       skip(e.what());
       continue;
     }
-    if (compute_key(km) != k) {
-      // key.json shows bytes that are not UTF-8 mapped (util/strings): it cannot rebuild the key.
-      skip("key.json does not reproduce the key (a name, option or value that is not UTF-8)");
+    if (std::string other = compute_key(km); other != k) {
+      // Either key.json came from another key's folder (a member can move files in a shared
+      // cache), or it shows bytes that are not UTF-8 mapped (util/strings) and cannot rebuild
+      // the key. The first is certain when it describes a key this cache holds.
+      skip(std::find(keys.begin(), keys.end(), other) != keys.end()
+               ? fmt::format("key.json describes another key of this cache ({}): moved or "
+                             "copied here from that key's folder",
+                             other)
+               : fmt::format("key.json describes key {}, not this one: moved or copied here from "
+                             "another key's folder, or it shows a name, option or value that is "
+                             "not UTF-8",
+                             other));
       continue;
     }
     if (km.backend == "capi") {
