@@ -25,11 +25,26 @@ namespace {
 
 // Removes a folder by first renaming it out of the live tree (readers see it whole or gone).
 // When the rename fails (another file system, a link on the way) the folder is removed where it
-// is: gc chose it, and keeping it would leave the cache over its limit.
-void remove_atomically(const Store& store, const std::string& rel) {
+// is: gc chose it, and keeping it would leave the cache over its limit. Returns "" when it is
+// gone, else where what stayed is (a folder of another member's that this user may not empty:
+// left in tmp/, which gc tries again and names each time).
+std::string remove_atomically(const Store& store, const std::string& rel) {
   Staging stage = store.make_staging();
-  if (!store.move(rel, stage.rel() + "/gone")) store.remove(rel);
-  store.remove(stage.rel());
+  std::string where = rel;
+  if (store.move(rel, stage.rel() + "/gone")) where = stage.rel() + "/gone";
+  store.remove(where);
+  if (!store.exists(where)) {
+    store.remove(stage.rel());
+    return {};
+  }
+  return where == rel ? rel : stage.rel();
+}
+
+// The warning for a folder gc could not remove.
+std::string not_removed(const Store& store, const std::string& rel, const std::string& chosen) {
+  return fmt::format("gc could not remove {}/{} ({}; {} bytes stay): a file or folder in it "
+                     "that this user may not remove, such as another member's in a shared cache",
+                     store.root(), rel, chosen, store.tree_bytes(rel));
 }
 
 // The largest artifact `kdet cache report` reads to describe a difference (docs/CACHE.md).
@@ -225,6 +240,11 @@ GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
     // A dot name is a folder being born (made, locked, renamed into view) or one whose writer
     // died being born; its writer retries when gc takes it first.
     if (!store.remove_staging(rel)) continue; // its writer lives: a write in progress
+    if (store.exists(rel)) {
+      ++r.not_removed;
+      r.warnings.push_back(not_removed(store, rel, "a stale staging folder"));
+      continue;
+    }
     ++r.staging_removed;
   }
   uint64_t total = store.tree_bytes("");
@@ -233,8 +253,15 @@ GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
       if (total <= max_size) break;
       uint64_t b = store.tree_bytes("damaged/" + name);
       store.remove("damaged/" + name);
+      if (store.exists("damaged/" + name)) {
+        ++r.not_removed;
+        r.warnings.push_back(not_removed(store, "damaged/" + name, "damaged evidence"));
+        uint64_t left = store.tree_bytes("damaged/" + name);
+        b = b > left ? b - left : 0;
+      } else {
+        ++r.damaged_removed;
+      }
       total = total > b ? total - b : 0;
-      ++r.damaged_removed;
     }
   }
   if (total > max_size) {
@@ -255,13 +282,22 @@ GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
     });
     for (const auto& c : cands) {
       if (total <= max_size) break;
-      remove_atomically(store, "entries/" + c.key.substr(0, 2) + "/" + c.key);
-      total = total > c.bytes ? total - c.bytes : 0;
-      ++r.keys_removed;
+      std::string left = remove_atomically(store, "entries/" + c.key.substr(0, 2) + "/" + c.key);
+      uint64_t b = c.bytes;
+      if (!left.empty()) {
+        ++r.not_removed;
+        r.warnings.push_back(not_removed(store, left, "key " + c.key));
+        uint64_t stay = store.tree_bytes(left);
+        b = b > stay ? b - stay : 0;
+      } else {
+        ++r.keys_removed;
+      }
+      total = total > b ? total - b : 0;
     }
   }
   r.bytes_after = store.tree_bytes("");
-  r.warnings = store.take_warnings();
+  for (auto& w : store.take_warnings())
+    r.warnings.push_back(std::move(w));
   return r;
 }
 

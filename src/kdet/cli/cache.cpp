@@ -15,6 +15,7 @@
 #include "kdet/cache/store.hpp"
 #include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/replay.hpp"
+#include "kdet/cli/cache_stats.hpp"
 #include "kdet/cli/launcher.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
@@ -300,59 +301,6 @@ int do_report(const CacheOptions& o, const std::string& junit) {
   return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
 }
 
-std::string percent(uint64_t part, uint64_t whole) {
-  return whole == 0 ? ""
-                    : fmt::format(" ({:.2f} %)",
-                                  100.0 * static_cast<double>(part) / static_cast<double>(whole));
-}
-
-int do_stats(const CacheOptions& o, bool zero) {
-  cache::Store store(cache::resolve_cache_dir(o.dir));
-  auto j = cache::cache_stats(store);
-  if (zero) {
-    cache::zero_counters(store);
-    for (const auto& w : store.take_warnings())
-      fmt::print(stderr, "kdet: warning: {}\n", w);
-    fmt::print("Statistics zeroed\n");
-    return 0;
-  }
-  Output output(o.output);
-  output.write_json(j);
-  if (output.json_to_stdout()) return 0;
-  const auto& c = j["counters"];
-  uint64_t hits = c["hit"].get<uint64_t>(), misses = c["miss"].get<uint64_t>();
-  uint64_t uncacheable = c["uncacheable"].get<uint64_t>();
-  uint64_t lookups = hits + misses;
-  fmt::print("cache       {}\n", j["cache"].get<std::string>());
-  fmt::print("calls       {} cacheable, {} uncacheable (run without the cache)\n", lookups,
-             uncacheable);
-  fmt::print("hits        {} / {}{}\n", hits, lookups, percent(hits, lookups));
-  fmt::print("misses      {} / {}{}\n", misses, lookups, percent(misses, lookups));
-  fmt::print("failed      {} (the compiler failed; nothing cached), {} refused\n",
-             c["failed"].get<uint64_t>(), c["refused"].get<uint64_t>());
-  fmt::print("checked     {} verified deterministic, {} found varying (hits recompiled)\n",
-             c["verified_match"].get<uint64_t>(), c["verified_mismatch"].get<uint64_t>());
-  uint64_t bytes = j["bytes"].get<uint64_t>();
-  if (j["limit"].is_null())
-    fmt::print("size        {} (no limit: `kdet cache gc --max-size SIZE` sets one)\n",
-               human_bytes(bytes));
-  else
-    fmt::print("size        {} / {}{}\n", human_bytes(bytes),
-               human_bytes(j["limit"].get<uint64_t>()), percent(bytes, j["limit"].get<uint64_t>()));
-  fmt::print("keys        {}\n", j["keys"].get<uint64_t>());
-  fmt::print("variants    {} ({} key{} with more than one)\n", j["variants"].get<uint64_t>(),
-             j["keys_with_variants"].get<uint64_t>(),
-             j["keys_with_variants"].get<uint64_t>() == 1 ? "" : "s");
-  fmt::print("entries     {}\n", human_bytes(j["entry_bytes"].get<uint64_t>()));
-  fmt::print("logged      {} verifications matched, {} mismatched (all time, in the keys' logs)\n",
-             j["verifications"]["match"].get<uint64_t>(),
-             j["verifications"]["mismatch"].get<uint64_t>());
-  fmt::print("damaged     {} set aside in damaged/\n", j["damaged"].get<uint64_t>());
-  fmt::print("staging     {} in tmp/ (stale ones are removed by gc)\n",
-             j["staging"].get<uint64_t>());
-  return 0;
-}
-
 } // namespace
 
 void add_cache(CLI::App& root, Action& action) {
@@ -409,7 +357,9 @@ void add_cache(CLI::App& root, Action& action) {
   add_dir_option(stats, s->o);
   add_json_option(stats, s->o.output, "the stats", "kdet.cache.stats/1");
   stats->add_flag("-z,--zero", s->zero, "Zero the hit/miss/verification counters (as ccache -z)");
-  stats->callback([s, &action] { action = [s] { return do_stats(s->o, s->zero); }; });
+  stats->callback([s, &action] {
+    action = [s] { return cache_stats_command(s->o.dir, s->o.output, s->zero); };
+  });
 
   struct GcArgs {
     CacheOptions o;
@@ -437,11 +387,17 @@ void add_cache(CLI::App& root, Action& action) {
       auto res = cache::gc(store, max, age);
       for (const auto& w : res.warnings)
         fmt::print(stderr, "kdet: warning: {}\n", w);
-      fmt::print("gc: {} -> {} (limit {}); removed {} key{}, {} damaged, {} staging\n",
-                 human_bytes(res.bytes_before), human_bytes(res.bytes_after), human_bytes(max),
-                 res.keys_removed, res.keys_removed == 1 ? "" : "s", res.damaged_removed,
-                 res.staging_removed);
-      return 0;
+      fmt::print(
+          "gc: {} -> {} (limit {}); removed {} key{}, {} damaged, {} staging{}\n",
+          human_bytes(res.bytes_before), human_bytes(res.bytes_after), human_bytes(max),
+          res.keys_removed, res.keys_removed == 1 ? "" : "s", res.damaged_removed,
+          res.staging_removed,
+          res.not_removed == 0
+              ? ""
+              : fmt::format("; {} could not be removed{}", res.not_removed,
+                            res.bytes_after > max ? ", the cache stays over its limit" : ""));
+      // Exit 1: gc chose something it could not remove (docs/CACHE.md).
+      return res.not_removed > 0 ? 1 : 0;
     };
   });
 
