@@ -46,6 +46,9 @@ struct CacheOptions {
   std::string dir;
   std::string verify_rate = "1/32";
   std::string on_variants = "serve-first";
+  // Where each came from, for an error about a bad value: the option or the variable.
+  std::string verify_rate_from = "--verify-rate";
+  std::string on_variants_from = "--on-variants";
   std::vector<std::string> key_env;
   OutputArgs output;     // --json and --quiet; cache commands print no colour
   bool verbose = false;  // -v or KDET_CACHE_VERBOSE: the status line (quiet on success otherwise)
@@ -136,8 +139,8 @@ cache::CompileJob make_job(const CacheOptions& opt, const engine::RunPlan& plan)
   job.timeout = plan.timeout;
   job.max_output = plan.max_output;
   job.key_env = opt.key_env;
-  job.verify_rate = cache::parse_verify_rate(opt.verify_rate, "--verify-rate");
-  job.policy = cache::parse_policy(opt.on_variants, "--on-variants");
+  job.verify_rate = cache::parse_verify_rate(opt.verify_rate, opt.verify_rate_from);
+  job.policy = cache::parse_policy(opt.on_variants, opt.on_variants_from);
   job.command_line = invocation();
   job.deps_hash = opt.deps_hash;
   job.deps = opt.deps;
@@ -254,6 +257,23 @@ void adopt_output_convention(CcCmd& a) {
     // The program word stays: only arguments can name the input.
     std::string program = a.command[0];
     if (rewrite(a.input, "{input}")) a.command[0] = program;
+  }
+}
+
+// KDET_CACHE_VERIFY_RATE and KDET_CACHE_ON_VARIANTS where no option gave the setting; a bad
+// value is exit 2 naming the variable.
+void settings_from_env(CacheOptions& o, bool rate_given, bool policy_given) {
+  const char* rate = std::getenv("KDET_CACHE_VERIFY_RATE");
+  const char* policy = std::getenv("KDET_CACHE_ON_VARIANTS");
+  if (!rate_given && rate && *rate) {
+    o.verify_rate = rate;
+    o.verify_rate_from = "KDET_CACHE_VERIFY_RATE";
+    cache::parse_verify_rate(o.verify_rate, o.verify_rate_from);
+  }
+  if (!policy_given && policy && *policy) {
+    o.on_variants = policy;
+    o.on_variants_from = "KDET_CACHE_ON_VARIANTS";
+    cache::parse_policy(o.on_variants, o.on_variants_from);
   }
 }
 
@@ -460,7 +480,14 @@ void add_cc(CLI::App& root, Action& action) {
       "A template without {output} makes stdout the artifact; a compile that leaves no "
       "output (or an empty "
       "one) fails with exit 3 and nothing is cached.");
-  cmd->callback([a, &action] { action = [a] { return do_cc(*a); }; });
+  cmd->callback([a, cmd, &action] {
+    bool rate = cmd->count("--verify-rate") > 0, policy = cmd->count("--on-variants") > 0;
+    action = [a, rate, policy] {
+      // Template mode takes the launcher's settings too (docs/CACHE.md); an option given wins.
+      settings_from_env(a->cache, rate, policy);
+      return do_cc(*a);
+    };
+  });
 }
 
 namespace {
@@ -502,6 +529,8 @@ int cc_launcher_main(int argc, char** argv) {
     a.cache.verbose = verbose;
     a.cache.verify_rate = rate;
     a.cache.on_variants = policy;
+    a.cache.verify_rate_from = "KDET_CACHE_VERIFY_RATE";
+    a.cache.on_variants_from = "KDET_CACHE_ON_VARIANTS";
     a.cache.key_env = p.key_env;
     for (const auto& name : split(env_or("KDET_CACHE_KEY_ENV", ""), ','))
       if (!trim(name).empty()) a.cache.key_env.push_back(trim(name));
