@@ -26,8 +26,8 @@ namespace {
 // Removes a folder by first renaming it out of the live tree (readers see it whole or gone).
 // When the rename fails (another file system, a link on the way) the folder is removed where it
 // is: gc chose it, and keeping it would leave the cache over its limit. Returns "" when it is
-// gone, else where what stayed is (a folder of another member's that this user may not empty:
-// left in tmp/, which gc tries again and names each time).
+// gone, else `rel`: what stayed (a folder of another member's that this user may not empty) is
+// put back where it was, so the next gc meets it again and names it again.
 std::string remove_atomically(const Store& store, const std::string& rel) {
   Staging stage = store.make_staging();
   std::string where = rel;
@@ -37,7 +37,11 @@ std::string remove_atomically(const Store& store, const std::string& rel) {
     store.remove(stage.rel());
     return {};
   }
-  return where == rel ? rel : stage.rel();
+  // Put back unless a compile made the key anew meanwhile; then it stays in tmp/ (gc's
+  // staging pass names it from there).
+  if (where == rel || !store.move(where, rel)) return where == rel ? rel : stage.rel();
+  store.remove(stage.rel());
+  return rel;
 }
 
 // The warning for a folder gc could not remove.

@@ -412,10 +412,8 @@ void add_cache(CLI::App& root, Action& action) {
           human_bytes(res.bytes_before), human_bytes(res.bytes_after), human_bytes(max),
           res.keys_removed, res.keys_removed == 1 ? "" : "s", res.damaged_removed,
           res.staging_removed,
-          res.not_removed == 0
-              ? ""
-              : fmt::format("; {} could not be removed{}", res.not_removed,
-                            res.bytes_after > max ? ", the cache stays over its limit" : ""));
+          (res.not_removed == 0 ? "" : fmt::format("; {} could not be removed", res.not_removed)) +
+              (res.bytes_after > max ? ", the cache stays over its limit" : ""));
       // Exit 1: gc chose something it could not remove (docs/CACHE.md).
       return res.not_removed > 0 ? 1 : 0;
     };
