@@ -179,10 +179,15 @@ bool Store::load_variant(const std::string& key, const std::string& id, LoadedVa
     errno = 0;
     if (a.file.empty() || a.file.find('/') != std::string::npos || a.file[0] == '.' ||
         !read(vrel + "/" + a.file, art.data, bound)) {
-      why = errno == EFBIG && !a.file.empty()
-                ? fmt::format("artifact {} ({}) fails its size check (over the {} bytes recorded)",
-                              a.name, a.file, bound)
-                : fmt::format("artifact {} ({}) missing", a.name, a.file);
+      const int e = a.file.empty() ? 0 : errno;
+      if (e == EFBIG)
+        why = fmt::format("artifact {} ({}) fails its size check (over the {} bytes recorded)",
+                          a.name, a.file, bound);
+      else if (e == ENOMEM)
+        why = fmt::format("too large: artifact {} ({}) of {} bytes does not fit in memory", a.name,
+                          a.file, bound);
+      else
+        why = fmt::format("artifact {} ({}) missing", a.name, a.file);
       return false;
     }
     if (art.data.size() != a.size ||

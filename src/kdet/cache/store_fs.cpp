@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <new>
 #include <random>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -36,7 +37,7 @@ int64_t now_ns() {
 }
 
 // Reads a regular file of at most `max` bytes (see store_fs.hpp).
-bool slurp_fd(Fd fd, std::string& out, uint64_t max, bool* cut) {
+bool slurp_fd(Fd fd, std::string& out, uint64_t max, bool* cut) try {
   out.clear();
   if (cut) *cut = false;
   if (!fd.ok()) return false;
@@ -70,6 +71,12 @@ bool slurp_fd(Fd fd, std::string& out, uint64_t max, bool* cut) {
     }
   }
   return true;
+} catch (const std::bad_alloc&) {
+  // Within its bound yet more than this machine holds: unreadable, never a kdet crash.
+  out.clear();
+  out.shrink_to_fit();
+  errno = ENOMEM;
+  return false;
 }
 
 // renameat() that never replaces an existing target. Returns 0, or errno.
