@@ -34,7 +34,7 @@ grep -q 'FAKE_CC_ENV: planted' "$T/m/k.out" || fail "the member's output is not 
 # This user: compiled, not served; its own output, and the reason on stderr.
 cc_env "$T/k1.out" 2>"$T/k1.err" || fail "kdet cc failed: $(cat "$T/k1.err")"
 grep -q 'FAKE_CC_ENV: (unset)' "$T/k1.out" || fail "the planted variant was served: $(cat "$T/k1.out")"
-grep -q 'not trust.*compiled, not served' "$T/k1.err" || fail "no reason given: $(cat "$T/k1.err")"
+grep -q 'not trust.*passed over, not served; the input is compiled instead' "$T/k1.err" || fail "no reason given: $(cat "$T/k1.err")"
 
 # A planted log line that orders the member's variant first changes nothing.
 planted=$(grep -l 'planted' "$T"/cache/v1/entries/*/*/variants/*/a0 | head -1)

@@ -237,3 +237,42 @@ TEST(CacheStore, ConcurrentWritersInForkedProcessesLoseNothing) {
   EXPECT_EQ(logged, order.size()) << "each variant logged exactly once";
   EXPECT_TRUE(s.lookup(key).hit);
 }
+
+TEST(CacheStore, AnArtifactPastItsRecordedSizeIsRefusedUnread) {
+  // A member of a shared cache decides the size of what it plants (docs/CACHE.md, "Bounds"):
+  // a 60 GiB sparse artifact must be refused by its size, never read (std::bad_alloc before).
+  ScratchDir t;
+  Store s(t.path);
+  std::string key = compute_key(sample_material());
+  auto p = s.put(key, to_json(sample_material()), "in", ptx("PTX A"), Origin{});
+  std::optional<TrustRecord> record = s.trust(key, p.variant);
+  ASSERT_TRUE(record.has_value());
+  ASSERT_EQ(record->size.size(), 1u);
+  EXPECT_EQ(record->size[0].second, 5u);
+  const std::string vdir = s.entry_dir(key) + "/variants/" + p.variant;
+  const off_t huge = off_t{60} << 30;
+  ASSERT_EQ(::truncate((vdir + "/a0").c_str(), huge), 0);
+  LoadedVariant lv;
+  std::string why;
+  EXPECT_FALSE(s.load_variant(key, p.variant, lv, why, &*record));
+  EXPECT_NE(why.find("fails its size check"), std::string::npos) << why;
+
+  // A meta.json naming the huge size (a swapped folder's): the record's size still bounds it.
+  const std::string meta_text = read_file(vdir + "/meta.json");
+  auto meta = nlohmann::json::parse(meta_text);
+  meta["artifacts"][0]["size"] = static_cast<uint64_t>(huge);
+  write_file_atomic(vdir + "/meta.json", meta.dump());
+  why.clear();
+  EXPECT_FALSE(s.load_variant(key, p.variant, lv, why, &*record));
+  EXPECT_NE(why.find("not the size its record of trust names"), std::string::npos) << why;
+  // Without a record (report, verify): no meta.json size past the caller's bound is read.
+  why.clear();
+  EXPECT_FALSE(s.load_variant(key, p.variant, lv, why, nullptr, uint64_t{1} << 20));
+  EXPECT_EQ(why.rfind("too large", 0), 0u) << why;
+
+  // The lookup moves it aside as damaged: a miss, never an exception.
+  write_file_atomic(vdir + "/meta.json", meta_text);
+  Lookup l = s.lookup(key);
+  EXPECT_FALSE(l.hit);
+  EXPECT_FALSE(fs::exists(vdir));
+}

@@ -138,10 +138,13 @@ CompileOutcome cached_compile(Store& store, const CompileJob& job) {
   if (!l.untrusted.empty())
     o.warnings.push_back(fmt::format(
         "cache key {}: {} stored by a user this one does not trust (not this user, root or the "
-        "cache folder's owner) and never given by this user's compile: compiled, not served",
+        "cache folder's owner) and never given by this user's compile: passed over, not "
+        "served; {}",
         o.key,
         l.untrusted.size() == 1 ? "variant " + l.untrusted[0].substr(0, 12)
-                                : fmt::format("{} variants", l.untrusted.size())));
+                                : fmt::format("{} variants", l.untrusted.size()),
+        // On a hit nothing is compiled: a variant this user trusts is served instead.
+        l.hit ? "a variant this user trusts is served" : "the input is compiled instead"));
   Origin origin;
   origin.command = job.command_line;
   if (l.hit) {

@@ -25,12 +25,34 @@ namespace {
 
 // Removes a folder by first renaming it out of the live tree (readers see it whole or gone).
 // When the rename fails (another file system, a link on the way) the folder is removed where it
-// is: gc chose it, and keeping it would leave the cache over its limit.
-void remove_atomically(const Store& store, const std::string& rel) {
+// is: gc chose it, and keeping it would leave the cache over its limit. Returns "" when it is
+// gone, else `rel`: what stayed (a folder of another member's that this user may not empty) is
+// put back where it was, so the next gc meets it again and names it again.
+std::string remove_atomically(const Store& store, const std::string& rel) {
   Staging stage = store.make_staging();
-  if (!store.move(rel, stage.rel() + "/gone")) store.remove(rel);
+  std::string where = rel;
+  if (store.move(rel, stage.rel() + "/gone")) where = stage.rel() + "/gone";
+  store.remove(where);
+  if (!store.exists(where)) {
+    store.remove(stage.rel());
+    return {};
+  }
+  // Put back unless a compile made the key anew meanwhile; then it stays in tmp/ (gc's
+  // staging pass names it from there).
+  if (where == rel || !store.move(where, rel)) return where == rel ? rel : stage.rel();
   store.remove(stage.rel());
+  return rel;
 }
+
+// The warning for a folder gc could not remove.
+std::string not_removed(const Store& store, const std::string& rel, const std::string& chosen) {
+  return fmt::format("gc could not remove {}/{} ({}; {} bytes stay): a file or folder in it "
+                     "that this user may not remove, such as another member's in a shared cache",
+                     store.root(), rel, chosen, store.tree_bytes(rel));
+}
+
+// The largest artifact `kdet cache report` reads to describe a difference (docs/CACHE.md).
+constexpr uint64_t k_report_artifact = uint64_t{256} << 20;
 
 } // namespace
 
@@ -48,7 +70,8 @@ std::vector<MultiVariantKey> multi_variant_keys(const Store& store) {
     for (const auto& v : order) {
       LoadedVariant lv;
       std::string why;
-      if (!store.load_variant(k, v, lv, why)) {
+      // The report reads no artifact past k_report_artifact: a member decides their sizes.
+      if (!store.load_variant(k, v, lv, why, nullptr, k_report_artifact)) {
         lv.meta.id = v;
         lv.meta.how = "unreadable: " + why;
       }
@@ -136,18 +159,22 @@ nlohmann::json cache_stats(const Store& store) {
     }
   }
   auto damaged = store.list("damaged");
-  // Served compiles since the last zeroing: one byte per event in v1/counters (Store::count).
-  std::string bytes;
-  store.read("counters", bytes);
-  nlohmann::json counters = nlohmann::json::object();
+  // Served compiles since the last zeroing: one byte per event in v1/counters (Store::count),
+  // counted a piece at a time (the file grows with every compile).
   const std::string codes = k_counter_codes;
+  std::vector<uint64_t> tally(codes.size(), 0);
+  store.scan("counters", [&](std::string_view piece) {
+    for (size_t i = 0; i < codes.size(); ++i)
+      tally[i] += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), codes[i]));
+  });
+  nlohmann::json counters = nlohmann::json::object();
   const char* names[] = {"hit",    "miss",    "verified_match", "verified_mismatch",
                          "failed", "refused", "uncacheable"};
   for (size_t i = 0; i < codes.size(); ++i)
-    counters[names[i]] = static_cast<uint64_t>(std::count(bytes.begin(), bytes.end(), codes[i]));
+    counters[names[i]] = tally[i];
   std::string limit_text;
   nlohmann::json limit = nullptr;
-  if (store.read("limit", limit_text)) {
+  if (store.read("limit", limit_text, 4096)) {
     try {
       limit = parse_size(trim(limit_text), "limit");
     } catch (const Error&) {
@@ -217,6 +244,11 @@ GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
     // A dot name is a folder being born (made, locked, renamed into view) or one whose writer
     // died being born; its writer retries when gc takes it first.
     if (!store.remove_staging(rel)) continue; // its writer lives: a write in progress
+    if (store.exists(rel)) {
+      ++r.not_removed;
+      r.warnings.push_back(not_removed(store, rel, "a stale staging folder"));
+      continue;
+    }
     ++r.staging_removed;
   }
   uint64_t total = store.tree_bytes("");
@@ -225,8 +257,15 @@ GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
       if (total <= max_size) break;
       uint64_t b = store.tree_bytes("damaged/" + name);
       store.remove("damaged/" + name);
+      if (store.exists("damaged/" + name)) {
+        ++r.not_removed;
+        r.warnings.push_back(not_removed(store, "damaged/" + name, "damaged evidence"));
+        uint64_t left = store.tree_bytes("damaged/" + name);
+        b = b > left ? b - left : 0;
+      } else {
+        ++r.damaged_removed;
+      }
       total = total > b ? total - b : 0;
-      ++r.damaged_removed;
     }
   }
   if (total > max_size) {
@@ -247,13 +286,22 @@ GcResult gc(Store& store, uint64_t max_size, double staging_age_s) {
     });
     for (const auto& c : cands) {
       if (total <= max_size) break;
-      remove_atomically(store, "entries/" + c.key.substr(0, 2) + "/" + c.key);
-      total = total > c.bytes ? total - c.bytes : 0;
-      ++r.keys_removed;
+      std::string left = remove_atomically(store, "entries/" + c.key.substr(0, 2) + "/" + c.key);
+      uint64_t b = c.bytes;
+      if (!left.empty()) {
+        ++r.not_removed;
+        r.warnings.push_back(not_removed(store, left, "key " + c.key));
+        uint64_t stay = store.tree_bytes(left);
+        b = b > stay ? b - stay : 0;
+      } else {
+        ++r.keys_removed;
+      }
+      total = total > b ? total - b : 0;
     }
   }
   r.bytes_after = store.tree_bytes("");
-  r.warnings = store.take_warnings();
+  for (auto& w : store.take_warnings())
+    r.warnings.push_back(std::move(w));
   return r;
 }
 
@@ -302,9 +350,18 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
       skip(e.what());
       continue;
     }
-    if (compute_key(km) != k) {
-      // key.json shows bytes that are not UTF-8 mapped (util/strings): it cannot rebuild the key.
-      skip("key.json does not reproduce the key (a name, option or value that is not UTF-8)");
+    if (std::string other = compute_key(km); other != k) {
+      // Either key.json came from another key's folder (a member can move files in a shared
+      // cache), or it shows bytes that are not UTF-8 mapped (util/strings) and cannot rebuild
+      // the key. The first is certain when it describes a key this cache holds.
+      skip(std::find(keys.begin(), keys.end(), other) != keys.end()
+               ? fmt::format("key.json describes another key of this cache ({}): moved or "
+                             "copied here from that key's folder",
+                             other)
+               : fmt::format("key.json describes key {}, not this one: moved or copied here from "
+                             "another key's folder, or it shows a name, option or value that is "
+                             "not UTF-8",
+                             other));
       continue;
     }
     if (km.backend == "capi") {
@@ -312,7 +369,7 @@ VerifyResult verify_all(Store& store, double fraction, const std::string& comman
       continue;
     }
     std::string input;
-    if (!store.read_input(k, km.input_hash, input)) {
+    if (!store.read_input(k, km.input_hash, km.input_size, input)) {
       skip("stored input missing or fails its hash check");
       continue;
     }

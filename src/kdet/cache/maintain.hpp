@@ -48,7 +48,10 @@ double check_staging_age(double seconds, const std::string& option);
 struct GcResult {
   uint64_t bytes_before = 0, bytes_after = 0;
   uint64_t keys_removed = 0, damaged_removed = 0, staging_removed = 0;
-  std::vector<std::string> warnings; // links in the way and other entries skipped
+  // Chosen for removal but (in part) still there: in a shared cache, a folder another member
+  // made that this user may not empty. Each is named in `warnings`; never counted as removed.
+  uint64_t not_removed = 0;
+  std::vector<std::string> warnings; // links in the way, entries skipped, what stayed
 };
 
 // Removes staging folders older than `staging_age_s` whose writer is gone (a live

@@ -138,11 +138,12 @@ std::string Store::entry_dir(const std::string& key) const {
 }
 
 bool Store::load_variant(const std::string& key, const std::string& id, LoadedVariant& out,
-                         std::string& why, const TrustRecord* record) const {
+                         std::string& why, const TrustRecord* record, uint64_t max_artifact) const {
   std::string vrel = entry_rel(key) + "/variants/" + id;
   std::string text;
-  if (!read(vrel + "/meta.json", text)) {
-    why = "missing";
+  if (!read(vrel + "/meta.json", text, k_max_record)) {
+    why = errno == EFBIG ? fmt::format("too large: meta.json is over {} bytes", k_max_record)
+                         : "missing";
     return false;
   }
   try {
@@ -157,10 +158,36 @@ bool Store::load_variant(const std::string& key, const std::string& id, LoadedVa
   }
   out.artifacts.clear();
   for (const auto& a : out.meta.artifacts) {
+    // The most read of the file: the size its record of trust names (meta.json may have been
+    // swapped since the record was read), else meta.json's within `max_artifact`.
+    uint64_t bound = a.size;
+    if (record && !record->size.empty()) {
+      auto it = std::find_if(record->size.begin(), record->size.end(),
+                             [&](const auto& r) { return r.first == a.name; });
+      if (it == record->size.end() || it->second != a.size) {
+        why = fmt::format("artifact {} ({}) is not the size its record of trust names", a.name,
+                          a.file);
+        return false;
+      }
+    } else if (a.size > max_artifact) {
+      why = fmt::format("too large: artifact {} ({}) is {} bytes, more than kdet reads without a "
+                        "record of its size ({} bytes)",
+                        a.name, a.file, a.size, max_artifact);
+      return false;
+    }
     backend::Artifact art{a.name, {}};
+    errno = 0;
     if (a.file.empty() || a.file.find('/') != std::string::npos || a.file[0] == '.' ||
-        !read(vrel + "/" + a.file, art.data)) {
-      why = fmt::format("artifact {} ({}) missing", a.name, a.file);
+        !read(vrel + "/" + a.file, art.data, bound)) {
+      const int e = a.file.empty() ? 0 : errno;
+      if (e == EFBIG)
+        why = fmt::format("artifact {} ({}) fails its size check (over the {} bytes recorded)",
+                          a.name, a.file, bound);
+      else if (e == ENOMEM)
+        why = fmt::format("too large: artifact {} ({}) of {} bytes does not fit in memory", a.name,
+                          a.file, bound);
+      else
+        why = fmt::format("artifact {} ({}) missing", a.name, a.file);
       return false;
     }
     if (art.data.size() != a.size ||
@@ -216,7 +243,7 @@ std::vector<std::string> Store::variant_order(const std::string& key) const {
     if (std::find(order.begin(), order.end(), v) != order.end()) continue;
     int64_t t = INT64_MAX;
     std::string text;
-    if (read(erel + "/variants/" + v + "/meta.json", text)) {
+    if (read(erel + "/variants/" + v + "/meta.json", text, k_max_record)) {
       auto j = nlohmann::json::parse(text, nullptr, false);
       if (j.is_object()) t = j.value("created_ns", INT64_MAX);
     }
@@ -413,7 +440,12 @@ void Store::count(char code) const {
 std::vector<nlohmann::json> Store::events(const std::string& key) const {
   std::vector<nlohmann::json> out;
   std::string text;
-  if (!read(entry_rel(key) + "/log", text)) return out;
+  bool cut = false;
+  // The log orders variants and counts verifications: past its bound, its first part serves.
+  if (!read(entry_rel(key) + "/log", text, k_max_log, &cut)) return out;
+  if (cut)
+    warn(fmt::format("{}/{}/log is over {} bytes; only its first {} bytes read", m_root,
+                     entry_rel(key), k_max_log, k_max_log));
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
@@ -445,14 +477,14 @@ bool Store::read_key_json(const std::string& key, nlohmann::json& out, uid_t* ow
   if (!fd.ok() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   if (owner) *owner = st.st_uid;
   if (sole_writer) *sole_writer = !(st.st_mode & (S_IWGRP | S_IWOTH));
-  if (!slurp_fd(std::move(fd), text)) return false;
+  if (!slurp_fd(std::move(fd), text, k_max_record)) return false;
   out = nlohmann::json::parse(text, nullptr, false);
   return out.is_object();
 }
 
 bool Store::read_input(const std::string& key, const std::string& expected_hash,
-                       std::string& out) const {
-  if (!read(entry_rel(key) + "/input", out)) return false;
+                       uint64_t expected_size, std::string& out) const {
+  if (!read(entry_rel(key) + "/input", out, expected_size)) return false;
   return hash_bytes(out) == expected_hash;
 }
 

@@ -22,6 +22,7 @@
 #include "kdet/util/fs.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -55,6 +56,9 @@ struct ArtifactMeta {
 struct TrustRecord {
   std::string by; // "this user", "root", "the cache folder's owner", "this user's compile"
   std::vector<std::pair<std::string, std::string>> sha256; // artifact name, digest (hex)
+  // Each artifact's size in bytes, as sha256 (name, bytes): the most a reader reads of it, so
+  // a planted file of any size is refused by its size before a byte of it is read.
+  std::vector<std::pair<std::string, uint64_t>> size;
   // Why a file that only a trusted user can have written is unreadable as a record: damage
   // (a disk or a tool), never served; "" for a record.
   std::string damaged;
@@ -122,6 +126,13 @@ private:
   Fd m_lock;
 };
 
+// Bounds on what the cache reads: a member of a shared cache decides the size of what it plants
+// (docs/CACHE.md, "Trust"), and a file past its bound is refused, never read whole.
+inline constexpr uint64_t k_max_record = uint64_t{8} << 20; // meta.json, key.json, markers, memo
+inline constexpr uint64_t k_max_log = uint64_t{16} << 20;   // a key's log: its first 16 MiB
+// An artifact that no record of trust sizes (report, verify, the C API's difference): 1 GiB.
+inline constexpr uint64_t k_max_unvouched = uint64_t{1} << 30;
+
 // The counter codes of Store::count, in `kdet cache stats` order: hit, miss, verified match,
 // verified mismatch (found varying), failed compile, refused, uncacheable (run uncached).
 inline constexpr const char* k_counter_codes = "hmvxfru";
@@ -171,9 +182,12 @@ public:
   std::vector<std::string> variant_order(const std::string& key) const;
 
   // Reads one variant with hash checks; false (and `why`) when missing or damaged. With
-  // `record`, the artifacts must be exactly those it names, each matching its SHA-256.
+  // `record`, the artifacts must be exactly those it names, each of the size and SHA-256 it
+  // names, and no more of a file than that size is read; without, no artifact larger than
+  // `max_artifact` is read (`why` then says so).
   bool load_variant(const std::string& key, const std::string& id, LoadedVariant& out,
-                    std::string& why, const TrustRecord* record = nullptr) const;
+                    std::string& why, const TrustRecord* record = nullptr,
+                    uint64_t max_artifact = k_max_unvouched) const;
 
   // Moves a variant aside to damaged/; returns the new path ("" when it was already gone).
   std::string quarantine(const std::string& key, const std::string& id, const std::string& why);
@@ -189,7 +203,9 @@ public:
   // `sole_writer`, when given, is false when users other than its owner can write it.
   bool read_key_json(const std::string& key, nlohmann::json& out, uid_t* owner = nullptr,
                      bool* sole_writer = nullptr) const;
-  bool read_input(const std::string& key, const std::string& expected_hash, std::string& out) const;
+  // The input is read only when it has `expected_size` bytes (key.json's input_size).
+  bool read_input(const std::string& key, const std::string& expected_hash, uint64_t expected_size,
+                  std::string& out) const;
 
   // A fresh staging folder under tmp/, locked until the Staging is destroyed.
   Staging make_staging() const;
@@ -202,6 +218,8 @@ public:
   uint64_t tree_bytes(const std::string& rel) const;
   // Modification time (seconds) of `rel` itself; 0 when absent.
   int64_t mtime(const std::string& rel) const;
+  // True when `rel` exists (whatever it is, a link too).
+  bool exists(const std::string& rel) const;
   // True when `rel` is a folder (not a link to one).
   bool is_dir(const std::string& rel) const;
   // Removes the staging folder `rel` unless its writer still holds its lock; false when it
@@ -211,8 +229,12 @@ public:
   void remove(const std::string& rel) const;
   // Moves `from` to `to` (both beneath v1/); false on failure.
   bool move(const std::string& from, const std::string& to) const;
-  // Reads a regular file; false when absent, a link or unreadable.
-  bool read(const std::string& rel, std::string& out) const;
+  // Reads a regular file of at most `max` bytes; false when absent, a link, unreadable or
+  // (errno EFBIG) larger. With `cut`, a larger file gives its first `max` bytes and sets *cut.
+  bool read(const std::string& rel, std::string& out, uint64_t max, bool* cut = nullptr) const;
+  // Calls `chunk` with a regular file's bytes, a piece at a time (never held whole); false
+  // when absent, a link or unreadable.
+  bool scan(const std::string& rel, const std::function<void(std::string_view)>& chunk) const;
   // Reads a regular file that nobody but this user, root or the cache folder's owner can have
   // written (owned by one of them and writable by no one else); false otherwise.
   bool read_trusted(const std::string& rel, std::string& out) const;

@@ -12,12 +12,14 @@
 #include "kdet/util/error.hpp"
 #include "kdet/util/fs.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <new>
 #include <random>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -34,22 +36,47 @@ int64_t now_ns() {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// Reads a whole regular file from `fd`; false on a read error or a non-file.
-bool slurp_fd(Fd fd, std::string& out) {
+// Reads a regular file of at most `max` bytes (see store_fs.hpp).
+bool slurp_fd(Fd fd, std::string& out, uint64_t max, bool* cut) try {
+  out.clear();
+  if (cut) *cut = false;
   if (!fd.ok()) return false;
   struct stat st {};
-  out.clear();
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (size > max && !cut) {
+    errno = EFBIG;
+    return false;
+  }
+  out.reserve(static_cast<size_t>(std::min(size, max)));
   char buf[1 << 16];
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    // One byte past the bound tells a file that grew while read from one that ends there.
+    const uint64_t left = max - out.size();
+    const size_t want = left >= sizeof buf ? sizeof buf : static_cast<size_t>(left) + 1;
+    ssize_t n = ::read(fd.get(), buf, want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return false;
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));
+    if (out.size() > max) {
+      out.resize(static_cast<size_t>(max));
+      if (cut) {
+        *cut = true;
+        return true;
+      }
+      out.clear();
+      errno = EFBIG;
+      return false;
+    }
   }
   return true;
+} catch (const std::bad_alloc&) {
+  // Within its bound yet more than this machine holds: unreadable, never a kdet crash.
+  out.clear();
+  out.shrink_to_fit();
+  errno = ENOMEM;
+  return false;
 }
 
 // renameat() that never replaces an existing target. Returns 0, or errno.
@@ -230,6 +257,16 @@ int64_t Store::mtime(const std::string& rel) const {
   return static_cast<int64_t>(st.st_mtim.tv_sec);
 }
 
+bool Store::exists(const std::string& rel) const {
+  Fd root = open_root(false);
+  if (!root.ok()) return false;
+  auto [parent, leaf] = split_parent(rel);
+  Fd p(parent.empty() ? ::fcntl(root.get(), F_DUPFD_CLOEXEC, 0)
+                      : open_beneath(root.get(), parent, O_RDONLY | O_DIRECTORY));
+  struct stat st {};
+  return p.ok() && ::fstatat(p.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 bool Store::is_dir(const std::string& rel) const {
   Fd root = open_root(false);
   if (!root.ok()) return false;
@@ -271,14 +308,30 @@ bool Store::move(const std::string& from, const std::string& to) const {
   return ::renameat(a.get(), fl.c_str(), b.get(), tl.c_str()) == 0;
 }
 
-bool Store::read(const std::string& rel, std::string& out) const {
+bool Store::read(const std::string& rel, std::string& out, uint64_t max, bool* cut) const {
   Fd root = open_root(false);
   if (!root.ok()) return false;
   // O_NONBLOCK: a FIFO a member planted in place of a file must not hang the reader.
   Fd fd(open_beneath(root.get(), rel, O_RDONLY | O_NONBLOCK));
   if (!fd.ok() && (errno == ELOOP || errno == EXDEV))
     warn(fmt::format("{}/{}: {}; ignored", m_root, rel, beneath_error(errno)));
-  return slurp_fd(std::move(fd), out);
+  return slurp_fd(std::move(fd), out, max, cut);
+}
+
+bool Store::scan(const std::string& rel, const std::function<void(std::string_view)>& chunk) const {
+  Fd root = open_root(false);
+  if (!root.ok()) return false;
+  Fd fd(open_beneath(root.get(), rel, O_RDONLY | O_NONBLOCK));
+  struct stat st {};
+  if (!fd.ok() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    chunk(std::string_view(buf, static_cast<size_t>(n)));
+  }
 }
 
 bool Store::write_atomic(const std::string& rel, std::string_view data) const {

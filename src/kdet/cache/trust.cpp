@@ -33,9 +33,6 @@ using detail::slurp_fd;
 
 namespace {
 
-// A record is small: meta.json keeps at most 64 KiB of compiler log.
-constexpr off_t k_max_record = off_t{8} << 20;
-
 std::string hex(const unsigned char* p, size_t n) {
   static const char* digits = "0123456789abcdef";
   std::string s;
@@ -99,7 +96,8 @@ bool Store::trusted_file(int fd, std::string* why) const {
                           st.st_uid));
   // Another member could have rewritten it (an earlier kdet made shared files 0664).
   if (st.st_mode & (S_IWGRP | S_IWOTH)) return no("writable by other users");
-  if (st.st_size > k_max_record) return no("too large for a record");
+  // A record is small (meta.json keeps at most 64 KiB of compiler log).
+  if (static_cast<uint64_t>(st.st_size) > k_max_record) return no("too large for a record");
   return true;
 }
 
@@ -108,7 +106,7 @@ bool Store::read_trusted(const std::string& rel, std::string& out) const {
   if (!root.ok()) return false;
   Fd fd(open_beneath(root.get(), rel, O_RDONLY | O_NONBLOCK));
   if (!fd.ok() || !trusted_file(fd.get(), nullptr)) return false;
-  return slurp_fd(std::move(fd), out);
+  return slurp_fd(std::move(fd), out, k_max_record);
 }
 
 std::optional<TrustRecord> Store::trust(const std::string& key, const std::string& id,
@@ -141,7 +139,7 @@ std::optional<TrustRecord> Store::trust(const std::string& key, const std::strin
       return std::nullopt;
     }
     std::string text;
-    if (!slurp_fd(std::move(fd), text)) {
+    if (!slurp_fd(std::move(fd), text, k_max_record)) {
       w = name + " unreadable";
       return std::nullopt;
     }
@@ -166,14 +164,20 @@ std::optional<TrustRecord> Store::trust(const std::string& key, const std::strin
     for (const auto& a : j["artifacts"]) {
       std::string n = a.is_object() ? a.value("name", "") : "";
       std::string d = a.is_object() ? a.value("sha256", "") : "";
-      if (is_sha256(d)) {
+      const bool sized = a.is_object() && a.contains("size") && a["size"].is_number_unsigned();
+      if (sized) r.size.emplace_back(n, a["size"].get<uint64_t>());
+      if (is_sha256(d) && sized) {
         r.sha256.emplace_back(n, d);
+      } else if (is_sha256(d)) {
+        w = name + " names no size for its artifacts (written by an earlier kdet)";
+        return std::nullopt;
       } else if (!legacy_ok || marker) {
         w = name + " names no SHA-256 for its artifacts (stored by an earlier kdet)";
         return std::nullopt;
       }
     }
-    if (!r.sha256.empty() && r.sha256.size() != j["artifacts"].size()) {
+    if (!r.sha256.empty() &&
+        (r.sha256.size() != j["artifacts"].size() || r.size.size() != r.sha256.size())) {
       w = name + " names SHA-256 for some artifacts only";
       return std::nullopt;
     }
@@ -194,7 +198,7 @@ void Store::mark_trusted(const std::string& key, const std::string& id,
     if (!v.ok()) return;
     nlohmann::json arts = nlohmann::json::array();
     for (const auto& a : artifacts)
-      arts.push_back({{"name", a.name}, {"sha256", sha256_hex(a.data)}});
+      arts.push_back({{"name", a.name}, {"size", a.data.size()}, {"sha256", sha256_hex(a.data)}});
     nlohmann::json j = {
         {"schema", "kdet.cache.trust/1"}, {"key", key}, {"variant", id}, {"artifacts", arts}};
     std::string marker = fmt::format("trusted.{}", ::geteuid());

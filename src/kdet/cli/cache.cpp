@@ -15,6 +15,7 @@
 #include "kdet/cache/store.hpp"
 #include "kdet/capture/bundle_pack.hpp"
 #include "kdet/capture/replay.hpp"
+#include "kdet/cli/cache_stats.hpp"
 #include "kdet/cli/launcher.hpp"
 #include "kdet/cli/main.hpp"
 #include "kdet/cli/numbers.hpp"
@@ -45,6 +46,9 @@ struct CacheOptions {
   std::string dir;
   std::string verify_rate = "1/32";
   std::string on_variants = "serve-first";
+  // Where each came from, for an error about a bad value: the option or the variable.
+  std::string verify_rate_from = "--verify-rate";
+  std::string on_variants_from = "--on-variants";
   std::vector<std::string> key_env;
   OutputArgs output;     // --json and --quiet; cache commands print no colour
   bool verbose = false;  // -v or KDET_CACHE_VERBOSE: the status line (quiet on success otherwise)
@@ -135,8 +139,8 @@ cache::CompileJob make_job(const CacheOptions& opt, const engine::RunPlan& plan)
   job.timeout = plan.timeout;
   job.max_output = plan.max_output;
   job.key_env = opt.key_env;
-  job.verify_rate = cache::parse_verify_rate(opt.verify_rate, "--verify-rate");
-  job.policy = cache::parse_policy(opt.on_variants, "--on-variants");
+  job.verify_rate = cache::parse_verify_rate(opt.verify_rate, opt.verify_rate_from);
+  job.policy = cache::parse_policy(opt.on_variants, opt.on_variants_from);
   job.command_line = invocation();
   job.deps_hash = opt.deps_hash;
   job.deps = opt.deps;
@@ -256,6 +260,23 @@ void adopt_output_convention(CcCmd& a) {
   }
 }
 
+// KDET_CACHE_VERIFY_RATE and KDET_CACHE_ON_VARIANTS where no option gave the setting; a bad
+// value is exit 2 naming the variable.
+void settings_from_env(CacheOptions& o, bool rate_given, bool policy_given) {
+  const char* rate = std::getenv("KDET_CACHE_VERIFY_RATE");
+  const char* policy = std::getenv("KDET_CACHE_ON_VARIANTS");
+  if (!rate_given && rate && *rate) {
+    o.verify_rate = rate;
+    o.verify_rate_from = "KDET_CACHE_VERIFY_RATE";
+    cache::parse_verify_rate(o.verify_rate, o.verify_rate_from);
+  }
+  if (!policy_given && policy && *policy) {
+    o.on_variants = policy;
+    o.on_variants_from = "KDET_CACHE_ON_VARIANTS";
+    cache::parse_policy(o.on_variants, o.on_variants_from);
+  }
+}
+
 int do_cc(CcCmd& a) {
   if (a.command.empty())
     throw Error("kdet cc needs a command template after --, e.g. kdet cc k.ptx -o k.cubin -- ptxas "
@@ -298,59 +319,6 @@ int do_report(const CacheOptions& o, const std::string& junit) {
   fmt::print(output.json_to_stdout() || junit_to_stdout ? stderr : stdout, "{}",
              cache::report_to_text(keys));
   return keys.empty() ? k_exit_deterministic : k_exit_nondeterministic;
-}
-
-std::string percent(uint64_t part, uint64_t whole) {
-  return whole == 0 ? ""
-                    : fmt::format(" ({:.2f} %)",
-                                  100.0 * static_cast<double>(part) / static_cast<double>(whole));
-}
-
-int do_stats(const CacheOptions& o, bool zero) {
-  cache::Store store(cache::resolve_cache_dir(o.dir));
-  auto j = cache::cache_stats(store);
-  if (zero) {
-    cache::zero_counters(store);
-    for (const auto& w : store.take_warnings())
-      fmt::print(stderr, "kdet: warning: {}\n", w);
-    fmt::print("Statistics zeroed\n");
-    return 0;
-  }
-  Output output(o.output);
-  output.write_json(j);
-  if (output.json_to_stdout()) return 0;
-  const auto& c = j["counters"];
-  uint64_t hits = c["hit"].get<uint64_t>(), misses = c["miss"].get<uint64_t>();
-  uint64_t uncacheable = c["uncacheable"].get<uint64_t>();
-  uint64_t lookups = hits + misses;
-  fmt::print("cache       {}\n", j["cache"].get<std::string>());
-  fmt::print("calls       {} cacheable, {} uncacheable (run without the cache)\n", lookups,
-             uncacheable);
-  fmt::print("hits        {} / {}{}\n", hits, lookups, percent(hits, lookups));
-  fmt::print("misses      {} / {}{}\n", misses, lookups, percent(misses, lookups));
-  fmt::print("failed      {} (the compiler failed; nothing cached), {} refused\n",
-             c["failed"].get<uint64_t>(), c["refused"].get<uint64_t>());
-  fmt::print("checked     {} verified deterministic, {} found varying (hits recompiled)\n",
-             c["verified_match"].get<uint64_t>(), c["verified_mismatch"].get<uint64_t>());
-  uint64_t bytes = j["bytes"].get<uint64_t>();
-  if (j["limit"].is_null())
-    fmt::print("size        {} (no limit: `kdet cache gc --max-size SIZE` sets one)\n",
-               human_bytes(bytes));
-  else
-    fmt::print("size        {} / {}{}\n", human_bytes(bytes),
-               human_bytes(j["limit"].get<uint64_t>()), percent(bytes, j["limit"].get<uint64_t>()));
-  fmt::print("keys        {}\n", j["keys"].get<uint64_t>());
-  fmt::print("variants    {} ({} key{} with more than one)\n", j["variants"].get<uint64_t>(),
-             j["keys_with_variants"].get<uint64_t>(),
-             j["keys_with_variants"].get<uint64_t>() == 1 ? "" : "s");
-  fmt::print("entries     {}\n", human_bytes(j["entry_bytes"].get<uint64_t>()));
-  fmt::print("logged      {} verifications matched, {} mismatched (all time, in the keys' logs)\n",
-             j["verifications"]["match"].get<uint64_t>(),
-             j["verifications"]["mismatch"].get<uint64_t>());
-  fmt::print("damaged     {} set aside in damaged/\n", j["damaged"].get<uint64_t>());
-  fmt::print("staging     {} in tmp/ (stale ones are removed by gc)\n",
-             j["staging"].get<uint64_t>());
-  return 0;
 }
 
 } // namespace
@@ -409,7 +377,9 @@ void add_cache(CLI::App& root, Action& action) {
   add_dir_option(stats, s->o);
   add_json_option(stats, s->o.output, "the stats", "kdet.cache.stats/1");
   stats->add_flag("-z,--zero", s->zero, "Zero the hit/miss/verification counters (as ccache -z)");
-  stats->callback([s, &action] { action = [s] { return do_stats(s->o, s->zero); }; });
+  stats->callback([s, &action] {
+    action = [s] { return cache_stats_command(s->o.dir, s->o.output, s->zero); };
+  });
 
   struct GcArgs {
     CacheOptions o;
@@ -437,11 +407,15 @@ void add_cache(CLI::App& root, Action& action) {
       auto res = cache::gc(store, max, age);
       for (const auto& w : res.warnings)
         fmt::print(stderr, "kdet: warning: {}\n", w);
-      fmt::print("gc: {} -> {} (limit {}); removed {} key{}, {} damaged, {} staging\n",
-                 human_bytes(res.bytes_before), human_bytes(res.bytes_after), human_bytes(max),
-                 res.keys_removed, res.keys_removed == 1 ? "" : "s", res.damaged_removed,
-                 res.staging_removed);
-      return 0;
+      fmt::print(
+          "gc: {} -> {} (limit {}); removed {} key{}, {} damaged, {} staging{}\n",
+          human_bytes(res.bytes_before), human_bytes(res.bytes_after), human_bytes(max),
+          res.keys_removed, res.keys_removed == 1 ? "" : "s", res.damaged_removed,
+          res.staging_removed,
+          (res.not_removed == 0 ? "" : fmt::format("; {} could not be removed", res.not_removed)) +
+              (res.bytes_after > max ? ", the cache stays over its limit" : ""));
+      // Exit 1: gc chose something it could not remove (docs/CACHE.md).
+      return res.not_removed > 0 ? 1 : 0;
     };
   });
 
@@ -499,12 +473,21 @@ void add_cc(CLI::App& root, Action& action) {
       "Silent on success; what kdet cannot cache, or a failing compile, runs as it is. "
       "Settings: KDET_CACHE_DIR, KDET_CACHE_VERIFY_RATE, KDET_CACHE_ON_VARIANTS, "
       "KDET_CACHE_KEY_ENV=A,B, KDET_CACHE_VERBOSE=1. docs/CACHE.md.\n"
-      "Template mode:\n  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a {input} -o {output}\n"
+      "Template mode (KDET_CACHE_DIR, KDET_CACHE_VERIFY_RATE, KDET_CACHE_ON_VARIANTS and "
+      "KDET_CACHE_VERBOSE apply too; an option given wins):\n  kdet cc k.ptx -o k.cubin -- "
+      "ptxas -arch=sm_90a {input} -o {output}\n"
       "  kdet cc k.ptx -o k.cubin -- ptxas -arch=sm_90a k.ptx -o k.cubin    (the same)\n"
       "A template without {output} makes stdout the artifact; a compile that leaves no "
       "output (or an empty "
       "one) fails with exit 3 and nothing is cached.");
-  cmd->callback([a, &action] { action = [a] { return do_cc(*a); }; });
+  cmd->callback([a, cmd, &action] {
+    bool rate = cmd->count("--verify-rate") > 0, policy = cmd->count("--on-variants") > 0;
+    action = [a, rate, policy] {
+      // Template mode takes the launcher's settings too (docs/CACHE.md); an option given wins.
+      settings_from_env(a->cache, rate, policy);
+      return do_cc(*a);
+    };
+  });
 }
 
 namespace {
@@ -546,6 +529,8 @@ int cc_launcher_main(int argc, char** argv) {
     a.cache.verbose = verbose;
     a.cache.verify_rate = rate;
     a.cache.on_variants = policy;
+    a.cache.verify_rate_from = "KDET_CACHE_VERIFY_RATE";
+    a.cache.on_variants_from = "KDET_CACHE_ON_VARIANTS";
     a.cache.key_env = p.key_env;
     for (const auto& name : split(env_or("KDET_CACHE_KEY_ENV", ""), ','))
       if (!trim(name).empty()) a.cache.key_env.push_back(trim(name));
