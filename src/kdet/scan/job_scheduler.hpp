@@ -96,6 +96,7 @@ private:
   // scheduler.cpp
   void fill();
   void start_ahead();
+  void release_early(const std::vector<engine::SessionLoop::Ended>& ended);
   int free_slots() const;
   bool jobs_waiting() const { return m_next_fresh < m_fresh.size() || !m_ready.empty(); }
   Round* critical(double& work);

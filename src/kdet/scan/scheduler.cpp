@@ -69,6 +69,7 @@ ScheduleStats JobScheduler::run() {
   start_ahead();
   while (m_loop.size() > 0) {
     const auto ended = m_loop.step();
+    release_early(ended);
     for (const auto& e : ended)
       end_round(e);
     fill();
@@ -228,6 +229,25 @@ void JobScheduler::start_ahead() {
       m_ready.erase(ready);
     start_job(*job, first_only, true);
     ++held;
+  }
+}
+
+// Held rounds take the slots of first rounds that just ended before those are folded and stored:
+// a first round's job goes on later from m_ready, never on its slot at once (end_round), so that
+// slot is fill's to give, and a held round is what fill gives first.
+void JobScheduler::release_early(const std::vector<engine::SessionLoop::Ended>& ended) {
+  int freed = 0;
+  for (const auto& e : ended)
+    if (!e.error)
+      freed +=
+          static_cast<int>(std::count_if(m_rounds.begin(), m_rounds.end(), [&](const Round& r) {
+            return r.session.get() == e.session && r.first_only && !r.held;
+          }));
+  for (int n = std::min(freed, free_slots()); n > 0 && !stopping(); --n) {
+    auto h = std::find_if(m_rounds.begin(), m_rounds.end(), [](const Round& r) { return r.held; });
+    if (h == m_rounds.end()) return;
+    h->held = false;
+    h->session->release();
   }
 }
 
