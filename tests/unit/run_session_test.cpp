@@ -597,3 +597,50 @@ TEST_F(RunSessionTest, EachRunGetsEmptyFoldersOfItsOwnAtNewPaths) {
   EXPECT_LE(folders->made(), 6u + 8u);
   EXPECT_GE(folders->reused(), 72u - 14u);
 }
+
+// A held session (scan's next round, begun while another round's last compile runs) starts its
+// first run's worker at once and sends nothing until released; then its runs are the ones an
+// unheld session makes, and the first counts from the release, its worker ready by then.
+TEST_F(RunSessionTest, AHeldSessionLoadsItsFirstWorkerAndCompilesOnlyOnceReleased) {
+  auto model = [](const CompileMessage& m, const WorkerLaunch& l, int before) {
+    return FakeExecutor::Answer{backend::Status::ok,
+                                std::to_string(m.run_index) + "/" + std::to_string(before) + "/" +
+                                    std::to_string(l.env.size()),
+                                milliseconds(10), false};
+  };
+  RunPlan p = plan(3, perturb::ProcessMode::fresh);
+  p.workers.prestart = true;
+  p.known.identity = backend::Identity{"nvvm", m_compiler, "", "fake 1.0"};
+  FakeExecutor alone = fake(model);
+  RunOutput a = execute(p, alone);
+  FakeExecutor ex = fake(model);
+  RunSession session(p, {}, ex);
+  ASSERT_TRUE(session.hold());
+  session.begin();
+  EXPECT_EQ(ex.count(Kind::launch), 1u);
+  EXPECT_EQ(session.busy_slots(), 0) << "a held session holds no compile slot";
+  auto hello = ex.next();
+  ASSERT_TRUE(hello);
+  session.on_event(*hello);
+  EXPECT_EQ(ex.count(Kind::compile), 0u) << "compiled while held";
+  EXPECT_FALSE(ex.next()) << "nothing in flight while held";
+  EXPECT_FALSE(session.done());
+  EXPECT_EQ(ex.ms_now(), 50); // the worker said hello
+  const double released = std::chrono::duration<double>(ex.now().time_since_epoch()).count();
+  session.release();
+  EXPECT_EQ(ex.count(Kind::compile), 1u);
+  EXPECT_EQ(session.busy_slots(), 1);
+  while (!session.done())
+    session.on_event(*ex.next());
+  RunOutput b = session.output();
+  ASSERT_EQ(b.completed, 3u);
+  for (uint64_t i = 0; i < 3; ++i)
+    EXPECT_EQ(a.records[i].variant, b.records[i].variant) << i;
+  EXPECT_DOUBLE_EQ(b.records[0].setup_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(b.records[0].started, released);
+  // Not held: an exec compiler's worker loads nothing.
+  RunPlan e = p;
+  e.backend.kind = backend::Kind::exec;
+  RunSession exec_session(e, {}, ex);
+  EXPECT_FALSE(exec_session.hold());
+}

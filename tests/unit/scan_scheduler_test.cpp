@@ -601,3 +601,47 @@ TEST_F(ScanSchedulerTest, ASlotOnEveryCoreStartsItsNextFreshWorkerAhead) {
     EXPECT_EQ(at[2] - at[1], 50) << input << ": run 3's worker was not started ahead";
   }
 }
+
+// The issue-46 census, twice as many jobs as slots: while a slot makes its job's last compile,
+// the job it takes next begins held (its first run's worker starting beside that compile), so
+// that with compiles longer than a worker's start (100 ms against 50) every job of the second
+// batch sends its first compile the moment a compile ends, never a whole start later; and never
+// more compiles at once than slots (scan_with).
+TEST_F(ScanSchedulerTest, ASlotsNextJobsFirstWorkerStartsWhileItsLastCompileRuns) {
+  const int cores = static_cast<int>(usable_cores());
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (int i = 0; i < 2 * cores; ++i)
+    inputs.emplace_back(fmt::format("k{}.ll", i), fmt::format("; k{}\n", i));
+  scan::Manifest m = manifest_in(m_dir + "/ahead", inputs, "process = \"fresh\"\n",
+                                 "max_runs = 3\nfirst_round = 3\n");
+  auto jobs = scan::plan_jobs(m, scan::resolve_compilers(m));
+  Script s;
+  s.takes = [](const std::string& name, uint64_t i) {
+    return name == "k1.ll" && i == 2 ? 130 : 100;
+  };
+  s.outcome = [](const std::string& name, uint64_t i) {
+    return name == "k3.ll" && i == 1 ? "B" : "A";
+  };
+  ScanResult r = scan_with(m, jobs, m_dir + "/ahead/s.db", cores, s);
+  EXPECT_TRUE(r.stats.errors.empty());
+  EXPECT_EQ(r.stats.jobs_finished, static_cast<uint64_t>(2 * cores));
+  std::set<long long> ends;
+  std::map<std::string, long long> first_sent;
+  for (const auto& c : r.compiles) {
+    ends.insert(c.end);
+    if (c.run == 0) first_sent[c.input] = c.at;
+  }
+  std::vector<long long> firsts;
+  for (const auto& [input, at] : first_sent)
+    firsts.push_back(at);
+  std::sort(firsts.begin(), firsts.end());
+  ASSERT_EQ(firsts.size(), static_cast<size_t>(2 * cores));
+  for (size_t j = static_cast<size_t>(cores); j < firsts.size(); ++j)
+    EXPECT_EQ(ends.count(firsts[j]), 1u)
+        << "a job's first compile, sent at " << firsts[j] << " ms, waited for its worker's start";
+  // The verdicts are the runs' own: k3 varies at its second run, the rest never.
+  for (const auto& [input, row] : r.rows) {
+    EXPECT_EQ(row.runs, input == "k3.ll" ? 2u : 3u) << input;
+    EXPECT_EQ(row.varies(), input == "k3.ll") << input;
+  }
+}

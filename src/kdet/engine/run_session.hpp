@@ -56,8 +56,21 @@ public:
   // RunPlan::shared.queue the new slots take units as a split round's pieces do. Not from within
   // the session's own callbacks (RunPlan::on_record, progress).
   int add_slots(int n);
+  // Starting ahead: called before begin(), it makes the session hold each compile its slots are
+  // ready to send (the worker started and said hello, the run's folders made) until release().
+  // So a caller can begin the next call's first runs, their workers loading the compiler, while
+  // its other compiles still run; the runs are what they are at their turn (the same launch,
+  // arguments and environment), only their workers' starts come earlier. False (and nothing
+  // held) where workers are not started ahead (RunPlan::workers.prestart off, exec backends).
+  bool hold();
+  // The held compiles are sent now; the runs' and the call's times count from here. Not from
+  // within the session's own callbacks.
+  void release();
+  // Slots whose compile now in flight is the last they make in this call (no run left to hand
+  // out): each frees its compile slot when that compile ends. 0 while held or loading.
+  int finishing_slots() const;
   // The compiles this call may have in flight now: its slots not done (before the compiler's
-  // load ends, the slots it will open).
+  // load ends, the slots it will open); none while held.
   int busy_slots() const;
   // Lets its workers go and returns what the call made; once, when done() or when the executor
   // has no event left for it. Throws Interrupted when the compiler's load never ended.
@@ -96,6 +109,7 @@ private:
     idle,              // between runs
     awaiting_prestart, // its run's worker was started ahead and has not said hello yet
     starting,          // its run's worker was launched at its turn
+    held,              // its worker is ready; the session holds the compile (hold())
     compiling,         // the compile was sent
     done,              // no run left
   };
@@ -159,7 +173,7 @@ private:
   const RunPlan& m_plan;
   const ProgressFn m_progress; // a copy: a session may outlive the call that made it
   Executor& m_ex;
-  const Clock::time_point m_t_start;
+  Clock::time_point m_t_start; // when the call began, or was released (hold())
   const std::string m_input;
   const TempDir m_session;
   // Where each run's own folders come from (RunPlan::shared.folders, else the session's own).
@@ -185,6 +199,7 @@ private:
 
   uint64_t m_next;
   bool m_stop = false;
+  bool m_held = false;        // hold(): compiles wait for release()
   bool m_out_of_time = false; // m_stop set by stop.seconds
   bool m_interrupted = false;
   uint64_t m_queue_stop = UINT64_MAX; // where this session stopped RunPlan::shared.queue

@@ -16,6 +16,7 @@
 #include "kdet/util/fs.hpp"
 #include "kdet/util/hash.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -303,7 +304,39 @@ void RunSession::worker_ready(Slot& slot) {
     if (c.fresh) m_ex.quit(std::exchange(worker, 0));
     return end_run(slot);
   }
+  if (m_held) {
+    slot.phase = Phase::held; // release() sends it
+    return;
+  }
   send_compile(slot, worker);
+}
+
+bool RunSession::hold() {
+  m_held = m_plan.workers.prestart && !m_is_exec;
+  return m_held;
+}
+
+// The held compiles go; each run, and the call, count from now: the time a worker waited
+// held is no compile slot's.
+void RunSession::release() {
+  if (!m_held) return;
+  m_held = false;
+  const Clock::time_point now = m_ex.now();
+  m_t_start = now;
+  for (auto& slot : m_slots) {
+    if (slot.phase == Phase::done || slot.phase == Phase::idle) continue;
+    slot.cur.t0 = now;
+    slot.cur.rec.started = duration<double>(now.time_since_epoch()).count();
+    if (slot.phase == Phase::held) send_compile(slot, slot.worker());
+  }
+}
+
+int RunSession::finishing_slots() const {
+  if (m_held || m_loading != 0 || runs_unhanded() > 0) return 0;
+  return static_cast<int>(std::count_if(m_slots.begin(), m_slots.end(), [&](const Slot& slot) {
+    const bool unit_left = m_plan.shared.queue && slot.unit_next < slot.unit_end;
+    return slot.phase == Phase::compiling && (m_stop || (!slot.claimed && !unit_left));
+  }));
 }
 
 void RunSession::send_compile(Slot& slot, WorkerId worker) {

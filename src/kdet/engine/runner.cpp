@@ -110,6 +110,7 @@ int RunSession::add_slots(int n) {
 }
 
 int RunSession::busy_slots() const {
+  if (m_held) return 0; // its compiles wait for release()
   if (m_loading != 0)
     return static_cast<int>(std::min<uint64_t>(
         static_cast<uint64_t>(std::max(1, m_plan.jobs) + m_added),

@@ -83,17 +83,17 @@ engine::RunPlan JobScheduler::round_plan(const Job& job, uint64_t start, uint64_
   return p;
 }
 
-// A job's rounds begin (all of them, or only its first round).
-void JobScheduler::start_job(const Job& job, bool first_only) {
+// A job's rounds begin (all of them, or only its first round); `held`: started ahead.
+void JobScheduler::start_job(const Job& job, bool first_only, bool held) {
   if (m_broken.count(job.compiler)) return;
-  start_round(job, first_only, m_state.at(job.id));
+  start_round(job, first_only, m_state.at(job.id), held);
 }
 
 // Starts the job's round that holds its next run; a job with no run left is done at once. A
 // round cut short by SIGINT/SIGTERM is finished from where it stopped, with the run indices (and
 // so the seeds) an uninterrupted scan would have given. A splittable round takes free compile
 // slots as its pieces when no job waits for them.
-void JobScheduler::start_round(const Job& job, bool first_only, store::JobRow row) {
+void JobScheduler::start_round(const Job& job, bool first_only, store::JobRow row, bool held) {
   const RoundSpan span = round_holding(m_m, row.budget, row.runs);
   if (span.size == 0) {
     row.done = true;
@@ -121,11 +121,12 @@ void JobScheduler::start_round(const Job& job, bool first_only, store::JobRow ro
   r.row = std::move(row);
   try {
     r.session = std::make_unique<engine::RunSession>(r.plan, engine::ProgressFn{}, m_executor);
+    if (held) r.held = r.session->hold();
     m_loop.add(*r.session);
   } catch (...) { // the input cannot be read, a factor this machine lacks: as a load's failure
     return end_round({r.session.get(), std::current_exception()});
   }
-  if (r.split.unit > 0 && !jobs_waiting())
+  if (r.split.unit > 0 && !r.held && !jobs_waiting())
     if (const int free = free_slots(); free > 0) {
       const uint64_t most = max_pieces(r.plan, r.split.unit) - 1;
       const int taken = r.session->add_slots(

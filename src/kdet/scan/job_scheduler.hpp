@@ -48,6 +48,9 @@ struct Round {
   Splitting split;   // unit 0: one slot only
   int pieces = 1;    // the slots it was given: 1 + those added
   size_t joined = 0; // of those, slots added after it started
+  // Started ahead (engine::RunSession::hold): its first runs' workers load while the compile
+  // slot it is to take still ends its last compile; it holds none until released (fill).
+  bool held = false;
   // The job's seconds per run so far and its runs after this round: with the round's queue
   // left, how long the job still takes on one slot.
   double per_run = 0;
@@ -92,6 +95,8 @@ private:
 
   // scheduler.cpp
   void fill();
+  void start_ahead();
+  void release_early(const std::vector<engine::SessionLoop::Ended>& ended);
   int free_slots() const;
   bool jobs_waiting() const { return m_next_fresh < m_fresh.size() || !m_ready.empty(); }
   Round* critical(double& work);
@@ -101,8 +106,8 @@ private:
   bool stopping() const { return engine::interrupted() || m_aborted || m_interrupted; }
 
   // job_rounds.cpp
-  void start_job(const Job& job, bool first_only);
-  void start_round(const Job& job, bool first_only, store::JobRow row);
+  void start_job(const Job& job, bool first_only, bool held = false);
+  void start_round(const Job& job, bool first_only, store::JobRow row, bool held = false);
   void end_round(const engine::SessionLoop::Ended& ended);
   bool take_output(Round& r, const std::exception_ptr& error, engine::RunOutput& out);
   void job_ended(const Job& job, const store::JobRow& row, bool first_only);

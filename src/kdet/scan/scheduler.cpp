@@ -66,11 +66,14 @@ JobScheduler::JobScheduler(const Manifest& m, const std::vector<Job>& jobs,
 // stored, and its job's next round starts; then free compile slots are given out again.
 ScheduleStats JobScheduler::run() {
   fill();
+  start_ahead();
   while (m_loop.size() > 0) {
     const auto ended = m_loop.step();
+    release_early(ended);
     for (const auto& e : ended)
       end_round(e);
     fill();
+    start_ahead();
     if (!ended.empty()) report_progress(false, false);
   }
   try {
@@ -125,7 +128,7 @@ int JobScheduler::free_slots() const {
 Round* JobScheduler::critical(double& work) {
   Round* best = nullptr;
   for (auto& r : m_rounds)
-    if (r.plan.shared.queue)
+    if (r.plan.shared.queue && !r.held)
       if (uint64_t left = r.plan.shared.queue->left(); left > 0) {
         const double w = r.per_run * static_cast<double>(left + r.runs_after);
         if (!best || w > work) best = &r, work = w;
@@ -143,6 +146,15 @@ Round* JobScheduler::critical(double& work) {
 void JobScheduler::fill() {
   int free = free_slots();
   while (free > 0 && !stopping()) {
+    // A round started ahead takes the first slot that frees: its first workers are loaded.
+    if (auto h =
+            std::find_if(m_rounds.begin(), m_rounds.end(), [](const Round& r) { return r.held; });
+        h != m_rounds.end()) {
+      h->held = false;
+      h->session->release();
+      free = free_slots();
+      continue;
+    }
     if (m_next_fresh < m_fresh.size()) {
       start_job(*m_fresh[m_next_fresh++], true);
       free = free_slots();
@@ -164,7 +176,7 @@ void JobScheduler::fill() {
     }
     std::vector<Round*> open;
     for (auto& r : m_rounds)
-      if (r.plan.shared.queue && r.plan.shared.queue->left() > 0) open.push_back(&r);
+      if (r.plan.shared.queue && !r.held && r.plan.shared.queue->left() > 0) open.push_back(&r);
     std::stable_sort(open.begin(), open.end(), [](const Round* a, const Round* b) {
       return a->plan.shared.queue->left() > b->plan.shared.queue->left();
     });
@@ -176,6 +188,66 @@ void JobScheduler::fill() {
       if (free <= 0) break;
     }
     return;
+  }
+}
+
+// While a compile slot makes the last compile of its round, the round it is to take next (the one
+// fill would start) begins held (engine::RunSession::hold): its first run's worker starts and
+// loads the compiler beside that compile rather than after it, at the round's first run. One held
+// round for each such slot, only where workers are started ahead at all (m_ahead: no more slots
+// than cores) and never for exec compilers (a worker of theirs loads nothing). A job's next round
+// after one that ends starts at once on the freed slot (end_round); a held round waits for the
+// next. The rounds and their runs are the same; only their workers start earlier.
+void JobScheduler::start_ahead() {
+  if (!m_ahead) return;
+  int finishing = 0, held = 0;
+  for (const auto& r : m_rounds)
+    r.held ? ++held : finishing += r.session->finishing_slots();
+  while (held < finishing && !stopping()) {
+    const Job* job = nullptr;
+    bool first_only = false;
+    std::vector<std::pair<double, const Job*>>::iterator ready;
+    if (m_next_fresh < m_fresh.size()) {
+      job = m_fresh[m_next_fresh];
+      first_only = true;
+    } else if (!m_ready.empty()) {
+      // A job whose first round still runs joins m_ready when it ends, maybe ahead of these.
+      if (std::any_of(m_rounds.begin(), m_rounds.end(),
+                      [](const Round& r) { return r.first_only; }))
+        return;
+      ready = std::max_element(m_ready.begin(), m_ready.end(),
+                               [](const auto& a, const auto& b) { return a.first < b.first; });
+      double work = 0;
+      if (Round* r = critical(work); r && work > ready->first)
+        return; // fill gives the slot to that round's tail
+      job = ready->second;
+    }
+    if (!job || job->backend.kind == backend::Kind::exec) return;
+    if (first_only)
+      ++m_next_fresh;
+    else
+      m_ready.erase(ready);
+    start_job(*job, first_only, true);
+    ++held;
+  }
+}
+
+// Held rounds take the slots of first rounds that just ended before those are folded and stored:
+// a first round's job goes on later from m_ready, never on its slot at once (end_round), so that
+// slot is fill's to give, and a held round is what fill gives first.
+void JobScheduler::release_early(const std::vector<engine::SessionLoop::Ended>& ended) {
+  int freed = 0;
+  for (const auto& e : ended)
+    if (!e.error)
+      freed +=
+          static_cast<int>(std::count_if(m_rounds.begin(), m_rounds.end(), [&](const Round& r) {
+            return r.session.get() == e.session && r.first_only && !r.held;
+          }));
+  for (int n = std::min(freed, free_slots()); n > 0 && !stopping(); --n) {
+    auto h = std::find_if(m_rounds.begin(), m_rounds.end(), [](const Round& r) { return r.held; });
+    if (h == m_rounds.end()) return;
+    h->held = false;
+    h->session->release();
   }
 }
 
