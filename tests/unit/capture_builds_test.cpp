@@ -240,6 +240,13 @@ TEST_F(Builds, AFolderWithoutACaptureIsRefusedByName) {
   auto found = capture_folders(one);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].dir, one);
+  // Records alone: a capture killed before it ended, never compared as a finished one.
+  EXPECT_EQ(found[0].not_compared.rfind("unfinished: it has no capture.json", 0), 0u)
+      << found[0].not_compared;
+  // Finished by `kdet capture --finish` (bundles and manifest.toml, no capture.json).
+  write_file_atomic(one + "/manifest.toml", "# kdet capture --finish\n");
+  found = capture_folders(one);
+  ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].not_compared, "");
 }
 
