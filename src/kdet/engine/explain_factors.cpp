@@ -132,6 +132,7 @@ std::vector<Factor> explain_factors(const RunPlan& base, const std::vector<std::
     bool here = std::any_of(all.begin(), all.end(), [&](const Factor& f) { return f.name == s; });
     if (!here && !perturb::find_factor(s)) {
       std::vector<std::string> names;
+      names.reserve(all.size());
       for (const auto& f : all)
         names.push_back(f.name);
       throw Error::format("--skip: '{}' is not a factor; give some of: {}", s,
