@@ -24,7 +24,9 @@ struct Failure {
   std::string why;
 };
 
-inline Failure failure(std::string why) { return Failure{std::move(why)}; }
+inline Failure failure(std::string why) {
+  return Failure{std::move(why)};
+}
 
 template <typename T> class [[nodiscard]] Result {
 public:
