@@ -72,6 +72,11 @@ done
 mkdir "$T/p/build-logs"
 expect_exit 0 "$KDET" capture compare "$T/p"
 rm -rf "$T/p/build-logs"
+# Build 1's record logs removed after it ended: its capture.json still lists the compiles.
+fresh
+rm -f "$T/p/build-1/raw/records/"*
+"$KDET" capture compare "$T/p" >"$T/out" 2>&1 || true
+expect_output 'problem: capture.json lists 1 compiles, the records hold 0: 1 record\(s\) removed or unreadable'
 
 # 3. raw/records of build 1 linked to /: a problem, never 0 compiles that compare.
 fresh

@@ -38,6 +38,7 @@ public:
   std::optional<std::string> status;
   std::optional<int> exit_code;
   std::optional<double> seconds;
+  size_t compiles = 0; // the entries of the top-level "compiles" list
   bool object = false; // the document is an object
   std::string error;
 
@@ -60,6 +61,7 @@ public:
   bool start_object(std::size_t) override {
     if (m_keys.empty()) object = true;
     if (at_top("pipeline")) m_pipeline_depth = m_keys.size() + 1;
+    if (m_keys.size() == 2 && m_keys[0] == "compiles" && m_keys[1] == "[") ++compiles;
     m_keys.emplace_back();
     return true;
   }
@@ -150,6 +152,7 @@ void read_capture_json(const std::string& dir, BuildInfo& info) {
   info.pipeline_status = status;
   info.pipeline_exit = *reader.exit_code;
   if (reader.seconds) info.seconds = *reader.seconds;
+  info.listed = reader.compiles;
 }
 
 } // namespace detail

@@ -204,7 +204,10 @@ public:
   // The log ended; `cut` when its last line had no newline.
   void end(bool cut) {
     if (cut) problem("cut short (last line incomplete)");
-    if (in_header_) out_.pop_back(); // the header was cut short
+    if (in_header_) { // the log ends inside a compile's header: that compile is dropped, said
+      problem("a compile's header is incomplete (the log ends inside it)");
+      out_.pop_back();
+    }
     in_header_ = false;
     if (noted_ > 5)
       problems_.push_back(fmt::format("{}: {} more unreadable lines", name_, noted_ - 5));
