@@ -187,10 +187,10 @@ BuildSummary summarize_build(const std::string& dir, BuildInfo& info,
   // A record log removed or emptied since the build ended: its compiles are gone from the
   // records, not from the capture.json written as the build ended.
   if (info.listed > compiles.size())
-    info.problems.push_back(fmt::format(
-        "capture.json lists {} compiles, the records hold {}: {} record(s) removed or "
-        "unreadable since the build ended",
-        info.listed, compiles.size(), info.listed - compiles.size()));
+    info.problems.push_back(
+        fmt::format("capture.json lists {} compiles, the records hold {}: {} record(s) removed or "
+                    "unreadable since the build ended",
+                    info.listed, compiles.size(), info.listed - compiles.size()));
 
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < bundles.size(); ++i)

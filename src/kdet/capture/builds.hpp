@@ -43,7 +43,7 @@ struct BuildInfo {
   std::string log; // the pipeline's log (capture --builds), "" when none
   size_t compiles = 0, bundles = 0, kernels = 0;
   size_t probes = 0; // compiles with no input and no output (`ptxas --version`): no kernel
-  std::vector<std::string> problems;  // records or blobs that could not be read
+  std::vector<std::string> problems; // records or blobs that could not be read
   size_t listed = 0; // the compiles its capture.json lists (0: none, or no capture.json)
   std::vector<CompilerInside> inside; // compilers in the files its processes mapped
   size_t taps = 0;                    // stage files kept (DIR/build-K/taps)
