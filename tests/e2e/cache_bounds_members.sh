@@ -5,36 +5,7 @@
 # without a bound. Sparse 60 GB files (truncate: no disk used). Before the bounds, 1 and 3 died
 # with std::bad_alloc (exit 70); gc (4) counted a folder it could not remove as removed, exit 0.
 source "$(dirname "$0")/lib/common.bash"
-CC=$KDET_FAKES_DIR/fake_cc
-[[ -x $CC ]] || skip "fake compilers not built (ninja kdet_test_fakes)"
-[[ $(id -u) == 0 ]] || skip "needs root to act as two other uids"
-command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
-group=65530
-victim=(setpriv --reuid 65532 --regid "$group" --clear-groups)
-attacker=(setpriv --reuid 65533 --regid "$group" --clear-groups)
-chmod 755 "$T"
-for who in victim attacker; do
-  declare -n ref=$who
-  "${ref[@]}" "$KDET" --version >/dev/null 2>&1 || skip "the $who cannot run $KDET (a private folder above it)"
-  "${ref[@]}" test -x "$CC" || skip "the $who cannot run $CC"
-done
-mkdir -p "$T/v" "$T/a"
-chown 65532 "$T/v"
-chown 65533 "$T/a"
-fresh() { # fresh NAME: a new shared cache folder $C (root's, the group's, 2775)
-  C=$T/$1
-  mkdir -p "$C"
-  chgrp "$group" "$C"
-  chmod 2775 "$C"
-}
-as() { # as WHO FILE [FAKE_CC_ENV] [kdet cc options]
-  local who=$1 file=$2 env=${3:-} dir=v
-  shift 3
-  [[ $who == attacker ]] && dir=a
-  declare -n run=$who
-  env ${env:+FAKE_CC_ENV=$env} "${run[@]}" "$KDET" cc "$file" --dir "$C" -o "$T/$dir/out" "$@" \
-    -- "$CC" env {input} {output}
-}
+source "$(dirname "$0")/lib/members.bash"
 owned_by() { # owned_by UID: the variant folders whose meta.json UID owns
   local m
   for m in "$C"/v1/entries/*/*/variants/*/meta.json; do

@@ -8,39 +8,7 @@
 # (kept: the SHA-256 of the record is what stops crafted bytes). Attack 1 models a cache that an
 # earlier kdet filled with 0664 files.
 source "$(dirname "$0")/lib/common.bash"
-CC=$KDET_FAKES_DIR/fake_cc
-[[ -x $CC ]] || skip "fake compilers not built (ninja kdet_test_fakes)"
-[[ $(id -u) == 0 ]] || skip "needs root to act as two other uids"
-command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
-group=65530
-victim=(setpriv --reuid 65532 --regid "$group" --clear-groups)
-attacker=(setpriv --reuid 65533 --regid "$group" --clear-groups)
-chmod 755 "$T"
-for who in victim attacker; do
-  declare -n ref=$who
-  "${ref[@]}" "$KDET" --version >/dev/null 2>&1 || skip "the $who cannot run $KDET (a private folder above it)"
-  "${ref[@]}" test -x "$CC" || skip "the $who cannot run $CC"
-done
-mkdir -p "$T/v" "$T/a"
-chown 65532 "$T/v"
-chown 65533 "$T/a"
-
-# fresh NAME: a new shared cache folder $C (root's, the group's, 2775).
-fresh() {
-  C=$T/$1
-  mkdir -p "$C"
-  chgrp "$group" "$C"
-  chmod 2775 "$C"
-}
-# as WHO FILE [FAKE_CC_ENV] [kdet cc options]: WHO compiles FILE (env mode) into $T/<who>/out.
-as() {
-  local who=$1 file=$2 env=${3:-} dir=v
-  shift 3
-  [[ $who == attacker ]] && dir=a
-  declare -n run=$who
-  env ${env:+FAKE_CC_ENV=$env} "${run[@]}" "$KDET" cc "$file" --dir "$C" -o "$T/$dir/out" "$@" \
-    -- "$CC" env {input} {output}
-}
+source "$(dirname "$0")/lib/members.bash"
 variant_of() { # variant_of FILE: the variant folder whose a0 holds FILE's line
   dirname "$(grep -l "$(head -1 "$1")" "$C"/v1/entries/*/*/variants/*/a0 | head -1)"
 }
